@@ -1,0 +1,75 @@
+// `npm run generate`: writes generated/ from spec/ (never edit generated/ by hand).
+//   generated/openapi/   partner SDK, types and zod schemas (@hey-api/openapi-ts)
+//   generated/asyncapi/  message types and compiled validators (scripts/generate-asyncapi.ts)
+// `npm run generate -- --check` generates into a temporary folder and fails when generated/ differs.
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, existsSync, cpSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createClient } from '@hey-api/openapi-ts';
+import { generateAsyncApi } from './generate-asyncapi.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const check = process.argv.includes('--check');
+
+async function generateOpenApi(outDir: string): Promise<void> {
+  await createClient({
+    input: join(root, 'spec/openapi.yaml'),
+    output: { path: outDir, module: { extension: '.ts' }, clean: true },
+    logs: { level: 'silent', file: false },
+    plugins: [
+      '@hey-api/client-fetch',
+      '@hey-api/typescript',
+      'zod',
+      { name: '@hey-api/sdk', validator: 'zod' },
+      '@hey-api/schemas',
+    ],
+  } as never);
+}
+
+async function generateAll(outDir: string): Promise<void> {
+  mkdirSync(outDir, { recursive: true });
+  await generateOpenApi(join(outDir, 'openapi'));
+  await generateAsyncApi(join(outDir, 'asyncapi'));
+}
+
+function listFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const name of readdirSync(d)) {
+      const p = join(d, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else out.push(relative(dir, p));
+    }
+  };
+  walk(dir);
+  return out.sort();
+}
+
+const target = join(root, 'generated');
+const scratch = mkdtempSync(join(tmpdir(), 'crfq-generate-'));
+try {
+  await generateAll(scratch);
+  if (check) {
+    const want = listFiles(scratch);
+    const have = listFiles(target);
+    const problems: string[] = [];
+    for (const f of want) {
+      if (!have.includes(f)) problems.push(`missing: generated/${f}`);
+      else if (!readFileSync(join(scratch, f)).equals(readFileSync(join(target, f)))) problems.push(`stale:   generated/${f}`);
+    }
+    for (const f of have) if (!want.includes(f)) problems.push(`extra:   generated/${f}`);
+    if (problems.length) {
+      console.error(`generated/ is out of date with spec/ (run \`npm run generate\` and commit):\n  ${problems.join('\n  ')}`);
+      process.exit(1);
+    }
+    console.log(`generated/ is up to date (${want.length} files)`);
+  } else {
+    rmSync(target, { recursive: true, force: true });
+    cpSync(scratch, target, { recursive: true });
+    console.log(`wrote ${listFiles(target).length} files into generated/`);
+  }
+} finally {
+  rmSync(scratch, { recursive: true, force: true });
+}

@@ -1,0 +1,166 @@
+// The only module that reads process.env: parse once, report every bad key at once, freeze.
+import { z } from 'zod';
+
+const intFrom = (def: number, min: number, max = Number.MAX_SAFE_INTEGER) =>
+  z
+    .string()
+    .trim()
+    .regex(/^-?\d+$/, 'must be an integer')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max))
+    .optional()
+    .transform((v) => v ?? def);
+
+const csv = <T extends z.ZodType<unknown, string>>(item: T, def: string) =>
+  z
+    .string()
+    .optional()
+    .transform((v) => (v ?? def).split(',').map((s) => s.trim()).filter(Boolean))
+    .pipe(z.array(item).min(1, 'must list at least one value'));
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v));
+
+export const AUTH_DOMAIN_DEFAULT = 'contest-rfq-service market-maker v1';
+
+const schema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  HOST: z.string().default('0.0.0.0'),
+  PORT: intFrom(3000, 0, 65535),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATABASE_URL: optionalString.pipe(
+    z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+  ),
+  REDIS_URL: optionalString.pipe(z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL').optional()),
+  DATA_DIR: z.string().min(1).default('.data'),
+  /** Prefix for BullMQ queue names, so several test runs or deployments can share one Redis. */
+  QUEUE_PREFIX: z.string().regex(/^[a-z0-9_-]{1,32}$/i, 'must be 1-32 of [A-Za-z0-9_-]').default('crfq'),
+  OPERATOR_TOKEN: optionalString.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
+  PRIVY_APP_ID: optionalString,
+  PRIVY_VERIFICATION_KEY: optionalString.pipe(
+    z.string().includes('BEGIN PUBLIC KEY', { message: 'must be an SPKI PEM public key' }).optional(),
+  ),
+  SESSION_TTL_SECONDS: intFrom(86400, 60, 31 * 86400),
+  MM_AUTH_DOMAIN: z
+    .string()
+    .default(AUTH_DOMAIN_DEFAULT)
+    .refine((s) => /^[\x20-\x7e]*$/.test(s) && Buffer.byteLength(s, 'ascii') === 35, 'must be exactly 35 printable ASCII bytes'),
+  MM_CHALLENGE_TTL_MS: intFrom(30000, 100),
+  MM_AUTH_TIMEOUT_MS: intFrom(10000, 100),
+  MM_HEARTBEAT_INTERVAL_MS: intFrom(15000, 50),
+  MM_MAX_MISSED_PONGS: intFrom(3, 1, 100),
+  MM_SESSION_TTL_MS: intFrom(3600000, 1000),
+  MARKET_ASSETS: csv(z.string().regex(/^[A-Z0-9]{1,16}$/, 'assets are 1-16 of [A-Z0-9]'), 'BTC,ETH,SOL,XRP,HYPE'),
+  MARKET_DURATIONS: csv(
+    z.string().regex(/^\d+$/, 'durations are whole seconds').transform(Number).pipe(z.number().int().min(1).max(7 * 86400)),
+    '60,300,900,3600,14400,86400',
+  ),
+  MARKET_BETTING_CLOSE_BUFFER_MS: intFrom(10000, 0),
+  MARKET_LOOKUP_HORIZON_MS: intFrom(7 * 86400 * 1000, 0),
+  DEPOSIT_SYNC_WAIT_MS: intFrom(5000, 0, 60000),
+  SETTLEMENT_MODE: z.enum(['demo']).default('demo'),
+  SHUTDOWN_TIMEOUT_MS: intFrom(10000, 100),
+  RATE_LIMIT_PER_MINUTE: intFrom(1200, 0),
+});
+
+type Parsed = z.infer<typeof schema>;
+
+export interface Config {
+  nodeEnv: Parsed['NODE_ENV'];
+  host: string;
+  port: number;
+  logLevel: Parsed['LOG_LEVEL'];
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  dataDir: string;
+  queuePrefix: string;
+  /** embedded: PGlite for data and queues; postgres: PostgreSQL for both; production: PostgreSQL + Redis. */
+  deployment: 'embedded' | 'postgres' | 'production';
+  operatorToken: string | undefined;
+  privy: { appId: string | undefined; verificationKey: string | undefined };
+  sessionTtlSeconds: number;
+  mm: {
+    authDomain: string;
+    challengeTtlMs: number;
+    authTimeoutMs: number;
+    heartbeatIntervalMs: number;
+    maxMissedPongs: number;
+    sessionTtlMs: number;
+  };
+  markets: { assets: string[]; durations: number[]; bettingCloseBufferMs: number; lookupHorizonMs: number };
+  depositSyncWaitMs: number;
+  settlementMode: Parsed['SETTLEMENT_MODE'];
+  shutdownTimeoutMs: number;
+  rateLimitPerMinute: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses the environment; throws ConfigError naming every bad key. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Readonly<Config> {
+  const result = schema.safeParse(env);
+  if (!result.success) {
+    throw new ConfigError(result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+  }
+  const e = result.data;
+  const problems: string[] = [];
+  if (e.NODE_ENV === 'production') {
+    if (!e.DATABASE_URL) problems.push('DATABASE_URL: required when NODE_ENV=production (embedded PGlite is single-process)');
+    if (!e.OPERATOR_TOKEN) problems.push('OPERATOR_TOKEN: required when NODE_ENV=production');
+  }
+  if ((e.PRIVY_APP_ID === undefined) !== (e.PRIVY_VERIFICATION_KEY === undefined)) {
+    problems.push('PRIVY_APP_ID / PRIVY_VERIFICATION_KEY: set both or neither');
+  }
+  if (e.REDIS_URL && !e.DATABASE_URL) {
+    problems.push('REDIS_URL: requires DATABASE_URL (embedded PGlite serves one process; Redis implies several)');
+  }
+  if (problems.length) throw new ConfigError(problems);
+  const config: Config = {
+    nodeEnv: e.NODE_ENV,
+    host: e.HOST,
+    port: e.PORT,
+    logLevel: e.LOG_LEVEL,
+    databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    dataDir: e.DATA_DIR,
+    queuePrefix: e.QUEUE_PREFIX,
+    deployment: e.REDIS_URL ? 'production' : e.DATABASE_URL ? 'postgres' : 'embedded',
+    operatorToken: e.OPERATOR_TOKEN,
+    privy: { appId: e.PRIVY_APP_ID, verificationKey: e.PRIVY_VERIFICATION_KEY },
+    sessionTtlSeconds: e.SESSION_TTL_SECONDS,
+    mm: {
+      authDomain: e.MM_AUTH_DOMAIN,
+      challengeTtlMs: e.MM_CHALLENGE_TTL_MS,
+      authTimeoutMs: e.MM_AUTH_TIMEOUT_MS,
+      heartbeatIntervalMs: e.MM_HEARTBEAT_INTERVAL_MS,
+      maxMissedPongs: e.MM_MAX_MISSED_PONGS,
+      sessionTtlMs: e.MM_SESSION_TTL_MS,
+    },
+    markets: {
+      assets: e.MARKET_ASSETS,
+      durations: e.MARKET_DURATIONS,
+      bettingCloseBufferMs: e.MARKET_BETTING_CLOSE_BUFFER_MS,
+      lookupHorizonMs: e.MARKET_LOOKUP_HORIZON_MS,
+    },
+    depositSyncWaitMs: e.DEPOSIT_SYNC_WAIT_MS,
+    settlementMode: e.SETTLEMENT_MODE,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+  };
+  return deepFreeze(config);
+}
+
+function deepFreeze<T>(o: T): T {
+  if (o && typeof o === 'object') {
+    for (const v of Object.values(o)) deepFreeze(v);
+    Object.freeze(o);
+  }
+  return o;
+}

@@ -1,0 +1,50 @@
+// One place that knows how to open the ORM on PostgreSQL or on the embedded PGlite instance.
+import { MikroORM as PgORM } from '@mikro-orm/postgresql';
+import { MikroORM as PgliteORM } from '@mikro-orm/pglite';
+import { Migrator } from '@mikro-orm/migrations';
+import type { MikroORM } from '@mikro-orm/core';
+import type { AbstractSqlDriver, SqlEntityManager } from '@mikro-orm/sql';
+import type { PGlite } from '@electric-sql/pglite';
+import { entities } from './entities/index.js';
+import { migrationsList } from './migrations/index.js';
+import { BULLMQ_SCHEMA } from '../jobs/queue-backend.js';
+
+/** Both drivers share the SQL entity manager; the domain only sees this. */
+export type Em = SqlEntityManager;
+export type Orm = MikroORM<AbstractSqlDriver, Em>;
+
+export interface OrmOptions {
+  databaseUrl?: string | undefined;
+  pglite?: PGlite | undefined;
+  debug?: boolean;
+}
+
+const common = {
+  entities,
+  extensions: [Migrator],
+  migrations: { migrationsList, tableName: 'mikro_orm_migrations', transactional: true, allOrNothing: true, snapshot: false, silent: true },
+  // BullMQ shares the database: never let schema tooling touch its tables.
+  schemaGenerator: { skipTables: [], skipSchemas: [BULLMQ_SCHEMA] },
+  allowGlobalContext: false,
+  debug: false,
+};
+
+export async function createOrm(opts: OrmOptions): Promise<Orm> {
+  if (opts.databaseUrl) {
+    return (await PgORM.init({ ...common, clientUrl: opts.databaseUrl, pool: { min: 0, max: 10 } })) as unknown as Orm;
+  }
+  if (opts.pglite) {
+    return (await PgliteORM.init({ ...common, dbName: 'embedded', driverOptions: { pglite: opts.pglite } })) as unknown as Orm;
+  }
+  throw new Error('createOrm needs databaseUrl or a PGlite instance');
+}
+
+/** Applies pending migrations; returns the names applied. */
+export async function migrate(orm: Orm): Promise<string[]> {
+  const applied = await orm.migrator.up();
+  return applied.map((m) => m.name);
+}
+
+export async function pendingMigrations(orm: Orm): Promise<string[]> {
+  return (await orm.migrator.getPending()).map((m) => m.name);
+}

@@ -1,0 +1,190 @@
+// Request flow: request id -> rate limit -> route match -> body (size and media type) -> authentication
+// -> openapi-backend (validation, dispatch by operationId) -> handler -> one place writes the response.
+import { randomUUID } from 'node:crypto';
+import express, { type Request, type Response, type NextFunction } from 'express';
+import { rateLimit } from 'express-rate-limit';
+import type { OpenAPIV3_1 } from 'openapi-types';
+import type { Context } from 'openapi-backend';
+import type { Logger } from '../logger.js';
+import { authenticate, type Auth, type TokenResolver } from './auth.js';
+import { createOpenApiBackend } from './openapi.js';
+import { toErrorResponse } from './errors.js';
+import { hasBody, JSON_LIMIT_BYTES, mediaType, parseJson, readRaw, UnsupportedMediaType } from './body.js';
+import type { HttpMetrics } from './metrics.js';
+import type { Handler, HandlerResponse, Handlers } from './handler.js';
+import { AppError } from '../domain/errors.js';
+
+export const BINARY_LIMIT_BYTES = 2 * 1024 * 1024;
+const UNMETERED = new Set(['getHealth', 'getReadiness', 'getMetrics']);
+
+export interface AppDeps {
+  logger: Logger;
+  document: OpenAPIV3_1.Document;
+  handlers: Handlers;
+  resolveToken: TokenResolver;
+  metrics: HttpMetrics;
+  /** Requests per minute per client address (0 disables). */
+  rateLimitPerMinute: number;
+}
+
+interface Extras {
+  requestId: string;
+  auth: Auth;
+  log: Logger;
+  contentType: string | undefined;
+}
+
+type Operation = OpenAPIV3_1.OperationObject & { operationId: string; security?: OpenAPIV3_1.SecurityRequirementObject[] };
+
+export async function createApp(deps: AppDeps): Promise<express.Express> {
+  const { logger, document, handlers, metrics } = deps;
+  const operationIds = collectOperationIds(document);
+  // Handlers with no operation in the spec are a programming error: fail at start-up, not at request time.
+  for (const id of Object.keys(handlers)) if (!operationIds.has(id)) throw new Error(`handler ${id} has no operation in spec/openapi.yaml`);
+  // Operations without a handler fall to openapi-backend's notImplemented: 501 NOT_IMPLEMENTED.
+  const api = createOpenApiBackend(document, new Set(Object.keys(handlers)), async (c: Context, ...args: unknown[]) => {
+    const extras = args[0] as Extras;
+    const handler: Handler | undefined = handlers[c.operation.operationId!];
+    if (!handler) throw new Error(`no handler for ${c.operation.operationId}`);
+    return handler({
+      operationId: c.operation.operationId!,
+      requestId: extras.requestId,
+      params: c.request.params as Record<string, unknown>,
+      query: c.request.query as Record<string, unknown>,
+      body: c.request.requestBody,
+      contentType: extras.contentType,
+      headers: c.request.headers as Record<string, string | string[] | undefined>,
+      auth: extras.auth,
+      log: extras.log,
+    });
+  });
+  for (const name of Object.keys(document.components?.securitySchemes ?? {})) {
+    api.registerSecurityHandler(name, () => true); // authentication already ran in authenticate() below
+  }
+  await api.init();
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.set('query parser', 'simple');
+  app.set('trust proxy', false);
+
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const incoming = req.header('x-request-id');
+    const requestId = incoming && /^[A-Za-z0-9._:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
+    res.locals.requestId = requestId;
+    res.locals.log = logger.child({ request_id: requestId });
+    res.setHeader('X-Request-Id', requestId);
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const op = (res.locals.operationId as string | undefined) ?? 'unmatched';
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      if (!UNMETERED.has(op)) {
+        metrics.requests.inc({ operation: op, method: req.method, status: String(res.statusCode) });
+        metrics.duration.observe({ operation: op, method: req.method }, seconds);
+      }
+      const level = res.statusCode >= 500 ? 'error' : UNMETERED.has(op) ? 'debug' : 'info';
+      (res.locals.log as Logger)[level](
+        { method: req.method, path: req.path, operation_id: op, status: res.statusCode, duration_ms: Math.round(seconds * 1e4) / 10, code: res.locals.errorCode },
+        'request',
+      );
+    });
+    next();
+  });
+
+  if (deps.rateLimitPerMinute > 0) {
+    app.use(
+      rateLimit({
+        windowMs: 60_000,
+        limit: deps.rateLimitPerMinute,
+        standardHeaders: 'draft-8',
+        legacyHeaders: false,
+        skip: (req) => req.path === '/healthz' || req.path === '/readyz' || req.path === '/metrics',
+        handler: (_req, res, _next, options) => {
+          const retryAfter = String(Math.ceil(options.windowMs / 1000));
+          writeError(res, new AppError(429, 'RATE_LIMITED', `too many requests: at most ${options.limit} a minute from one address`, null, { 'Retry-After': retryAfter }));
+        },
+      }),
+    );
+  }
+
+  app.use(async (req: Request, res: Response) => {
+    const log = res.locals.log as Logger;
+    const requestId = res.locals.requestId as string;
+    try {
+      const probe = { method: req.method, path: req.path, headers: req.headers as Record<string, string> };
+      const operation = api.matchOperation(probe) as Operation | undefined;
+      let body: unknown;
+      let contentType: string | undefined;
+      let auth: Auth = { kind: 'anonymous' };
+      if (operation) {
+        res.locals.operationId = operation.operationId;
+        auth = await authenticate(operation.security ?? document.security, req.headers.authorization, deps.resolveToken);
+        ({ body, contentType } = await readBody(req, operation));
+      }
+      const result = (await api.handleRequest(
+        { method: req.method, path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body },
+        { requestId, auth, log, contentType } satisfies Extras,
+      )) as HandlerResponse;
+      writeResult(res, result);
+    } catch (err) {
+      writeError(res, err, log, requestId);
+    }
+  });
+  return app;
+}
+
+async function readBody(req: Request, operation: Operation): Promise<{ body: unknown; contentType: string | undefined }> {
+  const requestBody = operation.requestBody as OpenAPIV3_1.RequestBodyObject | undefined;
+  if (!requestBody) return { body: undefined, contentType: undefined };
+  const accepted = Object.keys(requestBody.content ?? {});
+  const type = mediaType(req.headers['content-type']);
+  if (!hasBody(req) && !requestBody.required) return { body: undefined, contentType: undefined };
+  if (!accepted.includes(type)) throw new UnsupportedMediaType(type, accepted);
+  const isJson = type === 'application/json';
+  const raw = await readRaw(req, isJson ? JSON_LIMIT_BYTES : BINARY_LIMIT_BYTES);
+  if (!isJson) return { body: raw, contentType: type };
+  return { body: raw.length === 0 ? undefined : parseJson(raw), contentType: type };
+}
+
+function writeResult(res: Response, result: HandlerResponse): void {
+  for (const [k, v] of Object.entries(result.headers ?? {})) res.setHeader(k, v);
+  res.status(result.status);
+  if (result.raw) {
+    res.setHeader('Content-Type', result.raw.contentType);
+    res.end(result.raw.data);
+  } else if (result.status === 204 || result.body === undefined) {
+    res.end();
+  } else {
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    res.end(JSON.stringify(result.body));
+  }
+}
+
+export function writeError(res: Response, err: unknown, log?: Logger, requestId?: string): void {
+  const id = requestId ?? (res.locals.requestId as string) ?? 'unknown';
+  const out = toErrorResponse(err, id);
+  const logger = log ?? (res.locals.log as Logger | undefined);
+  if (out.unexpected) logger?.error({ err }, 'unhandled error');
+  res.locals.errorCode = out.body.code;
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  for (const [k, v] of Object.entries(out.headers)) res.setHeader(k, v);
+  // A body we did not read (413, 415, early 401) must not be parsed as the next request.
+  if (out.status === 413 || out.status === 415) res.setHeader('Connection', 'close');
+  res.status(out.status).setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.end(JSON.stringify(out.body));
+}
+
+function collectOperationIds(document: OpenAPIV3_1.Document): Set<string> {
+  const ids = new Set<string>();
+  for (const item of Object.values(document.paths ?? {})) {
+    for (const [key, op] of Object.entries(item ?? {})) {
+      const operationId = (op as OpenAPIV3_1.OperationObject | undefined)?.operationId;
+      if (key !== 'parameters' && operationId) ids.add(operationId);
+    }
+  }
+  return ids;
+}

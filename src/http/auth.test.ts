@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { authenticate, bearerToken, sameSecret, type Principal } from './auth.js';
+
+const user: Principal = { kind: 'user', userId: 'u1', sessionId: 's1', address: '0x0000000000000000000000000000000000000001' };
+const mm: Principal = { kind: 'market_maker', walletAddress: '0x0000000000000000000000000000000000000002', sessionId: 's2' };
+const tokens: Record<string, Principal> = { usertoken: user, mmtoken: mm, optoken: { kind: 'operator' } };
+const resolve = async (t: string) => tokens[t] ?? null;
+const codeOf = async (p: Promise<unknown>) => p.then(() => 'ok', (e: { status: number; code: string }) => `${e.status} ${e.code}`);
+
+describe('authenticate', () => {
+  it('public routes ignore credentials entirely', async () => {
+    expect(await authenticate([], 'Bearer garbage', resolve)).toEqual({ kind: 'anonymous' });
+  });
+  it('optional routes: anonymous without a token, the user with one, 401 INVALID_SESSION with a bad one', async () => {
+    const optional: Record<string, string[]>[] = [{}, { bearer: [] }];
+    expect(await authenticate(optional, undefined, resolve)).toEqual({ kind: 'anonymous' });
+    expect(await authenticate(optional, 'Bearer usertoken', resolve)).toEqual(user);
+    expect(await codeOf(authenticate(optional, 'Bearer nope', resolve))).toBe('401 INVALID_SESSION');
+    expect(await codeOf(authenticate(optional, 'Basic dXNlcjpwYXNz', resolve))).toBe('401 INVALID_SESSION');
+  });
+  it('required routes: 401 UNAUTHORIZED without a token', async () => {
+    expect(await codeOf(authenticate([{ bearer: [] }], undefined, resolve))).toBe('401 UNAUTHORIZED');
+  });
+  it('a token of the wrong kind is 403 FORBIDDEN, both ways', async () => {
+    expect(await codeOf(authenticate([{ bearer: [] }], 'Bearer mmtoken', resolve))).toBe('403 FORBIDDEN');
+    expect(await codeOf(authenticate([{ marketMakerBearer: [] }], 'Bearer usertoken', resolve))).toBe('403 FORBIDDEN');
+    expect(await codeOf(authenticate([{ operatorBearer: [] }], 'Bearer usertoken', resolve))).toBe('403 FORBIDDEN');
+    expect(await authenticate([{ operatorBearer: [] }], 'Bearer optoken', resolve)).toEqual({ kind: 'operator' });
+  });
+});
+
+describe('bearerToken', () => {
+  it('distinguishes absent, malformed and present', () => {
+    expect(bearerToken(undefined)).toBeUndefined();
+    expect(bearerToken('Bearer')).toBeNull();
+    expect(bearerToken('Token abc')).toBeNull();
+    expect(bearerToken('bearer abc.def')).toBe('abc.def');
+  });
+});
+
+describe('sameSecret', () => {
+  it('compares whole secrets', () => {
+    expect(sameSecret('a-long-operator-token', 'a-long-operator-token')).toBe(true);
+    expect(sameSecret('a-long-operator-toke', 'a-long-operator-token')).toBe(false);
+    expect(sameSecret('', 'x')).toBe(false);
+  });
+});

@@ -1,0 +1,70 @@
+// One authentication layer for every route. The spec declares each operation's security:
+//   []                               no credential used
+//   [{}, {bearer: []}]               optional user session (caller-owned fields)
+//   [{bearer: []}]                   user session required
+//   [{marketMakerBearer: []}]        market-maker session (from the WebSocket handshake)
+//   [{operatorBearer: []}]           OPERATOR_TOKEN
+import { timingSafeEqual, createHash } from 'node:crypto';
+import { Forbidden, InvalidSession, Unauthorized } from '../domain/errors.js';
+
+export type Principal =
+  | { kind: 'user'; userId: string; sessionId: string; address: string }
+  | { kind: 'market_maker'; walletAddress: string; sessionId: string }
+  | { kind: 'operator' };
+
+export type Auth = Principal | { kind: 'anonymous' };
+
+/** Resolves a presented bearer token to who it belongs to, or null when it is unknown, revoked or expired. */
+export type TokenResolver = (token: string) => Promise<Principal | null>;
+
+const SCHEME_KIND: Record<string, Principal['kind']> = {
+  bearer: 'user',
+  marketMakerBearer: 'market_maker',
+  operatorBearer: 'operator',
+};
+
+const KIND_NAME: Record<Principal['kind'], string> = {
+  user: 'a user session token',
+  market_maker: 'a market-maker session token',
+  operator: 'the operator token',
+};
+
+type SecurityRequirement = Record<string, string[]>;
+
+export function bearerToken(header: string | string[] | undefined): string | undefined | null {
+  if (header === undefined) return undefined;
+  const value = Array.isArray(header) ? header[0] : header;
+  const m = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)\s*$/i.exec(value ?? '');
+  return m?.[1] ?? null; // null: present but not a bearer credential
+}
+
+export async function authenticate(
+  security: SecurityRequirement[] | undefined,
+  authorization: string | string[] | undefined,
+  resolve: TokenResolver,
+): Promise<Auth> {
+  const requirements = security ?? [];
+  if (requirements.length === 0) return { kind: 'anonymous' };
+  const anonymousAllowed = requirements.some((r) => Object.keys(r).length === 0);
+  const allowed = new Set(requirements.flatMap((r) => Object.keys(r).map((s) => SCHEME_KIND[s]).filter((k) => k !== undefined)));
+  const token = bearerToken(authorization);
+  if (token === undefined) {
+    if (anonymousAllowed) return { kind: 'anonymous' };
+    throw new Unauthorized();
+  }
+  if (token === null) throw new InvalidSession('the Authorization header is not of the form "Bearer <token>"');
+  const principal = await resolve(token);
+  if (!principal) throw new InvalidSession();
+  if (!allowed.has(principal.kind)) {
+    const wanted = [...allowed].map((k) => KIND_NAME[k]).join(' or ');
+    throw new Forbidden(`this route takes ${wanted}; ${KIND_NAME[principal.kind]} is not accepted here`);
+  }
+  return principal;
+}
+
+/** Constant-time comparison that does not leak the length of the secret. */
+export function sameSecret(presented: string, secret: string): boolean {
+  const a = createHash('sha256').update(presented).digest();
+  const b = createHash('sha256').update(secret).digest();
+  return timingSafeEqual(a, b);
+}

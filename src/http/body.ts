@@ -1,0 +1,48 @@
+// Reads a request body with the limit of the matched operation, and decides by its media type.
+import type { IncomingMessage } from 'node:http';
+import { AppError, ValidationFailed } from '../domain/errors.js';
+
+export const JSON_LIMIT_BYTES = 64 * 1024;
+
+export class PayloadTooLarge extends AppError {
+  constructor(limit: number) {
+    super(413, 'PAYLOAD_TOO_LARGE', `request body exceeds ${limit} bytes`, { limit_bytes: limit });
+  }
+}
+export class UnsupportedMediaType extends AppError {
+  constructor(got: string, accepted: string[]) {
+    super(415, 'UNSUPPORTED_MEDIA_TYPE', `Content-Type ${got || '(none)'} is not accepted here; send ${accepted.join(' or ')}`, {
+      accepted,
+    });
+  }
+}
+
+export function mediaType(header: string | undefined): string {
+  return (header ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+export async function readRaw(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) throw new PayloadTooLarge(limit);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw new PayloadTooLarge(limit);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+export function hasBody(req: IncomingMessage): boolean {
+  const len = req.headers['content-length'];
+  return (len !== undefined && len !== '0') || req.headers['transfer-encoding'] !== undefined;
+}
+
+export function parseJson(buf: Buffer): unknown {
+  try {
+    return JSON.parse(buf.toString('utf8'));
+  } catch (err) {
+    throw new ValidationFailed(`request body is not valid JSON: ${(err as Error).message}`, null, 'VALIDATION_FAILED');
+  }
+}

@@ -1,0 +1,79 @@
+// The one place that turns any thrown thing into the one error body:
+//   {"error": "<human-readable text>", "code": "UPPER_SNAKE_CODE", "details": <object|array|null>}
+import { DriverException, UniqueConstraintViolationException, ConnectionException } from '@mikro-orm/core';
+import type { ErrorObject } from 'ajv';
+import { AppError, ValidationFailed, type ErrorDetails } from '../domain/errors.js';
+
+export interface ErrorBody {
+  error: string;
+  code: string;
+  details: ErrorDetails;
+}
+
+export interface ErrorResponse {
+  status: number;
+  body: ErrorBody;
+  headers: Record<string, string>;
+  /** true when the error is ours to fix (logged at error level). */
+  unexpected: boolean;
+}
+
+export function toErrorResponse(err: unknown, requestId: string): ErrorResponse {
+  if (err instanceof AppError) {
+    return { status: err.status, body: { error: err.message, code: err.code, details: err.details }, headers: err.headers, unexpected: false };
+  }
+  if (err instanceof UniqueConstraintViolationException) {
+    return plain(409, 'CONFLICT', 'the request conflicts with an existing resource; retry with a fresh idempotency key or read the resource first');
+  }
+  if (err instanceof ConnectionException || isConnectionRefused(err)) {
+    return { ...plain(503, 'UNAVAILABLE', 'a dependency (database or queue) is unavailable; retry with the same idempotency key'), headers: { 'Retry-After': '1' } };
+  }
+  if (err instanceof DriverException && (err as { code?: string }).code === '55P03') {
+    return plain(409, 'IDEMPOTENCY_REQUEST_IN_PROGRESS', 'the same resource is being changed by another request; retry shortly');
+  }
+  return {
+    status: 500,
+    body: { error: 'internal error; report the request id', code: 'INTERNAL', details: { request_id: requestId } },
+    headers: {},
+    unexpected: true,
+  };
+}
+
+function plain(status: number, code: string, error: string): ErrorResponse {
+  return { status, body: { error, code, details: null }, headers: {}, unexpected: false };
+}
+
+function isConnectionRefused(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === '57P01' || code === '57P03';
+}
+
+/** Field-level validation failures, every one of them, as {in, path, message}. */
+export function validationFailed(errors: ErrorObject[] | null | undefined): ValidationFailed {
+  const details = (errors ?? []).map(describeAjvError);
+  const summary = details.map((d) => `${d.in === 'body' ? 'body' : d.in} ${d.path || '/'}: ${d.message}`).slice(0, 3).join('; ');
+  return new ValidationFailed(`request does not match the API specification: ${summary}${details.length > 3 ? '; …' : ''}`, details);
+}
+
+const LOCATION: Record<string, string> = { requestBody: 'body', query: 'query', path: 'path', header: 'header', headers: 'header' };
+
+function describeAjvError(e: ErrorObject): { in: string; path: string; message: string } {
+  // openapi-backend validates {path, query, header, requestBody} as one object: split the location off.
+  const [, first = '', ...rest] = e.instancePath.split('/');
+  const where = LOCATION[first] ?? 'body';
+  let path = first in LOCATION ? (rest.length ? `/${rest.join('/')}` : '') : e.instancePath;
+  let message = e.message ?? 'is invalid';
+  const params = e.params as Record<string, unknown>;
+  if (e.keyword === 'additionalProperties' && typeof params.additionalProperty === 'string') {
+    path = `${path}/${params.additionalProperty}`;
+    message = 'is not a known property';
+  } else if (e.keyword === 'required' && params.missingProperty === 'requestBody' && !path) {
+    message = 'a JSON request body is required';
+  } else if (e.keyword === 'required' && typeof params.missingProperty === 'string') {
+    path = `${path}/${params.missingProperty}`;
+    message = 'is required';
+  } else if (e.keyword === 'enum' && Array.isArray(params.allowedValues)) {
+    message = `must be one of: ${params.allowedValues.join(', ')}`;
+  }
+  return { in: where, path, message };
+}

@@ -1,0 +1,50 @@
+// Liveness, readiness and metrics: what an orchestrator and a Prometheus scraper call.
+import type { Handlers } from '../handler.js';
+import type { HttpMetrics } from '../metrics.js';
+import { Unavailable } from '../../domain/errors.js';
+
+export interface ReadinessProbe {
+  /** true once migrations have run in this process. */
+  migrations(): boolean;
+  database(): Promise<void>;
+  queue(): Promise<void>;
+}
+
+const CHECK_TIMEOUT_MS = 2000;
+
+async function check(fn: () => Promise<void>): Promise<string> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      fn(),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
+      }),
+    ]);
+    return 'ok';
+  } catch (err) {
+    return (err as Error).message || 'failed';
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function operationsHandlers(probe: ReadinessProbe, metrics: HttpMetrics): Handlers {
+  return {
+    getHealth: () => ({ status: 200, body: { status: 'ok' }, headers: { 'Cache-Control': 'no-store' } }),
+    getReadiness: async () => {
+      const [database, queue] = await Promise.all([check(probe.database), check(probe.queue)]);
+      const checks = { database, queue, migrations: probe.migrations() ? 'ok' : 'pending' };
+      const failing = Object.entries(checks).filter(([, v]) => v !== 'ok');
+      if (failing.length) {
+        throw new Unavailable(`not ready: ${failing.map(([k, v]) => `${k} ${v}`).join('; ')}`, { checks });
+      }
+      return { status: 200, body: { status: 'ready', checks }, headers: { 'Cache-Control': 'no-store' } };
+    },
+    getMetrics: async () => ({
+      status: 200,
+      raw: { data: await metrics.registry.metrics(), contentType: metrics.registry.contentType },
+      headers: { 'Cache-Control': 'no-store' },
+    }),
+  };
+}

@@ -1,0 +1,66 @@
+// openapi-backend set up as stack-notes.md prescribes for OpenAPI 3.1: quick mode, Ajv 2020 with formats,
+// plain request objects, and every failure path registered so nothing unvalidated reaches a handler.
+import { OpenAPIBackend, type Context, type Request as OabRequest } from 'openapi-backend';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { default as addFormatsModule } from 'ajv-formats';
+import type { OpenAPIV3_1 } from 'openapi-types';
+import { NotFound, AppError, NotImplemented } from '../domain/errors.js';
+import { validationFailed } from './errors.js';
+
+// ajv-formats ships CommonJS; under NodeNext its default import is the module object.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv2020) => Ajv2020;
+
+export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+export type Dispatch = (c: Context, ...args: unknown[]) => Promise<unknown>;
+
+export class MethodNotAllowed extends AppError {
+  constructor(method: string, path: string, allow: string[]) {
+    super(405, 'METHOD_NOT_ALLOWED', `${method} is not allowed on ${path}; allowed: ${allow.join(', ')}`, { allow }, { Allow: allow.join(', ') });
+  }
+}
+
+export function createOpenApiBackend(document: OpenAPIV3_1.Document, operationIds: Set<string>, dispatch: Dispatch): OpenAPIBackend {
+  const api = new OpenAPIBackend({
+    definition: document as never,
+    quick: true,
+    strict: false,
+    validate: true,
+    coerceTypes: true,
+    ignoreTrailingSlashes: false,
+    ajvOpts: { allErrors: true, strict: false },
+    customizeAjv: (_ajv, opts) => {
+      const ajv = new Ajv2020({ ...(opts as object), strict: false, allErrors: true });
+      addFormats(ajv);
+      return ajv as never;
+    },
+  });
+  for (const id of operationIds) api.register(id, (c, ...args) => dispatch(c, ...args));
+  api.register({
+    validationFail: (c) => {
+      throw validationFailed(c.validation.errors as never);
+    },
+    notFound: (c) => {
+      const allow = allowedMethods(api, c.request.path);
+      if (allow.length) throw new MethodNotAllowed(c.request.method.toUpperCase(), c.request.path, allow);
+      throw new NotFound('NOT_FOUND', `no route ${c.request.method.toUpperCase()} ${c.request.path}; see the OpenAPI document`);
+    },
+    methodNotAllowed: (c) => {
+      throw new MethodNotAllowed(c.request.method.toUpperCase(), c.request.path, allowedMethods(api, c.request.path));
+    },
+    notImplemented: (c) => {
+      throw new NotImplemented(c.operation?.operationId ?? 'operation');
+    },
+  });
+  return api;
+}
+
+/** Methods with an operation on this path (for 405 and its Allow header). */
+export function allowedMethods(api: OpenAPIBackend, path: string): string[] {
+  const found: string[] = [];
+  for (const method of HTTP_METHODS) {
+    const req: OabRequest = { method, path, headers: {} };
+    if (api.router.matchOperation(req)) found.push(method.toUpperCase());
+  }
+  return found;
+}

@@ -1,0 +1,104 @@
+// Chooses BullMQ's backend from configuration; processors and producers never know which one runs.
+//   REDIS_URL set          -> Redis (production)
+//   DATABASE_URL only      -> BullMQ's PostgreSQL backend on the service's own database
+//   neither (embedded)     -> BullMQ's PostgreSQL backend on the in-process PGlite instance
+import pg from 'pg';
+import { Redis } from 'ioredis';
+import type { PGlite } from '@electric-sql/pglite';
+import { Queue, Worker, QueueEvents, withBackend, createPostgresBackend, runMigrations, type PgPool } from 'bullmq';
+import { PglitePool } from './pglite-pool.js';
+
+export const BULLMQ_SCHEMA = 'bullmq';
+
+type Classes = { Queue: typeof Queue; Worker: typeof Worker; QueueEvents: typeof QueueEvents };
+
+export interface QueueBackend {
+  readonly kind: 'redis' | 'postgres' | 'pglite';
+  readonly Queue: Classes['Queue'];
+  readonly Worker: Classes['Worker'];
+  readonly QueueEvents: Classes['QueueEvents'];
+  /** Connection option to hand to every Queue/Worker/QueueEvents. */
+  readonly connection: never;
+  /** Full queue name: QUEUE_PREFIX + '_' + noun, so test runs and deployments can share one server. */
+  queueName(noun: string): string;
+  /** Resolves when the backend answers a trivial query; throws otherwise. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface QueueBackendOptions {
+  prefix: string;
+  redisUrl?: string | undefined;
+  databaseUrl?: string | undefined;
+  pglite?: PGlite | undefined;
+}
+
+export async function createQueueBackend(opts: QueueBackendOptions): Promise<QueueBackend> {
+  const queueName = (noun: string) => `${opts.prefix}_${noun}`;
+  if (opts.redisUrl) {
+    const redis = new Redis(opts.redisUrl, { maxRetriesPerRequest: null, lazyConnect: false });
+    redis.on('error', () => {
+      /* surfaced by ping() and by BullMQ's own retries; an unhandled 'error' event would crash the process */
+    });
+    return {
+      kind: 'redis',
+      Queue,
+      Worker,
+      QueueEvents,
+      connection: redis as never,
+      queueName,
+      async ping() {
+        if ((await redis.ping()) !== 'PONG') throw new Error('redis did not answer PONG');
+      },
+      async close() {
+        redis.disconnect();
+      },
+    };
+  }
+
+  let pool: PgPool;
+  let endPool: () => Promise<void>;
+  let kind: 'postgres' | 'pglite';
+  if (opts.databaseUrl) {
+    const real = new pg.Pool({
+      connectionString: opts.databaseUrl,
+      max: 10,
+      options: `-c search_path=${BULLMQ_SCHEMA}`,
+      keepAlive: true,
+    });
+    real.on('error', () => {
+      /* idle client errors: pg reconnects on next checkout */
+    });
+    pool = real as unknown as PgPool;
+    endPool = () => real.end();
+    kind = 'postgres';
+  } else if (opts.pglite) {
+    const p = new PglitePool(opts.pglite, BULLMQ_SCHEMA);
+    pool = p;
+    endPool = () => p.end();
+    kind = 'pglite';
+  } else {
+    throw new Error('createQueueBackend needs redisUrl, databaseUrl or a PGlite instance');
+  }
+
+  // A pool we pass in is not migrated by BullMQ; run its schema migrations (advisory-locked, idempotent).
+  const client = await pool.connect();
+  try {
+    await runMigrations(client, BULLMQ_SCHEMA);
+  } finally {
+    client.release();
+  }
+  const classes = withBackend(createPostgresBackend) as unknown as Classes;
+  return {
+    kind,
+    ...classes,
+    connection: pool as never,
+    queueName,
+    async ping() {
+      await pool.query('SELECT 1 FROM migration LIMIT 1');
+    },
+    async close() {
+      await endPool();
+    },
+  };
+}

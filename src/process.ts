@@ -1,0 +1,71 @@
+// Process lifecycle for every role: parse config, open the runtime, start the role's parts, and shut down
+// gracefully on SIGTERM/SIGINT (stop accepting, finish in-flight requests and jobs, close connections).
+import { loadConfig, ConfigError } from './config.js';
+import { createLogger } from './logger.js';
+import { openRuntime } from './runtime.js';
+
+export type Role = 'all' | 'api' | 'workers';
+
+export async function runProcess(role: Role): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`contest-rfq-service: ${err.message}\n`);
+      process.exit(78); // EX_CONFIG
+    }
+    throw err;
+  }
+  const logger = createLogger(config.logLevel, { role });
+  let runtime;
+  try {
+    runtime = await openRuntime(config, logger);
+  } catch (err) {
+    logger.fatal({ err }, `start-up failed: ${(err as Error).message}`);
+    process.exit(1);
+  }
+  const rt = runtime;
+  const stops: Array<() => Promise<void>> = [];
+  try {
+    if (role === 'all' || role === 'api') {
+      const { startHttp } = await import('./service.js');
+      const http = await startHttp(rt);
+      stops.push(() => http.close());
+    }
+    if (role === 'all' || role === 'workers') {
+      const { startWorkers } = await import('../workers/main.js');
+      const workers = await startWorkers(rt);
+      stops.push(() => workers.close());
+    }
+  } catch (err) {
+    logger.fatal({ err }, `start-up failed: ${(err as Error).message}`);
+    await rt.close();
+    process.exit(1);
+  }
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    const timer = setTimeout(() => {
+      logger.error({ timeout_ms: config.shutdownTimeoutMs }, 'shutdown timed out; exiting');
+      process.exit(1);
+    }, config.shutdownTimeoutMs);
+    timer.unref();
+    for (const stop of stops) {
+      try {
+        await stop();
+      } catch (err) {
+        logger.warn({ err }, 'error during shutdown');
+      }
+    }
+    await rt.close();
+    logger.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('unhandledRejection', (err) => logger.error({ err }, 'unhandled promise rejection'));
+}

@@ -1,0 +1,73 @@
+// Opens what every process role needs (database, migrations, queue backend) for one of the three
+// deployments, and closes it in reverse order. Shared by the API, the workers and the tests.
+import pg from 'pg';
+import type { PGlite } from '@electric-sql/pglite';
+import type { Config } from './config.js';
+import type { Logger } from './logger.js';
+import { createOrm, migrate, type Orm } from './db/orm.js';
+import { lockDataDir, openEmbeddedDatabase } from './db/pglite.js';
+import { createQueueBackend, type QueueBackend } from './jobs/queue-backend.js';
+
+export interface Runtime {
+  readonly config: Readonly<Config>;
+  readonly logger: Logger;
+  readonly orm: Orm;
+  readonly queues: QueueBackend;
+  readonly pglite: PGlite | undefined;
+  readonly migrationsApplied: boolean;
+  close(): Promise<void>;
+}
+
+const MIGRATION_LOCK_KEY = 0x63726671; // 'crfq': serialises migrations of several processes on one database
+
+export async function openRuntime(config: Readonly<Config>, logger: Logger): Promise<Runtime> {
+  const closers: Array<() => Promise<void> | void> = [];
+  const closeAll = async () => {
+    for (const c of closers.reverse()) {
+      try {
+        await c();
+      } catch (err) {
+        logger.warn({ err }, 'error while closing a resource');
+      }
+    }
+  };
+  try {
+    let pglite: PGlite | undefined;
+    if (config.deployment === 'embedded') {
+      closers.push(lockDataDir(config.dataDir));
+      pglite = await openEmbeddedDatabase(config.dataDir);
+      const db = pglite;
+      closers.push(() => db.close());
+      logger.info({ data_dir: config.dataDir }, 'embedded PGlite database opened (single process; set DATABASE_URL for more)');
+    }
+    const orm = await createOrm({ databaseUrl: config.databaseUrl, pglite });
+    closers.push(() => orm.close(true));
+    const applied = await withMigrationLock(config.databaseUrl, () => migrate(orm));
+    if (applied.length) logger.info({ migrations: applied }, 'database migrations applied');
+    const queues = await createQueueBackend({
+      prefix: config.queuePrefix,
+      redisUrl: config.redisUrl,
+      databaseUrl: config.databaseUrl,
+      pglite,
+    });
+    closers.push(() => queues.close());
+    logger.info({ deployment: config.deployment, queue_backend: queues.kind }, 'runtime ready');
+    return { config, logger, orm, queues, pglite, migrationsApplied: true, close: closeAll };
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+}
+
+async function withMigrationLock<T>(databaseUrl: string | undefined, fn: () => Promise<T>): Promise<T> {
+  if (!databaseUrl) return fn(); // embedded: the DATA_DIR lock already makes us the only process
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    return await fn();
+  } finally {
+    await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
+    await client.end();
+  }
+}

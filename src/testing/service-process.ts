@@ -1,0 +1,97 @@
+// Boots the real service as a child process (the same entry point `npm start` runs) on port 0 and
+// reads the port from its "listening" log line. Tests talk to it over HTTP only.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface ServiceProcess {
+  baseUrl: string;
+  port: number;
+  proc: ChildProcess;
+  /** Every log line (parsed JSON where possible) the process wrote so far. */
+  logs: Array<Record<string, unknown>>;
+  rawOutput: string[];
+  /** Sends a signal and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+  waitForLog(pred: (line: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
+}
+
+export interface StartOptions {
+  env: Record<string, string | undefined>;
+  entry?: 'src/main.ts' | 'workers/main.ts';
+  args?: string[];
+  /** Resolve once this log predicate matches (default: the "listening" line). */
+  readyWhen?: (line: Record<string, unknown>) => boolean;
+  timeoutMs?: number;
+}
+
+export async function startServiceProcess(opts: StartOptions): Promise<ServiceProcess> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries({ PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'info', ...opts.env })) {
+    if (v !== undefined) env[k] = v;
+  }
+  const proc = spawn(process.execPath, ['--import', 'tsx', opts.entry ?? 'src/main.ts', ...(opts.args ?? [])], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs: Array<Record<string, unknown>> = [];
+  const rawOutput: string[] = [];
+  const waiters: Array<{ pred: (l: Record<string, unknown>) => boolean; resolve: (l: Record<string, unknown>) => void }> = [];
+  const onLine = (line: string) => {
+    rawOutput.push(line);
+    let parsed: Record<string, unknown>;
+    try {
+      parsed = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      parsed = { msg: line, raw: true };
+    }
+    logs.push(parsed);
+    for (const w of [...waiters]) {
+      if (w.pred(parsed)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(parsed);
+      }
+    }
+  };
+  createInterface({ input: proc.stdout! }).on('line', onLine);
+  createInterface({ input: proc.stderr! }).on('line', onLine);
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+
+  const waitForLog = (pred: (l: Record<string, unknown>) => boolean, timeoutMs = 30_000) => {
+    const found = logs.find(pred);
+    if (found) return Promise.resolve(found);
+    return new Promise<Record<string, unknown>>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`log line not seen within ${timeoutMs} ms; output:\n${rawOutput.slice(-30).join('\n')}`)), timeoutMs);
+      waiters.push({
+        pred,
+        resolve: (l) => {
+          clearTimeout(timer);
+          resolve(l);
+        },
+      });
+      void exited.then((code) => {
+        clearTimeout(timer);
+        reject(new Error(`process exited (${code}) before the expected log line; output:\n${rawOutput.slice(-30).join('\n')}`));
+      });
+    });
+  };
+
+  const ready = await waitForLog(opts.readyWhen ?? ((l) => l.msg === 'listening'), opts.timeoutMs ?? 60_000);
+  const port = typeof ready.port === 'number' ? ready.port : 0;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    port,
+    proc,
+    logs,
+    rawOutput,
+    waitForLog,
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      if (proc.exitCode !== null || proc.signalCode !== null) return proc.exitCode;
+      proc.kill(signal);
+      return exited;
+    },
+  };
+}

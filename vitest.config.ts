@@ -1,0 +1,36 @@
+import { defineConfig } from 'vitest/config';
+
+// Three tiers (house-style): unit tests beside the code; integration tests (*.int.test.ts) on real
+// PostgreSQL, Redis and service processes; contract tests that check every response against the spec.
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['src/**/*.test.ts', 'workers/**/*.test.ts', 'scripts/**/*.test.ts'],
+          exclude: ['**/*.int.test.ts', 'node_modules/**'],
+        },
+      },
+      {
+        test: {
+          name: 'integration',
+          include: ['src/**/*.int.test.ts', 'workers/**/*.int.test.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 90_000,
+          fileParallelism: true,
+          maxWorkers: 2,
+        },
+      },
+      {
+        test: {
+          name: 'contract',
+          include: ['contract-tests/**/*.test.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 90_000,
+          maxWorkers: 2,
+        },
+      },
+    ],
+  },
+});
