@@ -34,7 +34,7 @@ export async function runProcess(role: Role): Promise<void> {
       stops.push(() => http.close());
     }
     if (role === 'all' || role === 'workers') {
-      const { startWorkers } = await import('../workers/main.js');
+      const { startWorkers } = await import('../workers/start.js');
       const workers = await startWorkers(rt);
       stops.push(() => workers.close());
     }

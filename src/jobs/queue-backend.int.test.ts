@@ -37,9 +37,7 @@ async function runtimeFor(mode: 'embedded' | 'postgres' | 'production'): Promise
 
 describe.each(['embedded', 'postgres', 'production'] as const)('queue backend: %s', (mode) => {
   it('enqueues a job, a worker processes it, and its database write is visible', async () => {
-    const t0 = Date.now();
     const rt = await runtimeFor(mode);
-    console.log(mode, "open", Date.now() - t0);
     expect(rt.queues.kind).toBe({ embedded: 'pglite', postgres: 'postgres', production: 'redis' }[mode]);
     const name = rt.queues.queueName(QUEUE.system);
     const connection = rt.queues.connection;
@@ -53,9 +51,7 @@ describe.each(['embedded', 'postgres', 'production'] as const)('queue backend: %
       const a = await queue.add(JOB.recordHeartbeat, { requested_at_ms: Date.now() }, { jobId: 'probe-1' });
       const b = await queue.add(JOB.recordHeartbeat, { requested_at_ms: Date.now() }, { jobId: 'probe-1' });
       expect(b.id).toBe(a.id);
-      console.log(mode, "added", Date.now() - t0);
       expect(await a.waitUntilFinished(events, 20_000)).toEqual({ worker_id: me.workerId });
-      console.log(mode, "done", Date.now() - t0);
       await rt.queues.ping();
       const row = await rt.orm.em.fork().findOneOrFail(WorkerHeartbeat, { workerId: me.workerId });
       expect(row.jobsProcessed).toBe(1);

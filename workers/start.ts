@@ -1,0 +1,50 @@
+// Starts every queue processor of this process. `npm run start:workers` (workers/main.ts) runs them as a
+// process of their own; `npm start` runs them inside the API process. Processors are the same whichever
+// queue backend runs.
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Worker } from 'bullmq';
+import type { Runtime } from '../src/runtime.js';
+import { HEARTBEAT_EVERY_MS, JOB, QUEUE } from '../src/jobs/queues.js';
+import { heartbeatProcessor } from './heartbeat.worker.js';
+
+export interface Workers {
+  workerId: string;
+  close(): Promise<void>;
+}
+
+export async function startWorkers(rt: Runtime): Promise<Workers> {
+  const { queues, orm, logger } = rt;
+  const me = { workerId: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`, startedAt: new Date() };
+  const log = logger.child({ worker_id: me.workerId });
+  const workers: Worker[] = [];
+  const connection = queues.connection;
+  // Short lock and stall intervals: a job of a crashed worker is picked up again within ~30 s.
+  const common = { connection, lockDuration: 15_000, stalledInterval: 10_000, maxStalledCount: 5 };
+
+  const systemQueue = new queues.Queue(queues.queueName(QUEUE.system), { connection });
+  await systemQueue.upsertJobScheduler(
+    'heartbeat',
+    { every: HEARTBEAT_EVERY_MS },
+    { name: JOB.recordHeartbeat, data: { requested_at_ms: Date.now() }, opts: { removeOnComplete: 100, removeOnFail: 100 } },
+  );
+  const system = new queues.Worker(queues.queueName(QUEUE.system), heartbeatProcessor(orm, me, log), { ...common, concurrency: 1 });
+  workers.push(system);
+
+  for (const w of workers) {
+    w.on('failed', (job, err) => log.warn({ queue: w.name, job_id: job?.id, job_name: job?.name, attempts: job?.attemptsMade, err }, 'job failed'));
+    w.on('error', (err) => log.error({ queue: w.name, err }, 'worker error'));
+  }
+  await Promise.all(workers.map((w) => w.waitUntilReady()));
+  log.info({ queues: workers.map((w) => w.name), backend: queues.kind }, 'workers started');
+  return {
+    workerId: me.workerId,
+    async close() {
+      // Worker.close() waits for the jobs in progress to finish: nothing is left half-done.
+      await Promise.all(workers.map((w) => w.close()));
+      await systemQueue.close();
+      log.info('workers stopped');
+    },
+  };
+}
+
