@@ -1,5 +1,8 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, AUTH_DOMAIN_DEFAULT } from './config.js';
+
+const P256_PEM = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
 
 describe('loadConfig', () => {
   it('serves the embedded deployment with no settings at all', () => {
@@ -24,6 +27,8 @@ describe('loadConfig', () => {
     });
     expect(c.depositSyncWaitMs).toBe(5000);
     expect(c.settlementMode).toBe('demo');
+    expect(c.siwe).toEqual({ domain: 'localhost:3000', chainIds: [1, 8453, 84532] });
+    expect(c.privy).toEqual({ appId: undefined, verificationKey: undefined });
     expect(Object.isFrozen(c) && Object.isFrozen(c.mm)).toBe(true);
   });
 
@@ -50,6 +55,25 @@ describe('loadConfig', () => {
 
   it('refuses production without a database and an operator token', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/DATABASE_URL[\s\S]*OPERATOR_TOKEN/);
+  });
+
+  it('refuses production without a Privy app (the development identity is never used there)', () => {
+    const prod = { NODE_ENV: 'production', DATABASE_URL: 'postgres://u@h/db', OPERATOR_TOKEN: 'x'.repeat(32) };
+    expect(() => loadConfig(prod)).toThrow(/PRIVY_APP_ID \/ PRIVY_VERIFICATION_KEY: required when NODE_ENV=production/);
+    expect(loadConfig({ ...prod, PRIVY_APP_ID: 'app', PRIVY_VERIFICATION_KEY: P256_PEM }).privy.appId).toBe('app');
+  });
+
+  it('accepts only a P-256 SPKI PEM as PRIVY_VERIFICATION_KEY, also with \\n escapes on one line', () => {
+    expect(loadConfig({ PRIVY_APP_ID: 'app', PRIVY_VERIFICATION_KEY: P256_PEM.replace(/\n/g, '\\n') }).privy.verificationKey).toBe(P256_PEM);
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    expect(() => loadConfig({ PRIVY_APP_ID: 'app', PRIVY_VERIFICATION_KEY: rsa })).toThrow(/PRIVY_VERIFICATION_KEY: must be an SPKI PEM P-256/);
+    expect(() => loadConfig({ PRIVY_APP_ID: 'app', PRIVY_VERIFICATION_KEY: '-----BEGIN PUBLIC KEY-----\ngarbage\n-----END PUBLIC KEY-----' })).toThrow(/PRIVY_VERIFICATION_KEY/);
+  });
+
+  it('reads the sign-in domain and chains', () => {
+    expect(loadConfig({ SIWE_DOMAIN: 'App.Example.com', SIWE_CHAIN_IDS: '8453, 84532' }).siwe).toEqual({ domain: 'app.example.com', chainIds: [8453, 84532] });
+    expect(() => loadConfig({ SIWE_DOMAIN: 'https://app.example.com/' })).toThrow(/SIWE_DOMAIN/);
+    expect(() => loadConfig({ SIWE_CHAIN_IDS: 'base' })).toThrow(/SIWE_CHAIN_IDS/);
   });
 
   it('refuses half a Privy configuration and Redis without PostgreSQL', () => {

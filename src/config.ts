@@ -1,4 +1,5 @@
 // The only module that reads process.env: parse once, report every bad key at once, freeze.
+import { createPublicKey } from 'node:crypto';
 import { z } from 'zod';
 
 const intFrom = (def: number, min: number, max = Number.MAX_SAFE_INTEGER) =>
@@ -39,10 +40,22 @@ const schema = z.object({
   QUEUE_PREFIX: z.string().regex(/^[a-z0-9_-]{1,32}$/i, 'must be 1-32 of [A-Za-z0-9_-]').default('crfq'),
   OPERATOR_TOKEN: optionalString.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
   PRIVY_APP_ID: optionalString,
-  PRIVY_VERIFICATION_KEY: optionalString.pipe(
-    z.string().includes('BEGIN PUBLIC KEY', { message: 'must be an SPKI PEM public key' }).optional(),
-  ),
+  PRIVY_VERIFICATION_KEY: optionalString
+    // Env files often carry a PEM on one line with literal \n escapes.
+    .transform((v) => v?.replace(/\\n/g, '\n'))
+    .pipe(z.string().refine(isP256PublicKeyPem, 'must be an SPKI PEM P-256 (ES256) public key').optional()),
   SESSION_TTL_SECONDS: intFrom(86400, 60, 31 * 86400),
+  /** EIP-4361 `domain` that wallet sign-in messages must name (host[:port] of the web app). */
+  SIWE_DOMAIN: z
+    .string()
+    .trim()
+    .regex(/^[a-zA-Z0-9.-]+(:[0-9]{1,5})?$/, 'must be an RFC 3986 authority, host[:port]')
+    .default('localhost:3000'),
+  /** EIP-155 chain ids accepted in wallet sign-in messages. */
+  SIWE_CHAIN_IDS: csv(
+    z.string().regex(/^\d+$/, 'chain ids are positive integers').transform(Number).pipe(z.number().int().min(1).max(Number.MAX_SAFE_INTEGER)),
+    '1,8453,84532',
+  ),
   MM_AUTH_DOMAIN: z
     .string()
     .default(AUTH_DOMAIN_DEFAULT)
@@ -81,6 +94,7 @@ export interface Config {
   operatorToken: string | undefined;
   privy: { appId: string | undefined; verificationKey: string | undefined };
   sessionTtlSeconds: number;
+  siwe: { domain: string; chainIds: number[] };
   mm: {
     authDomain: string;
     challengeTtlMs: number;
@@ -114,6 +128,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (e.NODE_ENV === 'production') {
     if (!e.DATABASE_URL) problems.push('DATABASE_URL: required when NODE_ENV=production (embedded PGlite is single-process)');
     if (!e.OPERATOR_TOKEN) problems.push('OPERATOR_TOKEN: required when NODE_ENV=production');
+    if (!e.PRIVY_APP_ID || !e.PRIVY_VERIFICATION_KEY) {
+      problems.push('PRIVY_APP_ID / PRIVY_VERIFICATION_KEY: required when NODE_ENV=production (the development identity key is never used in production)');
+    }
   }
   if ((e.PRIVY_APP_ID === undefined) !== (e.PRIVY_VERIFICATION_KEY === undefined)) {
     problems.push('PRIVY_APP_ID / PRIVY_VERIFICATION_KEY: set both or neither');
@@ -135,6 +152,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     operatorToken: e.OPERATOR_TOKEN,
     privy: { appId: e.PRIVY_APP_ID, verificationKey: e.PRIVY_VERIFICATION_KEY },
     sessionTtlSeconds: e.SESSION_TTL_SECONDS,
+    siwe: { domain: e.SIWE_DOMAIN.toLowerCase(), chainIds: e.SIWE_CHAIN_IDS },
     mm: {
       authDomain: e.MM_AUTH_DOMAIN,
       challengeTtlMs: e.MM_CHALLENGE_TTL_MS,
@@ -155,6 +173,21 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
   };
   return deepFreeze(config);
+}
+
+/** For scripts that must refuse to run in production before anything else is checked. */
+export function isProductionEnv(env: Record<string, string | undefined> = process.env): boolean {
+  return env.NODE_ENV === 'production';
+}
+
+function isP256PublicKeyPem(pem: string): boolean {
+  if (!pem.includes('BEGIN PUBLIC KEY')) return false;
+  try {
+    const key = createPublicKey(pem);
+    return key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1';
+  } catch {
+    return false;
+  }
 }
 
 function deepFreeze<T>(o: T): T {

@@ -7,6 +7,14 @@ import { createMetrics } from './http/metrics.js';
 import { loadOpenApiDocument } from './http/spec.js';
 import { operationsHandlers } from './http/handlers/operations.js';
 import { sameSecret, type TokenResolver } from './http/auth.js';
+import { authHandlers } from './http/handlers/auth.js';
+import { usersHandlers } from './http/handlers/users.js';
+import type { Config } from './config.js';
+import type { Logger } from './logger.js';
+import { createPrivyVerifier, type PrivyVerifier } from './domain/identity/privy-token.js';
+import { DEV_PRIVY_APP_ID } from './domain/identity/dev-identity.js';
+import { ensureDevKeyPair } from './domain/identity/dev-keys.js';
+import { resolveSessionToken } from './domain/identity/sessions.js';
 
 export interface HttpService {
   server: Server;
@@ -20,9 +28,12 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
   const operatorToken = config.operatorToken;
   const resolveToken: TokenResolver = async (token) => {
     if (operatorToken && sameSecret(token, operatorToken)) return { kind: 'operator' };
-    return null;
+    return resolveSessionToken(orm.em.fork(), token);
   };
+  const privy = await privyVerifier(config, logger);
   const handlers = {
+    ...authHandlers({ orm, privy, sessionTtlSeconds: config.sessionTtlSeconds, siwe: config.siwe }),
+    ...usersHandlers({ orm }),
     ...operationsHandlers(
       {
         migrations: () => rt.migrationsApplied,
@@ -62,4 +73,21 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
       });
     },
   };
+}
+
+/**
+ * The configured Privy app, or outside production with PRIVY_* unset, the development identity whose
+ * key pair lives in DATA_DIR/dev-privy (tokens minted by `npm run dev:token`).
+ */
+async function privyVerifier(config: Readonly<Config>, logger: Logger): Promise<PrivyVerifier> {
+  const { appId, verificationKey } = config.privy;
+  if (appId && verificationKey) return createPrivyVerifier(appId, verificationKey);
+  if (config.nodeEnv === 'production') throw new Error('PRIVY_APP_ID and PRIVY_VERIFICATION_KEY are required in production');
+  const dev = await ensureDevKeyPair(config.dataDir);
+  logger.info(
+    { privy_app_id: DEV_PRIVY_APP_ID, key_dir: dev.dir, key_created: dev.created },
+    `development identity: PRIVY_APP_ID/PRIVY_VERIFICATION_KEY unset, so Privy tokens are verified against the development key in ${dev.dir}; ` +
+      'mint one with: npm run -s dev:token -- --wallet 0x<address>',
+  );
+  return createPrivyVerifier(DEV_PRIVY_APP_ID, dev.publicKeyPem);
 }

@@ -33,6 +33,10 @@ export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends 
  * without a linked Ethereum wallet gets 422 `NO_LINKED_WALLET`. A linked X (Twitter) account
  * becomes the user's `x_handle` and `x_avatar_url`.
  *
+ * A wallet identifies one user. If the wallet already belongs to a user who signed in with it via
+ * `POST /v1/auth/wallet`, that user becomes this Privy user (same `user_id`). If it belongs to a
+ * different Privy user, the exchange is refused with 409 `WALLET_IN_USE`.
+ *
  */
 export const createSession = <ThrowOnError extends boolean = false>(options: Options<CreateSessionData, ThrowOnError>): RequestResult<CreateSessionResponses, CreateSessionErrors, ThrowOnError> => (options.client ?? client).post<CreateSessionResponses, CreateSessionErrors, ThrowOnError>({
     requestValidator: async (data) => await z.object({

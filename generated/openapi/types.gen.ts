@@ -96,6 +96,7 @@ export type PickOutcome = 'pending' | 'won' | 'lost' | 'voided';
  * | 409 | IDEMPOTENCY_REQUEST_IN_PROGRESS | same key while the first request is still executing |
  * | 409 | BETTING_CLOSED, ENTRY_NOT_OPEN, CONTEST_FULL, ENTRY_LIMIT_REACHED | contest entry refused by the contest's state |
  * | 409 | HANDLE_TAKEN | handle held by another user |
+ * | 409 | WALLET_IN_USE | Privy identity token whose wallet belongs to another Privy user's account |
  * | 409 | MARKET_ALREADY_RESOLVED, CONTEST_ALREADY_SETTLED, MARKET_MAKER_EXISTS | operator API state conflicts |
  * | 413 | PAYLOAD_TOO_LARGE | body over 64 KiB (JSON) or 2 MiB (image) |
  * | 415 | UNSUPPORTED_MEDIA_TYPE | Content-Type not accepted by the route |
@@ -859,6 +860,10 @@ export type CreateSessionErrors = {
      * The Privy token failed verification (signature, issuer, audience, expiry or subject).
      */
     401: Error;
+    /**
+     * The token's wallet already belongs to the account of another Privy user.
+     */
+    409: Error;
     /**
      * The request body is too large (64 KiB for JSON bodies, 2 MiB for images).
      */

@@ -59,3 +59,13 @@ export class Unavailable extends AppError {
     super(503, 'UNAVAILABLE', message, details, { 'Retry-After': '1' });
   }
 }
+export class InvalidIdentityToken extends AppError {
+  constructor(message: string) {
+    super(401, 'INVALID_IDENTITY_TOKEN', message);
+  }
+}
+export class InvalidSiweMessage extends AppError {
+  constructor(message: string) {
+    super(401, 'INVALID_SIWE_MESSAGE', message);
+  }
+}

@@ -1,0 +1,20 @@
+import { defineEntity, p } from '@mikro-orm/core';
+
+/** A bearer session. Only the SHA-256 of the token is stored: a database dump holds no usable credential. */
+export const SessionSchema = defineEntity({
+  name: 'Session',
+  tableName: 'sessions',
+  properties: {
+    id: p.uuid().primary(),
+    tokenHash: p.uint8array().fieldName('token_hash'),
+    kind: p.enum(['user', 'market_maker'] as const),
+    userId: p.uuid().fieldName('user_id').nullable(),
+    marketMakerAddress: p.text().fieldName('market_maker_address').nullable(),
+    createdAt: p.datetime().fieldName('created_at'),
+    expiresAt: p.datetime().fieldName('expires_at'),
+    revokedAt: p.datetime().fieldName('revoked_at').nullable(),
+  },
+});
+
+export class Session extends SessionSchema.class {}
+SessionSchema.setClass(Session);

@@ -1,0 +1,23 @@
+import { defineEntity, p } from '@mikro-orm/core';
+
+/** A person using the service. Created by the first Privy exchange or the first wallet sign-in. */
+export const UserSchema = defineEntity({
+  name: 'User',
+  tableName: 'users',
+  properties: {
+    id: p.uuid().primary(),
+    /** Privy DID (`did:privy:...`); null for users who only ever signed in with their wallet. */
+    privySub: p.text().fieldName('privy_sub').nullable(),
+    /** EIP-55 checksummed; unique case-insensitively. */
+    walletAddress: p.text().fieldName('wallet_address'),
+    /** Public handle; unique case-insensitively (index users_handle_lower_key). */
+    handle: p.text().nullable(),
+    xHandle: p.text().fieldName('x_handle').nullable(),
+    xAvatarUrl: p.text().fieldName('x_avatar_url').nullable(),
+    createdAt: p.datetime().fieldName('created_at'),
+    updatedAt: p.datetime().fieldName('updated_at'),
+  },
+});
+
+export class User extends UserSchema.class {}
+UserSchema.setClass(User);

@@ -1,0 +1,75 @@
+// Bearer sessions. A token is a kind prefix and 256 CSPRNG bits (base64url); only its SHA-256 is
+// stored, so the sessions table holds no usable credential. Expiry and revocation are checked by the
+// database clock on every lookup, so logout takes effect on the very next request.
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { Em } from '../../db/orm.js';
+
+export const USER_TOKEN_PREFIX = 'us_';
+
+/** Longest token worth a database lookup; anything longer cannot be ours. */
+const MAX_TOKEN_LENGTH = 256;
+
+export function hashToken(token: string): Buffer {
+  return createHash('sha256').update(token, 'utf8').digest();
+}
+
+export function newSessionToken(prefix: string): { token: string; hash: Buffer } {
+  const token = `${prefix}${randomBytes(32).toString('base64url')}`;
+  return { token, hash: hashToken(token) };
+}
+
+export interface IssuedSession {
+  sessionId: string;
+  token: string;
+  /** Unix seconds (floor of the stored expiry). */
+  expiresAt: number;
+}
+
+export async function createUserSession(em: Em, userId: string, ttlSeconds: number): Promise<IssuedSession> {
+  const { token, hash } = newSessionToken(USER_TOKEN_PREFIX);
+  const sessionId = randomUUID();
+  const rows = await em.execute<Array<{ expires_epoch: string | number }>>(
+    `insert into sessions (id, token_hash, kind, user_id, expires_at)
+     values (?, ?, 'user', ?, now() + make_interval(secs => ?))
+     returning extract(epoch from expires_at) as expires_epoch`,
+    [sessionId, hash, userId, ttlSeconds],
+  );
+  return { sessionId, token, expiresAt: Math.floor(Number(rows[0]!.expires_epoch)) };
+}
+
+export type SessionPrincipal =
+  | { kind: 'user'; sessionId: string; userId: string; address: string }
+  | { kind: 'market_maker'; sessionId: string; walletAddress: string };
+
+interface SessionRow {
+  id: string;
+  kind: 'user' | 'market_maker';
+  user_id: string | null;
+  market_maker_address: string | null;
+  wallet_address: string | null;
+}
+
+/** The live (unrevoked, unexpired) session of a presented token, or null. */
+export async function resolveSessionToken(em: Em, token: string): Promise<SessionPrincipal | null> {
+  if (token.length === 0 || token.length > MAX_TOKEN_LENGTH) return null;
+  const rows = await em.execute<SessionRow[]>(
+    `select s.id, s.kind, s.user_id, s.market_maker_address, u.wallet_address
+       from sessions s left join users u on u.id = s.user_id
+      where s.token_hash = ? and s.revoked_at is null and s.expires_at > now()`,
+    [hashToken(token)],
+  );
+  const row = rows[0];
+  if (!row) return null;
+  if (row.kind === 'user' && row.user_id && row.wallet_address) {
+    return { kind: 'user', sessionId: row.id, userId: row.user_id, address: row.wallet_address };
+  }
+  if (row.kind === 'market_maker' && row.market_maker_address) {
+    return { kind: 'market_maker', sessionId: row.id, walletAddress: row.market_maker_address };
+  }
+  return null;
+}
+
+/** Revokes one session; idempotent. */
+export async function revokeSession(em: Em, sessionId: string): Promise<void> {
+  await em.execute('update sessions set revoked_at = now() where id = ? and revoked_at is null', [sessionId], 'run');
+}

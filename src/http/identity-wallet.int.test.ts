@@ -1,0 +1,160 @@
+// Sign-In with Ethereum and handles, over HTTP against the real service on PostgreSQL (queues on
+// PostgreSQL too: the "PostgreSQL only" deployment).
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, uniquePrefix, type TestDatabase } from '../testing/postgres.js';
+import { startServiceProcess, type ServiceProcess } from '../testing/service-process.js';
+import { call, createTestPrivy, randomWallet, signSiwe, type TestPrivy, type TestWallet } from '../testing/identity.js';
+
+const DOMAIN = 'app.test:3000';
+let db: TestDatabase;
+let svc: ServiceProcess;
+let privy: TestPrivy;
+let sql: pg.Client;
+
+beforeAll(async () => {
+  db = await createTestDatabase('idwallet');
+  privy = await createTestPrivy();
+  svc = await startServiceProcess({
+    env: {
+      NODE_ENV: 'test',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATABASE_URL: db.url,
+      QUEUE_PREFIX: uniquePrefix('idwallet'),
+      SIWE_DOMAIN: DOMAIN,
+      SIWE_CHAIN_IDS: '1,8453',
+      RATE_LIMIT_PER_MINUTE: '0',
+      ...privy.env,
+    },
+  });
+  sql = new pg.Client({ connectionString: db.url });
+  await sql.connect();
+});
+
+afterAll(async () => {
+  await sql?.end();
+  await svc?.stop();
+  await db?.drop();
+});
+
+async function nonce(): Promise<string> {
+  const res = await call(svc.baseUrl, 'GET /v1/auth/wallet/nonce');
+  expect(res.status).toBe(200);
+  expect(Object.keys(res.body).sort()).toEqual(['expires_at', 'nonce']);
+  expect(res.body.nonce).toMatch(/^[A-Za-z0-9]{16,}$/);
+  const now = Date.now() / 1000;
+  expect(res.body.expires_at).toBeGreaterThan(now + 290);
+  expect(res.body.expires_at).toBeLessThanOrEqual(now + 300);
+  return res.body.nonce as string;
+}
+
+const signIn = (body: { message: string; signature: string }) => call(svc.baseUrl, 'POST /v1/auth/wallet', { body });
+
+async function walletSession(wallet: TestWallet): Promise<string> {
+  const res = await signIn(await signSiwe(wallet, { domain: DOMAIN, nonce: await nonce() }));
+  expect(res.status).toBe(200);
+  return res.body.session_token as string;
+}
+
+function expectRejected(res: { status: number; body: { code: string; error: string } }, reason: RegExp) {
+  expect({ status: res.status, code: res.body.code }).toEqual({ status: 401, code: 'INVALID_SIWE_MESSAGE' });
+  expect(res.body.error).toMatch(reason);
+}
+
+describe('Sign-In with Ethereum', () => {
+  it('signs in with a signed EIP-4361 message; the same wallet is the same user', async () => {
+    const wallet = randomWallet();
+    const first = await signIn(await signSiwe(wallet, { domain: DOMAIN, nonce: await nonce() }));
+    expect(first.status).toBe(200);
+    expect(Object.keys(first.body).sort()).toEqual(['address', 'expires_at', 'session_token', 'user_id']);
+    expect(first.body.address).toBe(wallet.address);
+    const prefs = await call(svc.baseUrl, 'GET /v1/user/preferences', { token: first.body.session_token });
+    expect(prefs.body).toMatchObject({ user_id: first.body.user_id, address: wallet.address, handle: null, x_handle: null });
+    const again = await signIn(await signSiwe(wallet, { domain: DOMAIN, nonce: await nonce(), chainId: 1 }));
+    expect(again.body.user_id).toBe(first.body.user_id);
+    expect((await sql.query('select privy_sub from users where id = $1', [first.body.user_id])).rows).toEqual([{ privy_sub: null }]);
+  });
+
+  it('a nonce signs in once: a replay is refused', async () => {
+    const body = await signSiwe(randomWallet(), { domain: DOMAIN, nonce: await nonce() });
+    expect((await signIn(body)).status).toBe(200);
+    expectRejected(await signIn(body), /nonce is unknown, expired or already used/);
+  });
+
+  it('refuses another domain, another chain, an expired message and unknown or expired nonces', async () => {
+    const wallet = randomWallet();
+    expectRejected(await signIn(await signSiwe(wallet, { domain: 'evil.test', nonce: await nonce() })), /domain "evil.test"/);
+    expectRejected(await signIn(await signSiwe(wallet, { domain: DOMAIN, nonce: await nonce(), chainId: 84532 })), /Chain ID 84532/);
+    const expiredMessage = { domain: DOMAIN, nonce: await nonce(), issuedAt: new Date(Date.now() - 60_000), expirationTime: new Date(Date.now() - 1000) };
+    expectRejected(await signIn(await signSiwe(wallet, expiredMessage)), /expired/);
+    expectRejected(await signIn(await signSiwe(wallet, { domain: DOMAIN, nonce: randomBytes(16).toString('hex') })), /nonce is unknown/);
+    const stale = await nonce();
+    await sql.query("update wallet_nonces set expires_at = now() - interval '1 second' where nonce = $1", [stale]);
+    expectRejected(await signIn(await signSiwe(wallet, { domain: DOMAIN, nonce: stale })), /nonce is unknown, expired/);
+    expectRejected(await signIn({ message: 'Sign this to win a prize', signature: `0x${'11'.repeat(65)}` }), /not an EIP-4361/);
+    expect((await sql.query('select 1 from users where lower(wallet_address) = lower($1)', [wallet.address])).rowCount).toBe(0);
+  });
+
+  it('a bad signature is refused and burns the nonce', async () => {
+    const wallet = randomWallet();
+    const n = await nonce();
+    const honest = await signSiwe(wallet, { domain: DOMAIN, nonce: n });
+    const forged = await randomWallet().signMessage({ message: honest.message });
+    expectRejected(await signIn({ message: honest.message, signature: forged }), /signature does not recover/);
+    expectRejected(await signIn(honest), /already used/);
+    expect((await sql.query('select 1 from users where lower(wallet_address) = lower($1)', [wallet.address])).rowCount).toBe(0);
+  });
+
+  it('a Privy exchange for a wallet that signed in before attaches to that user', async () => {
+    const wallet = randomWallet();
+    const token = await walletSession(wallet);
+    const userId = (await call(svc.baseUrl, 'GET /v1/user/preferences', { token })).body.user_id;
+    const sub = `did:privy:${randomBytes(8).toString('hex')}`;
+    const res = await call(svc.baseUrl, 'POST /v1/auth/session', { body: { privy_token: await privy.token(sub, wallet.address.toLowerCase()) } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ user_id: userId, address: wallet.address });
+    expect((await sql.query('select privy_sub from users where id = $1', [userId])).rows).toEqual([{ privy_sub: sub }]);
+  });
+});
+
+describe('handles', () => {
+  it('sets a handle, keeps its letter case, and refuses it to others in any case with 409 HANDLE_TAKEN', async () => {
+    const alice = await walletSession(randomWallet());
+    const bob = await walletSession(randomWallet());
+    const handle = `Al_${randomBytes(4).toString('hex')}`;
+    const set = await call(svc.baseUrl, 'PATCH /v1/user/preferences', { token: alice, body: { handle } });
+    expect(set.status).toBe(200);
+    expect(Object.keys(set.body).sort()).toEqual(['address', 'avatar_seed', 'handle', 'user_id', 'x_avatar_url', 'x_handle']);
+    expect(set.body.handle).toBe(handle);
+    expect(Number.isInteger(set.body.avatar_seed)).toBe(true);
+    const taken = await call(svc.baseUrl, 'PATCH /v1/user/preferences', { token: bob, body: { handle: handle.toLowerCase() } });
+    expect(taken.status).toBe(409);
+    expect(taken.body).toEqual({ error: expect.any(String), code: 'HANDLE_TAKEN', details: null });
+    const recased = await call(svc.baseUrl, 'PATCH /v1/user/preferences', { token: alice, body: { handle: handle.toUpperCase() } });
+    expect([recased.status, recased.body.handle]).toEqual([200, handle.toUpperCase()]);
+    const read = await call(svc.baseUrl, 'GET /v1/user/preferences', { token: alice });
+    expect(read.body).toEqual(recased.body);
+  });
+
+  it('refuses invalid handles and unknown properties with 400', async () => {
+    const token = await walletSession(randomWallet());
+    for (const body of [{ handle: 'ab' }, { handle: 'a'.repeat(21) }, { handle: 'bad-handle' }, { handle: 'émile' }, {}, { handle: 'okay_one', extra: 1 }]) {
+      const r = await call(svc.baseUrl, 'PATCH /v1/user/preferences', { token, body });
+      expect({ body, status: r.status, code: r.body.code }).toEqual({ body, status: 400, code: 'VALIDATION_FAILED' });
+    }
+  });
+
+  it('two users racing for one handle: exactly one wins', async () => {
+    const tokens = await Promise.all([walletSession(randomWallet()), walletSession(randomWallet())]);
+    for (let round = 0; round < 5; round++) {
+      const handle = `race_${round}_${randomBytes(3).toString('hex')}`;
+      const results = await Promise.all(
+        tokens.map((token, i) => call(svc.baseUrl, 'PATCH /v1/user/preferences', { token, body: { handle: i === 0 ? handle : handle.toUpperCase() } })),
+      );
+      expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
+      expect((await sql.query('select count(*)::int as n from users where lower(handle) = lower($1)', [handle])).rows[0].n).toBe(1);
+    }
+  });
+});
