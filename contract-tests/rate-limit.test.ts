@@ -35,6 +35,14 @@ describe('rate limit', () => {
     expect(Number(checked.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 
+  it('operations that do not document 429 are not limited, even with the budget spent', async () => {
+    for (let i = 0; i < LIMIT + 2; i++) {
+      const response = await fetch(new URL('/v1/contests?limit=abc', svc.baseUrl));
+      await response.text();
+      expect(response.status).toBe(400);
+    }
+  });
+
   it('health, readiness and metrics are not rate limited', async () => {
     for (const path of ['/healthz', '/readyz', '/metrics']) {
       const response = await fetch(new URL(path, svc.baseUrl));

@@ -2415,7 +2415,9 @@ export type GetReadinessErrors = {
      */
     500: Error;
     /**
-     * Not ready; `details.checks` tells which checks failed.
+     * Not ready; `details.checks` names each check with `ok`, `failed`, `timeout` (no answer within
+     * 2 s) or, for migrations, `pending`. The reason of a failure is in the service's logs.
+     *
      */
     503: Error;
 };

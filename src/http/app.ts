@@ -92,21 +92,25 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
     next();
   });
 
-  if (deps.rateLimitPerMinute > 0) {
-    app.use(
-      rateLimit({
-        windowMs: 60_000,
-        limit: deps.rateLimitPerMinute,
-        standardHeaders: 'draft-8',
-        legacyHeaders: false,
-        skip: (req) => req.path === '/healthz' || req.path === '/readyz' || req.path === '/metrics',
-        handler: (_req, res, _next, options) => {
-          const retryAfter = String(Math.ceil(options.windowMs / 1000));
-          writeError(res, new AppError(429, 'RATE_LIMITED', `too many requests: at most ${options.limit} a minute from one address`, null, { 'Retry-After': retryAfter }));
-        },
-      }),
-    );
-  }
+  // Only the operations that document 429 are limited (sign-in and money-moving routes), per address.
+  const limited = operationsDocumenting(document, '429');
+  const limiter =
+    deps.rateLimitPerMinute > 0
+      ? rateLimit({
+          windowMs: 60_000,
+          limit: deps.rateLimitPerMinute,
+          standardHeaders: 'draft-8',
+          legacyHeaders: false,
+          handler: (_req, _res, next, options) => {
+            const retryAfter = String(Math.ceil(options.windowMs / 1000));
+            next(new AppError(429, 'RATE_LIMITED', `too many requests: at most ${options.limit} a minute from one address on this route group`, null, { 'Retry-After': retryAfter }));
+          },
+        })
+      : undefined;
+  const applyRateLimit = (req: Request, res: Response) =>
+    new Promise<void>((resolve, reject) => {
+      void limiter!(req, res, (err?: unknown) => (err ? reject(err) : resolve()));
+    });
 
   app.use(async (req: Request, res: Response) => {
     const log = res.locals.log as Logger;
@@ -119,6 +123,7 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
       let auth: Auth = { kind: 'anonymous' };
       if (operation) {
         res.locals.operationId = operation.operationId;
+        if (limiter && limited.has(operation.operationId)) await applyRateLimit(req, res);
         auth = await authenticate(operation.security ?? document.security, req.headers.authorization, deps.resolveToken);
         ({ body, contentType } = await readBody(req, operation));
       }
@@ -176,6 +181,16 @@ export function writeError(res: Response, err: unknown, log?: Logger, requestId?
   if (out.status === 413 || out.status === 415) res.setHeader('Connection', 'close');
   res.status(out.status).setHeader('Content-Type', 'application/json; charset=utf-8');
   res.end(JSON.stringify(out.body));
+}
+
+function operationsDocumenting(document: OpenAPIV3_1.Document, status: string): Set<string> {
+  const ids = new Set<string>();
+  for (const item of Object.values(document.paths ?? {})) {
+    for (const op of Object.values(item ?? {}) as Array<OpenAPIV3_1.OperationObject | undefined>) {
+      if (op?.operationId && op.responses && status in op.responses) ids.add(op.operationId);
+    }
+  }
+  return ids;
 }
 
 function collectOperationIds(document: OpenAPIV3_1.Document): Set<string> {

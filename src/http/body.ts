@@ -43,6 +43,7 @@ export function parseJson(buf: Buffer): unknown {
   try {
     return JSON.parse(buf.toString('utf8'));
   } catch (err) {
-    throw new ValidationFailed(`request body is not valid JSON: ${(err as Error).message}`, null, 'VALIDATION_FAILED');
+    const reason = (err as Error).message;
+    throw new ValidationFailed(`request body is not valid JSON: ${reason}`, [{ in: 'body', path: '', message: `is not valid JSON: ${reason}` }]);
   }
 }

@@ -29,7 +29,8 @@ export interface StartOptions {
 
 export async function startServiceProcess(opts: StartOptions): Promise<ServiceProcess> {
   const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries({ PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'info', ...opts.env })) {
+  const defaults = { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1' };
+  for (const [k, v] of Object.entries({ ...defaults, ...opts.env })) {
     if (v !== undefined) env[k] = v;
   }
   const proc = spawn(process.execPath, ['--import', 'tsx', opts.entry ?? 'src/main.ts', ...(opts.args ?? [])], {
@@ -79,7 +80,13 @@ export async function startServiceProcess(opts: StartOptions): Promise<ServicePr
     });
   };
 
-  const ready = await waitForLog(opts.readyWhen ?? ((l) => l.msg === 'listening'), opts.timeoutMs ?? 60_000);
+  let ready: Record<string, unknown>;
+  try {
+    ready = await waitForLog(opts.readyWhen ?? ((l) => l.msg === 'listening'), opts.timeoutMs ?? 60_000);
+  } catch (err) {
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL'); // never leave an orphan behind
+    throw err;
+  }
   const port = typeof ready.port === 'number' ? ready.port : 0;
   return {
     baseUrl: `http://127.0.0.1:${port}`,

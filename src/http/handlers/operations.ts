@@ -2,6 +2,7 @@
 import type { Handlers } from '../handler.js';
 import type { HttpMetrics } from '../metrics.js';
 import { Unavailable } from '../../domain/errors.js';
+import type { Logger } from '../../logger.js';
 
 export interface ReadinessProbe {
   /** true once migrations have run in this process. */
@@ -12,18 +13,23 @@ export interface ReadinessProbe {
 
 const CHECK_TIMEOUT_MS = 2000;
 
-async function check(fn: () => Promise<void>): Promise<string> {
+class CheckTimeout extends Error {}
+
+/** 'ok', 'timeout' or 'failed': the reason is logged, never put on the wire (it can name hosts and databases). */
+async function check(name: string, fn: () => Promise<void>, log: Logger): Promise<string> {
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([
       fn(),
       new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
+        timer = setTimeout(() => reject(new CheckTimeout()), CHECK_TIMEOUT_MS);
       }),
     ]);
     return 'ok';
   } catch (err) {
-    return (err as Error).message || 'failed';
+    const timedOut = err instanceof CheckTimeout;
+    log.warn({ check: name, err }, `readiness check ${name} ${timedOut ? 'timed out' : 'failed'}`);
+    return timedOut ? 'timeout' : 'failed';
   } finally {
     clearTimeout(timer);
   }
@@ -32,8 +38,8 @@ async function check(fn: () => Promise<void>): Promise<string> {
 export function operationsHandlers(probe: ReadinessProbe, metrics: HttpMetrics): Handlers {
   return {
     getHealth: () => ({ status: 200, body: { status: 'ok' }, headers: { 'Cache-Control': 'no-store' } }),
-    getReadiness: async () => {
-      const [database, queue] = await Promise.all([check(probe.database), check(probe.queue)]);
+    getReadiness: async ({ log }) => {
+      const [database, queue] = await Promise.all([check('database', probe.database, log), check('queue', probe.queue, log)]);
       const checks = { database, queue, migrations: probe.migrations() ? 'ok' : 'pending' };
       const failing = Object.entries(checks).filter(([, v]) => v !== 'ok');
       if (failing.length) {
