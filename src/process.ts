@@ -27,24 +27,8 @@ export async function runProcess(role: Role): Promise<void> {
   }
   const rt = runtime;
   const stops: Array<() => Promise<void>> = [];
-  try {
-    if (role === 'all' || role === 'api') {
-      const { startHttp } = await import('./service.js');
-      const http = await startHttp(rt);
-      stops.push(() => http.close());
-    }
-    if (role === 'all' || role === 'workers') {
-      const { startWorkers } = await import('../workers/start.js');
-      const workers = await startWorkers(rt);
-      stops.push(() => workers.close());
-    }
-  } catch (err) {
-    logger.fatal({ err }, `start-up failed: ${(err as Error).message}`);
-    await rt.close();
-    process.exit(1);
-  }
-
   let stopping = false;
+  let started: Promise<void> = Promise.resolve();
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
@@ -54,6 +38,8 @@ export async function runProcess(role: Role): Promise<void> {
       process.exit(1);
     }, config.shutdownTimeoutMs);
     timer.unref();
+    await started.catch(() => undefined); // a signal during start-up stops what has started, once it has
+    // Stop accepting requests first, then let the workers finish their jobs, then close connections.
     for (const stop of stops) {
       try {
         await stop();
@@ -65,7 +51,29 @@ export async function runProcess(role: Role): Promise<void> {
     logger.info('stopped');
     process.exit(0);
   };
+  // Installed before anything starts: a SIGTERM at any moment after this is a graceful stop.
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('unhandledRejection', (err) => logger.error({ err }, 'unhandled promise rejection'));
+
+  started = (async () => {
+    if (role === 'all' || role === 'api') {
+      const { startHttp } = await import('./service.js');
+      const http = await startHttp(rt);
+      stops.push(() => http.close());
+    }
+    if (role === 'all' || role === 'workers') {
+      const { startWorkers } = await import('../workers/start.js');
+      const workers = await startWorkers(rt);
+      stops.push(() => workers.close());
+    }
+  })();
+  try {
+    await started;
+  } catch (err) {
+    logger.fatal({ err }, `start-up failed: ${(err as Error).message}`);
+    for (const stop of stops) await stop().catch(() => undefined);
+    await rt.close();
+    process.exit(1);
+  }
 }
