@@ -1,0 +1,22 @@
+import { defineEntity, p } from '@mikro-orm/core';
+
+/**
+ * A market: an RFQ window (asset, duration_secs, start_at_ms) or, later, a contest market. market_id comes
+ * from the shared sequence market_id_seq. RFQ windows are written by src/domain/markets with
+ * insert ... on conflict do nothing, never through the unit of work.
+ */
+export const MarketSchema = defineEntity({
+  name: 'Market',
+  tableName: 'markets',
+  properties: {
+    marketId: p.bigint('number').primary().fieldName('market_id'),
+    kind: p.enum(['rfq_window', 'contest'] as const),
+    asset: p.text().nullable(),
+    durationSecs: p.integer().fieldName('duration_secs').nullable(),
+    startAtMs: p.bigint('number').fieldName('start_at_ms').nullable(),
+    createdAt: p.datetime().fieldName('created_at'),
+  },
+});
+
+export class Market extends MarketSchema.class {}
+MarketSchema.setClass(Market);

@@ -1,0 +1,147 @@
+// RFQ market windows (product-design section 6): one markets row per (asset, duration_secs, start_at_ms),
+// numbered from market_id_seq. Rows are created ahead of time by the rollover job and on demand by reads;
+// every creator runs insert ... on conflict do nothing and re-reads, so concurrent processes converge on
+// one market_id per window.
+import type { Em } from '../../db/orm.js';
+import { NotFound, ValidationFailed } from '../errors.js';
+import { bettingClosesAt, currentWindow, isAligned, windowsToPrepare } from './windows.js';
+
+export interface MarketSettings {
+  assets: readonly string[];
+  durations: readonly number[];
+  bettingCloseBufferMs: number;
+  lookupHorizonMs: number;
+}
+
+export interface MarketWindowRecord {
+  marketId: number;
+  asset: string;
+  durationSecs: number;
+  startAtMs: number;
+  bettingClosesAtMs: number;
+}
+
+interface Row {
+  market_id: string | number;
+  asset: string;
+  duration_secs: number;
+  start_at_ms: string | number;
+}
+
+export interface WindowKey {
+  asset: string;
+  durationSecs: number;
+  startAtMs: number;
+}
+
+function toRecord(r: Row, bufferMs: number): MarketWindowRecord {
+  const durationSecs = Number(r.duration_secs);
+  const startAtMs = Number(r.start_at_ms);
+  return {
+    marketId: Number(r.market_id),
+    asset: r.asset,
+    durationSecs,
+    startAtMs,
+    bettingClosesAtMs: bettingClosesAt(startAtMs, durationSecs, bufferMs),
+  };
+}
+
+const COLUMNS = 'market_id, asset, duration_secs, start_at_ms';
+
+/** Creates the windows that do not exist yet (idempotent); returns how many this call created. */
+export async function ensureWindows(em: Em, keys: readonly WindowKey[]): Promise<number> {
+  if (!keys.length) return 0;
+  const values = keys.map(() => `('rfq_window', ?, ?::integer, ?::bigint)`).join(', ');
+  const params = keys.flatMap((k) => [k.asset, k.durationSecs, k.startAtMs]);
+  const created = await em.execute<Array<{ market_id: string }>>(
+    `insert into markets (kind, asset, duration_secs, start_at_ms) values ${values}
+     on conflict (asset, duration_secs, start_at_ms) where kind = 'rfq_window' do nothing
+     returning market_id`,
+    params,
+  );
+  return created.length;
+}
+
+async function findWindow(em: Em, key: WindowKey, bufferMs: number): Promise<MarketWindowRecord | null> {
+  const rows = await em.execute<Row[]>(
+    `select ${COLUMNS} from markets where kind = 'rfq_window' and asset = ? and duration_secs = ? and start_at_ms = ?`,
+    [key.asset, key.durationSecs, key.startAtMs],
+  );
+  return rows[0] ? toRecord(rows[0], bufferMs) : null;
+}
+
+async function findOrCreateWindow(em: Em, key: WindowKey, bufferMs: number): Promise<MarketWindowRecord> {
+  const existing = await findWindow(em, key, bufferMs);
+  if (existing) return existing;
+  await ensureWindows(em, [key]);
+  const row = await findWindow(em, key, bufferMs);
+  if (!row) throw new Error(`market window ${key.asset}/${key.durationSecs}/${key.startAtMs} missing right after its upsert`);
+  return row;
+}
+
+function requireOffered(s: MarketSettings, asset: string, durationSecs: number): void {
+  const problems: string[] = [];
+  if (!s.assets.includes(asset)) problems.push(`asset ${asset} is not offered (offered: ${s.assets.join(', ')})`);
+  if (!s.durations.includes(durationSecs)) problems.push(`duration_secs ${durationSecs} is not offered (offered: ${s.durations.join(', ')})`);
+  if (problems.length) throw new NotFound('MARKET_NOT_FOUND', `no such market: ${problems.join('; ')}`);
+}
+
+/** The window takers should trade now (created on demand when the rollover has not yet). */
+export async function getCurrentMarket(em: Em, s: MarketSettings, asset: string, durationSecs: number, nowMs = Date.now()): Promise<MarketWindowRecord> {
+  requireOffered(s, asset, durationSecs);
+  const { startAtMs } = currentWindow(nowMs, durationSecs, s.bettingCloseBufferMs);
+  return findOrCreateWindow(em, { asset, durationSecs, startAtMs }, s.bettingCloseBufferMs);
+}
+
+/**
+ * The window starting at `startAtMs`. A window that exists is returned whenever it starts; one that was
+ * never created is created on demand only within the horizon, now - lookupHorizonMs .. now + lookupHorizonMs,
+ * else 404 MARKET_NOT_FOUND (so anonymous lookups cannot fill the table with windows back to 1970).
+ */
+export async function lookupMarket(
+  em: Em,
+  s: MarketSettings,
+  asset: string,
+  durationSecs: number,
+  startAtMs: number,
+  nowMs = Date.now(),
+): Promise<MarketWindowRecord> {
+  requireOffered(s, asset, durationSecs);
+  const horizonEnd = nowMs + s.lookupHorizonMs;
+  // Beyond 2^53 no window can be within the horizon, and the arithmetic below would be inexact.
+  if (!Number.isSafeInteger(startAtMs)) throw beyondHorizon(horizonEnd);
+  if (!isAligned(startAtMs, durationSecs)) {
+    throw new ValidationFailed(
+      `window_start_ms must be a multiple of duration_secs * 1000 (${durationSecs * 1000}); the window containing ${startAtMs} starts at ${startAtMs - (startAtMs % (durationSecs * 1000))}`,
+      null,
+      'WINDOW_NOT_ALIGNED',
+    );
+  }
+  const key = { asset, durationSecs, startAtMs };
+  const horizonStart = nowMs - s.lookupHorizonMs;
+  if (startAtMs > horizonEnd || startAtMs < horizonStart) {
+    const existing = await findWindow(em, key, s.bettingCloseBufferMs);
+    if (existing) return existing;
+    throw startAtMs > horizonEnd ? beyondHorizon(horizonEnd) : beforeHorizon(horizonStart);
+  }
+  return findOrCreateWindow(em, key, s.bettingCloseBufferMs);
+}
+
+function beforeHorizon(horizonStart: number): NotFound {
+  return new NotFound('MARKET_NOT_FOUND', `no such market: no window starting at that time was ever created, and windows starting before ${horizonStart} (now - the lookup horizon) are not created on demand`);
+}
+
+function beyondHorizon(horizonEnd: number): NotFound {
+  return new NotFound('MARKET_NOT_FOUND', `no such market: windows starting after ${horizonEnd} (now + the lookup horizon) are not created on demand`);
+}
+
+/** Rollover: ensures the current and the next window of every offered asset and duration exist. */
+export async function rollWindows(em: Em, s: MarketSettings, nowMs = Date.now()): Promise<{ ensured: number; created: number }> {
+  const keys: WindowKey[] = [];
+  for (const durationSecs of s.durations) {
+    for (const startAtMs of windowsToPrepare(nowMs, durationSecs, s.bettingCloseBufferMs)) {
+      for (const asset of s.assets) keys.push({ asset, durationSecs, startAtMs });
+    }
+  }
+  return { ensured: keys.length, created: await ensureWindows(em, keys) };
+}

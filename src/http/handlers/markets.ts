@@ -1,0 +1,54 @@
+// Public RFQ market windows: getCurrentMarket and lookupMarket (product-design section 6).
+import type { Orm } from '../../db/orm.js';
+import type { MarketWindowResponse } from '../../../generated/openapi/types.gen.js';
+import { getCurrentMarket, lookupMarket, type MarketSettings, type MarketWindowRecord } from '../../domain/markets/markets.js';
+import type { Handlers } from '../handler.js';
+
+/** How long a lookup of a window that is still open (or not started) may be cached. */
+export const OPEN_WINDOW_MAX_AGE_SECS = 60;
+/** A window whose betting has closed never changes again. */
+export const CLOSED_WINDOW_CACHE_CONTROL = 'public, max-age=86400, immutable';
+
+function toResponse(m: MarketWindowRecord): MarketWindowResponse {
+  return {
+    market: {
+      market_id: m.marketId,
+      asset: m.asset,
+      duration_secs: m.durationSecs,
+      start_at_ms: m.startAtMs,
+      betting_closes_at_ms: m.bettingClosesAtMs,
+    },
+  };
+}
+
+/** Current: cacheable until its betting close, after which current names the next window. */
+export function currentCacheControl(m: MarketWindowRecord, nowMs: number): string {
+  return `public, max-age=${Math.max(0, Math.floor((m.bettingClosesAtMs - nowMs) / 1000))}`;
+}
+
+export function lookupCacheControl(m: MarketWindowRecord, nowMs: number): string {
+  return nowMs >= m.bettingClosesAtMs ? CLOSED_WINDOW_CACHE_CONTROL : `public, max-age=${OPEN_WINDOW_MAX_AGE_SECS}`;
+}
+
+export function marketsHandlers(deps: { orm: Orm; settings: MarketSettings }): Handlers {
+  const { orm, settings } = deps;
+  return {
+    getCurrentMarket: async (req) => {
+      const now = Date.now();
+      const m = await getCurrentMarket(orm.em.fork(), settings, String(req.query.asset), Number(req.query.duration_secs), now);
+      return { status: 200, body: toResponse(m), headers: { 'Cache-Control': currentCacheControl(m, now) } };
+    },
+    lookupMarket: async (req) => {
+      const now = Date.now();
+      const m = await lookupMarket(
+        orm.em.fork(),
+        settings,
+        String(req.query.asset),
+        Number(req.query.duration_secs),
+        Number(req.query.window_start_ms),
+        now,
+      );
+      return { status: 200, body: toResponse(m), headers: { 'Cache-Control': lookupCacheControl(m, now) } };
+    },
+  };
+}
