@@ -1,0 +1,17 @@
+// Micros are bigint in TypeScript and decimal integer strings on the wire (never floats).
+
+/** A request amount (a JSON integer the spec already bounded to 1..2^53-1) as bigint micros. */
+export function microsFromRequest(n: number): bigint {
+  if (!Number.isSafeInteger(n) || n < 1) throw new RangeError(`amount ${n} is not a positive safe integer`);
+  return BigInt(n);
+}
+
+/** Decimal integer string of micros, as the interface sends amounts and balances. */
+export function microsToWire(m: bigint): string {
+  return m.toString(10);
+}
+
+/** A bigint column read as text (pg returns int8 as string). */
+export function microsFromDb(v: string | number | bigint): bigint {
+  return BigInt(v);
+}

@@ -1,0 +1,38 @@
+// Demo settlement: no chain. Transaction hashes are deterministic (0x + sha256(operation id)), so a
+// re-run of a settlement yields the same hash. Each user has a finite demo onchain balance
+// (DEMO_ONCHAIN_BALANCE_MICROS): a deposit beyond what is left of it (the limit minus the user's
+// successful deposits) fails with SETTLEMENT_FAILED. Withdrawals always settle.
+import { createHash } from 'node:crypto';
+import { getAddress } from 'viem';
+import type { Em } from '../../db/orm.js';
+import { microsFromDb } from '../ledger/amounts.js';
+import type { SettlementAdapter, SettlementRequest, SettlementResult } from './adapter.js';
+
+export const DEMO_CHAIN_ID = 84532; // Base Sepolia: demo addresses never hold mainnet funds
+
+export const demoTxHash = (operationId: string) => `0x${createHash('sha256').update(operationId).digest('hex')}`;
+
+/** A deterministic, checksummed per-user demo address (no key exists for it: never send real funds). */
+export const demoDepositAddress = (userId: string) =>
+  getAddress(`0x${createHash('sha256').update(`crfq demo deposit wallet:${userId}`).digest('hex').slice(0, 40)}`);
+
+export function createDemoSettlement(opts: { onchainBalanceMicros: bigint }): SettlementAdapter {
+  return {
+    mode: 'demo',
+    async settle(em: Em, req: SettlementRequest): Promise<SettlementResult> {
+      if (req.kind === 'withdraw') return { ok: true, txHash: demoTxHash(req.operationId) };
+      // Serialise this user's deposit settlements so two of them cannot both spend the same demo balance.
+      await em.execute('select id from users where id = ? for update', [req.userId]);
+      const rows = await em.execute<Array<{ total: string }>>(
+        `select coalesce(sum(amount), 0)::text as total from operations where user_id = ? and kind = 'deposit' and status = 'success'`,
+        [req.userId],
+      );
+      const remaining = opts.onchainBalanceMicros - microsFromDb(rows[0]!.total);
+      if (req.amount > remaining) return { ok: false, failureCode: 'SETTLEMENT_FAILED' };
+      return { ok: true, txHash: demoTxHash(req.operationId) };
+    },
+    depositWallet(userId) {
+      return { address: demoDepositAddress(userId), chainId: DEMO_CHAIN_ID, asset: 'USDC', mode: 'demo' };
+    },
+  };
+}

@@ -1,0 +1,49 @@
+// Enqueues settlement jobs. jobId = operation id: a second add of the same operation (the handler and the
+// outbox relay racing) is a no-op while the job exists; a job that already failed every attempt is retried.
+import type { Queue } from 'bullmq';
+import type { QueueBackend } from './queue-backend.js';
+import { JOB, QUEUE, SETTLE_ATTEMPTS, SETTLE_BACKOFF_MS, type SettleOperationJob } from './queues.js';
+
+export interface SettlementProducer {
+  /** A fresh operation (request path): one add, deduplicated by jobId. */
+  enqueue(operationId: string): Promise<void>;
+  /** An operation left pending (outbox relay): add it, or retry its job if that failed every attempt. */
+  ensure(operationId: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function createSettlementProducer(queues: QueueBackend): SettlementProducer {
+  const queue: Queue<SettleOperationJob> = new queues.Queue(queues.queueName(QUEUE.settlement), { connection: queues.connection });
+  const add = (operationId: string) =>
+    queue.add(
+      JOB.settleOperation,
+      { operation_id: operationId },
+      {
+        jobId: operationId,
+        attempts: SETTLE_ATTEMPTS,
+        backoff: { type: 'exponential', delay: SETTLE_BACKOFF_MS },
+        removeOnComplete: { age: 3600, count: 10_000 },
+        removeOnFail: { age: 86_400 },
+      },
+    );
+  return {
+    async enqueue(operationId) {
+      await add(operationId);
+    },
+    async ensure(operationId) {
+      const existing = await queue.getJob(operationId);
+      if (existing) {
+        const state = await existing.getState();
+        if (state === 'failed') await existing.retry('failed');
+        else if (state === 'completed') {
+          // Completed but the operation is still pending (should not happen): run it again.
+          await existing.remove();
+          await add(operationId);
+        }
+        return;
+      }
+      await add(operationId);
+    },
+    close: () => queue.close(),
+  };
+}
