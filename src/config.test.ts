@@ -18,6 +18,7 @@ describe('loadConfig', () => {
       heartbeatIntervalMs: 15000,
       maxMissedPongs: 3,
       sessionTtlMs: 3600000,
+      maxConnectionsPerIp: 20,
     });
     expect(c.markets).toEqual({
       assets: ['BTC', 'ETH', 'SOL', 'XRP', 'HYPE'],
@@ -83,5 +84,19 @@ describe('loadConfig', () => {
 
   it('treats empty strings as unset', () => {
     expect(loadConfig({ DATABASE_URL: '', REDIS_URL: '' }).deployment).toBe('embedded');
+  });
+  it('refuses a betting-close buffer that leaves a window without betting time, naming the durations', () => {
+    expect(loadConfig({ MARKET_DURATIONS: '60,300', MARKET_BETTING_CLOSE_BUFFER_MS: '59999' }).markets.bettingCloseBufferMs).toBe(59999);
+    let caught: unknown;
+    try {
+      loadConfig({ MARKET_DURATIONS: '60,300,900', MARKET_BETTING_CLOSE_BUFFER_MS: '300000' });
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    const problems = (caught as ConfigError).problems;
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^MARKET_BETTING_CLOSE_BUFFER_MS: .*60, 300 s/);
+    expect(() => loadConfig({ MARKET_BETTING_CLOSE_BUFFER_MS: '60000' })).toThrow(ConfigError);
   });
 });

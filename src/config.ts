@@ -1,6 +1,7 @@
 // The only module that reads process.env: parse once, report every bad key at once, freeze.
 import { createPublicKey } from 'node:crypto';
 import { z } from 'zod';
+import { bufferProblem } from './domain/markets/windows.js';
 
 const intFrom = (def: number, min: number, max = Number.MAX_SAFE_INTEGER) =>
   z
@@ -65,6 +66,8 @@ const schema = z.object({
   MM_HEARTBEAT_INTERVAL_MS: intFrom(15000, 50),
   MM_MAX_MISSED_PONGS: intFrom(3, 1, 100),
   MM_SESSION_TTL_MS: intFrom(3600000, 1000),
+  /** Open market-maker WebSocket connections one client IP may hold on one API process; more get HTTP 429. */
+  MM_MAX_CONNECTIONS_PER_IP: intFrom(20, 1, 100000),
   MARKET_ASSETS: csv(z.string().regex(/^[A-Z0-9]{1,16}$/, 'assets are 1-16 of [A-Z0-9]'), 'BTC,ETH,SOL,XRP,HYPE'),
   MARKET_DURATIONS: csv(
     z.string().regex(/^\d+$/, 'durations are whole seconds').transform(Number).pipe(z.number().int().min(1).max(7 * 86400)),
@@ -74,6 +77,8 @@ const schema = z.object({
   MARKET_LOOKUP_HORIZON_MS: intFrom(7 * 86400 * 1000, 0),
   DEPOSIT_SYNC_WAIT_MS: intFrom(5000, 0, 60000),
   SETTLEMENT_MODE: z.enum(['demo']).default('demo'),
+  /** Demo settlement: each user's finite onchain balance; deposits beyond what is left fail (SETTLEMENT_FAILED). */
+  DEMO_ONCHAIN_BALANCE_MICROS: intFrom(1_000_000_000_000, 0),
   SHUTDOWN_TIMEOUT_MS: intFrom(10000, 100),
   RATE_LIMIT_PER_MINUTE: intFrom(1200, 0),
 });
@@ -102,10 +107,12 @@ export interface Config {
     heartbeatIntervalMs: number;
     maxMissedPongs: number;
     sessionTtlMs: number;
+    maxConnectionsPerIp: number;
   };
   markets: { assets: string[]; durations: number[]; bettingCloseBufferMs: number; lookupHorizonMs: number };
   depositSyncWaitMs: number;
   settlementMode: Parsed['SETTLEMENT_MODE'];
+  demoOnchainBalanceMicros: bigint;
   shutdownTimeoutMs: number;
   rateLimitPerMinute: number;
 }
@@ -138,6 +145,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (e.REDIS_URL && !e.DATABASE_URL) {
     problems.push('REDIS_URL: requires DATABASE_URL (embedded PGlite serves one process; Redis implies several)');
   }
+  const buffer = bufferProblem(e.MARKET_DURATIONS, e.MARKET_BETTING_CLOSE_BUFFER_MS);
+  if (buffer) problems.push(`MARKET_BETTING_CLOSE_BUFFER_MS: ${buffer}`);
   if (problems.length) throw new ConfigError(problems);
   const config: Config = {
     nodeEnv: e.NODE_ENV,
@@ -160,6 +169,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       heartbeatIntervalMs: e.MM_HEARTBEAT_INTERVAL_MS,
       maxMissedPongs: e.MM_MAX_MISSED_PONGS,
       sessionTtlMs: e.MM_SESSION_TTL_MS,
+      maxConnectionsPerIp: e.MM_MAX_CONNECTIONS_PER_IP,
     },
     markets: {
       assets: e.MARKET_ASSETS,
@@ -169,6 +179,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     depositSyncWaitMs: e.DEPOSIT_SYNC_WAIT_MS,
     settlementMode: e.SETTLEMENT_MODE,
+    demoOnchainBalanceMicros: BigInt(e.DEMO_ONCHAIN_BALANCE_MICROS),
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
   };

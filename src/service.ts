@@ -9,12 +9,18 @@ import { operationsHandlers } from './http/handlers/operations.js';
 import { sameSecret, type TokenResolver } from './http/auth.js';
 import { authHandlers } from './http/handlers/auth.js';
 import { usersHandlers } from './http/handlers/users.js';
+import { balancesHandlers } from './http/handlers/balances.js';
+import { createSettlementProducer } from './jobs/settlement-producer.js';
+import { createSettlementAdapter } from './domain/settlement/index.js';
+import { marketsHandlers } from './http/handlers/markets.js';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
 import { createPrivyVerifier, type PrivyVerifier } from './domain/identity/privy-token.js';
 import { DEV_PRIVY_APP_ID } from './domain/identity/dev-identity.js';
 import { ensureDevKeyPair } from './domain/identity/dev-keys.js';
 import { resolveSessionToken } from './domain/identity/sessions.js';
+import { marketMakersHandlers } from './http/handlers/market-makers.js';
+import { createGateway } from './ws/gateway.js';
 
 export interface HttpService {
   server: Server;
@@ -31,9 +37,15 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
     return resolveSessionToken(orm.em.fork(), token);
   };
   const privy = await privyVerifier(config, logger);
+  const gateway = createGateway({ mm: config.mm, orm, logger, checkFrames: config.nodeEnv !== 'production' });
+  const settlementProducer = createSettlementProducer(queues);
+  const settlement = createSettlementAdapter({ mode: config.settlementMode, demoOnchainBalanceMicros: config.demoOnchainBalanceMicros });
   const handlers = {
     ...authHandlers({ orm, privy, sessionTtlSeconds: config.sessionTtlSeconds, siwe: config.siwe }),
     ...usersHandlers({ orm }),
+    ...balancesHandlers({ orm, producer: settlementProducer, settlement, syncWaitMs: config.depositSyncWaitMs }),
+    ...marketMakersHandlers({ orm, onRemoved: (wallet) => gateway.endWallet(wallet) }),
+    ...marketsHandlers({ orm, settings: config.markets }),
     ...operationsHandlers(
       {
         migrations: () => rt.migrationsApplied,
@@ -57,6 +69,7 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
   server.keepAliveTimeout = 5_000;
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
+  server.on('upgrade', (req, socket, head) => gateway.handleUpgrade(req, socket, head));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
@@ -67,10 +80,12 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
     server,
     port,
     async close() {
+      await gateway.close(); // market makers get close code 1001 before the HTTP server stops
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
       });
+      await settlementProducer.close();
     },
   };
 }

@@ -5,8 +5,10 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Worker } from 'bullmq';
 import type { Runtime } from '../src/runtime.js';
-import { HEARTBEAT_EVERY_MS, JOB, QUEUE } from '../src/jobs/queues.js';
+import { HEARTBEAT_EVERY_MS, JOB, QUEUE, ROLL_WINDOWS_EVERY_MS } from '../src/jobs/queues.js';
 import { heartbeatProcessor } from './heartbeat.worker.js';
+import { rollWindowsProcessor } from './market-windows.worker.js';
+import { startMoneyWorkers } from './settle-operation.worker.js';
 
 export interface Workers {
   workerId: string;
@@ -31,6 +33,19 @@ export async function startWorkers(rt: Runtime): Promise<Workers> {
   const system = new queues.Worker(queues.queueName(QUEUE.system), heartbeatProcessor(orm, me, log), { ...common, concurrency: 1 });
   workers.push(system);
 
+  const marketWindowsQueue = new queues.Queue(queues.queueName(QUEUE.marketWindows), { connection });
+  await marketWindowsQueue.upsertJobScheduler(
+    'roll-windows',
+    { every: ROLL_WINDOWS_EVERY_MS },
+    { name: JOB.rollWindows, data: { requested_at_ms: Date.now() }, opts: { removeOnComplete: 100, removeOnFail: 100 } },
+  );
+  workers.push(
+    new queues.Worker(queues.queueName(QUEUE.marketWindows), rollWindowsProcessor(orm, rt.config.markets, log), { ...common, concurrency: 1 }),
+  );
+
+  const money = await startMoneyWorkers(rt, common, log);
+  workers.push(...money.workers);
+
   for (const w of workers) {
     w.on('failed', (job, err) => log.warn({ queue: w.name, job_id: job?.id, job_name: job?.name, attempts: job?.attemptsMade, err }, 'job failed'));
     w.on('error', (err) => log.error({ queue: w.name, err }, 'worker error'));
@@ -43,6 +58,8 @@ export async function startWorkers(rt: Runtime): Promise<Workers> {
       // Worker.close() waits for the jobs in progress to finish: nothing is left half-done.
       await Promise.all(workers.map((w) => w.close()));
       await systemQueue.close();
+      await marketWindowsQueue.close();
+      await money.close();
       log.info('workers stopped');
     },
   };

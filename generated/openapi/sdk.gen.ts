@@ -327,7 +327,8 @@ export const getPoolImageRaw = <ThrowOnError extends boolean = false>(options: O
  * `betting_closes_at_ms = start_at_ms + duration_secs * 1000 - buffer`, where the betting-close
  * buffer is `MARKET_BETTING_CLOSE_BUFFER_MS` (10000 ms unless the deployment configures
  * otherwise). This endpoint returns the window containing now; once now reaches that window's
- * `betting_closes_at_ms`, it returns the next window instead.
+ * `betting_closes_at_ms`, it returns the next window instead. The window's `market_id` is the same
+ * one `GET /v1/markets/lookup` returns for that window.
  *
  * Offered assets and durations are deployment settings (by default BTC, ETH, SOL, XRP, HYPE and
  * 60, 300, 900, 3600, 14400, 86400 seconds); others are 404 `MARKET_NOT_FOUND`.
@@ -344,9 +345,12 @@ export const getCurrentMarket = <ThrowOnError extends boolean = false>(options: 
  *
  * Returns the window of `asset` and `duration_secs` that starts at `window_start_ms`.
  * `window_start_ms` must be a multiple of `duration_secs * 1000` (else 400 `WINDOW_NOT_ALIGNED`).
- * `market_id` is stable: the same window always has the same `market_id`. Windows up to
- * `MARKET_LOOKUP_HORIZON_MS` (7 days by default) ahead are created on demand; a window beyond the
- * horizon that was never created, or an asset or duration not offered, is 404 `MARKET_NOT_FOUND`.
+ * `market_id` is stable: the same window always has the same `market_id`, also the one
+ * `GET /v1/markets/current` returns for it. A window that exists is returned whenever it starts.
+ * A window not created yet is created on demand when it starts within the lookup horizon,
+ * between now - `MARKET_LOOKUP_HORIZON_MS` and now + `MARKET_LOOKUP_HORIZON_MS` (7 days by
+ * default); a window outside the horizon that was never created, or an asset or duration not
+ * offered, is 404 `MARKET_NOT_FOUND`.
  *
  */
 export const lookupMarket = <ThrowOnError extends boolean = false>(options: Options<LookupMarketData, ThrowOnError>): RequestResult<LookupMarketResponses, LookupMarketErrors, ThrowOnError> => (options.client ?? client).get<LookupMarketResponses, LookupMarketErrors, ThrowOnError>({
@@ -517,6 +521,9 @@ export const getAvailableAppTokenBalance = <ThrowOnError extends boolean = false
  * Requires the bearer token from the market-maker WebSocket handshake (valid 1 hour); a user
  * session token is refused with 403 `FORBIDDEN`, and a token of an expired or removed market
  * maker gets 401 `INVALID_SESSION`.
+ *
+ * No RFQ fills are recorded yet: until RFQ settlement exists, `realized_pnl_micros` is `"0"` and
+ * `trade_count` is 0 for every market maker (`as_of_ms` is the time of the request).
  *
  */
 export const getTakerPnl = <ThrowOnError extends boolean = false>(options?: Options<GetTakerPnlData, ThrowOnError>): RequestResult<GetTakerPnlResponses, GetTakerPnlErrors, ThrowOnError> => (options?.client ?? client).get<GetTakerPnlResponses, GetTakerPnlErrors, ThrowOnError>({

@@ -1552,7 +1552,7 @@ export type GetCurrentMarketErrors = {
      */
     400: Error;
     /**
-     * No such market (or the asset or duration is not offered, or the window is beyond the lookup horizon).
+     * No such market (or the asset or duration is not offered, or the window is outside the lookup horizon and was never created).
      */
     404: Error;
     /**
@@ -1602,7 +1602,7 @@ export type LookupMarketErrors = {
      */
     400: Error;
     /**
-     * No such market (or the asset or duration is not offered, or the window is beyond the lookup horizon).
+     * No such market (or the asset or duration is not offered, or the window is outside the lookup horizon and was never created).
      */
     404: Error;
     /**
@@ -2070,7 +2070,7 @@ export type ResolveMarketErrors = {
      */
     403: Error;
     /**
-     * No such market (or the asset or duration is not offered, or the window is beyond the lookup horizon).
+     * No such market (or the asset or duration is not offered, or the window is outside the lookup horizon and was never created).
      */
     404: Error;
     /**

@@ -2,11 +2,21 @@
 export const QUEUE = {
   /** Housekeeping: worker heartbeats (later: idempotency-key pruning). */
   system: 'system',
+  /** RFQ market windows: the rollover that creates the current and next windows ahead of time. */
+  marketWindows: 'market-windows',
+  /** Money: settle-operation jobs (jobId = operation id) and the outbox relay. */
+  settlement: 'settlement',
+  /** Money housekeeping: pruning idempotency keys older than their retention. */
+  idempotency: 'idempotency',
 } as const;
 export type QueueNoun = (typeof QUEUE)[keyof typeof QUEUE];
 
 export const JOB = {
   recordHeartbeat: 'record-heartbeat',
+  rollWindows: 'roll-windows',
+  settleOperation: 'settle-operation',
+  relayOutbox: 'relay-outbox',
+  pruneIdempotencyKeys: 'prune-idempotency-keys',
 } as const;
 
 export interface RecordHeartbeatJob {
@@ -15,3 +25,23 @@ export interface RecordHeartbeatJob {
 }
 
 export const HEARTBEAT_EVERY_MS = 10_000;
+
+export interface RollWindowsJob {
+  /** Unix ms when the rollover was requested (scheduler tick). */
+  requested_at_ms: number;
+}
+
+/** Rollover period: well below the shortest window, so the next window always exists before it starts. */
+export const ROLL_WINDOWS_EVERY_MS = 30_000;
+
+export interface SettleOperationJob {
+  operation_id: string;
+}
+
+/** Settlement jobs: retried with exponential backoff (1 s, 2 s, 4 s...) before the relay takes over. */
+export const SETTLE_ATTEMPTS = 8;
+export const SETTLE_BACKOFF_MS = 1_000;
+/** The outbox relay runs this often and re-enqueues operations still pending after RELAY_AFTER_MS. */
+export const RELAY_OUTBOX_EVERY_MS = 5_000;
+export const RELAY_AFTER_MS = 5_000;
+export const PRUNE_IDEMPOTENCY_EVERY_MS = 3_600_000;

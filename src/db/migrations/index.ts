@@ -1,8 +1,14 @@
 // Migrations are listed explicitly (no file discovery): the same list runs under tsx, in tests and in production.
 import { Migration20261120000000_initial } from './Migration20261120000000_initial.js';
 import { Migration20261120010000_identity } from './Migration20261120010000_identity.js';
+import { Migration20261120020000_markets } from './Migration20261120020000_markets.js';
+import { Migration20261120030000_market_makers } from './Migration20261120030000_market_makers.js';
+import { Migration20261120040000_ledger } from './Migration20261120040000_ledger.js';
 
 export const migrationsList = [
   { name: 'Migration20261120000000_initial', class: Migration20261120000000_initial },
   { name: 'Migration20261120010000_identity', class: Migration20261120010000_identity },
+  { name: 'Migration20261120020000_markets', class: Migration20261120020000_markets },
+  { name: 'Migration20261120030000_market_makers', class: Migration20261120030000_market_makers },
+  { name: 'Migration20261120040000_ledger', class: Migration20261120040000_ledger },
 ];
