@@ -399,6 +399,8 @@ export const createDeposit = <ThrowOnError extends boolean = false>(options: Opt
  * `destination_address`. The amount moves from available to reserved at once (422
  * `INSUFFICIENT_BALANCE` when available is lower); when settlement succeeds it leaves reserved,
  * when it fails it returns to available (422 `SETTLEMENT_FAILED` if that happens within the wait).
+ * In the demo settlement mode a withdrawal to the zero address fails settlement, as a USDC
+ * transfer to it does on chain.
  *
  * `destination_address` is a 0x-prefixed 20-byte hex address; a mixed-case address must carry a
  * valid EIP-55 checksum (else 400 `VALIDATION_FAILED`).

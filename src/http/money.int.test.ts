@@ -134,6 +134,17 @@ describe('withdraw', () => {
     expect(await count('operations', `user_id = $1 and kind = 'withdraw'`, [u.userId])).toBe(5);
   });
 
+  it('a withdrawal that settlement rejects (the zero address) is 422 SETTLEMENT_FAILED and refunds reserved to available', async () => {
+    const u = await newUserSession(svc.baseUrl, privy);
+    await deposit(u.token, 1000);
+    const res = await withdraw(u.token, 300, '0x0000000000000000000000000000000000000000');
+    expect(res.status).toBe(422);
+    expect(res.body.code).toBe('SETTLEMENT_FAILED');
+    expect(await balances(u.token)).toEqual({ available: '1000', reserved: '0', appToken: '0' });
+    const op = await call(svc.baseUrl, `GET /v1/users/operations/${res.body.details.operation_id}`, { token: u.token });
+    expect(op.body).toMatchObject({ kind: 'withdraw', status: 'failed', failure_code: 'SETTLEMENT_FAILED', tx_hash: null });
+  });
+
   it('an amount above available is 422 INSUFFICIENT_BALANCE with nothing written', async () => {
     const u = await newUserSession(svc.baseUrl, privy);
     const res = await withdraw(u.token, 1, randomWallet().address);

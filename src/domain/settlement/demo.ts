@@ -1,7 +1,8 @@
 // Demo settlement: no chain. Transaction hashes are deterministic (0x + sha256(operation id)), so a
 // re-run of a settlement yields the same hash. Each user has a finite demo onchain balance
 // (DEMO_ONCHAIN_BALANCE_MICROS): a deposit beyond what is left of it (the limit minus the user's
-// successful deposits) fails with SETTLEMENT_FAILED. Withdrawals always settle.
+// successful deposits) fails with SETTLEMENT_FAILED. Withdrawals settle, except to the zero address,
+// which USDC's transfer rejects on a real chain too (so the refund path can be seen in demo mode).
 import { createHash } from 'node:crypto';
 import { getAddress } from 'viem';
 import type { Em } from '../../db/orm.js';
@@ -20,7 +21,10 @@ export function createDemoSettlement(opts: { onchainBalanceMicros: bigint }): Se
   return {
     mode: 'demo',
     async settle(em: Em, req: SettlementRequest): Promise<SettlementResult> {
-      if (req.kind === 'withdraw') return { ok: true, txHash: demoTxHash(req.operationId) };
+      if (req.kind === 'withdraw') {
+        if (req.destinationAddress !== null && /^0x0{40}$/i.test(req.destinationAddress)) return { ok: false, failureCode: 'SETTLEMENT_FAILED' };
+        return { ok: true, txHash: demoTxHash(req.operationId) };
+      }
       // Serialise this user's deposit settlements so two of them cannot both spend the same demo balance.
       await em.execute('select id from users where id = ? for update', [req.userId]);
       const rows = await em.execute<Array<{ total: string }>>(
