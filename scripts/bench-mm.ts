@@ -1,0 +1,114 @@
+// `npm run bench:mm [-- --handshakes 300 --concurrency 16 --idle 5000]`: market-maker WebSocket costs,
+// measured side by side in one run against the real service (PostgreSQL + Redis):
+//   1. raw EIP-191 signature recoveries per second (viem, this process) — the floor of a handshake;
+//   2. authenticated handshakes per second end to end (connect, auth, challenge, sign, verify, session row);
+//   3. service memory per idle authenticated connection with `--idle` connections open (RSS delta / n).
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
+import { recoverMessageAddress } from 'viem';
+import { randomBytes } from 'node:crypto';
+import { createTestDatabase, TEST_REDIS_URL, uniquePrefix } from '../src/testing/postgres.js';
+import { startServiceProcess } from '../src/testing/service-process.js';
+import { MarketMakerClient, signAuthChallenge, authMessageBytes, DEFAULT_AUTH_DOMAIN } from '../examples/market-maker-client.js';
+
+const { values } = parseArgs({
+  options: {
+    handshakes: { type: 'string', default: '300' },
+    concurrency: { type: 'string', default: '16' },
+    idle: { type: 'string', default: '5000' },
+    recoveries: { type: 'string', default: '500' },
+  },
+});
+const H = Number(values.handshakes);
+const C = Number(values.concurrency);
+const IDLE = Number(values.idle);
+const R = Number(values.recoveries);
+const OPERATOR_TOKEN = 'bench-operator-token-0123456789';
+
+const rssKb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function pool<T>(n: number, concurrency: number, fn: (i: number) => Promise<T>): Promise<T[]> {
+  const out: T[] = new Array(n);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, n) }, async () => {
+      while (next < n) {
+        const i = next++;
+        out[i] = await fn(i);
+      }
+    }),
+  );
+  return out;
+}
+
+const account = privateKeyToAccount(generatePrivateKey());
+const db = await createTestDatabase('benchmm');
+const svc = await startServiceProcess({
+  env: {
+    LOG_LEVEL: 'info',
+    DATABASE_URL: db.url,
+    REDIS_URL: TEST_REDIS_URL,
+    QUEUE_PREFIX: uniquePrefix('benchmm'),
+    OPERATOR_TOKEN,
+    RATE_LIMIT_PER_MINUTE: '0',
+    MM_MAX_CONNECTIONS_PER_IP: String(IDLE + C + 10),
+  },
+});
+const clients: MarketMakerClient[] = [];
+try {
+  const base = svc.baseUrl;
+  const reg = await fetch(`${base}/v1/admin/market-makers`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${OPERATOR_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ wallet_address: account.address, name: 'bench' }),
+  });
+  if (reg.status !== 201) throw new Error(`registering the market maker: ${reg.status} ${await reg.text()}`);
+  const url = base.replace('http', 'ws') + '/v1/ws';
+
+  // 1. Raw recoveries.
+  const nonce = randomBytes(32).toString('hex');
+  const ts = Math.floor(Date.now() / 1000);
+  const signature = await signAuthChallenge(account, DEFAULT_AUTH_DOMAIN, nonce, ts);
+  const raw = authMessageBytes(DEFAULT_AUTH_DOMAIN, nonce, ts);
+  for (let i = 0; i < 20; i++) await recoverMessageAddress({ message: { raw }, signature }); // warm-up
+  let t = performance.now();
+  for (let i = 0; i < R; i++) await recoverMessageAddress({ message: { raw }, signature });
+  const recoveriesPerSec = R / ((performance.now() - t) / 1000);
+
+  // 2. Handshakes end to end (each on a fresh connection, closed afterwards).
+  const handshake = async () => {
+    const c = new MarketMakerClient({ url, account, reconnect: false, log: () => undefined }).start();
+    await c.waitForSession(30_000);
+    await c.stop();
+  };
+  await pool(Math.min(20, H), C, handshake); // warm-up
+  t = performance.now();
+  await pool(H, C, handshake);
+  const handshakesPerSec = H / ((performance.now() - t) / 1000);
+
+  // 3. Idle authenticated connections.
+  await sleep(2000);
+  const before = rssKb(svc.proc.pid!);
+  t = performance.now();
+  await pool(IDLE, 50, async () => {
+    const c = new MarketMakerClient({ url, account, reconnect: false, log: () => undefined }).start();
+    clients.push(c);
+    await c.waitForSession(60_000);
+  });
+  const openSecs = (performance.now() - t) / 1000;
+  await sleep(5000);
+  const after = rssKb(svc.proc.pid!);
+  const perConnKb = (after - before) / IDLE;
+
+  console.log(JSON.stringify({ recoveries: R, handshakes: H, concurrency: C, idle_connections: IDLE }));
+  console.log(`raw signature recoveries : ${recoveriesPerSec.toFixed(0)}/s (viem recoverMessageAddress, this process)`);
+  console.log(`authenticated handshakes : ${handshakesPerSec.toFixed(0)}/s end to end (concurrency ${C})`);
+  console.log(`ratio                    : a handshake costs ${(recoveriesPerSec / handshakesPerSec).toFixed(1)}x a raw recovery`);
+  console.log(`idle authenticated conns : ${IDLE} opened in ${openSecs.toFixed(1)} s; service RSS ${(before / 1024).toFixed(0)} -> ${(after / 1024).toFixed(0)} MiB = ${perConnKb.toFixed(1)} KiB per connection`);
+} finally {
+  await Promise.all(clients.map((c) => c.stop().catch(() => undefined)));
+  await svc.stop();
+  await db.drop();
+}
