@@ -21,6 +21,9 @@ import { ensureDevKeyPair } from './domain/identity/dev-keys.js';
 import { resolveSessionToken } from './domain/identity/sessions.js';
 import { marketMakersHandlers } from './http/handlers/market-makers.js';
 import { createGateway } from './ws/gateway.js';
+import { poolImagesHandlers } from './http/handlers/pool-images.js';
+import { contestsHandlers } from './http/handlers/contests.js';
+import { createResolutionProducer } from './jobs/resolution-producer.js';
 
 export interface HttpService {
   server: Server;
@@ -39,6 +42,7 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
   const privy = await privyVerifier(config, logger);
   const gateway = createGateway({ mm: config.mm, orm, logger, checkFrames: config.nodeEnv !== 'production' });
   const settlementProducer = createSettlementProducer(queues);
+  const resolutionProducer = createResolutionProducer(queues);
   const settlement = createSettlementAdapter({ mode: config.settlementMode, demoOnchainBalanceMicros: config.demoOnchainBalanceMicros });
   const handlers = {
     ...authHandlers({ orm, privy, sessionTtlSeconds: config.sessionTtlSeconds, siwe: config.siwe }),
@@ -46,6 +50,8 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
     ...balancesHandlers({ orm, producer: settlementProducer, settlement, syncWaitMs: config.depositSyncWaitMs }),
     ...marketMakersHandlers({ orm, onRemoved: (wallet) => gateway.endWallet(wallet) }),
     ...marketsHandlers({ orm, settings: config.markets }),
+    ...poolImagesHandlers({ orm }),
+    ...contestsHandlers({ orm, resolution: resolutionProducer }),
     ...operationsHandlers(
       {
         migrations: () => rt.migrationsApplied,
@@ -86,6 +92,7 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
         server.closeIdleConnections();
       });
       await settlementProducer.close();
+      await resolutionProducer.close();
     },
   };
 }

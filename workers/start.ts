@@ -9,6 +9,7 @@ import { HEARTBEAT_EVERY_MS, JOB, QUEUE, ROLL_WINDOWS_EVERY_MS } from '../src/jo
 import { heartbeatProcessor } from './heartbeat.worker.js';
 import { rollWindowsProcessor } from './market-windows.worker.js';
 import { startMoneyWorkers } from './settle-operation.worker.js';
+import { startContestWorkers } from './resolve-contest.worker.js';
 
 export interface Workers {
   workerId: string;
@@ -45,6 +46,8 @@ export async function startWorkers(rt: Runtime): Promise<Workers> {
 
   const money = await startMoneyWorkers(rt, common, log);
   workers.push(...money.workers);
+  const contests = await startContestWorkers(rt, common, log);
+  workers.push(...contests.workers);
 
   for (const w of workers) {
     w.on('failed', (job, err) => log.warn({ queue: w.name, job_id: job?.id, job_name: job?.name, attempts: job?.attemptsMade, err }, 'job failed'));
@@ -60,6 +63,7 @@ export async function startWorkers(rt: Runtime): Promise<Workers> {
       await systemQueue.close();
       await marketWindowsQueue.close();
       await money.close();
+      await contests.close();
       log.info('workers stopped');
     },
   };

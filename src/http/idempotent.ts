@@ -7,11 +7,20 @@ import { AppError } from '../domain/errors.js';
 import { claim, complete, fingerprint, release, type IdempotencyScope } from '../domain/idempotency.js';
 import type { Handler, HandlerRequest, HandlerResponse } from './handler.js';
 
-export function idempotent(orm: Orm, scopeOf: (req: HandlerRequest) => string, handler: Handler): Handler {
+/**
+ * `fingerprintOf` picks what must be equal for a replay (default: the body); a route whose path names the
+ * target (a contest) includes it, so the same key sent to another contest is a reuse, not a replay.
+ */
+export function idempotent(
+  orm: Orm,
+  scopeOf: (req: HandlerRequest) => string,
+  handler: Handler,
+  fingerprintOf: (req: HandlerRequest) => unknown = (req) => req.body,
+): Handler {
   return async (req) => {
     const body = req.body as { idempotency_key: string };
     const s: IdempotencyScope = { scope: scopeOf(req), operation: req.operationId, key: body.idempotency_key };
-    const claimed = await claim(orm.em.fork(), s, fingerprint(req.body));
+    const claimed = await claim(orm.em.fork(), s, fingerprint(fingerprintOf(req)));
     if (claimed.kind === 'replay') {
       return { status: claimed.status, body: claimed.body, headers: { 'Idempotent-Replayed': 'true', 'Cache-Control': 'no-store' } };
     }

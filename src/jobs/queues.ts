@@ -8,6 +8,8 @@ export const QUEUE = {
   settlement: 'settlement',
   /** Money housekeeping: pruning idempotency keys older than their retention. */
   idempotency: 'idempotency',
+  /** Contests: resolve-contest jobs (jobId = contest id) and the relay that finds contests left unresolved. */
+  contests: 'contests',
 } as const;
 export type QueueNoun = (typeof QUEUE)[keyof typeof QUEUE];
 
@@ -17,6 +19,8 @@ export const JOB = {
   settleOperation: 'settle-operation',
   relayOutbox: 'relay-outbox',
   pruneIdempotencyKeys: 'prune-idempotency-keys',
+  resolveContest: 'resolve-contest',
+  relayResolutions: 'relay-resolutions',
 } as const;
 
 export interface RecordHeartbeatJob {
@@ -45,3 +49,11 @@ export const SETTLE_BACKOFF_MS = 1_000;
 export const RELAY_OUTBOX_EVERY_MS = 5_000;
 export const RELAY_AFTER_MS = 5_000;
 export const PRUNE_IDEMPOTENCY_EVERY_MS = 3_600_000;
+
+export interface ResolveContestJob {
+  contest_id: string;
+}
+
+/** Resolution relay: open contests with no OPEN market left are (re-)enqueued this often. */
+export const RELAY_RESOLUTIONS_EVERY_MS = 5_000;
+export const RESOLVE_ATTEMPTS = 8;

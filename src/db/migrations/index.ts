@@ -4,6 +4,7 @@ import { Migration20261120010000_identity } from './Migration20261120010000_iden
 import { Migration20261120020000_markets } from './Migration20261120020000_markets.js';
 import { Migration20261120030000_market_makers } from './Migration20261120030000_market_makers.js';
 import { Migration20261120040000_ledger } from './Migration20261120040000_ledger.js';
+import { Migration20261120050000_contests } from './Migration20261120050000_contests.js';
 
 export const migrationsList = [
   { name: 'Migration20261120000000_initial', class: Migration20261120000000_initial },
@@ -11,4 +12,5 @@ export const migrationsList = [
   { name: 'Migration20261120020000_markets', class: Migration20261120020000_markets },
   { name: 'Migration20261120030000_market_makers', class: Migration20261120030000_market_makers },
   { name: 'Migration20261120040000_ledger', class: Migration20261120040000_ledger },
+  { name: 'Migration20261120050000_contests', class: Migration20261120050000_contests },
 ];

@@ -11,7 +11,8 @@ import { microsFromDb } from './amounts.js';
 export type UserAccountKind = 'user_available' | 'user_reserved' | 'user_app_token';
 export type SystemAccountKind = 'settlement_clearing' | 'treasury';
 
-export type AccountRef = { userId: string; kind: UserAccountKind } | { system: SystemAccountKind };
+/** `pot`: a contest's pot (one per contest, created on first use; it holds money only inside the resolution posting). */
+export type AccountRef = { userId: string; kind: UserAccountKind } | { system: SystemAccountKind } | { pot: string };
 
 export interface Posting {
   /** What moved money, e.g. deposit, withdraw_reserve, withdraw_settle, withdraw_refund, app_token_credit. */
@@ -38,13 +39,19 @@ export function validatePosting(p: Posting): void {
   if (sum !== 0n) throw new Error(`ledger posting ${p.kind} does not sum to zero (sum ${sum})`);
 }
 
-const refKey = (a: AccountRef) => ('system' in a ? `system:${a.system}` : `${a.userId}:${a.kind}`);
+const refKey = (a: AccountRef) => ('system' in a ? `system:${a.system}` : 'pot' in a ? `pot:${a.pot}` : `${a.userId}:${a.kind}`);
+const isUser = (a: AccountRef): a is { userId: string; kind: UserAccountKind } => 'userId' in a;
 
 async function accountId(em: Em, a: AccountRef): Promise<string> {
   if ('system' in a) {
     const rows = await em.execute<Array<{ id: string }>>('select id::text as id from ledger_accounts where user_id is null and kind = ?', [a.system]);
     if (!rows[0]) throw new Error(`system ledger account ${a.system} is missing (migrations not applied?)`);
     return rows[0].id;
+  }
+  if ('pot' in a) {
+    await em.execute(`insert into ledger_accounts (kind, contest_id) values ('contest_pot', ?) on conflict do nothing`, [a.pot], 'run');
+    const rows = await em.execute<Array<{ id: string }>>(`select id::text as id from ledger_accounts where kind = 'contest_pot' and contest_id = ?`, [a.pot]);
+    return rows[0]!.id;
   }
   const found = await em.execute<Array<{ id: string }>>('select id::text as id from ledger_accounts where user_id = ? and kind = ?', [a.userId, a.kind]);
   if (found[0]) return found[0].id;
@@ -72,7 +79,7 @@ export async function post(em: Em, p: Posting): Promise<Map<string, bigint>> {
   for (const t of touched) {
     const rows = await em.execute<Array<{ balance: string }>>('select balance::text as balance from ledger_accounts where id = ? for update', [t.id]);
     const next = microsFromDb(rows[0]!.balance) + t.amount;
-    if (!('system' in t.ref) && next < 0n) throw new InsufficientBalance();
+    if (isUser(t.ref) && next < 0n) throw new InsufficientBalance();
     after.set(refKey(t.ref), next);
   }
   const txId = randomUUID();

@@ -1,0 +1,137 @@
+// Operator: create a contest with its markets (product-design section 4). Market ids come from the one
+// market_id_seq through the markets table (kind 'contest'), so a contest market never shares an id with an
+// RFQ window.
+import { randomUUID } from 'node:crypto';
+import type { Em } from '../../db/orm.js';
+import { NotFound, ValidationFailed } from '../errors.js';
+import { imageExists, type Category } from './images.js';
+import type { EntryVisibility, GameType } from './records.js';
+
+export interface NewContestMarket {
+  category: string;
+  name: string;
+  description?: string | undefined;
+  sourceKind?: string | undefined;
+  sourceEventId?: string | undefined;
+  sourceMarketId?: string | undefined;
+  bettingClosesAtMs?: number | undefined;
+  liveEndsAtMs?: number | undefined;
+  resolutionTimeMs?: number | undefined;
+}
+
+export interface NewContest {
+  title: string;
+  category: Category;
+  gameType: GameType;
+  description?: string | undefined;
+  betAmount: bigint;
+  prizePool: bigint;
+  entryCap: number;
+  maxEntriesPerUser: number;
+  entryOpensAtMs?: number | undefined;
+  bettingClosesMs: number;
+  liveEndsAtMs?: number | undefined;
+  betType: { kind: 'num_bets' | 'bets_per_category'; value: number };
+  winningSplitBps: number[];
+  imageId?: string | undefined;
+  entryVisibility: EntryVisibility;
+  markets: NewContestMarket[];
+}
+
+type Detail = { in: 'body'; path: string; message: string };
+
+/** The rules the schema cannot express; every failure is listed (400 VALIDATION_FAILED). */
+export function checkNewContest(c: NewContest): Detail[] {
+  const d: Detail[] = [];
+  const bps = c.winningSplitBps.reduce((a, b) => a + b, 0);
+  if (bps > 10_000) d.push({ in: 'body', path: '/winning_split_bps', message: `must sum to at most 10000 (sums to ${bps})` });
+  if (c.entryOpensAtMs !== undefined && c.entryOpensAtMs >= c.bettingClosesMs) {
+    d.push({ in: 'body', path: '/entry_opens_at_ms', message: 'must be before betting_closes_ms' });
+  }
+  if (c.liveEndsAtMs !== undefined && c.liveEndsAtMs < c.bettingClosesMs) {
+    d.push({ in: 'body', path: '/live_ends_at_ms', message: 'must not be before betting_closes_ms' });
+  }
+  const maxPot = c.prizePool + BigInt(c.entryCap) * c.betAmount;
+  if (maxPot > BigInt(Number.MAX_SAFE_INTEGER)) {
+    d.push({ in: 'body', path: '/entry_cap', message: 'protocol_prize_pool_micros + entry_cap * bet_amount_micros must not exceed 2^53-1 (the pot is a JSON integer)' });
+  }
+  const perCategory = new Map<string, number>();
+  for (const m of c.markets) perCategory.set(m.category, (perCategory.get(m.category) ?? 0) + 1);
+  if (c.betType.kind === 'num_bets' && c.betType.value > c.markets.length) {
+    d.push({ in: 'body', path: '/bet_type/value', message: `num_bets ${c.betType.value} needs at least that many markets (the contest has ${c.markets.length})` });
+  }
+  if (c.betType.kind === 'bets_per_category') {
+    const short = [...perCategory].filter(([, n]) => n < c.betType.value).map(([cat]) => cat);
+    if (short.length) {
+      d.push({ in: 'body', path: '/bet_type/value', message: `bets_per_category ${c.betType.value} needs that many markets in every category; too few in: ${short.join(', ')}` });
+    }
+  }
+  return d;
+}
+
+/** Creates the contest and its markets in one transaction; returns the new contest id. */
+export async function createContest(em: Em, c: NewContest, nowMs = Date.now()): Promise<string> {
+  const details = checkNewContest(c);
+  if (details.length) throw new ValidationFailed(`The contest is not valid: ${details.map((x) => `${x.path} ${x.message}`).join('; ')}.`, details);
+  if (c.imageId !== undefined && !(await imageExists(em, c.imageId))) {
+    throw new NotFound('IMAGE_NOT_FOUND', `No image has the id ${JSON.stringify(c.imageId)}; upload one with POST /v1/admin/pool-images or omit image_id for the category's default.`);
+  }
+  const id = randomUUID();
+  await em.transactional(async (tx) => {
+    await tx.execute(
+      `insert into contests (id, title, category, game_type, description, bet_amount, protocol_prize_pool, entry_cap, max_entries_per_user,
+         open_market_count, entry_opens_at_ms, betting_closes_ms, live_ends_at_ms, bet_type_kind, bet_type_value, winning_split_bps, image_id,
+         entry_visibility, created_at_ms)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::integer[], ?, ?, ?)`,
+      [
+        id,
+        c.title,
+        c.category,
+        c.gameType,
+        c.description ?? null,
+        c.betAmount.toString(),
+        c.prizePool.toString(),
+        c.entryCap,
+        c.maxEntriesPerUser,
+        c.markets.length,
+        c.entryOpensAtMs ?? null,
+        c.bettingClosesMs,
+        c.liveEndsAtMs ?? null,
+        c.betType.kind,
+        c.betType.value,
+        `{${c.winningSplitBps.join(',')}}`,
+        c.imageId ?? null,
+        c.entryVisibility,
+        nowMs,
+      ],
+      'run',
+    );
+    const ids = await tx.execute<Array<{ market_id: string }>>(
+      `insert into markets (kind) select 'contest' from generate_series(1, ?::integer) returning market_id::text as market_id`,
+      [c.markets.length],
+    );
+    const marketIds = ids.map((r) => BigInt(r.market_id)).sort((a, b) => (a < b ? -1 : 1));
+    const values = c.markets.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
+    const params = c.markets.flatMap((m, i) => [
+      marketIds[i]!.toString(),
+      id,
+      i,
+      m.category,
+      m.name,
+      m.description ?? null,
+      m.sourceKind ?? null,
+      m.sourceEventId ?? null,
+      m.sourceMarketId ?? null,
+      m.bettingClosesAtMs ?? null,
+      m.liveEndsAtMs ?? null,
+      m.resolutionTimeMs ?? null,
+    ]);
+    await tx.execute(
+      `insert into contest_markets (market_id, contest_id, position, category, name, description, source_kind, source_event_id, source_market_id,
+         betting_closes_at_ms, live_ends_at_ms, resolution_time_ms) values ${values}`,
+      params,
+      'run',
+    );
+  });
+  return id;
+}

@@ -1,0 +1,130 @@
+// Entry submission (product-design section 5). One database transaction holds the contest's row lock, so
+// the cap, the per-user limit and the pick counters are checked and updated by one entry at a time per
+// contest (20 concurrent requests for the last 3 places: exactly 3 succeed). The bet moves from available
+// to reserved in the same transaction; an insufficient balance rolls everything back.
+import { randomUUID } from 'node:crypto';
+import type { Em } from '../../db/orm.js';
+import { Conflict, Unprocessable } from '../errors.js';
+import { post } from '../ledger/ledger.js';
+import { ENTRY_GAME_TYPES, loadContest, loadMarkets, type ContestMarketRecord, type ContestRecord } from './records.js';
+import type { Direction } from './scoring.js';
+
+export interface PickInput {
+  marketId: number;
+  direction: Direction;
+}
+
+export interface EntryRecord {
+  contestId: string;
+  entryIndex: number;
+  createdAtMs: number;
+  picks: PickInput[];
+}
+
+type Detail = { in: 'body'; path: string; message: string };
+
+const invalidPicks = (details: Detail[]) =>
+  new Unprocessable('INVALID_PICKS', `The picks do not satisfy the contest rules: ${details.map((d) => d.message).join('; ')}.`, details);
+
+/** Pure check of the picks against the contest's bet_type and markets (422 INVALID_PICKS details). */
+export function checkPicks(contest: Pick<ContestRecord, 'betType'>, markets: readonly ContestMarketRecord[], picks: readonly PickInput[], nowMs: number): Detail[] {
+  const d: Detail[] = [];
+  const byId = new Map(markets.map((m) => [m.marketId, m]));
+  const seen = new Set<number>();
+  picks.forEach((p, i) => {
+    const m = byId.get(p.marketId);
+    if (seen.has(p.marketId)) d.push({ in: 'body', path: `/picks/${i}/market_id`, message: `market ${p.marketId} is picked more than once` });
+    seen.add(p.marketId);
+    if (!m) d.push({ in: 'body', path: `/picks/${i}/market_id`, message: `market ${p.marketId} is not a market of this contest` });
+    else if (m.status !== 'OPEN') d.push({ in: 'body', path: `/picks/${i}/market_id`, message: `market ${p.marketId} is ${m.status}, not OPEN` });
+    else if (m.bettingClosesAtMs !== null && nowMs >= m.bettingClosesAtMs) {
+      d.push({ in: 'body', path: `/picks/${i}/market_id`, message: `betting on market ${p.marketId} closed at ${m.bettingClosesAtMs}` });
+    }
+  });
+  const { kind, value } = contest.betType;
+  if (kind === 'num_bets' && picks.length !== value) d.push({ in: 'body', path: '/picks', message: `expected exactly ${value} picks, got ${picks.length}` });
+  if (kind === 'bets_per_category') {
+    const counts = new Map<string, number>();
+    for (const m of markets) counts.set(m.category, 0);
+    for (const p of picks) {
+      const m = byId.get(p.marketId);
+      if (m) counts.set(m.category, (counts.get(m.category) ?? 0) + 1);
+    }
+    for (const [cat, n] of counts) {
+      if (n !== value) d.push({ in: 'body', path: '/picks', message: `expected exactly ${value} picks in category ${JSON.stringify(cat)}, got ${n}` });
+    }
+  }
+  return d;
+}
+
+/** Submits one paid entry for `userId`; the rules are checked in the order the spec documents. */
+export async function submitEntry(em: Em, userId: string, contestId: string, picks: PickInput[], nowMs = () => Date.now()): Promise<EntryRecord> {
+  return em.transactional(async (tx) => {
+    const c = await loadContest(tx, contestId, { forUpdate: true });
+    const now = nowMs(); // read after the lock: a request that waited for it is judged at the time it runs
+    if (now >= c.bettingClosesMs) throw new Conflict('BETTING_CLOSED', `Betting closed for this contest at ${c.bettingClosesMs} (betting_closes_ms).`);
+    if (c.status !== 'open') throw new Conflict('ENTRY_NOT_OPEN', `This contest is ${c.status} and does not accept entries.`);
+    if (c.entryOpensAtMs !== null && now < c.entryOpensAtMs) {
+      throw new Conflict('ENTRY_NOT_OPEN', `This contest accepts entries from ${c.entryOpensAtMs} (entry_opens_at_ms).`);
+    }
+    if (c.entriesFilled >= c.entryCap) throw new Conflict('CONTEST_FULL', `This contest has reached its entry cap of ${c.entryCap}.`);
+    const held = await tx.execute<Array<{ n: number }>>('select count(*)::int as n from contest_entries where contest_id = ? and user_id = ?', [contestId, userId]);
+    const entryIndex = Number(held[0]!.n);
+    if (entryIndex >= c.maxEntriesPerUser) {
+      throw new Conflict('ENTRY_LIMIT_REACHED', `You already hold ${entryIndex} of the ${c.maxEntriesPerUser} entries allowed per user in this contest.`);
+    }
+    if (!ENTRY_GAME_TYPES.includes(c.gameType)) {
+      throw invalidPicks([{ in: 'body', path: '/picks', message: `${c.gameType} contests do not take entries through this route` }]);
+    }
+    const markets = await loadMarkets(tx, contestId);
+    const problems = checkPicks(c, markets, picks, now);
+    if (problems.length) throw invalidPicks(problems);
+
+    const entryId = randomUUID();
+    await post(tx, {
+      kind: 'contest_entry',
+      reference: entryId,
+      entries: [
+        { account: { userId, kind: 'user_available' }, amount: -c.betAmount },
+        { account: { userId, kind: 'user_reserved' }, amount: c.betAmount },
+      ],
+    });
+    await tx.execute(
+      'insert into contest_entries (id, contest_id, user_id, entry_index, created_at_ms, pick_count) values (?, ?, ?, ?, ?, ?)',
+      [entryId, contestId, userId, entryIndex, now, picks.length],
+      'run',
+    );
+    await tx.execute(
+      `insert into contest_entry_picks (entry_id, market_id, direction) values ${picks.map(() => '(?, ?, ?)').join(', ')}`,
+      picks.flatMap((p) => [entryId, p.marketId, p.direction]),
+      'run',
+    );
+    const ups = picks.filter((p) => p.direction === 'up').map((p) => p.marketId);
+    const downs = picks.filter((p) => p.direction === 'down').map((p) => p.marketId);
+    await tx.execute(
+      `update contest_markets set up_count = up_count + (market_id = any(?::bigint[]))::int, down_count = down_count + (market_id = any(?::bigint[]))::int
+        where contest_id = ? and market_id = any(?::bigint[])`,
+      [`{${ups.join(',')}}`, `{${downs.join(',')}}`, contestId, `{${picks.map((p) => p.marketId).join(',')}}`],
+      'run',
+    );
+    await tx.execute('update contests set entries_filled = entries_filled + 1 where id = ?', [contestId], 'run');
+    // A new entry has no resolved pick yet (only OPEN markets can be picked), so it starts at score 0.
+    await tx.execute(
+      `insert into contest_score_counts (contest_id, score, entries) values (?, 0, 1)
+       on conflict (contest_id, score) do update set entries = contest_score_counts.entries + 1`,
+      [contestId],
+      'run',
+    );
+    return { contestId, entryIndex, createdAtMs: now, picks };
+  });
+}
+
+/** Whether `userId` holds an entry in each of `contestIds` (caller.joined). */
+export async function joinedContests(em: Em, userId: string, contestIds: readonly string[]): Promise<Set<string>> {
+  if (!contestIds.length) return new Set();
+  const rows = await em.execute<Array<{ contest_id: string }>>(
+    'select distinct contest_id::text as contest_id from contest_entries where user_id = ? and contest_id = any(?::uuid[])',
+    [userId, `{${contestIds.join(',')}}`],
+  );
+  return new Set(rows.map((r) => r.contest_id));
+}

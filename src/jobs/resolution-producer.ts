@@ -1,0 +1,37 @@
+// Enqueues contest resolutions. jobId = contest id: the operator's last market resolution and the relay
+// racing add one job; a job that completed or failed is replaced, since resolveContest() is idempotent and
+// the relay only asks for contests that are still open.
+import type { Queue } from 'bullmq';
+import type { QueueBackend } from './queue-backend.js';
+import { JOB, QUEUE, RESOLVE_ATTEMPTS, SETTLE_BACKOFF_MS, type ResolveContestJob } from './queues.js';
+
+export interface ResolutionProducer {
+  enqueue(contestId: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function createResolutionProducer(queues: QueueBackend): ResolutionProducer {
+  const queue: Queue<ResolveContestJob> = new queues.Queue(queues.queueName(QUEUE.contests), { connection: queues.connection });
+  const add = (contestId: string) =>
+    queue.add(
+      JOB.resolveContest,
+      { contest_id: contestId },
+      { jobId: contestId, attempts: RESOLVE_ATTEMPTS, backoff: { type: 'exponential', delay: SETTLE_BACKOFF_MS }, removeOnComplete: true, removeOnFail: { age: 86_400 } },
+    );
+  return {
+    async enqueue(contestId) {
+      const existing = await queue.getJob(contestId);
+      if (existing) {
+        const state = await existing.getState();
+        if (state === 'failed') await existing.retry('failed');
+        else if (state === 'completed') {
+          await existing.remove();
+          await add(contestId);
+        }
+        return;
+      }
+      await add(contestId);
+    },
+    close: () => queue.close(),
+  };
+}
