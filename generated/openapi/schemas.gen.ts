@@ -826,7 +826,7 @@ export const ProfileEntrySchema = {
                 'null'
             ],
             format: 'int32',
-            description: 'Contest rank when available.'
+            description: 'The entry\'s rank on the leaderboard (live while markets resolve, final once the contest is resolved); null for a voided contest.'
         }
     }
 } as const;

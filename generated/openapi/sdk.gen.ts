@@ -148,7 +148,15 @@ export const updatePreferences = <ThrowOnError extends boolean = false>(options:
  *
  * Lists contests newest first (`created_at_ms` descending, then `contest_id`), one page at a time.
  * Pass the `next_cursor` of a page as `cursor` to get the next page; `next_cursor` is null on the
- * last page. Filters must stay the same while paging.
+ * last page. Filters must stay the same while paging: a cursor sent with other `status` or
+ * `category` values is 400 `INVALID_CURSOR`. Contests created after the first page never shift
+ * later pages (the cursor is a position in the order, not an offset).
+ *
+ * Contest lifecycle: a contest is `open` from creation; when every one of its markets is resolved
+ * or voided (`POST /v1/admin/markets/{market_id}/resolve`) it becomes `resolved` and is paid out
+ * within a few seconds (`resolved_at_ms` is set), or `voided` and refunded when every market was
+ * voided or the operator voided it. `total_pot_micros` is always
+ * `protocol_prize_pool_micros + entries_filled * bet_amount_micros`.
  *
  * Optional auth: without a bearer token every row's `caller` is null; with a valid user session
  * `caller.joined` tells whether the signed-in user has entered the contest.
@@ -202,12 +210,16 @@ export const getContest = <ThrowOnError extends boolean = false>(options: Option
  * - 409 `ENTRY_LIMIT_REACHED` when the user already holds `max_entries_per_user` entries.
  * - 422 `INVALID_PICKS` when the picks do not satisfy `bet_type` (`num_bets`: exactly `value`
  * picks; `bets_per_category`: exactly `value` picks in every market category of the contest),
- * name a market outside the contest or not `OPEN`, or name a market twice. Survivor and streak
- * contests do not accept entries here (422 `INVALID_PICKS`).
+ * name a market outside the contest or not `OPEN` (or whose own `betting_closes_at_ms` has
+ * passed), or name a market twice; `details` lists every problem. Survivor and streak contests
+ * do not accept entries here (422 `INVALID_PICKS`).
  * - 422 `INSUFFICIENT_BALANCE` when the available balance is below `bet_amount_micros`.
  *
  * Direction `up` is the YES side of a market, `down` the NO side. Idempotent: retrying with the
- * same `idempotency_key` and body returns the first 201 with `Idempotent-Replayed: true`.
+ * same `idempotency_key` and body returns the first 201 with `Idempotent-Replayed: true` (a
+ * rejected first attempt, such as a 409 or 422 above, is replayed the same way); the same key with
+ * another body, or sent to another contest, is 409 `IDEMPOTENCY_KEY_REUSED`. Concurrent entries
+ * are applied one at a time per contest, so `entry_cap` and `max_entries_per_user` hold exactly.
  *
  */
 export const createContestEntry = <ThrowOnError extends boolean = false>(options: Options<CreateContestEntryData, ThrowOnError>): RequestResult<CreateContestEntryResponses, CreateContestEntryErrors, ThrowOnError> => (options.client ?? client).post<CreateContestEntryResponses, CreateContestEntryErrors, ThrowOnError>({
@@ -230,7 +242,11 @@ export const createContestEntry = <ThrowOnError extends boolean = false>(options
  *
  * Returns the top `limit` entries in ascending rank. Rank is by score (won picks; in outcast
  * contests only won picks on the side fewer entries chose) descending, with standard competition
- * ranking: tied entries share a rank and the next rank skips (1, 2, 2, 4).
+ * ranking: tied entries share a rank and the next rank skips (1, 2, 2, 4); within a rank the
+ * earlier entry comes first. In outcast contests a market whose up and down counts are equal has
+ * no minority side, so no pick on it scores. Ranks are live while markets resolve (an entry with
+ * no resolved market yet ranks on score 0); `payout_micros` and `net_payout_micros` are null until
+ * the contest is resolved, and stay null for a voided contest.
  *
  * Optional auth: `caller` is null without a bearer token. With a valid user session,
  * `caller.rows` holds the signed-in user's entries that are outside the top slice, in the same
@@ -256,7 +272,7 @@ export const getContestLeaderboard = <ThrowOnError extends boolean = false>(opti
  * category and game type of `{id}` and were resolved within `[now - window_ms, now]`.
  * `total_winnings_micros` sums the users' `payout_micros`; `won_count` counts contests where the
  * user's entry had `net_payout_micros > 0`. Ordered by `total_winnings_micros`, then `won_count`,
- * both descending.
+ * both descending, then `user_id`. Only users with a payout in the window are listed.
  *
  * Available for lineups and outcast contests; survivor and streak contests return 404
  * `CONTEST_NOT_FOUND`.
@@ -546,7 +562,11 @@ export const getTakerPnl = <ThrowOnError extends boolean = false>(options?: Opti
  * `market_id` (`caller` is always null here). Checked beyond the schema, all as 400
  * `VALIDATION_FAILED`: `winning_split_bps` sums to at most 10000, `entry_opens_at_ms` (when given)
  * is before `betting_closes_ms`, and `live_ends_at_ms` (when given) is not before
- * `betting_closes_ms`. An `image_id` that names no image is 404 `IMAGE_NOT_FOUND`; without
+ * `betting_closes_ms`, `bet_type` can be satisfied by the markets (`num_bets` at most the number
+ * of markets; `bets_per_category` at most the markets of every category), and
+ * `protocol_prize_pool_micros + entry_cap * bet_amount_micros` is at most 2^53-1 (the pot is a
+ * JSON integer). `betting_closes_ms` may be in the past (a contest that takes no entries). An
+ * `image_id` that names no image is 404 `IMAGE_NOT_FOUND`; without
  * `image_id` the contest shows its category's default image.
  *
  */
@@ -572,7 +592,9 @@ export const createContest = <ThrowOnError extends boolean = false>(options: Opt
  * `VOID` gives status `VOIDED` with outcome null and voids every pick on the market. Picks follow:
  * `up` wins on YES, `down` wins on NO. When every market of a contest is resolved or voided, the
  * contest is resolved and paid out (or voided and refunded when every market is voided) shortly
- * after. A market resolves once: a second call is 409 `MARKET_ALREADY_RESOLVED`.
+ * after. A market resolves once: a second call is 409 `MARKET_ALREADY_RESOLVED`; a market of a
+ * contest that is already resolved or voided is 409 `CONTEST_ALREADY_SETTLED`. Only contest markets
+ * are resolved here: an RFQ window's `market_id` is 404 `MARKET_NOT_FOUND`.
  *
  */
 export const resolveMarket = <ThrowOnError extends boolean = false>(options: Options<ResolveMarketData, ThrowOnError>): RequestResult<ResolveMarketResponses, ResolveMarketErrors, ThrowOnError> => (options.client ?? client).post<ResolveMarketResponses, ResolveMarketErrors, ThrowOnError>({

@@ -400,7 +400,7 @@ export type ProfileEntry = {
      */
     net_payout_micros: number | null;
     /**
-     * Contest rank when available.
+     * The entry's rank on the leaderboard (live while markets resolve, final once the contest is resolved); null for a voided contest.
      */
     rank: number | null;
 };
@@ -2074,7 +2074,7 @@ export type ResolveMarketErrors = {
      */
     404: Error;
     /**
-     * The market is already resolved or voided.
+     * The market is already resolved or voided (`MARKET_ALREADY_RESOLVED`), or its contest is already resolved or voided (`CONTEST_ALREADY_SETTLED`).
      */
     409: Error;
     /**
