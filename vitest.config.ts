@@ -2,6 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 // Three tiers (house-style): unit tests beside the code; integration tests (*.int.test.ts) on real
 // PostgreSQL, Redis and service processes; contract tests that check every response against the spec.
+// e2e/ holds Playwright's browser tests (npm run test:e2e): no project may collect them.
+const notVitest = ['e2e/**', 'node_modules/**'];
 export default defineConfig({
   test: {
     projects: [
@@ -9,13 +11,14 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['src/**/*.test.ts', 'workers/**/*.test.ts', 'scripts/**/*.test.ts'],
-          exclude: ['**/*.int.test.ts', 'node_modules/**'],
+          exclude: ['**/*.int.test.ts', ...notVitest],
         },
       },
       {
         test: {
           name: 'integration',
           include: ['src/**/*.int.test.ts', 'workers/**/*.int.test.ts'],
+          exclude: notVitest,
           testTimeout: 60_000,
           hookTimeout: 90_000,
           fileParallelism: true,
@@ -26,6 +29,7 @@ export default defineConfig({
         test: {
           name: 'contract',
           include: ['contract-tests/**/*.test.ts'],
+          exclude: notVitest,
           testTimeout: 60_000,
           hookTimeout: 90_000,
           maxWorkers: 2,

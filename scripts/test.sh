@@ -27,10 +27,22 @@ step "contract coverage: every documented (operation, status) exercised or pendi
 npx tsx contract-tests/coverage-report.ts
 coverage_rc=$?
 
+step "browser tests (Playwright on Debian's Chromium, real service and PostgreSQL)"
+e2e_report=$(mktemp)
+PLAYWRIGHT_JSON_OUTPUT_NAME="$e2e_report" npm run -s test:e2e -- --reporter=list,json
+e2e_rc=$?
+
 node -e '
-  const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
-  console.log(`\n${r.numPassedTests} passed, ${r.numFailedTests} failed` + (r.numPendingTests ? `, ${r.numPendingTests} skipped` : ""));
-' "$report" || echo "0 passed, 1 failed"
-rm -f "$report"
+  const fs = require("fs");
+  const r = JSON.parse(fs.readFileSync(process.argv[1], "utf8"));
+  let [passed, failed, skipped] = [r.numPassedTests, r.numFailedTests, r.numPendingTests];
+  // Playwright stats: expected = passed, unexpected = failed; no report at all counts as one failure.
+  let e2e;
+  try { e2e = JSON.parse(fs.readFileSync(process.argv[2], "utf8")).stats; } catch {}
+  if (e2e) { passed += e2e.expected + e2e.flaky; failed += e2e.unexpected; skipped += e2e.skipped; } else failed += 1;
+  console.log(`\n${passed} passed, ${failed} failed` + (skipped ? `, ${skipped} skipped` : ""));
+' "$report" "$e2e_report" || echo "0 passed, 1 failed"
+rm -f "$report" "$e2e_report"
 [ "$vitest_rc" -eq 0 ] || fail "tests"
 [ "$coverage_rc" -eq 0 ] || fail "contract coverage"
+[ "$e2e_rc" -eq 0 ] || fail "browser tests"
