@@ -1,0 +1,130 @@
+// Shared setup of the contest contract tests (contests-*.test.ts): users with sessions, funds and handles,
+// contests created by the operator, market resolution and waiting for the contest worker. Every call goes
+// through the generated client, so every response is checked against the spec like any other.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { expect } from 'vitest';
+import {
+  createContest,
+  createContestEntry,
+  createDeposit,
+  createSession,
+  getAvailableBalance,
+  getContest,
+  getReservedBalance,
+  resolveMarket,
+  updatePreferences,
+} from '../generated/openapi/sdk.gen.ts';
+import type { ContestById, CreateContestRequest, EntryPick } from '../generated/openapi/types.gen.ts';
+import { createTestPrivy, randomWallet, type TestPrivy } from '../src/testing/identity.js';
+import { startContractService, type ContractClient, type ContractService } from './harness.ts';
+
+export const MICRO = 1_000_000;
+
+export interface Env {
+  svc: ContractService;
+  privy: TestPrivy;
+  operator: ContractClient;
+}
+
+/** One service per test file, no rate limit (429 is rate-limit.test.ts's business). */
+export async function startContestService(label: string): Promise<Env> {
+  const privy = await createTestPrivy();
+  const svc = await startContractService(label, { env: { ...privy.env, RATE_LIMIT_PER_MINUTE: '0' } });
+  return { svc, privy, operator: svc.client({ token: svc.operatorToken }) };
+}
+
+export interface User {
+  token: string;
+  userId: string;
+  api: ContractClient;
+  handle: string | null;
+}
+
+/** A fresh user session; optionally funded (demo deposit, answered 200 once settled) and given a handle. */
+export async function newUser(env: Env, opts: { fund?: number; handle?: boolean | string; twitter?: string } = {}): Promise<User> {
+  const anon = env.svc.client();
+  const sub = `did:privy:${randomBytes(10).toString('hex')}`;
+  const privyToken = await env.privy.token(sub, randomWallet().address, opts.twitter ? { twitter: opts.twitter } : {});
+  const { data } = await anon.run(createSession({ client: anon.client, body: { privy_token: privyToken } }), { status: 200 });
+  const user: User = { token: data!.session_token, userId: data!.user_id, api: env.svc.client({ token: data!.session_token }), handle: null };
+  if (opts.fund) {
+    await user.api.run(createDeposit({ client: user.api.client, body: { amount_micros: opts.fund, idempotency_key: randomUUID() } }), { status: 200 });
+  }
+  if (opts.handle) {
+    const handle = typeof opts.handle === 'string' ? opts.handle : `u_${randomBytes(6).toString('hex')}`;
+    await user.api.run(updatePreferences({ client: user.api.client, body: { handle } }), { status: 200 });
+    user.handle = handle;
+  }
+  return user;
+}
+
+export async function balances(u: User): Promise<{ available: number; reserved: number }> {
+  const a = await u.api.run(getAvailableBalance({ client: u.api.client }), { status: 200 });
+  const r = await u.api.run(getReservedBalance({ client: u.api.client }), { status: 200 });
+  return { available: Number(a.data!.available_micros), reserved: Number(r.data!.reserved_micros) };
+}
+
+/** A valid lineups contest: two markets in one category, num_bets 2, betting open for a minute. */
+export function contestBody(over: Partial<CreateContestRequest> = {}): CreateContestRequest {
+  return {
+    title: `Contract contest ${randomBytes(3).toString('hex')}`,
+    category: 'mentions',
+    game_type: 'lineups',
+    bet_amount_micros: MICRO,
+    protocol_prize_pool_micros: 10 * MICRO,
+    entry_cap: 100,
+    betting_closes_ms: Date.now() + 60_000,
+    bet_type: { kind: 'num_bets', value: 2 },
+    winning_split_bps: [6000, 3000, 1000],
+    markets: [
+      { category: 'words', name: 'Says "inflation"' },
+      { category: 'words', name: 'Says "recession"' },
+    ],
+    ...over,
+  };
+}
+
+export async function newContest(env: Env, over: Partial<CreateContestRequest> = {}): Promise<ContestById> {
+  const { data } = await env.operator.run(createContest({ client: env.operator.client, body: contestBody(over) }), { status: 201 });
+  return data!;
+}
+
+/** Picks on the contest's markets in order, one direction each ('u' = up, 'd' = down). */
+export const picksOf = (c: ContestById, dirs: string): EntryPick[] =>
+  [...dirs].map((d, i) => ({ market_id: c.markets[i]!.market_id, direction: d === 'u' ? 'up' : 'down' }));
+
+export async function enter(u: User, c: ContestById, dirs: string) {
+  return u.api.run(createContestEntry({ client: u.api.client, path: { id: c.contest_id }, body: { picks: picksOf(c, dirs), idempotency_key: randomUUID() } }), {
+    status: 201,
+  });
+}
+
+export async function resolve(env: Env, marketId: number, outcome: 'YES' | 'NO' | 'VOID') {
+  return env.operator.run(resolveMarket({ client: env.operator.client, path: { market_id: marketId }, body: { outcome } }), { status: 200 });
+}
+
+/** Polls getContest (anonymous) until the worker has settled the contest. */
+export async function waitForStatus(env: Env, contestId: string, status: 'resolved' | 'voided'): Promise<ContestById> {
+  const anon = env.svc.client();
+  let last: ContestById | undefined;
+  await expect
+    .poll(
+      async () => {
+        last = (await anon.run(getContest({ client: anon.client, path: { id: contestId } }), { status: 200 })).data!;
+        return last.status;
+      },
+      { timeout: 15_000, interval: 100 },
+    )
+    .toBe(status);
+  return last!;
+}
+
+export const sleepUntil = async (ms: number) => {
+  const wait = ms - Date.now();
+  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+};
+
+/** The lobby-row fields every contest shape shares, with the pot rule of product-design section 5. */
+export function expectPot(c: { protocol_prize_pool_micros: number; entries_filled: number; bet_amount_micros: number; total_pot_micros: number }) {
+  expect(c.total_pot_micros).toBe(c.protocol_prize_pool_micros + c.entries_filled * c.bet_amount_micros);
+}
