@@ -1127,7 +1127,7 @@ export type ListContestsData = {
          */
         cursor?: string;
         /**
-         * Page size. Default 20; clamped to 1..50 (out-of-range values are clamped, not rejected). A non-integer is 400.
+         * Page size. Default 20; clamped to 1..50 (out-of-range int32 values are clamped, not rejected). A non-integer, or an integer beyond int32, is 400.
          */
         limit?: number;
     };
@@ -1298,7 +1298,7 @@ export type GetContestLeaderboardData = {
     };
     query?: {
         /**
-         * Number of top rows. Default 10; clamped to 1..100 (out-of-range values are clamped, not rejected). A non-integer is 400.
+         * Number of top rows. Default 10; clamped to 1..100 (out-of-range int32 values are clamped, not rejected). A non-integer, or an integer beyond int32, is 400.
          */
         limit?: number;
     };
@@ -1353,11 +1353,11 @@ export type GetContestTopParticipantsData = {
     };
     query?: {
         /**
-         * Look-back window in milliseconds. Default 604800000 (7 days). The applied window is echoed in the response.
+         * Look-back window in milliseconds, 1 to 2^53-1. Default 604800000 (7 days). The applied window is echoed in the response.
          */
         window_ms?: number;
         /**
-         * Number of participants. Default 5; clamped to 1..25 (out-of-range values are clamped, not rejected). A non-integer is 400.
+         * Number of participants. Default 5; clamped to 1..25 (out-of-range int32 values are clamped, not rejected). A non-integer, or an integer beyond int32, is 400.
          */
         limit?: number;
     };

@@ -645,7 +645,7 @@ export const zGetContestTopParticipantsPath = z.object({
 });
 
 export const zGetContestTopParticipantsQuery = z.object({
-    window_ms: z.coerce.bigint().gte(BigInt(1)).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }).optional().default(BigInt(604800000)),
+    window_ms: z.coerce.bigint().gte(BigInt(1)).lte(BigInt(9007199254740991)).optional().default(BigInt(604800000)),
     limit: z.int().min(-2147483648, { error: 'Invalid value: Expected int32 to be >= -2147483648' }).max(2147483647, { error: 'Invalid value: Expected int32 to be <= 2147483647' }).optional().default(5)
 });
 

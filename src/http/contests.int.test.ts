@@ -437,7 +437,9 @@ describe('lobby', () => {
 
     const first = await api(`GET /v1/contests?category=${cat}&limit=2`);
     expect((await api(`GET /v1/contests?category=sports&limit=2&cursor=${first.body.next_cursor}`)).body.code).toBe('INVALID_CURSOR');
-    for (const garbage of ['abc', 'eyJ4IjoxfQ', '!!!', Buffer.from('{"c":1,"i":"x","s":null,"g":null}').toString('base64url')]) {
+    const forged = Buffer.from(JSON.stringify({ c: Date.now(), i: randomUUID(), s: null, g: null })).toString('base64url');
+    const [, tag] = (first.body.next_cursor as string).split('.');
+    for (const garbage of ['abc', 'eyJ4IjoxfQ', '!!!', forged, `${forged}.${tag}`, Buffer.from('{"c":1,"i":"x","s":null,"g":null}').toString('base64url')]) {
       const r = await api(`GET /v1/contests?cursor=${encodeURIComponent(garbage)}`);
       expect([r.status, r.body.code]).toEqual([400, 'INVALID_CURSOR']);
     }

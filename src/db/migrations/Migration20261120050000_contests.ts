@@ -24,6 +24,16 @@ export class Migration20261120050000_contests extends Migration {
         created_at timestamptz not null default now()
       );
     `);
+    // Keys the service signs opaque values with (lobby cursors), one random key per database, so every
+    // process of a deployment accepts the cursors of the others and nobody else can forge one.
+    this.addSql(`
+      create table service_keys (
+        name text primary key,
+        key bytea not null check (octet_length(key) >= 16),
+        created_at timestamptz not null default now()
+      );
+    `);
+    this.addSql(`insert into service_keys (name, key) values ('lobby_cursor', decode(replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''), 'hex'));`);
     this.addSql(`
       create table contests (
         id uuid primary key,
@@ -138,5 +148,6 @@ export class Migration20261120050000_contests extends Migration {
     this.addSql('drop table if exists contest_markets;');
     this.addSql('drop table if exists contests;');
     this.addSql('drop table if exists pool_images;');
+    this.addSql('drop table if exists service_keys;');
   }
 }

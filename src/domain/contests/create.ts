@@ -73,7 +73,9 @@ export function checkNewContest(c: NewContest): Detail[] {
 export async function createContest(em: Em, c: NewContest, nowMs = Date.now()): Promise<string> {
   const details = checkNewContest(c);
   if (details.length) throw new ValidationFailed(`The contest is not valid: ${details.map((x) => `${x.path} ${x.message}`).join('; ')}.`, details);
-  if (c.imageId !== undefined && !(await imageExists(em, c.imageId))) {
+  // Uploaded ids are UUIDs: store them in the lower case the upload's `url` uses, whatever case was sent.
+  const imageId = c.imageId !== undefined && /^[0-9a-f]{8}-([0-9a-f]{4}-){3}[0-9a-f]{12}$/i.test(c.imageId) ? c.imageId.toLowerCase() : c.imageId;
+  if (imageId !== undefined && !(await imageExists(em, imageId))) {
     throw new NotFound('IMAGE_NOT_FOUND', `No image has the id ${JSON.stringify(c.imageId)}; upload one with POST /v1/admin/pool-images or omit image_id for the category's default.`);
   }
   const id = randomUUID();
@@ -100,7 +102,7 @@ export async function createContest(em: Em, c: NewContest, nowMs = Date.now()): 
         c.betType.kind,
         c.betType.value,
         `{${c.winningSplitBps.join(',')}}`,
-        c.imageId ?? null,
+        imageId ?? null,
         c.entryVisibility,
         nowMs,
       ],

@@ -1,7 +1,9 @@
 // The lobby: newest first (created_at_ms desc, id desc), one keyset page at a time. The cursor is the last
-// row's (created_at_ms, id) plus the filters it was made for, base64url-encoded JSON; anything else (or a
-// cursor replayed with other filters) is 400 INVALID_CURSOR. Each filter combination has its own index, so
+// row's (created_at_ms, id) plus the filters it was made for, base64url-encoded JSON followed by an
+// HMAC-SHA256 tag under the database's `lobby_cursor` key (service_keys); anything else (a forged or edited
+// cursor, or one replayed with other filters) is 400 INVALID_CURSOR. Each filter combination has its own index, so
 // a page costs the same on page 1 and page 5,000 and whatever the table's size.
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Em } from '../../db/orm.js';
 import { ValidationFailed } from '../errors.js';
 import { CONTEST_COLUMNS, contestFromRow, type ContestRecord, type ContestRow, type ContestStatus } from './records.js';
@@ -25,16 +27,22 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export const clampLimit = (n: number | undefined, def: number, max: number) => Math.min(max, Math.max(1, n ?? def));
 
-export function encodeCursor(c: Cursor): string {
-  return Buffer.from(JSON.stringify(c)).toString('base64url');
+const tag = (key: Buffer, payload: string) => createHmac('sha256', key).update(payload).digest().subarray(0, 16);
+
+export function encodeCursor(key: Buffer, c: Cursor): string {
+  const payload = Buffer.from(JSON.stringify(c)).toString('base64url');
+  return `${payload}.${tag(key, payload).toString('base64url')}`;
 }
 
-export function decodeCursor(raw: string, q: Pick<LobbyQuery, 'status' | 'category'>): Cursor {
+export function decodeCursor(key: Buffer, raw: string, q: Pick<LobbyQuery, 'status' | 'category'>): Cursor {
   const invalid = (why: string) => new ValidationFailed(`The cursor is not valid: ${why}. Use next_cursor from a previous page, unchanged.`, null, 'INVALID_CURSOR');
   let v: unknown;
   try {
-    if (!/^[A-Za-z0-9_-]+$/.test(raw)) throw new Error('not base64url');
-    v = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
+    const m = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{22})$/.exec(raw);
+    if (!m) throw new Error('malformed');
+    const given = Buffer.from(m[2]!, 'base64url');
+    if (given.length !== 16 || !timingSafeEqual(given, tag(key, m[1]!))) throw new Error('bad tag');
+    v = JSON.parse(Buffer.from(m[1]!, 'base64url').toString('utf8'));
   } catch {
     throw invalid('it was not produced by this service');
   }
@@ -53,7 +61,25 @@ export interface LobbyPage {
   nextCursor: string | null;
 }
 
+let cachedKey: Promise<Buffer> | null = null;
+
+/** The database's cursor key (created by the contests migration); read once per process. */
+export function cursorKey(em: Em): Promise<Buffer> {
+  cachedKey ??= em
+    .execute<Array<{ key: string }>>(`select encode(key, 'hex') as key from service_keys where name = 'lobby_cursor'`)
+    .then((rows) => {
+      if (!rows[0]) throw new Error('service_keys has no lobby_cursor key (migrations not applied?)');
+      return Buffer.from(rows[0].key, 'hex');
+    })
+    .catch((err: unknown) => {
+      cachedKey = null;
+      throw err;
+    });
+  return cachedKey;
+}
+
 export async function listContests(em: Em, q: LobbyQuery): Promise<LobbyPage> {
+  const key = await cursorKey(em);
   const where: string[] = [];
   const params: unknown[] = [];
   if (q.status) {
@@ -65,7 +91,7 @@ export async function listContests(em: Em, q: LobbyQuery): Promise<LobbyPage> {
     params.push(q.category);
   }
   if (q.cursor) {
-    const c = decodeCursor(q.cursor, q);
+    const c = decodeCursor(key, q.cursor, q);
     where.push('(created_at_ms, id) < (?::bigint, ?::uuid)');
     params.push(c.c, c.i);
   }
@@ -77,6 +103,6 @@ export async function listContests(em: Em, q: LobbyQuery): Promise<LobbyPage> {
   const contests = rows.slice(0, q.limit).map(contestFromRow);
   const last = contests[contests.length - 1];
   const nextCursor =
-    rows.length > q.limit && last ? encodeCursor({ c: last.createdAtMs, i: last.id, s: q.status ?? null, g: q.category ?? null }) : null;
+    rows.length > q.limit && last ? encodeCursor(key, { c: last.createdAtMs, i: last.id, s: q.status ?? null, g: q.category ?? null }) : null;
   return { contests, nextCursor };
 }

@@ -100,16 +100,21 @@ describe('pickOutcome', () => {
 
 describe('lobby cursor and limits', () => {
   const id = '3f6c2a9e-8b1d-4c7a-9e2f-5a1b7c3d9e01';
+  const key = Buffer.alloc(32, 7);
+  const otherKey = Buffer.alloc(32, 8);
   it('round-trips and is bound to its filters', () => {
-    const c = encodeCursor({ c: 1767225600000, i: id, s: 'open', g: null });
-    expect(decodeCursor(c, { status: 'open' })).toEqual({ c: 1767225600000, i: id, s: 'open', g: null });
-    expect(() => decodeCursor(c, {})).toThrow(/other filters/);
-    expect(() => decodeCursor(c, { status: 'open', category: 'sports' })).toThrow(/other filters/);
+    const c = encodeCursor(key, { c: 1767225600000, i: id, s: 'open', g: null });
+    expect(decodeCursor(key, c, { status: 'open' })).toEqual({ c: 1767225600000, i: id, s: 'open', g: null });
+    expect(() => decodeCursor(key, c, {})).toThrow(/other filters/);
+    expect(() => decodeCursor(key, c, { status: 'open', category: 'sports' })).toThrow(/other filters/);
   });
 
-  it('refuses anything it did not produce', () => {
-    for (const bad of ['', 'abc', '!!', encodeCursor({ c: 1.5, i: id, s: null, g: null }), Buffer.from('{"c":1,"i":"nope","s":null,"g":null}').toString('base64url'), Buffer.from('[]').toString('base64url')]) {
-      expect(() => decodeCursor(bad, {}), bad).toThrow(expect.objectContaining({ code: 'INVALID_CURSOR', status: 400 }));
+  it('refuses anything it did not produce: garbage, a forged or edited payload, another key', () => {
+    const good = encodeCursor(key, { c: 1, i: id, s: null, g: null });
+    const [payload, mac] = good.split('.') as [string, string];
+    const forged = Buffer.from(JSON.stringify({ c: 2, i: id, s: null, g: null })).toString('base64url');
+    for (const bad of ['', 'abc', '!!', payload, `${forged}.${mac}`, encodeCursor(otherKey, { c: 1, i: id, s: null, g: null }), encodeCursor(key, { c: 1.5, i: id, s: null, g: null }), encodeCursor(key, { c: 1, i: 'nope', s: null, g: null })]) {
+      expect(() => decodeCursor(key, bad, {}), bad).toThrow(expect.objectContaining({ code: 'INVALID_CURSOR', status: 400 }));
     }
   });
 
