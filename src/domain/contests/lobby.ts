@@ -97,7 +97,7 @@ export async function listContests(em: Em, q: LobbyQuery): Promise<LobbyPage> {
   }
   params.push(q.limit + 1);
   const rows = await em.execute<ContestRow[]>(
-    `select ${CONTEST_COLUMNS} from contests ${where.length ? `where ${where.join(' and ')}` : ''} order by created_at_ms desc, id desc limit ?`,
+    `select ${CONTEST_COLUMNS} from contests ${where.length ? `where ${where.join(' and ')}` : ''} order by contests.created_at_ms desc, contests.id desc limit ?`,
     params,
   );
   const contests = rows.slice(0, q.limit).map(contestFromRow);
