@@ -6,35 +6,22 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createOrm, type Orm } from '../db/orm.js';
 import { resolveContest } from '../domain/contests/resolution.js';
-import { createTestDatabase, TEST_REDIS_URL, uniquePrefix, type TestDatabase } from '../testing/postgres.js';
-import { startServiceProcess, type ServiceProcess } from '../testing/service-process.js';
-import { call, createTestPrivy, type TestPrivy } from '../testing/identity.js';
+import type { ServiceProcess } from '../testing/service-process.js';
+import { call, type TestPrivy } from '../testing/identity.js';
 import { ledgerProblems, newUserSession } from '../testing/money.js';
+import { startTestService, type TestService } from '../testing/test-service.js';
 
-const OPERATOR = `contests-operator-${randomUUID()}`;
-let db: TestDatabase;
+let t: TestService;
+let OPERATOR: string;
 let svc: ServiceProcess;
 let privy: TestPrivy;
 let sql: pg.Client;
 let orm: Orm;
 
 beforeAll(async () => {
-  db = await createTestDatabase('contests');
-  privy = await createTestPrivy();
-  svc = await startServiceProcess({
-    env: {
-      NODE_ENV: 'test',
-      DATABASE_URL: db.url,
-      REDIS_URL: TEST_REDIS_URL,
-      QUEUE_PREFIX: uniquePrefix('contests'),
-      RATE_LIMIT_PER_MINUTE: '0',
-      OPERATOR_TOKEN: OPERATOR,
-      ...privy.env,
-    },
-  });
-  sql = new pg.Client({ connectionString: db.url });
-  await sql.connect();
-  orm = await createOrm({ databaseUrl: db.url });
+  t = await startTestService('contests');
+  ({ svc, privy, sql, operatorToken: OPERATOR } = t);
+  orm = await createOrm({ databaseUrl: t.db.url });
 });
 
 afterEach(async () => {
@@ -43,9 +30,7 @@ afterEach(async () => {
 
 afterAll(async () => {
   await orm?.close(true);
-  await sql?.end();
-  await svc?.stop();
-  await db?.drop();
+  await t?.stop();
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -3,35 +3,21 @@
 import { createHash, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, TEST_REDIS_URL, uniquePrefix, type TestDatabase } from '../testing/postgres.js';
-import { startServiceProcess, type ServiceProcess } from '../testing/service-process.js';
-import { call, createTestPrivy, randomWallet, type TestPrivy } from '../testing/identity.js';
+import type { ServiceProcess } from '../testing/service-process.js';
+import { call, randomWallet, type TestPrivy } from '../testing/identity.js';
 import { ledgerProblems, newUserSession } from '../testing/money.js';
+import { startTestService, type TestService } from '../testing/test-service.js';
 
 const DEMO_LIMIT = 1_000_000;
-const OPERATOR_TOKEN = `money-operator-${randomUUID()}`;
-let db: TestDatabase;
+let OPERATOR_TOKEN: string;
+let t: TestService;
 let svc: ServiceProcess;
 let privy: TestPrivy;
 let sql: pg.Client;
 
 beforeAll(async () => {
-  db = await createTestDatabase('money');
-  privy = await createTestPrivy();
-  svc = await startServiceProcess({
-    env: {
-      NODE_ENV: 'test',
-      DATABASE_URL: db.url,
-      REDIS_URL: TEST_REDIS_URL,
-      QUEUE_PREFIX: uniquePrefix('money'),
-      RATE_LIMIT_PER_MINUTE: '0',
-      DEMO_ONCHAIN_BALANCE_MICROS: String(DEMO_LIMIT),
-      OPERATOR_TOKEN,
-      ...privy.env,
-    },
-  });
-  sql = new pg.Client({ connectionString: db.url });
-  await sql.connect();
+  t = await startTestService('money', { DEMO_ONCHAIN_BALANCE_MICROS: String(DEMO_LIMIT) });
+  ({ svc, privy, sql, operatorToken: OPERATOR_TOKEN } = t);
 });
 
 afterEach(async () => {
@@ -39,9 +25,7 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
-  await sql?.end();
-  await svc?.stop();
-  await db?.drop();
+  await t?.stop();
 });
 
 const count = async (table: string, where = 'true', params: unknown[] = []) =>

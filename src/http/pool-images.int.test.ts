@@ -3,13 +3,13 @@
 import { createHash, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, TEST_REDIS_URL, uniquePrefix, type TestDatabase } from '../testing/postgres.js';
-import { startServiceProcess, type ServiceProcess } from '../testing/service-process.js';
-import { createTestPrivy, type TestPrivy } from '../testing/identity.js';
+import type { ServiceProcess } from '../testing/service-process.js';
+import type { TestPrivy } from '../testing/identity.js';
 import { newUserSession } from '../testing/money.js';
+import { startTestService, type TestService } from '../testing/test-service.js';
 import { encodePng } from '../domain/contests/images.js';
 
-const OPERATOR_TOKEN = `images-operator-${randomUUID()}`;
+let OPERATOR_TOKEN: string;
 const LIMIT = 2 * 1024 * 1024;
 // Real images (a browser decodes both: see e2e/pool-images.spec.ts for the uploaded ones).
 const PNG = encodePng(5, 3, (x, y) => [x * 50, y * 100, 200]);
@@ -19,33 +19,18 @@ const JPEG = Buffer.from(
 );
 const WEBP = Buffer.from('UklGRhoAAABXRUJQVlA4TA0AAAAvAAAAEAcQERGIiP4HAA==', 'base64');
 
-let db: TestDatabase;
+let t: TestService;
 let svc: ServiceProcess;
 let privy: TestPrivy;
 let sql: pg.Client;
 
 beforeAll(async () => {
-  db = await createTestDatabase('images');
-  privy = await createTestPrivy();
-  svc = await startServiceProcess({
-    env: {
-      NODE_ENV: 'test',
-      DATABASE_URL: db.url,
-      REDIS_URL: TEST_REDIS_URL,
-      QUEUE_PREFIX: uniquePrefix('images'),
-      RATE_LIMIT_PER_MINUTE: '0',
-      OPERATOR_TOKEN,
-      ...privy.env,
-    },
-  });
-  sql = new pg.Client({ connectionString: db.url });
-  await sql.connect();
+  t = await startTestService('images');
+  ({ svc, privy, sql, operatorToken: OPERATOR_TOKEN } = t);
 });
 
 afterAll(async () => {
-  await sql?.end();
-  await svc?.stop();
-  await db?.drop();
+  await t?.stop();
 });
 
 async function upload(bytes: Uint8Array, contentType: string | undefined, token: string | undefined = OPERATOR_TOKEN) {

@@ -3,6 +3,7 @@
 // the relay only asks for contests that are still open.
 import type { Queue } from 'bullmq';
 import type { QueueBackend } from './queue-backend.js';
+import { ensureJob } from './ensure-job.js';
 import { JOB, QUEUE, RESOLVE_ATTEMPTS, SETTLE_BACKOFF_MS, type ResolveContestJob } from './queues.js';
 
 export interface ResolutionProducer {
@@ -19,19 +20,7 @@ export function createResolutionProducer(queues: QueueBackend): ResolutionProduc
       { jobId: contestId, attempts: RESOLVE_ATTEMPTS, backoff: { type: 'exponential', delay: SETTLE_BACKOFF_MS }, removeOnComplete: true, removeOnFail: { age: 86_400 } },
     );
   return {
-    async enqueue(contestId) {
-      const existing = await queue.getJob(contestId);
-      if (existing) {
-        const state = await existing.getState();
-        if (state === 'failed') await existing.retry('failed');
-        else if (state === 'completed') {
-          await existing.remove();
-          await add(contestId);
-        }
-        return;
-      }
-      await add(contestId);
-    },
+    enqueue: (contestId) => ensureJob(queue, contestId, () => add(contestId)),
     close: () => queue.close(),
   };
 }

@@ -2,6 +2,7 @@
 // outbox relay racing) is a no-op while the job exists; a job that already failed every attempt is retried.
 import type { Queue } from 'bullmq';
 import type { QueueBackend } from './queue-backend.js';
+import { ensureJob } from './ensure-job.js';
 import { JOB, QUEUE, SETTLE_ATTEMPTS, SETTLE_BACKOFF_MS, type SettleOperationJob } from './queues.js';
 
 export interface SettlementProducer {
@@ -30,20 +31,7 @@ export function createSettlementProducer(queues: QueueBackend): SettlementProduc
     async enqueue(operationId) {
       await add(operationId);
     },
-    async ensure(operationId) {
-      const existing = await queue.getJob(operationId);
-      if (existing) {
-        const state = await existing.getState();
-        if (state === 'failed') await existing.retry('failed');
-        else if (state === 'completed') {
-          // Completed but the operation is still pending (should not happen): run it again.
-          await existing.remove();
-          await add(operationId);
-        }
-        return;
-      }
-      await add(operationId);
-    },
+    ensure: (operationId) => ensureJob(queue, operationId, () => add(operationId)),
     close: () => queue.close(),
   };
 }

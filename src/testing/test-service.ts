@@ -1,0 +1,51 @@
+// The usual integration-test set-up in one call: a database of its own, a test Privy, the real service as
+// a child process (PostgreSQL + Redis, API and workers, own queue prefix, no rate limit, an operator
+// token) and a plain pg client on the same database for assertions. stop() undoes all of it.
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { createTestDatabase, TEST_REDIS_URL, uniquePrefix, type TestDatabase } from './postgres.js';
+import { startServiceProcess, type ServiceProcess, type StartOptions } from './service-process.js';
+import { createTestPrivy, type TestPrivy } from './identity.js';
+
+export interface TestService {
+  db: TestDatabase;
+  svc: ServiceProcess;
+  privy: TestPrivy;
+  sql: pg.Client;
+  operatorToken: string;
+  stop(): Promise<void>;
+}
+
+export async function startTestService(label: string, env: Record<string, string> = {}, opts: Omit<StartOptions, 'env'> = {}): Promise<TestService> {
+  const db = await createTestDatabase(label);
+  const privy = await createTestPrivy();
+  const operatorToken = `${label}-operator-${randomUUID()}`;
+  let svc: ServiceProcess | undefined;
+  let sql: pg.Client | undefined;
+  const stop = async () => {
+    await sql?.end();
+    await svc?.stop();
+    await db.drop();
+  };
+  try {
+    svc = await startServiceProcess({
+      ...opts,
+      env: {
+        NODE_ENV: 'test',
+        DATABASE_URL: db.url,
+        REDIS_URL: TEST_REDIS_URL,
+        QUEUE_PREFIX: uniquePrefix(label),
+        RATE_LIMIT_PER_MINUTE: '0',
+        OPERATOR_TOKEN: operatorToken,
+        ...privy.env,
+        ...env,
+      },
+    });
+    sql = new pg.Client({ connectionString: db.url });
+    await sql.connect();
+  } catch (err) {
+    await stop().catch(() => undefined);
+    throw err;
+  }
+  return { db, svc, privy, sql, operatorToken, stop };
+}
