@@ -3,11 +3,11 @@
 import { randomBytes, randomUUID, createHash } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, TEST_REDIS_URL, uniquePrefix, type TestDatabase } from '../testing/postgres.js';
-import { startServiceProcess, type ServiceProcess } from '../testing/service-process.js';
+import type { ServiceProcess } from '../testing/service-process.js';
 import { call, createTestPrivy, randomWallet, type TestPrivy } from '../testing/identity.js';
+import { startTestService, type TestService } from '../testing/test-service.js';
 
-let db: TestDatabase;
+let t: TestService;
 let svc: ServiceProcess;
 let privy: TestPrivy;
 let sql: pg.Client;
@@ -16,30 +16,12 @@ const secrets: string[] = [];
 const remember = <T extends string>(s: T): T => (secrets.push(s), s);
 
 beforeAll(async () => {
-  db = await createTestDatabase('idsess');
-  privy = await createTestPrivy();
-  svc = await startServiceProcess({
-    env: {
-      NODE_ENV: 'test',
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATABASE_URL: db.url,
-      REDIS_URL: TEST_REDIS_URL,
-      QUEUE_PREFIX: uniquePrefix('idsess'),
-      SIWE_DOMAIN: 'app.test:3000',
-      RATE_LIMIT_PER_MINUTE: '0',
-      LOG_LEVEL: 'debug',
-      ...privy.env,
-    },
-  });
-  sql = new pg.Client({ connectionString: db.url });
-  await sql.connect();
+  t = await startTestService('idsess', { SIWE_DOMAIN: 'app.test:3000', LOG_LEVEL: 'debug' });
+  ({ svc, privy, sql } = t);
 });
 
 afterAll(async () => {
-  await sql?.end();
-  await svc?.stop();
-  await db?.drop();
+  await t?.stop();
 });
 
 const count = async (table: 'users' | 'sessions') => Number((await sql.query(`select count(*)::int as n from ${table}`)).rows[0].n);

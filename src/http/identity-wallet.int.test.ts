@@ -3,40 +3,24 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, uniquePrefix, type TestDatabase } from '../testing/postgres.js';
-import { startServiceProcess, type ServiceProcess } from '../testing/service-process.js';
-import { call, createTestPrivy, randomWallet, signSiwe, type TestPrivy, type TestWallet } from '../testing/identity.js';
+import type { ServiceProcess } from '../testing/service-process.js';
+import { call, randomWallet, signSiwe, type TestPrivy, type TestWallet } from '../testing/identity.js';
+import { startTestService, type TestService } from '../testing/test-service.js';
 
 const DOMAIN = 'app.test:3000';
-let db: TestDatabase;
+let t: TestService;
 let svc: ServiceProcess;
 let privy: TestPrivy;
 let sql: pg.Client;
 
 beforeAll(async () => {
-  db = await createTestDatabase('idwallet');
-  privy = await createTestPrivy();
-  svc = await startServiceProcess({
-    env: {
-      NODE_ENV: 'test',
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATABASE_URL: db.url,
-      QUEUE_PREFIX: uniquePrefix('idwallet'),
-      SIWE_DOMAIN: DOMAIN,
-      SIWE_CHAIN_IDS: '1,8453',
-      RATE_LIMIT_PER_MINUTE: '0',
-      ...privy.env,
-    },
-  });
-  sql = new pg.Client({ connectionString: db.url });
-  await sql.connect();
+  // No REDIS_URL: queues on PostgreSQL.
+  t = await startTestService('idwallet', { REDIS_URL: undefined, SIWE_DOMAIN: DOMAIN, SIWE_CHAIN_IDS: '1,8453' });
+  ({ svc, privy, sql } = t);
 });
 
 afterAll(async () => {
-  await sql?.end();
-  await svc?.stop();
-  await db?.drop();
+  await t?.stop();
 });
 
 async function nonce(): Promise<string> {

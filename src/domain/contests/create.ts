@@ -3,6 +3,7 @@
 // RFQ window.
 import { randomUUID } from 'node:crypto';
 import type { Em } from '../../db/orm.js';
+import { pgArray } from '../../db/sql.js';
 import { NotFound, ValidationFailed } from '../errors.js';
 import { imageExists, type Category } from './images.js';
 import type { EntryVisibility, GameType } from './records.js';
@@ -101,7 +102,7 @@ export async function createContest(em: Em, c: NewContest, nowMs = Date.now()): 
         c.liveEndsAtMs ?? null,
         c.betType.kind,
         c.betType.value,
-        `{${c.winningSplitBps.join(',')}}`,
+        pgArray(c.winningSplitBps),
         imageId ?? null,
         c.entryVisibility,
         nowMs,

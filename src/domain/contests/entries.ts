@@ -4,6 +4,7 @@
 // to reserved in the same transaction; an insufficient balance rolls everything back.
 import { randomUUID } from 'node:crypto';
 import type { Em } from '../../db/orm.js';
+import { pgArray } from '../../db/sql.js';
 import { Conflict, Unprocessable } from '../errors.js';
 import { post } from '../ledger/ledger.js';
 import { ENTRY_GAME_TYPES, loadContest, loadMarkets, type ContestMarketRecord, type ContestRecord } from './records.js';
@@ -104,7 +105,7 @@ export async function submitEntry(em: Em, userId: string, contestId: string, pic
     await tx.execute(
       `update contest_markets set up_count = up_count + (market_id = any(?::bigint[]))::int, down_count = down_count + (market_id = any(?::bigint[]))::int
         where contest_id = ? and market_id = any(?::bigint[])`,
-      [`{${ups.join(',')}}`, `{${downs.join(',')}}`, contestId, `{${picks.map((p) => p.marketId).join(',')}}`],
+      [pgArray(ups), pgArray(downs), contestId, pgArray(picks.map((p) => p.marketId))],
       'run',
     );
     await tx.execute('update contests set entries_filled = entries_filled + 1 where id = ?', [contestId], 'run');
@@ -124,7 +125,7 @@ export async function joinedContests(em: Em, userId: string, contestIds: readonl
   if (!contestIds.length) return new Set();
   const rows = await em.execute<Array<{ contest_id: string }>>(
     'select distinct contest_id::text as contest_id from contest_entries where user_id = ? and contest_id = any(?::uuid[])',
-    [userId, `{${contestIds.join(',')}}`],
+    [userId, pgArray(contestIds)],
   );
   return new Set(rows.map((r) => r.contest_id));
 }

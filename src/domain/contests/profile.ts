@@ -2,6 +2,7 @@
 // interface-spec section 3: for a contest configured hidden_while_betting_open, entries (and their picks) are
 // listed only once now >= betting_closes_ms; before that `joined` alone tells whether the owner entered.
 import type { Em } from '../../db/orm.js';
+import { pgArray } from '../../db/sql.js';
 import { NotFound } from '../errors.js';
 import { loadPublicContest } from './board.js';
 import { loadMarkets, loadScoreCounts, pickOutcome, type ContestMarketRecord, type ContestRecord, type EntryVisibility, type PickOutcome } from './records.js';
@@ -44,7 +45,7 @@ export async function profileContest(em: Em, handle: string, contestId: string, 
     `select p.entry_id::text as entry_id, p.market_id::text as market_id, p.direction
        from contest_entry_picks p join contest_markets m on m.market_id = p.market_id
       where p.entry_id = any(?::uuid[]) order by m.position`,
-    [`{${rows.map((r) => String(r.id)).join(',')}}`],
+    [pgArray(rows.map((r) => String(r.id)))],
   );
   const counts = await loadScoreCounts(em, contestId);
   for (const r of rows) {

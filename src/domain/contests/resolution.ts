@@ -8,9 +8,10 @@
 //   voidContest(): refunds every entry's bet from reserved to available and marks the contest voided; a
 //     contest whose every market was voided is voided the same way by resolveContest().
 import type { Em } from '../../db/orm.js';
+import { pgArray } from '../../db/sql.js';
 import { Conflict, NotFound } from '../errors.js';
 import { post, type Posting } from '../ledger/ledger.js';
-import { contestNotFound, loadContest, marketFromRow, MARKET_COLUMNS, rebuildScoreCounts, type ContestMarketRecord, type ContestRecord } from './records.js';
+import { loadContest, marketFromRow, MARKET_COLUMNS, rebuildScoreCounts, type ContestMarketRecord, type ContestRecord } from './records.js';
 import { rankEntries, splitPot, totalPot, winScores, winningDirection } from './scoring.js';
 
 export type MarketResolution = 'YES' | 'NO' | 'VOID';
@@ -153,7 +154,7 @@ export async function resolveContest(em: Em, contestId: string, nowMs = Date.now
       await tx.execute(
         `update contest_entries e set payout = v.payout, rank = v.rank
            from unnest(?::uuid[], ?::bigint[], ?::integer[]) as v(id, payout, rank) where e.id = v.id`,
-        [`{${ranked.map((e) => e.id).join(',')}}`, `{${ranked.map((e) => (payouts.get(e.id) ?? 0n).toString()).join(',')}}`, `{${ranked.map((e) => e.rank).join(',')}}`],
+        [pgArray(ranked.map((e) => e.id)), pgArray(ranked.map((e) => payouts.get(e.id) ?? 0n)), pgArray(ranked.map((e) => e.rank))],
         'run',
       );
     }
@@ -170,5 +171,3 @@ export async function contestsAwaitingResolution(em: Em, limit = 100): Promise<s
   );
   return rows.map((r) => r.id);
 }
-
-export { contestNotFound };

@@ -5,6 +5,7 @@
 // (deferred constraint trigger) and any UPDATE/DELETE of entries, so a bug here cannot break the books.
 import { randomUUID } from 'node:crypto';
 import type { Em } from '../../db/orm.js';
+import { pgArray } from '../../db/sql.js';
 import { Unprocessable } from '../errors.js';
 import { microsFromDb } from './amounts.js';
 
@@ -74,11 +75,6 @@ async function accountIds(em: Em, refs: readonly AccountRef[]): Promise<Map<stri
   }
   for (const a of refs) if (!ids.has(refKey(a))) throw new Error(`ledger account ${refKey(a)} could not be resolved`);
   return ids;
-}
-
-/** A PostgreSQL array literal of plain tokens (uuids, kinds, integers): none of them needs quoting. */
-function pgArray(values: readonly (string | bigint | number)[]): string {
-  return `{${values.map(String).join(',')}}`;
 }
 
 /**
