@@ -37,17 +37,25 @@ type Row = Record<string, unknown>;
 export const LEADERBOARD_TOP_SQL = `select ${ENTRY_COLUMNS} from contest_entries e join users u on u.id = e.user_id
   where e.contest_id = ? order by e.score desc, e.created_at_ms, e.id limit ?`;
 
+/** The public face of a user on the leaderboard and top participants. */
+function userFields(r: Row) {
+  const userId = String(r.user_id);
+  return {
+    userId,
+    handle: (r.handle as string | null) ?? null,
+    xHandle: (r.x_handle as string | null) ?? null,
+    xAvatarUrl: (r.x_avatar_url as string | null) ?? null,
+    avatarSeed: avatarSeed(userId),
+  };
+}
+
 function toRow(r: Row, c: ContestRecord, counts: Array<{ score: number; entries: number }>): LeaderboardRow {
   const payout = r.payout === null || r.payout === undefined ? null : BigInt(r.payout as string);
   return {
     entryId: String(r.id),
     rank: rankFromCounts(counts, Number(r.score)),
-    userId: String(r.user_id),
+    ...userFields(r),
     entryIndex: Number(r.entry_index),
-    handle: (r.handle as string | null) ?? null,
-    xHandle: (r.x_handle as string | null) ?? null,
-    xAvatarUrl: (r.x_avatar_url as string | null) ?? null,
-    avatarSeed: avatarSeed(String(r.user_id)),
     resolvedWinCount: Number(r.resolved_win_count),
     openLegCount: Number(r.pick_count) - Number(r.resolved_leg_count),
     payout,
@@ -103,11 +111,7 @@ export async function topParticipants(em: Em, contestId: string, windowMs: numbe
   const c = await loadPublicContest(em, contestId);
   const rows = await em.execute<Row[]>(TOP_PARTICIPANTS_SQL, [c.category, c.gameType, Math.max(0, nowMs - windowMs), nowMs, limit]);
   return rows.map((r) => ({
-    userId: String(r.user_id),
-    handle: (r.handle as string | null) ?? null,
-    xHandle: (r.x_handle as string | null) ?? null,
-    xAvatarUrl: (r.x_avatar_url as string | null) ?? null,
-    avatarSeed: avatarSeed(String(r.user_id)),
+    ...userFields(r),
     wonCount: Number(r.won),
     totalWinnings: BigInt(r.total as string),
   }));
