@@ -1,20 +1,28 @@
 // `npm run generate`: writes generated/ from spec/ (never edit generated/ by hand).
 //   generated/openapi/   partner SDK, types and zod schemas (@hey-api/openapi-ts)
 //   generated/asyncapi/  message types and compiled validators (scripts/generate-asyncapi.ts)
+//   generated/openapi/operations.gen.ts  request parts and responses per operationId (scripts/generate-operations.ts)
 // `npm run generate -- --check` generates into a temporary folder and fails when generated/ differs.
+// `--spec DIR --out DIR` read another spec/ folder and write another generated/ folder (the drift probe).
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, existsSync, cpSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createClient } from '@hey-api/openapi-ts';
 import { generateAsyncApi } from './generate-asyncapi.js';
+import { generateOperations } from './generate-operations.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const check = process.argv.includes('--check');
+const option = (name: string) => {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? resolve(process.argv[i + 1] ?? '') : undefined;
+};
+const specDir = option('--spec') ?? join(root, 'spec');
 
 async function generateOpenApi(outDir: string): Promise<void> {
   await createClient({
-    input: join(root, 'spec/openapi.yaml'),
+    input: join(specDir, 'openapi.yaml'),
     output: { path: outDir, module: { extension: '.ts' }, clean: true },
     logs: { level: 'silent', file: false },
     plugins: [
@@ -32,7 +40,8 @@ async function generateOpenApi(outDir: string): Promise<void> {
 async function generateAll(outDir: string): Promise<void> {
   mkdirSync(outDir, { recursive: true });
   await generateOpenApi(join(outDir, 'openapi'));
-  await generateAsyncApi(join(outDir, 'asyncapi'));
+  await generateOperations(join(specDir, 'openapi.yaml'), join(outDir, 'openapi'));
+  await generateAsyncApi(join(outDir, 'asyncapi'), join(specDir, 'asyncapi.yaml'));
 }
 
 function listFiles(dir: string): string[] {
@@ -49,7 +58,7 @@ function listFiles(dir: string): string[] {
   return out.sort();
 }
 
-const target = join(root, 'generated');
+const target = option('--out') ?? join(root, 'generated');
 const scratch = mkdtempSync(join(tmpdir(), 'crfq-generate-'));
 try {
   await generateAll(scratch);

@@ -11,7 +11,9 @@ import { createOpenApiBackend } from './openapi.js';
 import { toErrorResponse } from './errors.js';
 import { hasBody, JSON_LIMIT_BYTES, mediaType, parseJson, readRaw, UnsupportedMediaType } from './body.js';
 import type { HttpMetrics } from './metrics.js';
-import type { Handler, HandlerResponse, Handlers } from './handler.js';
+import { handlerFor, type HandlerResponse, type Handlers } from './handler.js';
+import { createRequestContext, type RequestContext } from './context.js';
+import type { Em } from '../db/orm.js';
 import { AppError } from '../domain/errors.js';
 
 export const BINARY_LIMIT_BYTES = 2 * 1024 * 1024;
@@ -21,6 +23,8 @@ export interface AppDeps {
   logger: Logger;
   document: OpenAPIV3_1.Document;
   handlers: Handlers;
+  /** Forks the ORM's entity manager: called at most once per request, when a handler first uses `ctx.db`. */
+  forkDb: () => Em;
   resolveToken: TokenResolver;
   metrics: HttpMetrics;
   /** Requests per minute per client address (0 disables). */
@@ -28,9 +32,7 @@ export interface AppDeps {
 }
 
 interface Extras {
-  requestId: string;
-  auth: Auth;
-  log: Logger;
+  ctx: RequestContext;
   contentType: string | undefined;
 }
 
@@ -44,19 +46,17 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
   // Operations without a handler fall to openapi-backend's notImplemented: 501 NOT_IMPLEMENTED.
   const api = createOpenApiBackend(document, new Set(Object.keys(handlers)), async (c: Context, ...args: unknown[]) => {
     const extras = args[0] as Extras;
-    const handler: Handler | undefined = handlers[c.operation.operationId!];
+    const handler = handlerFor(handlers, c.operation.operationId!);
     if (!handler) throw new Error(`no handler for ${c.operation.operationId}`);
-    return handler({
+    const request = {
       operationId: c.operation.operationId!,
-      requestId: extras.requestId,
-      params: c.request.params as Record<string, unknown>,
-      query: c.request.query as Record<string, unknown>,
+      params: c.request.params,
+      query: c.request.query,
       body: c.request.requestBody,
       contentType: extras.contentType,
       headers: c.request.headers as Record<string, string | string[] | undefined>,
-      auth: extras.auth,
-      log: extras.log,
-    });
+    };
+    return handler(request, extras.ctx);
   });
   for (const name of Object.keys(document.components?.securitySchemes ?? {})) {
     api.registerSecurityHandler(name, () => true); // authentication already ran in authenticate() below
@@ -129,7 +129,7 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
       }
       const result = (await api.handleRequest(
         { method: req.method, path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body },
-        { requestId, auth, log, contentType } satisfies Extras,
+        { ctx: createRequestContext(deps.forkDb, { log, auth, requestId }), contentType } satisfies Extras,
       )) as HandlerResponse;
       writeResult(res, result);
     } catch (err) {

@@ -4,7 +4,7 @@
 // entries the contest holds.
 import type { Em } from '../../db/orm.js';
 import { avatarSeed } from '../identity/avatar-seed.js';
-import { contestNotFound, loadContest, loadScoreCounts, PUBLIC_GAME_TYPES, type ContestRecord } from './records.js';
+import { contestNotFound, isPublicContest, loadContest, loadScoreCounts, type ContestRecord, type PublicContestRecord } from './records.js';
 import { rankFromCounts } from './scoring.js';
 
 export interface LeaderboardRow {
@@ -81,9 +81,9 @@ export async function leaderboard(em: Em, contestId: string, limit: number, call
 }
 
 /** Lineups and outcast contests only: survivor and streak are CONTEST_NOT_FOUND on the public insight routes. */
-export async function loadPublicContest(em: Em, contestId: string): Promise<ContestRecord> {
+export async function loadPublicContest(em: Em, contestId: string): Promise<PublicContestRecord> {
   const c = await loadContest(em, contestId);
-  if (!PUBLIC_GAME_TYPES.includes(c.gameType)) throw contestNotFound();
+  if (!isPublicContest(c)) throw contestNotFound();
   return c;
 }
 

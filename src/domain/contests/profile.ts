@@ -5,7 +5,7 @@ import type { Em } from '../../db/orm.js';
 import { pgArray } from '../../db/sql.js';
 import { NotFound } from '../errors.js';
 import { loadPublicContest } from './board.js';
-import { loadMarkets, loadScoreCounts, pickOutcome, type ContestMarketRecord, type ContestRecord, type EntryVisibility, type PickOutcome } from './records.js';
+import { loadMarkets, loadScoreCounts, pickOutcome, type ContestMarketRecord, type EntryVisibility, type PublicContestRecord, type PickOutcome } from './records.js';
 import { rankFromCounts, type Direction } from './scoring.js';
 
 export interface ProfileEntry {
@@ -20,7 +20,7 @@ export interface ProfileEntry {
 }
 
 export interface ProfileContest {
-  contest: ContestRecord;
+  contest: PublicContestRecord;
   markets: ContestMarketRecord[];
   owner: { joined: boolean; entryVisibility: EntryVisibility; entries: ProfileEntry[] };
 }

@@ -1,5 +1,12 @@
 // Contest records to their wire shapes (snake_case; int64 amounts as JSON integers, which the contest
 // creation rules keep below 2^53).
+import type {
+  ContestById,
+  ContestDetail,
+  ContestLobbyRow,
+  ContestMarket,
+  LeaderboardRow as LeaderboardRowWire,
+} from '../../../generated/openapi/types.gen.js';
 import type { LeaderboardRow } from '../../domain/contests/board.js';
 import { imageUrl } from '../../domain/contests/images.js';
 import type { ProfileContest } from '../../domain/contests/profile.js';
@@ -10,7 +17,7 @@ const n = (v: bigint) => Number(v);
 const nOrNull = (v: bigint | null) => (v === null ? null : Number(v));
 
 /** The lobby-row fields (interface-spec 2.2) except `caller`. */
-function commonFields(c: ContestRecord) {
+function commonFields(c: ContestRecord): Omit<ContestLobbyRow, 'caller' | 'created_at_ms' | 'image_url'> {
   return {
     contest_id: c.id,
     title: c.title,
@@ -28,11 +35,11 @@ function commonFields(c: ContestRecord) {
   };
 }
 
-export function lobbyRowWire(c: ContestRecord, joined: boolean | null) {
+export function lobbyRowWire(c: ContestRecord, joined: boolean | null): ContestLobbyRow {
   return { ...commonFields(c), caller: joined === null ? null : { joined }, created_at_ms: c.createdAtMs, image_url: imageUrl(c.imageId, c.category) };
 }
 
-export function marketWire(m: ContestMarketRecord) {
+export function marketWire(m: ContestMarketRecord): ContestMarket {
   return {
     market_id: m.marketId,
     category: m.category,
@@ -49,7 +56,7 @@ export function marketWire(m: ContestMarketRecord) {
   };
 }
 
-export function contestByIdWire(c: ContestRecord, markets: readonly ContestMarketRecord[], joined: boolean | null) {
+export function contestByIdWire(c: ContestRecord, markets: readonly ContestMarketRecord[], joined: boolean | null): ContestById {
   return {
     ...lobbyRowWire(c, joined),
     description: c.description,
@@ -62,7 +69,7 @@ export function contestByIdWire(c: ContestRecord, markets: readonly ContestMarke
   };
 }
 
-export function contestDetailWire(p: ProfileContest) {
+export function contestDetailWire(p: ProfileContest): ContestDetail {
   const c = p.contest;
   return {
     ...commonFields(c),
@@ -90,7 +97,7 @@ export function contestDetailWire(p: ProfileContest) {
   };
 }
 
-export function leaderboardRowWire(r: LeaderboardRow) {
+export function leaderboardRowWire(r: LeaderboardRow): LeaderboardRowWire {
   return {
     rank: r.rank,
     user_id: r.userId,

@@ -1,35 +1,43 @@
 // Contests: lobby, contest by id, entries, leaderboard, top participants, popular entry, profile detail,
 // and the operator's create / resolve-market / void. Thin: each handler calls one domain function and maps
 // its record to the wire (src/http/handlers/contests-wire.ts).
-import type { Orm } from '../../db/orm.js';
-import type { CreateContestRequest, CreateEntryRequest, ResolveMarketRequest } from '../../../generated/openapi/types.gen.js';
 import { leaderboard, popularEntry, topParticipants } from '../../domain/contests/board.js';
 import { createContest } from '../../domain/contests/create.js';
 import { joinedContests, submitEntry } from '../../domain/contests/entries.js';
 import { clampLimit, listContests } from '../../domain/contests/lobby.js';
 import { profileContest } from '../../domain/contests/profile.js';
-import { loadContest, loadMarkets, type ContestStatus } from '../../domain/contests/records.js';
+import { loadContest, loadMarkets } from '../../domain/contests/records.js';
 import { resolveMarket, voidContest } from '../../domain/contests/resolution.js';
-import type { Category } from '../../domain/contests/images.js';
 import type { ResolutionProducer } from '../../jobs/resolution-producer.js';
-import type { Handlers, HandlerRequest } from '../handler.js';
+import type { HandlersFor, RequestContext } from '../handler.js';
+import type { Auth } from '../auth.js';
 import { idempotent } from '../idempotent.js';
 import { requireUser } from './principal.js';
 import { contestByIdWire, contestDetailWire, leaderboardRowWire, lobbyRowWire, marketWire } from './contests-wire.js';
 
 export interface ContestsDeps {
-  orm: Orm;
   resolution: ResolutionProducer;
 }
 
+type ContestsOperationId =
+  | 'listContests'
+  | 'getContest'
+  | 'createContestEntry'
+  | 'getContestLeaderboard'
+  | 'getContestTopParticipants'
+  | 'getContestPopularEntry'
+  | 'getProfileContest'
+  | 'createContest'
+  | 'resolveMarket'
+  | 'voidContest';
+
 const NO_STORE = { 'Cache-Control': 'no-store' };
-const userIdOf = (req: HandlerRequest): string | null => (req.auth.kind === 'user' ? req.auth.userId : null);
+const userIdOf = (auth: Auth): string | null => (auth.kind === 'user' ? auth.userId : null);
 
-export function contestsHandlers(deps: ContestsDeps): Handlers {
-  const { orm, resolution } = deps;
+export function contestsHandlers(deps: ContestsDeps): HandlersFor<ContestsOperationId> {
+  const { resolution } = deps;
 
-  async function contestById(id: string, callerUserId: string | null) {
-    const em = orm.em.fork();
+  async function contestById({ db: em }: RequestContext, id: string, callerUserId: string | null) {
     const c = await loadContest(em, id);
     const markets = await loadMarkets(em, id);
     const joined = callerUserId ? (await joinedContests(em, callerUserId, [id])).has(id) : null;
@@ -37,11 +45,9 @@ export function contestsHandlers(deps: ContestsDeps): Handlers {
   }
 
   return {
-    listContests: async (req) => {
-      const em = orm.em.fork();
-      const q = req.query as { status?: ContestStatus; category?: Category; cursor?: string; limit?: number };
+    listContests: async ({ query: q }, { db: em, auth }) => {
       const page = await listContests(em, { status: q.status, category: q.category, cursor: q.cursor, limit: clampLimit(q.limit, 20, 50) });
-      const me = userIdOf(req);
+      const me = userIdOf(auth);
       const joined = me ? await joinedContests(em, me, page.contests.map((c) => c.id)) : null;
       return {
         status: 200,
@@ -50,21 +56,19 @@ export function contestsHandlers(deps: ContestsDeps): Handlers {
       };
     },
 
-    getContest: async (req) => ({ status: 200, body: await contestById(req.params.id as string, userIdOf(req)), headers: NO_STORE }),
+    getContest: async ({ params }, ctx) => ({ status: 200, body: await contestById(ctx, params.id, userIdOf(ctx.auth)), headers: NO_STORE }),
 
     createContestEntry: idempotent(
-      orm,
-      (req) => `user:${requireUser(req.auth).userId}`,
-      async (req) => {
-        const { userId } = requireUser(req.auth);
-        const body = req.body as CreateEntryRequest;
+      (_req, { auth }) => `user:${requireUser(auth).userId}`,
+      async ({ params, body }, { db, auth, log }) => {
+        const { userId } = requireUser(auth);
         const entry = await submitEntry(
-          orm.em.fork(),
+          db,
           userId,
-          req.params.id as string,
+          params.id,
           body.picks.map((p) => ({ marketId: p.market_id, direction: p.direction })),
         );
-        req.log.info({ contest_id: entry.contestId, entry_index: entry.entryIndex }, 'contest entry created');
+        log.info({ contest_id: entry.contestId, entry_index: entry.entryIndex }, 'contest entry created');
         return {
           status: 201,
           body: {
@@ -79,9 +83,8 @@ export function contestsHandlers(deps: ContestsDeps): Handlers {
       (req) => ({ contest_id: req.params.id, body: req.body }),
     ),
 
-    getContestLeaderboard: async (req) => {
-      const q = req.query as { limit?: number };
-      const board = await leaderboard(orm.em.fork(), req.params.id as string, clampLimit(q.limit, 10, 100), userIdOf(req));
+    getContestLeaderboard: async ({ params, query }, { db, auth }) => {
+      const board = await leaderboard(db, params.id, clampLimit(query.limit, 10, 100), userIdOf(auth));
       return {
         status: 200,
         body: {
@@ -93,10 +96,9 @@ export function contestsHandlers(deps: ContestsDeps): Handlers {
       };
     },
 
-    getContestTopParticipants: async (req) => {
-      const q = req.query as { window_ms?: number; limit?: number };
-      const windowMs = q.window_ms ?? 604_800_000;
-      const rows = await topParticipants(orm.em.fork(), req.params.id as string, windowMs, clampLimit(q.limit, 5, 25));
+    getContestTopParticipants: async ({ params, query }, { db }) => {
+      const windowMs = query.window_ms ?? 604_800_000;
+      const rows = await topParticipants(db, params.id, windowMs, clampLimit(query.limit, 5, 25));
       return {
         status: 200,
         body: {
@@ -115,8 +117,8 @@ export function contestsHandlers(deps: ContestsDeps): Handlers {
       };
     },
 
-    getContestPopularEntry: async (req) => {
-      const p = await popularEntry(orm.em.fork(), req.params.id as string);
+    getContestPopularEntry: async ({ params }, { db }) => {
+      const p = await popularEntry(db, params.id);
       return {
         status: 200,
         body: { total_entries: p.totalEntries, markets: p.markets.map((m) => ({ market_id: m.marketId, yes_count: m.yesCount, no_count: m.noCount })) },
@@ -124,14 +126,13 @@ export function contestsHandlers(deps: ContestsDeps): Handlers {
       };
     },
 
-    getProfileContest: async (req) => {
-      const p = await profileContest(orm.em.fork(), req.params.handle as string, req.params.id as string);
+    getProfileContest: async ({ params }, { db }) => {
+      const p = await profileContest(db, params.handle, params.id);
       return { status: 200, body: contestDetailWire(p), headers: NO_STORE };
     },
 
-    createContest: async (req) => {
-      const b = req.body as CreateContestRequest;
-      const id = await createContest(orm.em.fork(), {
+    createContest: async ({ body: b }, ctx) => {
+      const id = await createContest(ctx.db, {
         title: b.title,
         category: b.category,
         gameType: b.game_type,
@@ -159,27 +160,27 @@ export function contestsHandlers(deps: ContestsDeps): Handlers {
           resolutionTimeMs: m.resolution_time_ms,
         })),
       });
-      req.log.info({ contest_id: id, game_type: b.game_type, markets: b.markets.length }, 'contest created');
-      return { status: 201, body: await contestById(id, null), headers: NO_STORE };
+      ctx.log.info({ contest_id: id, game_type: b.game_type, markets: b.markets.length }, 'contest created');
+      return { status: 201, body: await contestById(ctx, id, null), headers: NO_STORE };
     },
 
-    resolveMarket: async (req) => {
-      const marketId = req.params.market_id as number;
-      const { outcome } = req.body as ResolveMarketRequest;
-      const r = await resolveMarket(orm.em.fork(), marketId, outcome);
-      req.log.info({ market_id: marketId, outcome, contest_id: r.market.contestId, contest_ready: r.contestReady }, 'contest market resolved');
+    resolveMarket: async ({ params, body }, { db, log }) => {
+      const marketId = params.market_id;
+      const { outcome } = body;
+      const r = await resolveMarket(db, marketId, outcome);
+      log.info({ market_id: marketId, outcome, contest_id: r.market.contestId, contest_ready: r.contestReady }, 'contest market resolved');
       if (r.contestReady) {
         // A lost enqueue is picked up by the resolution relay within a few seconds.
-        await resolution.enqueue(r.market.contestId).catch((err: unknown) => req.log.warn({ err, contest_id: r.market.contestId }, 'could not enqueue the contest resolution; the relay will'));
+        await resolution.enqueue(r.market.contestId).catch((err: unknown) => log.warn({ err, contest_id: r.market.contestId }, 'could not enqueue the contest resolution; the relay will'));
       }
       return { status: 200, body: marketWire(r.market), headers: NO_STORE };
     },
 
-    voidContest: async (req) => {
-      const id = req.params.id as string;
-      await voidContest(orm.em.fork(), id);
-      req.log.info({ contest_id: id }, 'contest voided and refunded');
-      return { status: 200, body: await contestById(id, null), headers: NO_STORE };
+    voidContest: async ({ params }, ctx) => {
+      const id = params.id;
+      await voidContest(ctx.db, id);
+      ctx.log.info({ contest_id: id }, 'contest voided and refunded');
+      return { status: 200, body: await contestById(ctx, id, null), headers: NO_STORE };
     },
   };
 }

@@ -1,35 +1,32 @@
 // Operator API for market makers (register, remove) and the market-maker HTTP route (taker PnL).
-import type { Orm } from '../../db/orm.js';
-import type { CreateMarketMakerRequest, MarketMaker, TakerPnl } from '../../../generated/openapi/types.gen.js';
+import type { MarketMaker, TakerPnl } from '../../../generated/openapi/types.gen.js';
 import { registerMarketMaker, removeMarketMaker, takerPnl } from '../../domain/market-makers/market-makers.js';
 import { Unauthorized } from '../../domain/errors.js';
-import type { Handlers } from '../handler.js';
+import type { HandlersFor } from '../handler.js';
 
 export interface MarketMakerHandlerDeps {
-  orm: Orm;
   /** Called after a removal commits; the gateway ends this process's connections of the wallet at once. */
   onRemoved?: (walletAddress: string) => void;
 }
 
-export function marketMakersHandlers(deps: MarketMakerHandlerDeps): Handlers {
-  const { orm } = deps;
+export function marketMakersHandlers(deps: MarketMakerHandlerDeps): HandlersFor<'createMarketMaker' | 'deleteMarketMaker' | 'getTakerPnl'> {
   return {
-    createMarketMaker: async (req) => {
-      const { wallet_address, name } = req.body as CreateMarketMakerRequest;
-      const mm = await registerMarketMaker(orm.em.fork(), wallet_address, name);
-      req.log.info({ wallet: mm.walletAddress }, 'market maker registered');
+    createMarketMaker: async (req, { db, log }) => {
+      const { wallet_address, name } = req.body;
+      const mm = await registerMarketMaker(db, wallet_address, name);
+      log.info({ wallet: mm.walletAddress }, 'market maker registered');
       const body: MarketMaker = { wallet_address: mm.walletAddress, name: mm.name, created_at_ms: mm.createdAtMs };
       return { status: 201, body };
     },
-    deleteMarketMaker: async (req) => {
-      const removed = await removeMarketMaker(orm.em.fork(), String(req.params.wallet_address));
-      req.log.info({ wallet: removed.walletAddress, revoked_sessions: removed.revokedSessions }, 'market maker removed; its sessions are revoked');
+    deleteMarketMaker: async ({ params }, { db, log }) => {
+      const removed = await removeMarketMaker(db, params.wallet_address);
+      log.info({ wallet: removed.walletAddress, revoked_sessions: removed.revokedSessions }, 'market maker removed; its sessions are revoked');
       deps.onRemoved?.(removed.walletAddress);
       return { status: 204 };
     },
-    getTakerPnl: (req) => {
-      if (req.auth.kind !== 'market_maker') throw new Unauthorized();
-      const f = takerPnl(req.auth.walletAddress);
+    getTakerPnl: (_req, { auth }) => {
+      if (auth.kind !== 'market_maker') throw new Unauthorized();
+      const f = takerPnl(auth.walletAddress);
       const body: TakerPnl = { wallet_address: f.walletAddress, realized_pnl_micros: f.realizedPnlMicros, trade_count: f.tradeCount, as_of_ms: f.asOfMs };
       return { status: 200, body, headers: { 'Cache-Control': 'no-store' } };
     },

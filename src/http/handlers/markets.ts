@@ -1,8 +1,7 @@
 // Public RFQ market windows: getCurrentMarket and lookupMarket (product-design section 6).
-import type { Orm } from '../../db/orm.js';
 import type { MarketWindowResponse } from '../../../generated/openapi/types.gen.js';
 import { getCurrentMarket, lookupMarket, type MarketSettings, type MarketWindowRecord } from '../../domain/markets/markets.js';
-import type { Handlers } from '../handler.js';
+import type { HandlersFor } from '../handler.js';
 
 /** How long a lookup of a window that is still open (or not started) may be cached. */
 export const OPEN_WINDOW_MAX_AGE_SECS = 60;
@@ -30,24 +29,17 @@ export function lookupCacheControl(m: MarketWindowRecord, nowMs: number): string
   return nowMs >= m.bettingClosesAtMs ? CLOSED_WINDOW_CACHE_CONTROL : `public, max-age=${OPEN_WINDOW_MAX_AGE_SECS}`;
 }
 
-export function marketsHandlers(deps: { orm: Orm; settings: MarketSettings }): Handlers {
-  const { orm, settings } = deps;
+export function marketsHandlers(deps: { settings: MarketSettings }): HandlersFor<'getCurrentMarket' | 'lookupMarket'> {
+  const { settings } = deps;
   return {
-    getCurrentMarket: async (req) => {
+    getCurrentMarket: async ({ query }, { db }) => {
       const now = Date.now();
-      const m = await getCurrentMarket(orm.em.fork(), settings, String(req.query.asset), Number(req.query.duration_secs), now);
+      const m = await getCurrentMarket(db, settings, query.asset, query.duration_secs, now);
       return { status: 200, body: toResponse(m), headers: { 'Cache-Control': currentCacheControl(m, now) } };
     },
-    lookupMarket: async (req) => {
+    lookupMarket: async ({ query }, { db }) => {
       const now = Date.now();
-      const m = await lookupMarket(
-        orm.em.fork(),
-        settings,
-        String(req.query.asset),
-        Number(req.query.duration_secs),
-        Number(req.query.window_start_ms),
-        now,
-      );
+      const m = await lookupMarket(db, settings, query.asset, query.duration_secs, query.window_start_ms, now);
       return { status: 200, body: toResponse(m), headers: { 'Cache-Control': lookupCacheControl(m, now) } };
     },
   };

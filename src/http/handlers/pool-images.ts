@@ -1,10 +1,9 @@
 // Contest images: operator upload (uploadPoolImage) and the public raw fetch (getPoolImageRaw).
 // The framework already answered 401/403 (operator token), 415 (media type) and 413 (2 MiB) before these run.
-import type { Orm } from '../../db/orm.js';
 import type { PoolImage } from '../../../generated/openapi/types.gen.js';
 import { getImage, storeImage, type StoredImage } from '../../domain/contests/images.js';
 import { NotFound, ValidationFailed } from '../../domain/errors.js';
-import type { Handlers } from '../handler.js';
+import type { HandlersFor } from '../handler.js';
 
 /** Images never change under an id. */
 export const IMAGE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
@@ -34,19 +33,19 @@ function toPoolImage(image: StoredImage): PoolImage {
   };
 }
 
-export function poolImagesHandlers(deps: { orm: Orm }): Handlers {
-  const { orm } = deps;
+export function poolImagesHandlers(): HandlersFor<'uploadPoolImage' | 'getPoolImageRaw'> {
   return {
-    uploadPoolImage: async (req) => {
+    uploadPoolImage: async (req, { db }) => {
+      // The type says bytes (the body is required); an empty upload is still answered here, with 400.
       if (!Buffer.isBuffer(req.body)) {
         throw new ValidationFailed('the request body is empty; send the image bytes as the body', [{ in: 'body', path: '', message: 'must not be empty' }]);
       }
-      const image = await storeImage(orm.em.fork(), req.contentType ?? '', req.body);
+      const image = await storeImage(db, req.contentType, req.body);
       return { status: 201, body: toPoolImage(image) };
     },
-    getPoolImageRaw: async (req) => {
-      const imageId = String(req.params.image_id);
-      const image = await getImage(orm.em.fork(), imageId);
+    getPoolImageRaw: async (req, { db }) => {
+      const imageId = req.params.image_id;
+      const image = await getImage(db, imageId);
       if (!image) {
         throw new NotFound('IMAGE_NOT_FOUND', `no image ${imageId}: ids are the image_id of an upload or default-mentions, default-sports, default-culture`);
       }

@@ -1,9 +1,8 @@
 // The signed-in user's preferences (public handle) and linked X account.
-import type { Orm } from '../../db/orm.js';
-import type { Preferences, UpdatePreferencesRequest } from '../../../generated/openapi/types.gen.js';
+import type { Preferences } from '../../../generated/openapi/types.gen.js';
 import { avatarSeed } from '../../domain/identity/avatar-seed.js';
 import { getUser, setHandle, type UserRecord } from '../../domain/identity/users.js';
-import type { Handlers } from '../handler.js';
+import type { HandlersFor } from '../handler.js';
 import { requireUser } from './principal.js';
 
 export function toPreferences(u: UserRecord): Preferences {
@@ -17,18 +16,16 @@ export function toPreferences(u: UserRecord): Preferences {
   };
 }
 
-export function usersHandlers(deps: { orm: Orm }): Handlers {
-  const { orm } = deps;
+export function usersHandlers(): HandlersFor<'getPreferences' | 'updatePreferences'> {
   return {
-    getPreferences: async (req) => {
-      const { userId } = requireUser(req.auth);
-      return { status: 200, body: toPreferences(await getUser(orm.em.fork(), userId)), headers: { 'Cache-Control': 'no-store' } };
+    getPreferences: async (_req, { db, auth }) => {
+      const { userId } = requireUser(auth);
+      return { status: 200, body: toPreferences(await getUser(db, userId)), headers: { 'Cache-Control': 'no-store' } };
     },
-    updatePreferences: async (req) => {
-      const { userId } = requireUser(req.auth);
-      const { handle } = req.body as UpdatePreferencesRequest;
-      const em = orm.em.fork();
-      const user = handle === undefined ? await getUser(em, userId) : await setHandle(em, userId, handle);
+    updatePreferences: async ({ body }, { db, auth }) => {
+      const { userId } = requireUser(auth);
+      const { handle } = body;
+      const user = handle === undefined ? await getUser(db, userId) : await setHandle(db, userId, handle);
       return { status: 200, body: toPreferences(user), headers: { 'Cache-Control': 'no-store' } };
     },
   };
