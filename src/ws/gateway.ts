@@ -19,6 +19,7 @@ import { newChallenge, verifyAuthResponse, type AuthFailure, type Challenge } fr
 import { heartbeatAction, startTicker } from './heartbeat.js';
 import { CLOSE, IpConnectionCounter, MAX_AUTH_ATTEMPTS, MAX_BUFFERED_BYTES, MAX_PAYLOAD_BYTES } from './limits.js';
 import { parseClientFrame, serializeServerMessage } from './protocol.js';
+import { dispatchClientMessage, type ClientMessageHandlers } from './messages.js';
 
 export const WS_PATH = '/v1/ws';
 /** setTimeout's largest delay; longer session timers are left to the heartbeat tick. */
@@ -143,18 +144,20 @@ export function createGateway(deps: GatewayDeps): Gateway {
       log.debug({ conn_id: c.id, code: parsed.code, detail: parsed.message }, 'frame rejected');
       return void send(c, { type: 'error', code: parsed.code, message: parsed.message });
     }
-    if (parsed.kind === 'auth_response') return onAuthResponse(c, parsed.frame);
-    const msg = parsed.message;
-    if (msg.type === 'pong') {
-      c.missedPongs = 0;
-      return;
-    }
-    if (msg.type === 'auth') {
+    return dispatchClientMessage(onMessage, c, parsed);
+  }
+
+  const onMessage: ClientMessageHandlers<Connection> = {
+    auth: (c) => {
       if (c.session) return void authResult(c, 'already_authenticated');
       c.challenge = newChallenge(); // replaces any outstanding challenge
       send(c, { type: 'auth_challenge', nonce: c.challenge.nonce, timestamp: c.challenge.timestamp });
-    }
-  }
+    },
+    auth_response: onAuthResponse,
+    pong: (c) => {
+      c.missedPongs = 0;
+    },
+  };
 
   function onConnection(ws: WebSocket, ip: string) {
     const c: Connection = {
