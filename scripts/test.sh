@@ -17,6 +17,9 @@ npx tsx scripts/validate-asyncapi.ts || fail "AsyncAPI validation"
 step "generated/ matches spec/"
 npx tsx scripts/generate.ts --check || fail "generated/ is stale"
 
+step "drift probe: a field, parameter, status or client message renamed in spec/ fails tsc (about 16 s of CPU)"
+npx tsx scripts/drift-probe.ts || fail "drift probe"
+
 step "unit, integration and contract tests (real PostgreSQL, Redis and service processes)"
 report=$(mktemp)
 rm -rf contract-tests/.coverage
