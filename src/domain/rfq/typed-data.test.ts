@@ -1,0 +1,177 @@
+// The worked signing example published in the specs: anvil key #0 signs a concrete RfqOrder and Quote.
+import { describe, expect, it } from 'vitest';
+import { concat, encodeAbiParameters, keccak256, toHex, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import {
+  normalizeSignature,
+  orderDigest,
+  orderFromTyped,
+  orderToTyped,
+  orderTypedData,
+  quoteDigest,
+  quoteFromTyped,
+  quoteToTyped,
+  quoteTypedData,
+  recoverOrderSigner,
+  rfqDomain,
+  verifyOrderSignature,
+  verifyQuoteSignature,
+  type QuoteJson,
+  type RfqOrderJson,
+} from './typed-data.js';
+
+const ANVIL0_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
+const ANVIL0 = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
+const domain = rfqDomain('contest-rfq-service', 8453);
+
+const EXAMPLE_ORDER: RfqOrderJson = {
+  taker: ANVIL0,
+  legs: [
+    { market_id: 1042, direction: 'up' },
+    { market_id: 1043, direction: 'down' },
+  ],
+  stake_micros: 10_000_000,
+  min_odds_bps: 25_000,
+  order_type: 'FOK',
+  nonce: 1,
+  deadline_ms: 1767225630000,
+};
+const EXAMPLE_QUOTE: QuoteJson = {
+  rfq_id: '0f8e2a9c-4b1d-4c6e-9a7f-3d2b1c0e5f6a',
+  maker: ANVIL0,
+  odds_bps: 26_000,
+  max_fill_micros: 10_000_000,
+  valid_until_ms: 1767225601000,
+};
+const ORDER_DIGEST = '0x70e1db37f51e39f8bf4a49ee979788efcaddfe7e4d6947e0e1032628bf54b752';
+const ORDER_SIGNATURE =
+  '0xc7ce02dca28a7c70975633a07e39c0ac7911a44a285d106ba8151aa927613a932ec1e29db16dc71ba1fd854451dbbc86049fac62c8cc1391c2f546b238492df71b';
+const QUOTE_DIGEST = '0x1288a8aec94909c309218ec7208035344411a4e9f08ea0d3fc9259632c7915dc';
+const QUOTE_SIGNATURE =
+  '0xc0daf58af675ef1c8e5eeda0148a620b95c0ec096b82343b522c83c28a2c2f14176e588d2368c0603ca04ed447d49df69a3cf0e832c7886a1b1d0265725b34b11b';
+
+const account = privateKeyToAccount(ANVIL0_KEY);
+
+describe('RFQ typed data: the worked example', () => {
+  it('anvil key #0 is the published address', () => {
+    expect(account.address).toBe(ANVIL0);
+  });
+
+  it('pins the order digest and signature bytes', async () => {
+    expect(orderDigest(domain, EXAMPLE_ORDER)).toBe(ORDER_DIGEST);
+    expect(await account.signTypedData(orderTypedData(domain, EXAMPLE_ORDER))).toBe(ORDER_SIGNATURE);
+    expect(await verifyOrderSignature(domain, EXAMPLE_ORDER, ORDER_SIGNATURE)).toEqual({ ok: true, address: ANVIL0 });
+  });
+
+  it('pins the quote digest and signature bytes', async () => {
+    expect(quoteDigest(domain, EXAMPLE_QUOTE)).toBe(QUOTE_DIGEST);
+    expect(await account.signTypedData(quoteTypedData(domain, EXAMPLE_QUOTE))).toBe(QUOTE_SIGNATURE);
+    expect(await verifyQuoteSignature(domain, EXAMPLE_QUOTE, QUOTE_SIGNATURE)).toEqual({ ok: true, address: ANVIL0 });
+  });
+
+  it('the digest is the EIP-712 hash of the encodeType strings of rfq-design 3.2 (computed without hashTypedData)', () => {
+    const legType = 'Leg(uint64 marketId,uint8 direction)';
+    const orderType = `RfqOrder(address taker,Leg[] legs,uint64 stakeMicros,uint32 minOddsBps,uint8 orderType,uint64 nonce,uint64 deadlineMs)${legType}`;
+    const th = (s: string) => keccak256(toHex(s));
+    const legHashes = EXAMPLE_ORDER.legs.map((l, i) =>
+      keccak256(encodeAbiParameters([{ type: 'bytes32' }, { type: 'uint64' }, { type: 'uint8' }], [th(legType), BigInt(l.market_id), i === 0 ? 0 : 1])),
+    );
+    const structHash = keccak256(
+      encodeAbiParameters(
+        ['bytes32', 'address', 'bytes32', 'uint64', 'uint32', 'uint8', 'uint64', 'uint64'].map((type) => ({ type })),
+        [th(orderType), ANVIL0, keccak256(concat(legHashes)), 10_000_000n, 25_000, 2, 1n, 1767225630000n],
+      ),
+    );
+    const domainHash = keccak256(
+      encodeAbiParameters(
+        ['bytes32', 'bytes32', 'bytes32', 'uint256'].map((type) => ({ type })),
+        [th('EIP712Domain(string name,string version,uint256 chainId)'), th('contest-rfq-service'), th('1'), 8453n],
+      ),
+    );
+    expect(keccak256(concat(['0x1901', domainHash, structHash]))).toBe(ORDER_DIGEST);
+
+    const quoteType = 'Quote(string rfqId,address maker,uint32 oddsBps,uint64 maxFillMicros,uint64 validUntilMs)';
+    const quoteStruct = keccak256(
+      encodeAbiParameters(
+        ['bytes32', 'bytes32', 'address', 'uint32', 'uint64', 'uint64'].map((type) => ({ type })),
+        [th(quoteType), th(EXAMPLE_QUOTE.rfq_id), ANVIL0, 26_000, 10_000_000n, 1767225601000n],
+      ),
+    );
+    expect(keccak256(concat(['0x1901', domainHash, quoteStruct]))).toBe(QUOTE_DIGEST);
+  });
+});
+
+describe('JSON <-> typed mapping', () => {
+  it('maps direction up->0 down->1 and order_type IOC->1 FOK->2, legs in order, and back', () => {
+    const typed = orderToTyped({ ...EXAMPLE_ORDER, order_type: 'IOC' });
+    expect(typed).toEqual({
+      taker: ANVIL0.toLowerCase(),
+      legs: [
+        { marketId: 1042n, direction: 0 },
+        { marketId: 1043n, direction: 1 },
+      ],
+      stakeMicros: 10_000_000n,
+      minOddsBps: 25_000,
+      orderType: 1,
+      nonce: 1n,
+      deadlineMs: 1767225630000n,
+    });
+    expect(orderToTyped(EXAMPLE_ORDER).orderType).toBe(2);
+    expect(orderFromTyped(typed)).toEqual({ ...EXAMPLE_ORDER, taker: ANVIL0.toLowerCase(), order_type: 'IOC' });
+    expect(quoteFromTyped(quoteToTyped(EXAMPLE_QUOTE))).toEqual({ ...EXAMPLE_QUOTE, maker: ANVIL0.toLowerCase() });
+  });
+
+  it('the address case does not change the digest; the rfq id is hashed lowercase', () => {
+    expect(orderDigest(domain, { ...EXAMPLE_ORDER, taker: ANVIL0.toLowerCase() })).toBe(ORDER_DIGEST);
+    expect(quoteDigest(domain, { ...EXAMPLE_QUOTE, rfq_id: EXAMPLE_QUOTE.rfq_id.toUpperCase() })).toBe(QUOTE_DIGEST);
+  });
+
+  it('refuses values outside the JSON integer range or the enums', () => {
+    expect(() => orderToTyped({ ...EXAMPLE_ORDER, nonce: 2 ** 53 })).toThrow(/nonce/);
+    expect(() => orderToTyped({ ...EXAMPLE_ORDER, stake_micros: 1.5 })).toThrow(/stake_micros/);
+    expect(() => orderToTyped({ ...EXAMPLE_ORDER, order_type: 'GTC' as never })).toThrow(/order_type/);
+    expect(() => orderToTyped({ ...EXAMPLE_ORDER, legs: [{ market_id: 1, direction: 'sideways' as never }] })).toThrow(/legs\[0\]\.direction/);
+    expect(() => orderToTyped({ ...EXAMPLE_ORDER, taker: '0x1234' })).toThrow(/taker/);
+  });
+});
+
+describe('signature checks are results, never throws', () => {
+  const flipV = (sig: string, v: string) => `${sig.slice(0, 130)}${v}`;
+
+  it('accepts v as 27/28 or 0/1, with or without 0x, any case', async () => {
+    const v = ORDER_SIGNATURE.slice(130); // 1b
+    expect(v).toBe('1b');
+    for (const sig of [flipV(ORDER_SIGNATURE, '00'), ORDER_SIGNATURE.slice(2), ORDER_SIGNATURE.toUpperCase().replace('0X', '0x')]) {
+      expect(await verifyOrderSignature(domain, EXAMPLE_ORDER, sig)).toEqual({ ok: true, address: ANVIL0 });
+    }
+  });
+
+  it('a wrong v, a bad shape or an unrecoverable r/s is malformed_signature', async () => {
+    for (const sig of [flipV(ORDER_SIGNATURE, '05'), flipV(ORDER_SIGNATURE, '1d'), '0x1234', 42, null, `0x${'f'.repeat(128)}1b`, `0x${'0'.repeat(128)}1b`]) {
+      expect(await recoverOrderSigner(domain, EXAMPLE_ORDER, sig)).toEqual({ ok: false, reason: 'malformed_signature' });
+    }
+  });
+
+  it('the other recovery bit, a tampered field or another domain recovers someone else: signer_mismatch', async () => {
+    const mismatch = { ok: false, reason: 'signer_mismatch' };
+    expect(await verifyOrderSignature(domain, EXAMPLE_ORDER, flipV(ORDER_SIGNATURE, '1c'))).toEqual(mismatch);
+    expect(await verifyOrderSignature(domain, { ...EXAMPLE_ORDER, stake_micros: 10_000_001 }, ORDER_SIGNATURE)).toEqual(mismatch);
+    expect(await verifyOrderSignature(domain, { ...EXAMPLE_ORDER, legs: [...EXAMPLE_ORDER.legs].reverse() }, ORDER_SIGNATURE)).toEqual(mismatch);
+    expect(await verifyOrderSignature(rfqDomain('contest-rfq-service', 84532), EXAMPLE_ORDER, ORDER_SIGNATURE)).toEqual(mismatch);
+    expect(await verifyOrderSignature(rfqDomain('other', 8453), EXAMPLE_ORDER, ORDER_SIGNATURE)).toEqual(mismatch);
+    expect(await verifyQuoteSignature(domain, { ...EXAMPLE_QUOTE, odds_bps: 26_001 }, QUOTE_SIGNATURE)).toEqual(mismatch);
+    // An order signature is not a quote signature (different primary type).
+    expect(await verifyQuoteSignature(domain, EXAMPLE_QUOTE, ORDER_SIGNATURE)).toEqual(mismatch);
+  });
+
+  it('a malformed order is malformed_message, not an exception', async () => {
+    expect(await verifyOrderSignature(domain, { ...EXAMPLE_ORDER, nonce: -1 }, ORDER_SIGNATURE)).toEqual({ ok: false, reason: 'malformed_message' });
+    expect(await verifyOrderSignature(domain, { ...EXAMPLE_ORDER, min_odds_bps: 2 ** 32 }, ORDER_SIGNATURE)).toEqual({ ok: false, reason: 'malformed_message' });
+  });
+
+  it('normalizeSignature', () => {
+    expect(normalizeSignature(ORDER_SIGNATURE.slice(2).toUpperCase())).toBe(ORDER_SIGNATURE as Hex);
+    expect(normalizeSignature(`${ORDER_SIGNATURE}00`)).toBeNull();
+    expect(normalizeSignature(flipV(ORDER_SIGNATURE, '02'))).toBeNull();
+  });
+});

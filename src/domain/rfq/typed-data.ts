@@ -1,0 +1,236 @@
+// EIP-712 typed data of RFQ trading (rfq-design 3.2): the taker's RfqOrder and the market maker's Quote.
+// Pure apart from viem's hashing and recovery. The JSON shapes are the wire forms (snake_case, JSON
+// integers); the typed messages are what gets hashed. A bad signature is a result, never a throw.
+import { hashTypedData, recoverTypedDataAddress, type Address, type Hex } from 'viem';
+
+export type Direction = 'up' | 'down';
+export type OrderType = 'IOC' | 'FOK';
+
+/** The order as the taker sends it in `POST /v1/rfq` (`order`), field for field what is signed. */
+export interface RfqOrderJson {
+  taker: string;
+  legs: Array<{ market_id: number; direction: Direction }>;
+  stake_micros: number;
+  min_odds_bps: number;
+  order_type: OrderType;
+  nonce: number;
+  deadline_ms: number;
+}
+
+/** What a maker signs for a quote; `maker` is the authenticated wallet of the connection, not a frame field. */
+export interface QuoteJson {
+  rfq_id: string;
+  maker: string;
+  odds_bps: number;
+  max_fill_micros: number;
+  valid_until_ms: number;
+}
+
+export interface RfqDomain {
+  name: string;
+  version: '1';
+  chainId: number;
+}
+
+export interface RfqOrderMessage {
+  taker: Address;
+  legs: Array<{ marketId: bigint; direction: number }>;
+  stakeMicros: bigint;
+  minOddsBps: number;
+  orderType: number;
+  nonce: bigint;
+  deadlineMs: bigint;
+}
+
+export interface QuoteMessage {
+  rfqId: string;
+  maker: Address;
+  oddsBps: number;
+  maxFillMicros: bigint;
+  validUntilMs: bigint;
+}
+
+export const RFQ_EIP712_VERSION = '1';
+
+// No verifyingContract: there is no contract. Adding one later changes the domain (version "2").
+export const RFQ_TYPES = {
+  RfqOrder: [
+    { name: 'taker', type: 'address' },
+    { name: 'legs', type: 'Leg[]' },
+    { name: 'stakeMicros', type: 'uint64' },
+    { name: 'minOddsBps', type: 'uint32' },
+    { name: 'orderType', type: 'uint8' },
+    { name: 'nonce', type: 'uint64' },
+    { name: 'deadlineMs', type: 'uint64' },
+  ],
+  Leg: [
+    { name: 'marketId', type: 'uint64' },
+    { name: 'direction', type: 'uint8' },
+  ],
+  Quote: [
+    { name: 'rfqId', type: 'string' },
+    { name: 'maker', type: 'address' },
+    { name: 'oddsBps', type: 'uint32' },
+    { name: 'maxFillMicros', type: 'uint64' },
+    { name: 'validUntilMs', type: 'uint64' },
+  ],
+} as const;
+
+export const RFQ_PRIMARY_TYPES = { order: 'RfqOrder', quote: 'Quote' } as const;
+
+const DIRECTION_CODE: Record<Direction, number> = { up: 0, down: 1 };
+const ORDER_TYPE_CODE: Record<OrderType, number> = { IOC: 1, FOK: 2 };
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const SIGNATURE = /^(?:0x)?([0-9a-fA-F]{128})([0-9a-fA-F]{2})$/;
+
+export function rfqDomain(name: string, chainId: number): RfqDomain {
+  return { name, version: RFQ_EIP712_VERSION, chainId };
+}
+
+/** The body of `GET /v1/rfq/typed-data`. */
+export function typedDataDocument(domain: RfqDomain) {
+  return { domain, types: RFQ_TYPES, primary_types: RFQ_PRIMARY_TYPES };
+}
+
+/** JSON order → typed message. Legs keep their order; addresses are lowercased (same encoding, no checksum trap). */
+export function orderToTyped(o: RfqOrderJson): RfqOrderMessage {
+  return {
+    taker: address(o.taker, 'taker'),
+    legs: o.legs.map((l, i) => ({ marketId: uint(l.market_id, `legs[${i}].market_id`), direction: code(DIRECTION_CODE, l.direction, `legs[${i}].direction`) })),
+    stakeMicros: uint(o.stake_micros, 'stake_micros'),
+    minOddsBps: Number(uint(o.min_odds_bps, 'min_odds_bps')),
+    orderType: code(ORDER_TYPE_CODE, o.order_type, 'order_type'),
+    nonce: uint(o.nonce, 'nonce'),
+    deadlineMs: uint(o.deadline_ms, 'deadline_ms'),
+  };
+}
+
+export function orderFromTyped(m: RfqOrderMessage): RfqOrderJson {
+  return {
+    taker: m.taker,
+    legs: m.legs.map((l) => ({ market_id: Number(l.marketId), direction: decode(DIRECTION_CODE, l.direction, 'direction') })),
+    stake_micros: Number(m.stakeMicros),
+    min_odds_bps: m.minOddsBps,
+    order_type: decode(ORDER_TYPE_CODE, m.orderType, 'orderType'),
+    nonce: Number(m.nonce),
+    deadline_ms: Number(m.deadlineMs),
+  };
+}
+
+/** JSON quote → typed message. The RFQ id is hashed as its lowercase UUID text, as the service issues it. */
+export function quoteToTyped(q: QuoteJson): QuoteMessage {
+  if (typeof q.rfq_id !== 'string') throw new TypeError('rfq_id must be a string');
+  return {
+    rfqId: q.rfq_id.toLowerCase(),
+    maker: address(q.maker, 'maker'),
+    oddsBps: Number(uint(q.odds_bps, 'odds_bps')),
+    maxFillMicros: uint(q.max_fill_micros, 'max_fill_micros'),
+    validUntilMs: uint(q.valid_until_ms, 'valid_until_ms'),
+  };
+}
+
+export function quoteFromTyped(m: QuoteMessage): QuoteJson {
+  return {
+    rfq_id: m.rfqId,
+    maker: m.maker,
+    odds_bps: m.oddsBps,
+    max_fill_micros: Number(m.maxFillMicros),
+    valid_until_ms: Number(m.validUntilMs),
+  };
+}
+
+export function orderTypedData(domain: RfqDomain, order: RfqOrderJson) {
+  return { domain, types: RFQ_TYPES, primaryType: RFQ_PRIMARY_TYPES.order, message: orderToTyped(order) } as const;
+}
+
+export function quoteTypedData(domain: RfqDomain, quote: QuoteJson) {
+  return { domain, types: RFQ_TYPES, primaryType: RFQ_PRIMARY_TYPES.quote, message: quoteToTyped(quote) } as const;
+}
+
+/** The EIP-712 digest the taker signs (throws on a malformed order: callers validate first). */
+export function orderDigest(domain: RfqDomain, order: RfqOrderJson): Hex {
+  return hashTypedData(orderTypedData(domain, order));
+}
+
+export function quoteDigest(domain: RfqDomain, quote: QuoteJson): Hex {
+  return hashTypedData(quoteTypedData(domain, quote));
+}
+
+/**
+ * The wire form of a signature (130 hex, with or without 0x) 0x-prefixed and lowercased, or null for any
+ * other shape, including a recovery byte v outside 27, 28, 0, 1.
+ */
+export function normalizeSignature(sig: unknown): Hex | null {
+  if (typeof sig !== 'string') return null;
+  const m = SIGNATURE.exec(sig);
+  if (!m) return null;
+  const v = Number.parseInt(m[2]!, 16);
+  if (v !== 0 && v !== 1 && v !== 27 && v !== 28) return null;
+  return `0x${m[1]!.toLowerCase()}${m[2]!.toLowerCase()}`;
+}
+
+export type SignatureFailure = 'malformed_signature' | 'malformed_message' | 'signer_mismatch';
+export type Recovery = { ok: true; address: Address } | { ok: false; reason: Exclude<SignatureFailure, 'signer_mismatch'> };
+export type Verification = { ok: true; address: Address } | { ok: false; reason: SignatureFailure };
+
+export function recoverOrderSigner(domain: RfqDomain, order: RfqOrderJson, signature: unknown): Promise<Recovery> {
+  return recover(() => orderTypedData(domain, order), signature);
+}
+
+export function recoverQuoteSigner(domain: RfqDomain, quote: QuoteJson, signature: unknown): Promise<Recovery> {
+  return recover(() => quoteTypedData(domain, quote), signature);
+}
+
+/** True result only when the signature recovers to `order.taker`. */
+export async function verifyOrderSignature(domain: RfqDomain, order: RfqOrderJson, signature: unknown): Promise<Verification> {
+  return matchSigner(await recoverOrderSigner(domain, order, signature), order.taker);
+}
+
+/** True result only when the signature recovers to `quote.maker`. */
+export async function verifyQuoteSignature(domain: RfqDomain, quote: QuoteJson, signature: unknown): Promise<Verification> {
+  return matchSigner(await recoverQuoteSigner(domain, quote, signature), quote.maker);
+}
+
+async function recover(build: () => ReturnType<typeof orderTypedData> | ReturnType<typeof quoteTypedData>, signature: unknown): Promise<Recovery> {
+  const sig = normalizeSignature(signature);
+  if (!sig) return { ok: false, reason: 'malformed_signature' };
+  let typed;
+  try {
+    typed = build();
+    hashTypedData(typed); // viem validates ranges and addresses while hashing
+  } catch {
+    return { ok: false, reason: 'malformed_message' };
+  }
+  try {
+    return { ok: true, address: await recoverTypedDataAddress({ ...typed, signature: sig }) };
+  } catch {
+    // r or s out of range, point not on the curve
+    return { ok: false, reason: 'malformed_signature' };
+  }
+}
+
+function matchSigner(r: Recovery, who: string): Verification {
+  if (!r.ok) return r;
+  return r.address.toLowerCase() === String(who).toLowerCase() ? r : { ok: false, reason: 'signer_mismatch' };
+}
+
+function address(v: unknown, field: string): Address {
+  if (typeof v !== 'string' || !ADDRESS.test(v)) throw new TypeError(`${field} must be a 0x-prefixed 20-byte hex address`);
+  return v.toLowerCase() as Address;
+}
+
+function uint(v: unknown, field: string): bigint {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw new TypeError(`${field} must be a non-negative integer <= 2^53-1`);
+  return BigInt(v);
+}
+
+function code<K extends string>(table: Record<K, number>, v: unknown, field: string): number {
+  if (typeof v !== 'string' || !Object.hasOwn(table, v)) throw new TypeError(`${field} must be one of ${Object.keys(table).join(', ')}`);
+  return table[v as K];
+}
+
+function decode<K extends string>(table: Record<K, number>, n: number, field: string): K {
+  const hit = (Object.keys(table) as K[]).find((k) => table[k] === n);
+  if (hit === undefined) throw new TypeError(`${field} code ${n} is unknown`);
+  return hit;
+}
