@@ -1,0 +1,152 @@
+// The fill allocation of rfq-design 3.6, pure: which live quotes fill how much of an RFQ's stake.
+// The caller (closeRfq / acceptQuote) reads the quotes and the RFQ under lock, passes the two checks
+// that cost something (maker signature recovery, maker collateral under the ledger locks) as hooks that
+// are called only for a quote about to be filled, and writes the result in one transaction.
+import type { OrderType } from './typed-data.js';
+
+export const ODDS_ONE_BPS = 10_000n;
+
+export interface QuoteCandidate {
+  quoteId: string;
+  makerAddress: string;
+  oddsBps: number;
+  maxFillMicros: bigint;
+  validUntilMs: number;
+  receivedAtMs: number;
+}
+
+export interface AllocationInput {
+  stakeMicros: bigint;
+  minOddsBps: number;
+  orderType: OrderType;
+  nowMs: number;
+  /** RFQ_MAX_PAYOUT_MICROS: no position may pay more than this. */
+  maxPayoutMicros: bigint;
+  /** The RFQ's live quotes (manual accept: the accepted one only). */
+  quotes: readonly QuoteCandidate[];
+}
+
+export interface AllocationHooks {
+  /** EIP-712 Quote signature check; called only for a quote that would fill. */
+  verifySignature?: (q: QuoteCandidate) => boolean | Promise<boolean>;
+  /** Whether the maker's available balance covers `liabilityMicros`; called after the signature check. */
+  hasCollateral?: (q: QuoteCandidate, liabilityMicros: bigint) => boolean | Promise<boolean>;
+}
+
+export interface Fill {
+  quote: QuoteCandidate;
+  fillMicros: bigint;
+  payoutMicros: bigint;
+  /** payout - fill: what the maker reserves and loses if the taker wins. Can be 0 on a dust fill. */
+  liabilityMicros: bigint;
+}
+
+export type NotFilledReason = 'outbid' | 'below_min_odds' | 'quote_expired' | 'rfq_expired';
+export type RejectedReason = 'invalid_signature' | 'insufficient_collateral' | 'payout_exceeds_maximum';
+export type QuoteOutcome =
+  | { quoteId: string; status: 'filled'; fill: Fill }
+  | { quoteId: string; status: 'not_filled'; reason: NotFilledReason }
+  | { quoteId: string; status: 'rejected'; reason: RejectedReason };
+
+export type ExpiredReason = 'no_quotes' | 'below_min_odds' | 'insufficient_liquidity';
+export type Allocation =
+  | {
+      status: 'filled';
+      fills: Fill[];
+      filledStakeMicros: bigint;
+      payoutMicros: bigint;
+      /** Effective odds: floor(payout * 10000 / filled). */
+      oddsBps: number;
+      /** Stake returned to available (IOC remainder; 0 for FOK). */
+      releasedMicros: bigint;
+      quotes: QuoteOutcome[];
+    }
+  | { status: 'expired'; reason: ExpiredReason; releasedMicros: bigint; quotes: QuoteOutcome[] };
+
+/** payout = floor(fill * odds / 10000): stake included, rounded against the taker by less than 1 micro. */
+export function payoutFor(fillMicros: bigint, oddsBps: number): bigint {
+  return (fillMicros * BigInt(oddsBps)) / ODDS_ONE_BPS;
+}
+
+export function effectiveOddsBps(payoutMicros: bigint, filledMicros: bigint): number {
+  if (filledMicros <= 0n) throw new RangeError('effective odds need a positive filled stake');
+  return Number((payoutMicros * ODDS_ONE_BPS) / filledMicros);
+}
+
+/** Best first: odds desc, then earliest received, then quote id (a total order, so ties are deterministic). */
+export function compareQuotes(a: QuoteCandidate, b: QuoteCandidate): number {
+  return b.oddsBps - a.oddsBps || a.receivedAtMs - b.receivedAtMs || (a.quoteId < b.quoteId ? -1 : a.quoteId > b.quoteId ? 1 : 0);
+}
+
+export async function allocate(input: AllocationInput, hooks: AllocationHooks = {}): Promise<Allocation> {
+  const { stakeMicros, minOddsBps, orderType, nowMs, maxPayoutMicros } = input;
+  if (stakeMicros <= 0n) throw new RangeError('stake must be positive');
+  const outcomes = new Map<string, QuoteOutcome>();
+  const valid = input.quotes.filter((q) => {
+    if (q.validUntilMs > nowMs) return true;
+    outcomes.set(q.quoteId, { quoteId: q.quoteId, status: 'not_filled', reason: 'quote_expired' });
+    return false;
+  });
+  const candidates = valid.filter((q) => {
+    if (q.oddsBps >= minOddsBps) return true;
+    outcomes.set(q.quoteId, { quoteId: q.quoteId, status: 'not_filled', reason: 'below_min_odds' });
+    return false;
+  });
+  candidates.sort(compareQuotes);
+  const ordered = () => input.quotes.map((q) => outcomes.get(q.quoteId)!);
+  const expire = (reason: ExpiredReason): Allocation => {
+    for (const q of candidates) {
+      const o = outcomes.get(q.quoteId);
+      if (!o || o.status === 'filled') outcomes.set(q.quoteId, { quoteId: q.quoteId, status: 'not_filled', reason: 'rfq_expired' });
+    }
+    return { status: 'expired', reason, releasedMicros: stakeMicros, quotes: ordered() };
+  };
+
+  if (!valid.length) return expire('no_quotes');
+  if (!candidates.length) return expire('below_min_odds');
+  // FOK that cannot be met even if every candidate fills: no signature is worth recovering.
+  if (orderType === 'FOK' && candidates.reduce((s, q) => s + q.maxFillMicros, 0n) < stakeMicros) return expire('insufficient_liquidity');
+
+  const fills: Fill[] = [];
+  let remaining = stakeMicros;
+  let payout = 0n;
+  for (const q of candidates) {
+    const fillMicros = remaining < q.maxFillMicros ? remaining : q.maxFillMicros;
+    if (fillMicros <= 0n) {
+      outcomes.set(q.quoteId, { quoteId: q.quoteId, status: 'not_filled', reason: 'outbid' });
+      continue;
+    }
+    const payoutMicros = payoutFor(fillMicros, q.oddsBps);
+    const liabilityMicros = payoutMicros - fillMicros;
+    const reject = (reason: RejectedReason) => outcomes.set(q.quoteId, { quoteId: q.quoteId, status: 'rejected', reason });
+    if (payout + payoutMicros > maxPayoutMicros) {
+      reject('payout_exceeds_maximum');
+      continue;
+    }
+    if (hooks.verifySignature && !(await hooks.verifySignature(q))) {
+      reject('invalid_signature');
+      continue;
+    }
+    if (hooks.hasCollateral && !(await hooks.hasCollateral(q, liabilityMicros))) {
+      reject('insufficient_collateral');
+      continue;
+    }
+    const fill = { quote: q, fillMicros, payoutMicros, liabilityMicros };
+    fills.push(fill);
+    outcomes.set(q.quoteId, { quoteId: q.quoteId, status: 'filled', fill });
+    remaining -= fillMicros;
+    payout += payoutMicros;
+  }
+
+  if (!fills.length || (orderType === 'FOK' && remaining > 0n)) return expire('insufficient_liquidity');
+  const filled = stakeMicros - remaining;
+  return {
+    status: 'filled',
+    fills,
+    filledStakeMicros: filled,
+    payoutMicros: payout,
+    oddsBps: effectiveOddsBps(payout, filled),
+    releasedMicros: remaining,
+    quotes: ordered(),
+  };
+}
