@@ -1,0 +1,47 @@
+// The deterministic demo price feed (PRICE_FEED=demo, rfq-design 3.9), published in the spec so anyone
+// can predict a window's outcome. Same answer on every process and after restarts:
+//   s = floor(ts / 1000); h = sha256(`${seed}:${asset}:${s}`); w = floor(base * spreadBps / 10000)
+//   price = base - w + (uint32_be(h[0..4]) mod (2w + 1))
+import { createHash } from 'node:crypto';
+import type { PriceFeed, PriceObservation } from './feed.js';
+
+/** Base prices in micros. An asset without a base has no demo price. */
+export const DEMO_BASES_MICROS: Readonly<Record<string, bigint>> = Object.freeze({
+  BTC: 100_000_000_000n,
+  ETH: 3_000_000_000n,
+  SOL: 150_000_000n,
+  XRP: 2_000_000n,
+  HYPE: 30_000_000n,
+});
+
+export const DEMO_PRICE_SEED_DEFAULT = 'demo';
+export const DEMO_PRICE_SPREAD_BPS_DEFAULT = 50;
+
+/** The demo price of `asset` during the second containing `tsMs`, or null for an asset without a base. */
+export function demoPriceMicros(seed: string, asset: string, tsMs: number, spreadBps: number): bigint | null {
+  const base = DEMO_BASES_MICROS[asset];
+  if (base === undefined) return null;
+  const s = Math.floor(tsMs / 1000);
+  const h = createHash('sha256').update(`${seed}:${asset}:${s}`, 'utf8').digest();
+  const w = (base * BigInt(spreadBps)) / 10_000n;
+  return base - w + (BigInt(h.readUInt32BE(0)) % (2n * w + 1n));
+}
+
+export interface DemoFeedOptions {
+  seed: string;
+  spreadBps: number;
+  /** Observations after now are not known yet (the default clock is Date.now). */
+  now?: () => number;
+}
+
+export function createDemoFeed(opts: DemoFeedOptions): PriceFeed {
+  const now = opts.now ?? Date.now;
+  return {
+    source: 'demo',
+    async priceAt(asset: string, tsMs: number): Promise<PriceObservation | null> {
+      if (tsMs > now()) return null;
+      const priceMicros = demoPriceMicros(opts.seed, asset, tsMs, opts.spreadBps);
+      return priceMicros === null ? null : { priceMicros, observedAtMs: Math.floor(tsMs / 1000) * 1000 };
+    },
+  };
+}
