@@ -99,4 +99,91 @@ describe('loadConfig', () => {
     expect(problems[0]).toMatch(/^MARKET_BETTING_CLOSE_BUFFER_MS: .*60, 300 s/);
     expect(() => loadConfig({ MARKET_BETTING_CLOSE_BUFFER_MS: '60000' })).toThrow(ConfigError);
   });
+
+  it('RFQ trading, price feed and resolution defaults (rfq-design 3.14)', () => {
+    const c = loadConfig({});
+    expect(c.rfq).toEqual({
+      quoteWindowMs: 500,
+      maxDeadlineMs: 60000,
+      sweepEveryMs: 1000,
+      minStakeMicros: 500_000n,
+      maxStakeMicros: 10_000_000_000n,
+      maxPayoutMicros: 50_000_000_000n,
+      maxLegs: 9,
+      maxOpenPerUser: 10,
+      signingChainId: 8453,
+      eip712Name: 'contest-rfq-service',
+      mmMaxQuotesPerSecond: 100,
+    });
+    expect(c.prices).toEqual({ feed: 'demo', demoSeed: 'demo', demoSpreadBps: 50 });
+    expect(c.resolution).toEqual({ delayMs: 2000, maxWaitMs: 3600000 });
+    expect(Object.isFrozen(c.rfq)).toBe(true);
+  });
+
+  it('reads the RFQ settings', () => {
+    const c = loadConfig({
+      RFQ_QUOTE_WINDOW_MS: '250',
+      RFQ_MAX_DEADLINE_MS: '30000',
+      RFQ_MIN_STAKE_MICROS: '10000',
+      RFQ_MAX_LEGS: '3',
+      RFQ_SIGNING_CHAIN_ID: '84532',
+      RFQ_EIP712_NAME: 'My Venue',
+      MM_MAX_QUOTES_PER_SECOND: '5',
+      DEMO_PRICE_SEED: 's1',
+      DEMO_PRICE_SPREAD_BPS: '0',
+      RESOLUTION_DELAY_MS: '0',
+      RESOLUTION_MAX_WAIT_MS: '60000',
+    });
+    expect(c.rfq).toMatchObject({ quoteWindowMs: 250, maxDeadlineMs: 30000, minStakeMicros: 10_000n, maxLegs: 3, signingChainId: 84532, eip712Name: 'My Venue', mmMaxQuotesPerSecond: 5 });
+    expect(c.prices).toEqual({ feed: 'demo', demoSeed: 's1', demoSpreadBps: 0 });
+    expect(c.resolution).toEqual({ delayMs: 0, maxWaitMs: 60000 });
+  });
+
+  it('refuses a signing chain the wallet sign-in does not accept', () => {
+    expect(() => loadConfig({ SIWE_CHAIN_IDS: '1,84532' })).toThrow(/RFQ_SIGNING_CHAIN_ID: must be one of SIWE_CHAIN_IDS \(1,84532\)/);
+    expect(loadConfig({ SIWE_CHAIN_IDS: '1', RFQ_SIGNING_CHAIN_ID: '1' }).rfq.signingChainId).toBe(1);
+  });
+
+  it('the quote window must leave room before the longest deadline (window < max deadline - 100 ms)', () => {
+    expect(loadConfig({ RFQ_QUOTE_WINDOW_MS: '1899', RFQ_MAX_DEADLINE_MS: '2000' }).rfq.quoteWindowMs).toBe(1899);
+    expect(() => loadConfig({ RFQ_QUOTE_WINDOW_MS: '1900', RFQ_MAX_DEADLINE_MS: '2000' })).toThrow(/RFQ_QUOTE_WINDOW_MS: must be less than RFQ_MAX_DEADLINE_MS - 100 \(1900 ms\)/);
+  });
+
+  it('lists every bad RFQ, price and resolution setting at once', () => {
+    let caught: unknown;
+    try {
+      loadConfig({
+        RFQ_MIN_STAKE_MICROS: '2000000',
+        RFQ_MAX_STAKE_MICROS: '1000000',
+        RFQ_MAX_PAYOUT_MICROS: '2000000',
+        MARKET_ASSETS: 'BTC,DOGE',
+        RESOLUTION_DELAY_MS: '5000',
+        RESOLUTION_MAX_WAIT_MS: '5000',
+      });
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    expect((caught as ConfigError).problems).toEqual([
+      'RFQ_MIN_STAKE_MICROS: must not exceed RFQ_MAX_STAKE_MICROS',
+      'RFQ_MAX_PAYOUT_MICROS: must be at least 2000200 (the minimum stake at the lowest odds), or no order is acceptable',
+      'MARKET_ASSETS: the demo price feed has no price for DOGE (it prices BTC, ETH, SOL, XRP, HYPE)',
+      'RESOLUTION_MAX_WAIT_MS: must be greater than RESOLUTION_DELAY_MS',
+    ]);
+  });
+
+  it('range checks on the RFQ settings', () => {
+    for (const [key, value] of [
+      ['RFQ_MAX_LEGS', '10'],
+      ['RFQ_MAX_LEGS', '0'],
+      ['RFQ_MIN_STAKE_MICROS', '9999'],
+      ['RFQ_QUOTE_WINDOW_MS', 'soon'],
+      ['RFQ_EIP712_NAME', 'é'],
+      ['PRICE_FEED', 'binance'],
+      ['DEMO_PRICE_SPREAD_BPS', '10000'],
+      ['MM_MAX_QUOTES_PER_SECOND', '0'],
+    ]) {
+      expect(() => loadConfig({ [key!]: value }), `${key}=${value}`).toThrow(new RegExp(`^invalid configuration:\\n  - ${key}:`));
+    }
+  });
 });

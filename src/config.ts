@@ -2,6 +2,8 @@
 import { createPublicKey } from 'node:crypto';
 import { z } from 'zod';
 import { bufferProblem } from './domain/markets/windows.js';
+import { DEMO_BASES_MICROS, DEMO_PRICE_SEED_DEFAULT, DEMO_PRICE_SPREAD_BPS_DEFAULT } from './domain/prices/demo.js';
+import { PROCESSING_BUFFER_MS } from './domain/rfq/validate.js';
 
 const intFrom = (def: number, min: number, max = Number.MAX_SAFE_INTEGER) =>
   z
@@ -81,6 +83,25 @@ const schema = z.object({
   DEMO_ONCHAIN_BALANCE_MICROS: intFrom(1_000_000_000_000, 0),
   SHUTDOWN_TIMEOUT_MS: intFrom(10000, 100),
   RATE_LIMIT_PER_MINUTE: intFrom(1200, 0),
+  // RFQ trading (rfq-design 3.14)
+  RFQ_QUOTE_WINDOW_MS: intFrom(500, 10, 60_000),
+  RFQ_MAX_DEADLINE_MS: intFrom(60_000, 1000, 15 * 60_000),
+  RFQ_SWEEP_EVERY_MS: intFrom(1000, 100, 60_000),
+  // A stake of at least 10,000 micros at the lowest odds (10001 bps) keeps the maker's liability >= 1 micro.
+  RFQ_MIN_STAKE_MICROS: intFrom(500_000, 10_000),
+  RFQ_MAX_STAKE_MICROS: intFrom(10_000_000_000, 10_000),
+  RFQ_MAX_PAYOUT_MICROS: intFrom(50_000_000_000, 10_001),
+  RFQ_MAX_LEGS: intFrom(9, 1, 9),
+  RFQ_MAX_OPEN_PER_USER: intFrom(10, 1, 10_000),
+  /** EIP-712 domain of RFQ orders and quotes; must be one of SIWE_CHAIN_IDS. */
+  RFQ_SIGNING_CHAIN_ID: intFrom(8453, 1),
+  RFQ_EIP712_NAME: z.string().trim().regex(/^[\x20-\x7e]{1,64}$/, 'must be 1-64 printable ASCII characters').default('contest-rfq-service'),
+  MM_MAX_QUOTES_PER_SECOND: intFrom(100, 1, 100_000),
+  PRICE_FEED: z.enum(['demo']).default('demo'),
+  DEMO_PRICE_SEED: z.string().min(1).max(128).default(DEMO_PRICE_SEED_DEFAULT),
+  DEMO_PRICE_SPREAD_BPS: intFrom(DEMO_PRICE_SPREAD_BPS_DEFAULT, 0, 9999),
+  RESOLUTION_DELAY_MS: intFrom(2000, 0, 3_600_000),
+  RESOLUTION_MAX_WAIT_MS: intFrom(3_600_000, 1000, 7 * 86_400_000),
 });
 
 type Parsed = z.infer<typeof schema>;
@@ -115,6 +136,22 @@ export interface Config {
   demoOnchainBalanceMicros: bigint;
   shutdownTimeoutMs: number;
   rateLimitPerMinute: number;
+  rfq: {
+    quoteWindowMs: number;
+    maxDeadlineMs: number;
+    sweepEveryMs: number;
+    minStakeMicros: bigint;
+    maxStakeMicros: bigint;
+    maxPayoutMicros: bigint;
+    maxLegs: number;
+    maxOpenPerUser: number;
+    signingChainId: number;
+    eip712Name: string;
+    /** Per market-maker connection (token bucket). */
+    mmMaxQuotesPerSecond: number;
+  };
+  prices: { feed: Parsed['PRICE_FEED']; demoSeed: string; demoSpreadBps: number };
+  resolution: { delayMs: number; maxWaitMs: number };
 }
 
 export class ConfigError extends Error {
@@ -147,6 +184,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const buffer = bufferProblem(e.MARKET_DURATIONS, e.MARKET_BETTING_CLOSE_BUFFER_MS);
   if (buffer) problems.push(`MARKET_BETTING_CLOSE_BUFFER_MS: ${buffer}`);
+  problems.push(...rfqProblems(e));
   if (problems.length) throw new ConfigError(problems);
   const config: Config = {
     nodeEnv: e.NODE_ENV,
@@ -182,6 +220,21 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     demoOnchainBalanceMicros: BigInt(e.DEMO_ONCHAIN_BALANCE_MICROS),
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    rfq: {
+      quoteWindowMs: e.RFQ_QUOTE_WINDOW_MS,
+      maxDeadlineMs: e.RFQ_MAX_DEADLINE_MS,
+      sweepEveryMs: e.RFQ_SWEEP_EVERY_MS,
+      minStakeMicros: BigInt(e.RFQ_MIN_STAKE_MICROS),
+      maxStakeMicros: BigInt(e.RFQ_MAX_STAKE_MICROS),
+      maxPayoutMicros: BigInt(e.RFQ_MAX_PAYOUT_MICROS),
+      maxLegs: e.RFQ_MAX_LEGS,
+      maxOpenPerUser: e.RFQ_MAX_OPEN_PER_USER,
+      signingChainId: e.RFQ_SIGNING_CHAIN_ID,
+      eip712Name: e.RFQ_EIP712_NAME,
+      mmMaxQuotesPerSecond: e.MM_MAX_QUOTES_PER_SECOND,
+    },
+    prices: { feed: e.PRICE_FEED, demoSeed: e.DEMO_PRICE_SEED, demoSpreadBps: e.DEMO_PRICE_SPREAD_BPS },
+    resolution: { delayMs: e.RESOLUTION_DELAY_MS, maxWaitMs: e.RESOLUTION_MAX_WAIT_MS },
   };
   return deepFreeze(config);
 }
@@ -189,6 +242,28 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 /** For scripts that must refuse to run in production before anything else is checked. */
 export function isProductionEnv(env: Record<string, string | undefined> = process.env): boolean {
   return env.NODE_ENV === 'production';
+}
+
+/** Cross-field rules of the RFQ settings (rfq-design 3.14). */
+function rfqProblems(e: Parsed): string[] {
+  const problems: string[] = [];
+  if (!e.SIWE_CHAIN_IDS.includes(e.RFQ_SIGNING_CHAIN_ID)) {
+    problems.push(`RFQ_SIGNING_CHAIN_ID: must be one of SIWE_CHAIN_IDS (${e.SIWE_CHAIN_IDS.join(',')}): the wallet that signs in signs the orders`);
+  }
+  if (e.RFQ_QUOTE_WINDOW_MS >= e.RFQ_MAX_DEADLINE_MS - PROCESSING_BUFFER_MS) {
+    problems.push(`RFQ_QUOTE_WINDOW_MS: must be less than RFQ_MAX_DEADLINE_MS - ${PROCESSING_BUFFER_MS} (${e.RFQ_MAX_DEADLINE_MS - PROCESSING_BUFFER_MS} ms), or no best-mode deadline is acceptable`);
+  }
+  if (e.RFQ_MIN_STAKE_MICROS > e.RFQ_MAX_STAKE_MICROS) problems.push('RFQ_MIN_STAKE_MICROS: must not exceed RFQ_MAX_STAKE_MICROS');
+  const smallestPayout = (BigInt(e.RFQ_MIN_STAKE_MICROS) * 10_001n) / 10_000n;
+  if (BigInt(e.RFQ_MAX_PAYOUT_MICROS) < smallestPayout) {
+    problems.push(`RFQ_MAX_PAYOUT_MICROS: must be at least ${smallestPayout} (the minimum stake at the lowest odds), or no order is acceptable`);
+  }
+  if (e.PRICE_FEED === 'demo') {
+    const unpriced = e.MARKET_ASSETS.filter((a) => DEMO_BASES_MICROS[a] === undefined);
+    if (unpriced.length) problems.push(`MARKET_ASSETS: the demo price feed has no price for ${unpriced.join(', ')} (it prices ${Object.keys(DEMO_BASES_MICROS).join(', ')})`);
+  }
+  if (e.RESOLUTION_MAX_WAIT_MS <= e.RESOLUTION_DELAY_MS) problems.push('RESOLUTION_MAX_WAIT_MS: must be greater than RESOLUTION_DELAY_MS');
+  return problems;
 }
 
 function isP256PublicKeyPem(pem: string): boolean {
