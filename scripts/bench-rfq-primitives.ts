@@ -1,0 +1,83 @@
+// Micro-benchmark of the RFQ building blocks (a benchmark, not a test): typed-data hashing, signing and
+// recovery on one core, and the bus round trip (publish on one instance -> handler on another) on Redis
+// and PostgreSQL. These are the raw ceilings of rfq-design 3.15.
+//   npx tsx scripts/bench-rfq-primitives.ts [--messages=2000]
+import { hashTypedData, recoverTypedDataAddress } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { createBus, type Bus } from '../src/bus/bus.js';
+import { orderTypedData, quoteTypedData, rfqDomain, type RfqOrderJson } from '../src/domain/rfq/typed-data.js';
+import { createTestDatabase, TEST_REDIS_URL, uniquePrefix } from '../src/testing/postgres.js';
+
+const MESSAGES = Number(process.argv.find((a) => a.startsWith('--messages='))?.split('=')[1] ?? 2000);
+const account = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
+const domain = rfqDomain('contest-rfq-service', 8453);
+const order: RfqOrderJson = {
+  taker: account.address,
+  legs: [
+    { market_id: 1042, direction: 'up' },
+    { market_id: 1043, direction: 'down' },
+  ],
+  stake_micros: 10_000_000,
+  min_odds_bps: 25_000,
+  order_type: 'FOK',
+  nonce: 1,
+  deadline_ms: 1767225630000,
+};
+
+async function rate(label: string, n: number, fn: (i: number) => unknown): Promise<void> {
+  for (let i = 0; i < Math.min(50, n); i++) await fn(i); // warm-up
+  const t0 = process.hrtime.bigint();
+  for (let i = 0; i < n; i++) await fn(i);
+  const s = Number(process.hrtime.bigint() - t0) / 1e9;
+  console.log(`${label.padEnd(44)} ${(n / s).toFixed(0).padStart(8)}/s  (${((s / n) * 1000).toFixed(3)} ms each, n=${n})`);
+}
+
+async function roundTrip(label: string, a: Bus, b: Bus): Promise<void> {
+  let resolve: (() => void) | null = null;
+  b.subscribe('rfq.quote', () => resolve?.());
+  const once = async (i: number) => {
+    const got = new Promise<void>((r) => (resolve = r));
+    const t0 = process.hrtime.bigint();
+    await a.publish('rfq.quote', { rfq_id: '0f8e2a9c-4b1d-4c6e-9a7f-3d2b1c0e5f6a', seq: i });
+    await got;
+    return Number(process.hrtime.bigint() - t0) / 1e6;
+  };
+  for (let i = 0; i < 100; i++) await once(i);
+  const ms: number[] = [];
+  const t0 = Date.now();
+  for (let i = 0; i < MESSAGES; i++) ms.push(await once(i));
+  const secs = (Date.now() - t0) / 1000;
+  ms.sort((x, y) => x - y);
+  const q = (p: number) => ms[Math.min(ms.length - 1, Math.floor(p * ms.length))]!.toFixed(3);
+  console.log(`${label.padEnd(44)} p50 ${q(0.5)} ms  p99 ${q(0.99)} ms  max ${ms.at(-1)!.toFixed(3)} ms  (${(MESSAGES / secs).toFixed(0)} msg/s sequential, n=${MESSAGES})`);
+}
+
+console.log(`node ${process.version}, ${new Date().toISOString()}`);
+const typed = orderTypedData(domain, order);
+const signature = await account.signTypedData(typed);
+const quoteTyped = quoteTypedData(domain, { rfq_id: '0f8e2a9c-4b1d-4c6e-9a7f-3d2b1c0e5f6a', maker: account.address, odds_bps: 26_000, max_fill_micros: 10_000_000, valid_until_ms: 1767225601000 });
+const quoteSig = await account.signTypedData(quoteTyped);
+await rate('hashTypedData (RfqOrder, 2 legs)', 5000, () => hashTypedData(typed));
+await rate('signTypedData (RfqOrder, 2 legs)', 500, () => account.signTypedData(typed));
+await rate('recoverTypedDataAddress (RfqOrder, 2 legs)', 500, () => recoverTypedDataAddress({ ...typed, signature }));
+await rate('recoverTypedDataAddress (Quote)', 500, () => recoverTypedDataAddress({ ...quoteTyped, signature: quoteSig }));
+
+const db = await createTestDatabase('benchbus');
+try {
+  for (const [label, urls] of [
+    ['bus round trip: Redis pub/sub', { redisUrl: TEST_REDIS_URL }],
+    ['bus round trip: PostgreSQL NOTIFY/LISTEN', { databaseUrl: db.url }],
+  ] as const) {
+    const prefix = uniquePrefix('bench');
+    const a = await createBus({ prefix, ...urls });
+    const b = await createBus({ prefix, ...urls });
+    try {
+      await roundTrip(label, a, b);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  }
+} finally {
+  await db.drop();
+}
