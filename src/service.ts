@@ -21,6 +21,7 @@ import { createGateway } from './ws/gateway.js';
 import { poolImagesHandlers } from './http/handlers/pool-images.js';
 import { contestsHandlers } from './http/handlers/contests.js';
 import { createResolutionProducer } from './jobs/resolution-producer.js';
+import { rfqHandlers } from './http/handlers/rfq.js';
 
 export interface HttpService {
   server: Server;
@@ -45,6 +46,7 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
     ...marketsHandlers({ settings: config.markets }),
     ...poolImagesHandlers(),
     ...contestsHandlers({ resolution: resolutionProducer }),
+    ...rfqHandlers({ settings: config.rfq }),
     ...operationsHandlers(readinessProbe({ forkDb, queue: queues, migrationsApplied: () => rt.migrationsApplied }), metrics),
   };
   const app = await createApp({

@@ -255,6 +255,17 @@ export interface Operations {
       503: { body: T.LookupMarketErrors[503] };
     };
   };
+  /** GET /v1/rfq/typed-data */
+  getRfqTypedData: {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    contentType: undefined;
+    body: undefined;
+    responses: {
+      200: { body: T.GetRfqTypedDataResponses[200] };
+      500: { body: T.GetRfqTypedDataErrors[500] };
+    };
+  };
   /** POST /v1/users/deposit */
   createDeposit: {
     params: Record<string, never>;

@@ -1368,6 +1368,111 @@ export const MarketWindowResponseSchema = {
     }
 } as const;
 
+export const Eip712FieldSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'name',
+        'type'
+    ],
+    properties: {
+        name: {
+            type: 'string',
+            description: 'Field name in the typed message.'
+        },
+        type: {
+            type: 'string',
+            description: 'Solidity type, or the name of another struct (`Leg[]`).'
+        }
+    }
+} as const;
+
+export const RfqTypedDataSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'domain',
+        'types',
+        'primary_types'
+    ],
+    properties: {
+        domain: {
+            type: 'object',
+            additionalProperties: false,
+            required: [
+                'name',
+                'version',
+                'chainId'
+            ],
+            description: 'EIP-712 domain (no `verifyingContract`). Field names are EIP-712\'s own.',
+            properties: {
+                name: {
+                    type: 'string',
+                    description: '`RFQ_EIP712_NAME` of the deployment.'
+                },
+                version: {
+                    type: 'string',
+                    const: '1'
+                },
+                chainId: {
+                    type: 'integer',
+                    format: 'int64',
+                    minimum: 1,
+                    description: '`RFQ_SIGNING_CHAIN_ID` of the deployment; one of the chains wallet sign-in accepts.'
+                }
+            }
+        },
+        types: {
+            type: 'object',
+            additionalProperties: false,
+            required: [
+                'RfqOrder',
+                'Leg',
+                'Quote'
+            ],
+            description: 'EIP-712 struct types, in the shape `signTypedData` takes.',
+            properties: {
+                RfqOrder: {
+                    type: 'array',
+                    items: {
+                        $ref: '#/components/schemas/Eip712Field'
+                    }
+                },
+                Leg: {
+                    type: 'array',
+                    items: {
+                        $ref: '#/components/schemas/Eip712Field'
+                    }
+                },
+                Quote: {
+                    type: 'array',
+                    items: {
+                        $ref: '#/components/schemas/Eip712Field'
+                    }
+                }
+            }
+        },
+        primary_types: {
+            type: 'object',
+            additionalProperties: false,
+            required: [
+                'order',
+                'quote'
+            ],
+            properties: {
+                order: {
+                    type: 'string',
+                    const: 'RfqOrder'
+                },
+                quote: {
+                    type: 'string',
+                    const: 'Quote'
+                }
+            }
+        }
+    }
+} as const;
+
 export const DepositRequestSchema = {
     type: 'object',
     additionalProperties: false,

@@ -382,6 +382,28 @@ export const zMarketWindowResponse = z.object({
     market: zMarketWindow
 });
 
+export const zEip712Field = z.object({
+    name: z.string(),
+    type: z.string()
+});
+
+export const zRfqTypedData = z.object({
+    domain: z.object({
+        name: z.string(),
+        version: z.literal('1'),
+        chainId: z.coerce.bigint().gte(BigInt(1)).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' })
+    }),
+    types: z.object({
+        RfqOrder: z.array(zEip712Field),
+        Leg: z.array(zEip712Field),
+        Quote: z.array(zEip712Field)
+    }),
+    primary_types: z.object({
+        order: z.literal('RfqOrder'),
+        quote: z.literal('Quote')
+    })
+});
+
 export const zDepositRequest = z.object({
     amount_micros: zAmountMicros,
     idempotency_key: zIdempotencyKey
@@ -706,6 +728,11 @@ export const zLookupMarketQuery = z.object({
  * The requested window.
  */
 export const zLookupMarketResponse = zMarketWindowResponse;
+
+/**
+ * The domain, the types and the primary type of each signed object.
+ */
+export const zGetRfqTypedDataResponse = zRfqTypedData;
 
 export const zCreateDepositBody = zDepositRequest;
 
