@@ -1,7 +1,7 @@
 // Vectors computed independently (Python hashlib) from the formula published in the spec.
 import { describe, expect, it } from 'vitest';
 import { createDemoFeed, demoPriceMicros } from './demo.js';
-import { windowOutcome } from './feed.js';
+import { createPriceFeed, windowOutcome } from './feed.js';
 
 const T0 = 1_767_225_600_000; // 2026-01-01T00:00:00Z
 
@@ -55,5 +55,13 @@ describe('window outcome', () => {
     // The 60 s windows starting at T0: ETH rose, BTC fell.
     expect(windowOutcome(demoPriceMicros('demo', 'ETH', T0, 50)!, demoPriceMicros('demo', 'ETH', T0 + 60_000, 50)!)).toBe('YES');
     expect(windowOutcome(demoPriceMicros('demo', 'BTC', T0, 50)!, demoPriceMicros('demo', 'BTC', T0 + 60_000, 50)!)).toBe('NO');
+  });
+});
+
+describe('createPriceFeed', () => {
+  it('PRICE_FEED=demo gives the demo feed with the configured seed and spread', async () => {
+    const feed = createPriceFeed({ feed: 'demo', demoSeed: 'other', demoSpreadBps: 50 }, () => T0);
+    expect(feed.source).toBe('demo');
+    expect(await feed.priceAt('BTC', T0)).toEqual({ priceMicros: 99_749_659_509n, observedAtMs: T0 });
   });
 });
