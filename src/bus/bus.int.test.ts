@@ -5,6 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, TEST_REDIS_URL, uniquePrefix, type TestDatabase } from '../testing/postgres.js';
 import { BusPayloadTooLarge, busChannel, createBus, MAX_BUS_MESSAGE_BYTES, type Bus, type BusMessageMeta, type BusTopic } from './bus.js';
@@ -163,6 +164,42 @@ describe('bus on postgres: listener loss', () => {
     await a.publish('rfq.open', { after: 'reconnect' });
     await atB.until(() => atB.got.length === 1);
     expect(atB.payloads()).toEqual([{ after: 'reconnect' }]);
+  });
+});
+
+describe('bus on redis: subscriber loss', () => {
+  it('resubscribes after its connection is killed; delivery resumes', async () => {
+    const prefix = uniquePrefix('busrkill');
+    const errors: string[] = [];
+    const a = await open('redis', prefix);
+    const b = await open('redis', prefix, (_e, ctx) => errors.push(ctx));
+    const atB = recorder(b, 'rfq.open');
+    const admin = new Redis(TEST_REDIS_URL);
+    cleanups.push(async () => admin.disconnect());
+    const list = String(await admin.client('LIST'));
+    const subs = list.split('\n').filter((l) => l.includes(` name=${busChannel(prefix)}-sub `));
+    expect(subs).toHaveLength(2);
+    // Kill b's subscriber only: the one that is not a's (a's is older, so its id is smaller).
+    const ids = subs.map((l) => Number(/\bid=(\d+)/.exec(l)![1])).sort((x, y) => x - y);
+    expect(await admin.client('KILL', 'ID', String(ids[1]))).toBe(1); // clients killed
+    const subIds = async () =>
+      String(await admin.client('LIST'))
+        .split('\n')
+        .filter((l) => l.includes(` name=${busChannel(prefix)}-sub `))
+        .map((l) => Number(/\bid=(\d+)/.exec(l)![1]));
+    // b reconnected: a new subscriber connection replaced the killed one.
+    await expect.poll(async () => (await subIds()).filter((id) => !ids.includes(id)).length, { timeout: 10_000 }).toBe(1);
+    await expect.poll(() => b.ping().then(() => 'up', () => 'down'), { timeout: 10_000, interval: 50 }).toBe('up');
+    await expect
+      .poll(
+        async () => {
+          await a.publish('rfq.open', { after: 'kill' });
+          return atB.got.length > 0;
+        },
+        { timeout: 10_000, interval: 200 },
+      )
+      .toBe(true);
+    expect(atB.payloads()[0]).toEqual({ after: 'kill' });
   });
 });
 

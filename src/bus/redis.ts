@@ -6,8 +6,9 @@ import { busChannel, createHub, type Bus, type BusOptions } from './bus.js';
 export async function createRedisBus(opts: BusOptions & { redisUrl: string }): Promise<Bus> {
   const hub = createHub(opts.onError);
   const channel = busChannel(opts.prefix);
-  const pub = new Redis(opts.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: true });
-  const sub = pub.duplicate();
+  // Named, so operators (and the tests) can tell the bus's connections apart in CLIENT LIST.
+  const pub = new Redis(opts.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: true, connectionName: `${channel}-pub` });
+  const sub = pub.duplicate({ connectionName: `${channel}-sub` });
   pub.on('error', (err) => hub.onError(err, 'redis bus publisher'));
   sub.on('error', (err) => hub.onError(err, 'redis bus subscriber'));
   sub.on('message', (ch: string, raw: string) => {
