@@ -5,7 +5,7 @@
 import { hashTypedData, recoverTypedDataAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createBus, type Bus } from '../src/bus/bus.js';
-import { orderTypedData, quoteTypedData, rfqDomain, type RfqOrderJson } from '../src/domain/rfq/typed-data.js';
+import { orderTypedData, quoteTypedData, rfqDomain, verifyOrderSignature, type RfqOrderJson } from '../src/domain/rfq/typed-data.js';
 import { createTestDatabase, TEST_REDIS_URL, uniquePrefix } from '../src/testing/postgres.js';
 
 const MESSAGES = Number(process.argv.find((a) => a.startsWith('--messages='))?.split('=')[1] ?? 2000);
@@ -61,6 +61,7 @@ await rate('hashTypedData (RfqOrder, 2 legs)', 5000, () => hashTypedData(typed))
 await rate('signTypedData (RfqOrder, 2 legs)', 500, () => account.signTypedData(typed));
 await rate('recoverTypedDataAddress (RfqOrder, 2 legs)', 500, () => recoverTypedDataAddress({ ...typed, signature }));
 await rate('recoverTypedDataAddress (Quote)', 500, () => recoverTypedDataAddress({ ...quoteTyped, signature: quoteSig }));
+await rate('verifyOrderSignature (ours: one hash + recover)', 500, () => verifyOrderSignature(domain, order, signature));
 
 const db = await createTestDatabase('benchbus');
 try {

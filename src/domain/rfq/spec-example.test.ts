@@ -43,10 +43,10 @@ describe.each(published)('worked RFQ signing example in %s', (_where, ex) => {
     expect(account.address).toBe(ex.address);
     expect(orderDigest(domain, ex.order)).toBe(ex.orderDigest);
     expect(await account.signTypedData(orderTypedData(domain, ex.order))).toBe(ex.orderSig);
-    expect(await verifyOrderSignature(domain, ex.order, ex.orderSig)).toEqual({ ok: true, address: ex.address });
+    expect(await verifyOrderSignature(domain, ex.order, ex.orderSig)).toEqual({ ok: true, address: ex.address, digest: ex.orderDigest });
     expect(quoteDigest(domain, ex.quote)).toBe(ex.quoteDigest);
     expect(await account.signTypedData(quoteTypedData(domain, ex.quote))).toBe(ex.quoteSig);
-    expect(await verifyQuoteSignature(domain, ex.quote, ex.quoteSig)).toEqual({ ok: true, address: ex.address });
+    expect(await verifyQuoteSignature(domain, ex.quote, ex.quoteSig)).toEqual({ ok: true, address: ex.address, digest: ex.quoteDigest });
   });
 });
 

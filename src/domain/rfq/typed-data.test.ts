@@ -60,13 +60,13 @@ describe('RFQ typed data: the worked example', () => {
   it('pins the order digest and signature bytes', async () => {
     expect(orderDigest(domain, EXAMPLE_ORDER)).toBe(ORDER_DIGEST);
     expect(await account.signTypedData(orderTypedData(domain, EXAMPLE_ORDER))).toBe(ORDER_SIGNATURE);
-    expect(await verifyOrderSignature(domain, EXAMPLE_ORDER, ORDER_SIGNATURE)).toEqual({ ok: true, address: ANVIL0 });
+    expect(await verifyOrderSignature(domain, EXAMPLE_ORDER, ORDER_SIGNATURE)).toEqual({ ok: true, address: ANVIL0, digest: ORDER_DIGEST });
   });
 
   it('pins the quote digest and signature bytes', async () => {
     expect(quoteDigest(domain, EXAMPLE_QUOTE)).toBe(QUOTE_DIGEST);
     expect(await account.signTypedData(quoteTypedData(domain, EXAMPLE_QUOTE))).toBe(QUOTE_SIGNATURE);
-    expect(await verifyQuoteSignature(domain, EXAMPLE_QUOTE, QUOTE_SIGNATURE)).toEqual({ ok: true, address: ANVIL0 });
+    expect(await verifyQuoteSignature(domain, EXAMPLE_QUOTE, QUOTE_SIGNATURE)).toEqual({ ok: true, address: ANVIL0, digest: QUOTE_DIGEST });
   });
 
   it('the digest is the EIP-712 hash of the encodeType strings of rfq-design 3.2 (computed without hashTypedData)', () => {
@@ -142,7 +142,7 @@ describe('signature checks are results, never throws', () => {
     const v = ORDER_SIGNATURE.slice(130); // 1b
     expect(v).toBe('1b');
     for (const sig of [flipV(ORDER_SIGNATURE, '00'), ORDER_SIGNATURE.slice(2), ORDER_SIGNATURE.toUpperCase().replace('0X', '0x')]) {
-      expect(await verifyOrderSignature(domain, EXAMPLE_ORDER, sig)).toEqual({ ok: true, address: ANVIL0 });
+      expect(await verifyOrderSignature(domain, EXAMPLE_ORDER, sig)).toEqual({ ok: true, address: ANVIL0, digest: ORDER_DIGEST });
     }
   });
 
@@ -167,6 +167,15 @@ describe('signature checks are results, never throws', () => {
   it('a malformed order is malformed_message, not an exception', async () => {
     expect(await verifyOrderSignature(domain, { ...EXAMPLE_ORDER, nonce: -1 }, ORDER_SIGNATURE)).toEqual({ ok: false, reason: 'malformed_message' });
     expect(await verifyOrderSignature(domain, { ...EXAMPLE_ORDER, min_odds_bps: 2 ** 32 }, ORDER_SIGNATURE)).toEqual({ ok: false, reason: 'malformed_message' });
+  });
+
+  it('recovers the same address as viem recoverTypedDataAddress', async () => {
+    const { recoverTypedDataAddress } = await import('viem');
+    const other = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d'); // anvil #1
+    const sig = await other.signTypedData(orderTypedData(domain, EXAMPLE_ORDER));
+    const r = await recoverOrderSigner(domain, EXAMPLE_ORDER, sig);
+    expect(r).toEqual({ ok: true, address: await recoverTypedDataAddress({ ...orderTypedData(domain, EXAMPLE_ORDER), signature: sig }), digest: ORDER_DIGEST });
+    expect(r.ok && r.address).toBe(other.address);
   });
 
   it('normalizeSignature', () => {

@@ -1,7 +1,7 @@
 // EIP-712 typed data of RFQ trading (rfq-design 3.2): the taker's RfqOrder and the market maker's Quote.
 // Pure apart from viem's hashing and recovery. The JSON shapes are the wire forms (snake_case, JSON
 // integers); the typed messages are what gets hashed. A bad signature is a result, never a throw.
-import { hashTypedData, recoverTypedDataAddress, type Address, type Hex } from 'viem';
+import { hashTypedData, recoverAddress, type Address, type Hex } from 'viem';
 
 export type Direction = 'up' | 'down';
 export type OrderType = 'IOC' | 'FOK';
@@ -170,8 +170,9 @@ export function normalizeSignature(sig: unknown): Hex | null {
 }
 
 export type SignatureFailure = 'malformed_signature' | 'malformed_message' | 'signer_mismatch';
-export type Recovery = { ok: true; address: Address } | { ok: false; reason: Exclude<SignatureFailure, 'signer_mismatch'> };
-export type Verification = { ok: true; address: Address } | { ok: false; reason: SignatureFailure };
+/** On success also the digest that was signed (store it as the order hash: no second hashing). */
+export type Recovery = { ok: true; address: Address; digest: Hex } | { ok: false; reason: Exclude<SignatureFailure, 'signer_mismatch'> };
+export type Verification = { ok: true; address: Address; digest: Hex } | { ok: false; reason: SignatureFailure };
 
 export function recoverOrderSigner(domain: RfqDomain, order: RfqOrderJson, signature: unknown): Promise<Recovery> {
   return recover(() => orderTypedData(domain, order), signature);
@@ -194,15 +195,15 @@ export async function verifyQuoteSignature(domain: RfqDomain, quote: QuoteJson, 
 async function recover(build: () => ReturnType<typeof orderTypedData> | ReturnType<typeof quoteTypedData>, signature: unknown): Promise<Recovery> {
   const sig = normalizeSignature(signature);
   if (!sig) return { ok: false, reason: 'malformed_signature' };
-  let typed;
+  let digest: Hex;
   try {
-    typed = build();
-    hashTypedData(typed); // viem validates ranges and addresses while hashing
+    digest = hashTypedData(build()); // viem validates ranges and addresses while hashing
   } catch {
     return { ok: false, reason: 'malformed_message' };
   }
   try {
-    return { ok: true, address: await recoverTypedDataAddress({ ...typed, signature: sig }) };
+    // recoverTypedDataAddress is exactly this, but would hash a second time.
+    return { ok: true, address: await recoverAddress({ hash: digest, signature: sig }), digest };
   } catch {
     // r or s out of range, point not on the curve
     return { ok: false, reason: 'malformed_signature' };
