@@ -191,17 +191,9 @@ describe('a lineups contest from entries to payouts', () => {
     expect((await profile(outsider.handle!)).profile_owner).toEqual({ joined: false, entry_visibility: 'hidden_while_betting_open', entries: [] });
   });
 
-  it('getContestPopularEntry 200: up and down counts per market', async () => {
+  it('getContestPopularEntry 200 before betting closes: hidden_while_betting_open, no counts', async () => {
     const { data } = await anon.run(getContestPopularEntry({ client: anon.client, path: { id: contest.contest_id } }), { status: 200 });
-    const [m1, m2, m3] = contest.markets.map((m) => m.market_id);
-    expect(data).toEqual({
-      total_entries: 4,
-      markets: [
-        { market_id: m1, yes_count: 3, no_count: 1 },
-        { market_id: m2, yes_count: 2, no_count: 2 },
-        { market_id: m3, yes_count: 1, no_count: 3 },
-      ],
-    });
+    expect(data).toEqual({ total_entries: 4, entry_visibility: 'hidden_while_betting_open', markets: [] });
   });
 
   it('getContestLeaderboard 200 while open: everyone tied at rank 1, payouts null; limit clamped; caller.rows outside the top slice', async () => {
@@ -258,6 +250,20 @@ describe('a lineups contest from entries to payouts', () => {
       ],
     });
     expect((await profile(outsider.handle!)).profile_owner).toEqual({ joined: false, entry_visibility: 'visible', entries: [] });
+  });
+
+  it('getContestPopularEntry 200 once betting closed: up and down counts per market', async () => {
+    const { data } = await anon.run(getContestPopularEntry({ client: anon.client, path: { id: contest.contest_id } }), { status: 200 });
+    const [m1, m2, m3] = contest.markets.map((m) => m.market_id);
+    expect(data).toEqual({
+      total_entries: 4,
+      entry_visibility: 'visible',
+      markets: [
+        { market_id: m1, yes_count: 3, no_count: 1 },
+        { market_id: m2, yes_count: 2, no_count: 2 },
+        { market_id: m3, yes_count: 1, no_count: 3 },
+      ],
+    });
   });
 
   it('resolved: resolved_at_ms set, leaderboard with payouts (1, 2, 2, 4), profile with rank and payout, winnings in available', async () => {
@@ -425,7 +431,7 @@ describe('404s of the public contest routes', () => {
     }
   });
 
-  it('getProfileContest 404 USER_NOT_FOUND for an unknown handle; popular entry of a contest without entries is all zeros', async () => {
+  it('getProfileContest 404 USER_NOT_FOUND for an unknown handle; popular entry of a contest without entries: hidden, or all zeros when visible', async () => {
     const c = await newContest(env);
     const { checked } = await anon.run(getProfileContest({ client: anon.client, path: { handle: `nobody_${randomBytes(4).toString('hex')}`, id: c.contest_id } }), {
       status: 404,
@@ -433,7 +439,10 @@ describe('404s of the public contest routes', () => {
     });
     expectErrorBody(checked.body);
     const { data } = await anon.run(getContestPopularEntry({ client: anon.client, path: { id: c.contest_id } }), { status: 200 });
-    expect(data).toEqual({ total_entries: 0, markets: c.markets.map((m) => ({ market_id: m.market_id, yes_count: 0, no_count: 0 })) });
+    expect(data).toEqual({ total_entries: 0, entry_visibility: 'hidden_while_betting_open', markets: [] });
+    const shown = await newContest(env, { entry_visibility: 'visible' });
+    const visible = (await anon.run(getContestPopularEntry({ client: anon.client, path: { id: shown.contest_id } }), { status: 200 })).data;
+    expect(visible).toEqual({ total_entries: 0, entry_visibility: 'visible', markets: shown.markets.map((m) => ({ market_id: m.market_id, yes_count: 0, no_count: 0 })) });
     const lb = (await anon.run(getContestLeaderboard({ client: anon.client, path: { id: c.contest_id } }), { status: 200 })).data!;
     expect(lb).toEqual({ total_entries: 0, entries: [], caller: null });
   });

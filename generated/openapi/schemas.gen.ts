@@ -97,7 +97,7 @@ export const GameTypeSchema = {
 } as const;
 
 export const EntryVisibilitySchema = {
-    description: '`hidden_while_betting_open`: entries and picks are hidden on profiles until `betting_closes_ms`; `visible`: always shown.',
+    description: '`hidden_while_betting_open`: entries and picks are hidden on profiles and in popular entry until `betting_closes_ms`; `visible`: always shown.',
     type: 'string',
     enum: [
         'visible',
@@ -1301,6 +1301,7 @@ export const PopularEntrySchema = {
     additionalProperties: false,
     required: [
         'total_entries',
+        'entry_visibility',
         'markets'
     ],
     properties: {
@@ -1308,8 +1309,12 @@ export const PopularEntrySchema = {
             type: 'integer',
             format: 'int32'
         },
+        entry_visibility: {
+            $ref: '#/components/schemas/EntryVisibility'
+        },
         markets: {
             type: 'array',
+            description: 'Empty while `entry_visibility` is `hidden_while_betting_open`; otherwise one item per market, in the contest\'s order.',
             items: {
                 $ref: '#/components/schemas/PopularMarket'
             }

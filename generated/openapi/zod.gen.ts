@@ -68,7 +68,7 @@ export const zGameType = z.enum([
 ]);
 
 /**
- * `hidden_while_betting_open`: entries and picks are hidden on profiles until `betting_closes_ms`; `visible`: always shown.
+ * `hidden_while_betting_open`: entries and picks are hidden on profiles and in popular entry until `betting_closes_ms`; `visible`: always shown.
  */
 export const zEntryVisibility = z.enum(['visible', 'hidden_while_betting_open']);
 
@@ -367,6 +367,7 @@ export const zPopularMarket = z.object({
 
 export const zPopularEntry = z.object({
     total_entries: z.int().min(-2147483648, { error: 'Invalid value: Expected int32 to be >= -2147483648' }).max(2147483647, { error: 'Invalid value: Expected int32 to be <= 2147483647' }),
+    entry_visibility: zEntryVisibility,
     markets: z.array(zPopularMarket)
 });
 

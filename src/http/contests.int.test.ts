@@ -133,14 +133,20 @@ describe('a lineups contest from creation to payout', () => {
     const notJoined = await api(`GET /v1/u/${outsider.handle}/contests/${c.contest_id}`);
     expect(notJoined.body.profile_owner).toEqual({ joined: false, entry_visibility: 'hidden_while_betting_open', entries: [] });
 
+    // Popular entry hides the counts too while betting is open (they would be the entrants' picks).
     const popular = await api(`GET /v1/contests/${c.contest_id}/popular-entry`);
-    expect(popular.body).toEqual({ total_entries: 3, markets: [{ market_id: m1, yes_count: 2, no_count: 1 }, { market_id: m2, yes_count: 1, no_count: 2 }] });
+    expect(popular.body).toEqual({ total_entries: 3, entry_visibility: 'hidden_while_betting_open', markets: [] });
 
     // Betting closes: entries refused, the owner's picks become visible.
     await sleep(Math.max(0, closesAt - Date.now()) + 50);
     expect((await enter(outsider, c.contest_id, [[m1, 'up'], [m2, 'up']])).body.code).toBe('BETTING_CLOSED');
     const shown = await api(`GET /v1/u/${a.handle}/contests/${c.contest_id}`);
     expect(shown.body.profile_owner).toMatchObject({ joined: true, entry_visibility: 'visible' });
+    expect((await api(`GET /v1/contests/${c.contest_id}/popular-entry`)).body).toEqual({
+      total_entries: 3,
+      entry_visibility: 'visible',
+      markets: [{ market_id: m1, yes_count: 2, no_count: 1 }, { market_id: m2, yes_count: 1, no_count: 2 }],
+    });
     expect(shown.body.profile_owner.entries).toEqual([
       {
         entry_index: 0,
@@ -299,7 +305,7 @@ describe('outcast scoring, ties and voids', () => {
 
 describe('entries: bad input and races', () => {
   it('20 concurrent entries for the last 3 places: exactly 3 win, the rest are CONTEST_FULL and keep their money', async () => {
-    const c = await createContest({ entry_cap: 5, bet_type: { kind: 'num_bets', value: 1 } });
+    const c = await createContest({ entry_cap: 5, bet_type: { kind: 'num_bets', value: 1 }, entry_visibility: 'visible' });
     const m = c.markets[0]!.market_id;
     const early = await Promise.all([fundedUser(100_000), fundedUser(100_000)]);
     for (const u of early) expect((await enter(u, c.contest_id, [[m, 'up']])).status).toBe(201);
@@ -315,6 +321,36 @@ describe('entries: bad input and races', () => {
     expect(reserved.filter((r) => r === 0)).toHaveLength(17);
     const popular = await api(`GET /v1/contests/${c.contest_id}/popular-entry`);
     expect(popular.body.markets[0]).toEqual({ market_id: m, yes_count: 2, no_count: 3 });
+  });
+
+  it('popular entry at each state of the visibility rule: one entrant\'s picks never show while betting is open', async () => {
+    const closesAt = Date.now() + 3_000;
+    const hidden = await createContest({ betting_closes_ms: closesAt, bet_type: { kind: 'num_bets', value: 1 } });
+    const visible = await createContest({ betting_closes_ms: closesAt, bet_type: { kind: 'num_bets', value: 1 }, entry_visibility: 'visible' });
+    const popular = async (id: string) => (await api(`GET /v1/contests/${id}/popular-entry`)).body;
+    const [h1, h2] = hidden.markets.map((m) => m.market_id) as [number, number];
+    const [v1, v2] = visible.markets.map((m) => m.market_id) as [number, number];
+    expect(await popular(hidden.contest_id)).toEqual({ total_entries: 0, entry_visibility: 'hidden_while_betting_open', markets: [] });
+    const [u, w] = await Promise.all([fundedUser(1_000_000), fundedUser(1_000_000)]);
+    for (const [c, m] of [[hidden, h1], [visible, v1]] as const) expect((await enter(u, c.contest_id, [[m, 'down']])).status).toBe(201);
+    // hidden_while_betting_open, betting open: one entrant, and still nothing of its picks
+    expect(await popular(hidden.contest_id)).toEqual({ total_entries: 1, entry_visibility: 'hidden_while_betting_open', markets: [] });
+    expect((await enter(w, hidden.contest_id, [[h2, 'up']])).status).toBe(201);
+    expect(await popular(hidden.contest_id)).toEqual({ total_entries: 2, entry_visibility: 'hidden_while_betting_open', markets: [] });
+    // visible: the counts at all times
+    expect(await popular(visible.contest_id)).toEqual({
+      total_entries: 1,
+      entry_visibility: 'visible',
+      markets: [{ market_id: v1, yes_count: 0, no_count: 1 }, { market_id: v2, yes_count: 0, no_count: 0 }],
+    });
+    // betting closed: the hidden contest's counts appear
+    await sleep(Math.max(0, closesAt - Date.now()) + 50);
+    expect(await popular(hidden.contest_id)).toEqual({
+      total_entries: 2,
+      entry_visibility: 'visible',
+      markets: [{ market_id: h1, yes_count: 0, no_count: 1 }, { market_id: h2, yes_count: 1, no_count: 0 }],
+    });
+    expect((await popular(visible.contest_id)).entry_visibility).toBe('visible');
   });
 
   it('a double submit with one key reserves once; the same key elsewhere is a reuse', async () => {

@@ -117,17 +117,29 @@ export async function topParticipants(em: Em, contestId: string, windowMs: numbe
   }));
 }
 
+/**
+ * The visibility rule of interface-spec section 3: picks of a contest configured hidden_while_betting_open
+ * are shown nowhere (profiles, popular entry) until betting closes.
+ */
+export function picksVisible(c: Pick<ContestRecord, 'entryVisibility' | 'bettingClosesMs'>, nowMs: number): boolean {
+  return c.entryVisibility === 'visible' || nowMs >= c.bettingClosesMs;
+}
+
 export interface PopularEntry {
   totalEntries: number;
+  /** False while the visibility rule hides picks: then `markets` is empty. */
+  visible: boolean;
   markets: Array<{ marketId: number; yesCount: number; noCount: number }>;
 }
 
-/** Pick counts per market, from the counters kept with each entry. */
-export async function popularEntry(em: Em, contestId: string): Promise<PopularEntry> {
+/** Pick counts per market, from the counters kept with each entry; none while picks are hidden. */
+export async function popularEntry(em: Em, contestId: string, nowMs = Date.now()): Promise<PopularEntry> {
   const c = await loadPublicContest(em, contestId);
+  if (!picksVisible(c, nowMs)) return { totalEntries: c.entriesFilled, visible: false, markets: [] };
   const rows = await em.execute<Row[]>('select market_id::text as market_id, up_count, down_count from contest_markets where contest_id = ? order by position', [contestId]);
   return {
     totalEntries: c.entriesFilled,
+    visible: true,
     markets: rows.map((r) => ({ marketId: Number(r.market_id), yesCount: Number(r.up_count), noCount: Number(r.down_count) })),
   };
 }

@@ -4,7 +4,7 @@
 import type { Em } from '../../db/orm.js';
 import { pgArray } from '../../db/sql.js';
 import { NotFound } from '../errors.js';
-import { loadPublicContest } from './board.js';
+import { loadPublicContest, picksVisible } from './board.js';
 import { loadMarkets, loadScoreCounts, pickOutcome, type ContestMarketRecord, type EntryVisibility, type PublicContestRecord, type PickOutcome } from './records.js';
 import { rankFromCounts, type Direction } from './scoring.js';
 
@@ -31,7 +31,7 @@ export async function profileContest(em: Em, handle: string, contestId: string, 
   if (!users[0]) throw new NotFound('USER_NOT_FOUND', `No user has the handle ${JSON.stringify(handle)}.`);
   const userId = users[0].id;
   const markets = await loadMarkets(em, contestId);
-  const visible = contest.entryVisibility === 'visible' || nowMs >= contest.bettingClosesMs;
+  const visible = picksVisible(contest, nowMs);
   const rows = await em.execute<Array<Record<string, unknown>>>(
     `select id::text as id, entry_index, created_at_ms::text as created_at_ms, score, pick_count, resolved_leg_count, resolved_win_count,
             payout::text as payout, rank from contest_entries where user_id = ? and contest_id = ? order by entry_index`,

@@ -121,7 +121,11 @@ export function contestsHandlers(deps: ContestsDeps): HandlersFor<ContestsOperat
       const p = await popularEntry(db, params.id);
       return {
         status: 200,
-        body: { total_entries: p.totalEntries, markets: p.markets.map((m) => ({ market_id: m.marketId, yes_count: m.yesCount, no_count: m.noCount })) },
+        body: {
+          total_entries: p.totalEntries,
+          entry_visibility: p.visible ? 'visible' : 'hidden_while_betting_open',
+          markets: p.markets.map((m) => ({ market_id: m.marketId, yes_count: m.yesCount, no_count: m.noCount })),
+        },
         headers: NO_STORE,
       };
     },
