@@ -19,7 +19,12 @@ describe('loadConfig', () => {
       maxMissedPongs: 3,
       sessionTtlMs: 3600000,
       maxConnectionsPerIp: 20,
+      maxUnauthenticatedPerIp: 4,
+      maxFramesPerSecond: 50,
+      maxQueuedFrames: 32,
+      maxUnauthenticatedFrames: 24,
     });
+    expect(c.connections).toEqual({ maxPerIp: 256, maxTotal: 8192 });
     expect(c.markets).toEqual({
       assets: ['BTC', 'ETH', 'SOL', 'XRP', 'HYPE'],
       durations: [60, 300, 900, 3600, 14400, 86400],
@@ -31,6 +36,12 @@ describe('loadConfig', () => {
     expect(c.siwe).toEqual({ domain: 'localhost:3000', chainIds: [1, 8453, 84532] });
     expect(c.privy).toEqual({ appId: undefined, verificationKey: undefined });
     expect(Object.isFrozen(c) && Object.isFrozen(c.mm)).toBe(true);
+  });
+
+  it('connection and frame limits: 0 turns the TCP caps off; the unauthenticated cap is at most the per-address one', () => {
+    expect(loadConfig({ HTTP_MAX_CONNECTIONS_PER_IP: '0', HTTP_MAX_CONNECTIONS: '0' }).connections).toEqual({ maxPerIp: 0, maxTotal: 0 });
+    expect(loadConfig({ MM_MAX_CONNECTIONS_PER_IP: '3', MM_MAX_UNAUTHENTICATED_PER_IP: '4' }).mm.maxUnauthenticatedPerIp).toBe(3);
+    expect(() => loadConfig({ MM_MAX_FRAMES_PER_SECOND: '0', HTTP_MAX_CONNECTIONS: '-1' })).toThrow(ConfigError);
   });
 
   it('picks the deployment from DATABASE_URL and REDIS_URL', () => {

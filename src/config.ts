@@ -70,6 +70,18 @@ const schema = z.object({
   MM_SESSION_TTL_MS: intFrom(3600000, 1000),
   /** Open market-maker WebSocket connections one client IP may hold on one API process; more get HTTP 429. */
   MM_MAX_CONNECTIONS_PER_IP: intFrom(20, 1, 100000),
+  /** Of those, connections not yet authenticated (they have MM_AUTH_TIMEOUT_MS to do it); more get HTTP 429. At most MM_MAX_CONNECTIONS_PER_IP. */
+  MM_MAX_UNAUTHENTICATED_PER_IP: intFrom(4, 1, 100000),
+  /** Frames per second one connection may send (a bucket of this many, refilled at this rate); past it: close 1008. */
+  MM_MAX_FRAMES_PER_SECOND: intFrom(50, 1, 100000),
+  /** Frames one connection may have waiting while an earlier one is handled; past it: close 1008. */
+  MM_MAX_QUEUED_FRAMES: intFrom(32, 1, 100000),
+  /** Frames a connection may send before it authenticates (pongs that answer a ping are free); the next: close 1008. */
+  MM_MAX_UNAUTHENTICATED_FRAMES: intFrom(24, 2, 100000),
+  /** Open TCP connections (HTTP and WebSocket) per client address; more are closed at once. 0: no cap. */
+  HTTP_MAX_CONNECTIONS_PER_IP: intFrom(256, 0, 10_000_000),
+  /** Open TCP connections in total; at either cap idle connections are shed first. 0: no cap. */
+  HTTP_MAX_CONNECTIONS: intFrom(8192, 0, 10_000_000),
   MARKET_ASSETS: csv(z.string().regex(/^[A-Z0-9]{1,16}$/, 'assets are 1-16 of [A-Z0-9]'), 'BTC,ETH,SOL,XRP,HYPE'),
   MARKET_DURATIONS: csv(
     z.string().regex(/^\d+$/, 'durations are whole seconds').transform(Number).pipe(z.number().int().min(1).max(7 * 86400)),
@@ -129,7 +141,13 @@ export interface Config {
     maxMissedPongs: number;
     sessionTtlMs: number;
     maxConnectionsPerIp: number;
+    maxUnauthenticatedPerIp: number;
+    maxFramesPerSecond: number;
+    maxQueuedFrames: number;
+    maxUnauthenticatedFrames: number;
   };
+  /** TCP connection caps of the HTTP server (src/http/connection-limits.ts); 0: no cap. */
+  connections: { maxPerIp: number; maxTotal: number };
   markets: { assets: string[]; durations: number[]; bettingCloseBufferMs: number; lookupHorizonMs: number };
   depositSyncWaitMs: number;
   settlementMode: Parsed['SETTLEMENT_MODE'];
@@ -208,7 +226,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxMissedPongs: e.MM_MAX_MISSED_PONGS,
       sessionTtlMs: e.MM_SESSION_TTL_MS,
       maxConnectionsPerIp: e.MM_MAX_CONNECTIONS_PER_IP,
+      maxUnauthenticatedPerIp: Math.min(e.MM_MAX_UNAUTHENTICATED_PER_IP, e.MM_MAX_CONNECTIONS_PER_IP),
+      maxFramesPerSecond: e.MM_MAX_FRAMES_PER_SECOND,
+      maxQueuedFrames: e.MM_MAX_QUEUED_FRAMES,
+      maxUnauthenticatedFrames: e.MM_MAX_UNAUTHENTICATED_FRAMES,
     },
+    connections: { maxPerIp: e.HTTP_MAX_CONNECTIONS_PER_IP, maxTotal: e.HTTP_MAX_CONNECTIONS },
     markets: {
       assets: e.MARKET_ASSETS,
       durations: e.MARKET_DURATIONS,

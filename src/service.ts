@@ -18,6 +18,7 @@ import { readinessProbe } from './http/readiness.js';
 import type { Handlers } from './http/handler.js';
 import { marketMakersHandlers } from './http/handlers/market-makers.js';
 import { createGateway } from './ws/gateway.js';
+import { limitConnections } from './http/connection-limits.js';
 import { poolImagesHandlers } from './http/handlers/pool-images.js';
 import { contestsHandlers } from './http/handlers/contests.js';
 import { createResolutionProducer } from './jobs/resolution-producer.js';
@@ -58,10 +59,12 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
     metrics,
     rateLimitPerMinute: config.rateLimitPerMinute,
   });
-  const server = createServer(app);
+  // headersTimeout and requestTimeout are checked every connectionsCheckingInterval (node's default: 30 s).
+  const server = createServer({ connectionsCheckingInterval: 1_000 }, app);
   server.keepAliveTimeout = 5_000;
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
+  limitConnections(server, { ...config.connections, silentTimeoutMs: server.headersTimeout }, logger);
   server.on('upgrade', (req, socket, head) => gateway.handleUpgrade(req, socket, head));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -17,8 +17,9 @@ import type { Logger } from '../logger.js';
 import { createMarketMakerSession, endedSessionIds } from '../domain/market-makers/market-makers.js';
 import { newChallenge, verifyAuthResponse, type AuthFailure, type Challenge } from './handshake.js';
 import { heartbeatAction, startTicker } from './heartbeat.js';
-import { CLOSE, IpConnectionCounter, MAX_AUTH_ATTEMPTS, MAX_BUFFERED_BYTES, MAX_PAYLOAD_BYTES } from './limits.js';
-import { parseClientFrame, serializeServerMessage } from './protocol.js';
+import { CLOSE, closeMeaning, LocalConnectionSlots, MAX_AUTH_ATTEMPTS, MAX_BUFFERED_BYTES, MAX_PAYLOAD_BYTES, type ConnectionSlots } from './limits.js';
+import { receiveFrames } from './inbound.js';
+import { serializeServerMessage, type ParsedFrame } from './protocol.js';
 import { dispatchClientMessage, type ClientMessageHandlers } from './messages.js';
 
 export const WS_PATH = '/v1/ws';
@@ -31,6 +32,8 @@ export interface GatewayDeps {
   logger: Logger;
   /** Check every server frame against the AsyncAPI schema (everywhere but production). */
   checkFrames: boolean;
+  /** Connection counting per address (default: this process only, LocalConnectionSlots). */
+  slots?: ConnectionSlots;
 }
 
 interface Connection {
@@ -45,9 +48,6 @@ interface Connection {
   authTimer: NodeJS.Timeout | null;
   expiryTimer: NodeJS.Timeout | null;
   ending: boolean;
-  /** Frames are handled one at a time, in order; while one is awaited the socket is paused (backpressure). */
-  queue: Promise<void>;
-  inFlight: number;
 }
 
 export interface Gateway {
@@ -65,7 +65,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const log = deps.logger.child({ component: 'mm-ws' });
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_PAYLOAD_BYTES, perMessageDeflate: false, clientTracking: false });
   const connections = new Set<Connection>();
-  const perIp = new IpConnectionCounter(mm.maxConnectionsPerIp);
+  const slots = deps.slots ?? new LocalConnectionSlots(mm.maxConnectionsPerIp, mm.maxUnauthenticatedPerIp);
+  const frameLimits = { framesPerSecond: mm.maxFramesPerSecond, maxQueuedFrames: mm.maxQueuedFrames, maxUnauthenticatedFrames: mm.maxUnauthenticatedFrames };
   let closing = false;
 
   const send = (c: Connection, msg: ServerMessage): boolean => {
@@ -126,6 +127,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     }
     if (c.session) return void authResult(c, 'already_authenticated'); // two answers raced; keep the first session
     c.session = { id: session.sessionId, walletAddress: session.walletAddress, expiresAtMs: session.expiresAtMs };
+    slots.authenticated(c.ip);
     if (c.authTimer) clearTimeout(c.authTimer);
     c.authTimer = null;
     const delay = session.expiresAtMs - Date.now();
@@ -137,9 +139,9 @@ export function createGateway(deps: GatewayDeps): Gateway {
     );
   }
 
-  async function onFrame(c: Connection, data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean) {
+  /** Synchronous but for auth_response (src/ws/inbound.ts: later frames wait only for a promise). */
+  function onFrame(c: Connection, parsed: ParsedFrame): Promise<void> | void {
     if (c.ending) return;
-    const parsed = parseClientFrame(data, isBinary);
     if (parsed.kind === 'error') {
       log.debug({ conn_id: c.id, code: parsed.code, detail: parsed.message }, 'frame rejected');
       return void send(c, { type: 'error', code: parsed.code, message: parsed.message });
@@ -172,8 +174,6 @@ export function createGateway(deps: GatewayDeps): Gateway {
       authTimer: null,
       expiryTimer: null,
       ending: false,
-      queue: Promise.resolve(),
-      inFlight: 0,
     };
     connections.add(c);
     log.info({ conn_id: c.id, ip, connections: connections.size }, 'market-maker connection opened');
@@ -182,24 +182,27 @@ export function createGateway(deps: GatewayDeps): Gateway {
       log.info({ conn_id: c.id, ip, timeout_ms: mm.authTimeoutMs }, 'connection closed: not authenticated in time');
       end(c, CLOSE.authTimeout, 'not authenticated in time');
     }, mm.authTimeoutMs);
-    ws.on('message', (data, isBinary) => {
-      if (c.ending) return; // closing: only the peer's close frame matters now
-      c.inFlight += 1;
-      if (c.inFlight === 1) ws.pause(); // stop reading the socket until the queue drains
-      c.queue = c.queue
-        .then(() => onFrame(c, data, isBinary))
-        .catch((err: unknown) => {
-          log.error({ err, conn_id: c.id }, 'frame handling failed');
-          try {
-            send(c, { type: 'error', code: 'internal_error', message: 'the service could not process this frame; if it was auth_response, send auth again' });
-          } catch {
-            /* the socket is gone */
-          }
-        })
-        .finally(() => {
-          c.inFlight -= 1;
-          if (c.inFlight === 0) ws.resume();
-        });
+    receiveFrames(ws, frameLimits, {
+      authenticated: () => c.session !== null,
+      ending: () => c.ending,
+      answerPong: () => {
+        if (c.missedPongs === 0) return false;
+        c.missedPongs = 0;
+        return true;
+      },
+      handle: (frame) => onFrame(c, frame),
+      refuse: (reason) => {
+        log.warn({ conn_id: c.id, ip, wallet: c.session?.walletAddress ?? null, reason }, `connection closed: ${reason}`);
+        end(c, CLOSE.policyViolation, reason);
+      },
+      failed: (err) => {
+        log.error({ err, conn_id: c.id }, 'frame handling failed');
+        try {
+          send(c, { type: 'error', code: 'internal_error', message: 'the service could not process this frame; if it was auth_response, send auth again' });
+        } catch {
+          /* the socket is gone */
+        }
+      },
     });
     ws.on('error', (err) => {
       // ws reports protocol violations (an oversized frame: 1009) here and closes the connection itself.
@@ -209,7 +212,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       clearTimers(c);
       c.ending = true;
       connections.delete(c);
-      perIp.release(ip);
+      slots.close(ip, c.session !== null);
       log.info(
         {
           conn_id: c.id,
@@ -268,12 +271,13 @@ export function createGateway(deps: GatewayDeps): Gateway {
       if (path !== WS_PATH) return refuse(socket, 404, 'Not Found');
       if (closing) return refuse(socket, 503, 'Service Unavailable');
       const ip = req.socket.remoteAddress ?? 'unknown';
-      if (perIp.count(ip) >= mm.maxConnectionsPerIp) {
-        log.warn({ ip, limit: mm.maxConnectionsPerIp }, 'upgrade refused: too many connections from this IP');
+      const refusal = slots.check(ip);
+      if (refusal) {
+        log.warn({ ip, refusal, limit: refusal === 'too_many_connections' ? mm.maxConnectionsPerIp : mm.maxUnauthenticatedPerIp }, `upgrade refused: ${refusal} from this IP`);
         return refuse(socket, 429, 'Too Many Requests');
       }
       wss.handleUpgrade(req, socket, head, (ws) => {
-        if (!perIp.tryAcquire(ip)) {
+        if (slots.open(ip)) {
           ws.close(CLOSE.policyViolation, 'too many connections');
           return;
         }
@@ -320,15 +324,4 @@ function clearTimers(c: Connection) {
 function refuse(socket: Duplex, status: number, text: string) {
   const extra = status === 429 ? 'Retry-After: 1\r\n' : '';
   socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n${extra}\r\n`, () => socket.destroy());
-}
-
-function closeMeaning(code: number): string {
-  switch (code) {
-    case 1000: return 'normal closure';
-    case 1001: return 'going away';
-    case 1005: return 'no status';
-    case 1006: return 'abnormal closure (no close frame)';
-    case 1009: return 'frame too large';
-    default: return 'closed';
-  }
 }

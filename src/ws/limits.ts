@@ -24,7 +24,7 @@ export const CLOSE = {
 /** Open connections per client IP on this process. */
 export class IpConnectionCounter {
   private readonly counts = new Map<string, number>();
-  constructor(private readonly max: number) {}
+  constructor(readonly max: number) {}
 
   /** Takes a slot for `ip`; false when the IP already holds the maximum. */
   tryAcquire(ip: string): boolean {
@@ -42,5 +42,108 @@ export class IpConnectionCounter {
 
   count(ip: string): number {
     return this.counts.get(ip) ?? 0;
+  }
+}
+
+/** Words for a close code without a reason, for the logs. */
+export function closeMeaning(code: number): string {
+  switch (code) {
+    case 1000: return 'normal closure';
+    case 1001: return 'going away';
+    case 1005: return 'no status';
+    case 1006: return 'abnormal closure (no close frame)';
+    case 1009: return 'frame too large';
+    default: return 'closed';
+  }
+}
+
+/** Why an upgrade is refused (HTTP 429 either way). */
+export type SlotRefusal = 'too_many_connections' | 'too_many_unauthenticated';
+
+/**
+ * Counting of market-maker connections per client address, authenticated and not. The gateway asks
+ * `check` before the WebSocket handshake (to answer 429 cheaply), `open` once it completed (a connection
+ * starts unauthenticated), `authenticated` when it authenticates, and `close` when it closes. An
+ * implementation that counts across processes plugs in here; `LocalConnectionSlots` counts this process.
+ */
+export interface ConnectionSlots {
+  check(ip: string): SlotRefusal | null;
+  open(ip: string): SlotRefusal | null;
+  authenticated(ip: string): void;
+  close(ip: string, wasAuthenticated: boolean): void;
+}
+
+/** Per-process slots: at most `maxPerIp` connections per address, of which at most `maxUnauthenticatedPerIp` unauthenticated. */
+export class LocalConnectionSlots implements ConnectionSlots {
+  private readonly all: IpConnectionCounter;
+  private readonly unauthenticated: IpConnectionCounter;
+  constructor(maxPerIp: number, maxUnauthenticatedPerIp: number) {
+    this.all = new IpConnectionCounter(maxPerIp);
+    this.unauthenticated = new IpConnectionCounter(maxUnauthenticatedPerIp);
+  }
+
+  check(ip: string): SlotRefusal | null {
+    if (this.all.count(ip) >= this.all.max) return 'too_many_connections';
+    if (this.unauthenticated.count(ip) >= this.unauthenticated.max) return 'too_many_unauthenticated';
+    return null;
+  }
+
+  open(ip: string): SlotRefusal | null {
+    const refusal = this.check(ip);
+    if (refusal) return refusal;
+    this.all.tryAcquire(ip);
+    this.unauthenticated.tryAcquire(ip);
+    return null;
+  }
+
+  authenticated(ip: string): void {
+    this.unauthenticated.release(ip);
+  }
+
+  close(ip: string, wasAuthenticated: boolean): void {
+    this.all.release(ip);
+    if (!wasAuthenticated) this.unauthenticated.release(ip);
+  }
+}
+
+export interface FrameLimits {
+  /** Bucket size and refill rate (frames per second). */
+  framesPerSecond: number;
+  /** Frames waiting behind the one being handled. */
+  maxQueuedFrames: number;
+  /** Frames counted before authentication. */
+  maxUnauthenticatedFrames: number;
+}
+
+/**
+ * Per-connection inbound frame budget: a token bucket of `framesPerSecond` frames refilled at that rate,
+ * and a count of frames sent before authentication. Every method is O(1).
+ */
+export class FrameBudget {
+  private tokens: number;
+  private lastMs: number;
+  private unauthenticatedFrames = 0;
+  constructor(
+    private readonly limits: FrameLimits,
+    nowMs: number,
+  ) {
+    this.tokens = limits.framesPerSecond;
+    this.lastMs = nowMs;
+  }
+
+  /** Takes one frame from the bucket; false when the connection sends faster than the limit. */
+  takeFrame(nowMs: number): boolean {
+    const rate = this.limits.framesPerSecond;
+    this.tokens = Math.min(rate, this.tokens + ((nowMs - this.lastMs) * rate) / 1000);
+    this.lastMs = nowMs;
+    if (this.tokens < 1) return false;
+    this.tokens -= 1;
+    return true;
+  }
+
+  /** Counts a frame sent before authentication; false past the limit. */
+  takeUnauthenticated(): boolean {
+    this.unauthenticatedFrames += 1;
+    return this.unauthenticatedFrames <= this.limits.maxUnauthenticatedFrames;
   }
 }
