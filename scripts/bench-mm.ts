@@ -54,6 +54,8 @@ const svc = await startServiceProcess({
     OPERATOR_TOKEN,
     RATE_LIMIT_PER_MINUTE: '0',
     MM_MAX_CONNECTIONS_PER_IP: String(IDLE + C + 10),
+    MM_MAX_UNAUTHENTICATED_PER_IP: String(Math.max(C, 50) + 10), // handshakes in flight at once
+    HTTP_MAX_CONNECTIONS_PER_IP: '0', // every connection comes from 127.0.0.1
   },
 });
 const clients: MarketMakerClient[] = [];

@@ -26,7 +26,8 @@ export interface InboundHooks {
 /** Attaches the 'message' listener of one connection. */
 export function receiveFrames(ws: WebSocket, limits: FrameLimits, hooks: InboundHooks): void {
   const budget = new FrameBudget(limits, Date.now());
-  const pending: ParsedFrame[] = [];
+  let pending: ParsedFrame[] = [];
+  let head = 0; // next frame to handle (shift() would copy the array)
   let draining = false;
   let refused = false;
 
@@ -53,9 +54,10 @@ export function receiveFrames(ws: WebSocket, limits: FrameLimits, hooks: Inbound
     ws.pause(); // stop reading the socket until the queue drains
     try {
       await inFlight;
-      while (pending.length && !hooks.ending()) await run(pending.shift()!);
+      while (head < pending.length && !hooks.ending()) await run(pending[head++]!);
     } finally {
-      pending.length = 0;
+      pending = [];
+      head = 0;
       draining = false;
       if (!refused) ws.resume();
     }
@@ -70,7 +72,7 @@ export function receiveFrames(ws: WebSocket, limits: FrameLimits, hooks: Inbound
       return refuse(`more than ${limits.maxUnauthenticatedFrames} frames before authentication`);
     }
     if (draining) {
-      if (pending.length >= limits.maxQueuedFrames) return refuse(`more than ${limits.maxQueuedFrames} frames waiting`);
+      if (pending.length - head >= limits.maxQueuedFrames) return refuse(`more than ${limits.maxQueuedFrames} frames waiting`);
       pending.push(frame);
       return;
     }

@@ -1,0 +1,74 @@
+// The per-frame cost of src/ws/inbound.ts does not grow with the frames waiting (issue 17 item 1: in a
+// promise chain, each bad frame cost time proportional to the queue). Real parser, a stand-in socket.
+import { EventEmitter } from 'node:events';
+import type { WebSocket } from 'ws';
+import { describe, expect, it } from 'vitest';
+import { receiveFrames, type InboundHooks } from './inbound.js';
+import type { ParsedFrame } from './protocol.js';
+
+function setup(limits = { framesPerSecond: 1e9, maxQueuedFrames: 1e9, maxUnauthenticatedFrames: 1e9 }) {
+  const ws = Object.assign(new EventEmitter(), { paused: false, pause() { ws.paused = true; }, resume() { ws.paused = false; } });
+  const handled: ParsedFrame[] = [];
+  const refusals: string[] = [];
+  let release: () => void = () => undefined;
+  const hooks: InboundHooks = {
+    authenticated: () => false,
+    ending: () => refusals.length > 0,
+    answerPong: () => false,
+    handle: (f) => {
+      handled.push(f);
+      // an auth_response holds the queue until released, as a signature check on the database would
+      if (f.kind === 'auth_response') return new Promise<void>((r) => (release = r));
+    },
+    refuse: (reason) => void refusals.push(reason),
+    failed: (err) => {
+      throw err;
+    },
+  };
+  receiveFrames(ws as unknown as WebSocket, limits, hooks);
+  const emit = (text: string) => ws.emit('message', Buffer.from(text), false);
+  return { ws, emit, handled, refusals, release: () => release() };
+}
+
+const perFrameUs = (n: number, fn: () => void) => {
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) fn();
+  return ((performance.now() - t0) * 1000) / n;
+};
+
+describe('receiveFrames', () => {
+  it('bad frames cost the same with 3,000 or 38,000 waiting, and drain in order once the held frame completes', async () => {
+    const s = setup();
+    s.emit('{"type":"auth_response"}');
+    expect(s.ws.paused).toBe(true);
+    perFrameUs(2_000, () => s.emit('garbage')); // warm-up
+    const shallow = Math.min(...[1, 2, 3].map(() => perFrameUs(1_000, () => s.emit('garbage'))));
+    perFrameUs(32_000, () => s.emit('garbage'));
+    const deep = Math.min(...[1, 2, 3].map(() => perFrameUs(1_000, () => s.emit('garbage'))));
+    s.release();
+    const t0 = performance.now();
+    while (s.ws.paused) await new Promise((r) => setImmediate(r));
+    const drainUs = ((performance.now() - t0) * 1000) / 40_000;
+    console.log(`per bad frame: ${shallow.toFixed(2)} µs with 3,000-5,000 waiting, ${deep.toFixed(2)} µs with 37,000-39,000 waiting; drain ${drainUs.toFixed(2)} µs per frame`);
+    expect(s.handled).toHaveLength(40_001);
+    expect(s.handled.slice(1).every((f) => f.kind === 'error' && f.code === 'malformed_message')).toBe(true);
+    expect(deep).toBeLessThan(Math.max(3 * shallow, 20));
+    expect(drainUs).toBeLessThan(50);
+  });
+
+  it('closes past the queue bound, the frame rate and the pre-authentication budget, and stops reading', () => {
+    const q = setup({ framesPerSecond: 1e9, maxQueuedFrames: 3, maxUnauthenticatedFrames: 1e9 });
+    q.emit('{"type":"auth_response"}');
+    for (let i = 0; i < 10; i++) q.emit('{"type":"pong"}');
+    expect(q.refusals).toEqual(['more than 3 frames waiting']);
+    expect(q.ws.paused).toBe(true);
+    const r = setup({ framesPerSecond: 5, maxQueuedFrames: 1e9, maxUnauthenticatedFrames: 1e9 });
+    for (let i = 0; i < 10; i++) r.emit('x');
+    expect(r.refusals).toEqual(['more than 5 frames per second']);
+    expect(r.handled).toHaveLength(5);
+    const u = setup({ framesPerSecond: 1e9, maxQueuedFrames: 1e9, maxUnauthenticatedFrames: 4 });
+    for (let i = 0; i < 10; i++) u.emit('{"type":"auth"}');
+    expect(u.refusals).toEqual(['more than 4 frames before authentication']);
+    expect(u.handled).toHaveLength(4);
+  });
+});
