@@ -8,6 +8,7 @@ import { clampLimit, listContests } from '../../domain/contests/lobby.js';
 import { profileContest } from '../../domain/contests/profile.js';
 import { loadContest, loadMarkets } from '../../domain/contests/records.js';
 import { resolveMarket, voidContest } from '../../domain/contests/resolution.js';
+import type { PopularMarket } from '../../../generated/openapi/types.gen.js';
 import type { ResolutionProducer } from '../../jobs/resolution-producer.js';
 import type { HandlersFor, RequestContext } from '../handler.js';
 import type { Auth } from '../auth.js';
@@ -119,13 +120,10 @@ export function contestsHandlers(deps: ContestsDeps): HandlersFor<ContestsOperat
 
     getContestPopularEntry: async ({ params }, { db }) => {
       const p = await popularEntry(db, params.id);
+      const markets: PopularMarket[] = p.markets.map((m) => ({ market_id: m.marketId, yes_count: m.yesCount, no_count: m.noCount }));
       return {
         status: 200,
-        body: {
-          total_entries: p.totalEntries,
-          entry_visibility: p.visible ? 'visible' : 'hidden_while_betting_open',
-          markets: p.markets.map((m) => ({ market_id: m.marketId, yes_count: m.yesCount, no_count: m.noCount })),
-        },
+        body: { total_entries: p.totalEntries, entry_visibility: p.visible ? 'visible' : 'hidden_while_betting_open', markets },
         headers: NO_STORE,
       };
     },
