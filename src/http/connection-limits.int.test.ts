@@ -83,7 +83,9 @@ describe('idle connection floods', () => {
     expect(maxFds - fds0).toBeLessThanOrEqual(PER_IP + 10);
     expect(maxFds - fds0).toBeGreaterThan(PER_IP / 2); // the newest are kept: the address is capped, not banned
     expect(new Set(checks.map((c) => c.status))).toEqual(new Set([200]));
-    expect(ms[ms.length - 1]).toBeLessThan(2000);
+    // loose: the first reads share the listen backlog with the 2,000 connection attempts
+    expect(ms[ms.length >> 1]).toBeLessThan(500);
+    expect(ms[ms.length - 1]).toBeLessThan(5000);
     for (const s of flood) s.destroy();
   });
 

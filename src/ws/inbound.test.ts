@@ -42,9 +42,9 @@ describe('receiveFrames', () => {
     s.emit('{"type":"auth_response"}');
     expect(s.ws.paused).toBe(true);
     perFrameUs(2_000, () => s.emit('garbage')); // warm-up
-    const shallow = Math.min(...[1, 2, 3].map(() => perFrameUs(1_000, () => s.emit('garbage'))));
+    const shallow = Math.min(...[1, 2, 3, 4, 5, 6].map(() => perFrameUs(500, () => s.emit('garbage'))));
     perFrameUs(32_000, () => s.emit('garbage'));
-    const deep = Math.min(...[1, 2, 3].map(() => perFrameUs(1_000, () => s.emit('garbage'))));
+    const deep = Math.min(...[1, 2, 3, 4, 5, 6].map(() => perFrameUs(500, () => s.emit('garbage'))));
     s.release();
     const t0 = performance.now();
     while (s.ws.paused) await new Promise((r) => setImmediate(r));
@@ -52,7 +52,8 @@ describe('receiveFrames', () => {
     console.log(`per bad frame: ${shallow.toFixed(2)} µs with 3,000-5,000 waiting, ${deep.toFixed(2)} µs with 37,000-39,000 waiting; drain ${drainUs.toFixed(2)} µs per frame`);
     expect(s.handled).toHaveLength(40_001);
     expect(s.handled.slice(1).every((f) => f.kind === 'error' && f.code === 'malformed_message')).toBe(true);
-    expect(deep).toBeLessThan(Math.max(3 * shallow, 20));
+    // machines are noisy: loose bounds, still far below a cost that grows with the queue (~280 µs at 40,000)
+    expect(deep).toBeLessThan(Math.max(5 * shallow, 60));
     expect(drainUs).toBeLessThan(50);
   });
 
