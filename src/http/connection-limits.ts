@@ -72,6 +72,7 @@ export function limitConnections(server: Server, caps: ConnectionCaps, logger: L
       forget(s, c); // counted out now, not when the close event comes
       s.destroy();
       shedCount += 1;
+      if (shedCount % 1000 === 1) log.warn({ ip: c.ip, open: conns.size, shed: shedCount }, 'idle connection closed to make room (connection cap reached)');
       return true;
     }
     return false;
