@@ -113,6 +113,9 @@ describe('a lineups contest from creation to payout', () => {
     expect((await enter(b, c.contest_id, [[m1, 'up'], [m2, 'down']])).status).toBe(201);
     const third = await enter(cc, c.contest_id, [[m1, 'down'], [m2, 'down']]);
     expect(third.status).toBe(201);
+    // Popular entry hides the counts too while betting is open (they would be the entrants' picks).
+    const popular = await api(`GET /v1/contests/${c.contest_id}/popular-entry`);
+    expect(popular.body).toEqual({ total_entries: 3, entry_visibility: 'hidden_while_betting_open', markets: [] });
     expect(third.body).toMatchObject({ contest_id: c.contest_id, entry_index: 0, picks: [{ market_id: m1, direction: 'down' }, { market_id: m2, direction: 'down' }] });
     expect(await balances(a)).toEqual({ available: 900_000, reserved: 100_000 });
 
@@ -133,9 +136,6 @@ describe('a lineups contest from creation to payout', () => {
     const notJoined = await api(`GET /v1/u/${outsider.handle}/contests/${c.contest_id}`);
     expect(notJoined.body.profile_owner).toEqual({ joined: false, entry_visibility: 'hidden_while_betting_open', entries: [] });
 
-    // Popular entry hides the counts too while betting is open (they would be the entrants' picks).
-    const popular = await api(`GET /v1/contests/${c.contest_id}/popular-entry`);
-    expect(popular.body).toEqual({ total_entries: 3, entry_visibility: 'hidden_while_betting_open', markets: [] });
 
     // Betting closes: entries refused, the owner's picks become visible.
     await sleep(Math.max(0, closesAt - Date.now()) + 50);
@@ -324,7 +324,7 @@ describe('entries: bad input and races', () => {
   });
 
   it('popular entry at each state of the visibility rule: one entrant\'s picks never show while betting is open', async () => {
-    const closesAt = Date.now() + 3_000;
+    const closesAt = Date.now() + 6_000; // room for the set-up on a busy machine
     const hidden = await createContest({ betting_closes_ms: closesAt, bet_type: { kind: 'num_bets', value: 1 } });
     const visible = await createContest({ betting_closes_ms: closesAt, bet_type: { kind: 'num_bets', value: 1 }, entry_visibility: 'visible' });
     const popular = async (id: string) => (await api(`GET /v1/contests/${id}/popular-entry`)).body;
