@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { bufferProblem } from './domain/markets/windows.js';
 import { DEMO_BASES_MICROS, DEMO_PRICE_SEED_DEFAULT, DEMO_PRICE_SPREAD_BPS_DEFAULT } from './domain/prices/demo.js';
 import { PROCESSING_BUFFER_MS } from './domain/rfq/validate.js';
+import { parseFailpoints, type FailpointAction } from './failpoints.js';
 
 const intFrom = (def: number, min: number, max = Number.MAX_SAFE_INTEGER) =>
   z
@@ -114,6 +115,8 @@ const schema = z.object({
   DEMO_PRICE_SPREAD_BPS: intFrom(DEMO_PRICE_SPREAD_BPS_DEFAULT, 0, 9999),
   RESOLUTION_DELAY_MS: intFrom(2000, 0, 3_600_000),
   RESOLUTION_MAX_WAIT_MS: intFrom(3_600_000, 1000, 7 * 86_400_000),
+  /** Fault injection for tests and drills (src/failpoints.ts); refused in production. */
+  FAILPOINTS: optionalString,
 });
 
 type Parsed = z.infer<typeof schema>;
@@ -154,6 +157,8 @@ export interface Config {
   demoOnchainBalanceMicros: bigint;
   shutdownTimeoutMs: number;
   rateLimitPerMinute: number;
+  /** FAILPOINTS: name -> action; always empty in production. */
+  failpoints: Record<string, FailpointAction>;
   rfq: {
     quoteWindowMs: number;
     maxDeadlineMs: number;
@@ -203,6 +208,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const buffer = bufferProblem(e.MARKET_DURATIONS, e.MARKET_BETTING_CLOSE_BUFFER_MS);
   if (buffer) problems.push(`MARKET_BETTING_CLOSE_BUFFER_MS: ${buffer}`);
   problems.push(...rfqProblems(e));
+  const failpoints = parseFailpoints(e.FAILPOINTS ?? '');
+  for (const p of failpoints.problems) problems.push(`FAILPOINTS: ${p}`);
+  if (e.FAILPOINTS && e.NODE_ENV === 'production') problems.push('FAILPOINTS: fault injection is refused when NODE_ENV=production');
   if (problems.length) throw new ConfigError(problems);
   const config: Config = {
     nodeEnv: e.NODE_ENV,
@@ -243,6 +251,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     demoOnchainBalanceMicros: BigInt(e.DEMO_ONCHAIN_BALANCE_MICROS),
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    failpoints: failpoints.points,
     rfq: {
       quoteWindowMs: e.RFQ_QUOTE_WINDOW_MS,
       maxDeadlineMs: e.RFQ_MAX_DEADLINE_MS,

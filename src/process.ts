@@ -1,6 +1,7 @@
 // Process lifecycle for every role: parse config, open the runtime, start the role's parts, and shut down
 // gracefully on SIGTERM/SIGINT (stop accepting, finish in-flight requests and jobs, close connections).
 import { loadConfig, ConfigError } from './config.js';
+import { setFailpoints } from './failpoints.js';
 import { createLogger } from './logger.js';
 import { openRuntime } from './runtime.js';
 
@@ -18,6 +19,8 @@ export async function runProcess(role: Role): Promise<void> {
     throw err;
   }
   const logger = createLogger(config.logLevel, { role });
+  setFailpoints(config.failpoints);
+  if (Object.keys(config.failpoints).length) logger.warn({ failpoints: config.failpoints }, 'failpoints set: this process injects faults');
   let runtime;
   try {
     runtime = await openRuntime(config, logger);

@@ -1,14 +1,23 @@
-// Idempotency keys, one mechanism for every retryable write. Scope (who: a user, or the operator acting
-// on a user), operation (the operationId) and key (the client's UUID) identify a request; the stored
-// fingerprint (SHA-256 of the canonical JSON body) tells a replay from a reuse.
-//   claim():  INSERT ... ON CONFLICT DO NOTHING. The first request owns the key (state in_progress).
-//   complete(): stores the first response (status and body, domain errors such as 422 included) so every
-//               replay answers the same.
-//   release(): deletes the claim after an unexpected failure (500/503), so a retry can run again.
+// Idempotency keys: exactly once by construction. Scope (who: a user, or the operator acting on a user),
+// operation (the operationId) and key (the client's UUID) identify a request; the stored fingerprint
+// (SHA-256 of the canonical JSON body) tells a replay from a reuse.
+//
+// once(): ONE database transaction claims the key (INSERT ... ON CONFLICT DO NOTHING), does the write and
+// stores the outcome (status, body, and the id of the resource written). Either all of it commits or none
+// of it: an error at any point, or a process killed at any point, leaves no key and no write, and a
+// retry runs afresh; once it has committed, every retry replays the stored outcome. A concurrent
+// duplicate blocks on the uncommitted key row (at most DUPLICATE_WAIT_MS, then 409 in progress) and then
+// replays. A domain rejection (4xx) rolls the write back to a savepoint and stores the rejection.
+// The writes also carry the key under a unique index of their own (operations, contest entries, ledger
+// transactions), so even a key row that is gone cannot let a second write commit.
+//
+// claim() / complete() / release() (two-phase, used by idempotent() for handlers that cannot run inside
+// the key's transaction) leave the key `in_progress` between requests; such a key has a lease
+// (IDEMPOTENCY_LEASE_MS) after which a retry takes it over and runs again (once() takes such keys over too).
 // Requests that fail validation never reach this module (the spec validator answers first).
 import { createHash } from 'node:crypto';
 import type { Em } from '../db/orm.js';
-import { Conflict } from './errors.js';
+import { AppError, Conflict } from './errors.js';
 
 export interface IdempotencyScope {
   scope: string;
@@ -16,12 +25,23 @@ export interface IdempotencyScope {
   key: string;
 }
 
-export type ClaimResult =
-  | { kind: 'claimed' }
-  | { kind: 'replay'; status: number; body: unknown };
+/** What a replay answers: the first response, and the resource (operation, entry...) it refers to. */
+export interface StoredOutcome {
+  status: number;
+  body: unknown;
+  resourceId: string | null;
+}
+
+export type OnceResult<T> = { replayed: false; value: T; outcome: StoredOutcome } | { replayed: true; outcome: StoredOutcome };
+
+export type ClaimResult = { kind: 'claimed' } | { kind: 'replay'; status: number; body: unknown; resourceId: string | null };
 
 /** Keys are kept at least this long (pruned by the idempotency queue's scheduled job). */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 3600 * 1000;
+/** An in-progress key left by a request that died is taken over after this (rfq-design: about 60 s). */
+export const IDEMPOTENCY_LEASE_MS = 60_000;
+/** How long a concurrent duplicate waits for the first request's transaction before 409 in progress. */
+export const DUPLICATE_WAIT_MS = 5_000;
 
 /** JSON with object keys sorted at every level, so equal bodies hash equally whatever their key order. */
 export function canonicalJson(v: unknown): string {
@@ -39,53 +59,161 @@ export function canonicalJson(v: unknown): string {
 
 export const fingerprint = (body: unknown) => createHash('sha256').update(canonicalJson(body)).digest('hex');
 
+export interface ExistingKey {
+  fingerprint: string;
+  state: 'in_progress' | 'done';
+  /** Milliseconds left on an in-progress key's lease (0: expired), by the database's clock. */
+  leaseLeftMs: number;
+}
+
+export type ExistingDecision = 'reused' | 'replay' | 'in_progress' | 'take_over';
+
+/** Pure: what a request does about a committed key row with the same (scope, operation, key). */
+export function decideExisting(row: ExistingKey, print: string): ExistingDecision {
+  if (row.fingerprint !== print) return 'reused';
+  if (row.state === 'done') return 'replay';
+  return row.leaseLeftMs > 0 ? 'in_progress' : 'take_over';
+}
+
+const reused = () => new Conflict('IDEMPOTENCY_KEY_REUSED', 'this idempotency_key was already used with a different request body; use a new key for a new request');
+const inProgress = () =>
+  new Conflict('IDEMPOTENCY_REQUEST_IN_PROGRESS', 'a request with this idempotency_key is still being processed; retry later with the same key');
+
 interface KeyRow {
   fingerprint: string;
   state: 'in_progress' | 'done';
   response_status: number | null;
   response_body: unknown;
+  resource_id: string | null;
+  lease_left_ms: string | number;
 }
 
-export async function claim(em: Em, s: IdempotencyScope, print: string): Promise<ClaimResult> {
+const WHERE = 'scope = ? and operation = ? and key = ?';
+const at = (s: IdempotencyScope) => [s.scope, s.operation, s.key];
+const LEASE = `now() + (${IDEMPOTENCY_LEASE_MS} * interval '1 millisecond')`;
+
+async function insertKey(em: Em, s: IdempotencyScope, print: string): Promise<boolean> {
   const inserted = await em.execute<Array<{ key: string }>>(
-    `insert into idempotency_keys (scope, operation, key, fingerprint, state) values (?, ?, ?, ?, 'in_progress')
+    `insert into idempotency_keys (scope, operation, key, fingerprint, state, lease_expires_at) values (?, ?, ?, ?, 'in_progress', ${LEASE})
      on conflict do nothing returning key`,
     [s.scope, s.operation, s.key, print],
   );
-  if (inserted[0]) return { kind: 'claimed' };
-  const rows = await em.execute<KeyRow[]>(
-    'select fingerprint, state, response_status, response_body from idempotency_keys where scope = ? and operation = ? and key = ?',
-    [s.scope, s.operation, s.key],
-  );
-  const row = rows[0];
-  if (!row) return claim(em, s, print); // released between our insert and select: try again
-  if (row.fingerprint !== print) {
-    throw new Conflict('IDEMPOTENCY_KEY_REUSED', 'this idempotency_key was already used with a different request body; use a new key for a new request');
-  }
-  if (row.state === 'in_progress') {
-    throw new Conflict('IDEMPOTENCY_REQUEST_IN_PROGRESS', 'a request with this idempotency_key is still being processed; retry later with the same key');
-  }
-  const body = typeof row.response_body === 'string' ? (JSON.parse(row.response_body) as unknown) : row.response_body;
-  return { kind: 'replay', status: row.response_status!, body };
+  return inserted.length > 0;
 }
 
-export async function complete(em: Em, s: IdempotencyScope, status: number, body: unknown): Promise<void> {
+async function readKey(em: Em, s: IdempotencyScope, forUpdate: boolean): Promise<KeyRow | undefined> {
+  const rows = await em.execute<KeyRow[]>(
+    `select fingerprint, state, response_status, response_body, resource_id::text as resource_id,
+            coalesce(greatest(0, ceil(extract(epoch from lease_expires_at - now()) * 1000)), 0)::bigint as lease_left_ms
+       from idempotency_keys where ${WHERE}${forUpdate ? ' for update' : ''}`,
+    at(s),
+  );
+  return rows[0];
+}
+
+function replayOf(row: KeyRow): ClaimResult {
+  const body = typeof row.response_body === 'string' ? (JSON.parse(row.response_body) as unknown) : row.response_body;
+  return { kind: 'replay', status: row.response_status!, body, resourceId: row.resource_id };
+}
+
+const decide = (row: KeyRow, print: string) => decideExisting({ fingerprint: row.fingerprint, state: row.state, leaseLeftMs: Number(row.lease_left_ms) }, print);
+
+/** Inside the caller's transaction: claims the key (waiting for a concurrent holder), or says what to replay. */
+async function claimIn(tx: Em, s: IdempotencyScope, print: string): Promise<ClaimResult> {
+  // Bound the wait for a concurrent request's uncommitted key row (55P03 answers 409 in progress).
+  await tx.execute(`set local lock_timeout = ${DUPLICATE_WAIT_MS}`, [], 'run');
+  const claimed = await insertKey(tx, s, print);
+  const row = claimed ? undefined : await readKey(tx, s, true);
+  await tx.execute('set local lock_timeout to default', [], 'run');
+  if (claimed) return { kind: 'claimed' };
+  if (!row) return claimIn(tx, s, print); // deleted between our insert and select: try again
+  const d = decide(row, print);
+  if (d === 'reused') throw reused();
+  if (d === 'in_progress') throw inProgress();
+  if (d === 'replay') return replayOf(row);
+  // take_over: a two-phase request died holding the key. We hold its row lock now; the write below finds
+  // whatever that request wrote through the write's own unique key, so running again writes nothing twice.
+  await tx.execute(`update idempotency_keys set lease_expires_at = ${LEASE} where ${WHERE}`, at(s), 'run');
+  return { kind: 'claimed' };
+}
+
+async function store(em: Em, s: IdempotencyScope, o: StoredOutcome): Promise<void> {
   await em.execute(
-    `update idempotency_keys set state = 'done', response_status = ?, response_body = ?::jsonb, completed_at = now()
-      where scope = ? and operation = ? and key = ?`,
-    [status, JSON.stringify(body ?? null), s.scope, s.operation, s.key],
+    `update idempotency_keys set state = 'done', response_status = ?, response_body = ?::jsonb, resource_id = ?::uuid, lease_expires_at = null, completed_at = now()
+      where ${WHERE}`,
+    [o.status, JSON.stringify(o.body ?? null), o.resourceId, ...at(s)],
     'run',
   );
 }
 
-export async function release(em: Em, s: IdempotencyScope): Promise<void> {
-  await em.execute(`delete from idempotency_keys where scope = ? and operation = ? and key = ? and state = 'in_progress'`, [s.scope, s.operation, s.key], 'run');
+export const errorBody = (err: AppError) => ({ error: err.message, code: err.code, details: err.details });
+
+/**
+ * Runs `write` exactly once per key: claim, write and stored outcome in one transaction (see the top of
+ * this file). `outcomeOf` gives the response to store for a successful write. A 4xx AppError thrown by
+ * the write is stored (the write rolled back) and rethrown; any other error rolls everything back.
+ */
+export async function once<T>(em: Em, s: IdempotencyScope, print: string, write: (tx: Em) => Promise<T>, outcomeOf: (value: T) => StoredOutcome): Promise<OnceResult<T>> {
+  const r = await em.transactional(async (tx): Promise<OnceResult<T> | { rejected: AppError }> => {
+    const claim = await claimIn(tx, s, print);
+    if (claim.kind === 'replay') return { replayed: true, outcome: { status: claim.status, body: claim.body, resourceId: claim.resourceId } };
+    await tx.execute('savepoint idempotent_write', [], 'run');
+    try {
+      const value = await write(tx);
+      const outcome = outcomeOf(value);
+      await store(tx, s, outcome);
+      return { replayed: false, value, outcome };
+    } catch (err) {
+      if (!(err instanceof AppError) || err.status >= 500) throw err;
+      await tx.execute('rollback to savepoint idempotent_write', [], 'run');
+      await store(tx, s, { status: err.status, body: errorBody(err), resourceId: null });
+      return { rejected: err };
+    }
+  });
+  if ('rejected' in r) throw r.rejected;
+  return r;
 }
 
-/** Deletes keys older than the retention; returns how many. */
+/** Two-phase claim (its own statement): the key stays in_progress, with a lease, until complete(). */
+export async function claim(em: Em, s: IdempotencyScope, print: string): Promise<ClaimResult> {
+  for (;;) {
+    if (await insertKey(em, s, print)) return { kind: 'claimed' };
+    const row = await readKey(em, s, false);
+    if (!row) continue; // deleted between our insert and select: try again
+    const d = decide(row, print);
+    if (d === 'reused') throw reused();
+    if (d === 'in_progress') throw inProgress();
+    if (d === 'replay') return replayOf(row);
+    const taken = await em.execute<Array<{ key: string }>>(
+      `update idempotency_keys set lease_expires_at = ${LEASE} where ${WHERE} and state = 'in_progress' and lease_expires_at <= now() returning key`,
+      at(s),
+    );
+    if (taken.length) return { kind: 'claimed' };
+  }
+}
+
+export async function complete(em: Em, s: IdempotencyScope, status: number, body: unknown, resourceId: string | null = null): Promise<void> {
+  await store(em, s, { status, body, resourceId });
+}
+
+/** Deletes an in-progress claim; only for a request known to have written nothing. */
+export async function release(em: Em, s: IdempotencyScope): Promise<void> {
+  await em.execute(`delete from idempotency_keys where ${WHERE} and state = 'in_progress'`, at(s), 'run');
+}
+
+/**
+ * Deletes keys older than the retention whose request can no longer change: done, and not referring to
+ * an operation still pending (its retry answers from the operation's current state). In-progress keys
+ * are never pruned (a retry takes them over after the lease). Returns how many were deleted.
+ */
 export async function pruneIdempotencyKeys(em: Em, retentionMs = IDEMPOTENCY_RETENTION_MS): Promise<number> {
   const rows = await em.execute<Array<{ n: number }>>(
-    `with gone as (delete from idempotency_keys where created_at < now() - (? * interval '1 millisecond') returning 1) select count(*)::int as n from gone`,
+    `with gone as (
+       delete from idempotency_keys k
+        where k.created_at < now() - (? * interval '1 millisecond') and k.state = 'done'
+          and not exists (select 1 from operations o where o.id = k.resource_id and o.status = 'pending')
+        returning 1)
+     select count(*)::int as n from gone`,
     [retentionMs],
   );
   return rows[0]?.n ?? 0;

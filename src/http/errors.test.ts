@@ -23,6 +23,20 @@ describe('toErrorResponse', () => {
     expect(toErrorResponse(new UniqueConstraintViolationException(new Error('dup')), 'r').status).toBe(409);
     const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
     expect(toErrorResponse(refused, 'r')).toMatchObject({ status: 503, body: { code: 'UNAVAILABLE' }, headers: { 'Retry-After': '1' } });
+    const unavailable = [
+      Object.assign(new Error('connection failure'), { code: '08006' }),
+      Object.assign(new Error('connection does not exist'), { code: '08003' }),
+      Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }),
+      Object.assign(new Error('terminating connection due to crash'), { code: '57P02' }),
+      Object.assign(new Error('the database system is starting up'), { code: '57P03' }),
+      new Error('Connection terminated unexpectedly'),
+      new Error('timeout exceeded when trying to connect'),
+      new Error('wrapped', { cause: Object.assign(new Error('x'), { code: '08001' }) }),
+    ];
+    for (const err of unavailable) {
+      expect(toErrorResponse(err, 'r'), err.message).toMatchObject({ status: 503, body: { code: 'UNAVAILABLE' }, headers: { 'Retry-After': '1' }, unexpected: false });
+    }
+    expect(toErrorResponse(Object.assign(new Error('syntax'), { code: '42601' }), 'r').status).toBe(500);
   });
 });
 

@@ -25,7 +25,7 @@ export function toErrorResponse(err: unknown, requestId: string): ErrorResponse 
   if (err instanceof UniqueConstraintViolationException) {
     return plain(409, 'CONFLICT', 'the request conflicts with an existing resource; retry with a fresh idempotency key or read the resource first');
   }
-  if (err instanceof ConnectionException || isConnectionRefused(err)) {
+  if (isDatabaseUnavailable(err)) {
     return { ...plain(503, 'UNAVAILABLE', 'a dependency (database or queue) is unavailable; retry with the same idempotency key'), headers: { 'Retry-After': '1' } };
   }
   if (err instanceof DriverException && (err as { code?: string }).code === '55P03') {
@@ -43,9 +43,23 @@ function plain(status: number, code: string, error: string): ErrorResponse {
   return { status, body: { error, code, details: null }, headers: {}, unexpected: false };
 }
 
-function isConnectionRefused(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === '57P01' || code === '57P03';
+// The database (or the queue's connection) is unreachable or going away: node's socket errors, SQLSTATE
+// class 08 (connection exception), 57P01-57P03 (admin/crash shutdown, cannot connect now), 53300 (too many
+// connections), and what pg and its pool throw without a code (a connection ended mid-query, an acquire
+// timeout). The client should retry with the same idempotency key.
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', '57P01', '57P02', '57P03', '53300']);
+const UNAVAILABLE_MESSAGE =
+  /connection terminated|connection timeout|timeout exceeded when trying to connect|timeout acquiring a connection|client has encountered a connection error|is not queryable|connection ended|server closed the connection|terminating connection/i;
+
+export function isDatabaseUnavailable(err: unknown): boolean {
+  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof ConnectionException) return true;
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || /^08[0-9A-Z]{3}$/.test(code))) return true;
+    const message = (e as { message?: unknown }).message;
+    if (typeof message === 'string' && UNAVAILABLE_MESSAGE.test(message)) return true;
+  }
+  return false;
 }
 
 /** Field-level validation failures, every one of them, as {in, path, message}. */

@@ -1,18 +1,80 @@
-// Wraps a handler of a retryable write in the idempotency mechanism (src/domain/idempotency.ts): the first
-// request with a key runs the handler and its response (2xx, or a 4xx domain error such as 422) is stored;
-// a replay with the same body answers the stored status and body with `Idempotent-Replayed: true`.
-// An unexpected error (500/503) releases the key so the client's retry runs again.
+// The idempotency mechanism (src/domain/idempotency.ts) around a retryable write's handler.
+//
+// idempotentWrite(): exactly once by construction. The key's claim, the write and the stored outcome
+// commit in one transaction; a replay with the same body answers the stored status and body with
+// `Idempotent-Replayed: true`. A write whose state moves on after commit (a deposit or withdrawal being
+// settled) stores its resource id, and every answer, first or replayed, is `answer()`: the resource's
+// current state. An error after commit never undoes the write: when `answer()` fails for a reason other
+// than a domain rejection (the database went away while waiting), the stored outcome is the answer.
+//
+// idempotent(): two-phase, for a handler that cannot run inside the key's transaction: the key stays
+// in_progress (with a lease) while the handler runs and its response is stored after. On an unexpected
+// error the key keeps its lease (it is not released: the write may have committed), so the handler must
+// find its own earlier write when it runs again after the lease (a unique key on what it writes).
 import type { Operations } from '../../generated/openapi/operations.gen.js';
 import { AppError } from '../domain/errors.js';
-import { claim, complete, fingerprint, release, type IdempotencyScope } from '../domain/idempotency.js';
+import { claim, complete, errorBody, fingerprint, once, type IdempotencyScope } from '../domain/idempotency.js';
+import { failpoint } from '../failpoints.js';
 import type { Handler, HandlerRequest, HandlerResponse, OperationId, Reply, RequestContext } from './handler.js';
 
 /** The operations whose body carries an `idempotency_key`. */
 export type KeyedOperationId = { [Id in OperationId]: Operations[Id]['body'] extends { idempotency_key: string } ? Id : never }[OperationId];
 
+const NO_STORE = { 'Cache-Control': 'no-store' };
+const REPLAYED = { 'Idempotent-Replayed': 'true', ...NO_STORE };
+
+export interface IdempotentWrite<Id extends KeyedOperationId, T> {
+  /** Who the key belongs to (e.g. `user:<id>`). */
+  scope: (req: HandlerRequest<Id>, ctx: RequestContext) => string;
+  /** What must be equal for a replay (default: the body); include the path's target where it has one. */
+  fingerprint?: (req: HandlerRequest<Id>) => unknown;
+  /** The write; `tx.db` is the key's transaction. Throw a 4xx AppError to reject: it is stored and replayed. */
+  write: (req: HandlerRequest<Id>, tx: RequestContext) => Promise<T>;
+  /** The reply stored with the key, and the first answer unless `answer` is given. */
+  outcome: (value: T, req: HandlerRequest<Id>) => Reply<Id>;
+  /** The id of what the write made (an operation, an entry, a ledger transaction), stored with the key. */
+  resourceOf?: (value: T) => string;
+  /** After commit, for the first request and every replay of a stored resource: the live answer. */
+  answer?: (req: HandlerRequest<Id>, ctx: RequestContext, resourceId: string) => Promise<Reply<Id>>;
+}
+
+export function idempotentWrite<Id extends KeyedOperationId, T>(spec: IdempotentWrite<Id, T>): Handler<Id> {
+  return async (req, ctx) => {
+    const body: { idempotency_key: string } = req.body;
+    const s: IdempotencyScope = { scope: spec.scope(req, ctx), operation: req.operationId, key: body.idempotency_key };
+    const print = fingerprint((spec.fingerprint ?? ((r: HandlerRequest<Id>) => r.body))(req));
+    const inTx = (db: RequestContext['db']): RequestContext => ({ db, log: ctx.log, auth: ctx.auth, requestId: ctx.requestId });
+    const r = await once(ctx.db, s, print, (tx) => spec.write(req, inTx(tx)), (v) => {
+      const reply = spec.outcome(v, req) as HandlerResponse;
+      return { status: reply.status, body: reply.body, resourceId: spec.resourceOf?.(v) ?? null };
+    });
+    const { outcome } = r;
+    // A stored reply is one this operation's handler (or its error mapping) produced earlier.
+    const stored = (headers: Record<string, string>) => ({ status: outcome.status, body: outcome.body, headers }) as unknown as Reply<Id>;
+    if (!spec.answer || !outcome.resourceId || outcome.status >= 400) {
+      if (r.replayed) return stored(REPLAYED);
+      failpoint(`after-commit:${req.operationId}`);
+      return spec.outcome(r.value, req);
+    }
+    try {
+      if (!r.replayed) failpoint(`after-commit:${req.operationId}`);
+      const res = await spec.answer(req, ctx, outcome.resourceId);
+      return r.replayed ? { ...res, headers: { ...res.headers, ...REPLAYED } } : res;
+    } catch (err) {
+      if (err instanceof AppError && err.status < 500) {
+        if (!r.replayed) throw err; // the first answer of a rejection: the one error mapper writes it
+        return { status: err.status, body: errorBody(err), headers: REPLAYED } as unknown as Reply<Id>;
+      }
+      // The write committed; only the wait for its outcome failed. Answer what is known for certain.
+      ctx.log.warn({ err, resource_id: outcome.resourceId }, 'the write committed but its outcome could not be read; answering the stored outcome');
+      return stored(r.replayed ? REPLAYED : NO_STORE);
+    }
+  };
+}
+
 /**
- * `fingerprintOf` picks what must be equal for a replay (default: the body); a route whose path names the
- * target (a contest) includes it, so the same key sent to another contest is a reuse, not a replay.
+ * Two-phase wrapper (see the top of this file). `fingerprintOf` picks what must be equal for a replay
+ * (default: the body).
  */
 export function idempotent<Id extends KeyedOperationId>(
   scopeOf: (req: HandlerRequest<Id>, ctx: RequestContext) => string,
@@ -23,25 +85,16 @@ export function idempotent<Id extends KeyedOperationId>(
     const body: { idempotency_key: string } = req.body;
     const s: IdempotencyScope = { scope: scopeOf(req, ctx), operation: req.operationId, key: body.idempotency_key };
     const claimed = await claim(ctx.db, s, fingerprint(fingerprintOf(req)));
-    if (claimed.kind === 'replay') {
-      // The stored reply is one this operation's handler (or its error mapping) produced earlier.
-      const replay = { status: claimed.status, body: claimed.body, headers: { 'Idempotent-Replayed': 'true', 'Cache-Control': 'no-store' } };
-      return replay as unknown as Reply<Id>;
-    }
+    if (claimed.kind === 'replay') return { status: claimed.status, body: claimed.body, headers: REPLAYED } as unknown as Reply<Id>;
     let res: Reply<Id>;
     try {
       res = await handler(req, ctx);
     } catch (err) {
-      if (err instanceof AppError && err.status < 500) {
-        await complete(ctx.db, s, err.status, { error: err.message, code: err.code, details: err.details });
-      } else {
-        await release(ctx.db, s).catch((e: unknown) => ctx.log.error({ err: e }, 'could not release an idempotency key'));
-      }
+      if (err instanceof AppError && err.status < 500) await complete(ctx.db, s, err.status, errorBody(err));
       throw err;
     }
     const out = res as HandlerResponse; // every reply is one
-    if (out.status >= 500) await release(ctx.db, s);
-    else await complete(ctx.db, s, out.status, out.body);
+    if (out.status < 500) await complete(ctx.db, s, out.status, out.body);
     return res;
   };
 }

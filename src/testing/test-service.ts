@@ -13,6 +13,8 @@ export interface TestService {
   privy: TestPrivy;
   sql: pg.Client;
   operatorToken: string;
+  /** The settings the service was started with (to start more processes on the same database and queues). */
+  env: Record<string, string | undefined>;
   stop(): Promise<void>;
 }
 
@@ -28,25 +30,23 @@ export async function startTestService(label: string, env: Record<string, string
     await svc?.stop();
     await db.drop();
   };
+  const fullEnv = {
+    NODE_ENV: 'test',
+    DATABASE_URL: db.url,
+    REDIS_URL: TEST_REDIS_URL,
+    QUEUE_PREFIX: uniquePrefix(label),
+    RATE_LIMIT_PER_MINUTE: '0',
+    OPERATOR_TOKEN: operatorToken,
+    ...privy.env,
+    ...env,
+  };
   try {
-    svc = await startServiceProcess({
-      ...opts,
-      env: {
-        NODE_ENV: 'test',
-        DATABASE_URL: db.url,
-        REDIS_URL: TEST_REDIS_URL,
-        QUEUE_PREFIX: uniquePrefix(label),
-        RATE_LIMIT_PER_MINUTE: '0',
-        OPERATOR_TOKEN: operatorToken,
-        ...privy.env,
-        ...env,
-      },
-    });
+    svc = await startServiceProcess({ ...opts, env: fullEnv });
     sql = new pg.Client({ connectionString: db.url });
     await sql.connect();
   } catch (err) {
     await stop().catch(() => undefined);
     throw err;
   }
-  return { db, svc, privy, sql, operatorToken, stop };
+  return { db, svc, privy, sql, operatorToken, env: fullEnv, stop };
 }

@@ -20,6 +20,7 @@ export interface EntryRecord {
   entryIndex: number;
   createdAtMs: number;
   picks: PickInput[];
+  entryId: string;
 }
 
 type Detail = { in: 'body'; path: string; message: string };
@@ -58,66 +59,97 @@ export function checkPicks(contest: Pick<ContestRecord, 'betType'>, markets: rea
   return d;
 }
 
-/** Submits one paid entry for `userId`; the rules are checked in the order the spec documents. */
+/** Submits one paid entry for `userId` in a transaction of its own (no idempotency key). */
 export async function submitEntry(em: Em, userId: string, contestId: string, picks: PickInput[], nowMs = () => Date.now()): Promise<EntryRecord> {
-  return em.transactional(async (tx) => {
-    const c = await loadContest(tx, contestId, { forUpdate: true });
-    const now = nowMs(); // read after the lock: a request that waited for it is judged at the time it runs
-    if (now >= c.bettingClosesMs) throw new Conflict('BETTING_CLOSED', `Betting closed for this contest at ${c.bettingClosesMs} (betting_closes_ms).`);
-    if (c.status !== 'open') throw new Conflict('ENTRY_NOT_OPEN', `This contest is ${c.status} and does not accept entries.`);
-    if (c.entryOpensAtMs !== null && now < c.entryOpensAtMs) {
-      throw new Conflict('ENTRY_NOT_OPEN', `This contest accepts entries from ${c.entryOpensAtMs} (entry_opens_at_ms).`);
-    }
-    if (c.entriesFilled >= c.entryCap) throw new Conflict('CONTEST_FULL', `This contest has reached its entry cap of ${c.entryCap}.`);
-    const held = await tx.execute<Array<{ n: number }>>('select count(*)::int as n from contest_entries where contest_id = ? and user_id = ?', [contestId, userId]);
-    const entryIndex = Number(held[0]!.n);
-    if (entryIndex >= c.maxEntriesPerUser) {
-      throw new Conflict('ENTRY_LIMIT_REACHED', `You already hold ${entryIndex} of the ${c.maxEntriesPerUser} entries allowed per user in this contest.`);
-    }
-    if (!ENTRY_GAME_TYPES.includes(c.gameType)) {
-      throw invalidPicks([{ in: 'body', path: '/picks', message: `${c.gameType} contests do not take entries through this route` }]);
-    }
-    const markets = await loadMarkets(tx, contestId);
-    const problems = checkPicks(c, markets, picks, now);
-    if (problems.length) throw invalidPicks(problems);
+  return em.transactional((tx) => enterContest(tx, userId, contestId, picks, null, nowMs));
+}
 
-    const entryId = randomUUID();
-    await post(tx, {
-      kind: 'contest_entry',
-      reference: entryId,
-      entries: [
-        { account: { userId, kind: 'user_available' }, amount: -c.betAmount },
-        { account: { userId, kind: 'user_reserved' }, amount: c.betAmount },
-      ],
-    });
-    await tx.execute(
-      'insert into contest_entries (id, contest_id, user_id, entry_index, created_at_ms, pick_count) values (?, ?, ?, ?, ?, ?)',
-      [entryId, contestId, userId, entryIndex, now, picks.length],
-      'run',
-    );
-    await tx.execute(
-      `insert into contest_entry_picks (entry_id, market_id, direction) values ${picks.map(() => '(?, ?, ?)').join(', ')}`,
-      picks.flatMap((p) => [entryId, p.marketId, p.direction]),
-      'run',
-    );
-    const ups = picks.filter((p) => p.direction === 'up').map((p) => p.marketId);
-    const downs = picks.filter((p) => p.direction === 'down').map((p) => p.marketId);
-    await tx.execute(
-      `update contest_markets set up_count = up_count + (market_id = any(?::bigint[]))::int, down_count = down_count + (market_id = any(?::bigint[]))::int
-        where contest_id = ? and market_id = any(?::bigint[])`,
-      [pgArray(ups), pgArray(downs), contestId, pgArray(picks.map((p) => p.marketId))],
-      'run',
-    );
-    await tx.execute('update contests set entries_filled = entries_filled + 1 where id = ?', [contestId], 'run');
-    // A new entry has no resolved pick yet (only OPEN markets can be picked), so it starts at score 0.
-    await tx.execute(
-      `insert into contest_score_counts (contest_id, score, entries) values (?, 0, 1)
-       on conflict (contest_id, score) do update set entries = contest_score_counts.entries + 1`,
-      [contestId],
-      'run',
-    );
-    return { contestId, entryIndex, createdAtMs: now, picks };
+const samePicks = (a: readonly PickInput[], b: readonly PickInput[]) => {
+  const key = (ps: readonly PickInput[]) => ps.map((p) => `${p.marketId}:${p.direction}`).sort().join(',');
+  return key(a) === key(b);
+};
+
+/** The entry `userId` made with idempotency key `key`, if any (the unique index keeps it one). */
+async function entryByKey(tx: Em, userId: string, key: string): Promise<EntryRecord | null> {
+  const rows = await tx.execute<Array<{ id: string; contest_id: string; entry_index: number; created_at_ms: string }>>(
+    'select id, contest_id::text as contest_id, entry_index, created_at_ms::text as created_at_ms from contest_entries where user_id = ? and idempotency_key = ?',
+    [userId, key],
+  );
+  const e = rows[0];
+  if (!e) return null;
+  const picks = await tx.execute<Array<{ market_id: string; direction: Direction }>>('select market_id::text as market_id, direction from contest_entry_picks where entry_id = ?', [e.id]);
+  return { entryId: e.id, contestId: e.contest_id, entryIndex: Number(e.entry_index), createdAtMs: Number(e.created_at_ms), picks: picks.map((p) => ({ marketId: Number(p.market_id), direction: p.direction })) };
+}
+
+/**
+ * Inside the caller's transaction: submits one paid entry; the rules are checked in the order the spec
+ * documents. With an idempotency key, the entry carries it under a unique index: an entry already made
+ * with it is returned as it is (another contest or other picks: 409 IDEMPOTENCY_KEY_REUSED).
+ */
+export async function enterContest(tx: Em, userId: string, contestId: string, picks: PickInput[], key: string | null, nowMs = () => Date.now()): Promise<EntryRecord> {
+  const earlier = key === null ? null : await entryByKey(tx, userId, key);
+  if (earlier) {
+    if (earlier.contestId !== contestId || !samePicks(earlier.picks, picks)) {
+      throw new Conflict('IDEMPOTENCY_KEY_REUSED', 'this idempotency_key was already used with a different request body; use a new key for a new request');
+    }
+    return earlier;
+  }
+  const c = await loadContest(tx, contestId, { forUpdate: true });
+  const now = nowMs(); // read after the lock: a request that waited for it is judged at the time it runs
+  if (now >= c.bettingClosesMs) throw new Conflict('BETTING_CLOSED', `Betting closed for this contest at ${c.bettingClosesMs} (betting_closes_ms).`);
+  if (c.status !== 'open') throw new Conflict('ENTRY_NOT_OPEN', `This contest is ${c.status} and does not accept entries.`);
+  if (c.entryOpensAtMs !== null && now < c.entryOpensAtMs) {
+    throw new Conflict('ENTRY_NOT_OPEN', `This contest accepts entries from ${c.entryOpensAtMs} (entry_opens_at_ms).`);
+  }
+  if (c.entriesFilled >= c.entryCap) throw new Conflict('CONTEST_FULL', `This contest has reached its entry cap of ${c.entryCap}.`);
+  const held = await tx.execute<Array<{ n: number }>>('select count(*)::int as n from contest_entries where contest_id = ? and user_id = ?', [contestId, userId]);
+  const entryIndex = Number(held[0]!.n);
+  if (entryIndex >= c.maxEntriesPerUser) {
+    throw new Conflict('ENTRY_LIMIT_REACHED', `You already hold ${entryIndex} of the ${c.maxEntriesPerUser} entries allowed per user in this contest.`);
+  }
+  if (!ENTRY_GAME_TYPES.includes(c.gameType)) {
+    throw invalidPicks([{ in: 'body', path: '/picks', message: `${c.gameType} contests do not take entries through this route` }]);
+  }
+  const markets = await loadMarkets(tx, contestId);
+  const problems = checkPicks(c, markets, picks, now);
+  if (problems.length) throw invalidPicks(problems);
+
+  const entryId = randomUUID();
+  await post(tx, {
+    kind: 'contest_entry',
+    reference: entryId,
+    entries: [
+      { account: { userId, kind: 'user_available' }, amount: -c.betAmount },
+      { account: { userId, kind: 'user_reserved' }, amount: c.betAmount },
+    ],
   });
+  await tx.execute(
+    'insert into contest_entries (id, contest_id, user_id, entry_index, created_at_ms, pick_count, idempotency_key) values (?, ?, ?, ?, ?, ?, ?)',
+    [entryId, contestId, userId, entryIndex, now, picks.length, key],
+    'run',
+  );
+  await tx.execute(
+    `insert into contest_entry_picks (entry_id, market_id, direction) values ${picks.map(() => '(?, ?, ?)').join(', ')}`,
+    picks.flatMap((p) => [entryId, p.marketId, p.direction]),
+    'run',
+  );
+  const ups = picks.filter((p) => p.direction === 'up').map((p) => p.marketId);
+  const downs = picks.filter((p) => p.direction === 'down').map((p) => p.marketId);
+  await tx.execute(
+    `update contest_markets set up_count = up_count + (market_id = any(?::bigint[]))::int, down_count = down_count + (market_id = any(?::bigint[]))::int
+      where contest_id = ? and market_id = any(?::bigint[])`,
+    [pgArray(ups), pgArray(downs), contestId, pgArray(picks.map((p) => p.marketId))],
+    'run',
+  );
+  await tx.execute('update contests set entries_filled = entries_filled + 1 where id = ?', [contestId], 'run');
+  // A new entry has no resolved pick yet (only OPEN markets can be picked), so it starts at score 0.
+  await tx.execute(
+    `insert into contest_score_counts (contest_id, score, entries) values (?, 0, 1)
+     on conflict (contest_id, score) do update set entries = contest_score_counts.entries + 1`,
+    [contestId],
+    'run',
+  );
+  return { contestId, entryIndex, createdAtMs: now, picks, entryId };
 }
 
 /** Whether `userId` holds an entry in each of `contestIds` (caller.joined). */

@@ -21,6 +21,10 @@ export interface Posting {
   /** The business reference (operation id, idempotency key, contest id...). */
   reference: string;
   entries: Array<{ account: AccountRef; amount: bigint }>;
+  /** The ledger transaction's id (default: a new UUID). */
+  id?: string;
+  /** Unique per kind (index ledger_transactions_idempotency_key): a second posting with it cannot commit. */
+  idempotencyKey?: string;
 }
 
 export class InsufficientBalance extends Unprocessable {
@@ -107,8 +111,8 @@ export async function post(em: Em, p: Posting): Promise<Map<string, bigint>> {
     if (isUser(t.ref) && next < 0n) throw new InsufficientBalance();
     after.set(k, next);
   }
-  const txId = randomUUID();
-  await em.execute('insert into ledger_transactions (id, kind, reference) values (?, ?, ?)', [txId, p.kind, p.reference], 'run');
+  const txId = p.id ?? randomUUID();
+  await em.execute('insert into ledger_transactions (id, kind, reference, idempotency_key) values (?, ?, ?, ?)', [txId, p.kind, p.reference, p.idempotencyKey ?? null], 'run');
   await em.execute(
     'insert into ledger_entries (transaction_id, account_id, amount) select ?, a, m from unnest(?::bigint[], ?::bigint[]) with ordinality as t(a, m, n) order by n',
     [txId, pgArray(p.entries.map((e) => ids.get(refKey(e.account))!)), pgArray(p.entries.map((e) => e.amount))],

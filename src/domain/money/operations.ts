@@ -5,7 +5,7 @@
 // transaction, so money moves exactly once.
 import { randomUUID } from 'node:crypto';
 import type { Em } from '../../db/orm.js';
-import { NotFound } from '../errors.js';
+import { Conflict, NotFound } from '../errors.js';
 import { microsFromDb } from '../ledger/amounts.js';
 import { post } from '../ledger/ledger.js';
 import type { SettlementAdapter } from '../settlement/adapter.js';
@@ -51,35 +51,59 @@ const toRecord = (r: OperationRow): OperationRecord => ({
   createdAt: new Date(r.created_at),
 });
 
-async function insertOperation(em: Em, userId: string, kind: OperationKind, amount: bigint, destination: string | null): Promise<OperationRecord> {
+/**
+ * Inside the caller's transaction: the operation for this (user, kind, idempotency key), written with its
+ * outbox row, or the one already written under that key (the unique index keeps it one); `created` says
+ * which. The same key with another amount or destination is 409 IDEMPOTENCY_KEY_REUSED.
+ */
+async function openOperation(em: Em, userId: string, kind: OperationKind, amount: bigint, destination: string | null, key: string | null) {
+  if (key !== null) {
+    const found = await em.execute<OperationRow[]>(`select ${COLUMNS} from operations where user_id = ? and kind = ? and idempotency_key = ?`, [userId, kind, key]);
+    if (found[0]) {
+      const op = toRecord(found[0]);
+      if (op.amount !== amount || op.destinationAddress !== destination) {
+        throw new Conflict('IDEMPOTENCY_KEY_REUSED', 'this idempotency_key was already used with a different request body; use a new key for a new request');
+      }
+      return { op, created: false };
+    }
+  }
   const id = randomUUID();
   const rows = await em.execute<OperationRow[]>(
-    `insert into operations (id, user_id, kind, amount, destination_address) values (?, ?, ?, ?, ?) returning ${COLUMNS}`,
-    [id, userId, kind, amount.toString(), destination],
+    `insert into operations (id, user_id, kind, amount, destination_address, idempotency_key) values (?, ?, ?, ?, ?, ?) returning ${COLUMNS}`,
+    [id, userId, kind, amount.toString(), destination, key],
   );
   await em.execute('insert into operation_outbox (operation_id) values (?)', [id], 'run');
-  return toRecord(rows[0]!);
+  return { op: toRecord(rows[0]!), created: true };
 }
 
-/** A pending deposit and its outbox row; nothing is credited until the worker settles it. */
-export async function createDeposit(em: Em, userId: string, amount: bigint): Promise<OperationRecord> {
-  return em.transactional((tx) => insertOperation(tx, userId, 'deposit', amount, null));
+/** Inside the caller's transaction: a pending deposit and its outbox row; nothing is credited until the worker settles it. */
+export async function openDeposit(tx: Em, userId: string, amount: bigint, key: string | null): Promise<OperationRecord> {
+  return (await openOperation(tx, userId, 'deposit', amount, null, key)).op;
 }
 
-/** Reserves the amount (422 INSUFFICIENT_BALANCE, nothing written) and creates the pending withdrawal. */
-export async function createWithdrawal(em: Em, userId: string, amount: bigint, destination: string): Promise<OperationRecord> {
-  return em.transactional(async (tx) => {
-    const op = await insertOperation(tx, userId, 'withdraw', amount, destination);
-    await post(tx, {
-      kind: 'withdraw_reserve',
-      reference: op.id,
-      entries: [
-        { account: { userId, kind: 'user_available' }, amount: -amount },
-        { account: { userId, kind: 'user_reserved' }, amount },
-      ],
-    });
-    return op;
+/** Inside the caller's transaction: reserves the amount (422 INSUFFICIENT_BALANCE) and creates the pending withdrawal. */
+export async function openWithdrawal(tx: Em, userId: string, amount: bigint, destination: string, key: string | null): Promise<OperationRecord> {
+  const { op, created } = await openOperation(tx, userId, 'withdraw', amount, destination, key);
+  if (!created) return op;
+  await post(tx, {
+    kind: 'withdraw_reserve',
+    reference: op.id,
+    entries: [
+      { account: { userId, kind: 'user_available' }, amount: -amount },
+      { account: { userId, kind: 'user_reserved' }, amount },
+    ],
   });
+  return op;
+}
+
+/** A pending deposit and its outbox row, in a transaction of its own (no idempotency key). */
+export async function createDeposit(em: Em, userId: string, amount: bigint): Promise<OperationRecord> {
+  return em.transactional((tx) => openDeposit(tx, userId, amount, null));
+}
+
+/** Reserves the amount and creates the pending withdrawal, in a transaction of its own (no idempotency key). */
+export async function createWithdrawal(em: Em, userId: string, amount: bigint, destination: string): Promise<OperationRecord> {
+  return em.transactional((tx) => openWithdrawal(tx, userId, amount, destination, null));
 }
 
 export async function findOperation(em: Em, id: string): Promise<OperationRecord | null> {

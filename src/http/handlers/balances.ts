@@ -4,12 +4,12 @@ import type { OperationPending } from '../../../generated/openapi/types.gen.js';
 import { Unprocessable, ValidationFailed } from '../../domain/errors.js';
 import { microsFromRequest, microsToWire } from '../../domain/ledger/amounts.js';
 import { userBalances } from '../../domain/ledger/ledger.js';
-import { creditAppTokens } from '../../domain/money/app-tokens.js';
-import { createDeposit, createWithdrawal, getOwnOperation, waitForFinal, type OperationRecord } from '../../domain/money/operations.js';
+import { creditAppTokensOnce, type AppTokenCredit } from '../../domain/money/app-tokens.js';
+import { getOwnOperation, openDeposit, openWithdrawal, waitForFinal, type OperationRecord } from '../../domain/money/operations.js';
 import type { SettlementAdapter } from '../../domain/settlement/adapter.js';
 import type { SettlementProducer } from '../../jobs/settlement-producer.js';
 import type { HandlersFor, RequestContext } from '../handler.js';
-import { idempotent } from '../idempotent.js';
+import { idempotentWrite } from '../idempotent.js';
 import { requireUser } from './principal.js';
 
 export interface BalancesDeps {
@@ -38,13 +38,16 @@ export function balancesHandlers(deps: BalancesDeps): HandlersFor<BalancesOperat
   const userScope = (_req: unknown, ctx: RequestContext) => `user:${requireUser(ctx.auth).userId}`;
 
   /** Enqueue (a failure is left to the outbox relay), wait, and answer 200 / 202 / 422 SETTLEMENT_FAILED. */
-  async function settleAndAnswer<B>(ctx: RequestContext, op: OperationRecord, ok: (op: OperationRecord) => B): Promise<Settled<B>> {
-    try {
-      await producer.enqueue(op.id);
-    } catch (err) {
-      ctx.log.warn({ err, operation_id: op.id }, 'could not enqueue settlement; the outbox relay will');
+  async function settleAndAnswer<B>(ctx: RequestContext, id: string, ok: (op: OperationRecord) => B): Promise<Settled<B>> {
+    const op = await getOwnOperation(ctx.db, requireUser(ctx.auth).userId, id);
+    if (op.status === 'pending') {
+      try {
+        await producer.enqueue(op.id);
+      } catch (err) {
+        ctx.log.warn({ err, operation_id: op.id }, 'could not enqueue settlement; the outbox relay will');
+      }
     }
-    const final = syncWaitMs > 0 ? await waitForFinal(ctx.db, op.id, syncWaitMs) : op;
+    const final = syncWaitMs > 0 && op.status === 'pending' ? await waitForFinal(ctx.db, op.id, syncWaitMs) : op;
     if (final.status === 'success') return { status: 200, body: ok(final), headers: NO_STORE };
     if (final.status === 'failed') {
       const message =
@@ -56,16 +59,23 @@ export function balancesHandlers(deps: BalancesDeps): HandlersFor<BalancesOperat
     return { status: 202, body: { operation_id: op.id, status: 'pending' }, headers: NO_STORE };
   }
 
-  // A settled operation carries its destination (withdrawals) and its transaction hash.
-  const withdraw = idempotent<'createWithdrawal'>(userScope, async ({ body }, ctx) => {
-    const { userId } = requireUser(ctx.auth);
-    const op = await createWithdrawal(ctx.db, userId, microsFromRequest(body.amount_micros), body.destination_address);
-    return settleAndAnswer(ctx, op, (f) => ({
-      amount_micros: microsToWire(f.amount),
-      operation_id: f.id,
-      destination_address: f.destinationAddress!,
-      tx_hash: f.txHash!,
-    }));
+  // The key, the operation (and a withdrawal's reserve) commit together; the answer, first or replayed, is the
+  // operation's current state after waiting for settlement. A settled operation carries its destination
+  // (withdrawals) and its transaction hash.
+  const pending = (op: OperationRecord) => ({ status: 202 as const, body: { operation_id: op.id, status: 'pending' as const }, headers: NO_STORE });
+  const withdraw = idempotentWrite<'createWithdrawal', OperationRecord>({
+    scope: userScope,
+    write: ({ body }, { db, auth }) =>
+      openWithdrawal(db, requireUser(auth).userId, microsFromRequest(body.amount_micros), body.destination_address, body.idempotency_key),
+    outcome: pending,
+    resourceOf: (op) => op.id,
+    answer: (_req, ctx, id) =>
+      settleAndAnswer(ctx, id, (f) => ({
+        amount_micros: microsToWire(f.amount),
+        operation_id: f.id,
+        destination_address: f.destinationAddress!,
+        tx_hash: f.txHash!,
+      })),
   });
 
   return {
@@ -81,10 +91,12 @@ export function balancesHandlers(deps: BalancesDeps): HandlersFor<BalancesOperat
       const b = await userBalances(db, requireUser(auth).userId);
       return { status: 200, body: { available_app_token_micros: microsToWire(b.appToken) }, headers: NO_STORE };
     },
-    createDeposit: idempotent(userScope, async ({ body }, ctx) => {
-      const { userId } = requireUser(ctx.auth);
-      const op = await createDeposit(ctx.db, userId, microsFromRequest(body.amount_micros));
-      return settleAndAnswer(ctx, op, (f) => ({ amount_micros: microsToWire(f.amount), operation_id: f.id, tx_hash: f.txHash! }));
+    createDeposit: idempotentWrite<'createDeposit', OperationRecord>({
+      scope: userScope,
+      write: ({ body }, { db, auth }) => openDeposit(db, requireUser(auth).userId, microsFromRequest(body.amount_micros), body.idempotency_key),
+      outcome: pending,
+      resourceOf: (op) => op.id,
+      answer: (_req, ctx, id) => settleAndAnswer(ctx, id, (f) => ({ amount_micros: microsToWire(f.amount), operation_id: f.id, tx_hash: f.txHash! })),
     }),
     createWithdrawal: async (req, ctx) => {
       // EIP-55 is checked before the idempotency claim: like any validation failure, it is not stored.
@@ -116,18 +128,19 @@ export function balancesHandlers(deps: BalancesDeps): HandlersFor<BalancesOperat
       const w = deps.settlement.depositWallet(requireUser(auth).userId);
       return { status: 200, body: { address: w.address, chain_id: w.chainId, asset: w.asset, mode: w.mode } };
     },
-    creditAppTokens: idempotent(
-      ({ params }) => `operator:user:${params.user_id}`,
-      async ({ params, body }, { db }) => {
-        const userId = params.user_id;
-        const amount = microsFromRequest(body.amount_micros);
-        const balance = await creditAppTokens(db, userId, amount, `app-token-credit:${body.idempotency_key}`);
-        return {
-          status: 200,
-          body: { user_id: userId, amount_micros: microsToWire(amount), available_app_token_micros: microsToWire(balance) },
-          headers: NO_STORE,
-        };
-      },
-    ),
+    creditAppTokens: idempotentWrite<'creditAppTokens', AppTokenCredit>({
+      scope: ({ params }) => `operator:user:${params.user_id}`,
+      write: ({ params, body }, { db }) => creditAppTokensOnce(db, params.user_id, microsFromRequest(body.amount_micros), body.idempotency_key),
+      outcome: (credit, { params, body }) => ({
+        status: 200,
+        body: {
+          user_id: params.user_id,
+          amount_micros: microsToWire(microsFromRequest(body.amount_micros)),
+          available_app_token_micros: microsToWire(credit.balance),
+        },
+        headers: NO_STORE,
+      }),
+      resourceOf: (credit) => credit.transactionId,
+    }),
   };
 }

@@ -3,7 +3,7 @@
 // its record to the wire (src/http/handlers/contests-wire.ts).
 import { leaderboard, popularEntry, topParticipants } from '../../domain/contests/board.js';
 import { createContest } from '../../domain/contests/create.js';
-import { joinedContests, submitEntry } from '../../domain/contests/entries.js';
+import { enterContest, joinedContests, type EntryRecord } from '../../domain/contests/entries.js';
 import { clampLimit, listContests } from '../../domain/contests/lobby.js';
 import { profileContest } from '../../domain/contests/profile.js';
 import { loadContest, loadMarkets } from '../../domain/contests/records.js';
@@ -12,7 +12,7 @@ import type { PopularMarket } from '../../../generated/openapi/types.gen.js';
 import type { ResolutionProducer } from '../../jobs/resolution-producer.js';
 import type { HandlersFor, RequestContext } from '../handler.js';
 import type { Auth } from '../auth.js';
-import { idempotent } from '../idempotent.js';
+import { idempotentWrite } from '../idempotent.js';
 import { requireUser } from './principal.js';
 import { contestByIdWire, contestDetailWire, leaderboardRowWire, lobbyRowWire, marketWire } from './contests-wire.js';
 
@@ -59,30 +59,28 @@ export function contestsHandlers(deps: ContestsDeps): HandlersFor<ContestsOperat
 
     getContest: async ({ params }, ctx) => ({ status: 200, body: await contestById(ctx, params.id, userIdOf(ctx.auth)), headers: NO_STORE }),
 
-    createContestEntry: idempotent(
-      (_req, { auth }) => `user:${requireUser(auth).userId}`,
-      async ({ params, body }, { db, auth, log }) => {
-        const { userId } = requireUser(auth);
-        const entry = await submitEntry(
-          db,
-          userId,
-          params.id,
-          body.picks.map((p) => ({ marketId: p.market_id, direction: p.direction })),
-        );
+    // The key, the entry and its reservation commit together; rejections (409/422) are stored and replayed.
+    createContestEntry: idempotentWrite<'createContestEntry', EntryRecord>({
+      scope: (_req, { auth }) => `user:${requireUser(auth).userId}`,
+      fingerprint: (req) => ({ contest_id: req.params.id, body: req.body }),
+      write: async ({ params, body }, { db, auth, log }) => {
+        const picks = body.picks.map((p) => ({ marketId: p.market_id, direction: p.direction }));
+        const entry = await enterContest(db, requireUser(auth).userId, params.id, picks, body.idempotency_key);
         log.info({ contest_id: entry.contestId, entry_index: entry.entryIndex }, 'contest entry created');
-        return {
-          status: 201,
-          body: {
-            contest_id: entry.contestId,
-            entry_index: entry.entryIndex,
-            created_at_ms: entry.createdAtMs,
-            picks: entry.picks.map((p) => ({ market_id: p.marketId, direction: p.direction })),
-          },
-          headers: NO_STORE,
-        };
+        return entry;
       },
-      (req) => ({ contest_id: req.params.id, body: req.body }),
-    ),
+      outcome: (entry) => ({
+        status: 201,
+        body: {
+          contest_id: entry.contestId,
+          entry_index: entry.entryIndex,
+          created_at_ms: entry.createdAtMs,
+          picks: entry.picks.map((p) => ({ market_id: p.marketId, direction: p.direction })),
+        },
+        headers: NO_STORE,
+      }),
+      resourceOf: (entry) => entry.entryId,
+    }),
 
     getContestLeaderboard: async ({ params, query }, { db, auth }) => {
       const board = await leaderboard(db, params.id, clampLimit(query.limit, 10, 100), userIdOf(auth));
