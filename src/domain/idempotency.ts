@@ -139,7 +139,7 @@ async function claimIn(tx: Em, s: IdempotencyScope, print: string): Promise<Clai
 
 async function store(em: Em, s: IdempotencyScope, o: StoredOutcome): Promise<void> {
   await em.execute(
-    `update idempotency_keys set state = 'done', response_status = ?, response_body = ?::jsonb, resource_id = ?::uuid, lease_expires_at = null, completed_at = now()
+    `update idempotency_keys set state = 'done', response_status = ?, response_body = ?::json, resource_id = ?::uuid, lease_expires_at = null, completed_at = now()
       where ${WHERE}`,
     [o.status, JSON.stringify(o.body ?? null), o.resourceId, ...at(s)],
     'run',

@@ -6,11 +6,14 @@ import { Migration } from '@mikro-orm/migrations';
 //   operations (user_id, kind, idempotency_key), contest_entries (user_id, idempotency_key),
 //   ledger_transactions (kind, idempotency_key) for app-token credits ("<user id>:<key>").
 // idempotency_keys gains resource_id (the operation, entry or ledger transaction the outcome refers to)
-// and lease_expires_at (an in-progress key left by a dead request is taken over after its lease).
+// and lease_expires_at (an in-progress key left by a dead request is taken over after its lease); its
+// response_body becomes json, kept as written, so a replay is byte-for-byte the first body.
 export class Migration20261123010000_exactly_once extends Migration {
   override name = 'Migration20261123010000_exactly_once';
 
   override up(): void {
+    // json, not jsonb: a replay answers the first body byte for byte (jsonb reorders object keys).
+    this.addSql('alter table idempotency_keys alter column response_body type json using response_body::json;');
     this.addSql('alter table idempotency_keys add column resource_id uuid null;');
     this.addSql('alter table idempotency_keys add column lease_expires_at timestamptz null;');
     this.addSql(`update idempotency_keys set lease_expires_at = created_at + interval '60 seconds' where state = 'in_progress';`);
@@ -30,5 +33,6 @@ export class Migration20261123010000_exactly_once extends Migration {
     this.addSql('alter table operations drop column if exists idempotency_key;');
     this.addSql('alter table idempotency_keys drop constraint if exists idempotency_keys_lease_check;');
     this.addSql('alter table idempotency_keys drop column if exists lease_expires_at, drop column if exists resource_id;');
+    this.addSql('alter table idempotency_keys alter column response_body type jsonb using response_body::jsonb;');
   }
 }
