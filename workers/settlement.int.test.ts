@@ -66,9 +66,10 @@ describe('only workers settle', () => {
     await expect.poll(() => poll(res.body.operation_id), { timeout: 30_000, interval: 200 }).toBe('success');
     await expect.poll(() => poll(orphan), { timeout: 30_000, interval: 200 }).toBe('success');
     expect((await call(api.baseUrl, 'GET /v1/user/available_balance', { token: u.token })).body.available_micros).toBe('4258');
-    // The replay is the first response (202), marked as a replay.
+    // A replay answers from the operation's current state (settled now: 200), marked as a replay.
     const replay = await call(api.baseUrl, 'POST /v1/users/deposit', { token: u.token, body: { amount_micros: 4200, idempotency_key: key } });
-    expect(replay.status).toBe(202);
+    expect(replay.status).toBe(200);
+    expect(replay.body).toEqual({ amount_micros: '4200', operation_id: res.body.operation_id, tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(Number((await sql.query('select count(*)::int as n from operation_outbox')).rows[0].n)).toBe(0);
     expect(await worker.stop('SIGTERM')).toBe(0);

@@ -1,0 +1,133 @@
+// Idempotency keys over time, against the real service (PostgreSQL + Redis): an in-progress key left by a
+// request that died is 409 while its lease runs and taken over after it, without a second write even when
+// the dead request's write had committed; pruning deletes only keys whose request can no longer change,
+// and a retry after a key was pruned still writes nothing twice (the write's own unique key).
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createOrm, type Orm } from '../db/orm.js';
+import { fingerprint, pruneIdempotencyKeys } from '../domain/idempotency.js';
+import { call, type TestPrivy } from '../testing/identity.js';
+import { ledgerProblems, newUserSession } from '../testing/money.js';
+import type { ServiceProcess } from '../testing/service-process.js';
+import { startTestService, type TestService } from '../testing/test-service.js';
+
+let t: TestService;
+let svc: ServiceProcess;
+let privy: TestPrivy;
+let sql: pg.Client;
+let orm: Orm;
+
+beforeAll(async () => {
+  t = await startTestService('idemkeys');
+  ({ svc, privy, sql } = t);
+  orm = await createOrm({ databaseUrl: t.db.url });
+});
+
+afterEach(async () => {
+  expect(await ledgerProblems(sql)).toEqual([]);
+});
+
+afterAll(async () => {
+  await orm?.close(true);
+  await t?.stop();
+});
+
+const count = async (table: string, where: string, params: unknown[]) =>
+  Number((await sql.query(`select count(*)::int as n from ${table} where ${where}`, params)).rows[0].n);
+const available = async (token: string) => (await call(svc.baseUrl, 'GET /v1/user/available_balance', { token })).body.available_micros;
+const depositBody = (amount: number, key: string) => ({ amount_micros: amount, idempotency_key: key });
+const deposit = (token: string, amount: number, key: string) => call(svc.baseUrl, 'POST /v1/users/deposit', { token, body: depositBody(amount, key) });
+
+/** A key as a two-phase request that died left it: in progress, its lease running for `leaseMs` more (negative: expired). */
+async function strandedKey(userId: string, key: string, body: unknown, leaseMs: number, createdAgo = '1 minute') {
+  await sql.query(
+    `insert into idempotency_keys (scope, operation, key, fingerprint, state, lease_expires_at, created_at)
+     values ($1, 'createDeposit', $2, $3, 'in_progress', now() + ($4 * interval '1 millisecond'), now() - $5::interval)`,
+    [`user:${userId}`, key, fingerprint(body), leaseMs, createdAgo],
+  );
+}
+
+describe('the lease of an in-progress key', () => {
+  it('409 while the lease runs; after it, a retry takes the key over and writes once', async () => {
+    const u = await newUserSession(svc.baseUrl, privy);
+    const key = randomUUID();
+    await strandedKey(u.userId, key, depositBody(300, key), 60_000);
+    const blocked = await deposit(u.token, 300, key);
+    expect(blocked.status).toBe(409);
+    expect(blocked.body.code).toBe('IDEMPOTENCY_REQUEST_IN_PROGRESS');
+    expect(await count('operations', 'user_id = $1', [u.userId])).toBe(0);
+
+    await sql.query(`update idempotency_keys set lease_expires_at = now() - interval '1 second' where key = $1`, [key]);
+    const taken = await deposit(u.token, 300, key);
+    expect(taken.status).toBe(200);
+    expect(await count('operations', 'user_id = $1', [u.userId])).toBe(1);
+    const row = (await sql.query('select state, resource_id::text as resource_id, lease_expires_at from idempotency_keys where key = $1', [key])).rows[0];
+    expect(row).toEqual({ state: 'done', resource_id: taken.body.operation_id, lease_expires_at: null });
+    const replay = await deposit(u.token, 300, key);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body).toEqual(taken.body);
+    expect(await available(u.token)).toBe('300');
+  });
+
+  it('a taken-over key whose dead request had committed its write answers that write: still one operation', async () => {
+    const u = await newUserSession(svc.baseUrl, privy);
+    const key = randomUUID();
+    await strandedKey(u.userId, key, depositBody(400, key), -1000);
+    // What the dead request had committed: the operation with its key, and its outbox row (never enqueued).
+    const opId = randomUUID();
+    await sql.query(`insert into operations (id, user_id, kind, amount, idempotency_key) values ($1, $2, 'deposit', 400, $3)`, [opId, u.userId, key]);
+    await sql.query('insert into operation_outbox (operation_id) values ($1)', [opId]);
+    const res = await deposit(u.token, 400, key);
+    expect(res.status).toBe(200);
+    expect(res.body.operation_id).toBe(opId);
+    expect(await count('operations', 'user_id = $1', [u.userId])).toBe(1);
+    expect(await available(u.token)).toBe('400');
+    // The database itself refuses a second operation under the same key.
+    await expect(sql.query(`insert into operations (id, user_id, kind, amount, idempotency_key) values ($1, $2, 'deposit', 400, $3)`, [randomUUID(), u.userId, key])).rejects.toThrow(
+      /operations_idempotency_key/,
+    );
+  });
+});
+
+describe('pruning', () => {
+  it('never deletes a key whose request could still change; a retry after pruning writes nothing twice', async () => {
+    const u = await newUserSession(svc.baseUrl, privy);
+    const old = `now() - interval '2 days'`;
+    // Settled deposit (done, final): prunable once old.
+    const settledKey = randomUUID();
+    const settled = await deposit(u.token, 10, settledKey);
+    expect(settled.status).toBe(200);
+    // A stored rejection (done, no resource): prunable once old.
+    const rejectedKey = randomUUID();
+    const rejected = await call(svc.baseUrl, 'POST /v1/users/withdraw', { token: u.token, body: { amount_micros: 1_000_000, destination_address: `0x${'1'.repeat(40)}`, idempotency_key: rejectedKey } });
+    expect(rejected.status).toBe(422);
+    // A done key whose operation is still pending (no outbox row, so nothing settles it here): kept.
+    const pendingKey = randomUUID();
+    const pendingOp = randomUUID();
+    await sql.query(`insert into operations (id, user_id, kind, amount, idempotency_key) values ($1, $2, 'deposit', 5, $3)`, [pendingOp, u.userId, pendingKey]);
+    await sql.query(
+      `insert into idempotency_keys (scope, operation, key, fingerprint, state, response_status, response_body, resource_id, completed_at)
+       values ($1, 'createDeposit', $2, $3, 'done', 202, $4, $5, now())`,
+      [`user:${u.userId}`, pendingKey, fingerprint(depositBody(5, pendingKey)), JSON.stringify({ operation_id: pendingOp, status: 'pending' }), pendingOp],
+    );
+    // An in-progress key (a request that died), lease long over: kept.
+    const strandedKeyId = randomUUID();
+    await strandedKey(u.userId, strandedKeyId, depositBody(7, strandedKeyId), -1000, '2 days');
+    // A fresh settled key: kept.
+    const freshKey = randomUUID();
+    expect((await deposit(u.token, 20, freshKey)).status).toBe(200);
+    await sql.query(`update idempotency_keys set created_at = ${old} where key = any($1::uuid[])`, [[settledKey, rejectedKey, pendingKey]]);
+
+    expect(await pruneIdempotencyKeys(orm.em.fork())).toBe(2);
+    const left = (await sql.query('select key::text as key from idempotency_keys where scope = $1', [`user:${u.userId}`])).rows.map((r) => r.key).sort();
+    expect(left).toEqual([pendingKey, strandedKeyId, freshKey].sort());
+
+    // The pruned settled deposit, retried: its operation is found by its own unique key, not written again.
+    const retry = await deposit(u.token, 10, settledKey);
+    expect(retry.status).toBe(200);
+    expect(retry.body).toEqual(settled.body);
+    expect(await count('operations', `user_id = $1 and idempotency_key = $2`, [u.userId, settledKey])).toBe(1);
+    expect(await available(u.token)).toBe('30');
+  });
+});
