@@ -57,23 +57,22 @@ const toRecord = (r: OperationRow): OperationRecord => ({
  * which. The same key with another amount or destination is 409 IDEMPOTENCY_KEY_REUSED.
  */
 async function openOperation(em: Em, userId: string, kind: OperationKind, amount: bigint, destination: string | null, key: string | null) {
-  if (key !== null) {
-    const found = await em.execute<OperationRow[]>(`select ${COLUMNS} from operations where user_id = ? and kind = ? and idempotency_key = ?`, [userId, kind, key]);
-    if (found[0]) {
-      const op = toRecord(found[0]);
-      if (op.amount !== amount || op.destinationAddress !== destination) {
-        throw new Conflict('IDEMPOTENCY_KEY_REUSED', 'this idempotency_key was already used with a different request body; use a new key for a new request');
-      }
-      return { op, created: false };
-    }
-  }
   const id = randomUUID();
   const rows = await em.execute<OperationRow[]>(
-    `insert into operations (id, user_id, kind, amount, destination_address, idempotency_key) values (?, ?, ?, ?, ?, ?) returning ${COLUMNS}`,
+    `insert into operations (id, user_id, kind, amount, destination_address, idempotency_key) values (?, ?, ?, ?, ?, ?)
+     on conflict (user_id, kind, idempotency_key) where idempotency_key is not null do nothing returning ${COLUMNS}`,
     [id, userId, kind, amount.toString(), destination, key],
   );
-  await em.execute('insert into operation_outbox (operation_id) values (?)', [id], 'run');
-  return { op: toRecord(rows[0]!), created: true };
+  if (rows[0]) {
+    await em.execute('insert into operation_outbox (operation_id) values (?)', [id], 'run');
+    return { op: toRecord(rows[0]), created: true };
+  }
+  const found = await em.execute<OperationRow[]>(`select ${COLUMNS} from operations where user_id = ? and kind = ? and idempotency_key = ?`, [userId, kind, key]);
+  const op = toRecord(found[0]!);
+  if (op.amount !== amount || op.destinationAddress !== destination) {
+    throw new Conflict('IDEMPOTENCY_KEY_REUSED', 'this idempotency_key was already used with a different request body; use a new key for a new request');
+  }
+  return { op, created: false };
 }
 
 /** Inside the caller's transaction: a pending deposit and its outbox row; nothing is credited until the worker settles it. */
@@ -169,10 +168,11 @@ export async function staleOutbox(em: Em, olderThanMs: number, limit = 500): Pro
   return rows.map((r) => r.operation_id);
 }
 
-/** Polls an operation until it is final or the time is up (the synchronous wait of deposit/withdraw). */
+/** Polls an operation (first after a few ms) until it is final or the time is up (the synchronous wait of deposit/withdraw). */
 export async function waitForFinal(em: Em, id: string, timeoutMs: number): Promise<OperationRecord> {
   const deadline = Date.now() + timeoutMs;
   let delay = 5;
+  await new Promise((r) => setTimeout(r, Math.min(delay, timeoutMs))); // just enqueued: not settled yet
   for (;;) {
     const op = await findOperation(em.fork(), id);
     if (!op) throw new Error(`operation ${id} vanished`);
