@@ -123,7 +123,9 @@ async function claimIn(tx: Em, s: IdempotencyScope, print: string): Promise<Clai
   // Bound the wait for a concurrent request's uncommitted key row (55P03 answers 409 in progress).
   await tx.execute(`set local lock_timeout = ${DUPLICATE_WAIT_MS}`, [], 'run');
   const claimed = await insertKey(tx, s, print);
-  const row = claimed ? undefined : await readKey(tx, s, true);
+  let row = claimed ? undefined : await readKey(tx, s, false);
+  // Only a takeover needs the row lock (a replay only reads): lock, and decide again on what is locked.
+  if (row && decide(row, print) === 'take_over') row = await readKey(tx, s, true);
   await tx.execute('set local lock_timeout to default', [], 'run');
   if (claimed) return { kind: 'claimed' };
   if (!row) return claimIn(tx, s, print); // deleted between our insert and select: try again
