@@ -1,7 +1,8 @@
 // Idempotency keys over time, against the real service (PostgreSQL + Redis): an in-progress key left by a
 // request that died is 409 while its lease runs and taken over after it, without a second write even when
 // the dead request's write had committed; pruning deletes only keys whose request can no longer change,
-// and a retry after a key was pruned still writes nothing twice (the write's own unique key).
+// and a retry after a key was pruned still writes nothing twice (the write's own unique key); concurrent
+// duplicates wait for the first request and replay it, or get 409 after 5 s.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -129,5 +130,60 @@ describe('pruning', () => {
     expect(retry.body).toEqual(settled.body);
     expect(await count('operations', `user_id = $1 and idempotency_key = $2`, [u.userId, settledKey])).toBe(1);
     expect(await available(u.token)).toBe('30');
+  });
+});
+
+describe('concurrent duplicates', () => {
+  it('wait for the first request and replay it byte for byte: one withdrawal, one credit', async () => {
+    const u = await newUserSession(svc.baseUrl, privy);
+    expect((await deposit(u.token, 1000, randomUUID())).status).toBe(200);
+    const key = randomUUID();
+    const body = { amount_micros: 100, destination_address: `0x${'2'.repeat(40)}`, idempotency_key: key };
+    const sendRaw = (route: string, b: unknown, token: string) =>
+      fetch(`${svc.baseUrl}${route}`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` }, body: JSON.stringify(b) }).then(
+        async (r) => ({ status: r.status, text: await r.text(), replayed: r.headers.get('idempotent-replayed') }),
+      );
+    const withdrawals = await Promise.all(Array.from({ length: 10 }, () => sendRaw('/v1/users/withdraw', body, u.token)));
+    expect(withdrawals.map((r) => r.status)).toEqual(Array(10).fill(200));
+    expect(withdrawals.filter((r) => r.replayed === null)).toHaveLength(1);
+    expect(new Set(withdrawals.map((r) => r.text)).size).toBe(1);
+    expect(await count('operations', `user_id = $1 and kind = 'withdraw'`, [u.userId])).toBe(1);
+    expect(await available(u.token)).toBe('900');
+
+    const credit = { amount_micros: 25, idempotency_key: key };
+    const credits = await Promise.all(Array.from({ length: 10 }, () => sendRaw(`/v1/admin/users/${u.userId}/app-token-credits`, credit, t.operatorToken)));
+    expect(credits.map((r) => r.status)).toEqual(Array(10).fill(200));
+    expect(credits.filter((r) => r.replayed === null)).toHaveLength(1);
+    expect(new Set(credits.map((r) => r.text)).size).toBe(1);
+    expect(JSON.parse(credits[0]!.text).available_app_token_micros).toBe('25');
+  });
+
+  it('a duplicate waits at most 5 s for a first request that holds the key, then 409; after that one rolls back, the retry runs', async () => {
+    const u = await newUserSession(svc.baseUrl, privy);
+    const key = randomUUID();
+    const holder = new pg.Client({ connectionString: t.db.url });
+    await holder.connect();
+    try {
+      // A first request mid-transaction: its key row inserted, not committed.
+      await holder.query('begin');
+      await holder.query(
+        `insert into idempotency_keys (scope, operation, key, fingerprint, state, lease_expires_at) values ($1, 'createDeposit', $2, $3, 'in_progress', now() + interval '1 minute')`,
+        [`user:${u.userId}`, key, fingerprint(depositBody(60, key))],
+      );
+      const t0 = Date.now();
+      const waited = await deposit(u.token, 60, key);
+      const ms = Date.now() - t0;
+      expect(waited.status).toBe(409);
+      expect(waited.body.code).toBe('IDEMPOTENCY_REQUEST_IN_PROGRESS');
+      expect(ms).toBeGreaterThanOrEqual(4500);
+      expect(ms).toBeLessThan(15_000);
+      await holder.query('rollback');
+    } finally {
+      await holder.end();
+    }
+    const retry = await deposit(u.token, 60, key);
+    expect(retry.status).toBe(200);
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
+    expect(await count('operations', 'user_id = $1', [u.userId])).toBe(1);
   });
 });
