@@ -5,7 +5,8 @@
 //     id that does not exist is an impossible state: UnrecoverableError, no retry.
 //   settlement queue, relay-outbox (scheduled): re-enqueues operations whose outbox row is older than
 //     RELAY_AFTER_MS (committed, then the API crashed before enqueueing; or a job that used every attempt).
-//   idempotency queue, prune-idempotency-keys (scheduled): deletes keys older than 24 h.
+//   idempotency queue, prune-idempotency-keys (scheduled): deletes done keys older than 24 h, except those of
+//     operations still pending; in-progress keys are never pruned (pruneIdempotencyKeys).
 import { UnrecoverableError, type Job, type Queue, type Worker } from 'bullmq';
 import type { Runtime } from '../src/runtime.js';
 import type { Logger } from '../src/logger.js';
