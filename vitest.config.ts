@@ -4,20 +4,24 @@ import { defineConfig } from 'vitest/config';
 // PostgreSQL, Redis and service processes; contract tests that check every response against the spec.
 // e2e/ holds Playwright's browser tests (npm run test:e2e): no project may collect them.
 const notVitest = ['e2e/**', 'node_modules/**'];
+// `@contest-rfq/sdk` resolves to sdk/src through tsconfig.json's `paths` (tsc and tsx read the same entry).
+const resolve = { tsconfigPaths: true };
 export default defineConfig({
   test: {
     projects: [
       {
+        resolve,
         test: {
           name: 'unit',
-          include: ['src/**/*.test.ts', 'workers/**/*.test.ts', 'scripts/**/*.test.ts'],
+          include: ['src/**/*.test.ts', 'workers/**/*.test.ts', 'scripts/**/*.test.ts', 'sdk/src/**/*.test.ts'],
           exclude: ['**/*.int.test.ts', ...notVitest],
         },
       },
       {
+        resolve,
         test: {
           name: 'integration',
-          include: ['src/**/*.int.test.ts', 'workers/**/*.int.test.ts'],
+          include: ['src/**/*.int.test.ts', 'workers/**/*.int.test.ts', 'sdk/test/**/*.int.test.ts'],
           exclude: notVitest,
           testTimeout: 60_000,
           hookTimeout: 90_000,
@@ -26,6 +30,7 @@ export default defineConfig({
         },
       },
       {
+        resolve,
         test: {
           name: 'contract',
           include: ['contract-tests/**/*.test.ts'],

@@ -2,6 +2,8 @@
 //   generated/openapi/   partner SDK, types and zod schemas (@hey-api/openapi-ts)
 //   generated/asyncapi/  message types and compiled validators (scripts/generate-asyncapi.ts)
 //   generated/openapi/operations.gen.ts  request parts and responses per operationId (scripts/generate-operations.ts)
+//   generated/sdk/       the HTTP client of the SDK package (sdk/): same client without zod, so the package's
+//                        only runtime dependencies are viem and ws
 // `npm run generate -- --check` generates into a temporary folder and fails when generated/ differs.
 // `--spec DIR --out DIR` read another spec/ folder and write another generated/ folder (the drift probe).
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, existsSync, cpSync, mkdirSync } from 'node:fs';
@@ -37,9 +39,21 @@ async function generateOpenApi(outDir: string): Promise<void> {
   } as never);
 }
 
+// The partner client shipped in @contest-rfq/sdk: typed functions per operation, no response validation
+// (no zod dependency, and a value the service adds to an enum later does not break old clients).
+async function generateSdkClient(outDir: string): Promise<void> {
+  await createClient({
+    input: join(specDir, 'openapi.yaml'),
+    output: { path: outDir, module: { extension: '.ts' }, clean: true },
+    logs: { level: 'silent', file: false },
+    plugins: ['@hey-api/client-fetch', '@hey-api/typescript', '@hey-api/sdk'],
+  } as never);
+}
+
 async function generateAll(outDir: string): Promise<void> {
   mkdirSync(outDir, { recursive: true });
   await generateOpenApi(join(outDir, 'openapi'));
+  await generateSdkClient(join(outDir, 'sdk'));
   await generateOperations(join(specDir, 'openapi.yaml'), join(outDir, 'openapi'));
   await generateAsyncApi(join(outDir, 'asyncapi'), join(specDir, 'asyncapi.yaml'));
 }

@@ -1,0 +1,12 @@
+// @contest-rfq/sdk: the contest-rfq-service client, generated from spec/openapi.yaml and spec/asyncapi.yaml.
+// The HTTP operations and schema types are hey-api's output (generated/sdk); named exports below win over
+// a generated name they share.
+export * from './http.ts';
+export { fetchTypedData, orderToTypedMessage, orderTypedData, signOrder } from './taker.ts';
+export type { Direction, Eip712Field, OrderType, RfqOrderJson, RfqOrderMessage, RfqTypedData } from './taker.ts';
+export { authMessageBytes, DEFAULT_AUTH_DOMAIN, signAuthChallenge } from './ws/auth.ts';
+export { CLOSE_CODES, MarketMakerClient, MarketMakerGoneError } from './ws/client.ts';
+export type { MarketMakerClientEvents, MarketMakerClientOptions, MarketMakerSession, MessageOf } from './ws/client.ts';
+// Every message of the AsyncAPI document, as `WsMessages.PingMessage`...; the two unions by name.
+export type * as WsMessages from '../../generated/asyncapi/types.ts';
+export type { ClientMessage, ServerMessage } from '../../generated/asyncapi/types.ts';

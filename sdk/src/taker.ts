@@ -1,0 +1,97 @@
+// The RFQ taker's signing helpers: GET /v1/rfq/typed-data gives the EIP-712 domain and types; an order in
+// its JSON wire form (snake_case, `up`/`down`, `IOC`/`FOK`) maps field for field onto the `RfqOrder` typed
+// message that the taker's wallet signs (the mapping table of that operation in spec/openapi.yaml).
+import type { Address, Hex, LocalAccount, TypedDataDomain } from 'viem';
+import type { Client } from '../../generated/sdk/client/index.ts';
+
+export type Direction = 'up' | 'down';
+export type OrderType = 'IOC' | 'FOK';
+
+/** An EIP-712 struct field. */
+export interface Eip712Field {
+  name: string;
+  type: string;
+}
+
+/** The body of `GET /v1/rfq/typed-data` (schema RfqTypedData). */
+export interface RfqTypedData {
+  domain: { name: string; version: string; chainId: number };
+  types: { RfqOrder: Eip712Field[]; Leg: Eip712Field[]; Quote: Eip712Field[] };
+  primary_types: { order: 'RfqOrder'; quote: 'Quote' };
+}
+
+/** The order as sent in `POST /v1/rfq` (`order`): exactly what is signed. */
+export interface RfqOrderJson {
+  taker: string;
+  legs: Array<{ market_id: number; direction: Direction }>;
+  stake_micros: number;
+  min_odds_bps: number;
+  order_type: OrderType;
+  nonce: number;
+  deadline_ms: number;
+}
+
+/** The `RfqOrder` typed message. */
+export interface RfqOrderMessage {
+  taker: Address;
+  legs: Array<{ marketId: bigint; direction: number }>;
+  stakeMicros: bigint;
+  minOddsBps: number;
+  orderType: number;
+  nonce: bigint;
+  deadlineMs: bigint;
+}
+
+const DIRECTION: Record<Direction, number> = { up: 0, down: 1 };
+const ORDER_TYPE: Record<OrderType, number> = { IOC: 1, FOK: 2 };
+
+/** Reads the deployment's typed data (its name and chainId are settings: fetch them, do not hard-code). */
+export async function fetchTypedData(client: Client): Promise<RfqTypedData> {
+  const res = await client.get<{ 200: RfqTypedData }, unknown, false>({ url: '/v1/rfq/typed-data' });
+  if (res.error !== undefined || !res.data) {
+    throw new Error(`GET /v1/rfq/typed-data failed (${res.response?.status ?? 'no response'}): ${JSON.stringify(res.error)}`);
+  }
+  return res.data;
+}
+
+/** JSON order → `RfqOrder` typed message. Throws a TypeError on a value the service would refuse. */
+export function orderToTypedMessage(order: RfqOrderJson): RfqOrderMessage {
+  if (typeof order.taker !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(order.taker)) throw new TypeError('taker must be a 0x-prefixed 20-byte hex address');
+  return {
+    taker: order.taker.toLowerCase() as Address,
+    legs: order.legs.map((l, i) => ({ marketId: uint(l.market_id, `legs[${i}].market_id`), direction: code(DIRECTION, l.direction, `legs[${i}].direction`) })),
+    stakeMicros: uint(order.stake_micros, 'stake_micros'),
+    minOddsBps: Number(uint(order.min_odds_bps, 'min_odds_bps')),
+    orderType: code(ORDER_TYPE, order.order_type, 'order_type'),
+    nonce: uint(order.nonce, 'nonce'),
+    deadlineMs: uint(order.deadline_ms, 'deadline_ms'),
+  };
+}
+
+/** The viem `signTypedData`/`hashTypedData` argument for an order. */
+export function orderTypedData(typedData: RfqTypedData, order: RfqOrderJson) {
+  return {
+    domain: typedData.domain satisfies TypedDataDomain,
+    types: { RfqOrder: typedData.types.RfqOrder, Leg: typedData.types.Leg },
+    primaryType: typedData.primary_types.order,
+    message: orderToTypedMessage(order) as unknown as Record<string, unknown>,
+  };
+}
+
+/** Signs an order with the taker's account: the `signature` of `POST /v1/rfq` (0x + 130 hex). */
+export function signOrder(account: LocalAccount, typedData: RfqTypedData, order: RfqOrderJson): Promise<Hex> {
+  if (order.taker.toLowerCase() !== account.address.toLowerCase()) {
+    throw new Error(`order.taker ${order.taker} is not the signing account ${account.address}: the service would refuse the signature`);
+  }
+  return account.signTypedData(orderTypedData(typedData, order));
+}
+
+function uint(v: unknown, field: string): bigint {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw new TypeError(`${field} must be a non-negative integer <= 2^53-1`);
+  return BigInt(v);
+}
+
+function code<K extends string>(table: Record<K, number>, v: unknown, field: string): number {
+  if (typeof v !== 'string' || !Object.hasOwn(table, v)) throw new TypeError(`${field} must be one of ${Object.keys(table).join(', ')}`);
+  return table[v as K];
+}

@@ -1,0 +1,292 @@
+// The market-maker WebSocket client (spec/asyncapi.yaml): authenticates with a signed challenge, answers
+// every `ping` with a `pong`, and when a connection closes (session expiry after AUTH_EXPIRED, a restart
+// of the service, a network failure) reconnects with exponential backoff and a fresh challenge. It stops
+// for good, with a MarketMakerGoneError, when retrying cannot help: the operator removed the market maker
+// (close 4004) or never registered the wallet (`unknown_market_maker`).
+//
+// Message types come from the AsyncAPI document (generated/asyncapi/types.ts). The client is generic over
+// the unions it receives (In) and sends (Out): a message added to the document is at once a typed
+// `onMessage(type, …)` / `send(…)`, with no change here.
+import WebSocket from 'ws';
+import type { LocalAccount } from 'viem';
+import type { AuthExpiredMessage, AuthResultErrorCode, ClientMessage, ServerMessage } from '../../../generated/asyncapi/types.ts';
+import { DEFAULT_AUTH_DOMAIN, signAuthChallenge } from './auth.ts';
+import { TypedEmitter, type Listener } from './emitter.ts';
+
+/** Close codes of spec/asyncapi.yaml. */
+export const CLOSE_CODES = { notAuthenticated: 4001, heartbeatMissed: 4002, sessionExpired: 4003, removed: 4004 } as const;
+
+type Message = { type: string };
+/** The member of a message union with the given `type`. */
+export type MessageOf<U extends Message, T extends U['type']> = Extract<U, { type: T }>;
+
+export interface MarketMakerSession {
+  token: string;
+  /** Unix seconds. */
+  expiresAt: number;
+}
+
+/** Why the client stopped for good: retrying cannot succeed until an operator acts. */
+export class MarketMakerGoneError extends Error {
+  override readonly name = 'MarketMakerGoneError';
+  constructor(
+    readonly code: 'removed' | 'unknown_market_maker',
+    readonly wallet: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface MarketMakerClientOptions {
+  url: string;
+  account: LocalAccount;
+  /** The deployment's 35-byte AUTH_DOMAIN (MM_AUTH_DOMAIN), when not the default. */
+  authDomain?: string;
+  /** Reconnect after a close (default true). */
+  reconnect?: boolean;
+  /** First reconnect delay; doubles per failed attempt up to maxBackoffMs (with jitter). Defaults 250 / 30000. */
+  minBackoffMs?: number;
+  maxBackoffMs?: number;
+  /** Answer pings (default true; tests turn it off to see the service give up). */
+  answerPings?: boolean;
+  log?: (msg: string, fields?: Record<string, unknown>) => void;
+}
+
+export interface MarketMakerClientEvents<In extends Message = ServerMessage> extends Record<string, unknown> {
+  /** After each successful handshake. */
+  session: MarketMakerSession;
+  /** A failed handshake (`auth_result.error`). */
+  auth_failed: AuthResultErrorCode | null;
+  /** The service ended the session (AUTH_EXPIRED); the close and a reconnect follow. */
+  expired: AuthExpiredMessage;
+  /** Every message received. */
+  frame: In;
+  /** Each closed connection. */
+  close: { code: number; reason: string };
+  reconnecting: { delayMs: number; attempt: number };
+  /** Stopped for good (removed, or not registered). */
+  gave_up: MarketMakerGoneError;
+}
+
+type Resolved = Required<Omit<MarketMakerClientOptions, 'log'>> & Pick<MarketMakerClientOptions, 'log'>;
+
+export class MarketMakerClient<In extends Message = ServerMessage, Out extends Message = ClientMessage> extends TypedEmitter<MarketMakerClientEvents<In>> {
+  #session: MarketMakerSession | null = null;
+  #ws: WebSocket | null = null;
+  #stopped = true;
+  #failures = 0;
+  #retryTimer: ReturnType<typeof setTimeout> | null = null;
+  #goneError: MarketMakerGoneError | null = null;
+  readonly #opts: Resolved;
+
+  constructor(options: MarketMakerClientOptions) {
+    super();
+    this.#opts = { authDomain: DEFAULT_AUTH_DOMAIN, reconnect: true, minBackoffMs: 250, maxBackoffMs: 30_000, answerPings: true, ...options };
+  }
+
+  get address(): string {
+    return this.#opts.account.address;
+  }
+
+  /** The current session (null while connecting or disconnected). */
+  get session(): MarketMakerSession | null {
+    return this.#session;
+  }
+
+  /** The MarketMakerGoneError the client stopped with, if it did. */
+  get goneError(): MarketMakerGoneError | null {
+    return this.#goneError;
+  }
+
+  /** WebSocket readyState of the current connection (0 connecting, 1 open, 2 closing, 3 closed). */
+  get readyState(): number {
+    return this.#ws?.readyState ?? WebSocket.CLOSED;
+  }
+
+  /** Connects (and keeps reconnecting until stop(), or until it gives up). */
+  start(): this {
+    this.#stopped = false;
+    this.#goneError = null;
+    this.#connect();
+    return this;
+  }
+
+  /** Resolves with the next session (or the current one); rejects after timeoutMs or when the client gives up. */
+  waitForSession(timeoutMs = 10_000, { fresh = false } = {}): Promise<MarketMakerSession> {
+    if (this.#session && !fresh) return Promise.resolve(this.#session);
+    if (this.#goneError) return Promise.reject(this.#goneError);
+    return new Promise((resolve, reject) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.off('session', onSession).off('gave_up', onGone);
+      };
+      const onSession = (s: MarketMakerSession) => (done(), resolve(s));
+      const onGone = (e: MarketMakerGoneError) => (done(), reject(e));
+      const timer = setTimeout(() => (done(), reject(new Error(`no market-maker session within ${timeoutMs} ms`))), timeoutMs);
+      this.on('session', onSession).on('gave_up', onGone);
+    });
+  }
+
+  /** Calls listener with every received message of this type; returns the unsubscribe function. */
+  onMessage<T extends In['type']>(type: T, listener: Listener<MessageOf<In, T>>): () => void {
+    const filter = (frame: In) => frame.type === type && listener(frame as MessageOf<In, T>);
+    this.on('frame', filter);
+    return () => void this.off('frame', filter);
+  }
+
+  /** The next received message of this type. */
+  nextMessage<T extends In['type']>(type: T, timeoutMs = 10_000): Promise<MessageOf<In, T>> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => (off(), reject(new Error(`no ${type} message within ${timeoutMs} ms`))), timeoutMs);
+      const off = this.onMessage(type, (m) => (clearTimeout(timer), off(), resolve(m)));
+    });
+  }
+
+  /** Every received message, until stop() or giving up (for `for await`). */
+  async *messages(): AsyncGenerator<In, void, undefined> {
+    const queue: In[] = [];
+    let wake: (() => void) | null = null;
+    const onFrame = (f: In) => (queue.push(f), wake?.());
+    const onEnd = () => wake?.();
+    this.on('frame', onFrame).on('gave_up', onEnd).on('close', onEnd);
+    try {
+      for (;;) {
+        while (queue.length) yield queue.shift()!;
+        if (this.#stopped) return;
+        await new Promise<void>((r) => (wake = r));
+        wake = null;
+      }
+    } finally {
+      this.off('frame', onFrame).off('gave_up', onEnd).off('close', onEnd);
+    }
+  }
+
+  /** Sends a message of the AsyncAPI document on the open connection; throws when none is open. */
+  send(message: Out): void {
+    const ws = this.#ws;
+    if (!ws || ws.readyState !== WebSocket.OPEN) throw new Error(`cannot send ${message.type}: the connection is not open`);
+    ws.send(JSON.stringify(message));
+  }
+
+  /** Closes the connection (1000) and stops reconnecting. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#retryTimer) clearTimeout(this.#retryTimer);
+    const ws = this.#ws;
+    if (!ws || ws.readyState === WebSocket.CLOSED) return;
+    await new Promise<void>((resolve) => {
+      ws.once('close', () => resolve());
+      ws.close(1000, 'client stopping');
+      setTimeout(() => (ws.terminate(), resolve()), 2_000).unref?.();
+    });
+  }
+
+  #log(msg: string, fields?: Record<string, unknown>) {
+    this.#opts.log?.(msg, fields);
+  }
+
+  /** Stops for good (no more reconnects) and says why, once. */
+  #giveUp(error: MarketMakerGoneError) {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    this.#goneError = error;
+    if (this.#retryTimer) clearTimeout(this.#retryTimer);
+    this.#log('giving up', { reason: error.message });
+    this.emit('gave_up', error);
+  }
+
+  #connect() {
+    const ws = new WebSocket(this.#opts.url);
+    this.#ws = ws;
+    this.#session = null;
+    ws.on('open', () => {
+      this.#log('connected; asking for a challenge', { url: this.#opts.url });
+      ws.send(JSON.stringify({ type: 'auth' }));
+    });
+    ws.on('message', (data, isBinary) => {
+      if (isBinary) return;
+      let frame: In;
+      try {
+        frame = JSON.parse(data.toString()) as In;
+      } catch {
+        return;
+      }
+      if (typeof frame !== 'object' || frame === null || typeof frame.type !== 'string') return;
+      this.emit('frame', frame);
+      void this.#onFrame(ws, frame as unknown as ServerMessage);
+    });
+    ws.on('unexpected-response', (_req, res) => {
+      this.#log('upgrade refused', { status: res.statusCode });
+      ws.terminate();
+    });
+    ws.on('error', (err) => this.#log('connection error', { error: err.message }));
+    ws.on('close', (code, reasonBuf) => {
+      const reason = reasonBuf.toString();
+      this.#session = null;
+      this.emit('close', { code, reason });
+      this.#log('connection closed', { code, reason });
+      if (code === CLOSE_CODES.removed) {
+        this.#giveUp(
+          new MarketMakerGoneError(
+            'removed',
+            this.address,
+            `the operator removed market maker ${this.address} (close ${code}: ${reason || 'market maker removed'}); ` +
+              'reconnecting cannot succeed: ask the operator to register the wallet again (POST /v1/admin/market-makers)',
+          ),
+        );
+      }
+      if (this.#stopped || !this.#opts.reconnect) return;
+      const attempt = ++this.#failures;
+      const base = Math.min(this.#opts.maxBackoffMs, this.#opts.minBackoffMs * 2 ** Math.min(attempt - 1, 16));
+      const delayMs = Math.round(base / 2 + (Math.random() * base) / 2);
+      this.emit('reconnecting', { delayMs, attempt });
+      this.#log('reconnecting', { delay_ms: delayMs, attempt });
+      this.#retryTimer = setTimeout(() => this.#connect(), delayMs);
+    });
+  }
+
+  async #onFrame(ws: WebSocket, frame: ServerMessage) {
+    switch (frame.type) {
+      case 'auth_challenge': {
+        const signature = await signAuthChallenge(this.#opts.account, this.#opts.authDomain, frame.nonce, frame.timestamp);
+        if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: 'auth_response', wallet_address: this.address, signature }));
+        return;
+      }
+      case 'auth_result':
+        if (frame.success) {
+          this.#failures = 0;
+          this.#session = { token: String(frame.session_token), expiresAt: Number(frame.expires_at) };
+          this.#log('authenticated', { expires_at: this.#session.expiresAt });
+          this.emit('session', this.#session);
+          return;
+        }
+        this.#log('authentication failed', { error: frame.error });
+        this.emit('auth_failed', frame.error);
+        if (frame.error === 'unknown_market_maker') {
+          this.#giveUp(
+            new MarketMakerGoneError(
+              'unknown_market_maker',
+              this.address,
+              `wallet ${this.address} is not a registered market maker (unknown_market_maker); ` +
+                'reconnecting cannot succeed: an operator registers it with POST /v1/admin/market-makers',
+            ),
+          );
+          ws.close(1000, 'not registered');
+        } else if (frame.error !== 'already_authenticated') ws.close(1000, 'authentication failed'); // reconnect with backoff
+        return;
+      case 'ping':
+        if (this.#opts.answerPings && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: 'pong', timestamp: frame.timestamp }));
+        return;
+      case 'AUTH_EXPIRED':
+        this.#log('session ended by the service', { expired_at_ms: frame.expired_at_ms });
+        this.emit('expired', frame);
+        return; // the service closes the connection next (4003: reconnect; 4004: give up)
+      case 'error':
+        this.#log('the service rejected a message', { code: frame.code, message: frame.message });
+        return;
+      default:
+        return; // other messages reach onMessage()/'frame' listeners
+    }
+  }
+}

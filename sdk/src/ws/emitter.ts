@@ -1,0 +1,36 @@
+// A small typed event emitter (no dependency on Node's EventEmitter types, so the package's declarations
+// type-check without @types/node).
+export type Listener<V> = (value: V) => void;
+
+export class TypedEmitter<Events extends Record<string, unknown>> {
+  readonly #listeners = new Map<keyof Events, Set<Listener<never>>>();
+  readonly #onceWrappers = new WeakMap<Listener<never>, Listener<never>>();
+
+  on<E extends keyof Events>(event: E, listener: Listener<Events[E]>): this {
+    let set = this.#listeners.get(event);
+    if (!set) this.#listeners.set(event, (set = new Set()));
+    set.add(listener as Listener<never>);
+    return this;
+  }
+
+  once<E extends keyof Events>(event: E, listener: Listener<Events[E]>): this {
+    const wrapped: Listener<Events[E]> = (value) => {
+      this.off(event, wrapped);
+      listener(value);
+    };
+    this.#onceWrappers.set(listener as Listener<never>, wrapped as Listener<never>);
+    return this.on(event, wrapped);
+  }
+
+  off<E extends keyof Events>(event: E, listener: Listener<Events[E]>): this {
+    const set = this.#listeners.get(event);
+    set?.delete(listener as Listener<never>);
+    const wrapped = this.#onceWrappers.get(listener as Listener<never>);
+    if (wrapped) set?.delete(wrapped);
+    return this;
+  }
+
+  protected emit<E extends keyof Events>(event: E, value: Events[E]): void {
+    for (const listener of [...(this.#listeners.get(event) ?? [])]) (listener as Listener<Events[E]>)(value);
+  }
+}
