@@ -4,7 +4,7 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { createMarketMaker, deleteMarketMaker, getTakerPnl } from '../generated/openapi/sdk.gen.ts';
 import { randomWallet } from '../src/testing/identity.js';
-import { MarketMakerClient } from '../examples/market-maker-client.ts';
+import { MarketMakerClient } from '@contest-rfq/sdk';
 import { startContractService, type ContractService } from './harness.ts';
 
 let svc: ContractService;

@@ -10,7 +10,7 @@ import { recoverMessageAddress } from 'viem';
 import { randomBytes } from 'node:crypto';
 import { createTestDatabase, TEST_REDIS_URL, uniquePrefix } from '../src/testing/postgres.js';
 import { startServiceProcess } from '../src/testing/service-process.js';
-import { MarketMakerClient, signAuthChallenge, authMessageBytes, DEFAULT_AUTH_DOMAIN } from '../examples/market-maker-client.js';
+import { MarketMakerClient, signAuthChallenge, authMessageBytes, DEFAULT_AUTH_DOMAIN } from '@contest-rfq/sdk';
 
 const { values } = parseArgs({
   options: {

@@ -9,7 +9,7 @@ import { validateServerMessage } from '../../generated/asyncapi/validators.js';
 import { createTestDatabase, TEST_REDIS_URL, uniquePrefix, type TestDatabase } from '../testing/postgres.js';
 import { startServiceProcess, type ServiceProcess } from '../testing/service-process.js';
 import { call, createTestPrivy, randomWallet, type TestPrivy, type TestWallet } from '../testing/identity.js';
-import { MarketMakerClient, signAuthChallenge, DEFAULT_AUTH_DOMAIN } from '../../examples/market-maker-client.js';
+import { MarketMakerClient, signAuthChallenge, DEFAULT_AUTH_DOMAIN } from '@contest-rfq/sdk';
 
 const OPERATOR = `ws-test-operator-${randomBytes(8).toString('hex')}`;
 const TIMINGS = { MM_CHALLENGE_TTL_MS: '600', MM_AUTH_TIMEOUT_MS: '2500', MM_HEARTBEAT_INTERVAL_MS: '250', MM_MAX_MISSED_PONGS: '3' };
@@ -148,7 +148,7 @@ describe('handshake', () => {
     expect((await call(a.baseUrl, 'GET /v1/mm/taker_pnl', { token: us.body.session_token })).status).toBe(403);
     // the connection keeps answering pings and is not closed by the auth deadline
     await new Promise((r) => setTimeout(r, 3000));
-    expect(client.ws?.readyState).toBe(WebSocket.OPEN);
+    expect(client.readyState).toBe(WebSocket.OPEN);
     await client.stop();
   });
 
@@ -385,9 +385,12 @@ describe('limits and timings', () => {
 });
 
 describe('operator removal and several processes', () => {
-  it('removal ends the sessions on both processes (AUTH_EXPIRED, 4004) and the token gets 401', async () => {
+  it('removal ends the sessions on both processes (AUTH_EXPIRED, 4004) and the token gets 401; the SDK client gives up', async () => {
     const wallet = await registerMm();
-    const onA = new MarketMakerClient({ url: wsUrl(a), account: wallet, reconnect: false });
+    const onA = new MarketMakerClient({ url: wsUrl(a), account: wallet, minBackoffMs: 50 }); // would reconnect, but must not
+    const reconnects: number[] = [];
+    onA.on('reconnecting', ({ attempt }) => reconnects.push(attempt));
+    const goneA = new Promise<Error>((resolve) => onA.once('gave_up', resolve));
     const onB = new MarketMakerClient({ url: wsUrl(b), account: wallet, reconnect: false });
     clients.push(onA, onB);
     const [sa, sb] = await Promise.all([onA.start().waitForSession(), onB.start().waitForSession()]);
@@ -406,6 +409,10 @@ describe('operator removal and several processes', () => {
     expect(del.status).toBe(204);
     expect(await Promise.all(ends)).toEqual([{ code: 4004, expired: true }, { code: 4004, expired: true }]);
     expect(Date.now() - t0).toBeLessThan(1500); // B learns of it on its next 250 ms tick
+    expect(await goneA).toMatchObject({ name: 'MarketMakerGoneError', code: 'removed', message: expect.stringContaining('POST /v1/admin/market-makers') });
+    await expect(onA.waitForSession(1000, { fresh: true })).rejects.toBe(onA.goneError);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(reconnects).toEqual([]);
     for (const t of [sa.token, sb.token]) {
       const r = await call(b.baseUrl, 'GET /v1/mm/taker_pnl', { token: t });
       expect(r.status).toBe(401);
@@ -416,6 +423,13 @@ describe('operator removal and several processes', () => {
     const c = await challenge(raw);
     expect(await authResponse(raw, { wallet_address: wallet.address, signature: await signAuthChallenge(wallet, DEFAULT_AUTH_DOMAIN, c.nonce, c.timestamp) })).toEqual(failure('unknown_market_maker'));
     raw.ws.close();
+    const stranger = new MarketMakerClient({ url: wsUrl(a), account: wallet, minBackoffMs: 50 });
+    clients.push(stranger);
+    const closes: number[] = [];
+    stranger.on('close', ({ code }) => closes.push(code));
+    await expect(stranger.start().waitForSession()).rejects.toMatchObject({ name: 'MarketMakerGoneError', code: 'unknown_market_maker' });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(closes).toEqual([1000]); // closed once, no retry
     expect((await call(a.baseUrl, `DELETE /v1/admin/market-makers/${wallet.address}`, { token: OPERATOR })).status).toBe(404);
     await registerMm(wallet, b);
     const dup = await call(a.baseUrl, 'POST /v1/admin/market-makers', { token: OPERATOR, body: { wallet_address: wallet.address, name: 'again' } });
