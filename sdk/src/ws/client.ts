@@ -78,6 +78,8 @@ export class MarketMakerClient<In extends Message = ServerMessage, Out extends M
   #failures = 0;
   #retryTimer: ReturnType<typeof setTimeout> | null = null;
   #goneError: MarketMakerGoneError | null = null;
+  /** Called by stop() and when giving up: ends the messages() iterators. */
+  readonly #onEnd = new Set<() => void>();
   readonly #opts: Resolved;
 
   constructor(options: MarketMakerClientOptions) {
@@ -143,22 +145,25 @@ export class MarketMakerClient<In extends Message = ServerMessage, Out extends M
     });
   }
 
-  /** Every received message, until stop() or giving up (for `for await`). */
+  /** Every received message, from now until stop() or giving up (for `for await`; may be called before start()). */
   async *messages(): AsyncGenerator<In, void, undefined> {
     const queue: In[] = [];
+    let ended = false;
     let wake: (() => void) | null = null;
     const onFrame = (f: In) => (queue.push(f), wake?.());
-    const onEnd = () => wake?.();
-    this.on('frame', onFrame).on('gave_up', onEnd).on('close', onEnd);
+    const onEnd = () => ((ended = true), wake?.());
+    this.on('frame', onFrame);
+    this.#onEnd.add(onEnd);
     try {
       for (;;) {
         while (queue.length) yield queue.shift()!;
-        if (this.#stopped) return;
+        if (ended) return;
         await new Promise<void>((r) => (wake = r));
         wake = null;
       }
     } finally {
-      this.off('frame', onFrame).off('gave_up', onEnd).off('close', onEnd);
+      this.off('frame', onFrame);
+      this.#onEnd.delete(onEnd);
     }
   }
 
@@ -173,6 +178,7 @@ export class MarketMakerClient<In extends Message = ServerMessage, Out extends M
   async stop(): Promise<void> {
     this.#stopped = true;
     if (this.#retryTimer) clearTimeout(this.#retryTimer);
+    for (const end of [...this.#onEnd]) end();
     const ws = this.#ws;
     if (!ws || ws.readyState === WebSocket.CLOSED) return;
     await new Promise<void>((resolve) => {
@@ -194,6 +200,7 @@ export class MarketMakerClient<In extends Message = ServerMessage, Out extends M
     if (this.#retryTimer) clearTimeout(this.#retryTimer);
     this.#log('giving up', { reason: error.message });
     this.emit('gave_up', error);
+    for (const end of [...this.#onEnd]) end();
   }
 
   #connect() {

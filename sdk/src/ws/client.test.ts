@@ -1,0 +1,98 @@
+// MarketMakerClient against a scripted `ws` server: the parts the gateway integration tests cannot reach
+// (a message type the AsyncAPI document does not have yet, the async iterator, backoff growth). The
+// protocol itself is tested against the real service in src/ws/gateway.int.test.ts.
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
+import { MarketMakerClient, type ClientMessage, type MessageOf, type ServerMessage } from '@contest-rfq/sdk';
+
+// What the RFQ stream will add to the document: the client is typed over the extended unions as is.
+type Rfq = { type: 'rfq'; rfq_id: string };
+type Subscribe = { type: 'subscribe'; channel: 'rfq' };
+
+const servers: WebSocketServer[] = [];
+const clients: MarketMakerClient<never, never>[] = [];
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.stop()));
+  for (const s of servers.splice(0)) s.close();
+});
+
+/** A server that authenticates anyone, then runs `then` on the connection. */
+async function server(then: (ws: WebSocket, received: unknown[]) => void = () => undefined) {
+  const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+  servers.push(wss);
+  await new Promise((r) => wss.once('listening', r));
+  wss.on('connection', (ws) => {
+    const received: unknown[] = [];
+    ws.on('message', (data) => {
+      const m = JSON.parse(String(data)) as { type: string };
+      received.push(m);
+      if (m.type === 'auth') ws.send(JSON.stringify({ type: 'auth_challenge', nonce: 'ab'.repeat(32), timestamp: 1 }));
+      if (m.type === 'auth_response') {
+        ws.send(JSON.stringify({ type: 'auth_result', success: true, error: null, session_token: 't', expires_at: 2 }));
+        then(ws, received);
+      }
+    });
+  });
+  return { url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`, wss };
+}
+
+function client<In extends { type: string } = ServerMessage, Out extends { type: string } = ClientMessage>(url: string, opts = {}) {
+  const c = new MarketMakerClient<In, Out>({ url, account: privateKeyToAccount(generatePrivateKey()), ...opts });
+  clients.push(c as unknown as MarketMakerClient<never, never>);
+  return c;
+}
+
+describe('MarketMakerClient', () => {
+  it('is typed over the message unions: a message added to the document is onMessage/send-able', async () => {
+    const received: unknown[][] = [];
+    const { url } = await server((ws, r) => {
+      received.push(r);
+      ws.send(JSON.stringify({ type: 'rfq', rfq_id: 'r-1' }));
+    });
+    const c = client<ServerMessage | Rfq, ClientMessage | Subscribe>(url);
+    const rfq = c.nextMessage('rfq');
+    await c.start().waitForSession();
+    expectTypeOf(await rfq).toEqualTypeOf<Rfq>();
+    expect(await rfq).toEqual({ type: 'rfq', rfq_id: 'r-1' });
+    c.send({ type: 'subscribe', channel: 'rfq' });
+    await expect.poll(() => received[0]?.at(-1)).toEqual({ type: 'subscribe', channel: 'rfq' });
+    expectTypeOf<MessageOf<ServerMessage, 'ping'>>().toHaveProperty('timestamp');
+    // @ts-expect-error: the default client knows only the document's messages
+    client(url).onMessage('rfq', () => undefined);
+  });
+
+  it('answers pings, and messages() yields every message until stop()', async () => {
+    const pongs: unknown[] = [];
+    const { url } = await server((ws) => {
+      ws.on('message', (d) => String(d).includes('pong') && pongs.push(JSON.parse(String(d))));
+      ws.send(JSON.stringify({ type: 'ping', timestamp: 42 }));
+    });
+    const c = client(url);
+    const seen: string[] = [];
+    const done = (async () => {
+      for await (const m of c.messages()) seen.push(m.type);
+    })();
+    await c.start().waitForSession();
+    await expect.poll(() => pongs).toEqual([{ type: 'pong', timestamp: 42 }]);
+    await c.stop();
+    await done;
+    expect(seen).toEqual(['auth_challenge', 'auth_result', 'ping']);
+  });
+
+  it('reconnects with growing backoff and refuses send() while not connected', async () => {
+    const { url, wss } = await server((ws) => ws.close(4003, 'session expired'));
+    const c = client(url, { minBackoffMs: 20, maxBackoffMs: 80 });
+    expect(() => c.send({ type: 'auth' })).toThrow(/not open/);
+    const delays: number[] = [];
+    c.on('reconnecting', ({ delayMs, attempt }) => delays.push(attempt === 1 ? delayMs / 20 : delayMs / Math.min(80, 20 * 2 ** (attempt - 1))));
+    const sessions: string[] = [];
+    c.on('session', (s) => sessions.push(s.token));
+    c.start();
+    await expect.poll(() => delays.length, { timeout: 5000 }).toBeGreaterThanOrEqual(4);
+    for (const d of delays) expect(d >= 0.5 && d <= 1).toBe(true); // each delay in [base/2, base]
+    expect(sessions.length).toBeGreaterThanOrEqual(3); // a fresh handshake each time
+    wss.close();
+  });
+});
