@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.ts';
 import type { Client, ClientMeta, Options as Options2, RequestResult, TDataShape } from './client/index.ts';
-import type { CreateContestData, CreateContestEntryData, CreateContestEntryErrors, CreateContestEntryResponses, CreateContestErrors, CreateContestResponses, CreateDepositData, CreateDepositErrors, CreateDepositResponses, CreateMarketMakerData, CreateMarketMakerErrors, CreateMarketMakerResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, CreateWalletSessionData, CreateWalletSessionErrors, CreateWalletSessionResponses, CreateWithdrawalData, CreateWithdrawalErrors, CreateWithdrawalResponses, CreditAppTokensData, CreditAppTokensErrors, CreditAppTokensResponses, DeleteMarketMakerData, DeleteMarketMakerErrors, DeleteMarketMakerResponses, GetAvailableAppTokenBalanceData, GetAvailableAppTokenBalanceErrors, GetAvailableAppTokenBalanceResponses, GetAvailableBalanceData, GetAvailableBalanceErrors, GetAvailableBalanceResponses, GetContestData, GetContestErrors, GetContestLeaderboardData, GetContestLeaderboardErrors, GetContestLeaderboardResponses, GetContestPopularEntryData, GetContestPopularEntryErrors, GetContestPopularEntryResponses, GetContestResponses, GetContestTopParticipantsData, GetContestTopParticipantsErrors, GetContestTopParticipantsResponses, GetCurrentMarketData, GetCurrentMarketErrors, GetCurrentMarketResponses, GetDepositWalletData, GetDepositWalletErrors, GetDepositWalletResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetOperationData, GetOperationErrors, GetOperationResponses, GetPoolImageRawData, GetPoolImageRawErrors, GetPoolImageRawResponses, GetPreferencesData, GetPreferencesErrors, GetPreferencesResponses, GetProfileContestData, GetProfileContestErrors, GetProfileContestResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetReservedBalanceData, GetReservedBalanceErrors, GetReservedBalanceResponses, GetTakerPnlData, GetTakerPnlErrors, GetTakerPnlResponses, GetWalletNonceData, GetWalletNonceErrors, GetWalletNonceResponses, ListContestsData, ListContestsErrors, ListContestsResponses, LogoutData, LogoutErrors, LogoutResponses, LookupMarketData, LookupMarketErrors, LookupMarketResponses, ResolveMarketData, ResolveMarketErrors, ResolveMarketResponses, UpdatePreferencesData, UpdatePreferencesErrors, UpdatePreferencesResponses, UploadPoolImageData, UploadPoolImageErrors, UploadPoolImageResponses, VoidContestData, VoidContestErrors, VoidContestResponses } from './types.gen.ts';
+import type { CreateContestData, CreateContestEntryData, CreateContestEntryErrors, CreateContestEntryResponses, CreateContestErrors, CreateContestResponses, CreateDepositData, CreateDepositErrors, CreateDepositResponses, CreateMarketMakerData, CreateMarketMakerErrors, CreateMarketMakerResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, CreateWalletSessionData, CreateWalletSessionErrors, CreateWalletSessionResponses, CreateWithdrawalData, CreateWithdrawalErrors, CreateWithdrawalResponses, CreditAppTokensData, CreditAppTokensErrors, CreditAppTokensResponses, DeleteMarketMakerData, DeleteMarketMakerErrors, DeleteMarketMakerResponses, GetAvailableAppTokenBalanceData, GetAvailableAppTokenBalanceErrors, GetAvailableAppTokenBalanceResponses, GetAvailableBalanceData, GetAvailableBalanceErrors, GetAvailableBalanceResponses, GetContestData, GetContestErrors, GetContestLeaderboardData, GetContestLeaderboardErrors, GetContestLeaderboardResponses, GetContestPopularEntryData, GetContestPopularEntryErrors, GetContestPopularEntryResponses, GetContestResponses, GetContestTopParticipantsData, GetContestTopParticipantsErrors, GetContestTopParticipantsResponses, GetCurrentMarketData, GetCurrentMarketErrors, GetCurrentMarketResponses, GetDepositWalletData, GetDepositWalletErrors, GetDepositWalletResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetOperationData, GetOperationErrors, GetOperationResponses, GetPoolImageRawData, GetPoolImageRawErrors, GetPoolImageRawResponses, GetPreferencesData, GetPreferencesErrors, GetPreferencesResponses, GetProfileContestData, GetProfileContestErrors, GetProfileContestResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetReservedBalanceData, GetReservedBalanceErrors, GetReservedBalanceResponses, GetRfqTypedDataData, GetRfqTypedDataErrors, GetRfqTypedDataResponses, GetTakerPnlData, GetTakerPnlErrors, GetTakerPnlResponses, GetWalletNonceData, GetWalletNonceErrors, GetWalletNonceResponses, ListContestsData, ListContestsErrors, ListContestsResponses, LogoutData, LogoutErrors, LogoutResponses, LookupMarketData, LookupMarketErrors, LookupMarketResponses, ResolveMarketData, ResolveMarketErrors, ResolveMarketResponses, UpdatePreferencesData, UpdatePreferencesErrors, UpdatePreferencesResponses, UploadPoolImageData, UploadPoolImageErrors, UploadPoolImageResponses, VoidContestData, VoidContestErrors, VoidContestResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -336,6 +336,62 @@ export const getCurrentMarket = <ThrowOnError extends boolean = false>(options: 
  *
  */
 export const lookupMarket = <ThrowOnError extends boolean = false>(options: Options<LookupMarketData, ThrowOnError>): RequestResult<LookupMarketResponses, LookupMarketErrors, ThrowOnError> => (options.client ?? client).get<LookupMarketResponses, LookupMarketErrors, ThrowOnError>({ url: '/v1/markets/lookup', ...options });
+
+/**
+ * Get the EIP-712 typed data of RFQ orders and quotes
+ *
+ * The EIP-712 domain and types that a taker signs an RFQ order with (primary type `RfqOrder`,
+ * signed by the session's wallet) and that a market maker signs a quote with (primary type
+ * `Quote`, signed by the market maker's wallet). Pass `domain` and `types` unchanged to
+ * `signTypedData` (viem, ethers `signTypedData`, `eth_signTypedData_v4`) with the primary type and
+ * the message built from the JSON order as below. The domain has no `verifyingContract` (there is
+ * no contract); its `name` and `chainId` are deployment settings (`RFQ_EIP712_NAME`,
+ * `RFQ_SIGNING_CHAIN_ID`), so fetch them rather than hard-coding them. The response changes only
+ * when the deployment's configuration does. The domain's fields keep their EIP-712 names
+ * (`chainId`), unlike the rest of this API's snake_case.
+ *
+ * ## JSON to typed message
+ *
+ * | JSON order field | typed field | mapping |
+ * |---|---|---|
+ * | `taker` | `taker` (address) | as is (case does not matter) |
+ * | `legs[].market_id` | `legs[].marketId` (uint64) | as is; legs keep their order |
+ * | `legs[].direction` | `legs[].direction` (uint8) | `up` = 0 (YES), `down` = 1 (NO) |
+ * | `stake_micros` | `stakeMicros` (uint64) | as is |
+ * | `min_odds_bps` | `minOddsBps` (uint32) | as is; decimal odds including the stake, 10000 = even |
+ * | `order_type` | `orderType` (uint8) | `IOC` = 1, `FOK` = 2 |
+ * | `nonce` | `nonce` (uint64) | as is; unique per taker |
+ * | `deadline_ms` | `deadlineMs` (uint64) | as is |
+ *
+ * A quote's message is `{rfqId: <the RFQ id, lowercase UUID text>, maker: <your wallet>,
+ * oddsBps, maxFillMicros, validUntilMs}` from the quote's `rfq_id`, `odds_bps`,
+ * `max_fill_micros` and `valid_until_ms`. Every integer is a JSON integer at most 2^53-1.
+ * Signatures are `0x` followed by 130 hex characters (`r || s || v`, `v` in {27, 28} or {0, 1}).
+ *
+ * ## Worked example
+ *
+ * Hardhat/anvil test account 0 signs both, with the default domain
+ * (`contest-rfq-service`, version `1`, chain 8453). Its private key is public: never use it for funds.
+ *
+ * ```text
+ * private key   0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80
+ * address       0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+ * order         {"taker":"0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266","legs":[{"market_id":1042,"direction":"up"},{"market_id":1043,"direction":"down"}],"stake_micros":10000000,"min_odds_bps":25000,"order_type":"FOK","nonce":1,"deadline_ms":1767225630000}
+ * typed message {taker: 0xf39F…2266, legs: [{marketId: 1042, direction: 0}, {marketId: 1043, direction: 1}], stakeMicros: 10000000, minOddsBps: 25000, orderType: 2, nonce: 1, deadlineMs: 1767225630000}
+ * order digest  0x70e1db37f51e39f8bf4a49ee979788efcaddfe7e4d6947e0e1032628bf54b752
+ * order sig     0xc7ce02dca28a7c70975633a07e39c0ac7911a44a285d106ba8151aa927613a932ec1e29db16dc71ba1fd854451dbbc86049fac62c8cc1391c2f546b238492df71b
+ * quote         {"rfq_id":"0f8e2a9c-4b1d-4c6e-9a7f-3d2b1c0e5f6a","maker":"0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266","odds_bps":26000,"max_fill_micros":10000000,"valid_until_ms":1767225601000}
+ * quote digest  0x1288a8aec94909c309218ec7208035344411a4e9f08ea0d3fc9259632c7915dc
+ * quote sig     0xc0daf58af675ef1c8e5eeda0148a620b95c0ec096b82343b522c83c28a2c2f14176e588d2368c0603ca04ed447d49df69a3cf0e832c7886a1b1d0265725b34b11b
+ * ```
+ *
+ * The digests are `keccak256(0x1901 || domainSeparator || hashStruct(message))` with
+ * `encodeType` `RfqOrder(address taker,Leg[] legs,uint64 stakeMicros,uint32 minOddsBps,uint8 orderType,uint64 nonce,uint64 deadlineMs)Leg(uint64 marketId,uint8 direction)`
+ * and `Quote(string rfqId,address maker,uint32 oddsBps,uint64 maxFillMicros,uint64 validUntilMs)`.
+ * With viem: `account.signTypedData({domain, types, primaryType: 'RfqOrder', message})`.
+ *
+ */
+export const getRfqTypedData = <ThrowOnError extends boolean = false>(options?: Options<GetRfqTypedDataData, ThrowOnError>): RequestResult<GetRfqTypedDataResponses, GetRfqTypedDataErrors, ThrowOnError> => (options?.client ?? client).get<GetRfqTypedDataResponses, GetRfqTypedDataErrors, ThrowOnError>({ url: '/v1/rfq/typed-data', ...options });
 
 /**
  * Deposit into the available balance

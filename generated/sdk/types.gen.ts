@@ -592,6 +592,46 @@ export type MarketWindowResponse = {
     market: MarketWindow;
 };
 
+export type Eip712Field = {
+    /**
+     * Field name in the typed message.
+     */
+    name: string;
+    /**
+     * Solidity type, or the name of another struct (`Leg[]`).
+     */
+    type: string;
+};
+
+export type RfqTypedData = {
+    /**
+     * EIP-712 domain (no `verifyingContract`). Field names are EIP-712's own.
+     */
+    domain: {
+        /**
+         * `RFQ_EIP712_NAME` of the deployment.
+         */
+        name: string;
+        version: '1';
+        /**
+         * `RFQ_SIGNING_CHAIN_ID` of the deployment; one of the chains wallet sign-in accepts.
+         */
+        chainId: number;
+    };
+    /**
+     * EIP-712 struct types, in the shape `signTypedData` takes.
+     */
+    types: {
+        RfqOrder: Array<Eip712Field>;
+        Leg: Array<Eip712Field>;
+        Quote: Array<Eip712Field>;
+    };
+    primary_types: {
+        order: 'RfqOrder';
+        quote: 'Quote';
+    };
+};
+
 export type DepositRequest = {
     amount_micros: AmountMicros;
     idempotency_key: IdempotencyKey;
@@ -1625,6 +1665,31 @@ export type LookupMarketResponses = {
 };
 
 export type LookupMarketResponse = LookupMarketResponses[keyof LookupMarketResponses];
+
+export type GetRfqTypedDataData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/v1/rfq/typed-data';
+};
+
+export type GetRfqTypedDataErrors = {
+    /**
+     * Unexpected server error. `details.request_id` identifies the request in the logs.
+     */
+    500: Error;
+};
+
+export type GetRfqTypedDataError = GetRfqTypedDataErrors[keyof GetRfqTypedDataErrors];
+
+export type GetRfqTypedDataResponses = {
+    /**
+     * The domain, the types and the primary type of each signed object.
+     */
+    200: RfqTypedData;
+};
+
+export type GetRfqTypedDataResponse = GetRfqTypedDataResponses[keyof GetRfqTypedDataResponses];
 
 export type CreateDepositData = {
     body: DepositRequest;

@@ -3,7 +3,7 @@
 // a generated name they share.
 export * from './http.ts';
 export { fetchTypedData, orderToTypedMessage, orderTypedData, signOrder } from './taker.ts';
-export type { Direction, Eip712Field, OrderType, RfqOrderJson, RfqOrderMessage, RfqTypedData } from './taker.ts';
+export type { Direction, OrderType, RfqOrderJson, RfqOrderMessage } from './taker.ts';
 export { authMessageBytes, DEFAULT_AUTH_DOMAIN, signAuthChallenge } from './ws/auth.ts';
 export { CLOSE_CODES, MarketMakerClient, MarketMakerGoneError } from './ws/client.ts';
 export type { MarketMakerClientEvents, MarketMakerClientOptions, MarketMakerSession, MessageOf } from './ws/client.ts';

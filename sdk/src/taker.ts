@@ -3,24 +3,13 @@
 // message that the taker's wallet signs (the mapping table of that operation in spec/openapi.yaml).
 import type { Address, Hex, LocalAccount, TypedDataDomain } from 'viem';
 import type { Client } from '../../generated/sdk/client/index.ts';
+import { getRfqTypedData } from '../../generated/sdk/sdk.gen.ts';
+import type { RfqTypedData } from '../../generated/sdk/types.gen.ts';
 
 export type Direction = 'up' | 'down';
 export type OrderType = 'IOC' | 'FOK';
 
-/** An EIP-712 struct field. */
-export interface Eip712Field {
-  name: string;
-  type: string;
-}
-
-/** The body of `GET /v1/rfq/typed-data` (schema RfqTypedData). */
-export interface RfqTypedData {
-  domain: { name: string; version: string; chainId: number };
-  types: { RfqOrder: Eip712Field[]; Leg: Eip712Field[]; Quote: Eip712Field[] };
-  primary_types: { order: 'RfqOrder'; quote: 'Quote' };
-}
-
-/** The order as sent in `POST /v1/rfq` (`order`): exactly what is signed. */
+/** The order as sent in `POST /v1/rfq` (`order`): exactly what is signed. (Hand-written until POST /v1/rfq is in the spec.) */
 export interface RfqOrderJson {
   taker: string;
   legs: Array<{ market_id: number; direction: Direction }>;
@@ -47,7 +36,7 @@ const ORDER_TYPE: Record<OrderType, number> = { IOC: 1, FOK: 2 };
 
 /** Reads the deployment's typed data (its name and chainId are settings: fetch them, do not hard-code). */
 export async function fetchTypedData(client: Client): Promise<RfqTypedData> {
-  const res = await client.get<{ 200: RfqTypedData }, unknown, false>({ url: '/v1/rfq/typed-data' });
+  const res = await getRfqTypedData({ client });
   if (res.error !== undefined || !res.data) {
     throw new Error(`GET /v1/rfq/typed-data failed (${res.response?.status ?? 'no response'}): ${JSON.stringify(res.error)}`);
   }
