@@ -271,6 +271,14 @@ export const getContestTopParticipants = <ThrowOnError extends boolean = false>(
  *
  * For every market of the contest, how many entries picked YES (`up`) and NO (`down`).
  *
+ * Visibility rule (the same as on `GET /v1/u/{handle}/contests/{id}`): for a contest configured
+ * `hidden_while_betting_open`, picks are hidden until betting closes. While `now_ms <
+ * betting_closes_ms` the answer has `entry_visibility: hidden_while_betting_open` and an empty
+ * `markets` (no counts at all: with few entrants, counts would be their picks); `total_entries`
+ * is public as in the lobby. Once `now_ms >= betting_closes_ms`, and at all times for contests
+ * configured `visible`, `entry_visibility` is `visible` and `markets` holds the counts of every
+ * market.
+ *
  * Available for lineups and outcast contests; survivor and streak contests return 404
  * `CONTEST_NOT_FOUND`.
  *

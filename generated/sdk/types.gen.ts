@@ -57,7 +57,7 @@ export type ContestCategory = 'mentions' | 'sports' | 'culture';
 export type GameType = 'lineups' | 'outcast' | 'survivor' | 'streak';
 
 /**
- * `hidden_while_betting_open`: entries and picks are hidden on profiles until `betting_closes_ms`; `visible`: always shown.
+ * `hidden_while_betting_open`: entries and picks are hidden on profiles and in popular entry until `betting_closes_ms`; `visible`: always shown.
  */
 export type EntryVisibility = 'visible' | 'hidden_while_betting_open';
 
@@ -562,6 +562,10 @@ export type PopularMarket = {
 
 export type PopularEntry = {
     total_entries: number;
+    entry_visibility: EntryVisibility;
+    /**
+     * Empty while `entry_visibility` is `hidden_while_betting_open`; otherwise one item per market, in the contest's order.
+     */
     markets: Array<PopularMarket>;
 };
 

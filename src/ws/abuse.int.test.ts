@@ -6,7 +6,7 @@ import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, randomWallet, type TestWallet } from '../testing/identity.js';
 import { startTestService, type TestService } from '../testing/test-service.js';
-import { signAuthChallenge, DEFAULT_AUTH_DOMAIN } from '../../examples/market-maker-client.js';
+import { signAuthChallenge, DEFAULT_AUTH_DOMAIN } from '@contest-rfq/sdk';
 
 let t: TestService;
 const sockets: WebSocket[] = [];
