@@ -206,8 +206,9 @@ export const getContest = <ThrowOnError extends boolean = false>(options: Option
  * Direction `up` is the YES side of a market, `down` the NO side. Idempotent: retrying with the
  * same `idempotency_key` and body returns the first 201 with `Idempotent-Replayed: true` (a
  * rejected first attempt, such as a 409 or 422 above, is replayed the same way); the same key with
- * another body, or sent to another contest, is 409 `IDEMPOTENCY_KEY_REUSED`. Concurrent entries
- * are applied one at a time per contest, so `entry_cap` and `max_entries_per_user` hold exactly.
+ * another body, or sent to another contest, is 409 `IDEMPOTENCY_KEY_REUSED`. One key makes at
+ * most one entry, whatever fails. Concurrent entries are applied one at a time per contest, so
+ * `entry_cap` and `max_entries_per_user` hold exactly.
  *
  */
 export const createContestEntry = <ThrowOnError extends boolean = false>(options: Options<CreateContestEntryData, ThrowOnError>): RequestResult<CreateContestEntryResponses, CreateContestEntryErrors, ThrowOnError> => (options.client ?? client).post<CreateContestEntryResponses, CreateContestEntryErrors, ThrowOnError>({
@@ -413,10 +414,11 @@ export const getRfqTypedData = <ThrowOnError extends boolean = false>(options?: 
  * `GET /v1/users/operations/{operation_id}`. The available balance is credited only when
  * settlement succeeds; a settlement that fails is 422 `SETTLEMENT_FAILED`.
  *
- * Idempotent by `idempotency_key`: a retry with the same key and body returns the first response
- * (same status and body) with `Idempotent-Replayed: true`; the same key with a different body is
- * 409 `IDEMPOTENCY_KEY_REUSED`, a retry while the first is executing 409
- * `IDEMPOTENCY_REQUEST_IN_PROGRESS`.
+ * Idempotent by `idempotency_key`: a retry with the same key and body never deposits again; it
+ * answers from the deposit's current state with `Idempotent-Replayed: true` (200 settled, 202
+ * pending, 422 `SETTLEMENT_FAILED`), waiting for settlement as the first request does. The same
+ * key with a different body is 409 `IDEMPOTENCY_KEY_REUSED`. A deposit that was accepted but
+ * whose wait for settlement failed (the database went away) answers 202 with its `operation_id`.
  *
  */
 export const createDeposit = <ThrowOnError extends boolean = false>(options: Options<CreateDepositData, ThrowOnError>): RequestResult<CreateDepositResponses, CreateDepositErrors, ThrowOnError> => (options.client ?? client).post<CreateDepositResponses, CreateDepositErrors, ThrowOnError>({
@@ -449,8 +451,11 @@ export const createDeposit = <ThrowOnError extends boolean = false>(options: Opt
  * The request waits up to `DEPOSIT_SYNC_WAIT_MS` (5000 ms by default): 200 with the settlement
  * result, or 202 with the `operation_id` to poll with `GET /v1/users/operations/{operation_id}`.
  * The idempotency key protects the whole request, including `destination_address`: a retry with
- * the same key and body returns the first response with `Idempotent-Replayed: true`; the same key
- * with a different body (for example another destination) is 409 `IDEMPOTENCY_KEY_REUSED`.
+ * the same key and body never withdraws again; it answers from the withdrawal's current state with
+ * `Idempotent-Replayed: true` (200 settled, 202 pending, 422 `SETTLEMENT_FAILED`; a first 422
+ * `INSUFFICIENT_BALANCE` is replayed as it was). The same key with a different body (for example
+ * another destination) is 409 `IDEMPOTENCY_KEY_REUSED`. A withdrawal that was accepted but whose
+ * wait for settlement failed answers 202 with its `operation_id`.
  *
  */
 export const createWithdrawal = <ThrowOnError extends boolean = false>(options: Options<CreateWithdrawalData, ThrowOnError>): RequestResult<CreateWithdrawalResponses, CreateWithdrawalErrors, ThrowOnError> => (options.client ?? client).post<CreateWithdrawalResponses, CreateWithdrawalErrors, ThrowOnError>({
@@ -715,9 +720,10 @@ export const uploadPoolImage = <ThrowOnError extends boolean = false>(options: O
  * Credit app tokens to a user
  *
  * Adds `amount_micros` to the user's available app-token balance and returns the new balance.
- * Idempotent per user by `idempotency_key`: a retry with the same key and body returns the first
- * response with `Idempotent-Replayed: true`; the same key with a different body is 409
- * `IDEMPOTENCY_KEY_REUSED`. An unknown user is 404 `USER_NOT_FOUND`.
+ * Idempotent per user by `idempotency_key`: one key credits at most once, whatever fails; a retry
+ * with the same key and body returns the first response with `Idempotent-Replayed: true`; the
+ * same key with a different body is 409 `IDEMPOTENCY_KEY_REUSED`. An unknown user is 404
+ * `USER_NOT_FOUND`.
  *
  */
 export const creditAppTokens = <ThrowOnError extends boolean = false>(options: Options<CreditAppTokensData, ThrowOnError>): RequestResult<CreditAppTokensResponses, CreditAppTokensErrors, ThrowOnError> => (options.client ?? client).post<CreditAppTokensResponses, CreditAppTokensErrors, ThrowOnError>({

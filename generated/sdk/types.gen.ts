@@ -1716,7 +1716,7 @@ export type CreateDepositErrors = {
      */
     403: Error;
     /**
-     * The idempotency key was used with a different body (`IDEMPOTENCY_KEY_REUSED`), or its first request is still executing (`IDEMPOTENCY_REQUEST_IN_PROGRESS`; retry later with the same key).
+     * The idempotency key was used with a different body (`IDEMPOTENCY_KEY_REUSED`), or its first request still holds it after 5 seconds (`IDEMPOTENCY_REQUEST_IN_PROGRESS`; retry later with the same key).
      */
     409: Error;
     /**
@@ -1781,7 +1781,7 @@ export type CreateWithdrawalErrors = {
      */
     403: Error;
     /**
-     * The idempotency key was used with a different body (`IDEMPOTENCY_KEY_REUSED`), or its first request is still executing (`IDEMPOTENCY_REQUEST_IN_PROGRESS`; retry later with the same key).
+     * The idempotency key was used with a different body (`IDEMPOTENCY_KEY_REUSED`), or its first request still holds it after 5 seconds (`IDEMPOTENCY_REQUEST_IN_PROGRESS`; retry later with the same key).
      */
     409: Error;
     /**
@@ -2414,7 +2414,7 @@ export type CreditAppTokensErrors = {
      */
     404: Error;
     /**
-     * The idempotency key was used with a different body (`IDEMPOTENCY_KEY_REUSED`), or its first request is still executing (`IDEMPOTENCY_REQUEST_IN_PROGRESS`; retry later with the same key).
+     * The idempotency key was used with a different body (`IDEMPOTENCY_KEY_REUSED`), or its first request still holds it after 5 seconds (`IDEMPOTENCY_REQUEST_IN_PROGRESS`; retry later with the same key).
      */
     409: Error;
     /**
