@@ -53,6 +53,12 @@ describe('loadConfig', () => {
     expect(Buffer.byteLength(AUTH_DOMAIN_DEFAULT, 'ascii')).toBe(35);
   });
 
+  it('accepts SESSION_TTL_SECONDS down to 1 s (tests and short-lived deployments), not 0', () => {
+    expect(loadConfig({ SESSION_TTL_SECONDS: '1' }).sessionTtlSeconds).toBe(1);
+    expect(loadConfig({ SESSION_TTL_SECONDS: '59' }).sessionTtlSeconds).toBe(59);
+    expect(() => loadConfig({ SESSION_TTL_SECONDS: '0' })).toThrow(/SESSION_TTL_SECONDS/);
+  });
+
   it('lists every bad value at once', () => {
     let caught: unknown;
     try {

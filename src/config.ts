@@ -48,7 +48,8 @@ const schema = z.object({
     // Env files often carry a PEM on one line with literal \n escapes.
     .transform((v) => v?.replace(/\\n/g, '\n'))
     .pipe(z.string().refine(isP256PublicKeyPem, 'must be an SPKI PEM P-256 (ES256) public key').optional()),
-  SESSION_TTL_SECONDS: intFrom(86400, 60, 31 * 86400),
+  /** User session lifetime; down to 1 s for tests and short-lived deployments. */
+  SESSION_TTL_SECONDS: intFrom(86400, 1, 31 * 86400),
   /** EIP-4361 `domain` that wallet sign-in messages must name (host[:port] of the web app). */
   SIWE_DOMAIN: z
     .string()
