@@ -9,7 +9,8 @@ import type { Logger } from '../logger.js';
 import { authenticate, type Auth, type TokenResolver } from './auth.js';
 import { createOpenApiBackend } from './openapi.js';
 import { toErrorResponse } from './errors.js';
-import { hasBody, JSON_LIMIT_BYTES, mediaType, parseJson, readRaw, UnsupportedMediaType } from './body.js';
+import { closeIfBodyUnread, hasBody, JSON_LIMIT_BYTES, mediaType, parseJson, readRaw, UnsupportedMediaType } from './body.js';
+import { guardRequest } from './input-guard.js';
 import type { HttpMetrics } from './metrics.js';
 import { handlerFor, type HandlerResponse, type Handlers } from './handler.js';
 import { createRequestContext, type RequestContext } from './context.js';
@@ -121,14 +122,16 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
       let body: unknown;
       let contentType: string | undefined;
       let auth: Auth = { kind: 'anonymous' };
+      let path = req.path;
       if (operation) {
         res.locals.operationId = operation.operationId;
         if (limiter && limited.has(operation.operationId)) await applyRateLimit(req, res);
         auth = await authenticate(operation.security ?? document.security, req.headers.authorization, deps.resolveToken);
         ({ body, contentType } = await readBody(req, operation));
+        path = guardRequest(operation as Operation & { path: string }, req.path, req.query as Record<string, unknown>, body);
       }
       const result = (await api.handleRequest(
-        { method: req.method, path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body },
+        { method: req.method, path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body },
         { ctx: createRequestContext(deps.forkDb, { log, auth, requestId }), contentType } satisfies Extras,
       )) as HandlerResponse;
       writeResult(res, result);
@@ -154,6 +157,7 @@ async function readBody(req: Request, operation: Operation): Promise<{ body: unk
 
 function writeResult(res: Response, result: HandlerResponse): void {
   for (const [k, v] of Object.entries(result.headers ?? {})) res.setHeader(k, v);
+  closeIfBodyUnread(res);
   res.status(result.status);
   if (result.raw) {
     res.setHeader('Content-Type', result.raw.contentType);
@@ -177,8 +181,9 @@ export function writeError(res: Response, err: unknown, log?: Logger, requestId?
     return;
   }
   for (const [k, v] of Object.entries(out.headers)) res.setHeader(k, v);
-  // A body we did not read (413, 415, early 401) must not be parsed as the next request.
+  // A body we did not read (413, 415, early 401/403/404/405/429) must not be drained or parsed as the next request.
   if (out.status === 413 || out.status === 415) res.setHeader('Connection', 'close');
+  else closeIfBodyUnread(res);
   res.status(out.status).setHeader('Content-Type', 'application/json; charset=utf-8');
   res.end(JSON.stringify(out.body));
 }

@@ -1,5 +1,5 @@
 // Reads a request body with the limit of the matched operation, and decides by its media type.
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, ValidationFailed } from '../domain/errors.js';
 
 export const JSON_LIMIT_BYTES = 64 * 1024;
@@ -46,4 +46,14 @@ export function parseJson(buf: Buffer): unknown {
     const reason = (err as Error).message;
     throw new ValidationFailed(`request body is not valid JSON: ${reason}`, [{ in: 'body', path: '', message: `is not valid JSON: ${reason}` }]);
   }
+}
+
+/**
+ * A response to a request whose body has not fully arrived (refused before reading it: 401, 403, 404,
+ * 405, 429, or a handler that ignores bodies) closes the connection, instead of Node draining a body
+ * of any size to keep it alive.
+ */
+export function closeIfBodyUnread(res: ServerResponse): void {
+  const req = res.req;
+  if (req && hasBody(req) && !req.complete) res.setHeader('Connection', 'close');
 }

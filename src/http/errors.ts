@@ -18,9 +18,17 @@ export interface ErrorResponse {
   unexpected: boolean;
 }
 
+/** At most this many entries of an array `details` go on the wire; a last `{omitted: n}` counts the rest. */
+export const MAX_DETAILS = 20;
+
+export function capDetails(details: ErrorDetails): ErrorDetails {
+  if (!Array.isArray(details) || details.length <= MAX_DETAILS) return details;
+  return [...details.slice(0, MAX_DETAILS), { omitted: details.length - MAX_DETAILS }];
+}
+
 export function toErrorResponse(err: unknown, requestId: string): ErrorResponse {
   if (err instanceof AppError) {
-    return { status: err.status, body: { error: err.message, code: err.code, details: err.details }, headers: err.headers, unexpected: false };
+    return { status: err.status, body: { error: err.message, code: err.code, details: capDetails(err.details) }, headers: err.headers, unexpected: false };
   }
   if (err instanceof UniqueConstraintViolationException) {
     return plain(409, 'CONFLICT', 'the request conflicts with an existing resource; retry with a fresh idempotency key or read the resource first');

@@ -25,8 +25,11 @@ export interface EntryRecord {
 
 type Detail = { in: 'body'; path: string; message: string };
 
-const invalidPicks = (details: Detail[]) =>
-  new Unprocessable('INVALID_PICKS', `The picks do not satisfy the contest rules: ${details.map((d) => d.message).join('; ')}.`, details);
+const invalidPicks = (details: Detail[]) => {
+  const listed = details.slice(0, 3).map((d) => d.message).join('; ');
+  const more = details.length > 3 ? ` (and ${details.length - 3} more)` : '';
+  return new Unprocessable('INVALID_PICKS', `The picks do not satisfy the contest rules: ${listed}${more}.`, details);
+};
 
 /** Pure check of the picks against the contest's bet_type and markets (422 INVALID_PICKS details). */
 export function checkPicks(contest: Pick<ContestRecord, 'betType'>, markets: readonly ContestMarketRecord[], picks: readonly PickInput[], nowMs: number): Detail[] {
