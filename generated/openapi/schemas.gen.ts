@@ -30,11 +30,12 @@ export const AmountMicrosSchema = {
 } as const;
 
 export const EvmAddressSchema = {
-    description: 'EVM address, `0x` followed by 40 hex digits. In requests, a mixed-case address must carry a valid EIP-55 checksum.',
+    description: 'EVM address, `0x` followed by 40 hex digits. Responses always carry the EIP-55 checksum form.\nIn request bodies (`wallet_address`, `destination_address`) exactly two forms are accepted:\nall lowercase (`0x` + 40 of `0-9a-f`), or the EIP-55 checksum form. Any other mixed case,\nincluding all-uppercase hex digits, is 400 `VALIDATION_FAILED` at that field, although it\nmatches `pattern` (a checksum is not expressible as a pattern). The `wallet_address` path\nparameter of `DELETE /v1/admin/market-makers/{wallet_address}` is matched case-insensitively\nand accepts any case.\n',
     type: 'string',
     pattern: '^0x[0-9a-fA-F]{40}$',
     examples: [
-        '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed'
+        '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
+        '0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed'
     ]
 } as const;
 
@@ -136,7 +137,7 @@ export const PickOutcomeSchema = {
 } as const;
 
 export const ErrorSchema = {
-    description: 'The one error body of every route. `code` is stable and machine-readable; `error` is for\nhumans and may change. Codes:\n\n| status | code | when |\n|---|---|---|\n| 400 | VALIDATION_FAILED | body, query or path does not match this specification (`details` lists every failure as `{path, message}`) |\n| 400 | INVALID_CURSOR | lobby cursor not produced by this service |\n| 400 | WINDOW_NOT_ALIGNED | lookup `window_start_ms` not a multiple of `duration_secs * 1000` |\n| 401 | UNAUTHORIZED | no bearer token on a required-auth route |\n| 401 | INVALID_SESSION | bearer token unknown, revoked or expired (also on optional-auth routes) |\n| 401 | INVALID_IDENTITY_TOKEN | `privy_token` fails verification |\n| 401 | INVALID_SIWE_MESSAGE | Sign-In with Ethereum message or signature rejected |\n| 403 | FORBIDDEN | authenticated with a token not allowed on the route |\n| 404 | CONTEST_NOT_FOUND, USER_NOT_FOUND, MARKET_NOT_FOUND, OPERATION_NOT_FOUND, IMAGE_NOT_FOUND, NOT_FOUND | the addressed resource does not exist (NOT_FOUND also for unknown paths) |\n| 405 | METHOD_NOT_ALLOWED | method not supported by the path (with an `Allow` header) |\n| 409 | IDEMPOTENCY_KEY_REUSED | same idempotency key, different request body |\n| 409 | IDEMPOTENCY_REQUEST_IN_PROGRESS | same key while the first request is still executing |\n| 409 | BETTING_CLOSED, ENTRY_NOT_OPEN, CONTEST_FULL, ENTRY_LIMIT_REACHED | contest entry refused by the contest\'s state |\n| 409 | HANDLE_TAKEN | handle held by another user |\n| 409 | WALLET_IN_USE | Privy identity token whose wallet belongs to another Privy user\'s account |\n| 409 | MARKET_ALREADY_RESOLVED, CONTEST_ALREADY_SETTLED, MARKET_MAKER_EXISTS | operator API state conflicts |\n| 413 | PAYLOAD_TOO_LARGE | body over 64 KiB (JSON) or 2 MiB (image) |\n| 415 | UNSUPPORTED_MEDIA_TYPE | Content-Type not accepted by the route |\n| 422 | INSUFFICIENT_BALANCE, INVALID_PICKS, NO_LINKED_WALLET, SETTLEMENT_FAILED | well-formed request that cannot be carried out |\n| 429 | RATE_LIMITED | rate limit exceeded (with `Retry-After`) |\n| 500 | INTERNAL | unexpected error; `details.request_id` identifies it in the logs |\n| 501 | NOT_IMPLEMENTED | documented operation not implemented by this deployment |\n| 503 | UNAVAILABLE | a dependency (database, queue) is down; safe to retry with the same idempotency key |\n',
+    description: 'The one error body of every route. `code` is stable and machine-readable; `error` is for\nhumans and may change. Codes:\n\n| status | code | when |\n|---|---|---|\n| 400 | VALIDATION_FAILED | body, query or path does not match this specification, or a string holds U+0000 or an unpaired surrogate (`details` lists the failures as `{in, path, message}`, at most 20, then `{omitted}`) |\n| 400 | INVALID_CURSOR | lobby cursor not produced by this service |\n| 400 | WINDOW_NOT_ALIGNED | lookup `window_start_ms` not a multiple of `duration_secs * 1000` |\n| 401 | UNAUTHORIZED | no bearer token on a required-auth route |\n| 401 | INVALID_SESSION | bearer token unknown, revoked or expired (also on optional-auth routes) |\n| 401 | INVALID_IDENTITY_TOKEN | `privy_token` fails verification |\n| 401 | INVALID_SIWE_MESSAGE | Sign-In with Ethereum message or signature rejected |\n| 403 | FORBIDDEN | authenticated with a token not allowed on the route |\n| 404 | CONTEST_NOT_FOUND, USER_NOT_FOUND, MARKET_NOT_FOUND, OPERATION_NOT_FOUND, IMAGE_NOT_FOUND, NOT_FOUND | the addressed resource does not exist (NOT_FOUND also for unknown paths) |\n| 405 | METHOD_NOT_ALLOWED | method not supported by the path (with an `Allow` header) |\n| 409 | IDEMPOTENCY_KEY_REUSED | same idempotency key, different request body |\n| 409 | IDEMPOTENCY_REQUEST_IN_PROGRESS | same key while the first request is still executing |\n| 409 | BETTING_CLOSED, ENTRY_NOT_OPEN, CONTEST_FULL, ENTRY_LIMIT_REACHED | contest entry refused by the contest\'s state |\n| 409 | HANDLE_TAKEN | handle held by another user |\n| 409 | WALLET_IN_USE | Privy identity token whose wallet belongs to another Privy user\'s account |\n| 409 | MARKET_ALREADY_RESOLVED, CONTEST_ALREADY_SETTLED, MARKET_MAKER_EXISTS | operator API state conflicts |\n| 413 | PAYLOAD_TOO_LARGE | body over 64 KiB (JSON) or 2 MiB (image) |\n| 415 | UNSUPPORTED_MEDIA_TYPE | Content-Type not accepted by the route |\n| 422 | INSUFFICIENT_BALANCE, INVALID_PICKS, NO_LINKED_WALLET, SETTLEMENT_FAILED | well-formed request that cannot be carried out |\n| 429 | RATE_LIMITED | rate limit exceeded (with `Retry-After`) |\n| 500 | INTERNAL | unexpected error; `details.request_id` identifies it in the logs |\n| 501 | NOT_IMPLEMENTED | documented operation not implemented by this deployment |\n| 503 | UNAVAILABLE | a dependency (database, queue) is down; safe to retry with the same idempotency key |\n',
     type: 'object',
     additionalProperties: false,
     required: [
@@ -166,7 +167,8 @@ export const ErrorSchema = {
                 'array',
                 'null'
             ],
-            description: 'Extra information. For VALIDATION_FAILED an array of `{path, message}`; for INTERNAL `{request_id}`; otherwise an object or null.'
+            description: 'Extra information. For VALIDATION_FAILED (and INVALID_PICKS) an array of `{in, path, message}`;\nfor INTERNAL `{request_id}`; otherwise an object or null. An array lists at most the first 20\nfailures; when there are more, its 21st and last element is `{"omitted": <count of the rest>}`.\n',
+            maxItems: 21
         }
     }
 } as const;
@@ -492,7 +494,8 @@ export const ContestListSchema = {
                 'string',
                 'null'
             ],
-            description: 'Pass as `cursor` for the next page; null when no more rows exist.'
+            pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]{22}$',
+            description: 'Pass as `cursor`, unchanged and with the same filters, for the next page; null when no more rows exist. Opaque (a base64url payload, `.`, and a 22-character tag keyed per deployment).'
         }
     }
 } as const;
@@ -1001,6 +1004,7 @@ export const EntryPickSchema = {
             type: 'integer',
             format: 'int64',
             minimum: 1,
+            maximum: 9007199254740991,
             description: 'A `market_id` of the contest\'s `markets`.'
         },
         direction: {
@@ -1805,17 +1809,20 @@ export const CreateContestMarketSchema = {
         betting_closes_at_ms: {
             type: 'integer',
             format: 'int64',
-            minimum: 0
+            minimum: 0,
+            maximum: 9007199254740991
         },
         live_ends_at_ms: {
             type: 'integer',
             format: 'int64',
-            minimum: 0
+            minimum: 0,
+            maximum: 9007199254740991
         },
         resolution_time_ms: {
             type: 'integer',
             format: 'int64',
-            minimum: 0
+            minimum: 0,
+            maximum: 9007199254740991
         }
     }
 } as const;
@@ -1865,7 +1872,8 @@ export const CreateContestRequestSchema = {
         entry_cap: {
             type: 'integer',
             format: 'int32',
-            minimum: 1
+            minimum: 1,
+            description: 'Most entries the contest takes. `protocol_prize_pool_micros + entry_cap * bet_amount_micros` must not exceed 2^53-1 (else 400 `VALIDATION_FAILED` at `/entry_cap`), so the pot is always an exact JSON integer.'
         },
         max_entries_per_user: {
             type: 'integer',
@@ -1877,18 +1885,22 @@ export const CreateContestRequestSchema = {
             type: 'integer',
             format: 'int64',
             minimum: 0,
-            description: 'When entries open, Unix ms; omitted means open from creation.'
+            maximum: 9007199254740991,
+            description: 'When entries open, Unix ms; omitted means open from creation. Must be before `betting_closes_ms` (else 400 `VALIDATION_FAILED` at `/entry_opens_at_ms`).'
         },
         betting_closes_ms: {
             type: 'integer',
             format: 'int64',
             minimum: 0,
+            maximum: 9007199254740991,
             description: 'Last timestamp at which entries are accepted, Unix ms.'
         },
         live_ends_at_ms: {
             type: 'integer',
             format: 'int64',
-            minimum: 0
+            minimum: 0,
+            maximum: 9007199254740991,
+            description: 'When the contest\'s live phase ends, Unix ms. Must not be before `betting_closes_ms` (else 400 `VALIDATION_FAILED` at `/live_ends_at_ms`).'
         },
         bet_type: {
             $ref: '#/components/schemas/BetType'

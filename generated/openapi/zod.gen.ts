@@ -20,7 +20,14 @@ export const zSignedDecimalMicros = z.string().regex(/^(0|-?[1-9][0-9]*)$/);
 export const zAmountMicros = z.coerce.bigint().gte(BigInt(1)).lte(BigInt(9007199254740991));
 
 /**
- * EVM address, `0x` followed by 40 hex digits. In requests, a mixed-case address must carry a valid EIP-55 checksum.
+ * EVM address, `0x` followed by 40 hex digits. Responses always carry the EIP-55 checksum form.
+ * In request bodies (`wallet_address`, `destination_address`) exactly two forms are accepted:
+ * all lowercase (`0x` + 40 of `0-9a-f`), or the EIP-55 checksum form. Any other mixed case,
+ * including all-uppercase hex digits, is 400 `VALIDATION_FAILED` at that field, although it
+ * matches `pattern` (a checksum is not expressible as a pattern). The `wallet_address` path
+ * parameter of `DELETE /v1/admin/market-makers/{wallet_address}` is matched case-insensitively
+ * and accepts any case.
+ *
  */
 export const zEvmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
 
@@ -102,7 +109,7 @@ export const zPickOutcome = z.enum([
  *
  * | status | code | when |
  * |---|---|---|
- * | 400 | VALIDATION_FAILED | body, query or path does not match this specification (`details` lists every failure as `{path, message}`) |
+ * | 400 | VALIDATION_FAILED | body, query or path does not match this specification, or a string holds U+0000 or an unpaired surrogate (`details` lists the failures as `{in, path, message}`, at most 20, then `{omitted}`) |
  * | 400 | INVALID_CURSOR | lobby cursor not produced by this service |
  * | 400 | WINDOW_NOT_ALIGNED | lookup `window_start_ms` not a multiple of `duration_secs * 1000` |
  * | 401 | UNAUTHORIZED | no bearer token on a required-auth route |
@@ -132,7 +139,7 @@ export const zError = z.object({
     code: z.string().regex(/^[A-Z][A-Z0-9_]*$/),
     details: z.union([
         z.record(z.string(), z.unknown()),
-        z.array(z.unknown())
+        z.array(z.unknown()).max(21)
     ]).nullable()
 });
 
@@ -206,7 +213,7 @@ export const zContestLobbyRow = z.object({
 
 export const zContestList = z.object({
     contests: z.array(zContestLobbyRow),
-    next_cursor: z.string().nullable()
+    next_cursor: z.string().regex(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}$/).nullable()
 });
 
 export const zContestMarket = z.object({
@@ -304,7 +311,7 @@ export const zContestDetail = z.object({
 });
 
 export const zEntryPick = z.object({
-    market_id: z.coerce.bigint().gte(BigInt(1)).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
+    market_id: z.coerce.bigint().gte(BigInt(1)).lte(BigInt(9007199254740991)),
     direction: zPickDirection
 });
 
@@ -484,9 +491,9 @@ export const zCreateContestMarket = z.object({
     source_kind: z.string().min(1).max(64).optional(),
     source_event_id: z.string().min(1).max(200).optional(),
     source_market_id: z.string().min(1).max(200).optional(),
-    betting_closes_at_ms: z.coerce.bigint().gte(BigInt(0)).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }).optional(),
-    live_ends_at_ms: z.coerce.bigint().gte(BigInt(0)).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }).optional(),
-    resolution_time_ms: z.coerce.bigint().gte(BigInt(0)).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }).optional()
+    betting_closes_at_ms: z.coerce.bigint().gte(BigInt(0)).lte(BigInt(9007199254740991)).optional(),
+    live_ends_at_ms: z.coerce.bigint().gte(BigInt(0)).lte(BigInt(9007199254740991)).optional(),
+    resolution_time_ms: z.coerce.bigint().gte(BigInt(0)).lte(BigInt(9007199254740991)).optional()
 });
 
 export const zCreateContestRequest = z.object({
@@ -498,9 +505,9 @@ export const zCreateContestRequest = z.object({
     protocol_prize_pool_micros: z.coerce.bigint().gte(BigInt(0)).lte(BigInt(9007199254740991)),
     entry_cap: z.int().gte(1).max(2147483647, { error: 'Invalid value: Expected int32 to be <= 2147483647' }),
     max_entries_per_user: z.int().gte(1).max(2147483647, { error: 'Invalid value: Expected int32 to be <= 2147483647' }).optional().default(1),
-    entry_opens_at_ms: z.coerce.bigint().gte(BigInt(0)).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }).optional(),
-    betting_closes_ms: z.coerce.bigint().gte(BigInt(0)).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
-    live_ends_at_ms: z.coerce.bigint().gte(BigInt(0)).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }).optional(),
+    entry_opens_at_ms: z.coerce.bigint().gte(BigInt(0)).lte(BigInt(9007199254740991)).optional(),
+    betting_closes_ms: z.coerce.bigint().gte(BigInt(0)).lte(BigInt(9007199254740991)),
+    live_ends_at_ms: z.coerce.bigint().gte(BigInt(0)).lte(BigInt(9007199254740991)).optional(),
     bet_type: zBetType,
     winning_split_bps: z.array(z.int().gte(0).lte(10000)).min(1).max(1000),
     image_id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).optional(),
@@ -793,7 +800,7 @@ export const zCreateContestResponse = zContestById;
 export const zResolveMarketBody = zResolveMarketRequest;
 
 export const zResolveMarketPath = z.object({
-    market_id: z.coerce.bigint().gte(BigInt(1)).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' })
+    market_id: z.coerce.bigint().gte(BigInt(1)).lte(BigInt(9223372036854776000))
 });
 
 /**

@@ -132,6 +132,24 @@ describe('integer path and query parameters: decimal digits within their format'
   });
 });
 
+describe('JSON integers in bodies stay within 2^53-1, also where the format is int64', () => {
+  it.each([
+    ['betting_closes_ms', { betting_closes_ms: 9223372036854775807 }, '/betting_closes_ms'],
+    ['live_ends_at_ms', { live_ends_at_ms: 2 ** 63 }, '/live_ends_at_ms'],
+    ['1e300', { betting_closes_ms: 1e300 }, '/betting_closes_ms'],
+    ['market times', { markets: [{ category: 'w', name: 'n', betting_closes_at_ms: 2 ** 60, resolution_time_ms: 2 ** 53 }] }, '/markets/0/betting_closes_at_ms'],
+  ])('%s: 400 naming the field', async (_, over, path) => {
+    const r = await raw('POST', '/v1/admin/contests', { token: OPERATOR, body: contest(over) });
+    expect(r.status).toBe(400);
+    expect(r.body).toMatchObject({ code: 'VALIDATION_FAILED', details: expect.arrayContaining([expect.objectContaining({ in: 'body', path })]) });
+  });
+
+  it('a pick market_id beyond 2^53-1 is 400, not 500', async () => {
+    const r = await raw('POST', `/v1/contests/${randomUUID()}/entries`, { token: session, body: { picks: [{ market_id: 2 ** 63, direction: 'up' }], idempotency_key: randomUUID() } });
+    expect(r).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED', details: expect.arrayContaining([expect.objectContaining({ in: 'body', path: '/picks/0/market_id' })]) } });
+  });
+});
+
 describe('400 details are capped', () => {
   it('5,500 unknown keys: the first 20 failures and the count of the rest', async () => {
     const body: Record<string, number> = { amount_micros: 1, idempotency_key: randomUUID() } as never;

@@ -29,9 +29,11 @@ export function createOpenApiBackend(document: OpenAPIV3_1.Document, operationId
     coerceTypes: true,
     ignoreTrailingSlashes: false,
     ajvOpts: { allErrors: true, strict: false },
-    customizeAjv: (_ajv, opts) => {
+    customizeAjv: (_ajv, opts, context) => {
       const ajv = new Ajv2020({ ...(opts as object), strict: false, allErrors: true });
       addFormats(ajv);
+      // JSON integers in request bodies stay within 2^53-1 also where the format is int64 (spec: Requests).
+      if (context === 'requestBodyValidator') ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isSafeInteger(n) });
       return ajv as never;
     },
   });
