@@ -123,15 +123,16 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
       let contentType: string | undefined;
       let auth: Auth = { kind: 'anonymous' };
       let path = req.path;
+      let query = req.query as Record<string, unknown>;
       if (operation) {
         res.locals.operationId = operation.operationId;
         if (limiter && limited.has(operation.operationId)) await applyRateLimit(req, res);
         auth = await authenticate(operation.security ?? document.security, req.headers.authorization, deps.resolveToken);
         ({ body, contentType } = await readBody(req, operation));
-        path = guardRequest(operation as Operation & { path: string }, req.path, req.query as Record<string, unknown>, body);
+        ({ path, query } = guardRequest(operation as Operation & { path: string }, req.path, query, body));
       }
       const result = (await api.handleRequest(
-        { method: req.method, path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body },
+        { method: req.method, path, query: query as Record<string, string>, headers: req.headers as Record<string, string>, body },
         { ctx: createRequestContext(deps.forkDb, { log, auth, requestId }), contentType } satisfies Extras,
       )) as HandlerResponse;
       writeResult(res, result);

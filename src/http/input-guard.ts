@@ -33,11 +33,16 @@ const RANGES: Record<string, [bigint, bigint]> = {
 };
 const DECIMAL = /^-?[0-9]{1,40}$/;
 
-/** Returns the path to route and validate (integer parameters canonical); throws 400 VALIDATION_FAILED. */
-export function guardRequest(op: GuardedOperation, rawPath: string, query: Record<string, unknown>, body: unknown): string {
+/**
+ * Returns the path and query to route and validate: integer path parameters canonical, and no query at
+ * all for an operation that declares no query parameter (its query string is ignored, so probes and
+ * cache-busters never fail). Throws 400 VALIDATION_FAILED listing every failure.
+ */
+export function guardRequest(op: GuardedOperation, rawPath: string, rawQuery: Record<string, unknown>, body: unknown): { path: string; query: Record<string, unknown> } {
   const details: Detail[] = [];
   const params = (op.parameters ?? []) as ParamLike[];
   const param = (where: string, name: string) => params.find((p) => p.in === where && p.name === name);
+  const query = params.some((p) => p.in === 'query') ? (rawQuery ?? {}) : {};
 
   const template = op.path.split('/');
   const segments = rawPath.split('/');
@@ -61,7 +66,7 @@ export function guardRequest(op: GuardedOperation, rawPath: string, query: Recor
     });
   }
 
-  for (const [name, raw] of Object.entries(query ?? {})) {
+  for (const [name, raw] of Object.entries(query)) {
     const values = Array.isArray(raw) ? raw : [raw];
     for (const value of values) {
       if (typeof value !== 'string') continue;
@@ -80,7 +85,7 @@ export function guardRequest(op: GuardedOperation, rawPath: string, query: Recor
     const summary = details.slice(0, 3).map((d) => `${d.in} ${d.path || '/'}: ${d.message}`).join('; ');
     throw new ValidationFailed(`request does not match the API specification: ${summary}${details.length > 3 ? '; …' : ''}`, details);
   }
-  return segments.join('/');
+  return { path: segments.join('/'), query };
 }
 
 /** U+0000 and unpaired surrogates cannot be stored or echoed faithfully: refuse them everywhere. */
