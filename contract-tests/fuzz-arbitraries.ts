@@ -72,7 +72,7 @@ const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
 export function schemaArb(doc: Json, schema: unknown, opts: Options, name = '', depth = 0): fc.Arbitrary<unknown> {
   const valid = validArb(doc, schema, opts, name, depth);
   const known = opts.known[name];
-  const base = known?.length ? fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...known) }, { weight: 2, arbitrary: valid }) : valid;
+  const base = known?.length ? fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...known) }, { weight: 1, arbitrary: valid }) : valid;
   return opts.hostile ? fc.oneof({ weight: 6, arbitrary: base }, { weight: 1, arbitrary: hostileValue }) : base;
 }
 

@@ -51,6 +51,7 @@ beforeAll(async () => {
         bet_amount_micros: 1000,
         protocol_prize_pool_micros: 0,
         entry_cap: 1000,
+        max_entries_per_user: 1000,
         betting_closes_ms: Date.now() + 3_600_000,
         bet_type: { kind: 'num_bets', value: 1 },
         winning_split_bps: [10000],
@@ -64,6 +65,7 @@ beforeAll(async () => {
   );
   const c = contest.body as { contest_id: string; markets: Array<{ market_id: number }> };
   const deposit = await svc.call('createDeposit', { token: session, body: { amount_micros: 10_000_000, idempotency_key: randomUUID() } }, { status: 200 });
+  await svc.call('createContestEntry', { token: session, pathParams: { id: c.contest_id }, body: { picks: [{ market_id: c.markets[0]!.market_id, direction: 'up' }], idempotency_key: randomUUID() } }, { status: 201 });
   const wallet = randomWallet().address;
   await svc.call('createMarketMaker', { token: svc.operatorToken, body: { wallet_address: wallet, name: 'Fuzz MM' } }, { status: 201 });
   Object.assign(known, {
@@ -78,6 +80,14 @@ beforeAll(async () => {
     asset: ['BTC', 'ETH'],
     duration_secs: [300, 900],
     window_start_ms: [Math.floor(Date.now() / 300_000) * 300_000],
+    // Whole valid values for the fields a random value rarely gets right, so that writes succeed too.
+    privy_token: await Promise.all([1, 2, 3].map(() => privy.token(`did:privy:${randomUUID()}`, randomWallet().address))),
+    destination_address: [randomWallet().address.toLowerCase()],
+    picks: c.markets.map((m) => [{ market_id: m.market_id, direction: 'up' }]),
+    bet_type: [{ kind: 'num_bets', value: 1 }],
+    winning_split_bps: [[10000], [6000, 4000]],
+    markets: [[{ category: 'a', name: 'A' }]],
+    betting_closes_ms: [Date.now() + 3_600_000],
   });
 });
 
