@@ -78,7 +78,8 @@ export function guardRequest(op: GuardedOperation, rawPath: string, rawQuery: Re
 
   walkStrings(body, (pointer, s) => {
     const problem = checkText(s);
-    if (problem) details.push({ in: 'body', path: pointer, message: problem });
+    // A pointer into a deeply nested body is cut, so that the answer stays small.
+    if (problem) details.push({ in: 'body', path: pointer.length > 256 ? `${pointer.slice(0, 256)}…` : pointer, message: problem });
   });
 
   if (details.length) {
