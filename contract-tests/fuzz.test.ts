@@ -1,7 +1,7 @@
 // Property-based fuzzing over the whole OpenAPI document against one real service process (PostgreSQL +
 // Redis): requests generated from every operation's parameter and body schemas, valid and hostile, with
-// no credentials, a real user session, the operator token or a garbage token. Every answer must be
-// below 500 and conform to its operation's documented statuses and schemas (check.ts).
+// no credentials, a real user session, a market-maker session, the operator token or a garbage token.
+// Every answer must be below 500 and conform to its operation's documented statuses and schemas (check.ts).
 //
 // Bounded: FUZZ_RUNS requests (default 1500) or FUZZ_TIME_MS (default 40 s), whichever ends first.
 // Replay a failure with the seed and path it prints: FUZZ_SEED=<seed> FUZZ_PATH=<path> npx vitest run contract-tests/fuzz.test.ts
@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestPrivy, randomWallet, type TestPrivy } from '../src/testing/identity.js';
+import { MarketMakerClient } from '../examples/market-maker-client.ts';
 import { checkErrorResponse, checkResponse, doc, operations } from './check.ts';
 import { startContractService, type ContractService } from './harness.ts';
 import { matchOperation, type SpecOperation } from './spec.ts';
@@ -22,6 +23,8 @@ const PATH = process.env.FUZZ_PATH;
 let svc: ContractService;
 let privy: TestPrivy;
 let session: string;
+let mmToken: string;
+let mmClient: MarketMakerClient | undefined;
 const known: Record<string, unknown[]> = {};
 /** status -> count, and the operations that answered 2xx at least once (printed after the run). */
 const statuses = new Map<number, number>();
@@ -68,6 +71,11 @@ beforeAll(async () => {
   await svc.call('createContestEntry', { token: session, pathParams: { id: c.contest_id }, body: { picks: [{ market_id: c.markets[0]!.market_id, direction: 'up' }], idempotency_key: randomUUID() } }, { status: 201 });
   const wallet = randomWallet().address;
   await svc.call('createMarketMaker', { token: svc.operatorToken, body: { wallet_address: wallet, name: 'Fuzz MM' } }, { status: 201 });
+  // A market-maker session from the WebSocket handshake, for the /v1/mm routes (its wallet is not a known value).
+  const mmWallet = randomWallet();
+  await svc.call('createMarketMaker', { token: svc.operatorToken, body: { wallet_address: mmWallet.address, name: 'Fuzz MM 2' } }, { status: 201 });
+  mmClient = new MarketMakerClient({ url: `ws://127.0.0.1:${svc.process.port}/v1/ws`, account: mmWallet, reconnect: false });
+  mmToken = (await mmClient.start().waitForSession()).token;
   Object.assign(known, {
     id: [c.contest_id],
     contest_id: [c.contest_id],
@@ -92,10 +100,11 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await mmClient?.stop();
   if (svc) expect(await svc.stop()).toBe(0);
 });
 
-type Credential = 'none' | 'session' | 'operator' | 'garbage';
+type Credential = 'none' | 'session' | 'operator' | 'marketMaker' | 'garbage';
 
 interface FuzzRequest {
   operationId: string;
@@ -146,7 +155,7 @@ function requestArb(op: SpecOperation): fc.Arbitrary<FuzzRequest> {
       .chain((parts) => (hostile ? fc.option(fc.constantFrom('x=1', `${encode('\u0000')}=1`, 'limit=1&limit=2', '%ZZ=%ZZ'), { freq: 4 }) : fc.constant(null)).map((x) => [...parts, x ?? ''].filter(Boolean).join('&')));
     return fc.record({
       operationId: fc.constant(op.operationId),
-      credential: fc.constantFrom<Credential>('none', 'session', 'operator', 'garbage'),
+      credential: fc.constantFrom<Credential>('none', 'session', 'operator', 'marketMaker', 'garbage'),
       garbageToken: fc.oneof(fc.constantFrom('x', 'null', 'Bearer', '0'.repeat(64)), fc.string({ unit: 'binary-ascii', maxLength: 40 }).map((s) => s.replace(/[^\x21-\x7e]/g, 'a') || 'a')),
       path,
       query,
@@ -176,6 +185,7 @@ async function send(r: FuzzRequest): Promise<void> {
   let token: string | undefined;
   if (r.credential === 'session') token = op.operationId === 'logout' ? (await newSession()).token : session;
   if (r.credential === 'operator') token = svc.operatorToken;
+  if (r.credential === 'marketMaker') token = mmToken;
   if (r.credential === 'garbage') token = r.garbageToken;
   if (token) headers.authorization = `Bearer ${token}`;
   if (r.body) headers['content-type'] = r.body.contentType;
