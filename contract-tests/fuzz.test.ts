@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestPrivy, randomWallet, type TestPrivy } from '../src/testing/identity.js';
-import { MarketMakerClient } from '../examples/market-maker-client.ts';
+import { MarketMakerClient } from '@contest-rfq/sdk';
 import { checkErrorResponse, checkResponse, doc, operations } from './check.ts';
 import { startContractService, type ContractService } from './harness.ts';
 import { matchOperation, type SpecOperation } from './spec.ts';

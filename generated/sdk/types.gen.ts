@@ -22,7 +22,14 @@ export type SignedDecimalMicros = string;
 export type AmountMicros = number;
 
 /**
- * EVM address, `0x` followed by 40 hex digits. In requests, a mixed-case address must carry a valid EIP-55 checksum.
+ * EVM address, `0x` followed by 40 hex digits. Responses always carry the EIP-55 checksum form.
+ * In request bodies (`wallet_address`, `destination_address`) exactly two forms are accepted:
+ * all lowercase (`0x` + 40 of `0-9a-f`), or the EIP-55 checksum form. Any other mixed case,
+ * including all-uppercase hex digits, is 400 `VALIDATION_FAILED` at that field, although it
+ * matches `pattern` (a checksum is not expressible as a pattern). The `wallet_address` path
+ * parameter of `DELETE /v1/admin/market-makers/{wallet_address}` is matched case-insensitively
+ * and accepts any case.
+ *
  */
 export type EvmAddress = string;
 
@@ -82,7 +89,7 @@ export type PickOutcome = 'pending' | 'won' | 'lost' | 'voided';
  *
  * | status | code | when |
  * |---|---|---|
- * | 400 | VALIDATION_FAILED | body, query or path does not match this specification (`details` lists every failure as `{path, message}`) |
+ * | 400 | VALIDATION_FAILED | body, query or path does not match this specification, or a string holds U+0000 or an unpaired surrogate (`details` lists the failures as `{in, path, message}`, at most 20, then `{omitted}`) |
  * | 400 | INVALID_CURSOR | lobby cursor not produced by this service |
  * | 400 | WINDOW_NOT_ALIGNED | lookup `window_start_ms` not a multiple of `duration_secs * 1000` |
  * | 401 | UNAUTHORIZED | no bearer token on a required-auth route |
@@ -117,7 +124,10 @@ export type Error = {
      */
     code: string;
     /**
-     * Extra information. For VALIDATION_FAILED an array of `{path, message}`; for INTERNAL `{request_id}`; otherwise an object or null.
+     * Extra information. For VALIDATION_FAILED (and INVALID_PICKS) an array of `{in, path, message}`;
+     * for INTERNAL `{request_id}`; otherwise an object or null. An array lists at most the first 20
+     * failures; when there are more, its 21st and last element is `{"omitted": <count of the rest>}`.
+     *
      */
     details: {
         [key: string]: unknown;
@@ -279,7 +289,7 @@ export type ContestLobbyRow = {
 export type ContestList = {
     contests: Array<ContestLobbyRow>;
     /**
-     * Pass as `cursor` for the next page; null when no more rows exist.
+     * Pass as `cursor`, unchanged and with the same filters, for the next page; null when no more rows exist. Opaque (a base64url payload, `.`, and a 22-character tag keyed per deployment).
      */
     next_cursor: string | null;
 };
@@ -789,16 +799,22 @@ export type CreateContestRequest = {
      * Prize pool funded by the protocol, micros. Values above 2^53-1 are rejected.
      */
     protocol_prize_pool_micros: number;
+    /**
+     * Most entries the contest takes. `protocol_prize_pool_micros + entry_cap * bet_amount_micros` must not exceed 2^53-1 (else 400 `VALIDATION_FAILED` at `/entry_cap`), so the pot is always an exact JSON integer.
+     */
     entry_cap: number;
     max_entries_per_user?: number;
     /**
-     * When entries open, Unix ms; omitted means open from creation.
+     * When entries open, Unix ms; omitted means open from creation. Must be before `betting_closes_ms` (else 400 `VALIDATION_FAILED` at `/entry_opens_at_ms`).
      */
     entry_opens_at_ms?: number;
     /**
      * Last timestamp at which entries are accepted, Unix ms.
      */
     betting_closes_ms: number;
+    /**
+     * When the contest's live phase ends, Unix ms. Must not be before `betting_closes_ms` (else 400 `VALIDATION_FAILED` at `/live_ends_at_ms`).
+     */
     live_ends_at_ms?: number;
     bet_type: BetType;
     /**
@@ -897,7 +913,10 @@ export type CreateSessionData = {
 
 export type CreateSessionErrors = {
     /**
-     * The request does not match this specification; `details` lists every failure.
+     * The request does not match this specification, or one of its strings holds U+0000 or an
+     * unpaired surrogate, or a path parameter is not valid percent-encoded UTF-8. `details` lists the
+     * failures (at most 20, then `{"omitted": <count>}`).
+     *
      */
     400: Error;
     /**
@@ -987,7 +1006,10 @@ export type CreateWalletSessionData = {
 
 export type CreateWalletSessionErrors = {
     /**
-     * The request does not match this specification; `details` lists every failure.
+     * The request does not match this specification, or one of its strings holds U+0000 or an
+     * unpaired surrogate, or a path parameter is not valid percent-encoded UTF-8. `details` lists the
+     * failures (at most 20, then `{"omitted": <count>}`).
+     *
      */
     400: Error;
     /**
@@ -1110,7 +1132,10 @@ export type UpdatePreferencesData = {
 
 export type UpdatePreferencesErrors = {
     /**
-     * The request does not match this specification; `details` lists every failure.
+     * The request does not match this specification, or one of its strings holds U+0000 or an
+     * unpaired surrogate, or a path parameter is not valid percent-encoded UTF-8. `details` lists the
+     * failures (at most 20, then `{"omitted": <count>}`).
+     *
      */
     400: Error;
     /**
@@ -1167,7 +1192,12 @@ export type ListContestsData = {
          */
         category?: ContestCategory;
         /**
-         * Opaque value from a prior response's `next_cursor`. A value not produced by this service is 400 `INVALID_CURSOR`.
+         * Opaque value from a prior response's `next_cursor` of the same deployment, sent unchanged with
+         * the same `status` and `category`. Its shape is a base64url payload, a `.`, and a 22-character
+         * base64url tag keyed per deployment, so no cursor can be made by hand: any other value (edited,
+         * forged, from another deployment, or sent with other filters) is 400 `INVALID_CURSOR`. The
+         * example has the right shape but is not valid on any deployment.
+         *
          */
         cursor?: string;
         /**
@@ -1226,7 +1256,10 @@ export type GetContestData = {
 
 export type GetContestErrors = {
     /**
-     * The request does not match this specification; `details` lists every failure.
+     * The request does not match this specification, or one of its strings holds U+0000 or an
+     * unpaired surrogate, or a path parameter is not valid percent-encoded UTF-8. `details` lists the
+     * failures (at most 20, then `{"omitted": <count>}`).
+     *
      */
     400: Error;
     /**
@@ -1276,7 +1309,10 @@ export type CreateContestEntryData = {
 
 export type CreateContestEntryErrors = {
     /**
-     * The request does not match this specification; `details` lists every failure.
+     * The request does not match this specification, or one of its strings holds U+0000 or an
+     * unpaired surrogate, or a path parameter is not valid percent-encoded UTF-8. `details` lists the
+     * failures (at most 20, then `{"omitted": <count>}`).
+     *
      */
     400: Error;
     /**
@@ -1351,7 +1387,10 @@ export type GetContestLeaderboardData = {
 
 export type GetContestLeaderboardErrors = {
     /**
-     * The request does not match this specification; `details` lists every failure.
+     * The request does not match this specification, or one of its strings holds U+0000 or an
+     * unpaired surrogate, or a path parameter is not valid percent-encoded UTF-8. `details` lists the
+     * failures (at most 20, then `{"omitted": <count>}`).
+     *
      */
     400: Error;
     /**
@@ -1410,7 +1449,10 @@ export type GetContestTopParticipantsData = {
 
 export type GetContestTopParticipantsErrors = {
     /**
-     * The request does not match this specification; `details` lists every failure.
+     * The request does not match this specification, or one of its strings holds U+0000 or an
+     * unpaired surrogate, or a path parameter is not valid percent-encoded UTF-8. `details` lists the
+     * failures (at most 20, then `{"omitted": <count>}`).
+     *
      */
     400: Error;
     /**
@@ -1452,7 +1494,10 @@ export type GetContestPopularEntryData = {
 
 export type GetContestPopularEntryErrors = {
     /**
-     * The request does not match this specification; `details` lists every failure.
+     * The request does not match this specification, or one of its strings holds U+0000 or an
+     * unpaired surrogate, or a path parameter is not valid percent-encoded UTF-8. `details` lists the
+     * failures (at most 20, then `{"omitted": <count>}`).
+     *
      */
     400: Error;
     /**
@@ -1498,7 +1543,10 @@ export type GetProfileContestData = {
 
 export type GetProfileContestErrors = {
     /**
-     * The request does not match this specification; `details` lists every failure.
+     * The request does not match this specification, or one of its strings holds U+0000 or an
+     * unpaired surrogate, or a path parameter is not valid percent-encoded UTF-8. `details` lists the
+     * failures (at most 20, then `{"omitted": <count>}`).
+     *
      */
     400: Error;
     /**
@@ -1546,7 +1594,10 @@ export type GetPoolImageRawData = {
 
 export type GetPoolImageRawErrors = {
     /**
-     * The request does not match this specification; `details` lists every failure.
+     * The request does not match this specification, or one of its strings holds U+0000 or an
+     * unpaired surrogate, or a path parameter is not valid percent-encoded UTF-8. `details` lists the
+     * failures (at most 20, then `{"omitted": <count>}`).
+     *
      */
     400: Error;
     /**
@@ -1592,7 +1643,10 @@ export type GetCurrentMarketData = {
 
 export type GetCurrentMarketErrors = {
     /**
-     * The request does not match this specification; `details` lists every failure.
+     * The request does not match this specification, or one of its strings holds U+0000 or an
+     * unpaired surrogate, or a path parameter is not valid percent-encoded UTF-8. `details` lists the
+     * failures (at most 20, then `{"omitted": <count>}`).
+     *
      */
     400: Error;
     /**
@@ -1704,7 +1758,10 @@ export type CreateDepositData = {
 
 export type CreateDepositErrors = {
     /**
-     * The request does not match this specification; `details` lists every failure.
+     * The request does not match this specification, or one of its strings holds U+0000 or an
+     * unpaired surrogate, or a path parameter is not valid percent-encoded UTF-8. `details` lists the
+     * failures (at most 20, then `{"omitted": <count>}`).
+     *
      */
     400: Error;
     /**
@@ -1769,7 +1826,10 @@ export type CreateWithdrawalData = {
 
 export type CreateWithdrawalErrors = {
     /**
-     * The request does not match this specification; `details` lists every failure.
+     * The request does not match this specification, or one of its strings holds U+0000 or an
+     * unpaired surrogate, or a path parameter is not valid percent-encoded UTF-8. `details` lists the
+     * failures (at most 20, then `{"omitted": <count>}`).
+     *
      */
     400: Error;
     /**
@@ -1839,7 +1899,10 @@ export type GetOperationData = {
 
 export type GetOperationErrors = {
     /**
-     * The request does not match this specification; `details` lists every failure.
+     * The request does not match this specification, or one of its strings holds U+0000 or an
+     * unpaired surrogate, or a path parameter is not valid percent-encoded UTF-8. `details` lists the
+     * failures (at most 20, then `{"omitted": <count>}`).
+     *
      */
     400: Error;
     /**
@@ -2069,7 +2132,10 @@ export type CreateContestData = {
 
 export type CreateContestErrors = {
     /**
-     * The request does not match this specification; `details` lists every failure.
+     * The request does not match this specification, or one of its strings holds U+0000 or an
+     * unpaired surrogate, or a path parameter is not valid percent-encoded UTF-8. `details` lists the
+     * failures (at most 20, then `{"omitted": <count>}`).
+     *
      */
     400: Error;
     /**
@@ -2117,7 +2183,7 @@ export type ResolveMarketData = {
     body: ResolveMarketRequest;
     path: {
         /**
-         * The contest market to resolve (`markets[].market_id`).
+         * The contest market to resolve (`markets[].market_id`), in decimal digits (no exponent, hex or spaces); at most 9223372036854775807, else 400.
          */
         market_id: number;
     };
@@ -2127,7 +2193,10 @@ export type ResolveMarketData = {
 
 export type ResolveMarketErrors = {
     /**
-     * The request does not match this specification; `details` lists every failure.
+     * The request does not match this specification, or one of its strings holds U+0000 or an
+     * unpaired surrogate, or a path parameter is not valid percent-encoded UTF-8. `details` lists the
+     * failures (at most 20, then `{"omitted": <count>}`).
+     *
      */
     400: Error;
     /**
@@ -2189,7 +2258,10 @@ export type VoidContestData = {
 
 export type VoidContestErrors = {
     /**
-     * The request does not match this specification; `details` lists every failure.
+     * The request does not match this specification, or one of its strings holds U+0000 or an
+     * unpaired surrogate, or a path parameter is not valid percent-encoded UTF-8. `details` lists the
+     * failures (at most 20, then `{"omitted": <count>}`).
+     *
      */
     400: Error;
     /**
@@ -2238,7 +2310,10 @@ export type CreateMarketMakerData = {
 
 export type CreateMarketMakerErrors = {
     /**
-     * The request does not match this specification; `details` lists every failure.
+     * The request does not match this specification, or one of its strings holds U+0000 or an
+     * unpaired surrogate, or a path parameter is not valid percent-encoded UTF-8. `details` lists the
+     * failures (at most 20, then `{"omitted": <count>}`).
+     *
      */
     400: Error;
     /**
@@ -2296,7 +2371,10 @@ export type DeleteMarketMakerData = {
 
 export type DeleteMarketMakerErrors = {
     /**
-     * The request does not match this specification; `details` lists every failure.
+     * The request does not match this specification, or one of its strings holds U+0000 or an
+     * unpaired surrogate, or a path parameter is not valid percent-encoded UTF-8. `details` lists the
+     * failures (at most 20, then `{"omitted": <count>}`).
+     *
      */
     400: Error;
     /**
@@ -2344,7 +2422,10 @@ export type UploadPoolImageData = {
 
 export type UploadPoolImageErrors = {
     /**
-     * The request does not match this specification; `details` lists every failure.
+     * The request does not match this specification, or one of its strings holds U+0000 or an
+     * unpaired surrogate, or a path parameter is not valid percent-encoded UTF-8. `details` lists the
+     * failures (at most 20, then `{"omitted": <count>}`).
+     *
      */
     400: Error;
     /**
@@ -2398,7 +2479,10 @@ export type CreditAppTokensData = {
 
 export type CreditAppTokensErrors = {
     /**
-     * The request does not match this specification; `details` lists every failure.
+     * The request does not match this specification, or one of its strings holds U+0000 or an
+     * unpaired surrogate, or a path parameter is not valid percent-encoded UTF-8. `details` lists the
+     * failures (at most 20, then `{"omitted": <count>}`).
+     *
      */
     400: Error;
     /**
