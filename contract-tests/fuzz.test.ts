@@ -26,6 +26,8 @@ let session: string;
 let mmToken: string;
 let mmClient: MarketMakerClient | undefined;
 const known: Record<string, unknown[]> = {};
+/** Known values that differ for one operation (ids it may end, kept away from the others). */
+const knownByOperation: Record<string, Record<string, unknown[]>> = {};
 /** status -> count, and the operations that answered 2xx at least once (printed after the run). */
 const statuses = new Map<number, number>();
 const succeeded = new Set<string>();
@@ -43,30 +45,31 @@ beforeAll(async () => {
   session = user.token;
   const handle = `fz_${randomUUID().slice(0, 8)}`;
   await svc.call('updatePreferences', { token: session, body: { handle } }, { status: 200 });
-  const contest = await svc.call(
-    'createContest',
-    {
-      token: svc.operatorToken,
-      body: {
-        title: 'Fuzz',
-        category: 'sports',
-        game_type: 'lineups',
-        bet_amount_micros: 1000,
-        protocol_prize_pool_micros: 0,
-        entry_cap: 1000,
-        max_entries_per_user: 1000,
-        betting_closes_ms: Date.now() + 3_600_000,
-        bet_type: { kind: 'num_bets', value: 1 },
-        winning_split_bps: [10000],
-        markets: [
-          { category: 'a', name: 'A' },
-          { category: 'b', name: 'B' },
-        ],
-      },
-    },
-    { status: 201 },
-  );
-  const c = contest.body as { contest_id: string; markets: Array<{ market_id: number }> };
+  // Two contests: entries go to `c`; voiding and resolving (which end a contest) go to `ending`, so
+  // that entries keep succeeding through the run.
+  const newContest = async () => {
+    const body = {
+      title: 'Fuzz',
+      category: 'sports',
+      game_type: 'lineups',
+      bet_amount_micros: 1000,
+      protocol_prize_pool_micros: 0,
+      entry_cap: 1000,
+      max_entries_per_user: 1000,
+      betting_closes_ms: Date.now() + 3_600_000,
+      bet_type: { kind: 'num_bets', value: 1 },
+      winning_split_bps: [10000],
+      markets: [
+        { category: 'a', name: 'A' },
+        { category: 'b', name: 'B' },
+      ],
+    };
+    return (await svc.call('createContest', { token: svc.operatorToken, body }, { status: 201 })).body as { contest_id: string; markets: Array<{ market_id: number }> };
+  };
+  const c = await newContest();
+  const ending = await newContest();
+  knownByOperation.voidContest = { id: [ending.contest_id] };
+  knownByOperation.resolveMarket = { market_id: ending.markets.map((m) => m.market_id) };
   const deposit = await svc.call('createDeposit', { token: session, body: { amount_micros: 10_000_000, idempotency_key: randomUUID() } }, { status: 200 });
   await svc.call('createContestEntry', { token: session, pathParams: { id: c.contest_id }, body: { picks: [{ market_id: c.markets[0]!.market_id, direction: 'up' }], idempotency_key: randomUUID() } }, { status: 201 });
   const wallet = randomWallet().address;
@@ -143,7 +146,7 @@ function wireArb(p: SpecOperation['parameters'][number], opts: Options): fc.Arbi
 
 function requestArb(op: SpecOperation): fc.Arbitrary<FuzzRequest> {
   return fc.boolean().chain((hostile) => {
-    const opts: Options = { hostile, known };
+    const opts: Options = { hostile, known: { ...known, ...knownByOperation[op.operationId] } };
     const pathParams = op.parameters.filter((p) => p.in === 'path');
     const queryParams = op.parameters.filter((p) => p.in === 'query');
     const path = fc.tuple(...pathParams.map((p) => wireArb(p, opts).filter((s) => s !== '' && s !== '.' && s !== '..'))).map((values) => {
