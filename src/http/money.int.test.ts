@@ -212,10 +212,15 @@ describe('idempotency', () => {
       const w = await call(svc.baseUrl, 'POST /v1/users/withdraw', { token: u.token, body: { ...body, destination_address: dest } });
       expect(w.status, `withdraw ${name}`).toBe(400);
     }
-    // The checksummed address with the case of one letter flipped: still hex, no longer EIP-55.
-    const i = 2 + dest.slice(2).search(/[a-fA-F]/);
-    const flipped = dest[i] === dest[i]!.toUpperCase() ? dest[i]!.toLowerCase() : dest[i]!.toUpperCase();
-    const badChecksum = dest.slice(0, i) + flipped + dest.slice(i + 1);
+    // The checksummed address with the case of one letter flipped: still hex, still mixed case (so the
+    // checksum applies: an all-lowercase or all-uppercase result would be a valid unchecksummed form), no longer EIP-55.
+    const flipAt = (i: number) => {
+      const c = dest[i]!;
+      return dest.slice(0, i) + (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase()) + dest.slice(i + 1);
+    };
+    const badChecksum = [...dest].map((_, i) => i).filter((i) => i >= 2 && /[a-fA-F]/.test(dest[i]!)).map(flipAt)
+      .find((a) => /[a-f]/.test(a.slice(2)) && /[A-F]/.test(a.slice(2)));
+    if (!badChecksum) throw new Error(`no mixed-case flip of ${dest}`);
     for (const destination of [badChecksum, '0x1234', 'vitalik.eth', `${dest}00`]) {
       const res = await withdraw(u.token, 10, destination, key);
       expect(res.status, destination).toBe(400);
