@@ -117,6 +117,10 @@ const schema = z.object({
   RESOLUTION_MAX_WAIT_MS: intFrom(3_600_000, 1000, 7 * 86_400_000),
   /** Fault injection for tests and drills (src/failpoints.ts); refused in production. */
   FAILPOINTS: optionalString,
+  /** /readyz reports the workers `stale` when the newest worker heartbeat is older than this. */
+  WORKER_HEARTBEAT_STALE_MS: intFrom(30000, 1000),
+  /** Longest wait for the queue (Redis) before a request that needs it answers 503 with Retry-After. */
+  QUEUE_WAIT_MS: intFrom(3000, 100, 60000),
 });
 
 type Parsed = z.infer<typeof schema>;
@@ -175,6 +179,8 @@ export interface Config {
   };
   prices: { feed: Parsed['PRICE_FEED']; demoSeed: string; demoSpreadBps: number };
   resolution: { delayMs: number; maxWaitMs: number };
+  workerHeartbeatStaleMs: number;
+  queueWaitMs: number;
 }
 
 export class ConfigError extends Error {
@@ -267,6 +273,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     prices: { feed: e.PRICE_FEED, demoSeed: e.DEMO_PRICE_SEED, demoSpreadBps: e.DEMO_PRICE_SPREAD_BPS },
     resolution: { delayMs: e.RESOLUTION_DELAY_MS, maxWaitMs: e.RESOLUTION_MAX_WAIT_MS },
+    workerHeartbeatStaleMs: e.WORKER_HEARTBEAT_STALE_MS,
+    queueWaitMs: e.QUEUE_WAIT_MS,
   };
   return deepFreeze(config);
 }

@@ -2096,7 +2096,9 @@ export const ReadinessSchema = {
             required: [
                 'database',
                 'queue',
-                'migrations'
+                'migrations',
+                'workers',
+                'schedulers'
             ],
             properties: {
                 database: {
@@ -2112,6 +2114,18 @@ export const ReadinessSchema = {
                     ]
                 },
                 migrations: {
+                    type: 'string',
+                    enum: [
+                        'ok'
+                    ]
+                },
+                workers: {
+                    type: 'string',
+                    enum: [
+                        'ok'
+                    ]
+                },
+                schedulers: {
                     type: 'string',
                     enum: [
                         'ok'
