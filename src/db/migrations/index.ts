@@ -6,6 +6,7 @@ import { Migration20261120030000_market_makers } from './Migration20261120030000
 import { Migration20261120040000_ledger } from './Migration20261120040000_ledger.js';
 import { Migration20261120050000_contests } from './Migration20261120050000_contests.js';
 import { Migration20261123010000_exactly_once } from './Migration20261123010000_exactly_once.js';
+import { Migration20261123020000_auth_prune } from './Migration20261123020000_auth_prune.js';
 
 export const migrationsList = [
   { name: 'Migration20261120000000_initial', class: Migration20261120000000_initial },
@@ -15,4 +16,5 @@ export const migrationsList = [
   { name: 'Migration20261120040000_ledger', class: Migration20261120040000_ledger },
   { name: 'Migration20261120050000_contests', class: Migration20261120050000_contests },
   { name: 'Migration20261123010000_exactly_once', class: Migration20261123010000_exactly_once },
+  { name: 'Migration20261123020000_auth_prune', class: Migration20261123020000_auth_prune },
 ];
