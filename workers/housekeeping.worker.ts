@@ -8,7 +8,7 @@ import { pruneExpiredAuth, type AuthPruneResult } from '../src/domain/identity/p
 export function housekeepingProcessor(orm: Orm, log: Logger) {
   return async (job: Job): Promise<AuthPruneResult> => {
     const result = await pruneExpiredAuth(orm.em.fork());
-    if (result.sessions || result.walletNonces) log.info({ job_id: job.id, ...result }, 'expired sessions and wallet nonces pruned');
+    if (result.sessions || result.walletNonces || result.limits) log.info({ job_id: job.id, ...result }, 'expired sessions and wallet nonces pruned');
     else log.debug({ job_id: job.id }, 'nothing to prune');
     return result;
   };

@@ -2,6 +2,8 @@
 // so one run never holds long locks; each batch is an index range scan (Migration20261123020000_auth_prune).
 //   sessions:      expired or revoked more than `graceMs` ago (until then a lookup still finds and refuses them)
 //   wallet_nonces: used, or expired (a nonce is single-use and lives NONCE_TTL_SECONDS)
+//   rate_limit_counters, ws_connection_slots: windows and leases long over (src/http/rate-limit-store.ts,
+//                  src/ws/connection-slots.ts)
 // Market-maker challenges are never stored: they live on their WebSocket connection and end with it.
 import type { Em } from '../../db/orm.js';
 
@@ -11,6 +13,8 @@ export const SESSION_PRUNE_GRACE_MS = 3_600_000;
 export interface AuthPruneResult {
   sessions: number;
   walletNonces: number;
+  /** Shared-limit leftovers (PostgreSQL-only deployment): finished rate-limit windows, expired WS slot leases. */
+  limits: number;
 }
 
 async function deleteInBatches(em: Em, sql: string, params: unknown[]): Promise<number> {
@@ -46,5 +50,13 @@ export async function pruneExpiredAuth(em: Em, graceMs = SESSION_PRUNE_GRACE_MS)
      select count(*)::int as n from gone`,
     [],
   );
-  return { sessions, walletNonces };
+  const limits = await deleteInBatches(
+    em,
+    `with doomed as (select key from rate_limit_counters where reset_at < now() - interval '1 hour' limit ?),
+     gone as (delete from rate_limit_counters r using doomed d where r.key = d.key returning 1),
+     slots as (delete from ws_connection_slots where expires_at < now() - interval '1 hour' returning 1)
+     select ((select count(*) from gone) + (select count(*) from slots))::int as n`,
+    [],
+  );
+  return { sessions, walletNonces, limits };
 }
