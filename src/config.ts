@@ -69,7 +69,7 @@ const schema = z.object({
   MM_HEARTBEAT_INTERVAL_MS: intFrom(15000, 50),
   MM_MAX_MISSED_PONGS: intFrom(3, 1, 100),
   MM_SESSION_TTL_MS: intFrom(3600000, 1000),
-  /** Open market-maker WebSocket connections one client IP may hold on one API process; more get HTTP 429. */
+  /** Open market-maker WebSocket connections one client IP may hold across every API process; more get HTTP 429. */
   MM_MAX_CONNECTIONS_PER_IP: intFrom(20, 1, 100000),
   /** Of those, connections not yet authenticated (they have MM_AUTH_TIMEOUT_MS to do it); more get HTTP 429. At most MM_MAX_CONNECTIONS_PER_IP. */
   MM_MAX_UNAUTHENTICATED_PER_IP: intFrom(4, 1, 100000),
