@@ -1,13 +1,10 @@
-// Requests that cannot complete without the queue (deposits and withdrawals: their settlement job) wait
+// Requests that cannot complete without the queue (createDeposit, createWithdrawal: their settlement job) wait
 // for it at most QUEUE_WAIT_MS, then answer 503 UNAVAILABLE with Retry-After, before anything is claimed
 // or written, so the same request with the same idempotency key is safe to send again. Enqueues after a
 // commit are bounded too: a lost enqueue is the outbox relay's, never a request hanging until Redis returns.
 import { AppError } from '../domain/errors.js';
 import type { Handlers } from '../http/handler.js';
 import type { QueueBackend } from './queue-backend.js';
-
-/** Operations that need the queue to do their work. */
-export const QUEUE_OPERATIONS = ['createDeposit', 'createWithdrawal'] as const;
 
 export class QueueUnavailable extends AppError {
   constructor(waitMs: number, retryAfterSeconds: number) {
@@ -25,17 +22,16 @@ export function retryAfterSeconds(waitMs: number): number {
   return Math.max(1, Math.ceil(waitMs / 1000));
 }
 
-export function requireQueue(handlers: Handlers, queues: QueueBackend, waitMs: number, operations: readonly string[] = QUEUE_OPERATIONS): Handlers {
-  const out: Handlers = { ...handlers };
-  for (const id of operations) {
-    const inner = handlers[id];
-    if (!inner) continue;
-    out[id] = async (req) => {
-      if (!(await queues.waitAvailable(waitMs))) throw new QueueUnavailable(waitMs, retryAfterSeconds(waitMs));
-      return inner(req);
-    };
-  }
-  return out;
+export function requireQueue(handlers: Handlers, queues: QueueBackend, waitMs: number): Handlers {
+  const gate = async () => {
+    if (!(await queues.waitAvailable(waitMs))) throw new QueueUnavailable(waitMs, retryAfterSeconds(waitMs));
+  };
+  const { createDeposit, createWithdrawal } = handlers;
+  return {
+    ...handlers,
+    createDeposit: async (req, ctx) => (await gate(), createDeposit(req, ctx)),
+    createWithdrawal: async (req, ctx) => (await gate(), createWithdrawal(req, ctx)),
+  };
 }
 
 /** `p`, or a rejection after `ms` (the operation itself goes on in the background). */
