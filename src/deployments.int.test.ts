@@ -57,7 +57,7 @@ describe('embedded deployment (no DATABASE_URL, no REDIS_URL)', () => {
     await expectReady(again.baseUrl);
     expect(again.logs.some((l) => l.msg === 'database migrations applied')).toBe(false);
     expect(await again.stop('SIGTERM')).toBe(0);
-  });
+  }, 120_000); // three PGlite start-ups: slow on a loaded 2-core machine
 });
 
 describe('PostgreSQL-only deployment (DATABASE_URL, no REDIS_URL)', () => {

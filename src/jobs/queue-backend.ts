@@ -98,6 +98,8 @@ export async function createQueueBackend(opts: QueueBackendOptions): Promise<Que
     throw new Error('createQueueBackend needs redisUrl, databaseUrl or a PGlite instance');
   }
 
+  // Every Queue/Worker on the pool adds its listeners (schedulers, readiness and processors: a few dozen).
+  (pool as unknown as { setMaxListeners?: (n: number) => void }).setMaxListeners?.(100);
   // A pool we pass in is not migrated by BullMQ; run its schema migrations (advisory-locked, idempotent).
   const client = await pool.connect();
   try {
