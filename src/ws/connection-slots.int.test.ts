@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../logger.js';
 import { TEST_REDIS_URL, uniquePrefix } from '../testing/postgres.js';
-import { createConnectionSlots } from './connection-slots.js';
+import { createSharedConnectionCap } from './connection-slots.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const closers: Array<() => Promise<void>> = [];
@@ -18,9 +18,9 @@ const TTL_MS = 1500;
 /** A child process that takes `n` slots for `ip` (renewing them), prints "held", and waits to be killed. */
 function holder(prefix: string, ip: string, n: number) {
   const code = `
-    import { createConnectionSlots } from './src/ws/connection-slots.ts';
+    import { createSharedConnectionCap } from './src/ws/connection-slots.ts';
     import { createLogger } from './src/logger.ts';
-    const slots = createConnectionSlots({ deployment: 'production', redisUrl: ${JSON.stringify(TEST_REDIS_URL)}, prefix: ${JSON.stringify(prefix)},
+    const slots = createSharedConnectionCap({ deployment: 'production', redisUrl: ${JSON.stringify(TEST_REDIS_URL)}, prefix: ${JSON.stringify(prefix)},
       orm: undefined, max: ${n}, log: createLogger('silent'), ttlMs: ${TTL_MS} });
     for (let i = 0; i < ${n}; i++) if (!(await slots.acquire(${JSON.stringify(ip)}))) throw new Error('refused');
     console.log('held');
@@ -37,7 +37,7 @@ describe('WebSocket connection slots across processes (Redis)', () => {
   it('slots held by a living process are refused to others; a SIGKILLed holder frees them within the lease', async () => {
     const prefix = uniquePrefix('slots');
     const ip = '192.0.2.7';
-    const mine = createConnectionSlots({ deployment: 'production', redisUrl: TEST_REDIS_URL, prefix, orm: undefined as never, max: 2, log: createLogger('silent'), ttlMs: TTL_MS });
+    const mine = createSharedConnectionCap({ deployment: 'production', redisUrl: TEST_REDIS_URL, prefix, orm: undefined as never, max: 2, log: createLogger('silent'), ttlMs: TTL_MS });
     closers.push(() => mine.close());
     const other = holder(prefix, ip, 2);
     closers.push(async () => void other.proc.kill('SIGKILL'));
