@@ -70,7 +70,7 @@ const schema = z.object({
   MM_HEARTBEAT_INTERVAL_MS: intFrom(15000, 50),
   MM_MAX_MISSED_PONGS: intFrom(3, 1, 100),
   MM_SESSION_TTL_MS: intFrom(3600000, 1000),
-  /** Open market-maker WebSocket connections one client IP may hold on one API process; more get HTTP 429. */
+  /** Open market-maker WebSocket connections one client IP may hold across every API process; more get HTTP 429. */
   MM_MAX_CONNECTIONS_PER_IP: intFrom(20, 1, 100000),
   /** Of those, connections not yet authenticated (they have MM_AUTH_TIMEOUT_MS to do it); more get HTTP 429. At most MM_MAX_CONNECTIONS_PER_IP. */
   MM_MAX_UNAUTHENTICATED_PER_IP: intFrom(4, 1, 100000),
@@ -118,6 +118,10 @@ const schema = z.object({
   RESOLUTION_MAX_WAIT_MS: intFrom(3_600_000, 1000, 7 * 86_400_000),
   /** Fault injection for tests and drills (src/failpoints.ts); refused in production. */
   FAILPOINTS: optionalString,
+  /** /readyz reports the workers `stale` when the newest worker heartbeat is older than this. */
+  WORKER_HEARTBEAT_STALE_MS: intFrom(30000, 1000),
+  /** Longest wait for the queue (Redis) before a request that needs it answers 503 with Retry-After. */
+  QUEUE_WAIT_MS: intFrom(3000, 100, 60000),
 });
 
 type Parsed = z.infer<typeof schema>;
@@ -176,6 +180,8 @@ export interface Config {
   };
   prices: { feed: Parsed['PRICE_FEED']; demoSeed: string; demoSpreadBps: number };
   resolution: { delayMs: number; maxWaitMs: number };
+  workerHeartbeatStaleMs: number;
+  queueWaitMs: number;
 }
 
 export class ConfigError extends Error {
@@ -268,6 +274,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     prices: { feed: e.PRICE_FEED, demoSeed: e.DEMO_PRICE_SEED, demoSpreadBps: e.DEMO_PRICE_SPREAD_BPS },
     resolution: { delayMs: e.RESOLUTION_DELAY_MS, maxWaitMs: e.RESOLUTION_MAX_WAIT_MS },
+    workerHeartbeatStaleMs: e.WORKER_HEARTBEAT_STALE_MS,
+    queueWaitMs: e.QUEUE_WAIT_MS,
   };
   return deepFreeze(config);
 }

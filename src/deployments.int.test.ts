@@ -25,9 +25,14 @@ async function expectReady(baseUrl: string): Promise<void> {
   const health = await fetch(`${baseUrl}/healthz`);
   expect(health.status).toBe(200);
   expect(await health.json()).toEqual({ status: 'ok' });
-  const ready = await fetch(`${baseUrl}/readyz`);
+  // The workers' first heartbeat may land just after the API listens: ready within a few seconds.
+  let ready = await fetch(`${baseUrl}/readyz`);
+  for (let i = 0; i < 40 && ready.status !== 200; i++) {
+    await new Promise((r) => setTimeout(r, 250));
+    ready = await fetch(`${baseUrl}/readyz`);
+  }
   expect(ready.status).toBe(200);
-  expect(await ready.json()).toEqual({ status: 'ready', checks: { database: 'ok', queue: 'ok', migrations: 'ok' } });
+  expect(await ready.json()).toEqual({ status: 'ready', checks: { database: 'ok', queue: 'ok', migrations: 'ok', workers: 'ok', schedulers: 'ok' } });
 }
 
 describe('embedded deployment (no DATABASE_URL, no REDIS_URL)', () => {
@@ -52,7 +57,7 @@ describe('embedded deployment (no DATABASE_URL, no REDIS_URL)', () => {
     await expectReady(again.baseUrl);
     expect(again.logs.some((l) => l.msg === 'database migrations applied')).toBe(false);
     expect(await again.stop('SIGTERM')).toBe(0);
-  });
+  }, 120_000); // three PGlite start-ups: slow on a loaded 2-core machine
 });
 
 describe('PostgreSQL-only deployment (DATABASE_URL, no REDIS_URL)', () => {

@@ -60,15 +60,17 @@ export async function runProcess(role: Role): Promise<void> {
   process.on('unhandledRejection', (err) => logger.error({ err }, 'unhandled promise rejection'));
 
   started = (async () => {
-    if (role === 'all' || role === 'api') {
-      const { startHttp } = await import('./service.js');
-      const http = await startHttp(rt);
-      stops.push(() => http.close());
-    }
+    // Workers first: their first heartbeat and schedulers exist by the time the API answers /readyz.
+    // Shutdown still stops the API first (stops[0]), then the workers.
     if (role === 'all' || role === 'workers') {
       const { startWorkers } = await import('../workers/start.js');
       const workers = await startWorkers(rt);
       stops.push(() => workers.close());
+    }
+    if (role === 'all' || role === 'api') {
+      const { startHttp } = await import('./service.js');
+      const http = await startHttp(rt);
+      stops.unshift(() => http.close());
     }
   })();
   try {

@@ -23,6 +23,10 @@ import { poolImagesHandlers } from './http/handlers/pool-images.js';
 import { contestsHandlers } from './http/handlers/contests.js';
 import { createResolutionProducer } from './jobs/resolution-producer.js';
 import { rfqHandlers } from './http/handlers/rfq.js';
+import { createWorkerHealth } from './jobs/worker-health.js';
+import { boundEnqueue, requireQueue } from './jobs/queue-gate.js';
+import { createRateLimitStore } from './http/rate-limit-store.js';
+import { createSharedConnectionCap } from './ws/connection-slots.js';
 
 export interface HttpService {
   server: Server;
@@ -35,11 +39,15 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
   const metrics = createMetrics();
   const forkDb = () => orm.em.fork();
   const privy = await choosePrivyVerifier({ ...config.privy, production: config.nodeEnv === 'production', dataDir: config.dataDir }, logger);
-  const gateway = createGateway({ mm: config.mm, orm, logger, checkFrames: config.nodeEnv !== 'production' });
-  const settlementProducer = createSettlementProducer(queues);
-  const resolutionProducer = createResolutionProducer(queues);
+  const shared = { deployment: config.deployment, redisUrl: config.redisUrl, prefix: config.queuePrefix, orm, log: logger };
+  const sharedCap = createSharedConnectionCap({ ...shared, max: config.mm.maxConnectionsPerIp });
+  const gateway = createGateway({ mm: config.mm, orm, logger, checkFrames: config.nodeEnv !== 'production', sharedCap });
+  // Enqueues give up after QUEUE_WAIT_MS (the outbox and resolution relays take over): no request hangs on Redis.
+  const settlementProducer = boundEnqueue(createSettlementProducer(queues), config.queueWaitMs);
+  const resolutionProducer = boundEnqueue(createResolutionProducer(queues), config.queueWaitMs);
+  const workerHealth = createWorkerHealth(orm, queues, config.workerHeartbeatStaleMs);
   const settlement = createSettlementAdapter({ mode: config.settlementMode, demoOnchainBalanceMicros: config.demoOnchainBalanceMicros });
-  const handlers: Handlers = {
+  const allHandlers: Handlers = {
     ...authHandlers({ privy, sessionTtlSeconds: config.sessionTtlSeconds, siwe: config.siwe }),
     ...usersHandlers(),
     ...balancesHandlers({ producer: settlementProducer, settlement, syncWaitMs: config.depositSyncWaitMs }),
@@ -48,8 +56,11 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
     ...poolImagesHandlers(),
     ...contestsHandlers({ resolution: resolutionProducer }),
     ...rfqHandlers({ settings: config.rfq }),
-    ...operationsHandlers(readinessProbe({ forkDb, queue: queues, migrationsApplied: () => rt.migrationsApplied }), metrics),
+    ...operationsHandlers(readinessProbe({ forkDb, queue: queues, migrationsApplied: () => rt.migrationsApplied, workers: workerHealth }), metrics),
   };
+  // Deposits and withdrawals wait at most QUEUE_WAIT_MS for the queue, then answer 503 with Retry-After.
+  const handlers = requireQueue(allHandlers, queues, config.queueWaitMs);
+  const rateLimitStore = createRateLimitStore(shared);
   const app = await createApp({
     logger,
     document: loadOpenApiDocument(),
@@ -58,6 +69,7 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
     resolveToken: createTokenResolver(config.operatorToken, forkDb),
     metrics,
     rateLimitPerMinute: config.rateLimitPerMinute,
+    rateLimitStore: rateLimitStore.store,
   });
   // headersTimeout and requestTimeout are checked every connectionsCheckingInterval (node's default: 30 s).
   const server = createServer({ connectionsCheckingInterval: 1_000 }, app);
@@ -83,6 +95,9 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
       });
       await settlementProducer.close();
       await resolutionProducer.close();
+      await workerHealth.close();
+      await rateLimitStore.close();
+      await sharedCap.close();
     },
   };
 }

@@ -4,12 +4,12 @@
 //     'already_settled' when it is no longer open, so a retry or duplicate pays nothing twice.
 //   relay-resolutions (scheduled): enqueues open contests whose every market is settled: a resolution whose
 //     enqueue was lost (API crash after the market's commit, Redis down) still happens.
-import { UnrecoverableError, type Job, type Queue, type Worker } from 'bullmq';
+import { UnrecoverableError, type Job, type Worker } from 'bullmq';
 import type { Runtime } from '../src/runtime.js';
 import type { Logger } from '../src/logger.js';
 import { contestsAwaitingResolution, resolveContest } from '../src/domain/contests/resolution.js';
 import { createResolutionProducer } from '../src/jobs/resolution-producer.js';
-import { JOB, QUEUE, RELAY_RESOLUTIONS_EVERY_MS, type ResolveContestJob } from '../src/jobs/queues.js';
+import { JOB, QUEUE, type ResolveContestJob } from '../src/jobs/queues.js';
 
 export interface ContestWorkers {
   workers: Worker[];
@@ -20,12 +20,7 @@ export async function startContestWorkers(rt: Runtime, common: Record<string, un
   const { queues, orm } = rt;
   const connection = queues.connection;
   const producer = createResolutionProducer(queues);
-  const queue: Queue = new queues.Queue(queues.queueName(QUEUE.contests), { connection });
-  await queue.upsertJobScheduler(
-    'relay-resolutions',
-    { every: RELAY_RESOLUTIONS_EVERY_MS },
-    { name: JOB.relayResolutions, data: {}, opts: { removeOnComplete: 100, removeOnFail: 100 } },
-  );
+  // The relay-resolutions scheduler: src/jobs/schedulers.ts (workers/start.ts).
   const worker = new queues.Worker(
     queues.queueName(QUEUE.contests),
     async (job: Job) => {
@@ -48,7 +43,6 @@ export async function startContestWorkers(rt: Runtime, common: Record<string, un
     workers: [worker],
     async close() {
       await producer.close();
-      await queue.close();
     },
   };
 }

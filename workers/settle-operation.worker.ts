@@ -7,21 +7,14 @@
 //     RELAY_AFTER_MS (committed, then the API crashed before enqueueing; or a job that used every attempt).
 //   idempotency queue, prune-idempotency-keys (scheduled): deletes done keys older than 24 h, except those of
 //     operations still pending; in-progress keys are never pruned (pruneIdempotencyKeys).
-import { UnrecoverableError, type Job, type Queue, type Worker } from 'bullmq';
+import { UnrecoverableError, type Job, type Worker } from 'bullmq';
 import type { Runtime } from '../src/runtime.js';
 import type { Logger } from '../src/logger.js';
 import { pruneIdempotencyKeys } from '../src/domain/idempotency.js';
 import { settleOperation, staleOutbox } from '../src/domain/money/operations.js';
 import { createSettlementAdapter } from '../src/domain/settlement/index.js';
 import { createSettlementProducer } from '../src/jobs/settlement-producer.js';
-import {
-  JOB,
-  PRUNE_IDEMPOTENCY_EVERY_MS,
-  QUEUE,
-  RELAY_AFTER_MS,
-  RELAY_OUTBOX_EVERY_MS,
-  type SettleOperationJob,
-} from '../src/jobs/queues.js';
+import { JOB, QUEUE, RELAY_AFTER_MS, type SettleOperationJob } from '../src/jobs/queues.js';
 
 export interface MoneyWorkers {
   workers: Worker[];
@@ -34,18 +27,7 @@ export async function startMoneyWorkers(rt: Runtime, common: Record<string, unkn
   const adapter = createSettlementAdapter({ mode: config.settlementMode, demoOnchainBalanceMicros: config.demoOnchainBalanceMicros });
   const producer = createSettlementProducer(queues);
 
-  const settlementQueue: Queue = new queues.Queue(queues.queueName(QUEUE.settlement), { connection });
-  await settlementQueue.upsertJobScheduler(
-    'relay-outbox',
-    { every: RELAY_OUTBOX_EVERY_MS },
-    { name: JOB.relayOutbox, data: {}, opts: { removeOnComplete: 100, removeOnFail: 100 } },
-  );
-  const idempotencyQueue: Queue = new queues.Queue(queues.queueName(QUEUE.idempotency), { connection });
-  await idempotencyQueue.upsertJobScheduler(
-    'prune-idempotency-keys',
-    { every: PRUNE_IDEMPOTENCY_EVERY_MS },
-    { name: JOB.pruneIdempotencyKeys, data: {}, opts: { removeOnComplete: 100, removeOnFail: 100 } },
-  );
+  // The relay-outbox and prune-idempotency-keys schedulers: src/jobs/schedulers.ts (workers/start.ts).
 
   const settlement = new queues.Worker(
     queues.queueName(QUEUE.settlement),
@@ -77,8 +59,6 @@ export async function startMoneyWorkers(rt: Runtime, common: Record<string, unkn
     workers: [settlement, idempotency],
     async close() {
       await producer.close();
-      await settlementQueue.close();
-      await idempotencyQueue.close();
     },
   };
 }

@@ -5,8 +5,10 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Worker } from 'bullmq';
 import type { Runtime } from '../src/runtime.js';
-import { HEARTBEAT_EVERY_MS, JOB, QUEUE, ROLL_WINDOWS_EVERY_MS } from '../src/jobs/queues.js';
+import { QUEUE, SCHEDULER_CHECK_EVERY_MS } from '../src/jobs/queues.js';
+import { startSchedulerKeeper } from '../src/jobs/schedulers.js';
 import { heartbeatProcessor } from './heartbeat.worker.js';
+import { housekeepingProcessor } from './housekeeping.worker.js';
 import { rollWindowsProcessor } from './market-windows.worker.js';
 import { startMoneyWorkers } from './settle-operation.worker.js';
 import { startContestWorkers } from './resolve-contest.worker.js';
@@ -25,21 +27,12 @@ export async function startWorkers(rt: Runtime): Promise<Workers> {
   // Short lock and stall intervals: a job of a crashed worker is picked up again within ~30 s.
   const common = { connection, lockDuration: 15_000, stalledInterval: 10_000, maxStalledCount: 5 };
 
-  const systemQueue = new queues.Queue(queues.queueName(QUEUE.system), { connection });
-  await systemQueue.upsertJobScheduler(
-    'heartbeat',
-    { every: HEARTBEAT_EVERY_MS },
-    { name: JOB.recordHeartbeat, data: { requested_at_ms: Date.now() }, opts: { removeOnComplete: 100, removeOnFail: 100 } },
-  );
+  // Every scheduler (src/jobs/schedulers.ts), re-created whenever one goes missing (Redis restarted empty).
+  const keeper = await startSchedulerKeeper(queues, log, SCHEDULER_CHECK_EVERY_MS);
   const system = new queues.Worker(queues.queueName(QUEUE.system), heartbeatProcessor(orm, me, log), { ...common, concurrency: 1 });
   workers.push(system);
 
-  const marketWindowsQueue = new queues.Queue(queues.queueName(QUEUE.marketWindows), { connection });
-  await marketWindowsQueue.upsertJobScheduler(
-    'roll-windows',
-    { every: ROLL_WINDOWS_EVERY_MS },
-    { name: JOB.rollWindows, data: { requested_at_ms: Date.now() }, opts: { removeOnComplete: 100, removeOnFail: 100 } },
-  );
+  workers.push(new queues.Worker(queues.queueName(QUEUE.housekeeping), housekeepingProcessor(orm, log), { ...common, concurrency: 1 }));
   workers.push(
     new queues.Worker(queues.queueName(QUEUE.marketWindows), rollWindowsProcessor(orm, rt.config.markets, log), { ...common, concurrency: 1 }),
   );
@@ -60,8 +53,7 @@ export async function startWorkers(rt: Runtime): Promise<Workers> {
     async close() {
       // Worker.close() waits for the jobs in progress to finish: nothing is left half-done.
       await Promise.all(workers.map((w) => w.close()));
-      await systemQueue.close();
-      await marketWindowsQueue.close();
+      await keeper.close();
       await money.close();
       await contests.close();
       log.info('workers stopped');

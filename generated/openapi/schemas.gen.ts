@@ -2108,7 +2108,9 @@ export const ReadinessSchema = {
             required: [
                 'database',
                 'queue',
-                'migrations'
+                'migrations',
+                'workers',
+                'schedulers'
             ],
             properties: {
                 database: {
@@ -2124,6 +2126,18 @@ export const ReadinessSchema = {
                     ]
                 },
                 migrations: {
+                    type: 'string',
+                    enum: [
+                        'ok'
+                    ]
+                },
+                workers: {
+                    type: 'string',
+                    enum: [
+                        'ok'
+                    ]
+                },
+                schedulers: {
                     type: 'string',
                     enum: [
                         'ok'

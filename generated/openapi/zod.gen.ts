@@ -565,7 +565,9 @@ export const zReadiness = z.object({
     checks: z.object({
         database: z.enum(['ok']),
         queue: z.enum(['ok']),
-        migrations: z.enum(['ok'])
+        migrations: z.enum(['ok']),
+        workers: z.enum(['ok']),
+        schedulers: z.enum(['ok'])
     })
 });
 

@@ -750,8 +750,10 @@ export const getHealth = <ThrowOnError extends boolean = false>(options?: Option
 /**
  * Readiness probe
  *
- * Answers 200 only once migrations have run and the database and the queue answer; otherwise 503
- * `UNAVAILABLE` whose `details.checks` names the state of each check.
+ * Answers 200 only once migrations have run, the database and the queue answer, a worker process
+ * recorded a heartbeat recently (`WORKER_HEARTBEAT_STALE_MS`) and every job scheduler exists;
+ * otherwise 503 `UNAVAILABLE` whose `details.checks` names the state of each check. An API whose
+ * workers are down is reported not ready: deposits and withdrawals would stay pending.
  *
  */
 export const getReadiness = <ThrowOnError extends boolean = false>(options?: Options<GetReadinessData, ThrowOnError>): RequestResult<GetReadinessResponses, GetReadinessErrors, ThrowOnError> => (options?.client ?? client).get<GetReadinessResponses, GetReadinessErrors, ThrowOnError>({ url: '/readyz', ...options });

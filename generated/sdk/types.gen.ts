@@ -881,6 +881,8 @@ export type Readiness = {
         database: 'ok';
         queue: 'ok';
         migrations: 'ok';
+        workers: 'ok';
+        schedulers: 'ok';
     };
 };
 
@@ -2569,7 +2571,10 @@ export type GetReadinessErrors = {
     500: Error;
     /**
      * Not ready; `details.checks` names each check with `ok`, `failed`, `timeout` (no answer within
-     * 2 s) or, for migrations, `pending`. The reason of a failure is in the service's logs.
+     * 2 s) or, for migrations, `pending`; for workers, `stale` (the newest worker heartbeat is older
+     * than `WORKER_HEARTBEAT_STALE_MS`) or `missing` (no worker ever ran); for schedulers, `missing`
+     * (a job scheduler is gone, e.g. Redis restarted empty; the workers re-create it within seconds).
+     * The reason of a failure is in the service's logs.
      *
      */
     503: Error;

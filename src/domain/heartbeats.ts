@@ -1,6 +1,5 @@
 import { hostname } from 'node:os';
 import type { Em } from '../db/orm.js';
-import { WorkerHeartbeat } from '../db/entities/index.js';
 
 export interface WorkerIdentity {
   workerId: string;
@@ -19,6 +18,9 @@ export async function recordHeartbeat(em: Em, me: WorkerIdentity, now = new Date
 }
 
 export async function latestHeartbeat(em: Em): Promise<{ workerId: string; lastSeenAt: Date } | null> {
-  const row = await em.findOne(WorkerHeartbeat, {}, { orderBy: { lastSeenAt: 'desc' } });
-  return row ? { workerId: row.workerId, lastSeenAt: row.lastSeenAt } : null;
+  const rows = await em.getConnection().execute<Array<{ worker_id: string; last_seen_at: Date | string }>>(
+    'select worker_id, last_seen_at from worker_heartbeats order by last_seen_at desc limit 1',
+  );
+  const row = rows[0];
+  return row ? { workerId: row.worker_id, lastSeenAt: new Date(row.last_seen_at) } : null;
 }

@@ -2,7 +2,7 @@
 // -> openapi-backend (validation, dispatch by operationId) -> handler -> one place writes the response.
 import { randomUUID } from 'node:crypto';
 import express, { type Request, type Response, type NextFunction } from 'express';
-import { rateLimit } from 'express-rate-limit';
+import { rateLimit, type Store } from 'express-rate-limit';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import type { Context } from 'openapi-backend';
 import type { Logger } from '../logger.js';
@@ -30,6 +30,8 @@ export interface AppDeps {
   metrics: HttpMetrics;
   /** Requests per minute per client address (0 disables). */
   rateLimitPerMinute: number;
+  /** Shared counters across API processes (src/http/rate-limit-store.ts); in-process memory when absent. */
+  rateLimitStore?: Store | undefined;
 }
 
 interface Extras {
@@ -102,6 +104,7 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
           limit: deps.rateLimitPerMinute,
           standardHeaders: 'draft-8',
           legacyHeaders: false,
+          ...(deps.rateLimitStore ? { store: deps.rateLimitStore } : {}),
           handler: (_req, _res, next, options) => {
             const retryAfter = String(Math.ceil(options.windowMs / 1000));
             next(new AppError(429, 'RATE_LIMITED', `too many requests: at most ${options.limit} a minute from one address on this route group`, null, { 'Retry-After': retryAfter }));

@@ -1,14 +1,17 @@
 // What "ready" means for an API process: migrations applied here, the database answering, the queue
-// backend answering (checked with a timeout each by the getReadiness handler).
+// backend answering, a worker heartbeat that is recent and every job scheduler present (checked with a
+// timeout each by the getReadiness handler).
 import type { Em } from '../db/orm.js';
 import type { ReadinessProbe } from './handlers/operations.js';
 
-export function readinessProbe(deps: { forkDb: () => Em; queue: { ping(): Promise<void> }; migrationsApplied: () => boolean }): ReadinessProbe {
+export function readinessProbe(deps: { forkDb: () => Em; queue: { ping(): Promise<void> }; migrationsApplied: () => boolean; workers: Pick<ReadinessProbe, 'workers' | 'schedulers'> }): ReadinessProbe {
   return {
     migrations: deps.migrationsApplied,
     database: async () => {
       await deps.forkDb().getConnection().execute('select 1');
     },
     queue: () => deps.queue.ping(),
+    workers: () => deps.workers.workers(),
+    schedulers: () => deps.workers.schedulers(),
   };
 }

@@ -23,6 +23,13 @@ export interface QueueBackend {
   queueName(noun: string): string;
   /** Resolves when the backend answers a trivial query; throws otherwise. */
   ping(): Promise<void>;
+  /**
+   * true once the backend is connected, waiting at most `ms` for it. Redis only: the SQL backends answer
+   * true at once (their outage is the database's, which every request meets anyway).
+   */
+  waitAvailable(ms: number): Promise<boolean>;
+  /** Calls `fn` whenever the connection comes back after a loss (Redis 'ready' after a reconnect). */
+  onReconnect(fn: () => void): void;
   close(): Promise<void>;
 }
 
@@ -40,6 +47,12 @@ export async function createQueueBackend(opts: QueueBackendOptions): Promise<Que
     redis.on('error', () => {
       /* surfaced by ping() and by BullMQ's own retries; an unhandled 'error' event would crash the process */
     });
+    let everReady = redis.status === 'ready';
+    const reconnectListeners: Array<() => void> = [];
+    redis.on('ready', () => {
+      if (everReady) for (const fn of reconnectListeners) fn();
+      everReady = true;
+    });
     return {
       kind: 'redis',
       Queue,
@@ -49,6 +62,10 @@ export async function createQueueBackend(opts: QueueBackendOptions): Promise<Que
       queueName,
       async ping() {
         if ((await redis.ping()) !== 'PONG') throw new Error('redis did not answer PONG');
+      },
+      waitAvailable: (ms) => waitForReady(redis, ms),
+      onReconnect(fn) {
+        reconnectListeners.push(fn);
       },
       async close() {
         redis.disconnect();
@@ -81,6 +98,8 @@ export async function createQueueBackend(opts: QueueBackendOptions): Promise<Que
     throw new Error('createQueueBackend needs redisUrl, databaseUrl or a PGlite instance');
   }
 
+  // Every Queue/Worker on the pool adds its listeners (schedulers, readiness and processors: a few dozen).
+  (pool as unknown as { setMaxListeners?: (n: number) => void }).setMaxListeners?.(100);
   // A pool we pass in is not migrated by BullMQ; run its schema migrations (advisory-locked, idempotent).
   const client = await pool.connect();
   try {
@@ -97,8 +116,26 @@ export async function createQueueBackend(opts: QueueBackendOptions): Promise<Que
     async ping() {
       await pool.query('SELECT 1 FROM migration LIMIT 1');
     },
+    waitAvailable: async () => true,
+    onReconnect() {
+      /* the pool reconnects per query; schedulers live in tables that survive a restart */
+    },
     async close() {
       await endPool();
     },
   };
+}
+
+function waitForReady(redis: Redis, ms: number): Promise<boolean> {
+  if (redis.status === 'ready') return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      redis.off('ready', onReady);
+      resolve(ok);
+    };
+    const onReady = () => done(true);
+    const timer = setTimeout(() => done(false), ms);
+    redis.on('ready', onReady);
+  });
 }

@@ -10,6 +10,8 @@ export const QUEUE = {
   idempotency: 'idempotency',
   /** Contests: resolve-contest jobs (jobId = contest id) and the relay that finds contests left unresolved. */
   contests: 'contests',
+  /** Housekeeping: pruning expired sessions and used or expired wallet nonces. */
+  housekeeping: 'housekeeping',
 } as const;
 export type QueueNoun = (typeof QUEUE)[keyof typeof QUEUE];
 
@@ -21,6 +23,7 @@ export const JOB = {
   pruneIdempotencyKeys: 'prune-idempotency-keys',
   resolveContest: 'resolve-contest',
   relayResolutions: 'relay-resolutions',
+  pruneExpiredAuth: 'prune-expired-auth',
 } as const;
 
 export interface RecordHeartbeatJob {
@@ -29,6 +32,8 @@ export interface RecordHeartbeatJob {
 }
 
 export const HEARTBEAT_EVERY_MS = 10_000;
+/** Workers check this often that every job scheduler exists (and at once when the queue connection returns). */
+export const SCHEDULER_CHECK_EVERY_MS = 15_000;
 
 export interface RollWindowsJob {
   /** Unix ms when the rollover was requested (scheduler tick). */
@@ -49,6 +54,8 @@ export const SETTLE_BACKOFF_MS = 1_000;
 export const RELAY_OUTBOX_EVERY_MS = 5_000;
 export const RELAY_AFTER_MS = 5_000;
 export const PRUNE_IDEMPOTENCY_EVERY_MS = 3_600_000;
+/** Expired sessions and used or expired wallet nonces are deleted this often (workers/housekeeping.worker.ts). */
+export const PRUNE_AUTH_EVERY_MS = 600_000;
 
 export interface ResolveContestJob {
   contest_id: string;

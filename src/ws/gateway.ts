@@ -19,6 +19,7 @@ import { newChallenge, verifyAuthResponse, type AuthFailure, type Challenge } fr
 import { heartbeatAction, startTicker } from './heartbeat.js';
 import { CLOSE, closeMeaning, LocalConnectionSlots, MAX_AUTH_ATTEMPTS, MAX_BUFFERED_BYTES, MAX_PAYLOAD_BYTES, type ConnectionSlots } from './limits.js';
 import { receiveFrames } from './inbound.js';
+import { noSharedCap, type Release, type SharedConnectionCap } from './connection-slots.js';
 import { serializeServerMessage, type ParsedFrame } from './protocol.js';
 import { dispatchClientMessage, type ClientMessageHandlers } from './messages.js';
 
@@ -34,6 +35,8 @@ export interface GatewayDeps {
   checkFrames: boolean;
   /** Connection counting per address (default: this process only, LocalConnectionSlots). */
   slots?: ConnectionSlots;
+  /** MM_MAX_CONNECTIONS_PER_IP counted across every API process (src/ws/connection-slots.ts); none when absent. */
+  sharedCap?: SharedConnectionCap | undefined;
 }
 
 interface Connection {
@@ -66,6 +69,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_PAYLOAD_BYTES, perMessageDeflate: false, clientTracking: false });
   const connections = new Set<Connection>();
   const slots = deps.slots ?? new LocalConnectionSlots(mm.maxConnectionsPerIp, mm.maxUnauthenticatedPerIp);
+  const sharedCap = deps.sharedCap ?? noSharedCap;
   const frameLimits = { framesPerSecond: mm.maxFramesPerSecond, maxQueuedFrames: mm.maxQueuedFrames, maxUnauthenticatedFrames: mm.maxUnauthenticatedFrames };
   let closing = false;
 
@@ -161,7 +165,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     },
   };
 
-  function onConnection(ws: WebSocket, ip: string) {
+  function onConnection(ws: WebSocket, ip: string, releaseShared: Release) {
     const c: Connection = {
       id: randomUUID(),
       ws,
@@ -213,6 +217,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       c.ending = true;
       connections.delete(c);
       slots.close(ip, c.session !== null);
+      releaseShared();
       log.info(
         {
           conn_id: c.id,
@@ -276,12 +281,20 @@ export function createGateway(deps: GatewayDeps): Gateway {
         log.warn({ ip, refusal, limit: refusal === 'too_many_connections' ? mm.maxConnectionsPerIp : mm.maxUnauthenticatedPerIp }, `upgrade refused: ${refusal} from this IP`);
         return refuse(socket, 429, 'Too Many Requests');
       }
-      wss.handleUpgrade(req, socket, head, (ws) => {
-        if (slots.open(ip)) {
-          ws.close(CLOSE.policyViolation, 'too many connections');
-          return;
+      void sharedCap.acquire(ip).then((releaseShared) => {
+        if (!releaseShared) {
+          log.warn({ ip, refusal: 'too_many_connections', limit: mm.maxConnectionsPerIp, across: 'processes' }, 'upgrade refused: too_many_connections from this IP');
+          return refuse(socket, 429, 'Too Many Requests');
         }
-        onConnection(ws, ip);
+        if (closing || socket.destroyed) return releaseShared();
+        wss.handleUpgrade(req, socket, head, (ws) => {
+          if (slots.open(ip)) {
+            releaseShared();
+            ws.close(CLOSE.policyViolation, 'too many connections');
+            return;
+          }
+          onConnection(ws, ip, releaseShared);
+        });
       });
     },
     endWallet(walletAddress) {

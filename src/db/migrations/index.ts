@@ -6,6 +6,8 @@ import { Migration20261120030000_market_makers } from './Migration20261120030000
 import { Migration20261120040000_ledger } from './Migration20261120040000_ledger.js';
 import { Migration20261120050000_contests } from './Migration20261120050000_contests.js';
 import { Migration20261123010000_exactly_once } from './Migration20261123010000_exactly_once.js';
+import { Migration20261123020000_auth_prune } from './Migration20261123020000_auth_prune.js';
+import { Migration20261123030000_shared_limits } from './Migration20261123030000_shared_limits.js';
 
 export const migrationsList = [
   { name: 'Migration20261120000000_initial', class: Migration20261120000000_initial },
@@ -15,4 +17,6 @@ export const migrationsList = [
   { name: 'Migration20261120040000_ledger', class: Migration20261120040000_ledger },
   { name: 'Migration20261120050000_contests', class: Migration20261120050000_contests },
   { name: 'Migration20261123010000_exactly_once', class: Migration20261123010000_exactly_once },
+  { name: 'Migration20261123020000_auth_prune', class: Migration20261123020000_auth_prune },
+  { name: 'Migration20261123030000_shared_limits', class: Migration20261123030000_shared_limits },
 ];

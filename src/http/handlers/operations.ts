@@ -9,6 +9,20 @@ export interface ReadinessProbe {
   migrations(): boolean;
   database(): Promise<void>;
   queue(): Promise<void>;
+  /** Throws CheckState('stale' | 'missing') when no worker process recorded a recent heartbeat. */
+  workers(): Promise<void>;
+  /** Throws CheckState('missing') when a job scheduler does not exist. */
+  schedulers(): Promise<void>;
+}
+
+/** A failed check with a state more precise than 'failed' (e.g. workers 'stale'). */
+export class CheckState extends Error {
+  constructor(
+    readonly state: string,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 const CHECK_TIMEOUT_MS = 2000;
@@ -27,6 +41,10 @@ async function check(name: string, fn: () => Promise<void>, log: Logger): Promis
     ]);
     return 'ok';
   } catch (err) {
+    if (err instanceof CheckState) {
+      log.warn({ check: name, state: err.state }, `readiness check ${name} ${err.state}: ${err.message}`);
+      return err.state;
+    }
     const timedOut = err instanceof CheckTimeout;
     log.warn({ check: name, err }, `readiness check ${name} ${timedOut ? 'timed out' : 'failed'}`);
     return timedOut ? 'timeout' : 'failed';
@@ -39,13 +57,18 @@ export function operationsHandlers(probe: ReadinessProbe, metrics: HttpMetrics):
   return {
     getHealth: () => ({ status: 200, body: { status: 'ok' }, headers: { 'Cache-Control': 'no-store' } }),
     getReadiness: async (_req, { log }) => {
-      const [database, queue] = await Promise.all([check('database', probe.database, log), check('queue', probe.queue, log)]);
-      const checks = { database, queue, migrations: probe.migrations() ? 'ok' : 'pending' };
+      const [database, queue, workers, schedulers] = await Promise.all([
+        check('database', probe.database, log),
+        check('queue', probe.queue, log),
+        check('workers', probe.workers, log),
+        check('schedulers', probe.schedulers, log),
+      ]);
+      const checks = { database, queue, migrations: probe.migrations() ? 'ok' : 'pending', workers, schedulers };
       const failing = Object.entries(checks).filter(([, v]) => v !== 'ok');
       if (failing.length) {
         throw new Unavailable(`not ready: ${failing.map(([k, v]) => `${k} ${v}`).join('; ')}`, { checks });
       }
-      const ready = { database: 'ok', queue: 'ok', migrations: 'ok' } as const; // what `checks` holds here
+      const ready = { database: 'ok', queue: 'ok', migrations: 'ok', workers: 'ok', schedulers: 'ok' } as const; // what `checks` holds here
       return { status: 200, body: { status: 'ready', checks: ready }, headers: { 'Cache-Control': 'no-store' } };
     },
     getMetrics: async () => ({
