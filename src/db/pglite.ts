@@ -61,6 +61,8 @@ export async function openEmbeddedDatabase(dataDir: string): Promise<PGlite> {
   mkdirSync(resolve(dataDir), { recursive: true });
   // The same type parsers MikroORM installs on the PGlite instances it creates itself.
   const parsers = createPostgreSqlTypeParsers((s: string) => array.parse(s));
+  // int8 as its decimal text, as pg returns it: one representation on both drivers (src/db/int8.ts).
+  parsers[20] = (s: string) => s;
   const db = await PGlite.create({ dataDir: dir, parsers });
   await db.waitReady;
   return db;

@@ -1,8 +1,8 @@
 // The one place that turns any thrown thing into the one error body:
 //   {"error": "<human-readable text>", "code": "UPPER_SNAKE_CODE", "details": <object|array|null>}
-import { DriverException, UniqueConstraintViolationException, ConnectionException } from '@mikro-orm/core';
 import type { ErrorObject } from 'ajv';
 import { AppError, ValidationFailed, type ErrorDetails } from '../domain/errors.js';
+import { fromDatabaseError } from '../domain/database-errors.js';
 
 export interface ErrorBody {
   error: string;
@@ -30,15 +30,8 @@ export function toErrorResponse(err: unknown, requestId: string): ErrorResponse 
   if (err instanceof AppError) {
     return { status: err.status, body: { error: err.message, code: err.code, details: capDetails(err.details) }, headers: err.headers, unexpected: false };
   }
-  if (err instanceof UniqueConstraintViolationException) {
-    return plain(409, 'CONFLICT', 'the request conflicts with an existing resource; retry with a fresh idempotency key or read the resource first');
-  }
-  if (isDatabaseUnavailable(err)) {
-    return { ...plain(503, 'UNAVAILABLE', 'a dependency (database or queue) is unavailable; retry with the same idempotency key'), headers: { 'Retry-After': '1' } };
-  }
-  if (err instanceof DriverException && (err as { code?: string }).code === '55P03') {
-    return plain(409, 'IDEMPOTENCY_REQUEST_IN_PROGRESS', 'the same resource is being changed by another request; retry shortly');
-  }
+  const fromDb = fromDatabaseError(err);
+  if (fromDb) return toErrorResponse(fromDb, requestId);
   return {
     status: 500,
     body: { error: 'internal error; report the request id', code: 'INTERNAL', details: { request_id: requestId } },
@@ -47,28 +40,8 @@ export function toErrorResponse(err: unknown, requestId: string): ErrorResponse 
   };
 }
 
-function plain(status: number, code: string, error: string): ErrorResponse {
-  return { status, body: { error, code, details: null }, headers: {}, unexpected: false };
-}
-
-// The database (or the queue's connection) is unreachable or going away: node's socket errors, SQLSTATE
-// class 08 (connection exception), 57P01-57P03 (admin/crash shutdown, cannot connect now), 53300 (too many
-// connections), and what pg and its pool throw without a code (a connection ended mid-query, an acquire
-// timeout). The client should retry with the same idempotency key.
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', '57P01', '57P02', '57P03', '53300']);
-const UNAVAILABLE_MESSAGE =
-  /connection terminated|connection timeout|timeout exceeded when trying to connect|timeout acquiring a connection|client has encountered a connection error|is not queryable|connection ended|server closed the connection|terminating connection/i;
-
-export function isDatabaseUnavailable(err: unknown): boolean {
-  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    if (e instanceof ConnectionException) return true;
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || /^08[0-9A-Z]{3}$/.test(code))) return true;
-    const message = (e as { message?: unknown }).message;
-    if (typeof message === 'string' && UNAVAILABLE_MESSAGE.test(message)) return true;
-  }
-  return false;
-}
+/** Kept for importers: the rule lives in the one SQLSTATE mapper. */
+export { isDatabaseUnavailable } from '../domain/database-errors.js';
 
 /** Field-level validation failures, every one of them, as {in, path, message}. */
 export function validationFailed(errors: ErrorObject[] | null | undefined): ValidationFailed {

@@ -1,10 +1,41 @@
-import { WorkerHeartbeat } from './worker-heartbeat.entity.js';
-import { User } from './user.entity.js';
-import { Session } from './session.entity.js';
-import { Market } from './market.entity.js';
-import { MarketMaker } from './market-maker.entity.js';
+// Every table the migrations create, described once. Migrations (src/db/migrations) stay the only source
+// of DDL: these schemas drive the ORM and the Kysely types (src/db/schema.ts), and src/db/schema.db.test.ts
+// fails when a migration and an entity disagree on a table, a column, its type or its nullability.
+import { WorkerHeartbeat, WorkerHeartbeatSchema } from './worker-heartbeat.entity.js';
+import { User, UserSchema } from './user.entity.js';
+import { Session, SessionSchema } from './session.entity.js';
+import { WalletNonceSchema } from './wallet-nonce.entity.js';
+import { Market, MarketSchema } from './market.entity.js';
+import { MarketMaker, MarketMakerSchema } from './market-maker.entity.js';
+import { LedgerAccountSchema, LedgerEntrySchema, LedgerTransactionSchema } from './ledger.entity.js';
+import { IdempotencyKeySchema, OperationOutboxSchema, OperationSchema } from './money.entity.js';
+import { PoolImageSchema, ServiceKeySchema } from './pool-image.entity.js';
+import { ContestEntryPickSchema, ContestEntrySchema, ContestMarketSchema, ContestSchema, ContestScoreCountSchema } from './contest.entity.js';
 
 export { WorkerHeartbeat, User, Session, Market, MarketMaker };
 
+/** The schema objects, one per table (the Kysely DB type is inferred from this tuple). */
+export const schemas = [
+  WorkerHeartbeatSchema,
+  UserSchema,
+  SessionSchema,
+  WalletNonceSchema,
+  MarketSchema,
+  MarketMakerSchema,
+  LedgerAccountSchema,
+  LedgerTransactionSchema,
+  LedgerEntrySchema,
+  OperationSchema,
+  OperationOutboxSchema,
+  IdempotencyKeySchema,
+  PoolImageSchema,
+  ServiceKeySchema,
+  ContestSchema,
+  ContestMarketSchema,
+  ContestEntrySchema,
+  ContestEntryPickSchema,
+  ContestScoreCountSchema,
+] as const;
+
 /** Every entity the ORM knows; migrations (not schema sync) create their tables. */
-export const entities = [WorkerHeartbeat, User, Session, Market, MarketMaker];
+export const entities = [...schemas];

@@ -7,7 +7,7 @@ export const MarketMakerSchema = defineEntity({
   properties: {
     walletAddress: p.text().primary().fieldName('wallet_address'),
     name: p.text(),
-    createdAt: p.datetime().fieldName('created_at'),
+    createdAt: p.datetime().fieldName('created_at').defaultRaw('now()'),
     removedAt: p.datetime().fieldName('removed_at').nullable(),
   },
 });

@@ -9,12 +9,12 @@ export const MarketSchema = defineEntity({
   name: 'Market',
   tableName: 'markets',
   properties: {
-    marketId: p.bigint('number').primary().fieldName('market_id'),
+    marketId: p.bigint('string').primary().fieldName('market_id').defaultRaw("nextval('market_id_seq')"),
     kind: p.enum(['rfq_window', 'contest'] as const),
     asset: p.text().nullable(),
     durationSecs: p.integer().fieldName('duration_secs').nullable(),
-    startAtMs: p.bigint('number').fieldName('start_at_ms').nullable(),
-    createdAt: p.datetime().fieldName('created_at'),
+    startAtMs: p.bigint('string').fieldName('start_at_ms').nullable(),
+    createdAt: p.datetime().fieldName('created_at').defaultRaw('now()'),
   },
 });
 

@@ -10,7 +10,7 @@ export const SessionSchema = defineEntity({
     kind: p.enum(['user', 'market_maker'] as const),
     userId: p.uuid().fieldName('user_id').nullable(),
     marketMakerAddress: p.text().fieldName('market_maker_address').nullable(),
-    createdAt: p.datetime().fieldName('created_at'),
+    createdAt: p.datetime().fieldName('created_at').defaultRaw('now()'),
     expiresAt: p.datetime().fieldName('expires_at'),
     revokedAt: p.datetime().fieldName('revoked_at').nullable(),
   },

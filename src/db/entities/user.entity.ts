@@ -14,8 +14,8 @@ export const UserSchema = defineEntity({
     handle: p.text().nullable(),
     xHandle: p.text().fieldName('x_handle').nullable(),
     xAvatarUrl: p.text().fieldName('x_avatar_url').nullable(),
-    createdAt: p.datetime().fieldName('created_at'),
-    updatedAt: p.datetime().fieldName('updated_at'),
+    createdAt: p.datetime().fieldName('created_at').defaultRaw('now()'),
+    updatedAt: p.datetime().fieldName('updated_at').defaultRaw('now()'),
   },
 });
 

@@ -5,12 +5,12 @@ export const WorkerHeartbeatSchema = defineEntity({
   name: 'WorkerHeartbeat',
   tableName: 'worker_heartbeats',
   properties: {
-    workerId: p.string().primary().fieldName('worker_id'),
-    hostname: p.string(),
+    workerId: p.text().primary().fieldName('worker_id'),
+    hostname: p.text(),
     pid: p.integer(),
     startedAt: p.datetime().fieldName('started_at'),
     lastSeenAt: p.datetime().fieldName('last_seen_at'),
-    jobsProcessed: p.bigint('number').fieldName('jobs_processed'),
+    jobsProcessed: p.bigint('string').fieldName('jobs_processed').default(0),
   },
 });
 

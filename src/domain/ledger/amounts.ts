@@ -11,7 +11,5 @@ export function microsToWire(m: bigint): string {
   return m.toString(10);
 }
 
-/** A bigint column read as text (pg returns int8 as string). */
-export function microsFromDb(v: string | number | bigint): bigint {
-  return BigInt(v);
-}
+/** A bigint column read as text (pg returns int8 as string): the one int8 parser, src/db/int8.ts. */
+export { int8ToBigint as microsFromDb } from '../../db/int8.js';

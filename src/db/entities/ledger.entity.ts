@@ -1,0 +1,45 @@
+import { defineEntity, p } from '@mikro-orm/core';
+
+// The double-entry ledger (migration ..._ledger). int8 columns are declared in 'string' mode: both drivers
+// return int8 as a decimal string (src/db/pglite.ts makes PGlite agree with pg), and src/db/int8.ts parses
+// them, money as bigint, in one place.
+
+export const LEDGER_ACCOUNT_KINDS = ['user_available', 'user_reserved', 'user_app_token', 'settlement_clearing', 'treasury', 'contest_pot'] as const;
+
+export const LedgerAccountSchema = defineEntity({
+  name: 'LedgerAccount',
+  tableName: 'ledger_accounts',
+  properties: {
+    id: p.bigint('string').primary().autoincrement(),
+    userId: p.uuid().fieldName('user_id').nullable(),
+    kind: p.enum(LEDGER_ACCOUNT_KINDS),
+    /** Cached sum of the account's entries, kept by the ledger_entries_apply trigger. */
+    balance: p.bigint('string').default(0),
+    createdAt: p.datetime().fieldName('created_at').defaultRaw('now()'),
+    /** Set for kind contest_pot only. */
+    contestId: p.uuid().fieldName('contest_id').nullable(),
+  },
+});
+
+export const LedgerTransactionSchema = defineEntity({
+  name: 'LedgerTransaction',
+  tableName: 'ledger_transactions',
+  properties: {
+    id: p.uuid().primary(),
+    kind: p.text(),
+    reference: p.text(),
+    createdAt: p.datetime().fieldName('created_at').defaultRaw('now()'),
+  },
+});
+
+export const LedgerEntrySchema = defineEntity({
+  name: 'LedgerEntry',
+  tableName: 'ledger_entries',
+  properties: {
+    id: p.bigint('string').primary().autoincrement(),
+    transactionId: p.uuid().fieldName('transaction_id'),
+    accountId: p.bigint('string').fieldName('account_id'),
+    amount: p.bigint('string'),
+    createdAt: p.datetime().fieldName('created_at').defaultRaw('now()'),
+  },
+});

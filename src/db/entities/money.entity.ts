@@ -1,0 +1,46 @@
+import { defineEntity, p } from '@mikro-orm/core';
+
+// Deposits and withdrawals, their settlement outbox, and idempotency keys (migration ..._ledger).
+
+export const OperationSchema = defineEntity({
+  name: 'Operation',
+  tableName: 'operations',
+  properties: {
+    id: p.uuid().primary(),
+    userId: p.uuid().fieldName('user_id'),
+    kind: p.enum(['deposit', 'withdraw'] as const),
+    status: p.enum(['pending', 'success', 'failed'] as const).default('pending'),
+    amount: p.bigint('string'),
+    destinationAddress: p.text().fieldName('destination_address').nullable(),
+    txHash: p.text().fieldName('tx_hash').nullable(),
+    failureCode: p.text().fieldName('failure_code').nullable(),
+    createdAt: p.datetime().fieldName('created_at').defaultRaw('now()'),
+    settledAt: p.datetime().fieldName('settled_at').nullable(),
+  },
+});
+
+export const OperationOutboxSchema = defineEntity({
+  name: 'OperationOutbox',
+  tableName: 'operation_outbox',
+  properties: {
+    operationId: p.uuid().primary().fieldName('operation_id'),
+    createdAt: p.datetime().fieldName('created_at').defaultRaw('now()'),
+    enqueuedAt: p.datetime().fieldName('enqueued_at').nullable(),
+  },
+});
+
+export const IdempotencyKeySchema = defineEntity({
+  name: 'IdempotencyKey',
+  tableName: 'idempotency_keys',
+  properties: {
+    scope: p.text().primary(),
+    operation: p.text().primary(),
+    key: p.uuid().primary(),
+    fingerprint: p.text(),
+    state: p.enum(['in_progress', 'done'] as const),
+    responseStatus: p.integer().fieldName('response_status').nullable(),
+    responseBody: p.json<unknown>().fieldName('response_body').nullable(),
+    createdAt: p.datetime().fieldName('created_at').defaultRaw('now()'),
+    completedAt: p.datetime().fieldName('completed_at').nullable(),
+  },
+});

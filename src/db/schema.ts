@@ -1,0 +1,14 @@
+// The Kysely view of the schema: table and column types inferred from the defineEntity schemas, so a
+// renamed or retyped column is a compile error in every repository that uses it.
+import type { Kysely } from 'kysely';
+import type { InferKyselyDB } from '@mikro-orm/sql';
+import type { Em } from './orm.js';
+import type { schemas } from './entities/index.js';
+
+export type DB = InferKyselyDB<(typeof schemas)[number]>;
+export type Db = Kysely<DB>;
+
+/** Kysely bound to the em's current transaction when there is one (MikroORM's getKysely), else to the pool. */
+export function db(em: Em): Db {
+  return em.getKysely<DB>();
+}
