@@ -1,7 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
-// Three tiers (house-style): unit tests beside the code; integration tests (*.int.test.ts) on real
-// PostgreSQL, Redis and service processes; contract tests that check every response against the spec.
+// Tiers (house-style): unit tests beside the code; medium tests (*.db.test.ts): repositories and rules
+// in-process on a real migrated PostgreSQL database; integration tests (*.int.test.ts) on real PostgreSQL,
+// Redis and service processes; contract tests that check every response against the spec.
 // e2e/ holds Playwright's browser tests (npm run test:e2e): no project may collect them.
 const notVitest = ['e2e/**', 'node_modules/**'];
 // `@contest-rfq/sdk` resolves to sdk/src through tsconfig.json's `paths` (tsc and tsx read the same entry).
@@ -14,7 +15,18 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['src/**/*.test.ts', 'workers/**/*.test.ts', 'scripts/**/*.test.ts', 'sdk/src/**/*.test.ts'],
-          exclude: ['**/*.int.test.ts', ...notVitest],
+          exclude: ['**/*.int.test.ts', '**/*.db.test.ts', ...notVitest],
+        },
+      },
+      {
+        resolve,
+        test: {
+          name: 'db',
+          include: ['src/**/*.db.test.ts'],
+          exclude: notVitest,
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+          maxWorkers: 2,
         },
       },
       {

@@ -23,8 +23,11 @@ const common = {
   entities,
   extensions: [Migrator],
   migrations: { migrationsList, tableName: 'mikro_orm_migrations', transactional: true, allOrNothing: true, snapshot: false, silent: true },
-  // BullMQ shares the database: never let schema tooling touch its tables.
-  schemaGenerator: { skipTables: [], skipSchemas: [BULLMQ_SCHEMA] },
+  // Migrations are the only source of DDL: the entities mirror tables and columns, not indexes, checks,
+  // triggers or functions, so MikroORM's schema tooling must never be run against a real database (it would
+  // drop them). These options keep its hands off what it would not even plan around: BullMQ's schema (it
+  // shares the database) and our hand-written ledger triggers and functions.
+  schemaGenerator: { skipTables: [], skipSchemas: [BULLMQ_SCHEMA], ignoreSchema: [BULLMQ_SCHEMA], ignoreTriggers: true, ignoreRoutines: true },
   allowGlobalContext: false,
   debug: false,
 };

@@ -38,7 +38,7 @@ export const ContestMarketSchema = defineEntity({
   tableName: 'contest_markets',
   properties: {
     /** From market_id_seq through a markets row of kind 'contest'. */
-    marketId: p.bigint('string').primary().fieldName('market_id'),
+    marketId: p.bigint('string').primary().autoincrement(false).fieldName('market_id'),
     contestId: p.uuid().fieldName('contest_id'),
     position: p.integer(),
     category: p.text(),
@@ -82,7 +82,7 @@ export const ContestEntryPickSchema = defineEntity({
   tableName: 'contest_entry_picks',
   properties: {
     entryId: p.uuid().primary().fieldName('entry_id'),
-    marketId: p.bigint('string').primary().fieldName('market_id'),
+    marketId: p.bigint('string').primary().autoincrement(false).fieldName('market_id'),
     direction: p.enum(['up', 'down'] as const),
   },
 });

@@ -5,12 +5,13 @@
 // (deferred constraint trigger) and any UPDATE/DELETE of entries, so a bug here cannot break the books.
 import { randomUUID } from 'node:crypto';
 import type { Em } from '../../db/orm.js';
-import { pgArray } from '../../db/sql.js';
+import { int8 } from '../../db/int8.js';
+import { db } from '../../db/schema.js';
+import { ledgerRepository, type LedgerRepository, type SystemAccountKind, type UserAccountKind } from '../../db/repositories/ledger.repository.js';
 import { Unprocessable } from '../errors.js';
 import { microsFromDb } from './amounts.js';
 
-export type UserAccountKind = 'user_available' | 'user_reserved' | 'user_app_token';
-export type SystemAccountKind = 'settlement_clearing' | 'treasury';
+export type { SystemAccountKind, UserAccountKind };
 
 /** `pot`: a contest's pot (one per contest, created on first use; it holds money only inside the resolution posting). */
 export type AccountRef = { userId: string; kind: UserAccountKind } | { system: SystemAccountKind } | { pot: string };
@@ -48,32 +49,22 @@ const refKey = (a: AccountRef) => ('system' in a ? `system:${a.system}` : 'pot' 
 const isUser = (a: AccountRef): a is { userId: string; kind: UserAccountKind } => 'userId' in a;
 
 /** Account ids of every ref, creating user and pot accounts on first use: a constant number of queries per posting. */
-async function accountIds(em: Em, refs: readonly AccountRef[]): Promise<Map<string, string>> {
+async function accountIds(repo: LedgerRepository, refs: readonly AccountRef[]): Promise<Map<string, string>> {
   const ids = new Map<string, string>();
   const systems = refs.filter((a): a is { system: SystemAccountKind } => 'system' in a).map((a) => a.system);
   const pots = refs.filter((a): a is { pot: string } => 'pot' in a).map((a) => a.pot);
   const users = refs.filter(isUser);
   if (systems.length) {
-    const rows = await em.execute<Array<{ id: string; kind: string }>>('select id::text as id, kind from ledger_accounts where user_id is null and kind = any(?::text[])', [pgArray(systems)]);
-    for (const r of rows) ids.set(`system:${r.kind}`, r.id);
+    for (const r of await repo.systemAccounts(systems)) ids.set(`system:${r.kind}`, r.id);
     for (const k of systems) if (!ids.has(`system:${k}`)) throw new Error(`system ledger account ${k} is missing (migrations not applied?)`);
   }
   if (pots.length) {
-    await em.execute(`insert into ledger_accounts (kind, contest_id) select 'contest_pot', c from unnest(?::uuid[]) as c on conflict do nothing`, [pgArray(pots)], 'run');
-    const rows = await em.execute<Array<{ id: string; contest_id: string }>>(
-      `select id::text as id, contest_id::text as contest_id from ledger_accounts where kind = 'contest_pot' and contest_id = any(?::uuid[])`,
-      [pgArray(pots)],
-    );
-    for (const r of rows) ids.set(`pot:${r.contest_id}`, r.id);
+    for (const r of await repo.potAccounts(pots)) ids.set(`pot:${r.contest_id}`, r.id);
   }
   if (users.length) {
-    const uids = pgArray(users.map((u) => u.userId));
-    const kinds = pgArray(users.map((u) => u.kind));
-    await em.execute('insert into ledger_accounts (user_id, kind) select u, k from unnest(?::uuid[], ?::text[]) as t(u, k) on conflict do nothing', [uids, kinds], 'run');
-    const rows = await em.execute<Array<{ id: string; user_id: string; kind: string }>>(
-      `select a.id::text as id, a.user_id::text as user_id, a.kind from ledger_accounts a
-         join unnest(?::uuid[], ?::text[]) as t(u, k) on a.user_id = t.u and a.kind = t.k`,
-      [uids, kinds],
+    const rows = await repo.userAccounts(
+      users.map((u) => u.userId),
+      users.map((u) => u.kind),
     );
     for (const r of rows) ids.set(`${r.user_id}:${r.kind}`, r.id);
   }
@@ -96,13 +87,11 @@ export async function post(em: Em, p: Posting): Promise<Map<string, bigint>> {
     cur.amount += e.amount;
     byKey.set(k, cur);
   }
-  const ids = await accountIds(em, [...byKey.values()].map((v) => v.ref));
+  const repo = ledgerRepository(db(em));
+  const ids = await accountIds(repo, [...byKey.values()].map((v) => v.ref));
   const keyById = new Map([...byKey.keys()].map((k) => [ids.get(k)!, k]));
   // One statement locks every touched account in id order, so two postings never deadlock.
-  const locked = await em.execute<Array<{ id: string; balance: string }>>(
-    'select id::text as id, balance::text as balance from ledger_accounts where id = any(?::bigint[]) order by id for update',
-    [pgArray([...keyById.keys()])],
-  );
+  const locked = await repo.lockAccounts([...keyById.keys()]);
   const after = new Map<string, bigint>();
   for (const row of locked) {
     const k = keyById.get(row.id)!;
@@ -112,11 +101,11 @@ export async function post(em: Em, p: Posting): Promise<Map<string, bigint>> {
     after.set(k, next);
   }
   const txId = p.id ?? randomUUID();
-  await em.execute('insert into ledger_transactions (id, kind, reference, idempotency_key) values (?, ?, ?, ?)', [txId, p.kind, p.reference, p.idempotencyKey ?? null], 'run');
-  await em.execute(
-    'insert into ledger_entries (transaction_id, account_id, amount) select ?, a, m from unnest(?::bigint[], ?::bigint[]) with ordinality as t(a, m, n) order by n',
-    [txId, pgArray(p.entries.map((e) => ids.get(refKey(e.account))!)), pgArray(p.entries.map((e) => e.amount))],
-    'run',
+  await repo.insertTransaction({ id: txId, kind: p.kind, reference: p.reference, idempotencyKey: p.idempotencyKey ?? null });
+  await repo.insertEntries(
+    txId,
+    p.entries.map((e) => ids.get(refKey(e.account))!),
+    p.entries.map((e) => int8(e.amount)),
   );
   return after;
 }
@@ -128,10 +117,7 @@ export interface UserBalances {
 }
 
 export async function userBalances(em: Em, userId: string): Promise<UserBalances> {
-  const rows = await em.execute<Array<{ kind: UserAccountKind; balance: string }>>(
-    'select kind, balance::text as balance from ledger_accounts where user_id = ?',
-    [userId],
-  );
+  const rows = await ledgerRepository(db(em)).userBalances(userId);
   const get = (k: UserAccountKind) => microsFromDb(rows.find((r) => r.kind === k)?.balance ?? '0');
   return { available: get('user_available'), reserved: get('user_reserved'), appToken: get('user_app_token') };
 }
@@ -147,7 +133,8 @@ export interface LedgerProblem {
  * the sum of its entries, no user balance is negative. Returns the problems (empty: the books are right).
  */
 export async function checkLedger(em: Em): Promise<LedgerProblem[]> {
-  return checkLedgerWith(<T>(sql: string) => em.execute(sql) as Promise<T>);
+  const repo = ledgerRepository(db(em));
+  return checkLedgerWith(<T>(text: string) => repo.check<T>(text));
 }
 
 /** The same check through any SQL runner (tests and `npm run ledger:check` use a plain pg client). */
