@@ -3,6 +3,9 @@
 // every creator runs insert ... on conflict do nothing and re-reads, so concurrent processes converge on
 // one market_id per window.
 import type { Em } from '../../db/orm.js';
+import { int8ToNumber } from '../../db/int8.js';
+import { db } from '../../db/schema.js';
+import { marketsRepository } from '../../db/repositories/markets.repository.js';
 import { NotFound, ValidationFailed } from '../errors.js';
 import { bettingClosesAt, currentWindow, isAligned, windowsToPrepare } from './windows.js';
 
@@ -21,24 +24,17 @@ export interface MarketWindowRecord {
   bettingClosesAtMs: number;
 }
 
-interface Row {
-  market_id: string | number;
-  asset: string;
-  duration_secs: number;
-  start_at_ms: string | number;
-}
-
 export interface WindowKey {
   asset: string;
   durationSecs: number;
   startAtMs: number;
 }
 
-function toRecord(r: Row, bufferMs: number): MarketWindowRecord {
-  const durationSecs = Number(r.duration_secs);
-  const startAtMs = Number(r.start_at_ms);
+function toRecord(r: { market_id: string; asset: string; duration_secs: number; start_at_ms: string }, bufferMs: number): MarketWindowRecord {
+  const durationSecs = r.duration_secs;
+  const startAtMs = int8ToNumber(r.start_at_ms);
   return {
-    marketId: Number(r.market_id),
+    marketId: int8ToNumber(r.market_id),
     asset: r.asset,
     durationSecs,
     startAtMs,
@@ -46,28 +42,15 @@ function toRecord(r: Row, bufferMs: number): MarketWindowRecord {
   };
 }
 
-const COLUMNS = 'market_id, asset, duration_secs, start_at_ms';
-
 /** Creates the windows that do not exist yet (idempotent); returns how many this call created. */
 export async function ensureWindows(em: Em, keys: readonly WindowKey[]): Promise<number> {
   if (!keys.length) return 0;
-  const values = keys.map(() => `('rfq_window', ?, ?::integer, ?::bigint)`).join(', ');
-  const params = keys.flatMap((k) => [k.asset, k.durationSecs, k.startAtMs]);
-  const created = await em.execute<Array<{ market_id: string }>>(
-    `insert into markets (kind, asset, duration_secs, start_at_ms) values ${values}
-     on conflict (asset, duration_secs, start_at_ms) where kind = 'rfq_window' do nothing
-     returning market_id`,
-    params,
-  );
-  return created.length;
+  return (await marketsRepository(db(em)).insertWindows(keys)).length;
 }
 
 async function findWindow(em: Em, key: WindowKey, bufferMs: number): Promise<MarketWindowRecord | null> {
-  const rows = await em.execute<Row[]>(
-    `select ${COLUMNS} from markets where kind = 'rfq_window' and asset = ? and duration_secs = ? and start_at_ms = ?`,
-    [key.asset, key.durationSecs, key.startAtMs],
-  );
-  return rows[0] ? toRecord(rows[0], bufferMs) : null;
+  const row = await marketsRepository(db(em)).findWindow(key);
+  return row ? toRecord(row, bufferMs) : null;
 }
 
 async function findOrCreateWindow(em: Em, key: WindowKey, bufferMs: number): Promise<MarketWindowRecord> {

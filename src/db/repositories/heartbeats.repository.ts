@@ -1,0 +1,30 @@
+// Worker heartbeats: one row per worker process.
+import { sql } from 'kysely';
+import type { Db } from '../schema.js';
+
+export class HeartbeatsRepository {
+  constructor(private readonly db: Db) {}
+
+  /** Upserts the worker's row; jobs_processed counts its heartbeats. */
+  async record(h: { workerId: string; hostname: string; pid: number; startedAt: Date; lastSeenAt: Date }): Promise<void> {
+    await this.db
+      .insertInto('worker_heartbeats')
+      .values({ worker_id: h.workerId, hostname: h.hostname, pid: h.pid, started_at: h.startedAt, last_seen_at: h.lastSeenAt, jobs_processed: '1' })
+      .onConflict((oc) =>
+        oc.column('worker_id').doUpdateSet((eb) => ({ last_seen_at: eb.ref('excluded.last_seen_at'), jobs_processed: eb('worker_heartbeats.jobs_processed', '+', '1') })),
+      )
+      .execute();
+  }
+
+  /** The most recently seen worker (timestamps leave the database as epoch ms: drivers differ on timestamptz). */
+  latest() {
+    return this.db
+      .selectFrom('worker_heartbeats')
+      .select(['worker_id', sql<string>`(extract(epoch from last_seen_at) * 1000)::bigint`.as('last_seen_ms')])
+      .orderBy('last_seen_at', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+  }
+}
+
+export const heartbeatsRepository = (db: Db) => new HeartbeatsRepository(db);

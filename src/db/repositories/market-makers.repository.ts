@@ -1,0 +1,87 @@
+// Market makers and their WebSocket sessions. Wallets match in any letter case (lower() on both sides,
+// as the unique index market_makers_wallet_address_lower_key does).
+import { sql, type ExpressionBuilder } from 'kysely';
+import type { DB, Db } from '../schema.js';
+import { anyOf } from '../sql.js';
+
+const epochMs = (column: 'created_at' | 'expires_at') => sql<string>`(extract(epoch from ${sql.ref(column)}) * 1000)::bigint`;
+const sameWallet = (column: 'wallet_address' | 'market_maker_address', wallet: string) => (eb: ExpressionBuilder<DB, 'market_makers' | 'sessions'>) =>
+  eb(eb.fn('lower', [sql.ref(column)]), '=', eb.fn('lower', [eb.val(wallet)]));
+
+export class MarketMakersRepository {
+  constructor(private readonly db: Db) {}
+
+  /** Registers the wallet, or registers it again if it was removed; undefined when it is registered. */
+  register(walletAddress: string, name: string) {
+    return this.db
+      .insertInto('market_makers')
+      .values({ wallet_address: walletAddress, name })
+      .onConflict((oc) =>
+        oc
+          .expression(sql`lower(wallet_address)`)
+          .doUpdateSet((eb) => ({ wallet_address: eb.ref('excluded.wallet_address'), name: eb.ref('excluded.name'), created_at: sql`now()`, removed_at: null }))
+          .where('market_makers.removed_at', 'is not', null),
+      )
+      .returning(['wallet_address', 'name', epochMs('created_at').as('created_ms')])
+      .executeTakeFirst();
+  }
+
+  remove(walletAddress: string) {
+    return this.db
+      .updateTable('market_makers')
+      .set({ removed_at: sql`now()` })
+      .where(sameWallet('wallet_address', walletAddress))
+      .where('removed_at', 'is', null)
+      .returning('wallet_address')
+      .executeTakeFirst();
+  }
+
+  revokeSessions(walletAddress: string) {
+    return this.db
+      .updateTable('sessions')
+      .set({ revoked_at: sql`now()` })
+      .where('kind', '=', 'market_maker')
+      .where(sameWallet('market_maker_address', walletAddress))
+      .where('revoked_at', 'is', null)
+      .returning('id')
+      .execute();
+  }
+
+  /** The registered, not-removed maker, locked FOR SHARE (orders a handshake against a removal). */
+  findActiveForShare(walletAddress: string) {
+    return this.db
+      .selectFrom('market_makers')
+      .select('wallet_address')
+      .where(sameWallet('wallet_address', walletAddress))
+      .where('removed_at', 'is', null)
+      .forShare()
+      .executeTakeFirst();
+  }
+
+  insertSession(s: { id: string; tokenHash: Buffer; walletAddress: string; ttlMs: number }) {
+    return this.db
+      .insertInto('sessions')
+      .values({
+        id: s.id,
+        token_hash: s.tokenHash,
+        kind: 'market_maker',
+        market_maker_address: s.walletAddress,
+        expires_at: sql<Date>`now() + make_interval(secs => ${s.ttlMs}::double precision / 1000)`,
+      })
+      .returning(epochMs('expires_at').as('expires_ms'))
+      .executeTakeFirstOrThrow();
+  }
+
+  /** Of these sessions, those revoked or whose maker was removed. */
+  endedSessions(sessionIds: readonly string[]) {
+    return this.db
+      .selectFrom('sessions as s')
+      .leftJoin('market_makers as m', (j) => j.on(sql`lower(m.wallet_address)`, '=', sql`lower(s.market_maker_address)`))
+      .select('s.id')
+      .where('s.id', '=', anyOf(sessionIds, 'uuid'))
+      .where((eb) => eb.or([eb('s.revoked_at', 'is not', null), eb('m.wallet_address', 'is', null), eb('m.removed_at', 'is not', null)]))
+      .execute();
+  }
+}
+
+export const marketMakersRepository = (db: Db) => new MarketMakersRepository(db);
