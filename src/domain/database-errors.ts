@@ -1,5 +1,5 @@
 // The one SQLSTATE -> domain error mapping. Database errors reach us two ways: wrapped by MikroORM
-// (DriverException and subclasses, `code` = SQLSTATE) from em.execute / the unit of work, and raw from the
+// (DriverException and subclasses, `code` = SQLSTATE) from raw em SQL and the unit of work, and raw from the
 // driver (pg's DatabaseError, PGlite's error, `code` = SQLSTATE) from Kysely queries. Both carry the code.
 import { ConnectionException, UniqueConstraintViolationException } from '@mikro-orm/core';
 import { AppError, Conflict, Unavailable, Unprocessable } from './errors.js';

@@ -3,7 +3,9 @@
 // RFQ window.
 import { randomUUID } from 'node:crypto';
 import type { Em } from '../../db/orm.js';
-import { pgArray } from '../../db/sql.js';
+import { int8 } from '../../db/int8.js';
+import { db } from '../../db/schema.js';
+import { contestsRepository } from '../../db/repositories/contests.repository.js';
 import { NotFound, ValidationFailed } from '../errors.js';
 import { imageExists, type Category } from './images.js';
 import type { EntryVisibility, GameType } from './records.js';
@@ -40,6 +42,8 @@ export interface NewContest {
 }
 
 type Detail = { in: 'body'; path: string; message: string };
+
+const optInt8 = (v: number | undefined) => (v === undefined ? null : int8(v));
 
 /** The rules the schema cannot express; every failure is listed (400 VALIDATION_FAILED). */
 export function checkNewContest(c: NewContest): Detail[] {
@@ -81,59 +85,45 @@ export async function createContest(em: Em, c: NewContest, nowMs = Date.now()): 
   }
   const id = randomUUID();
   await em.transactional(async (tx) => {
-    await tx.execute(
-      `insert into contests (id, title, category, game_type, description, bet_amount, protocol_prize_pool, entry_cap, max_entries_per_user,
-         open_market_count, entry_opens_at_ms, betting_closes_ms, live_ends_at_ms, bet_type_kind, bet_type_value, winning_split_bps, image_id,
-         entry_visibility, created_at_ms)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::integer[], ?, ?, ?)`,
-      [
-        id,
-        c.title,
-        c.category,
-        c.gameType,
-        c.description ?? null,
-        c.betAmount.toString(),
-        c.prizePool.toString(),
-        c.entryCap,
-        c.maxEntriesPerUser,
-        c.markets.length,
-        c.entryOpensAtMs ?? null,
-        c.bettingClosesMs,
-        c.liveEndsAtMs ?? null,
-        c.betType.kind,
-        c.betType.value,
-        pgArray(c.winningSplitBps),
-        imageId ?? null,
-        c.entryVisibility,
-        nowMs,
-      ],
-      'run',
-    );
-    const ids = await tx.execute<Array<{ market_id: string }>>(
-      `insert into markets (kind) select 'contest' from generate_series(1, ?::integer) returning market_id::text as market_id`,
-      [c.markets.length],
-    );
-    const marketIds = ids.map((r) => BigInt(r.market_id)).sort((a, b) => (a < b ? -1 : 1));
-    const values = c.markets.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
-    const params = c.markets.flatMap((m, i) => [
-      marketIds[i]!.toString(),
+    const repo = contestsRepository(db(tx));
+    await repo.insertContest({
       id,
-      i,
-      m.category,
-      m.name,
-      m.description ?? null,
-      m.sourceKind ?? null,
-      m.sourceEventId ?? null,
-      m.sourceMarketId ?? null,
-      m.bettingClosesAtMs ?? null,
-      m.liveEndsAtMs ?? null,
-      m.resolutionTimeMs ?? null,
-    ]);
-    await tx.execute(
-      `insert into contest_markets (market_id, contest_id, position, category, name, description, source_kind, source_event_id, source_market_id,
-         betting_closes_at_ms, live_ends_at_ms, resolution_time_ms) values ${values}`,
-      params,
-      'run',
+      title: c.title,
+      category: c.category,
+      game_type: c.gameType,
+      description: c.description ?? null,
+      bet_amount: int8(c.betAmount),
+      protocol_prize_pool: int8(c.prizePool),
+      entry_cap: c.entryCap,
+      max_entries_per_user: c.maxEntriesPerUser,
+      open_market_count: c.markets.length,
+      entry_opens_at_ms: optInt8(c.entryOpensAtMs),
+      betting_closes_ms: int8(c.bettingClosesMs),
+      live_ends_at_ms: optInt8(c.liveEndsAtMs),
+      bet_type_kind: c.betType.kind,
+      bet_type_value: c.betType.value,
+      winning_split_bps: c.winningSplitBps,
+      image_id: imageId ?? null,
+      entry_visibility: c.entryVisibility,
+      created_at_ms: int8(nowMs),
+    });
+    const ids = await repo.newContestMarketIds(c.markets.length);
+    const marketIds = ids.map((r) => BigInt(r.market_id)).sort((a, b) => (a < b ? -1 : 1));
+    await repo.insertMarkets(
+      c.markets.map((m, i) => ({
+        market_id: int8(marketIds[i]!),
+        contest_id: id,
+        position: i,
+        category: m.category,
+        name: m.name,
+        description: m.description ?? null,
+        source_kind: m.sourceKind ?? null,
+        source_event_id: m.sourceEventId ?? null,
+        source_market_id: m.sourceMarketId ?? null,
+        betting_closes_at_ms: optInt8(m.bettingClosesAtMs),
+        live_ends_at_ms: optInt8(m.liveEndsAtMs),
+        resolution_time_ms: optInt8(m.resolutionTimeMs),
+      })),
     );
   });
   return id;

@@ -4,6 +4,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { crc32, deflateSync } from 'node:zlib';
 import type { Em } from '../../db/orm.js';
+import { db } from '../../db/schema.js';
+import { poolImagesRepository } from '../../db/repositories/pool-images.repository.js';
 import { ValidationFailed } from '../errors.js';
 
 export const CATEGORIES = ['mentions', 'sports', 'culture'] as const;
@@ -128,15 +130,8 @@ export async function storeImage(em: Em, contentType: string, bytes: Buffer): Pr
     ]);
   }
   const image: StoredImage = { imageId: randomUUID(), contentType: declared, bytes, sha256: sha256Hex(bytes) };
-  // MikroORM inlines parameters; a Buffer becomes a bytea hex literal.
-  await em.execute('insert into pool_images (id, content_type, bytes, sha256) values (?, ?, ?, ?)', [image.imageId, declared, bytes, image.sha256], 'run');
+  await poolImagesRepository(db(em)).insert({ id: image.imageId, contentType: declared, bytes, sha256: image.sha256 });
   return image;
-}
-
-interface ImageRow {
-  content_type: ImageType;
-  bytes: Uint8Array; // Buffer on pg, Uint8Array on PGlite
-  sha256: string;
 }
 
 /** A default image or an uploaded one; null for an unknown or malformed id. */
@@ -144,9 +139,9 @@ export async function getImage(em: Em, imageId: string): Promise<StoredImage | n
   const builtIn = DEFAULTS.get(imageId);
   if (builtIn) return builtIn;
   if (!UUID.test(imageId)) return null;
-  const rows = await em.execute<ImageRow[]>('select content_type, bytes, sha256 from pool_images where id = ?', [imageId.toLowerCase()]);
-  const row = rows[0];
+  const row = await poolImagesRepository(db(em)).find(imageId.toLowerCase());
   if (!row) return null;
+  // Buffer on pg, Uint8Array on PGlite.
   const bytes = Buffer.isBuffer(row.bytes) ? row.bytes : Buffer.from(row.bytes.buffer, row.bytes.byteOffset, row.bytes.byteLength);
   return { imageId: imageId.toLowerCase(), contentType: row.content_type, bytes, sha256: row.sha256 };
 }
@@ -155,6 +150,5 @@ export async function getImage(em: Em, imageId: string): Promise<StoredImage | n
 export async function imageExists(em: Em, imageId: string): Promise<boolean> {
   if (DEFAULTS.has(imageId)) return true;
   if (typeof imageId !== 'string' || !UUID.test(imageId)) return false;
-  const rows = await em.execute<Array<{ n: number }>>('select 1 as n from pool_images where id = ?', [imageId.toLowerCase()]);
-  return rows.length > 0;
+  return poolImagesRepository(db(em)).exists(imageId.toLowerCase());
 }

@@ -6,7 +6,10 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Em } from '../../db/orm.js';
 import { ValidationFailed } from '../errors.js';
-import { CONTEST_COLUMNS, contestFromRow, type ContestRecord, type ContestRow, type ContestStatus } from './records.js';
+import { int8 } from '../../db/int8.js';
+import { db } from '../../db/schema.js';
+import { contestsRepository } from '../../db/repositories/contests.repository.js';
+import { contestFromRow, type ContestRecord, type ContestStatus } from './records.js';
 import type { Category } from './images.js';
 
 export interface LobbyQuery {
@@ -65,11 +68,11 @@ let cachedKey: Promise<Buffer> | null = null;
 
 /** The database's cursor key (created by the contests migration); read once per process. */
 export function cursorKey(em: Em): Promise<Buffer> {
-  cachedKey ??= em
-    .execute<Array<{ key: string }>>(`select encode(key, 'hex') as key from service_keys where name = 'lobby_cursor'`)
-    .then((rows) => {
-      if (!rows[0]) throw new Error('service_keys has no lobby_cursor key (migrations not applied?)');
-      return Buffer.from(rows[0].key, 'hex');
+  cachedKey ??= contestsRepository(db(em))
+    .lobbyCursorKey()
+    .then((row) => {
+      if (!row) throw new Error('service_keys has no lobby_cursor key (migrations not applied?)');
+      return Buffer.from(row.key);
     })
     .catch((err: unknown) => {
       cachedKey = null;
@@ -80,26 +83,13 @@ export function cursorKey(em: Em): Promise<Buffer> {
 
 export async function listContests(em: Em, q: LobbyQuery): Promise<LobbyPage> {
   const key = await cursorKey(em);
-  const where: string[] = [];
-  const params: unknown[] = [];
-  if (q.status) {
-    where.push('status = ?');
-    params.push(q.status);
-  }
-  if (q.category) {
-    where.push('category = ?');
-    params.push(q.category);
-  }
-  if (q.cursor) {
-    const c = decodeCursor(key, q.cursor, q);
-    where.push('(created_at_ms, id) < (?::bigint, ?::uuid)');
-    params.push(c.c, c.i);
-  }
-  params.push(q.limit + 1);
-  const rows = await em.execute<ContestRow[]>(
-    `select ${CONTEST_COLUMNS} from contests ${where.length ? `where ${where.join(' and ')}` : ''} order by contests.created_at_ms desc, contests.id desc limit ?`,
-    params,
-  );
+  const c = q.cursor ? decodeCursor(key, q.cursor, q) : null;
+  const rows = await contestsRepository(db(em)).lobbyPage({
+    status: q.status,
+    category: q.category,
+    after: c ? { createdAtMs: int8(c.c), id: c.i } : undefined,
+    limit: q.limit + 1,
+  });
   const contests = rows.slice(0, q.limit).map(contestFromRow);
   const last = contests[contests.length - 1];
   const nextCursor =

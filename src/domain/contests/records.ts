@@ -1,6 +1,9 @@
 // Contest rows as the domain sees them (camelCase, bigint micros) and the loaders every contest module
 // shares. The SQL for contests lives in src/domain/contests/*; handlers map these records to the wire.
 import type { Em } from '../../db/orm.js';
+import { int8ToBigint, int8ToNumber, int8ToNumberOrNull } from '../../db/int8.js';
+import { db } from '../../db/schema.js';
+import { contestsRepository, type ContestMarketRow, type ContestRow } from '../../db/repositories/contests.repository.js';
 import { NotFound } from '../errors.js';
 import type { Category } from './images.js';
 import type { Direction } from './scoring.js';
@@ -64,85 +67,64 @@ export const ENTRY_GAME_TYPES: readonly GameType[] = ['lineups', 'outcast'];
 
 export const contestNotFound = () => new NotFound('CONTEST_NOT_FOUND', 'Contest not found.');
 
-const num = (v: unknown): number => Number(v);
-const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
-
-export const CONTEST_COLUMNS = `id::text as id, title, category, game_type, description, status, bet_amount::text as bet_amount,
-  protocol_prize_pool::text as protocol_prize_pool, entry_cap, max_entries_per_user, entries_filled, open_market_count,
-  entry_opens_at_ms::text as entry_opens_at_ms, betting_closes_ms::text as betting_closes_ms, live_ends_at_ms::text as live_ends_at_ms,
-  bet_type_kind, bet_type_value, winning_split_bps, image_id, entry_visibility, created_at_ms::text as created_at_ms,
-  resolved_at_ms::text as resolved_at_ms`;
-
-export type ContestRow = Record<string, unknown>;
+export type { ContestMarketRow, ContestRow };
 
 export function contestFromRow(r: ContestRow): ContestRecord {
   return {
-    id: String(r.id),
-    title: String(r.title),
-    category: r.category as Category,
-    gameType: r.game_type as GameType,
-    description: (r.description as string | null) ?? null,
-    status: r.status as ContestStatus,
-    betAmount: BigInt(r.bet_amount as string),
-    prizePool: BigInt(r.protocol_prize_pool as string),
-    entryCap: num(r.entry_cap),
-    maxEntriesPerUser: num(r.max_entries_per_user),
-    entriesFilled: num(r.entries_filled),
-    openMarketCount: num(r.open_market_count),
-    entryOpensAtMs: numOrNull(r.entry_opens_at_ms),
-    bettingClosesMs: num(r.betting_closes_ms),
-    liveEndsAtMs: numOrNull(r.live_ends_at_ms),
-    betType: { kind: r.bet_type_kind as 'num_bets' | 'bets_per_category', value: num(r.bet_type_value) },
-    winningSplitBps: parseIntArray(r.winning_split_bps),
-    imageId: (r.image_id as string | null) ?? null,
-    entryVisibility: r.entry_visibility as EntryVisibility,
-    createdAtMs: num(r.created_at_ms),
-    resolvedAtMs: numOrNull(r.resolved_at_ms),
+    id: r.id,
+    title: r.title,
+    category: r.category,
+    gameType: r.game_type,
+    description: r.description,
+    status: r.status,
+    betAmount: int8ToBigint(r.bet_amount),
+    prizePool: int8ToBigint(r.protocol_prize_pool),
+    entryCap: r.entry_cap,
+    maxEntriesPerUser: r.max_entries_per_user,
+    entriesFilled: r.entries_filled,
+    openMarketCount: r.open_market_count,
+    entryOpensAtMs: int8ToNumberOrNull(r.entry_opens_at_ms),
+    bettingClosesMs: int8ToNumber(r.betting_closes_ms),
+    liveEndsAtMs: int8ToNumberOrNull(r.live_ends_at_ms),
+    betType: { kind: r.bet_type_kind, value: r.bet_type_value },
+    winningSplitBps: r.winning_split_bps.map(Number),
+    imageId: r.image_id,
+    entryVisibility: r.entry_visibility,
+    createdAtMs: int8ToNumber(r.created_at_ms),
+    resolvedAtMs: int8ToNumberOrNull(r.resolved_at_ms),
   };
 }
 
-/** pg returns int[] as an array; PGlite may too; a '{1,2}' literal is accepted for safety. */
-function parseIntArray(v: unknown): number[] {
-  if (Array.isArray(v)) return v.map(Number);
-  if (typeof v === 'string') return v.replace(/[{}]/g, '').split(',').filter(Boolean).map(Number);
-  return [];
-}
-
-export const MARKET_COLUMNS = `market_id::text as market_id, contest_id::text as contest_id, position, category, name, description, status, outcome,
-  source_kind, source_event_id, source_market_id, betting_closes_at_ms::text as betting_closes_at_ms,
-  live_ends_at_ms::text as live_ends_at_ms, resolution_time_ms::text as resolution_time_ms, up_count, down_count`;
-
-export function marketFromRow(r: ContestRow): ContestMarketRecord {
+export function marketFromRow(r: ContestMarketRow): ContestMarketRecord {
   return {
-    marketId: num(r.market_id),
-    contestId: String(r.contest_id),
-    position: num(r.position),
-    category: String(r.category),
-    name: String(r.name),
-    description: (r.description as string | null) ?? null,
-    status: r.status as MarketStatus,
-    outcome: (r.outcome as 'YES' | 'NO' | null) ?? null,
-    sourceKind: (r.source_kind as string | null) ?? null,
-    sourceEventId: (r.source_event_id as string | null) ?? null,
-    sourceMarketId: (r.source_market_id as string | null) ?? null,
-    bettingClosesAtMs: numOrNull(r.betting_closes_at_ms),
-    liveEndsAtMs: numOrNull(r.live_ends_at_ms),
-    resolutionTimeMs: numOrNull(r.resolution_time_ms),
-    upCount: num(r.up_count),
-    downCount: num(r.down_count),
+    marketId: int8ToNumber(r.market_id),
+    contestId: r.contest_id,
+    position: r.position,
+    category: r.category,
+    name: r.name,
+    description: r.description,
+    status: r.status,
+    outcome: r.outcome,
+    sourceKind: r.source_kind,
+    sourceEventId: r.source_event_id,
+    sourceMarketId: r.source_market_id,
+    bettingClosesAtMs: int8ToNumberOrNull(r.betting_closes_at_ms),
+    liveEndsAtMs: int8ToNumberOrNull(r.live_ends_at_ms),
+    resolutionTimeMs: int8ToNumberOrNull(r.resolution_time_ms),
+    upCount: r.up_count,
+    downCount: r.down_count,
   };
 }
 
 /** The contest, optionally locked FOR UPDATE (inside a transaction); CONTEST_NOT_FOUND when absent. */
 export async function loadContest(em: Em, id: string, opts: { forUpdate?: boolean } = {}): Promise<ContestRecord> {
-  const rows = await em.execute<ContestRow[]>(`select ${CONTEST_COLUMNS} from contests where id = ?${opts.forUpdate ? ' for update' : ''}`, [id]);
-  if (!rows[0]) throw contestNotFound();
-  return contestFromRow(rows[0]);
+  const row = await contestsRepository(db(em)).findContest(id, opts);
+  if (!row) throw contestNotFound();
+  return contestFromRow(row);
 }
 
 export async function loadMarkets(em: Em, contestId: string): Promise<ContestMarketRecord[]> {
-  const rows = await em.execute<ContestRow[]>(`select ${MARKET_COLUMNS} from contest_markets where contest_id = ? order by position`, [contestId]);
-  return rows.map(marketFromRow);
+  return (await contestsRepository(db(em)).marketsOf(contestId)).map(marketFromRow);
 }
 
 /** The outcome of a pick given its market's state. */
@@ -154,17 +136,10 @@ export function pickOutcome(direction: Direction, market: { status: MarketStatus
 
 /** Entries per score in a contest: ranks are computed from this small table (see scoring.rankFromCounts). */
 export async function loadScoreCounts(em: Em, contestId: string): Promise<Array<{ score: number; entries: number }>> {
-  const rows = await em.execute<Array<{ score: number; entries: number }>>('select score, entries from contest_score_counts where contest_id = ? and entries > 0', [contestId]);
-  return rows.map((r) => ({ score: Number(r.score), entries: Number(r.entries) }));
+  return contestsRepository(db(em)).scoreCounts(contestId);
 }
 
 /** Rebuilds a contest's score histogram from its entries (after a market resolution changed scores). */
 export async function rebuildScoreCounts(em: Em, contestId: string): Promise<void> {
-  await em.execute('delete from contest_score_counts where contest_id = ?', [contestId], 'run');
-  await em.execute(
-    `insert into contest_score_counts (contest_id, score, entries)
-     select contest_id, score, count(*)::int from contest_entries where contest_id = ? group by contest_id, score`,
-    [contestId],
-    'run',
-  );
+  await contestsRepository(db(em)).rebuildScoreCounts(contestId);
 }

@@ -8,10 +8,12 @@
 //   voidContest(): refunds every entry's bet from reserved to available and marks the contest voided; a
 //     contest whose every market was voided is voided the same way by resolveContest().
 import type { Em } from '../../db/orm.js';
-import { pgArray } from '../../db/sql.js';
+import { int8, int8ToNumber } from '../../db/int8.js';
+import { db } from '../../db/schema.js';
+import { contestsRepository, type ContestsRepository } from '../../db/repositories/contests.repository.js';
 import { Conflict, NotFound } from '../errors.js';
 import { post, type Posting } from '../ledger/ledger.js';
-import { loadContest, marketFromRow, MARKET_COLUMNS, rebuildScoreCounts, type ContestMarketRecord, type ContestRecord } from './records.js';
+import { loadContest, marketFromRow, rebuildScoreCounts, type ContestMarketRecord, type ContestRecord } from './records.js';
 import { rankEntries, splitPot, totalPot, winScores, winningDirection } from './scoring.js';
 
 export type MarketResolution = 'YES' | 'NO' | 'VOID';
@@ -27,12 +29,12 @@ const alreadySettled = (c: ContestRecord) =>
 
 export async function resolveMarket(em: Em, marketId: number, resolution: MarketResolution, nowMs = Date.now()): Promise<ResolvedMarket> {
   return em.transactional(async (tx) => {
-    const owner = await tx.execute<Array<{ contest_id: string }>>('select contest_id::text as contest_id from contest_markets where market_id = ?', [marketId]);
-    if (!owner[0]) throw new NotFound('MARKET_NOT_FOUND', `No contest market has the id ${marketId}.`);
+    const repo = contestsRepository(db(tx));
+    const owner = await repo.marketOwner(int8(marketId));
+    if (!owner) throw new NotFound('MARKET_NOT_FOUND', `No contest market has the id ${marketId}.`);
     // Contest first, then market: the same lock order as entries, resolution and voiding.
-    const contest = await loadContest(tx, owner[0].contest_id, { forUpdate: true });
-    const rows = await tx.execute<Array<Record<string, unknown>>>(`select ${MARKET_COLUMNS} from contest_markets where market_id = ? for update`, [marketId]);
-    const market = marketFromRow(rows[0]!);
+    const contest = await loadContest(tx, owner.contest_id, { forUpdate: true });
+    const market = marketFromRow((await repo.marketForUpdate(int8(marketId)))!);
     if (market.status !== 'OPEN') {
       throw new Conflict('MARKET_ALREADY_RESOLVED', `This market is already ${market.status}${market.outcome ? ` (${market.outcome})` : ''}.`, {
         market_id: marketId,
@@ -43,44 +45,24 @@ export async function resolveMarket(em: Em, marketId: number, resolution: Market
     if (contest.status !== 'open') throw alreadySettled(contest);
     const status = resolution === 'VOID' ? 'VOIDED' : 'RESOLVED';
     const outcome = resolution === 'VOID' ? null : resolution;
-    await tx.execute('update contest_markets set status = ?, outcome = ?, resolved_at_ms = ? where market_id = ?', [status, outcome, nowMs, marketId], 'run');
+    await repo.setMarketResolution(int8(marketId), status, outcome, int8(nowMs));
     if (outcome === null) {
-      await tx.execute(
-        'update contest_entries e set resolved_leg_count = e.resolved_leg_count + 1 from contest_entry_picks p where p.entry_id = e.id and p.market_id = ?',
-        [marketId],
-        'run',
-      );
+      await repo.countVoidedLeg(int8(marketId));
     } else {
       const win = winningDirection(outcome);
       const scores = winScores(contest.gameType, outcome, market.upCount, market.downCount);
-      await tx.execute(
-        `update contest_entries e
-            set resolved_leg_count = e.resolved_leg_count + 1,
-                resolved_win_count = e.resolved_win_count + (p.direction = ?)::int,
-                score = e.score + (p.direction = ? and ?::boolean)::int
-           from contest_entry_picks p where p.entry_id = e.id and p.market_id = ?`,
-        [win, win, scores, marketId],
-        'run',
-      );
+      await repo.countResolvedLeg(int8(marketId), win, scores);
       if (scores && market.upCount + market.downCount > 0) await rebuildScoreCounts(tx, contest.id);
     }
-    const left = await tx.execute<Array<{ open_market_count: number }>>(
-      'update contests set open_market_count = open_market_count - 1 where id = ? returning open_market_count',
-      [contest.id],
-    );
-    return { market: { ...market, status, outcome }, contestReady: Number(left[0]!.open_market_count) === 0 };
+    const left = await repo.decrementOpenMarkets(contest.id);
+    return { market: { ...market, status, outcome }, contestReady: left.open_market_count === 0 };
   });
 }
 
-interface EntryRow {
-  id: string;
-  user_id: string;
-  score: number;
-  created_at_ms: string;
-}
+type EntryRow = Awaited<ReturnType<ContestsRepository['entriesForSettlement']>>[number];
 
 async function loadEntries(em: Em, contestId: string): Promise<EntryRow[]> {
-  return em.execute<EntryRow[]>('select id::text as id, user_id::text as user_id, score, created_at_ms::text as created_at_ms from contest_entries where contest_id = ?', [contestId]);
+  return contestsRepository(db(em)).entriesForSettlement(contestId);
 }
 
 /** Bets per user: sum of bet_amount over the user's entries. */
@@ -100,7 +82,7 @@ async function refundAndVoid(tx: Em, c: ContestRecord, nowMs: number): Promise<v
     }
     await post(tx, p);
   }
-  await tx.execute(`update contests set status = 'voided', voided_at_ms = ? where id = ?`, [nowMs, c.id], 'run');
+  await contestsRepository(db(tx)).markVoided(c.id, int8(nowMs));
 }
 
 /** Operator: void an open contest and refund every entry. */
@@ -125,14 +107,15 @@ export async function resolveContest(em: Em, contestId: string, nowMs = Date.now
       throw err;
     }
     if (c.status !== 'open') return 'already_settled';
-    const markets = await tx.execute<Array<{ status: string }>>('select status from contest_markets where contest_id = ?', [contestId]);
+    const repo = contestsRepository(db(tx));
+    const markets = await repo.marketStatuses(contestId);
     if (markets.some((m) => m.status === 'OPEN')) return 'not_ready';
     if (markets.every((m) => m.status === 'VOIDED')) {
       await refundAndVoid(tx, c, nowMs);
       return 'voided';
     }
     const entries = await loadEntries(tx, contestId);
-    const ranked = rankEntries(entries.map((e) => ({ id: e.id, userId: e.user_id, score: Number(e.score), createdAtMs: Number(e.created_at_ms) })));
+    const ranked = rankEntries(entries.map((e) => ({ id: e.id, userId: e.user_id, score: e.score, createdAtMs: int8ToNumber(e.created_at_ms) })));
     const pot = totalPot(c.prizePool, entries.length, c.betAmount);
     const { payouts, remainder } = splitPot(pot, c.winningSplitBps, ranked);
     if (entries.length) {
@@ -151,23 +134,18 @@ export async function resolveContest(em: Em, contestId: string, nowMs = Date.now
       if (paid > 0n) p.entries.push({ account: { pot: contestId }, amount: -paid });
       if (remainder > 0n) p.entries.push({ account: { pot: contestId }, amount: -remainder }, { account: { system: 'treasury' }, amount: remainder });
       await post(tx, p);
-      await tx.execute(
-        `update contest_entries e set payout = v.payout, rank = v.rank
-           from unnest(?::uuid[], ?::bigint[], ?::integer[]) as v(id, payout, rank) where e.id = v.id`,
-        [pgArray(ranked.map((e) => e.id)), pgArray(ranked.map((e) => payouts.get(e.id) ?? 0n)), pgArray(ranked.map((e) => e.rank))],
-        'run',
+      await repo.setPayouts(
+        ranked.map((e) => e.id),
+        ranked.map((e) => int8(payouts.get(e.id) ?? 0n)),
+        ranked.map((e) => e.rank),
       );
     }
-    await tx.execute(`update contests set status = 'resolved', resolved_at_ms = ? where id = ?`, [nowMs, contestId], 'run');
+    await repo.markResolved(contestId, int8(nowMs));
     return 'resolved';
   });
 }
 
 /** Open contests whose every market is settled (the relay re-enqueues their resolution). */
 export async function contestsAwaitingResolution(em: Em, limit = 100): Promise<string[]> {
-  const rows = await em.execute<Array<{ id: string }>>(
-    `select id::text as id from contests where status = 'open' and open_market_count = 0 limit ?`,
-    [limit],
-  );
-  return rows.map((r) => r.id);
+  return (await contestsRepository(db(em)).awaitingResolution(limit)).map((r) => r.id);
 }
