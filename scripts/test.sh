@@ -20,6 +20,9 @@ npx tsx scripts/generate.ts --check || fail "generated/ is stale"
 step "drift probe: a field, parameter, status or client message renamed in spec/ fails tsc (about 16 s of CPU)"
 npx tsx scripts/drift-probe.ts || fail "drift probe"
 
+step "src/queries/ matches the repositories' SQL"
+npx tsx scripts/sql-snapshot.ts --check || fail "SQL snapshots are stale (npm run sql:snapshot)"
+
 step "unit, integration and contract tests (real PostgreSQL, Redis and service processes)"
 report=$(mktemp)
 rm -rf contract-tests/.coverage

@@ -20,7 +20,7 @@ export class LedgerRepository {
     return this.db
       .selectFrom('ledger_accounts')
       .select(['id', 'contest_id'])
-      .where('kind', '=', 'contest_pot')
+      .where('kind', '=', sql.lit('contest_pot')) // the predicate of ledger_accounts_pot_key
       .where('contest_id', '=', anyOf(contestIds, 'uuid'))
       .$narrowType<{ contest_id: string }>()
       .execute();

@@ -1,0 +1,118 @@
+// Every repository query compiled with sample parameters, as Immich snapshots its repositories' SQL:
+// `npm run sql:snapshot` writes them to src/queries/<feature>.sql, review them like generated code, and
+// `npm test` fails when a repository's SQL changed without a new snapshot. The benches replay these.
+import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from 'kysely';
+import type { DB, Db } from '../schema.js';
+import { ContestBoardsRepository } from './contest-boards.repository.js';
+import { ContestsRepository } from './contests.repository.js';
+import { HeartbeatsRepository } from './heartbeats.repository.js';
+import { LedgerRepository } from './ledger.repository.js';
+import { MarketMakersRepository } from './market-makers.repository.js';
+import { MarketsRepository } from './markets.repository.js';
+import { PoolImagesRepository } from './pool-images.repository.js';
+
+export interface CompiledQuery {
+  /** `Repository.method` (with a suffix when one method issues several statements or has variants). */
+  name: string;
+  sql: string;
+  parameters: readonly unknown[];
+}
+
+const U1 = '00000000-0000-4000-8000-000000000001';
+const U2 = '00000000-0000-4000-8000-000000000002';
+const WALLET = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
+
+/** Sample calls per feature file. Each call may issue several statements (all are recorded, in order). */
+const CATALOG: Record<string, Array<[string, (db: Db) => Promise<unknown>]>> = {
+  ledger: [
+    ['LedgerRepository.systemAccounts', (db) => new LedgerRepository(db).systemAccounts(['settlement_clearing', 'treasury'])],
+    ['LedgerRepository.potAccounts', (db) => new LedgerRepository(db).potAccounts([U1])],
+    ['LedgerRepository.userAccounts', (db) => new LedgerRepository(db).userAccounts([U1, U1], ['user_available', 'user_reserved'])],
+    ['LedgerRepository.lockAccounts', (db) => new LedgerRepository(db).lockAccounts(['1', '2'])],
+    ['LedgerRepository.insertTransaction', (db) => new LedgerRepository(db).insertTransaction(U2, 'deposit', U1)],
+    ['LedgerRepository.insertEntries', (db) => new LedgerRepository(db).insertEntries(U2, ['1', '2'], ['-100', '100'])],
+    ['LedgerRepository.userBalances', (db) => new LedgerRepository(db).userBalances(U1)],
+  ],
+  markets: [
+    ['MarketsRepository.insertWindows', (db) => new MarketsRepository(db).insertWindows([{ asset: 'BTC', durationSecs: 60, startAtMs: 1_700_000_040_000 }])],
+    ['MarketsRepository.findWindow', (db) => new MarketsRepository(db).findWindow({ asset: 'BTC', durationSecs: 60, startAtMs: 1_700_000_040_000 })],
+  ],
+  'market-makers': [
+    ['MarketMakersRepository.register', (db) => new MarketMakersRepository(db).register(WALLET, 'Demo MM')],
+    ['MarketMakersRepository.remove', (db) => new MarketMakersRepository(db).remove(WALLET)],
+    ['MarketMakersRepository.revokeSessions', (db) => new MarketMakersRepository(db).revokeSessions(WALLET)],
+    ['MarketMakersRepository.findActiveForShare', (db) => new MarketMakersRepository(db).findActiveForShare(WALLET)],
+    ['MarketMakersRepository.insertSession', (db) => new MarketMakersRepository(db).insertSession({ id: U1, tokenHash: Buffer.alloc(32), walletAddress: WALLET, ttlMs: 86_400_000 })],
+    ['MarketMakersRepository.endedSessions', (db) => new MarketMakersRepository(db).endedSessions([U1, U2])],
+  ],
+  heartbeats: [
+    ['HeartbeatsRepository.record', (db) => new HeartbeatsRepository(db).record({ workerId: 'w1', hostname: 'h', pid: 1, startedAt: new Date(0), lastSeenAt: new Date(0) })],
+    ['HeartbeatsRepository.latest', (db) => new HeartbeatsRepository(db).latest()],
+  ],
+  contests: [
+    ['ContestsRepository.findContest', (db) => new ContestsRepository(db).findContest(U1)],
+    ['ContestsRepository.findContest (for update)', (db) => new ContestsRepository(db).findContest(U1, { forUpdate: true })],
+    ['ContestsRepository.lobbyPage', (db) => new ContestsRepository(db).lobbyPage({ limit: 21 })],
+    ['ContestsRepository.lobbyPage (status, category, cursor)', (db) => new ContestsRepository(db).lobbyPage({ status: 'open', category: 'sports', after: { createdAtMs: '1700000000000', id: U1 }, limit: 21 })],
+    ['ContestsRepository.lobbyCursorKey', (db) => new ContestsRepository(db).lobbyCursorKey()],
+    ['ContestsRepository.marketsOf', (db) => new ContestsRepository(db).marketsOf(U1)],
+    ['ContestsRepository.marketForUpdate', (db) => new ContestsRepository(db).marketForUpdate('7')],
+    ['ContestsRepository.marketOwner', (db) => new ContestsRepository(db).marketOwner('7')],
+    ['ContestsRepository.marketStatuses', (db) => new ContestsRepository(db).marketStatuses(U1)],
+    ['ContestsRepository.scoreCounts', (db) => new ContestsRepository(db).scoreCounts(U1)],
+    ['ContestsRepository.rebuildScoreCounts', (db) => new ContestsRepository(db).rebuildScoreCounts(U1)],
+    ['ContestsRepository.newContestMarketIds', (db) => new ContestsRepository(db).newContestMarketIds(2)],
+    ['ContestsRepository.setMarketResolution', (db) => new ContestsRepository(db).setMarketResolution('7', 'RESOLVED', 'YES', '1700000000000')],
+    ['ContestsRepository.countVoidedLeg', (db) => new ContestsRepository(db).countVoidedLeg('7')],
+    ['ContestsRepository.countResolvedLeg', (db) => new ContestsRepository(db).countResolvedLeg('7', 'up', true)],
+    ['ContestsRepository.decrementOpenMarkets', (db) => new ContestsRepository(db).decrementOpenMarkets(U1)],
+    ['ContestsRepository.entriesForSettlement', (db) => new ContestsRepository(db).entriesForSettlement(U1)],
+    ['ContestsRepository.setPayouts', (db) => new ContestsRepository(db).setPayouts([U1, U2], ['700', '0'], [1, 2])],
+    ['ContestsRepository.markResolved', (db) => new ContestsRepository(db).markResolved(U1, '1700000000000')],
+    ['ContestsRepository.markVoided', (db) => new ContestsRepository(db).markVoided(U1, '1700000000000')],
+    ['ContestsRepository.awaitingResolution', (db) => new ContestsRepository(db).awaitingResolution(100)],
+    ['ContestsRepository.picksOf', (db) => new ContestsRepository(db).picksOf([U1, U2])],
+  ],
+  'contest-boards': [
+    ['ContestBoardsRepository.leaderboardTop', (db) => new ContestBoardsRepository(db).leaderboardTop(U1, 10)],
+    ['ContestBoardsRepository.leaderboardOfUser', (db) => new ContestBoardsRepository(db).leaderboardOfUser(U1, U2)],
+    ['ContestBoardsRepository.topParticipants', (db) => new ContestBoardsRepository(db).topParticipants({ category: 'sports', gameType: 'lineups', fromMs: '1699395200000', toMs: '1700000000000', limit: 10 })],
+    ['ContestBoardsRepository.pickCounts', (db) => new ContestBoardsRepository(db).pickCounts(U1)],
+    ['ContestBoardsRepository.userIdByHandle', (db) => new ContestBoardsRepository(db).userIdByHandle('alice')],
+    ['ContestBoardsRepository.entriesOfUser', (db) => new ContestBoardsRepository(db).entriesOfUser(U1, U2)],
+  ],
+  'pool-images': [
+    ['PoolImagesRepository.insert', (db) => new PoolImagesRepository(db).insert({ id: U1, contentType: 'image/png', bytes: Buffer.from([0x89, 0x50, 0x4e, 0x47]), sha256: '0'.repeat(64) })],
+    ['PoolImagesRepository.find', (db) => new PoolImagesRepository(db).find(U1)],
+    ['PoolImagesRepository.exists', (db) => new PoolImagesRepository(db).exists(U1)],
+  ],
+};
+
+/** A Kysely that compiles and records every statement and runs none (each returns no rows). */
+function recordingDb(out: Array<{ sql: string; parameters: readonly unknown[] }>): Db {
+  return new Kysely<DB>({
+    dialect: {
+      createAdapter: () => new PostgresAdapter(),
+      createDriver: () => new DummyDriver(),
+      createIntrospector: (k) => new PostgresIntrospector(k),
+      createQueryCompiler: () => new PostgresQueryCompiler(),
+    },
+    log: (e) => {
+      out.push({ sql: e.query.sql, parameters: e.query.parameters });
+    },
+  });
+}
+
+/** Every catalogued query, by feature file. */
+export async function compileRepositoryQueries(): Promise<Record<string, CompiledQuery[]>> {
+  const out: Record<string, CompiledQuery[]> = {};
+  for (const [feature, calls] of Object.entries(CATALOG)) {
+    const list: CompiledQuery[] = (out[feature] = []);
+    for (const [name, call] of calls) {
+      const seen: Array<{ sql: string; parameters: readonly unknown[] }> = [];
+      await call(recordingDb(seen)).catch(() => undefined); // no rows: executeTakeFirstOrThrow throws after the query ran
+      seen.forEach((q, i) => list.push({ name: seen.length > 1 ? `${name} #${i + 1}` : name, ...q }));
+    }
+  }
+  return out;
+}
