@@ -17,7 +17,10 @@ import { createTestDatabase, TEST_REDIS_URL, uniquePrefix } from '../src/testing
 import { startServiceProcess, type ServiceProcess } from '../src/testing/service-process.js';
 import { createTestPrivy } from '../src/testing/identity.js';
 import { newUserSession } from '../src/testing/money.js';
-import { LEADERBOARD_TOP_SQL, leaderboard, TOP_PARTICIPANTS_SQL, topParticipants } from '../src/domain/contests/board.js';
+import { Kysely, PostgresDialect, type PostgresPool } from 'kysely';
+import type { DB } from '../src/db/schema.js';
+import { compileRepositoryQueries } from '../src/db/repositories/snapshot.js';
+import { leaderboard, topParticipants } from '../src/domain/contests/board.js';
 import { listContests, type LobbyQuery } from '../src/domain/contests/lobby.js';
 import { resolveSessionToken } from '../src/domain/identity/sessions.js';
 
@@ -60,15 +63,28 @@ interface Captured {
   values: unknown[];
 }
 
-/** An Em stand-in that runs each execute() directly on `client` and records the SQL + parameters. */
+/**
+ * An Em stand-in that runs every statement directly on `client` and records its SQL + parameters: raw SQL
+ * (execute(), identity) and the repositories' Kysely queries (getKysely(), the same compiled text as the
+ * snapshots in src/queries/).
+ */
 function recordingEm(client: pg.ClientBase): { em: Em; queries: Captured[] } {
   const queries: Captured[] = [];
+  const onClient = { query: (text: string, params: unknown[]) => client.query(text, params), release() {} };
+  const pool = { connect: async () => onClient, end: async () => undefined } as unknown as PostgresPool;
+  const kysely = new Kysely<DB>({
+    dialect: new PostgresDialect({ pool }),
+    log: (e) => {
+      queries.push({ text: e.query.sql, values: [...e.query.parameters] });
+    },
+  });
   const em = {
     async execute(sql: string, params: unknown[] = []) {
       const q = { text: toPg(sql), values: params };
       queries.push(q);
       return (await client.query(q)).rows;
     },
+    getKysely: () => kysely,
   };
   return { em: em as unknown as Em, queries };
 }
@@ -297,7 +313,7 @@ try {
     check: (httpBody: any, pgRows: any[][]) => void; // eslint-disable-line @typescript-eslint/no-explicit-any
   }
   const boardCheck = (limit: number) => (b: any, rows: any[][]) => { // eslint-disable-line @typescript-eslint/no-explicit-any
-    const top = rows[2]!; // loadContest, loadScoreCounts, LEADERBOARD_TOP_SQL[, caller rows]
+    const top = rows[2]!; // loadContest, loadScoreCounts, leaderboardTop[, caller rows]
     if (top.length !== limit) throw new Error(`leaderboard: pg top has ${top.length} rows`);
     const wire = b.entries.map((e: any) => `${e.user_id}/${e.entry_index}`).join(','); // eslint-disable-line @typescript-eslint/no-explicit-any
     const direct = top.map((r: any) => `${r.user_id}/${r.entry_index}`).join(','); // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -351,8 +367,13 @@ try {
       },
     },
   ];
-  if (!cases[0]!.queries.some((q) => q.text === toPg(LEADERBOARD_TOP_SQL))) throw new Error('the captured leaderboard queries do not contain LEADERBOARD_TOP_SQL');
-  if (!cases[6]!.queries.some((q) => q.text === toPg(TOP_PARTICIPANTS_SQL))) throw new Error('the captured top-participants queries do not contain TOP_PARTICIPANTS_SQL');
+  // The statements to replay and explain are the snapshotted ones (src/queries/contest-boards.sql).
+  const snapshot = (await compileRepositoryQueries())['contest-boards']!;
+  const snapped = (name: string) => snapshot.find((q) => q.name === `ContestBoardsRepository.${name}`)!.sql;
+  const LEADERBOARD_TOP_SQL = snapped('leaderboardTop');
+  const TOP_PARTICIPANTS_SQL = snapped('topParticipants');
+  if (!cases[0]!.queries.some((q) => q.text === LEADERBOARD_TOP_SQL)) throw new Error('the captured leaderboard queries do not contain the snapshotted leaderboardTop');
+  if (!cases[6]!.queries.some((q) => q.text === TOP_PARTICIPANTS_SQL)) throw new Error('the captured top-participants queries do not contain the snapshotted topParticipants');
 
   const runPg = async (qs: Captured[]) => {
     const out: any[][] = []; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -424,13 +445,13 @@ try {
     return q;
   };
   let seqScans = 0;
-  seqScans += await explain('leaderboard top (limit=10)', find(cases[0]!, (q) => q.text === toPg(LEADERBOARD_TOP_SQL)));
-  seqScans += await explain('leaderboard top (limit=100)', find(cases[1]!, (q) => q.text === toPg(LEADERBOARD_TOP_SQL)));
+  seqScans += await explain('leaderboard top (limit=10)', find(cases[0]!, (q) => q.text === LEADERBOARD_TOP_SQL));
+  seqScans += await explain('leaderboard top (limit=100)', find(cases[1]!, (q) => q.text === LEADERBOARD_TOP_SQL));
   seqScans += await explain('leaderboard caller rows', cases[2]!.queries[cases[2]!.queries.length - 1]!);
-  seqScans += await explain('lobby first page', find(cases[3]!, (q) => q.text.includes('from contests')));
-  seqScans += await explain(`lobby page ${DEEP_PAGES + 1} (keyset)`, find(cases[4]!, (q) => q.text.includes('from contests')));
-  seqScans += await explain('lobby status=open&category=sports', find(cases[5]!, (q) => q.text.includes('from contests')));
-  seqScans += await explain('top participants (7 days)', find(cases[6]!, (q) => q.text === toPg(TOP_PARTICIPANTS_SQL)));
+  seqScans += await explain('lobby first page', find(cases[3]!, (q) => q.text.includes('from "contests"')));
+  seqScans += await explain(`lobby page ${DEEP_PAGES + 1} (keyset)`, find(cases[4]!, (q) => q.text.includes('from "contests"')));
+  seqScans += await explain('lobby status=open&category=sports', find(cases[5]!, (q) => q.text.includes('from "contests"')));
+  seqScans += await explain('top participants (7 days)', find(cases[6]!, (q) => q.text === TOP_PARTICIPANTS_SQL));
   console.log(seqScans ? `\n!!!!!!!! ${seqScans} SEQ SCAN(S) on contests/contest_entries in the plans above !!!!!!!!` : '\nno Seq Scan on contests or contest_entries in any plan above');
 } catch (err) {
   if (svc && !stoppedByUs && svc.logs.some((l) => l.msg === 'shutting down')) {

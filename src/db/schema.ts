@@ -5,7 +5,9 @@ import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { Em } from './orm.js';
 import type { schemas } from './entities/index.js';
 
-export type DB = InferKyselyDB<(typeof schemas)[number]>;
+type Inferred = InferKyselyDB<(typeof schemas)[number]>;
+/** An interface (not a type alias), so compiler messages name `DB` instead of expanding the inference. */
+export interface DB extends Inferred {}
 export type Db = Kysely<DB>;
 
 /** Kysely bound to the em's current transaction when there is one (MikroORM's getKysely), else to the pool. */
