@@ -44,8 +44,9 @@ function entityTables(): Record<string, Columns> {
 
 describe('entities and migrations', () => {
   it('describe the same tables, columns, types and nullability', async () => {
+    // A new table or column in a migration needs its entity in src/db/entities (and the other way round).
     const migrated = await migratedTables();
-    expect(Object.keys(migrated)).toHaveLength(19);
+    expect(Object.keys(migrated).length).toBeGreaterThanOrEqual(19);
     expect(entityTables()).toEqual(migrated);
   });
 
