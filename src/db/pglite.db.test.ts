@@ -12,6 +12,10 @@ import { db } from './schema.js';
 import { post, userBalances } from '../domain/ledger/ledger.js';
 import { getImage, storeImage, encodePng } from '../domain/contests/images.js';
 import { ensureWindows } from '../domain/markets/markets.js';
+import { createContest } from '../domain/contests/create.js';
+import { listContests } from '../domain/contests/lobby.js';
+import { loadContest, loadMarkets } from '../domain/contests/records.js';
+import { resolveContest, resolveMarket } from '../domain/contests/resolution.js';
 
 let dir: string;
 let pglite: PGlite;
@@ -46,5 +50,24 @@ describe('repositories on PGlite', () => {
     const back = await getImage(orm.em.fork(), stored.imageId);
     expect(back?.bytes.equals(png)).toBe(true);
     expect(back?.sha256).toBe(stored.sha256);
+  });
+
+  it('creates a contest (integer[] parameter), pages the lobby (row comparison), resolves and voids it', async () => {
+    const create = (nowMs: number) =>
+      createContest(orm.em.fork(), {
+        title: 'T', category: 'culture', gameType: 'lineups', betAmount: 5n, prizePool: 0n, entryCap: 3, maxEntriesPerUser: 1,
+        bettingClosesMs: Date.now() + 60_000, betType: { kind: 'num_bets', value: 1 }, winningSplitBps: [6000, 4000], entryVisibility: 'visible',
+        markets: [{ category: 'a', name: 'A' }],
+      }, nowMs);
+    const older = await create(Date.now() - 1000);
+    const id = await create(Date.now());
+    expect((await loadContest(orm.em.fork(), id)).winningSplitBps).toEqual([6000, 4000]);
+    const first = await listContests(orm.em.fork(), { limit: 1 });
+    expect(first.contests[0]?.id).toBe(id);
+    const second = await listContests(orm.em.fork(), { limit: 1, cursor: first.nextCursor! });
+    expect(second.contests.map((c) => c.id)).toEqual([older]);
+    const [m] = await loadMarkets(orm.em.fork(), id);
+    expect((await resolveMarket(orm.em.fork(), m!.marketId, 'VOID')).contestReady).toBe(true);
+    expect(await resolveContest(orm.em.fork(), id)).toBe('voided');
   });
 });
