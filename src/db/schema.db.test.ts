@@ -81,6 +81,12 @@ describe('em.getKysely()', () => {
     expect(await outside()).toHaveLength(1);
   });
 
+  it('returns int8 and timestamptz as text, as the inferred types say', async () => {
+    const row = await db(t.orm.em.fork()).selectFrom('ledger_accounts').select(['id', 'balance', 'created_at']).where('kind', '=', 'treasury').executeTakeFirstOrThrow();
+    expect([typeof row.id, typeof row.balance, typeof row.created_at]).toEqual(['string', 'string', 'string']);
+    expect(Number.isNaN(Date.parse(row.created_at))).toBe(false);
+  });
+
   it('binds parameters (a bytea travels as a parameter, not in the SQL text)', () => {
     const q = db(t.orm.em.fork()).insertInto('pool_images').values({ id: '00000000-0000-4000-8000-000000000000', content_type: 'image/png', bytes: Buffer.alloc(4), sha256: 'x' }).compile();
     expect(q.sql).toBe('insert into "pool_images" ("id", "content_type", "bytes", "sha256") values ($1, $2, $3, $4)');

@@ -1,9 +1,7 @@
 // The Kysely view of the schema: table and column types inferred from the defineEntity schemas, so a
 // renamed or retyped column is a compile error in every repository that uses it.
-// Two representations differ from the inferred types, by driver configuration, and repositories respect them:
-//   - int8: declared in 'string' mode and returned as text by both drivers (src/db/int8.ts parses them);
-//   - timestamptz: typed Date, but MikroORM's type parsers keep them as strings on both drivers, so
-//     repositories select epoch milliseconds (`extract(epoch from ...)`) rather than the raw column.
+// The types say what the drivers return: int8 as text (declared in 'string' mode; src/db/int8.ts parses
+// them) and timestamptz as text (entities/columns.ts; MikroORM's type parsers keep PostgreSQL's text).
 import type { Kysely } from 'kysely';
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { Em } from './orm.js';

@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { timestamptz } from './columns.js';
 
 // The double-entry ledger (migration ..._ledger). int8 columns are declared in 'string' mode: both drivers
 // return int8 as a decimal string (src/db/pglite.ts makes PGlite agree with pg), and src/db/int8.ts parses
@@ -15,7 +16,7 @@ export const LedgerAccountSchema = defineEntity({
     kind: p.enum(LEDGER_ACCOUNT_KINDS),
     /** Cached sum of the account's entries, kept by the ledger_entries_apply trigger. */
     balance: p.bigint('string').default(0),
-    createdAt: p.datetime().fieldName('created_at').defaultRaw('now()'),
+    createdAt: timestamptz().fieldName('created_at').defaultRaw('now()'),
     /** Set for kind contest_pot only. */
     contestId: p.uuid().fieldName('contest_id').nullable(),
   },
@@ -28,7 +29,7 @@ export const LedgerTransactionSchema = defineEntity({
     id: p.uuid().primary(),
     kind: p.text(),
     reference: p.text(),
-    createdAt: p.datetime().fieldName('created_at').defaultRaw('now()'),
+    createdAt: timestamptz().fieldName('created_at').defaultRaw('now()'),
   },
 });
 
@@ -40,6 +41,6 @@ export const LedgerEntrySchema = defineEntity({
     transactionId: p.uuid().fieldName('transaction_id'),
     accountId: p.bigint('string').fieldName('account_id'),
     amount: p.bigint('string'),
-    createdAt: p.datetime().fieldName('created_at').defaultRaw('now()'),
+    createdAt: timestamptz().fieldName('created_at').defaultRaw('now()'),
   },
 });

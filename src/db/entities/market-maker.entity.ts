@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { timestamptz } from './columns.js';
 
 /** A wallet registered by an operator as a market maker (EIP-55 checksum form). Removal sets removedAt. */
 export const MarketMakerSchema = defineEntity({
@@ -7,8 +8,8 @@ export const MarketMakerSchema = defineEntity({
   properties: {
     walletAddress: p.text().primary().fieldName('wallet_address'),
     name: p.text(),
-    createdAt: p.datetime().fieldName('created_at').defaultRaw('now()'),
-    removedAt: p.datetime().fieldName('removed_at').nullable(),
+    createdAt: timestamptz().fieldName('created_at').defaultRaw('now()'),
+    removedAt: timestamptz().fieldName('removed_at').nullable(),
   },
 });
 

@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { timestamptz } from './columns.js';
 
 /**
  * A market: an RFQ window (asset, duration_secs, start_at_ms) or, later, a contest market. market_id comes
@@ -14,7 +15,7 @@ export const MarketSchema = defineEntity({
     asset: p.text().nullable(),
     durationSecs: p.integer().fieldName('duration_secs').nullable(),
     startAtMs: p.bigint('string').fieldName('start_at_ms').nullable(),
-    createdAt: p.datetime().fieldName('created_at').defaultRaw('now()'),
+    createdAt: timestamptz().fieldName('created_at').defaultRaw('now()'),
   },
 });
 

@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { timestamptz } from './columns.js';
 
 // Deposits and withdrawals, their settlement outbox, and idempotency keys (migration ..._ledger).
 
@@ -14,8 +15,8 @@ export const OperationSchema = defineEntity({
     destinationAddress: p.text().fieldName('destination_address').nullable(),
     txHash: p.text().fieldName('tx_hash').nullable(),
     failureCode: p.text().fieldName('failure_code').nullable(),
-    createdAt: p.datetime().fieldName('created_at').defaultRaw('now()'),
-    settledAt: p.datetime().fieldName('settled_at').nullable(),
+    createdAt: timestamptz().fieldName('created_at').defaultRaw('now()'),
+    settledAt: timestamptz().fieldName('settled_at').nullable(),
   },
 });
 
@@ -24,8 +25,8 @@ export const OperationOutboxSchema = defineEntity({
   tableName: 'operation_outbox',
   properties: {
     operationId: p.uuid().primary().fieldName('operation_id'),
-    createdAt: p.datetime().fieldName('created_at').defaultRaw('now()'),
-    enqueuedAt: p.datetime().fieldName('enqueued_at').nullable(),
+    createdAt: timestamptz().fieldName('created_at').defaultRaw('now()'),
+    enqueuedAt: timestamptz().fieldName('enqueued_at').nullable(),
   },
 });
 
@@ -40,7 +41,7 @@ export const IdempotencyKeySchema = defineEntity({
     state: p.enum(['in_progress', 'done'] as const),
     responseStatus: p.integer().fieldName('response_status').nullable(),
     responseBody: p.json<unknown>().fieldName('response_body').nullable(),
-    createdAt: p.datetime().fieldName('created_at').defaultRaw('now()'),
-    completedAt: p.datetime().fieldName('completed_at').nullable(),
+    createdAt: timestamptz().fieldName('created_at').defaultRaw('now()'),
+    completedAt: timestamptz().fieldName('completed_at').nullable(),
   },
 });

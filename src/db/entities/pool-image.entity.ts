@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { timestamptz } from './columns.js';
 
 /** An operator-uploaded contest image (PNG, JPEG or WebP, at most 2 MiB); never changes under its id. */
 export const PoolImageSchema = defineEntity({
@@ -9,7 +10,7 @@ export const PoolImageSchema = defineEntity({
     contentType: p.enum(['image/png', 'image/jpeg', 'image/webp'] as const).fieldName('content_type'),
     bytes: p.uint8array(),
     sha256: p.text(),
-    createdAt: p.datetime().fieldName('created_at').defaultRaw('now()'),
+    createdAt: timestamptz().fieldName('created_at').defaultRaw('now()'),
   },
 });
 
@@ -20,6 +21,6 @@ export const ServiceKeySchema = defineEntity({
   properties: {
     name: p.text().primary(),
     key: p.uint8array(),
-    createdAt: p.datetime().fieldName('created_at').defaultRaw('now()'),
+    createdAt: timestamptz().fieldName('created_at').defaultRaw('now()'),
   },
 });

@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { timestamptz } from './columns.js';
 
 /** A bearer session. Only the SHA-256 of the token is stored: a database dump holds no usable credential. */
 export const SessionSchema = defineEntity({
@@ -10,9 +11,9 @@ export const SessionSchema = defineEntity({
     kind: p.enum(['user', 'market_maker'] as const),
     userId: p.uuid().fieldName('user_id').nullable(),
     marketMakerAddress: p.text().fieldName('market_maker_address').nullable(),
-    createdAt: p.datetime().fieldName('created_at').defaultRaw('now()'),
-    expiresAt: p.datetime().fieldName('expires_at'),
-    revokedAt: p.datetime().fieldName('revoked_at').nullable(),
+    createdAt: timestamptz().fieldName('created_at').defaultRaw('now()'),
+    expiresAt: timestamptz().fieldName('expires_at'),
+    revokedAt: timestamptz().fieldName('revoked_at').nullable(),
   },
 });
 

@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { timestamptz } from './columns.js';
 
 /** A person using the service. Created by the first Privy exchange or the first wallet sign-in. */
 export const UserSchema = defineEntity({
@@ -14,8 +15,8 @@ export const UserSchema = defineEntity({
     handle: p.text().nullable(),
     xHandle: p.text().fieldName('x_handle').nullable(),
     xAvatarUrl: p.text().fieldName('x_avatar_url').nullable(),
-    createdAt: p.datetime().fieldName('created_at').defaultRaw('now()'),
-    updatedAt: p.datetime().fieldName('updated_at').defaultRaw('now()'),
+    createdAt: timestamptz().fieldName('created_at').defaultRaw('now()'),
+    updatedAt: timestamptz().fieldName('updated_at').defaultRaw('now()'),
   },
 });
 

@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { timestamptz } from './columns.js';
 
 /** A Sign-In with Ethereum nonce: issued by GET /v1/auth/wallet/nonce, used once. */
 export const WalletNonceSchema = defineEntity({
@@ -6,8 +7,8 @@ export const WalletNonceSchema = defineEntity({
   tableName: 'wallet_nonces',
   properties: {
     nonce: p.text().primary(),
-    createdAt: p.datetime().fieldName('created_at').defaultRaw('now()'),
-    expiresAt: p.datetime().fieldName('expires_at'),
-    usedAt: p.datetime().fieldName('used_at').nullable(),
+    createdAt: timestamptz().fieldName('created_at').defaultRaw('now()'),
+    expiresAt: timestamptz().fieldName('expires_at'),
+    usedAt: timestamptz().fieldName('used_at').nullable(),
   },
 });

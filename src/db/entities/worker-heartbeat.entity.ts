@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { timestamptz } from './columns.js';
 
 /** One row per worker process: proof, for operators and /readyz, that queue processing is alive. */
 export const WorkerHeartbeatSchema = defineEntity({
@@ -8,8 +9,8 @@ export const WorkerHeartbeatSchema = defineEntity({
     workerId: p.text().primary().fieldName('worker_id'),
     hostname: p.text(),
     pid: p.integer(),
-    startedAt: p.datetime().fieldName('started_at'),
-    lastSeenAt: p.datetime().fieldName('last_seen_at'),
+    startedAt: timestamptz().fieldName('started_at'),
+    lastSeenAt: timestamptz().fieldName('last_seen_at'),
     jobsProcessed: p.bigint('string').fieldName('jobs_processed').default(0),
   },
 });

@@ -66,7 +66,7 @@ export class MarketMakersRepository {
         token_hash: s.tokenHash,
         kind: 'market_maker',
         market_maker_address: s.walletAddress,
-        expires_at: sql<Date>`now() + make_interval(secs => ${s.ttlMs}::double precision / 1000)`,
+        expires_at: sql<string>`now() + make_interval(secs => ${s.ttlMs}::double precision / 1000)`,
       })
       .returning(epochMs('expires_at').as('expires_ms'))
       .executeTakeFirstOrThrow();
