@@ -14,7 +14,7 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 /** MikroORM column types as PostgreSQL's format_type() spells them. */
-const PG_NAME: Record<string, string> = { int: 'integer', timestamptz: 'timestamp with time zone', json: 'jsonb', bigserial: 'bigint', serial: 'integer' };
+const PG_NAME: Record<string, string> = { int: 'integer', timestamptz: 'timestamp with time zone', bigserial: 'bigint', serial: 'integer' };
 const pgName = (t: string) => PG_NAME[t] ?? t;
 
 type Columns = Record<string, { type: string; nullable: boolean }>;

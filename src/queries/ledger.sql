@@ -44,9 +44,9 @@ select "id", "balance"
   for update;
 
 -- LedgerRepository.insertTransaction
--- parameters: $1 = "00000000-0000-4000-8000-000000000002", $2 = "deposit", $3 = "00000000-0000-4000-8000-000000000001"
-insert into "ledger_transactions" ("id", "kind", "reference")
-  values ($1, $2, $3);
+-- parameters: $1 = "00000000-0000-4000-8000-000000000002", $2 = "deposit", $3 = "00000000-0000-4000-8000-000000000001", $4 = null
+insert into "ledger_transactions" ("id", "kind", "reference", "idempotency_key")
+  values ($1, $2, $3, $4);
 
 -- LedgerRepository.insertEntries
 -- parameters: $1 = "00000000-0000-4000-8000-000000000002", $2 = ["1","2"], $3 = ["-100","100"]

@@ -74,6 +74,8 @@ export const ContestEntrySchema = defineEntity({
     score: p.integer().default(0),
     payout: p.bigint('string').nullable(),
     rank: p.integer().nullable(),
+    /** Unique per user: a second entry for one request cannot commit. */
+    idempotencyKey: p.uuid().fieldName('idempotency_key').nullable(),
   },
 });
 

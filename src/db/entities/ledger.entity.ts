@@ -30,6 +30,8 @@ export const LedgerTransactionSchema = defineEntity({
     kind: p.text(),
     reference: p.text(),
     createdAt: timestamptz().fieldName('created_at').defaultRaw('now()'),
+    /** App-token credits: "<user id>:<key>", unique per kind (a second credit of one request cannot commit). */
+    idempotencyKey: p.text().fieldName('idempotency_key').nullable(),
   },
 });
 

@@ -17,6 +17,8 @@ export const OperationSchema = defineEntity({
     failureCode: p.text().fieldName('failure_code').nullable(),
     createdAt: timestamptz().fieldName('created_at').defaultRaw('now()'),
     settledAt: timestamptz().fieldName('settled_at').nullable(),
+    /** Unique per (user_id, kind): a second operation for one request cannot commit. */
+    idempotencyKey: p.uuid().fieldName('idempotency_key').nullable(),
   },
 });
 
@@ -40,8 +42,13 @@ export const IdempotencyKeySchema = defineEntity({
     fingerprint: p.text(),
     state: p.enum(['in_progress', 'done'] as const),
     responseStatus: p.integer().fieldName('response_status').nullable(),
-    responseBody: p.json<unknown>().fieldName('response_body').nullable(),
+    /** json, not jsonb: a replay answers the first body byte for byte. */
+    responseBody: p.json<unknown>().fieldName('response_body').columnType('json').nullable(),
     createdAt: timestamptz().fieldName('created_at').defaultRaw('now()'),
     completedAt: timestamptz().fieldName('completed_at').nullable(),
+    /** The operation, entry or ledger transaction the stored outcome refers to. */
+    resourceId: p.uuid().fieldName('resource_id').nullable(),
+    /** Set while in progress: after it a retry takes the key over. */
+    leaseExpiresAt: timestamptz().fieldName('lease_expires_at').nullable(),
   },
 });

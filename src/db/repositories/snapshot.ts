@@ -29,7 +29,7 @@ const CATALOG: Record<string, Array<[string, (db: Db) => Promise<unknown>]>> = {
     ['LedgerRepository.potAccounts', (db) => new LedgerRepository(db).potAccounts([U1])],
     ['LedgerRepository.userAccounts', (db) => new LedgerRepository(db).userAccounts([U1, U1], ['user_available', 'user_reserved'])],
     ['LedgerRepository.lockAccounts', (db) => new LedgerRepository(db).lockAccounts(['1', '2'])],
-    ['LedgerRepository.insertTransaction', (db) => new LedgerRepository(db).insertTransaction(U2, 'deposit', U1)],
+    ['LedgerRepository.insertTransaction', (db) => new LedgerRepository(db).insertTransaction({ id: U2, kind: 'deposit', reference: U1, idempotencyKey: null })],
     ['LedgerRepository.insertEntries', (db) => new LedgerRepository(db).insertEntries(U2, ['1', '2'], ['-100', '100'])],
     ['LedgerRepository.userBalances', (db) => new LedgerRepository(db).userBalances(U1)],
   ],

@@ -44,7 +44,7 @@ describe('contests repository', () => {
     const [a, b] = [await fundedUser(1_000n), await fundedUser(1_000n)];
     await submitEntry(em(), a, id, [{ marketId: m1, direction: 'up' }, { marketId: m2, direction: 'up' }]);
     await submitEntry(em(), b, id, [{ marketId: m1, direction: 'down' }, { marketId: m2, direction: 'up' }]);
-    expect(await popularEntry(em(), id)).toEqual({ totalEntries: 2, markets: [{ marketId: m1, yesCount: 1, noCount: 1 }, { marketId: m2, yesCount: 2, noCount: 0 }] });
+    expect(await popularEntry(em(), id)).toEqual({ totalEntries: 2, visible: true, markets: [{ marketId: m1, yesCount: 1, noCount: 1 }, { marketId: m2, yesCount: 2, noCount: 0 }] });
 
     expect((await resolveMarket(em(), m1, 'YES')).contestReady).toBe(false);
     expect((await resolveMarket(em(), m2, 'YES')).contestReady).toBe(true);
