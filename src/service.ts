@@ -27,6 +27,8 @@ import { createWorkerHealth } from './jobs/worker-health.js';
 import { boundEnqueue, requireQueue } from './jobs/queue-gate.js';
 import { createRateLimitStore } from './http/rate-limit-store.js';
 import { createSharedConnectionCap } from './ws/connection-slots.js';
+import { createCors } from './http/cors.js';
+import { createDocsRouter } from './http/docs/router.js';
 
 export interface HttpService {
   server: Server;
@@ -70,6 +72,10 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
     metrics,
     rateLimitPerMinute: config.rateLimitPerMinute,
     rateLimitStore: rateLimitStore.store,
+    routes: [
+      createCors(config.corsOrigins),
+      createDocsRouter({ enabled: config.docsEnabled, publicUrl: config.publicUrl, fallbackHost: `localhost:${config.port || 3000}` }),
+    ],
   });
   // headersTimeout and requestTimeout are checked every connectionsCheckingInterval (node's default: 30 s).
   const server = createServer({ connectionsCheckingInterval: 1_000 }, app);
