@@ -40,6 +40,8 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
   const { config, logger, orm, queues } = rt;
   const metrics = createMetrics();
   const forkDb = () => orm.em.fork();
+  const operatorToken = config.operatorToken;
+  if (!operatorToken) logger.warn('operator API disabled: OPERATOR_TOKEN is unset, so every /v1/admin request is refused (401); set it (at least 16 characters) to enable it');
   const privy = await choosePrivyVerifier({ ...config.privy, production: config.nodeEnv === 'production', dataDir: config.dataDir }, logger);
   const shared = { deployment: config.deployment, redisUrl: config.redisUrl, prefix: config.queuePrefix, orm, log: logger };
   const sharedCap = createSharedConnectionCap({ ...shared, max: config.mm.maxConnectionsPerIp });
@@ -68,7 +70,7 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
     document: loadOpenApiDocument(),
     handlers,
     forkDb,
-    resolveToken: createTokenResolver(config.operatorToken, forkDb),
+    resolveToken: createTokenResolver(operatorToken, forkDb),
     metrics,
     rateLimitPerMinute: config.rateLimitPerMinute,
     rateLimitStore: rateLimitStore.store,
