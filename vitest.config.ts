@@ -7,6 +7,8 @@ import { defineConfig } from 'vitest/config';
 const notVitest = ['e2e/**', 'node_modules/**'];
 // `@contest-rfq/sdk` resolves to sdk/src through tsconfig.json's `paths` (tsc and tsx read the same entry).
 const resolve = { tsconfigPaths: true };
+// Removes the Redis keys of every queue prefix a test file used, after the file (src/testing/vitest-setup.ts).
+const queueCleanup = './src/testing/vitest-setup.ts';
 export default defineConfig({
   test: {
     projects: [
@@ -35,6 +37,7 @@ export default defineConfig({
           name: 'integration',
           include: ['src/**/*.int.test.ts', 'workers/**/*.int.test.ts', 'sdk/test/**/*.int.test.ts'],
           exclude: notVitest,
+          setupFiles: [queueCleanup],
           testTimeout: 60_000,
           hookTimeout: 90_000,
           fileParallelism: true,
@@ -47,6 +50,7 @@ export default defineConfig({
           name: 'contract',
           include: ['contract-tests/**/*.test.ts'],
           exclude: notVitest,
+          setupFiles: [queueCleanup],
           testTimeout: 60_000,
           hookTimeout: 90_000,
           maxWorkers: 2,

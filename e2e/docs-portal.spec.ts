@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { test, expect, type Page, type TestInfo } from '@playwright/test';
 import { parse } from 'yaml';
-import { createTestDatabase, TEST_REDIS_URL, uniquePrefix, type TestDatabase } from '../src/testing/postgres.js';
+import { createTestDatabase, dropQueuePrefixes, TEST_REDIS_URL, uniquePrefix, type TestDatabase } from '../src/testing/postgres.js';
 import { startServiceProcess, type ServiceProcess } from '../src/testing/service-process.js';
 import { createTestPrivy, randomWallet, type TestPrivy } from '../src/testing/identity.js';
 
@@ -37,6 +37,7 @@ test.beforeAll(async () => {
 test.afterAll(async () => {
   await svc?.stop();
   await db?.drop();
+  await dropQueuePrefixes();
 });
 
 /**
