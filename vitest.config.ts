@@ -9,6 +9,9 @@ const notVitest = ['e2e/**', 'node_modules/**'];
 const resolve = { tsconfigPaths: true };
 // Removes the Redis keys of every queue prefix a test file used, after the file (src/testing/vitest-setup.ts).
 const queueCleanup = './src/testing/vitest-setup.ts';
+// CONTRACT_BASE_URL=https://staging.example.com CONTRACT_OPERATOR_TOKEN=... npx vitest run --project contract
+// checks another deployment with the files that need no settings of their own and no database access.
+const REMOTE_CONTRACT_FILES = ['contract-tests/operations.test.ts', 'contract-tests/documents.test.ts', 'contract-tests/errors.test.ts'];
 export default defineConfig({
   test: {
     projects: [
@@ -48,7 +51,7 @@ export default defineConfig({
         resolve,
         test: {
           name: 'contract',
-          include: ['contract-tests/**/*.test.ts'],
+          include: process.env.CONTRACT_BASE_URL ? REMOTE_CONTRACT_FILES : ['contract-tests/**/*.test.ts'],
           exclude: notVitest,
           setupFiles: [queueCleanup],
           testTimeout: 60_000,
