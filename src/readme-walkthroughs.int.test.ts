@@ -22,7 +22,8 @@ function walkthroughs(): Record<string, string> {
 }
 
 function bash(script: string) {
-  return spawnSync('bash', ['-euo', 'pipefail', '-c', script.replaceAll('localhost:3000', `127.0.0.1:${svc.port}`)], {
+  const pointed = script.replaceAll('localhost:3000', `127.0.0.1:${svc.port}`).replaceAll('.data/', `${dataDir}/`);
+  return spawnSync('bash', ['-euo', 'pipefail', '-c', pointed], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: dataDir },
     encoding: 'utf8',
@@ -42,8 +43,14 @@ afterAll(async () => {
 describe('README walkthroughs', () => {
   const blocks = walkthroughs();
 
-  it('the README marks the session, money and client walkthroughs', () => {
-    expect(Object.keys(blocks).sort()).toEqual(['client', 'money', 'session']);
+  it('the README marks the session, operator, money and client walkthroughs', () => {
+    expect(Object.keys(blocks).sort()).toEqual(['client', 'money', 'operator', 'session']);
+  });
+
+  it('the development operator token of a fresh embedded start registers a market maker', () => {
+    const run = bash(blocks.operator!);
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toContain('"wallet_address":"0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"');
   });
 
   it('session, then deposit and withdraw (replayed once, settled, balance down by the withdrawal)', () => {

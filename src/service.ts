@@ -28,6 +28,7 @@ import { boundEnqueue, requireQueue } from './jobs/queue-gate.js';
 import { createRateLimitStore } from './http/rate-limit-store.js';
 import { createSharedConnectionCap } from './ws/connection-slots.js';
 import { createCors } from './http/cors.js';
+import { chooseOperatorToken } from './domain/identity/dev-operator.js';
 import { createDocsRouter } from './http/docs/router.js';
 
 export interface HttpService {
@@ -40,7 +41,7 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
   const { config, logger, orm, queues } = rt;
   const metrics = createMetrics();
   const forkDb = () => orm.em.fork();
-  const operatorToken = config.operatorToken;
+  const operatorToken = chooseOperatorToken(config, logger);
   if (!operatorToken) logger.warn('operator API disabled: OPERATOR_TOKEN is unset, so every /v1/admin request is refused (401); set it (at least 16 characters) to enable it');
   const privy = await choosePrivyVerifier({ ...config.privy, production: config.nodeEnv === 'production', dataDir: config.dataDir }, logger);
   const shared = { deployment: config.deployment, redisUrl: config.redisUrl, prefix: config.queuePrefix, orm, log: logger };
