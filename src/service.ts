@@ -30,6 +30,8 @@ import { createSharedConnectionCap } from './ws/connection-slots.js';
 import { createCors } from './http/cors.js';
 import { chooseOperatorToken } from './domain/identity/dev-operator.js';
 import { createDocsRouter } from './http/docs/router.js';
+import { createDocumentStore } from './http/docs/documents.js';
+import { documentsHandlers } from './http/handlers/documents.js';
 
 export interface HttpService {
   server: Server;
@@ -52,7 +54,9 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
   const resolutionProducer = boundEnqueue(createResolutionProducer(queues), config.queueWaitMs);
   const workerHealth = createWorkerHealth(orm, queues, config.workerHeartbeatStaleMs);
   const settlement = createSettlementAdapter({ mode: config.settlementMode, demoOnchainBalanceMicros: config.demoOnchainBalanceMicros });
+  const documents = createDocumentStore({ publicUrl: config.publicUrl, fallbackHost: `localhost:${config.port || 3000}` });
   const allHandlers: Handlers = {
+    ...documentsHandlers(documents, { publicUrl: config.publicUrl }),
     ...authHandlers({ privy, sessionTtlSeconds: config.sessionTtlSeconds, siwe: config.siwe }),
     ...usersHandlers(),
     ...balancesHandlers({ producer: settlementProducer, settlement, syncWaitMs: config.depositSyncWaitMs }),
@@ -77,7 +81,7 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
     rateLimitStore: rateLimitStore.store,
     routes: [
       createCors(config.corsOrigins),
-      createDocsRouter({ enabled: config.docsEnabled, publicUrl: config.publicUrl, fallbackHost: `localhost:${config.port || 3000}` }),
+      createDocsRouter({ enabled: config.docsEnabled, publicUrl: config.publicUrl }),
     ],
   });
   // headersTimeout and requestTimeout are checked every connectionsCheckingInterval (node's default: 30 s).

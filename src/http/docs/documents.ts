@@ -10,9 +10,12 @@ export type DocumentName = 'openapi' | 'asyncapi';
 export type DocumentFormat = 'json' | 'yaml';
 
 export interface PublishedDocument {
-  body: string;
+  /** The bytes served: compact JSON, or the YAML text. */
+  body: Buffer;
   contentType: string;
   etag: string;
+  /** The parsed document (JSON format only), for the dispatcher to serialise. */
+  json?: Record<string, unknown>;
 }
 
 const SPEC_DIR = fileURLToPath(new URL('../../../spec/', import.meta.url));
@@ -62,12 +65,15 @@ export function createDocumentStore(source: DocumentSource, specDir = SPEC_DIR) 
       let doc = cache.get(key);
       if (!doc) {
         const url = new URL(base);
-        const body = template(name, format)
+        const text = template(name, format)
           .replaceAll(BASE_URL, base)
           .replaceAll(HOST, url.host)
           .replaceAll(WS_PROTOCOL, url.protocol === 'https:' ? 'wss' : 'ws');
+        // JSON goes out as the dispatcher serialises it (JSON.stringify, compact): the ETag is of those bytes.
+        const json = format === 'json' ? (JSON.parse(text) as Record<string, unknown>) : undefined;
+        const body = Buffer.from(json ? JSON.stringify(json) : text);
         const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
-        doc = { body, etag, contentType: format === 'json' ? 'application/json; charset=utf-8' : 'application/yaml; charset=utf-8' };
+        doc = { body, etag, json, contentType: format === 'json' ? 'application/json; charset=utf-8' : 'application/yaml; charset=utf-8' };
         if (cache.size >= MAX_VARIANTS) cache.delete(cache.keys().next().value!);
         cache.set(key, doc);
       }

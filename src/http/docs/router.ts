@@ -1,11 +1,11 @@
-// Published documents and the docs portal, mounted in front of the operation dispatcher:
-//   GET /openapi.json, /openapi.yaml, /asyncapi.json, /asyncapi.yaml   (operations of spec/openapi.yaml)
+// The docs portal, mounted in front of the operation dispatcher (the documents it renders are operations
+// of spec/openapi.yaml, served by handlers/documents.ts):
 //   GET /docs      interactive API reference (Scalar) with try-it against this instance
 //   GET /docs/ws   market-maker WebSocket reference (AsyncAPI React component)
 //   GET /docs/assets/<name>   the bundles and start-up scripts of both pages, served from node_modules
 // DOCS_ENABLED=false removes the portal (404); the documents stay, they are the partner contract.
 import express, { type Request, type Response } from 'express';
-import { createDocumentStore, matchesEtag, type DocumentFormat, type DocumentName } from './documents.js';
+import { matchesEtag } from './documents.js';
 import { loadAsset } from './assets.js';
 import { AppError } from '../../domain/errors.js';
 import { writeError } from '../app.js';
@@ -13,21 +13,10 @@ import { writeError } from '../app.js';
 export interface DocsOptions {
   /** Serve /docs and /docs/ws (the documents are always served). */
   enabled: boolean;
-  /** Base URL of this instance (PUBLIC_URL), else the request's Host decides. */
+  /** Base URL of this instance (PUBLIC_URL): its path prefixes the portal's links. */
   publicUrl: string | undefined;
-  /** host:port used when a request carries no usable Host header. */
-  fallbackHost: string;
 }
 
-const DOCUMENT_ROUTES: Array<{ path: string; name: DocumentName; format: DocumentFormat; operationId: string }> = [
-  { path: '/openapi.json', name: 'openapi', format: 'json', operationId: 'getOpenApiJson' },
-  { path: '/openapi.yaml', name: 'openapi', format: 'yaml', operationId: 'getOpenApiYaml' },
-  { path: '/asyncapi.json', name: 'asyncapi', format: 'json', operationId: 'getAsyncApiJson' },
-  { path: '/asyncapi.yaml', name: 'asyncapi', format: 'yaml', operationId: 'getAsyncApiYaml' },
-];
-
-/** Documents may change with a deployment: caches keep them a minute, then revalidate with the ETag. */
-const DOCUMENT_CACHE = 'public, max-age=60';
 const ASSET_CACHE = 'public, max-age=3600';
 // The pages load only from this origin: a try-it request, a font or a script elsewhere is refused by the browser.
 // The AsyncAPI page needs 'unsafe-eval': its parser validates the document with Ajv, which compiles code.
@@ -35,25 +24,8 @@ const pageCsp = (evalScripts: boolean) =>
   `default-src 'self'; script-src 'self'${evalScripts ? " 'unsafe-eval'" : ''}; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`;
 
 export function createDocsRouter(opts: DocsOptions): express.Router {
-  const store = createDocumentStore({ publicUrl: opts.publicUrl, fallbackHost: opts.fallbackHost });
   const prefix = opts.publicUrl ? new URL(opts.publicUrl).pathname.replace(/\/+$/, '') : '';
   const router = express.Router({ caseSensitive: true, strict: true });
-
-  for (const route of DOCUMENT_ROUTES) {
-    router.get(route.path, (req: Request, res: Response) => {
-      res.locals.operationId = route.operationId;
-      const doc = store.get(route.name, route.format, req.headers.host);
-      res.setHeader('ETag', doc.etag);
-      res.setHeader('Cache-Control', DOCUMENT_CACHE);
-      if (!opts.publicUrl) res.setHeader('Vary', 'Host');
-      if (matchesEtag(req.headers['if-none-match'], doc.etag)) {
-        res.status(304).end();
-        return;
-      }
-      res.status(200).setHeader('Content-Type', doc.contentType);
-      res.end(req.method === 'HEAD' ? undefined : doc.body);
-    });
-  }
 
   const notFound = (_req: Request, res: Response) =>
     writeError(res, new AppError(404, 'NOT_FOUND', 'the documentation portal is disabled on this deployment (DOCS_ENABLED=false); the documents stay at /openapi.json and /asyncapi.json'));
