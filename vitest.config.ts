@@ -7,6 +7,11 @@ import { defineConfig } from 'vitest/config';
 const notVitest = ['e2e/**', 'node_modules/**'];
 // `@contest-rfq/sdk` resolves to sdk/src through tsconfig.json's `paths` (tsc and tsx read the same entry).
 const resolve = { tsconfigPaths: true };
+// Removes the Redis keys of every queue prefix a test file used, after the file (src/testing/vitest-setup.ts).
+const queueCleanup = './src/testing/vitest-setup.ts';
+// CONTRACT_BASE_URL=https://staging.example.com CONTRACT_OPERATOR_TOKEN=... npx vitest run --project contract
+// checks another deployment with the files that need no settings of their own and no database access.
+const REMOTE_CONTRACT_FILES = ['contract-tests/operations.test.ts', 'contract-tests/documents.test.ts', 'contract-tests/errors.test.ts'];
 export default defineConfig({
   test: {
     projects: [
@@ -35,6 +40,7 @@ export default defineConfig({
           name: 'integration',
           include: ['src/**/*.int.test.ts', 'workers/**/*.int.test.ts', 'sdk/test/**/*.int.test.ts'],
           exclude: notVitest,
+          setupFiles: [queueCleanup],
           testTimeout: 60_000,
           hookTimeout: 90_000,
           fileParallelism: true,
@@ -45,8 +51,9 @@ export default defineConfig({
         resolve,
         test: {
           name: 'contract',
-          include: ['contract-tests/**/*.test.ts'],
+          include: process.env.CONTRACT_BASE_URL ? REMOTE_CONTRACT_FILES : ['contract-tests/**/*.test.ts'],
           exclude: notVitest,
+          setupFiles: [queueCleanup],
           testTimeout: 60_000,
           hookTimeout: 90_000,
           maxWorkers: 2,

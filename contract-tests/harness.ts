@@ -124,13 +124,47 @@ export interface ContractService {
   stop(): Promise<number | null>;
 }
 
-export const newOperatorToken = () => `contract-operator-${randomBytes(12).toString('hex')}`;
+/**
+ * Against another deployment (QA: staging, a partner's sandbox): CONTRACT_BASE_URL names it and
+ * CONTRACT_OPERATOR_TOKEN is its OPERATOR_TOKEN. No service or database is started then, and only the test
+ * files that need neither settings of their own nor the database run (vitest.config.ts, REMOTE_CONTRACT_FILES).
+ */
+export const REMOTE_BASE_URL = process.env.CONTRACT_BASE_URL?.replace(/\/+$/, '') || undefined;
+
+export const newOperatorToken = () => (REMOTE_BASE_URL ? remoteOperatorToken() : `contract-operator-${randomBytes(12).toString('hex')}`);
+
+function remoteOperatorToken(): string {
+  const token = process.env.CONTRACT_OPERATOR_TOKEN;
+  if (!token) throw new Error('CONTRACT_BASE_URL is set: set CONTRACT_OPERATOR_TOKEN to that deployment\'s OPERATOR_TOKEN too');
+  return token;
+}
+
+function remoteService(): ContractService {
+  const baseUrl = REMOTE_BASE_URL!;
+  const local = (what: string) => () => {
+    throw new Error(`${what} needs a service started by the test; this file cannot run against CONTRACT_BASE_URL`);
+  };
+  return {
+    baseUrl,
+    operatorToken: remoteOperatorToken(),
+    get db(): TestDatabase {
+      return local('the database')();
+    },
+    get process(): ServiceProcess {
+      return local('the service process')();
+    },
+    client: (opts) => createContractClient(baseUrl, opts),
+    call: (operationId, req, expected) => callRaw(baseUrl, operationId, req, expected),
+    stop: async () => 0,
+  };
+}
 
 /** Boots the real service on port 0 with a database of its own; one per test file. */
 export async function startContractService(
   label: string,
   opts: { env?: Record<string, string>; operatorToken?: string } = {},
 ): Promise<ContractService> {
+  if (REMOTE_BASE_URL) return remoteService();
   const operatorToken = opts.operatorToken ?? newOperatorToken();
   const db = await createTestDatabase(label);
   let proc: ServiceProcess;

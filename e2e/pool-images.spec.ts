@@ -3,7 +3,7 @@
 // ETag revalidation). The service runs as in the integration tests: real process, real PostgreSQL.
 import { randomUUID } from 'node:crypto';
 import { test, expect, type Page } from '@playwright/test';
-import { createTestDatabase, TEST_REDIS_URL, uniquePrefix, type TestDatabase } from '../src/testing/postgres.js';
+import { createTestDatabase, dropQueuePrefixes, TEST_REDIS_URL, uniquePrefix, type TestDatabase } from '../src/testing/postgres.js';
 import { startServiceProcess, type ServiceProcess } from '../src/testing/service-process.js';
 import { CATEGORIES, defaultImageId, encodePng } from '../src/domain/contests/images.js';
 
@@ -23,6 +23,7 @@ test.beforeAll(async () => {
 test.afterAll(async () => {
   await svc?.stop();
   await db?.drop();
+  await dropQueuePrefixes();
 });
 
 async function upload(bytes: Uint8Array, contentType: string): Promise<string> {

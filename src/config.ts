@@ -55,7 +55,7 @@ const schema = z.object({
     .string()
     .trim()
     .regex(/^[a-zA-Z0-9.-]+(:[0-9]{1,5})?$/, 'must be an RFC 3986 authority, host[:port]')
-    .default('localhost:3000'),
+    .optional(),
   /** EIP-155 chain ids accepted in wallet sign-in messages. */
   SIWE_CHAIN_IDS: csv(
     z.string().regex(/^\d+$/, 'chain ids are positive integers').transform(Number).pipe(z.number().int().min(1).max(Number.MAX_SAFE_INTEGER)),
@@ -122,6 +122,12 @@ const schema = z.object({
   WORKER_HEARTBEAT_STALE_MS: intFrom(30000, 1000),
   /** Longest wait for the queue (Redis) before a request that needs it answers 503 with Retry-After. */
   QUEUE_WAIT_MS: intFrom(3000, 100, 60000),
+  /** Base URL partners reach this instance at (https://api.example.com); written into the served documents. */
+  PUBLIC_URL: optionalString.pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s):// URL' }).optional()),
+  /** Serve the docs portal (/docs, /docs/ws). The documents (/openapi.json, ...) are always served. */
+  DOCS_ENABLED: z.enum(['true', 'false', '1', '0']).default('true').transform((v) => v === 'true' || v === '1'),
+  /** Origins allowed by CORS: unset = any outside production and none in production; `*`; a comma list; `none`. */
+  CORS_ORIGINS: optionalString,
 });
 
 type Parsed = z.infer<typeof schema>;
@@ -182,6 +188,11 @@ export interface Config {
   resolution: { delayMs: number; maxWaitMs: number };
   workerHeartbeatStaleMs: number;
   queueWaitMs: number;
+  /** PUBLIC_URL without a trailing slash. */
+  publicUrl: string | undefined;
+  docsEnabled: boolean;
+  /** Origins allowed by CORS (`*`: any; empty: CORS off). */
+  corsOrigins: '*' | string[];
 }
 
 export class ConfigError extends Error {
@@ -212,6 +223,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (e.REDIS_URL && !e.DATABASE_URL) {
     problems.push('REDIS_URL: requires DATABASE_URL (embedded PGlite serves one process; Redis implies several)');
   }
+  const cors = parseCorsOrigins(e.CORS_ORIGINS, e.NODE_ENV);
+  if (typeof cors === 'string' && cors !== '*') problems.push(`CORS_ORIGINS: ${cors}`);
   const buffer = bufferProblem(e.MARKET_DURATIONS, e.MARKET_BETTING_CLOSE_BUFFER_MS);
   if (buffer) problems.push(`MARKET_BETTING_CLOSE_BUFFER_MS: ${buffer}`);
   problems.push(...rfqProblems(e));
@@ -232,7 +245,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     operatorToken: e.OPERATOR_TOKEN,
     privy: { appId: e.PRIVY_APP_ID, verificationKey: e.PRIVY_VERIFICATION_KEY },
     sessionTtlSeconds: e.SESSION_TTL_SECONDS,
-    siwe: { domain: e.SIWE_DOMAIN.toLowerCase(), chainIds: e.SIWE_CHAIN_IDS },
+    siwe: { domain: (e.SIWE_DOMAIN ?? defaultSiweDomain(e.PUBLIC_URL, e.PORT)).toLowerCase(), chainIds: e.SIWE_CHAIN_IDS },
     mm: {
       authDomain: e.MM_AUTH_DOMAIN,
       challengeTtlMs: e.MM_CHALLENGE_TTL_MS,
@@ -276,6 +289,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     resolution: { delayMs: e.RESOLUTION_DELAY_MS, maxWaitMs: e.RESOLUTION_MAX_WAIT_MS },
     workerHeartbeatStaleMs: e.WORKER_HEARTBEAT_STALE_MS,
     queueWaitMs: e.QUEUE_WAIT_MS,
+    publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
+    docsEnabled: e.DOCS_ENABLED,
+    corsOrigins: cors as '*' | string[],
   };
   return deepFreeze(config);
 }
@@ -305,6 +321,24 @@ function rfqProblems(e: Parsed): string[] {
   }
   if (e.RESOLUTION_MAX_WAIT_MS <= e.RESOLUTION_DELAY_MS) problems.push('RESOLUTION_MAX_WAIT_MS: must be greater than RESOLUTION_DELAY_MS');
   return problems;
+}
+
+/** The web app's authority when SIWE_DOMAIN is unset: PUBLIC_URL's host, else localhost on PORT (3000 for PORT=0). */
+function defaultSiweDomain(publicUrl: string | undefined, port: number): string {
+  if (publicUrl) return new URL(publicUrl).host;
+  return `localhost:${port === 0 ? 3000 : port}`;
+}
+
+/** `*`, a list of lower-cased origins, or a problem (a string other than `*`). */
+function parseCorsOrigins(value: string | undefined, nodeEnv: string): '*' | string[] | string {
+  if (value === undefined) return nodeEnv === 'production' ? [] : '*';
+  const v = value.trim();
+  if (v === '*') return '*';
+  if (v.toLowerCase() === 'none') return [];
+  const origins = v.split(',').map((o) => o.trim()).filter(Boolean);
+  const bad = origins.filter((o) => !/^https?:\/\/[a-z0-9.-]+(:\d{1,5})?$/i.test(o));
+  if (bad.length) return `not origins (scheme://host[:port], no path): ${bad.join(', ')}`;
+  return origins.map((o) => o.toLowerCase());
 }
 
 function isP256PublicKeyPem(pem: string): boolean {

@@ -27,6 +27,11 @@ import { createWorkerHealth } from './jobs/worker-health.js';
 import { boundEnqueue, requireQueue } from './jobs/queue-gate.js';
 import { createRateLimitStore } from './http/rate-limit-store.js';
 import { createSharedConnectionCap } from './ws/connection-slots.js';
+import { createCors } from './http/cors.js';
+import { chooseOperatorToken } from './domain/identity/dev-operator.js';
+import { createDocsRouter } from './http/docs/router.js';
+import { createDocumentStore } from './http/docs/documents.js';
+import { documentsHandlers } from './http/handlers/documents.js';
 
 export interface HttpService {
   server: Server;
@@ -38,6 +43,8 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
   const { config, logger, orm, queues } = rt;
   const metrics = createMetrics();
   const forkDb = () => orm.em.fork();
+  const operatorToken = chooseOperatorToken(config, logger);
+  if (!operatorToken) logger.warn('operator API disabled: OPERATOR_TOKEN is unset, so every /v1/admin request is refused (401); set it (at least 16 characters) to enable it');
   const privy = await choosePrivyVerifier({ ...config.privy, production: config.nodeEnv === 'production', dataDir: config.dataDir }, logger);
   const shared = { deployment: config.deployment, redisUrl: config.redisUrl, prefix: config.queuePrefix, orm, log: logger };
   const sharedCap = createSharedConnectionCap({ ...shared, max: config.mm.maxConnectionsPerIp });
@@ -47,7 +54,9 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
   const resolutionProducer = boundEnqueue(createResolutionProducer(queues), config.queueWaitMs);
   const workerHealth = createWorkerHealth(orm, queues, config.workerHeartbeatStaleMs);
   const settlement = createSettlementAdapter({ mode: config.settlementMode, demoOnchainBalanceMicros: config.demoOnchainBalanceMicros });
+  const documents = createDocumentStore({ publicUrl: config.publicUrl, fallbackHost: `localhost:${config.port || 3000}` });
   const allHandlers: Handlers = {
+    ...documentsHandlers(documents, { publicUrl: config.publicUrl }),
     ...authHandlers({ privy, sessionTtlSeconds: config.sessionTtlSeconds, siwe: config.siwe }),
     ...usersHandlers(),
     ...balancesHandlers({ producer: settlementProducer, settlement, syncWaitMs: config.depositSyncWaitMs }),
@@ -66,10 +75,14 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
     document: loadOpenApiDocument(),
     handlers,
     forkDb,
-    resolveToken: createTokenResolver(config.operatorToken, forkDb),
+    resolveToken: createTokenResolver(operatorToken, forkDb),
     metrics,
     rateLimitPerMinute: config.rateLimitPerMinute,
     rateLimitStore: rateLimitStore.store,
+    routes: [
+      createCors(config.corsOrigins),
+      createDocsRouter({ enabled: config.docsEnabled, publicUrl: config.publicUrl }),
+    ],
   });
   // headersTimeout and requestTimeout are checked every connectionsCheckingInterval (node's default: 30 s).
   const server = createServer({ connectionsCheckingInterval: 1_000 }, app);

@@ -559,6 +559,54 @@ export interface Operations {
       500: { body: T.GetMetricsErrors[500] };
     };
   };
+  /** GET /openapi.json */
+  getOpenApiJson: {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    contentType: undefined;
+    body: undefined;
+    responses: {
+      200: { body: T.GetOpenApiJsonResponses[200] };
+      304: { body?: undefined };
+      500: { body: T.GetOpenApiJsonErrors[500] };
+    };
+  };
+  /** GET /openapi.yaml */
+  getOpenApiYaml: {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    contentType: undefined;
+    body: undefined;
+    responses: {
+      200: { raw: { data: Buffer; contentType: `application/yaml${string}` } };
+      304: { body?: undefined };
+      500: { body: T.GetOpenApiYamlErrors[500] };
+    };
+  };
+  /** GET /asyncapi.json */
+  getAsyncApiJson: {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    contentType: undefined;
+    body: undefined;
+    responses: {
+      200: { body: T.GetAsyncApiJsonResponses[200] };
+      304: { body?: undefined };
+      500: { body: T.GetAsyncApiJsonErrors[500] };
+    };
+  };
+  /** GET /asyncapi.yaml */
+  getAsyncApiYaml: {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    contentType: undefined;
+    body: undefined;
+    responses: {
+      200: { raw: { data: Buffer; contentType: `application/yaml${string}` } };
+      304: { body?: undefined };
+      500: { body: T.GetAsyncApiYamlErrors[500] };
+    };
+  };
 }
 
 export type OperationId = keyof Operations;

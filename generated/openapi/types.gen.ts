@@ -2615,3 +2615,139 @@ export type GetMetricsResponses = {
 };
 
 export type GetMetricsResponse = GetMetricsResponses[keyof GetMetricsResponses];
+
+export type GetOpenApiJsonData = {
+    body?: never;
+    headers?: {
+        /**
+         * An `ETag` from an earlier response; when it still matches, the answer is 304 without a body.
+         */
+        'If-None-Match'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/openapi.json';
+};
+
+export type GetOpenApiJsonErrors = {
+    /**
+     * Unexpected server error. `details.request_id` identifies the request in the logs.
+     */
+    500: Error;
+};
+
+export type GetOpenApiJsonError = GetOpenApiJsonErrors[keyof GetOpenApiJsonErrors];
+
+export type GetOpenApiJsonResponses = {
+    /**
+     * The document.
+     */
+    200: {
+        openapi: string;
+        info: {
+            [key: string]: unknown;
+        };
+        [key: string]: unknown;
+    };
+};
+
+export type GetOpenApiJsonResponse = GetOpenApiJsonResponses[keyof GetOpenApiJsonResponses];
+
+export type GetOpenApiYamlData = {
+    body?: never;
+    headers?: {
+        /**
+         * An `ETag` from an earlier response; when it still matches, the answer is 304 without a body.
+         */
+        'If-None-Match'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/openapi.yaml';
+};
+
+export type GetOpenApiYamlErrors = {
+    /**
+     * Unexpected server error. `details.request_id` identifies the request in the logs.
+     */
+    500: Error;
+};
+
+export type GetOpenApiYamlError = GetOpenApiYamlErrors[keyof GetOpenApiYamlErrors];
+
+export type GetOpenApiYamlResponses = {
+    /**
+     * The document.
+     */
+    200: string;
+};
+
+export type GetOpenApiYamlResponse = GetOpenApiYamlResponses[keyof GetOpenApiYamlResponses];
+
+export type GetAsyncApiJsonData = {
+    body?: never;
+    headers?: {
+        /**
+         * An `ETag` from an earlier response; when it still matches, the answer is 304 without a body.
+         */
+        'If-None-Match'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/asyncapi.json';
+};
+
+export type GetAsyncApiJsonErrors = {
+    /**
+     * Unexpected server error. `details.request_id` identifies the request in the logs.
+     */
+    500: Error;
+};
+
+export type GetAsyncApiJsonError = GetAsyncApiJsonErrors[keyof GetAsyncApiJsonErrors];
+
+export type GetAsyncApiJsonResponses = {
+    /**
+     * The document.
+     */
+    200: {
+        asyncapi: string;
+        info: {
+            [key: string]: unknown;
+        };
+        [key: string]: unknown;
+    };
+};
+
+export type GetAsyncApiJsonResponse = GetAsyncApiJsonResponses[keyof GetAsyncApiJsonResponses];
+
+export type GetAsyncApiYamlData = {
+    body?: never;
+    headers?: {
+        /**
+         * An `ETag` from an earlier response; when it still matches, the answer is 304 without a body.
+         */
+        'If-None-Match'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/asyncapi.yaml';
+};
+
+export type GetAsyncApiYamlErrors = {
+    /**
+     * Unexpected server error. `details.request_id` identifies the request in the logs.
+     */
+    500: Error;
+};
+
+export type GetAsyncApiYamlError = GetAsyncApiYamlErrors[keyof GetAsyncApiYamlErrors];
+
+export type GetAsyncApiYamlResponses = {
+    /**
+     * The document.
+     */
+    200: string;
+};
+
+export type GetAsyncApiYamlResponse = GetAsyncApiYamlResponses[keyof GetAsyncApiYamlResponses];

@@ -870,3 +870,45 @@ export const zGetReadinessResponse = zReadiness;
  * Metrics.
  */
 export const zGetMetricsResponse = z.string();
+
+export const zGetOpenApiJsonHeaders = z.object({
+    'If-None-Match': z.string().optional()
+});
+
+/**
+ * The document.
+ */
+export const zGetOpenApiJsonResponse = z.object({
+    openapi: z.string(),
+    info: z.record(z.string(), z.unknown())
+});
+
+export const zGetOpenApiYamlHeaders = z.object({
+    'If-None-Match': z.string().optional()
+});
+
+/**
+ * The document.
+ */
+export const zGetOpenApiYamlResponse = z.string();
+
+export const zGetAsyncApiJsonHeaders = z.object({
+    'If-None-Match': z.string().optional()
+});
+
+/**
+ * The document.
+ */
+export const zGetAsyncApiJsonResponse = z.object({
+    asyncapi: z.string(),
+    info: z.record(z.string(), z.unknown())
+});
+
+export const zGetAsyncApiYamlHeaders = z.object({
+    'If-None-Match': z.string().optional()
+});
+
+/**
+ * The document.
+ */
+export const zGetAsyncApiYamlResponse = z.string();

@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.ts';
 import type { Client, ClientMeta, Options as Options2, RequestResult, TDataShape } from './client/index.ts';
-import type { CreateContestData, CreateContestEntryData, CreateContestEntryErrors, CreateContestEntryResponses, CreateContestErrors, CreateContestResponses, CreateDepositData, CreateDepositErrors, CreateDepositResponses, CreateMarketMakerData, CreateMarketMakerErrors, CreateMarketMakerResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, CreateWalletSessionData, CreateWalletSessionErrors, CreateWalletSessionResponses, CreateWithdrawalData, CreateWithdrawalErrors, CreateWithdrawalResponses, CreditAppTokensData, CreditAppTokensErrors, CreditAppTokensResponses, DeleteMarketMakerData, DeleteMarketMakerErrors, DeleteMarketMakerResponses, GetAvailableAppTokenBalanceData, GetAvailableAppTokenBalanceErrors, GetAvailableAppTokenBalanceResponses, GetAvailableBalanceData, GetAvailableBalanceErrors, GetAvailableBalanceResponses, GetContestData, GetContestErrors, GetContestLeaderboardData, GetContestLeaderboardErrors, GetContestLeaderboardResponses, GetContestPopularEntryData, GetContestPopularEntryErrors, GetContestPopularEntryResponses, GetContestResponses, GetContestTopParticipantsData, GetContestTopParticipantsErrors, GetContestTopParticipantsResponses, GetCurrentMarketData, GetCurrentMarketErrors, GetCurrentMarketResponses, GetDepositWalletData, GetDepositWalletErrors, GetDepositWalletResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetOperationData, GetOperationErrors, GetOperationResponses, GetPoolImageRawData, GetPoolImageRawErrors, GetPoolImageRawResponses, GetPreferencesData, GetPreferencesErrors, GetPreferencesResponses, GetProfileContestData, GetProfileContestErrors, GetProfileContestResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetReservedBalanceData, GetReservedBalanceErrors, GetReservedBalanceResponses, GetRfqTypedDataData, GetRfqTypedDataErrors, GetRfqTypedDataResponses, GetTakerPnlData, GetTakerPnlErrors, GetTakerPnlResponses, GetWalletNonceData, GetWalletNonceErrors, GetWalletNonceResponses, ListContestsData, ListContestsErrors, ListContestsResponses, LogoutData, LogoutErrors, LogoutResponses, LookupMarketData, LookupMarketErrors, LookupMarketResponses, ResolveMarketData, ResolveMarketErrors, ResolveMarketResponses, UpdatePreferencesData, UpdatePreferencesErrors, UpdatePreferencesResponses, UploadPoolImageData, UploadPoolImageErrors, UploadPoolImageResponses, VoidContestData, VoidContestErrors, VoidContestResponses } from './types.gen.ts';
+import type { CreateContestData, CreateContestEntryData, CreateContestEntryErrors, CreateContestEntryResponses, CreateContestErrors, CreateContestResponses, CreateDepositData, CreateDepositErrors, CreateDepositResponses, CreateMarketMakerData, CreateMarketMakerErrors, CreateMarketMakerResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, CreateWalletSessionData, CreateWalletSessionErrors, CreateWalletSessionResponses, CreateWithdrawalData, CreateWithdrawalErrors, CreateWithdrawalResponses, CreditAppTokensData, CreditAppTokensErrors, CreditAppTokensResponses, DeleteMarketMakerData, DeleteMarketMakerErrors, DeleteMarketMakerResponses, GetAsyncApiJsonData, GetAsyncApiJsonErrors, GetAsyncApiJsonResponses, GetAsyncApiYamlData, GetAsyncApiYamlErrors, GetAsyncApiYamlResponses, GetAvailableAppTokenBalanceData, GetAvailableAppTokenBalanceErrors, GetAvailableAppTokenBalanceResponses, GetAvailableBalanceData, GetAvailableBalanceErrors, GetAvailableBalanceResponses, GetContestData, GetContestErrors, GetContestLeaderboardData, GetContestLeaderboardErrors, GetContestLeaderboardResponses, GetContestPopularEntryData, GetContestPopularEntryErrors, GetContestPopularEntryResponses, GetContestResponses, GetContestTopParticipantsData, GetContestTopParticipantsErrors, GetContestTopParticipantsResponses, GetCurrentMarketData, GetCurrentMarketErrors, GetCurrentMarketResponses, GetDepositWalletData, GetDepositWalletErrors, GetDepositWalletResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetOpenApiJsonData, GetOpenApiJsonErrors, GetOpenApiJsonResponses, GetOpenApiYamlData, GetOpenApiYamlErrors, GetOpenApiYamlResponses, GetOperationData, GetOperationErrors, GetOperationResponses, GetPoolImageRawData, GetPoolImageRawErrors, GetPoolImageRawResponses, GetPreferencesData, GetPreferencesErrors, GetPreferencesResponses, GetProfileContestData, GetProfileContestErrors, GetProfileContestResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetReservedBalanceData, GetReservedBalanceErrors, GetReservedBalanceResponses, GetRfqTypedDataData, GetRfqTypedDataErrors, GetRfqTypedDataResponses, GetTakerPnlData, GetTakerPnlErrors, GetTakerPnlResponses, GetWalletNonceData, GetWalletNonceErrors, GetWalletNonceResponses, ListContestsData, ListContestsErrors, ListContestsResponses, LogoutData, LogoutErrors, LogoutResponses, LookupMarketData, LookupMarketErrors, LookupMarketResponses, ResolveMarketData, ResolveMarketErrors, ResolveMarketResponses, UpdatePreferencesData, UpdatePreferencesErrors, UpdatePreferencesResponses, UploadPoolImageData, UploadPoolImageErrors, UploadPoolImageResponses, VoidContestData, VoidContestErrors, VoidContestResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -764,3 +764,43 @@ export const getReadiness = <ThrowOnError extends boolean = false>(options?: Opt
  * Process and HTTP metrics in the Prometheus text exposition format (version 0.0.4).
  */
 export const getMetrics = <ThrowOnError extends boolean = false>(options?: Options<GetMetricsData, ThrowOnError>): RequestResult<GetMetricsResponses, GetMetricsErrors, ThrowOnError> => (options?.client ?? client).get<GetMetricsResponses, GetMetricsErrors, ThrowOnError>({ url: '/metrics', ...options });
+
+/**
+ * OpenAPI document (JSON)
+ *
+ * The OpenAPI document of this HTTP API (this document), as JSON, served from the service's `spec/` folder.
+ * `servers` names this instance: `PUBLIC_URL` when the deployment sets it, else `http://` and the request's `Host`. Responses carry an `ETag` and may be cached for 60 seconds; send `If-None-Match` with a
+ * previous `ETag` to revalidate (304 without a body).
+ *
+ */
+export const getOpenApiJson = <ThrowOnError extends boolean = false>(options?: Options<GetOpenApiJsonData, ThrowOnError>): RequestResult<GetOpenApiJsonResponses, GetOpenApiJsonErrors, ThrowOnError> => (options?.client ?? client).get<GetOpenApiJsonResponses, GetOpenApiJsonErrors, ThrowOnError>({ url: '/openapi.json', ...options });
+
+/**
+ * OpenAPI document (YAML)
+ *
+ * The OpenAPI document of this HTTP API (this document), as YAML, served from the service's `spec/` folder.
+ * `servers` names this instance: `PUBLIC_URL` when the deployment sets it, else `http://` and the request's `Host`. Responses carry an `ETag` and may be cached for 60 seconds; send `If-None-Match` with a
+ * previous `ETag` to revalidate (304 without a body).
+ *
+ */
+export const getOpenApiYaml = <ThrowOnError extends boolean = false>(options?: Options<GetOpenApiYamlData, ThrowOnError>): RequestResult<GetOpenApiYamlResponses, GetOpenApiYamlErrors, ThrowOnError> => (options?.client ?? client).get<GetOpenApiYamlResponses, GetOpenApiYamlErrors, ThrowOnError>({ url: '/openapi.yaml', ...options });
+
+/**
+ * AsyncAPI document (JSON)
+ *
+ * The AsyncAPI document of the market-maker WebSocket (`/v1/ws`), as JSON, served from the service's `spec/` folder.
+ * Each server's `host` and `protocol` name this instance (`wss` when `PUBLIC_URL` is `https://`, else `ws`): `PUBLIC_URL` when the deployment sets it, else the request's `Host`. Responses carry an `ETag` and may be cached for 60 seconds; send `If-None-Match` with a
+ * previous `ETag` to revalidate (304 without a body).
+ *
+ */
+export const getAsyncApiJson = <ThrowOnError extends boolean = false>(options?: Options<GetAsyncApiJsonData, ThrowOnError>): RequestResult<GetAsyncApiJsonResponses, GetAsyncApiJsonErrors, ThrowOnError> => (options?.client ?? client).get<GetAsyncApiJsonResponses, GetAsyncApiJsonErrors, ThrowOnError>({ url: '/asyncapi.json', ...options });
+
+/**
+ * AsyncAPI document (YAML)
+ *
+ * The AsyncAPI document of the market-maker WebSocket (`/v1/ws`), as YAML, served from the service's `spec/` folder.
+ * Each server's `host` and `protocol` name this instance (`wss` when `PUBLIC_URL` is `https://`, else `ws`): `PUBLIC_URL` when the deployment sets it, else the request's `Host`. Responses carry an `ETag` and may be cached for 60 seconds; send `If-None-Match` with a
+ * previous `ETag` to revalidate (304 without a body).
+ *
+ */
+export const getAsyncApiYaml = <ThrowOnError extends boolean = false>(options?: Options<GetAsyncApiYamlData, ThrowOnError>): RequestResult<GetAsyncApiYamlResponses, GetAsyncApiYamlErrors, ThrowOnError> => (options?.client ?? client).get<GetAsyncApiYamlResponses, GetAsyncApiYamlErrors, ThrowOnError>({ url: '/asyncapi.yaml', ...options });

@@ -32,6 +32,8 @@ export interface AppDeps {
   rateLimitPerMinute: number;
   /** Shared counters across API processes (src/http/rate-limit-store.ts); in-process memory when absent. */
   rateLimitStore?: Store | undefined;
+  /** Mounted after request ids and before rate limiting and dispatch (CORS, published documents, docs portal). */
+  routes?: express.RequestHandler[];
 }
 
 interface Extras {
@@ -94,6 +96,8 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
     });
     next();
   });
+
+  for (const handler of deps.routes ?? []) app.use(handler);
 
   // Only the operations that document 429 are limited (sign-in and money-moving routes), per address.
   const limited = operationsDocumenting(document, '429');

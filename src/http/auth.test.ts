@@ -44,4 +44,15 @@ describe('sameSecret', () => {
     expect(sameSecret('a-long-operator-toke', 'a-long-operator-token')).toBe(false);
     expect(sameSecret('', 'x')).toBe(false);
   });
+  it('operator routes with OPERATOR_TOKEN unset: 401 naming OPERATOR_TOKEN, whatever the header', async () => {
+    const disabled = Object.assign(async (t: string) => tokens[t] ?? null, { operatorDisabled: true });
+    const messageOf = (p: Promise<unknown>) => p.then(() => 'ok', (e: { status: number; code: string; message: string }) => `${e.status} ${e.code} ${e.message}`);
+    for (const header of [undefined, 'Bearer ', 'Bearer optoken', 'Bearer usertoken']) {
+      const answer = await messageOf(authenticate([{ operatorBearer: [] }], header, disabled));
+      expect(answer).toMatch(/^401 UNAUTHORIZED the operator API is disabled .*OPERATOR_TOKEN is not set/);
+      expect(answer).not.toMatch(/not of the form|sign in again/);
+    }
+    // Other routes are not affected.
+    expect(await authenticate([{ bearer: [] }], 'Bearer usertoken', disabled)).toEqual(user);
+  });
 });

@@ -14,8 +14,15 @@ export type Principal =
 
 export type Auth = Principal | { kind: 'anonymous' };
 
-/** Resolves a presented bearer token to who it belongs to, or null when it is unknown, revoked or expired. */
-export type TokenResolver = (token: string) => Promise<Principal | null>;
+/**
+ * Resolves a presented bearer token to who it belongs to, or null when it is unknown, revoked or expired.
+ * `operatorDisabled`: OPERATOR_TOKEN is unset, so operator-only routes refuse every request and say why.
+ */
+export type TokenResolver = ((token: string) => Promise<Principal | null>) & { operatorDisabled?: boolean };
+
+export const OPERATOR_API_DISABLED =
+  'the operator API is disabled on this deployment: OPERATOR_TOKEN is not set, so /v1/admin routes accept no token; ' +
+  'set OPERATOR_TOKEN (at least 16 characters) in the service environment, restart it and send Authorization: Bearer <OPERATOR_TOKEN>';
 
 const SCHEME_KIND: Record<string, Principal['kind']> = {
   bearer: 'user',
@@ -47,6 +54,9 @@ export async function authenticate(
   if (requirements.length === 0) return { kind: 'anonymous' };
   const anonymousAllowed = requirements.some((r) => Object.keys(r).length === 0);
   const allowed = new Set(requirements.flatMap((r) => Object.keys(r).map((s) => SCHEME_KIND[s]).filter((k) => k !== undefined)));
+  if (resolve.operatorDisabled && !anonymousAllowed && allowed.size === 1 && allowed.has('operator')) {
+    throw new Unauthorized(OPERATOR_API_DISABLED);
+  }
   const token = bearerToken(authorization);
   if (token === undefined) {
     if (anonymousAllowed) return { kind: 'anonymous' };

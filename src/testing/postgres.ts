@@ -1,6 +1,7 @@
 // Test isolation on the real PostgreSQL server: every test file gets a database of its own.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { Redis } from 'ioredis';
 
 export const ADMIN_URL = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -37,6 +38,40 @@ export async function createTestDatabase(label = 't'): Promise<TestDatabase> {
   };
 }
 
+/** Queue prefixes handed out in this process, removed from Redis by dropQueuePrefixes() (vitest: after each file). */
+const prefixes = new Set<string>();
+
 export function uniquePrefix(label: string): string {
-  return `t${label.replace(/[^a-z0-9]/gi, '').toLowerCase().slice(0, 12)}${randomBytes(3).toString('hex')}`;
+  const prefix = `t${label.replace(/[^a-z0-9]/gi, '').toLowerCase().slice(0, 12)}${randomBytes(3).toString('hex')}`;
+  prefixes.add(prefix);
+  return prefix;
+}
+
+/**
+ * Deletes every BullMQ key (`bull:<prefix>_<queue>:...`) of the given prefixes (default: all handed out here
+ * so far) from the test Redis, and returns how many went. Call it once the services using them have stopped.
+ */
+export async function dropQueuePrefixes(which: Iterable<string> = prefixes): Promise<number> {
+  const list = [...which];
+  if (list.length === 0) return 0;
+  const redis = new Redis(TEST_REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  redis.on('error', () => undefined);
+  let dropped = 0;
+  try {
+    await redis.connect();
+    for (const prefix of list) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', `bull:${prefix}_*`, 'COUNT', 1000);
+        cursor = next;
+        if (keys.length) dropped += await redis.unlink(...keys);
+      } while (cursor !== '0');
+      prefixes.delete(prefix);
+    }
+  } catch {
+    // no Redis (the PostgreSQL-only runs): nothing to clean
+  } finally {
+    redis.disconnect();
+  }
+  return dropped;
 }

@@ -1,0 +1,19 @@
+// Starts Scalar's API reference on /docs from the served OpenAPI document. Everything is local: no
+// default fonts (they come from a CDN), no telemetry, no agent or MCP integrations, no request proxy.
+/* global Scalar */
+(function () {
+  var data = document.currentScript.dataset;
+  Scalar.createApiReference('#app', {
+    url: data.specUrl,
+    withDefaultFonts: false,
+    telemetry: false,
+    agent: { disabled: true },
+    mcp: { disabled: true },
+    persistAuth: false,
+    showOperationId: true,
+    defaultOpenAllTags: true,
+    hideDarkModeToggle: false,
+    authentication: { preferredSecurityScheme: 'bearer' },
+    metaData: { title: data.title },
+  });
+})();
