@@ -2,7 +2,9 @@
 // free ports in temp dirs; never the shared 5432/6379), the service as an API process and a workers
 // process. Each drill streams deposits, injects its fault, recovers, then prints what clients were
 // answered per phase and checks the books (scripts/drills/harness.ts verify()). Exit 1 if any drill fails.
-// Drills: postgres-restart, redis-kill-keep, redis-kill-empty, api-sigkill, workers-sigkill.
+// Drills: postgres-restart, redis-kill-keep, redis-kill-empty, api-sigkill, workers-sigkill; and the abuse
+// drills of scripts/drills/abuse.ts (ws-frame-flood, socket-flood), which print their own numbers.
+import { ABUSE_DRILLS, type AbuseDrill } from './abuse.js';
 import { DepositStream, openEnv, sleep, verify, waitReady, type Env } from './harness.js';
 
 interface Drill {
@@ -60,7 +62,22 @@ const DRILLS: Drill[] = [
   },
 ];
 
-async function runDrill(d: Drill): Promise<boolean> {
+async function runAbuseDrill(d: AbuseDrill): Promise<boolean> {
+  const started = Date.now();
+  const env = await openEnv(d.name);
+  try {
+    await waitReady(env);
+    const { ok, report } = await d.run(env);
+    process.stdout.write(`${JSON.stringify({ drill: d.name, what: d.what, ...report, seconds: Math.round((Date.now() - started) / 1000) }, null, 2)}\n`);
+    process.stdout.write(`${ok ? 'PASS' : 'FAIL'} ${d.name}\n\n`);
+    return ok;
+  } finally {
+    await env.close();
+  }
+}
+
+async function runDrill(d: Drill | AbuseDrill): Promise<boolean> {
+  if ('run' in d) return runAbuseDrill(d);
   const started = Date.now();
   const env = await openEnv(d.name);
   try {
@@ -87,14 +104,15 @@ async function runDrill(d: Drill): Promise<boolean> {
   }
 }
 
+const ALL: Array<Drill | AbuseDrill> = [...DRILLS, ...ABUSE_DRILLS];
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
-const unknown = wanted.filter((w) => !DRILLS.some((d) => d.name === w));
+const unknown = wanted.filter((w) => !ALL.some((d) => d.name === w));
 if (unknown.length) {
-  process.stderr.write(`unknown drill(s): ${unknown.join(', ')}; known: ${DRILLS.map((d) => d.name).join(', ')}\n`);
+  process.stderr.write(`unknown drill(s): ${unknown.join(', ')}; known: ${ALL.map((d) => d.name).join(', ')}\n`);
   process.exit(64);
 }
 let failed = 0;
-for (const d of DRILLS.filter((x) => !wanted.length || wanted.includes(x.name))) {
+for (const d of ALL.filter((x) => !wanted.length || wanted.includes(x.name))) {
   try {
     if (!(await runDrill(d))) failed++;
   } catch (err) {
