@@ -15,12 +15,38 @@ export const REDACT_PATHS = [
   'privy_token',
 ];
 
-export function createLogger(level: string, base: Record<string, unknown> = {}): Logger {
-  return pino({
+export interface LoggerOptions {
+  /**
+   * Write to stdout asynchronously (pino's SonicBoom destination with sync: false), so a request never waits
+   * for the pipe. What is buffered is written synchronously on process exit (flushLogs, and an 'exit' hook
+   * for every process.exit path). Tests that read a logger's output in-process keep the synchronous default.
+   */
+  async?: boolean;
+}
+
+const destinations = new WeakMap<Logger, { flushSync(): void }>();
+
+export function createLogger(level: string, base: Record<string, unknown> = {}, opts: LoggerOptions = {}): Logger {
+  const options = {
     level,
     base: { service: 'contest-rfq-service', ...base },
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     timestamp: pino.stdTimeFunctions.isoTime,
-    formatters: { level: (label) => ({ level: label }) },
-  });
+    formatters: { level: (label: string) => ({ level: label }) },
+  };
+  if (!opts.async) return pino(options);
+  const destination = pino.destination({ dest: 1, sync: false });
+  const logger = pino(options, destination);
+  destinations.set(logger, destination);
+  process.once('exit', () => flushLogs(logger));
+  return logger;
+}
+
+/** Writes out what an asynchronous logger has buffered (synchronously: safe right before process.exit). */
+export function flushLogs(logger: Logger): void {
+  try {
+    destinations.get(logger)?.flushSync();
+  } catch {
+    // Nothing buffered or stdout already gone: there is nowhere left to report it.
+  }
 }

@@ -2,7 +2,7 @@
 // gracefully on SIGTERM/SIGINT (stop accepting, finish in-flight requests and jobs, close connections).
 import { loadConfig, ConfigError } from './config.js';
 import { setFailpoints } from './failpoints.js';
-import { createLogger } from './logger.js';
+import { createLogger, flushLogs } from './logger.js';
 import { openRuntime } from './runtime.js';
 
 export type Role = 'all' | 'api' | 'workers';
@@ -18,7 +18,7 @@ export async function runProcess(role: Role): Promise<void> {
     }
     throw err;
   }
-  const logger = createLogger(config.logLevel, { role });
+  const logger = createLogger(config.logLevel, { role }, { async: true });
   setFailpoints(config.failpoints);
   if (Object.keys(config.failpoints).length) logger.warn({ failpoints: config.failpoints }, 'failpoints set: this process injects faults');
   let runtime;
@@ -52,6 +52,7 @@ export async function runProcess(role: Role): Promise<void> {
     }
     await rt.close();
     logger.info('stopped');
+    flushLogs(logger); // the 'exit' hook would too; explicit here, where a graceful stop ends
     process.exit(0);
   };
   // Installed before anything starts: a SIGTERM at any moment after this is a graceful stop.
