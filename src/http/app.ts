@@ -7,7 +7,7 @@ import type { OpenAPIV3_1 } from 'openapi-types';
 import type { Context } from 'openapi-backend';
 import type { Logger } from '../logger.js';
 import { authenticate, type Auth, type TokenResolver } from './auth.js';
-import { createOpenApiBackend } from './openapi.js';
+import { createOpenApiBackend, freezeOperations, handleMatched } from './openapi.js';
 import { toErrorResponse } from './errors.js';
 import { closeIfBodyUnread, hasBody, JSON_LIMIT_BYTES, mediaType, parseJson, readRaw, UnsupportedMediaType } from './body.js';
 import { guardRequest } from './input-guard.js';
@@ -67,6 +67,7 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
     api.registerSecurityHandler(name, () => true); // authentication already ran in authenticate() below
   }
   await api.init();
+  freezeOperations(api);
 
   const app = express();
   app.disable('x-powered-by');
@@ -138,10 +139,11 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
         ({ body, contentType } = await readBody(req, operation));
         ({ path, query } = guardRequest(operation as Operation & { path: string }, req.path, query, body));
       }
-      const result = (await api.handleRequest(
-        { method: req.method, path, query: query as Record<string, string>, headers: req.headers as Record<string, string>, body },
-        { ctx: createRequestContext(deps.forkDb, { log, auth, requestId }), contentType } satisfies Extras,
-      )) as HandlerResponse;
+      // Matched once: a matched request goes straight to validation and dispatch; an unmatched one to
+      // handleRequest, whose routing failure answers 404/405.
+      const oabRequest = { method: req.method, path, query: query as Record<string, string>, headers: req.headers as Record<string, string>, body };
+      const extras = { ctx: createRequestContext(deps.forkDb, { log, auth, requestId }), contentType } satisfies Extras;
+      const result = (operation ? await handleMatched(api, operation as never, oabRequest, extras) : await api.handleRequest(oabRequest, extras)) as HandlerResponse;
       writeResult(res, result);
     } catch (err) {
       writeError(res, err, log, requestId);

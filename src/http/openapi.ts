@@ -1,6 +1,6 @@
 // openapi-backend set up as stack-notes.md prescribes for OpenAPI 3.1: quick mode, Ajv 2020 with formats,
 // plain request objects, and every failure path registered so nothing unvalidated reaches a handler.
-import { OpenAPIBackend, type Context, type Request as OabRequest } from 'openapi-backend';
+import { OpenAPIBackend, type Context, type Operation, type Request as OabRequest } from 'openapi-backend';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { default as addFormatsModule } from 'ajv-formats';
 import type { OpenAPIV3_1 } from 'openapi-types';
@@ -65,4 +65,27 @@ export function allowedMethods(api: OpenAPIBackend, path: string): string[] {
     if (api.router.matchOperation(req)) found.push(method.toUpperCase());
   }
   return found;
+}
+
+/**
+ * openapi-backend rebuilds its flattened operation list (a lodash chain over the document) on every match and
+ * every getOperation(); the document is fixed once init() has run, so the list is computed once.
+ */
+export function freezeOperations(api: OpenAPIBackend): void {
+  const operations = api.router.getOperations();
+  api.router.getOperations = () => operations;
+}
+
+/**
+ * `handleRequest` for a request whose operation the caller has already matched (with `api.matchOperation`),
+ * so the route is matched once: the same steps as handleRequest after its routing (security handlers are all
+ * `() => true` here, authentication ran before), then validation against the spec, coercion, dispatch.
+ */
+export async function handleMatched(api: OpenAPIBackend, operation: Operation, req: OabRequest, ...args: unknown[]): Promise<unknown> {
+  const context = { api, operation, request: api.router.parseRequest(req, operation), security: { authorized: true } } as unknown as Context;
+  context.validation = api.validator.validateRequest(req, operation);
+  if (context.validation.errors) return api.handlers.validationFail!(context, ...args);
+  context.request = api.router.parseRequest(context.validation.coerced, operation);
+  const handler = api.handlers[operation.operationId!] ?? api.handlers.notImplemented!;
+  return handler(context, ...args);
 }
