@@ -48,16 +48,48 @@ export async function ensureWindows(em: Em, keys: readonly WindowKey[]): Promise
   return (await marketsRepository(db(em)).insertWindows(keys)).length;
 }
 
-async function findWindow(em: Em, key: WindowKey, bufferMs: number): Promise<MarketWindowRecord | null> {
-  const row = await marketsRepository(db(em)).findWindow(key);
-  return row ? toRecord(row, bufferMs) : null;
+/**
+ * Market ids of windows known to exist, per (asset, duration, window start). A window's row never changes once
+ * created, and which window is current is a pure function of the clock, so a read whose window is cached runs
+ * no SQL. One cache per running service (it belongs to one database); bounded, cleared when full.
+ */
+export class WindowCache {
+  private readonly rows = new Map<string, MarketWindowRecord>();
+  constructor(private readonly maxEntries = 10_000) {}
+
+  get(key: WindowKey): MarketWindowRecord | undefined {
+    return this.rows.get(cacheKey(key));
+  }
+
+  set(m: MarketWindowRecord): void {
+    if (this.rows.size >= this.maxEntries) this.rows.clear();
+    this.rows.set(cacheKey(m), m);
+  }
 }
 
-async function findOrCreateWindow(em: Em, key: WindowKey, bufferMs: number): Promise<MarketWindowRecord> {
-  const existing = await findWindow(em, key, bufferMs);
+const cacheKey = (k: WindowKey) => `${k.asset}/${k.durationSecs}/${k.startAtMs}`;
+
+/** The entity manager, or a function that forks one: a cached window then never forks. */
+export type EmSource = Em | (() => Em);
+const emOf = (source: EmSource): Em => (typeof source === 'function' ? source() : source);
+
+async function findWindow(source: EmSource, key: WindowKey, bufferMs: number, cache?: WindowCache): Promise<MarketWindowRecord | null> {
+  const cached = cache?.get(key);
+  if (cached) return cached;
+  const row = await marketsRepository(db(emOf(source))).findWindow(key);
+  if (!row) return null;
+  const record = toRecord(row, bufferMs);
+  cache?.set(record);
+  return record;
+}
+
+async function findOrCreateWindow(source: EmSource, key: WindowKey, bufferMs: number, cache?: WindowCache): Promise<MarketWindowRecord> {
+  const existing = await findWindow(source, key, bufferMs, cache);
   if (existing) return existing;
+  // First request for this window: the race-safe upsert, then the re-read every creator converges on.
+  const em = emOf(source);
   await ensureWindows(em, [key]);
-  const row = await findWindow(em, key, bufferMs);
+  const row = await findWindow(em, key, bufferMs, cache);
   if (!row) throw new Error(`market window ${key.asset}/${key.durationSecs}/${key.startAtMs} missing right after its upsert`);
   return row;
 }
@@ -70,10 +102,17 @@ function requireOffered(s: MarketSettings, asset: string, durationSecs: number):
 }
 
 /** The window takers should trade now (created on demand when the rollover has not yet). */
-export async function getCurrentMarket(em: Em, s: MarketSettings, asset: string, durationSecs: number, nowMs = Date.now()): Promise<MarketWindowRecord> {
+export async function getCurrentMarket(
+  em: EmSource,
+  s: MarketSettings,
+  asset: string,
+  durationSecs: number,
+  nowMs = Date.now(),
+  cache?: WindowCache,
+): Promise<MarketWindowRecord> {
   requireOffered(s, asset, durationSecs);
   const { startAtMs } = currentWindow(nowMs, durationSecs, s.bettingCloseBufferMs);
-  return findOrCreateWindow(em, { asset, durationSecs, startAtMs }, s.bettingCloseBufferMs);
+  return findOrCreateWindow(em, { asset, durationSecs, startAtMs }, s.bettingCloseBufferMs, cache);
 }
 
 /**
@@ -82,12 +121,13 @@ export async function getCurrentMarket(em: Em, s: MarketSettings, asset: string,
  * else 404 MARKET_NOT_FOUND (so anonymous lookups cannot fill the table with windows back to 1970).
  */
 export async function lookupMarket(
-  em: Em,
+  em: EmSource,
   s: MarketSettings,
   asset: string,
   durationSecs: number,
   startAtMs: number,
   nowMs = Date.now(),
+  cache?: WindowCache,
 ): Promise<MarketWindowRecord> {
   requireOffered(s, asset, durationSecs);
   const horizonEnd = nowMs + s.lookupHorizonMs;
@@ -103,11 +143,11 @@ export async function lookupMarket(
   const key = { asset, durationSecs, startAtMs };
   const horizonStart = nowMs - s.lookupHorizonMs;
   if (startAtMs > horizonEnd || startAtMs < horizonStart) {
-    const existing = await findWindow(em, key, s.bettingCloseBufferMs);
+    const existing = await findWindow(em, key, s.bettingCloseBufferMs, cache);
     if (existing) return existing;
     throw startAtMs > horizonEnd ? beyondHorizon(horizonEnd) : beforeHorizon(horizonStart);
   }
-  return findOrCreateWindow(em, key, s.bettingCloseBufferMs);
+  return findOrCreateWindow(em, key, s.bettingCloseBufferMs, cache);
 }
 
 function beforeHorizon(horizonStart: number): NotFound {

@@ -1,6 +1,6 @@
 // Public RFQ market windows: getCurrentMarket and lookupMarket (product-design section 6).
 import type { MarketWindowResponse } from '../../../generated/openapi/types.gen.js';
-import { getCurrentMarket, lookupMarket, type MarketSettings, type MarketWindowRecord } from '../../domain/markets/markets.js';
+import { getCurrentMarket, lookupMarket, WindowCache, type MarketSettings, type MarketWindowRecord } from '../../domain/markets/markets.js';
 import type { HandlersFor } from '../handler.js';
 
 /** How long a lookup of a window that is still open (or not started) may be cached. */
@@ -31,15 +31,17 @@ export function lookupCacheControl(m: MarketWindowRecord, nowMs: number): string
 
 export function marketsHandlers(deps: { settings: MarketSettings }): HandlersFor<'getCurrentMarket' | 'lookupMarket'> {
   const { settings } = deps;
+  // Per app (one database): windows known to exist are answered without SQL and without forking the ORM.
+  const cache = new WindowCache();
   return {
-    getCurrentMarket: async ({ query }, { db }) => {
+    getCurrentMarket: async ({ query }, ctx) => {
       const now = Date.now();
-      const m = await getCurrentMarket(db, settings, query.asset, query.duration_secs, now);
+      const m = await getCurrentMarket(() => ctx.db, settings, query.asset, query.duration_secs, now, cache);
       return { status: 200, body: toResponse(m), headers: { 'Cache-Control': currentCacheControl(m, now) } };
     },
-    lookupMarket: async ({ query }, { db }) => {
+    lookupMarket: async ({ query }, ctx) => {
       const now = Date.now();
-      const m = await lookupMarket(db, settings, query.asset, query.duration_secs, query.window_start_ms, now);
+      const m = await lookupMarket(() => ctx.db, settings, query.asset, query.duration_secs, query.window_start_ms, now, cache);
       return { status: 200, body: toResponse(m), headers: { 'Cache-Control': lookupCacheControl(m, now) } };
     },
   };
