@@ -1,4 +1,4 @@
-// `npm run bench:reads [-- --seconds 3 --rounds 2 --connections 32]`: every public read of the service as
+// `npm run bench:reads [-- --seconds 3 --rounds 2 --connections 32 --only 'markets current,healthz']`: every public read of the service as
 // deployed (PostgreSQL + Redis, LOG_LEVEL=info, one JSON log line per request to a pipe) against bare
 // express and bare node:http serving the exact same captured bytes, each in its own child process:
 //   - seeds a database of its own (plain SQL after the service migrated it): 40 users, 30 lobby contests and
@@ -25,6 +25,8 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '3' },
     rounds: { type: 'string', default: '2' },
     connections: { type: 'string', default: '32' },
+    /** Comma-separated route names to run (e.g. 'markets current,healthz'); all when absent. */
+    only: { type: 'string' },
   },
 });
 const SECONDS = Number(values.seconds);
@@ -181,7 +183,7 @@ try {
   await sql.query('vacuum (analyze)');
 
   const window300 = Math.floor(now / 300_000) * 300_000;
-  const routes: Array<[string, string]> = [
+  const allRoutes: Array<[string, string]> = [
     ['markets current', '/v1/markets/current?asset=BTC&duration_secs=300'],
     ['markets lookup', `/v1/markets/lookup?asset=ETH&duration_secs=300&window_start_ms=${window300}`],
     ['lobby', '/v1/contests?limit=20'],
@@ -191,6 +193,9 @@ try {
     ['popular entry', `/v1/contests/${bigId}/popular-entry`],
     ['healthz', '/healthz'],
   ];
+  const only = values.only?.split(',').map((n) => n.trim());
+  const routes = only ? allRoutes.filter(([name]) => only.includes(name)) : allRoutes;
+  if (!routes.length) throw new Error(`--only matches none of: ${allRoutes.map(([n]) => n).join(', ')}`);
   const table: Record<string, { type: string; body: string }> = {};
   for (const [name, path] of routes) {
     const res = await fetch(`${svc.baseUrl}${path}`);
