@@ -10,6 +10,9 @@ fail() { printf '\n\033[31mFAILED: %s\033[0m\n' "$*"; exit 1; }
 step "type-check"
 npx tsc --noEmit -p tsconfig.json || fail "type-check"
 
+step "floors: no import runs back up (scripts/check-floors.sh)"
+bash scripts/check-floors.sh || fail "floors"
+
 step "lint spec/openapi.yaml (Redocly) and validate spec/asyncapi.yaml"
 npx redocly lint spec/openapi.yaml --format=stylish || fail "OpenAPI lint"
 npx tsx scripts/validate-asyncapi.ts || fail "AsyncAPI validation"

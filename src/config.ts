@@ -1,9 +1,7 @@
 // The only module that reads process.env: parse once, report every bad key at once, freeze.
 import { createPublicKey } from 'node:crypto';
 import { z } from 'zod';
-import { bufferProblem } from './domain/markets/windows.js';
-import { DEMO_BASES_MICROS, DEMO_PRICE_SEED_DEFAULT, DEMO_PRICE_SPREAD_BPS_DEFAULT } from './domain/prices/demo.js';
-import { PROCESSING_BUFFER_MS } from './domain/rfq/validate.js';
+import { DEMO_BASES_MICROS, DEMO_PRICE_SEED_DEFAULT, DEMO_PRICE_SPREAD_BPS_DEFAULT, PROCESSING_BUFFER_MS } from './constants.js';
 import { parseFailpoints, type FailpointAction } from './failpoints.js';
 
 const intFrom = (def: number, min: number, max = Number.MAX_SAFE_INTEGER) =>
@@ -302,6 +300,13 @@ export function isProductionEnv(env: Record<string, string | undefined> = proces
 }
 
 /** Cross-field rules of the RFQ settings (rfq-design 3.14). */
+/** Null when the buffer leaves every market window some open betting time (the rule windows.ts asserts per window). */
+function bufferProblem(durations: readonly number[], bufferMs: number): string | null {
+  const tooShort = durations.filter((d) => bufferMs >= d * 1000);
+  if (!tooShort.length) return null;
+  return `must be less than the shortest MARKET_DURATIONS window (${Math.min(...durations) * 1000} ms); ${bufferMs} ms leaves no betting time in the ${tooShort.join(', ')} s windows`;
+}
+
 function rfqProblems(e: Parsed): string[] {
   const problems: string[] = [];
   if (!e.SIWE_CHAIN_IDS.includes(e.RFQ_SIGNING_CHAIN_ID)) {

@@ -94,8 +94,8 @@ describe('production deployment (DATABASE_URL + REDIS_URL), API and workers as s
     const workersReady = (l: Record<string, unknown>) => l.msg === 'workers started';
     const [w1, w2] = (
       await Promise.all([
-        startServiceProcess({ env, entry: 'workers/main.ts', readyWhen: workersReady }),
-        startServiceProcess({ env, entry: 'workers/main.ts', readyWhen: workersReady }),
+        startServiceProcess({ env, args: ['--role=workers'], readyWhen: workersReady }),
+        startServiceProcess({ env, args: ['--role=workers'], readyWhen: workersReady }),
       ])
     ).map(track);
     for (const api of [api1!, api2!]) {

@@ -38,7 +38,7 @@ afterAll(async () => {
 });
 
 const startWorker = async () => {
-  const w = await startServiceProcess({ env, entry: 'workers/main.ts', readyWhen: (l) => l.msg === 'workers started' });
+  const w = await startServiceProcess({ env, args: ['--role=workers'], readyWhen: (l) => l.msg === 'workers started' });
   running.push(w);
   return w;
 };

@@ -1,4 +1,4 @@
-// Starts every queue processor of this process. `npm run start:workers` (workers/main.ts) runs them as a
+// Starts every queue processor of this process. `npm run start:workers` (src/main.ts --role=workers) runs them as a
 // process of their own; `npm start` runs them inside the API process. Processors are the same whichever
 // queue backend runs.
 import { randomUUID } from 'node:crypto';

@@ -57,7 +57,7 @@ export async function openEnv(label: string): Promise<Env> {
       return e.api;
     },
     async startWorkers() {
-      e.workers = await startServiceProcess({ env, entry: 'workers/main.ts', readyWhen: (l) => l.msg === 'workers started' });
+      e.workers = await startServiceProcess({ env, args: ['--role=workers'], readyWhen: (l) => l.msg === 'workers started' });
       return e.workers;
     },
     sql: new pg.Pool({ connectionString: dbUrl, max: 2 }),

@@ -7,7 +7,7 @@ import type { AbstractSqlDriver, SqlEntityManager } from '@mikro-orm/sql';
 import type { PGlite } from '@electric-sql/pglite';
 import { entities } from './entities/index.js';
 import { migrationsList } from './migrations/index.js';
-import { BULLMQ_SCHEMA } from '../jobs/queue-backend.js';
+import { BULLMQ_SCHEMA } from './bullmq-schema.js';
 
 /** Both drivers share the SQL entity manager; the domain only sees this. */
 export type Em = SqlEntityManager;

@@ -6,9 +6,9 @@ import pg from 'pg';
 import { Redis } from 'ioredis';
 import type { PGlite } from '@electric-sql/pglite';
 import { Queue, Worker, QueueEvents, withBackend, createPostgresBackend, runMigrations, type PgPool } from 'bullmq';
+import { BULLMQ_SCHEMA } from '../db/bullmq-schema.js';
 import { PglitePool } from './pglite-pool.js';
 
-export const BULLMQ_SCHEMA = 'bullmq';
 
 type Classes = { Queue: typeof Queue; Worker: typeof Worker; QueueEvents: typeof QueueEvents };
 

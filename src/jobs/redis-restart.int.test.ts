@@ -51,7 +51,7 @@ describe('Redis restarted empty', () => {
     expect(before.checks).toMatchObject({ database: 'ok', queue: 'ok', migrations: 'ok', workers: 'missing', schedulers: 'missing' });
     expect(before.retryAfter).toBe('1');
 
-    const workers = await startServiceProcess({ env, entry: 'workers/main.ts', readyWhen: (l) => l.msg === 'workers started' });
+    const workers = await startServiceProcess({ env, args: ['--role=workers'], readyWhen: (l) => l.msg === 'workers started' });
     procs.push(workers);
     expect(await until('ready', async () => ((await readyz(api.baseUrl)).status === 200 ? true : undefined), 10_000)).toBe(true);
 

@@ -20,7 +20,7 @@ export interface ServiceProcess {
 
 export interface StartOptions {
   env: Record<string, string | undefined>;
-  entry?: 'src/main.ts' | 'workers/main.ts';
+  entry?: 'src/main.ts';
   args?: string[];
   /** Resolve once this log predicate matches (default: the "listening" line). */
   readyWhen?: (line: Record<string, unknown>) => boolean;

@@ -3,19 +3,10 @@
 //   s = floor(ts / 1000); h = sha256(`${seed}:${asset}:${s}`); w = floor(base * spreadBps / 10000)
 //   price = base - w + (uint32_be(h[0..4]) mod (2w + 1))
 import { createHash } from 'node:crypto';
+import { DEMO_BASES_MICROS } from '../../constants.js';
 import type { PriceFeed, PriceObservation } from './feed.js';
 
-/** Base prices in micros. An asset without a base has no demo price. */
-export const DEMO_BASES_MICROS: Readonly<Record<string, bigint>> = Object.freeze({
-  BTC: 100_000_000_000n,
-  ETH: 3_000_000_000n,
-  SOL: 150_000_000n,
-  XRP: 2_000_000n,
-  HYPE: 30_000_000n,
-});
-
-export const DEMO_PRICE_SEED_DEFAULT = 'demo';
-export const DEMO_PRICE_SPREAD_BPS_DEFAULT = 50;
+export { DEMO_BASES_MICROS, DEMO_PRICE_SEED_DEFAULT, DEMO_PRICE_SPREAD_BPS_DEFAULT } from '../../constants.js';
 
 /** The demo price of `asset` during the second containing `tsMs`, or null for an asset without a base. */
 export function demoPriceMicros(seed: string, asset: string, tsMs: number, spreadBps: number): bigint | null {

@@ -3,11 +3,11 @@
 import { Unprocessable } from '../errors.js';
 import { payoutFor } from './allocate.js';
 import type { RfqOrderJson } from './typed-data.js';
+import { PROCESSING_BUFFER_MS } from '../../constants.js';
 
 export type FillMode = 'best' | 'manual';
 
-/** Time the server keeps between the end of the quote window and the deadline (Longshot PROCESSING_BUFFER_MS). */
-export const PROCESSING_BUFFER_MS = 100;
+export { PROCESSING_BUFFER_MS } from '../../constants.js';
 
 export interface RfqLimits {
   minStakeMicros: bigint;

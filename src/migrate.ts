@@ -1,8 +1,8 @@
 // `npm run db:migrate`: applies the application's and BullMQ's migrations, then exits. Every process also
 // migrates at start, serialised by an advisory lock, so running this first is optional.
-import { loadConfig, ConfigError } from '../config.js';
-import { createLogger } from '../logger.js';
-import { openRuntime } from '../runtime.js';
+import { loadConfig, ConfigError } from './config.js';
+import { createLogger } from './logger.js';
+import { openRuntime } from './runtime.js';
 
 try {
   const config = loadConfig();

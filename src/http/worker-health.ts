@@ -2,9 +2,9 @@
 // exist (src/jobs/schedulers.ts)? An API whose workers are gone accepts deposits that stay pending.
 import type { Orm } from '../db/orm.js';
 import { latestHeartbeat } from '../domain/heartbeats.js';
-import { CheckState } from '../http/handlers/operations.js';
-import type { QueueBackend } from './queue-backend.js';
-import { SchedulerQueues } from './schedulers.js';
+import { CheckState } from './handlers/operations.js';
+import type { QueueBackend } from '../jobs/queue-backend.js';
+import { SchedulerQueues } from '../jobs/schedulers.js';
 
 export interface WorkerHealth {
   workers(): Promise<void>;

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# No import runs back up a floor (house-style.md: http, ws, workers -> domain -> db). Floors, top to bottom:
+#   entry points (src/main, process, service, runtime, migrate) > http, ws, workers > jobs, bus > domain > db
+#   > base (src/config, logger, failpoints, constants: import nothing of src/).
+# Prints every back-arrow and exits 1 when there is one. Tests (*.test.ts) and src/testing/ are exempt.
+cd "$(dirname "$0")/.."
+imports() { find "$@" -name '*.ts' ! -name '*.test.ts' -print0 | xargs -0 grep -HnE "^(import|export) .* from '\.|import\('\."; }
+found=$(
+  {
+    grep -HnE "from '\./[a-z-]+/|from '\./(runtime|process|service|main|migrate)\.js'" src/config.ts src/logger.ts src/failpoints.ts src/constants.ts
+    imports src/db | grep -E "'\.\./(domain|jobs|bus|http|ws|runtime|process|service|main|migrate)[/.]|workers/"
+    imports src/domain | grep -E "'(\.\./)+(jobs|bus|http|ws|runtime|process|service|main|migrate)[/.]|workers/"
+    imports src/jobs src/bus | grep -E "'\.\./(http|ws|runtime|process|service|main|migrate)[/.]|workers/"
+    imports src/http src/ws workers | grep -E "'(\.\./)+(src/)?(process|service|main|migrate)\.js'"
+  } || true
+)
+if [ -n "$found" ]; then
+  printf 'imports running back up a floor:\n%s\n' "$found"
+  exit 1
+fi
+echo "floors: no import runs back up"

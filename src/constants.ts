@@ -1,0 +1,17 @@
+// Fixed product values that configuration validation and the domain both read. The bottom floor: it imports
+// nothing, so config.ts never has to import the domain (imports point down: http, ws, workers -> domain -> db).
+
+/** Base prices of the demo feed in micros (rfq-design 3.9). An asset without a base has no demo price. */
+export const DEMO_BASES_MICROS: Readonly<Record<string, bigint>> = Object.freeze({
+  BTC: 100_000_000_000n,
+  ETH: 3_000_000_000n,
+  SOL: 150_000_000n,
+  XRP: 2_000_000n,
+  HYPE: 30_000_000n,
+});
+
+export const DEMO_PRICE_SEED_DEFAULT = 'demo';
+export const DEMO_PRICE_SPREAD_BPS_DEFAULT = 50;
+
+/** Time the server keeps between the end of the quote window and the deadline (Longshot PROCESSING_BUFFER_MS). */
+export const PROCESSING_BUFFER_MS = 100;
