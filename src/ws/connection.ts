@@ -1,0 +1,156 @@
+// One market-maker connection: its state, sending (with the slow-reader bound), ending, and the wiring of
+// its socket (auth deadline, inbound frames, close). The gateway (gateway.ts) owns the set of connections;
+// message handlers (message-handlers.ts) and the session sweep (session-sweep.ts) act on them through here.
+import { randomUUID } from 'node:crypto';
+import { WebSocket } from 'ws';
+import type { ServerMessage } from '../../generated/asyncapi/types.js';
+import type { Config } from '../config.js';
+import type { Orm } from '../db/orm.js';
+import type { Logger } from '../logger.js';
+import type { Challenge } from './handshake.js';
+import { receiveFrames } from './inbound.js';
+import { CLOSE, closeMeaning, MAX_BUFFERED_BYTES, type ConnectionSlots } from './limits.js';
+import type { Release } from './connection-slots.js';
+import { dispatchClientMessage, type ClientMessageHandlers } from './messages.js';
+import { serializeServerMessage, type ParsedFrame } from './protocol.js';
+
+export interface Connection {
+  id: string;
+  ws: WebSocket;
+  ip: string;
+  openedAtMs: number;
+  challenge: Challenge | null;
+  authAttempts: number;
+  missedPongs: number;
+  session: { id: string; walletAddress: string; expiresAtMs: number } | null;
+  authTimer: NodeJS.Timeout | null;
+  expiryTimer: NodeJS.Timeout | null;
+  ending: boolean;
+}
+
+/** What every part of the gateway shares: settings, the database, the log and this process's connections. */
+export interface GatewayContext {
+  readonly mm: Config['mm'];
+  readonly orm: Orm;
+  readonly log: Logger;
+  /** Check every server frame against the AsyncAPI schema (everywhere but production). */
+  readonly checkFrames: boolean;
+  readonly slots: ConnectionSlots;
+  readonly connections: Set<Connection>;
+}
+
+export function send(ctx: GatewayContext, c: Connection, msg: ServerMessage): boolean {
+  const text = serializeServerMessage(msg, ctx.checkFrames);
+  if (c.ws.readyState !== WebSocket.OPEN) return false;
+  if (c.ws.bufferedAmount > MAX_BUFFERED_BYTES) {
+    ctx.log.warn({ conn_id: c.id, wallet: c.session?.walletAddress ?? null, buffered_bytes: c.ws.bufferedAmount }, 'connection dropped: slow reader (unsent data above the bound)');
+    c.ws.terminate();
+    return false;
+  }
+  c.ws.send(text);
+  return true;
+}
+
+export function end(c: Connection, code: number, reason: string): void {
+  if (c.ending) return;
+  c.ending = true;
+  clearTimers(c);
+  c.ws.close(code, reason);
+  c.ws.resume(); // a socket paused for backpressure must still read the peer's close frame
+  // A peer that never answers the close frame is cut off.
+  setTimeout(() => c.ws.terminate(), 2_000).unref();
+}
+
+export function endSession(ctx: GatewayContext, c: Connection, code: 4003 | 4004, expiredAtMs: number): void {
+  if (c.ending || !c.session) return;
+  send(ctx, c, { type: 'AUTH_EXPIRED', expired_at_ms: expiredAtMs });
+  end(c, code, code === CLOSE.sessionExpired ? 'session expired' : 'market maker removed');
+}
+
+export function clearTimers(c: Connection): void {
+  if (c.authTimer) clearTimeout(c.authTimer);
+  if (c.expiryTimer) clearTimeout(c.expiryTimer);
+  c.authTimer = null;
+  c.expiryTimer = null;
+}
+
+/** Registers an upgraded socket as a connection and wires its timers, frames and close. */
+export function openConnection(ctx: GatewayContext, handlers: ClientMessageHandlers<Connection>, ws: WebSocket, ip: string, releaseShared: Release): void {
+  const { mm, log, connections } = ctx;
+  const c: Connection = {
+    id: randomUUID(),
+    ws,
+    ip,
+    openedAtMs: Date.now(),
+    challenge: null,
+    authAttempts: 0,
+    missedPongs: 0,
+    session: null,
+    authTimer: null,
+    expiryTimer: null,
+    ending: false,
+  };
+  connections.add(c);
+  log.info({ conn_id: c.id, ip, connections: connections.size }, 'market-maker connection opened');
+  c.authTimer = setTimeout(() => {
+    if (c.session) return;
+    log.info({ conn_id: c.id, ip, timeout_ms: mm.authTimeoutMs }, 'connection closed: not authenticated in time');
+    end(c, CLOSE.authTimeout, 'not authenticated in time');
+  }, mm.authTimeoutMs);
+  const frameLimits = { framesPerSecond: mm.maxFramesPerSecond, maxQueuedFrames: mm.maxQueuedFrames, maxUnauthenticatedFrames: mm.maxUnauthenticatedFrames };
+  receiveFrames(ws, frameLimits, {
+    authenticated: () => c.session !== null,
+    ending: () => c.ending,
+    answerPong: () => {
+      if (c.missedPongs === 0) return false;
+      c.missedPongs = 0;
+      return true;
+    },
+    handle: (frame) => onFrame(ctx, handlers, c, frame),
+    refuse: (reason) => {
+      log.warn({ conn_id: c.id, ip, wallet: c.session?.walletAddress ?? null, reason }, `connection closed: ${reason}`);
+      end(c, CLOSE.policyViolation, reason);
+    },
+    failed: (err) => {
+      log.error({ err, conn_id: c.id }, 'frame handling failed');
+      try {
+        send(ctx, c, { type: 'error', code: 'internal_error', message: 'the service could not process this frame; if it was auth_response, send auth again' });
+      } catch {
+        /* the socket is gone */
+      }
+    },
+  });
+  ws.on('error', (err) => {
+    // ws reports protocol violations (an oversized frame: 1009) here and closes the connection itself.
+    log.info({ conn_id: c.id, wallet: c.session?.walletAddress ?? null, reason: err.message }, 'connection error');
+  });
+  ws.on('close', (code, reason) => {
+    clearTimers(c);
+    c.ending = true;
+    connections.delete(c);
+    ctx.slots.close(ip, c.session !== null);
+    releaseShared();
+    log.info(
+      {
+        conn_id: c.id,
+        ip,
+        wallet: c.session?.walletAddress ?? null,
+        code,
+        reason: reason.toString('utf8') || closeMeaning(code),
+        duration_ms: Date.now() - c.openedAtMs,
+        connections: connections.size,
+      },
+      `market-maker connection closed (${code} ${reason.toString('utf8') || closeMeaning(code)})`,
+    );
+  });
+}
+
+/** Synchronous but for auth_response (src/ws/inbound.ts: later frames wait only for a promise). */
+function onFrame(ctx: GatewayContext, handlers: ClientMessageHandlers<Connection>, c: Connection, parsed: ParsedFrame): Promise<void> | void {
+  if (c.ending) return;
+  if (parsed.kind === 'error') {
+    ctx.log.debug({ conn_id: c.id, code: parsed.code, detail: parsed.message }, 'frame rejected');
+    return void send(ctx, c, { type: 'error', code: parsed.code, message: parsed.message });
+  }
+  return dispatchClientMessage(handlers, c, parsed);
+}
