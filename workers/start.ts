@@ -1,17 +1,15 @@
-// Starts every queue processor of this process. `npm run start:workers` (src/main.ts --role=workers) runs them as a
-// process of their own; `npm start` runs them inside the API process. Processors are the same whichever
-// queue backend runs.
+// Starts every queue processor of this process from the worker table (workers/table.ts). `npm run
+// start:workers` (src/main.ts --role=workers) runs them as a process of their own; `npm start` runs them
+// inside the API process. Processors are the same whichever queue backend runs.
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Worker } from 'bullmq';
 import type { Runtime } from '../src/runtime.js';
-import { QUEUE, SCHEDULER_CHECK_EVERY_MS } from '../src/jobs/queues.js';
+import type { JobOf } from '../src/jobs/job-table.js';
+import { SCHEDULER_CHECK_EVERY_MS, type QueueNoun } from '../src/jobs/queues.js';
 import { startSchedulerKeeper } from '../src/jobs/schedulers.js';
-import { heartbeatProcessor } from './heartbeat.worker.js';
-import { housekeepingProcessor } from './housekeeping.worker.js';
-import { rollWindowsProcessor } from './market-windows.worker.js';
-import { startMoneyWorkers } from './settle-operation.worker.js';
-import { startContestWorkers } from './resolve-contest.worker.js';
+import { WORKERS } from './table.js';
+import type { Processor, WorkerDeps, WorkerSpec } from './worker-spec.js';
 
 export interface Workers {
   workerId: string;
@@ -19,33 +17,31 @@ export interface Workers {
 }
 
 export async function startWorkers(rt: Runtime): Promise<Workers> {
-  const { queues, orm, logger } = rt;
+  const { queues, logger } = rt;
   const me = { workerId: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`, startedAt: new Date() };
   const log = logger.child({ worker_id: me.workerId });
-  const workers: Worker[] = [];
-  const connection = queues.connection;
+  const deps: WorkerDeps = { rt, log, me };
   // Short lock and stall intervals: a job of a crashed worker is picked up again within ~30 s.
-  const common = { connection, lockDuration: 15_000, stalledInterval: 10_000, maxStalledCount: 5 };
+  const common = { connection: queues.connection, lockDuration: 15_000, stalledInterval: 10_000, maxStalledCount: 5 };
 
   // Every scheduler (src/jobs/schedulers.ts), re-created whenever one goes missing (Redis restarted empty).
   const keeper = await startSchedulerKeeper(queues, log, SCHEDULER_CHECK_EVERY_MS);
-  const system = new queues.Worker(queues.queueName(QUEUE.system), heartbeatProcessor(orm, me, log), { ...common, concurrency: 1 });
-  workers.push(system);
-
-  workers.push(new queues.Worker(queues.queueName(QUEUE.housekeeping), housekeepingProcessor(orm, log), { ...common, concurrency: 1 }));
-  workers.push(
-    new queues.Worker(queues.queueName(QUEUE.marketWindows), rollWindowsProcessor(orm, rt.config.markets, log), { ...common, concurrency: 1 }),
-  );
-
-  const money = await startMoneyWorkers(rt, common, log);
-  workers.push(...money.workers);
-  const contests = await startContestWorkers(rt, common, log);
-  workers.push(...contests.workers);
-
-  for (const w of workers) {
-    w.on('failed', (job, err) => log.warn({ queue: w.name, job_id: job?.id, job_name: job?.name, attempts: job?.attemptsMade, err }, 'job failed'));
-    w.on('error', (err) => log.error({ queue: w.name, err }, 'worker error'));
-  }
+  const processors: Array<Processor<QueueNoun>> = [];
+  const workers: Worker[] = [];
+  const start = <Q extends QueueNoun>(queue: Q, spec: WorkerSpec<Q>) => {
+    const processor = spec.processor(deps);
+    processors.push(processor as Processor<QueueNoun>);
+    // BullMQ hands over a Job of any name; the table's types say which names and payloads this queue carries.
+    const worker = new queues.Worker(queues.queueName(queue), (job) => processor.process(job as JobOf<Q>), {
+      ...common,
+      ...spec.options,
+      concurrency: spec.concurrency(queues.kind),
+    });
+    worker.on('failed', (job, err) => log.warn({ queue: worker.name, job_id: job?.id, job_name: job?.name, attempts: job?.attemptsMade, err }, 'job failed'));
+    worker.on('error', (err) => log.error({ queue: worker.name, err }, 'worker error'));
+    workers.push(worker);
+  };
+  for (const queue of Object.keys(WORKERS) as QueueNoun[]) start(queue, WORKERS[queue] as WorkerSpec<typeof queue>);
   await Promise.all(workers.map((w) => w.waitUntilReady()));
   log.info({ queues: workers.map((w) => w.name), backend: queues.kind }, 'workers started');
   return {
@@ -54,10 +50,8 @@ export async function startWorkers(rt: Runtime): Promise<Workers> {
       // Worker.close() waits for the jobs in progress to finish: nothing is left half-done.
       await Promise.all(workers.map((w) => w.close()));
       await keeper.close();
-      await money.close();
-      await contests.close();
+      for (const p of processors) await p.close?.();
       log.info('workers stopped');
     },
   };
 }
-

@@ -3,7 +3,7 @@
 // (retry it) or completed while its subject still needs work (replace it). Jobs must be idempotent.
 import type { Queue } from 'bullmq';
 
-export async function ensureJob(queue: Queue, jobId: string, add: () => Promise<unknown>): Promise<void> {
+export async function ensureJob(queue: Pick<Queue, 'getJob'>, jobId: string, add: () => Promise<unknown>): Promise<void> {
   const existing = await queue.getJob(jobId);
   if (!existing) {
     await add();

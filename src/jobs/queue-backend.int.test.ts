@@ -8,7 +8,8 @@ import { loadConfig } from '../config.js';
 import { createLogger } from '../logger.js';
 import { openRuntime, type Runtime } from '../runtime.js';
 import { createTestDatabase, TEST_REDIS_URL, uniquePrefix, type TestDatabase } from '../testing/postgres.js';
-import { heartbeatProcessor } from '../../workers/heartbeat.worker.js';
+import { heartbeatWorker } from '../../workers/heartbeat.worker.js';
+import type { JobOf } from './job-table.js';
 import { JOB, QUEUE } from './queues.js';
 import { WorkerHeartbeat } from '../db/entities/index.js';
 
@@ -44,7 +45,8 @@ describe.each(['embedded', 'postgres', 'production'] as const)('queue backend: %
     const me = { workerId: `test-${mode}`, startedAt: new Date() };
     const queue = new rt.queues.Queue(name, { connection });
     const events = new rt.queues.QueueEvents(name, { connection });
-    const worker = new rt.queues.Worker(name, heartbeatProcessor(rt.orm, me, rt.logger), { connection });
+    const heartbeat = heartbeatWorker.processor({ rt, log: rt.logger, me });
+    const worker = new rt.queues.Worker(name, (job) => heartbeat.process(job as JobOf<typeof QUEUE.system>), { connection });
     try {
       await events.waitUntilReady();
       // A fixed jobId dedupes: the second add returns the same job and it runs once.

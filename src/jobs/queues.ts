@@ -1,4 +1,5 @@
-// Queue nouns and job payloads, shared by producers (src/) and processors (workers/).
+// Queue nouns, job names, payloads and timings, shared by producers (src/) and processors (workers/); which
+// job runs on which queue with which payload: job-table.ts.
 export const QUEUE = {
   /** Housekeeping: worker heartbeats (later: idempotency-key pruning). */
   system: 'system',
@@ -26,19 +27,18 @@ export const JOB = {
   pruneExpiredAuth: 'prune-expired-auth',
 } as const;
 
-export interface RecordHeartbeatJob {
-  /** Unix ms when the heartbeat was requested (scheduler tick or a manual probe). */
+/** The payload of every scheduled job (src/jobs/schedulers.ts). */
+export interface ScheduledJob {
+  /** Unix ms when the job was requested (scheduler tick or a manual probe). */
   requested_at_ms: number;
 }
+export type RecordHeartbeatJob = ScheduledJob;
 
 export const HEARTBEAT_EVERY_MS = 10_000;
 /** Workers check this often that every job scheduler exists (and at once when the queue connection returns). */
 export const SCHEDULER_CHECK_EVERY_MS = 15_000;
 
-export interface RollWindowsJob {
-  /** Unix ms when the rollover was requested (scheduler tick). */
-  requested_at_ms: number;
-}
+export type RollWindowsJob = ScheduledJob;
 
 /** Rollover period: well below the shortest window, so the next window always exists before it starts. */
 export const ROLL_WINDOWS_EVERY_MS = 30_000;

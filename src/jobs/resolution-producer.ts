@@ -1,10 +1,10 @@
 // Enqueues contest resolutions. jobId = contest id: the operator's last market resolution and the relay
 // racing add one job; a job that completed or failed is replaced, since resolveContest() is idempotent and
 // the relay only asks for contests that are still open.
-import type { Queue } from 'bullmq';
 import type { QueueBackend } from './queue-backend.js';
 import { ensureJob } from './ensure-job.js';
-import { JOB, QUEUE, RESOLVE_ATTEMPTS, SETTLE_BACKOFF_MS, type ResolveContestJob } from './queues.js';
+import { openQueue } from './job-table.js';
+import { JOB, QUEUE, RESOLVE_ATTEMPTS, SETTLE_BACKOFF_MS } from './queues.js';
 
 export interface ResolutionProducer {
   enqueue(contestId: string): Promise<void>;
@@ -12,7 +12,7 @@ export interface ResolutionProducer {
 }
 
 export function createResolutionProducer(queues: QueueBackend): ResolutionProducer {
-  const queue: Queue<ResolveContestJob> = new queues.Queue(queues.queueName(QUEUE.contests), { connection: queues.connection });
+  const queue = openQueue(queues, QUEUE.contests);
   const add = (contestId: string) =>
     queue.add(
       JOB.resolveContest,

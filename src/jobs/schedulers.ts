@@ -2,6 +2,7 @@
 // they go missing, e.g. Redis restarted empty), and /readyz checks that each one exists.
 import type { Queue } from 'bullmq';
 import type { Logger } from '../logger.js';
+import type { ScheduledJobName } from './job-table.js';
 import type { QueueBackend } from './queue-backend.js';
 import {
   HEARTBEAT_EVERY_MS,
@@ -15,12 +16,8 @@ import {
   type QueueNoun,
 } from './queues.js';
 
-export interface SchedulerSpec {
-  queue: QueueNoun;
-  id: string;
-  everyMs: number;
-  jobName: string;
-}
+/** A scheduler adds, every `everyMs`, a job of its queue whose payload is only the tick's time (job-table.ts). */
+export type SchedulerSpec = { [Q in QueueNoun]: { queue: Q; id: string; everyMs: number; jobName: ScheduledJobName<Q> } }[QueueNoun];
 
 export const SCHEDULERS: readonly SchedulerSpec[] = [
   { queue: QUEUE.system, id: 'heartbeat', everyMs: HEARTBEAT_EVERY_MS, jobName: JOB.recordHeartbeat },

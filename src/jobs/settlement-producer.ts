@@ -1,9 +1,9 @@
 // Enqueues settlement jobs. jobId = operation id: a second add of the same operation (the handler and the
 // outbox relay racing) is a no-op while the job exists; a job that already failed every attempt is retried.
-import type { Queue } from 'bullmq';
 import type { QueueBackend } from './queue-backend.js';
 import { ensureJob } from './ensure-job.js';
-import { JOB, QUEUE, SETTLE_ATTEMPTS, SETTLE_BACKOFF_MS, type SettleOperationJob } from './queues.js';
+import { openQueue } from './job-table.js';
+import { JOB, QUEUE, SETTLE_ATTEMPTS, SETTLE_BACKOFF_MS } from './queues.js';
 
 export interface SettlementProducer {
   /** A fresh operation (request path): one add, deduplicated by jobId. */
@@ -14,7 +14,7 @@ export interface SettlementProducer {
 }
 
 export function createSettlementProducer(queues: QueueBackend): SettlementProducer {
-  const queue: Queue<SettleOperationJob> = new queues.Queue(queues.queueName(QUEUE.settlement), { connection: queues.connection });
+  const queue = openQueue(queues, QUEUE.settlement);
   const add = (operationId: string) =>
     queue.add(
       JOB.settleOperation,
