@@ -1,6 +1,6 @@
 // `npm run generate`: writes generated/ from spec/ (never edit generated/ by hand).
 //   generated/openapi/   partner SDK, types and zod schemas (@hey-api/openapi-ts)
-//   generated/asyncapi/  message types and compiled validators (scripts/generate-asyncapi.ts)
+//   generated/asyncapi/  message types and compiled validators (scripts/asyncapi/generate.ts)
 //   generated/openapi/operations.gen.ts  request parts and responses per operationId (scripts/generate-operations.ts)
 //   generated/sdk/       the HTTP client of the SDK package (sdk/): same client without zod, so the package's
 //                        only runtime dependencies are viem and ws
@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createClient } from '@hey-api/openapi-ts';
-import { generateAsyncApi } from './generate-asyncapi.js';
+import { generateAsyncApi } from './asyncapi/generate.js';
 import { generateOperations } from './generate-operations.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));

@@ -15,7 +15,7 @@ bash scripts/check-floors.sh || fail "floors"
 
 step "lint spec/openapi.yaml (Redocly) and validate spec/asyncapi.yaml"
 npx redocly lint spec/openapi.yaml --format=stylish || fail "OpenAPI lint"
-npx tsx scripts/validate-asyncapi.ts || fail "AsyncAPI validation"
+npx tsx scripts/asyncapi/validate.ts || fail "AsyncAPI validation"
 
 step "generated/ matches spec/"
 npx tsx scripts/generate.ts --check || fail "generated/ is stale"

@@ -8,9 +8,8 @@ import { parseArgs } from 'node:util';
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
 import { recoverMessageAddress } from 'viem';
 import { randomBytes } from 'node:crypto';
-import { createTestDatabase, TEST_REDIS_URL, uniquePrefix } from '../src/testing/postgres.js';
-import { startServiceProcess } from '../src/testing/service-process.js';
 import { MarketMakerClient, signAuthChallenge, authMessageBytes, DEFAULT_AUTH_DOMAIN } from '@contest-rfq/sdk';
+import { pool, startBenchService } from './harness.js';
 
 const { values } = parseArgs({
   options: {
@@ -29,35 +28,14 @@ const OPERATOR_TOKEN = 'bench-operator-token-0123456789';
 const rssKb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function pool<T>(n: number, concurrency: number, fn: (i: number) => Promise<T>): Promise<T[]> {
-  const out: T[] = new Array(n);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(concurrency, n) }, async () => {
-      while (next < n) {
-        const i = next++;
-        out[i] = await fn(i);
-      }
-    }),
-  );
-  return out;
-}
-
 const account = privateKeyToAccount(generatePrivateKey());
-const db = await createTestDatabase('benchmm');
-const svc = await startServiceProcess({
-  env: {
-    LOG_LEVEL: 'info',
-    DATABASE_URL: db.url,
-    REDIS_URL: TEST_REDIS_URL,
-    QUEUE_PREFIX: uniquePrefix('benchmm'),
-    OPERATOR_TOKEN,
-    RATE_LIMIT_PER_MINUTE: '0',
-    MM_MAX_CONNECTIONS_PER_IP: String(IDLE + C + 10),
-    MM_MAX_UNAUTHENTICATED_PER_IP: String(Math.max(C, 50) + 10), // handshakes in flight at once
-    HTTP_MAX_CONNECTIONS_PER_IP: '0', // every connection comes from 127.0.0.1
-  },
+const bench = await startBenchService('benchmm', {
+  OPERATOR_TOKEN,
+  MM_MAX_CONNECTIONS_PER_IP: String(IDLE + C + 10),
+  MM_MAX_UNAUTHENTICATED_PER_IP: String(Math.max(C, 50) + 10), // handshakes in flight at once
+  HTTP_MAX_CONNECTIONS_PER_IP: '0', // every connection comes from 127.0.0.1
 });
+const { svc } = bench;
 const clients: MarketMakerClient[] = [];
 try {
   const base = svc.baseUrl;
@@ -111,6 +89,5 @@ try {
   console.log(`idle authenticated conns : ${IDLE} opened in ${openSecs.toFixed(1)} s; service RSS ${(before / 1024).toFixed(0)} -> ${(after / 1024).toFixed(0)} MiB = ${perConnKb.toFixed(1)} KiB per connection`);
 } finally {
   await Promise.all(clients.map((c) => c.stop().catch(() => undefined)));
-  await svc.stop();
-  await db.drop();
+  await bench.stop();
 }

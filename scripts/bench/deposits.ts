@@ -5,20 +5,17 @@
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { createTestDatabase, TEST_REDIS_URL, uniquePrefix } from '../src/testing/postgres.js';
-import { startServiceProcess } from '../src/testing/service-process.js';
-import { call, createTestPrivy } from '../src/testing/identity.js';
-import { ledgerProblems, newUserSession } from '../src/testing/money.js';
+import { call, createTestPrivy } from '../../src/testing/identity.js';
+import { ledgerProblems, newUserSession } from '../../src/testing/money.js';
+import { startBenchService } from './harness.js';
 
 const { values } = parseArgs({ options: { n: { type: 'string', default: '2000' }, concurrency: { type: 'string', default: '16' } } });
 const N = Number(values.n);
 const C = Number(values.concurrency);
 
-const db = await createTestDatabase('bench');
 const privy = await createTestPrivy();
-const svc = await startServiceProcess({
-  env: { NODE_ENV: 'test', LOG_LEVEL: 'info', DATABASE_URL: db.url, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: uniquePrefix('bench'), RATE_LIMIT_PER_MINUTE: '0', ...privy.env },
-});
+const bench = await startBenchService('bench', { NODE_ENV: 'test', ...privy.env });
+const { db, svc } = bench;
 const pool = new pg.Pool({ connectionString: db.url, max: C });
 try {
   const base = svc.baseUrl;
@@ -94,6 +91,5 @@ try {
   );
 } finally {
   await pool.end();
-  await svc.stop();
-  await db.drop();
+  await bench.stop();
 }

@@ -12,17 +12,18 @@
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import type { Em } from '../src/db/orm.js';
-import { createTestDatabase, TEST_REDIS_URL, uniquePrefix } from '../src/testing/postgres.js';
-import { startServiceProcess, type ServiceProcess } from '../src/testing/service-process.js';
-import { createTestPrivy } from '../src/testing/identity.js';
-import { newUserSession } from '../src/testing/money.js';
+import type { Em } from '../../src/db/orm.js';
+import { createTestDatabase, TEST_REDIS_URL, uniquePrefix } from '../../src/testing/postgres.js';
+import { startServiceProcess, type ServiceProcess } from '../../src/testing/service-process.js';
+import { createTestPrivy } from '../../src/testing/identity.js';
+import { newUserSession } from '../../src/testing/money.js';
 import { Kysely, PostgresDialect, type PostgresPool } from 'kysely';
-import type { DB } from '../src/db/schema.js';
-import { compileRepositoryQueries } from '../src/db/repositories/snapshot.js';
-import { leaderboard, topParticipants } from '../src/domain/contests/board.js';
-import { listContests, type LobbyQuery } from '../src/domain/contests/lobby.js';
-import { resolveSessionToken } from '../src/domain/identity/sessions.js';
+import type { DB } from '../../src/db/schema.js';
+import { compileRepositoryQueries } from '../../src/db/repositories/snapshot.js';
+import { leaderboard, topParticipants } from '../../src/domain/contests/board.js';
+import { listContests, type LobbyQuery } from '../../src/domain/contests/lobby.js';
+import { resolveSessionToken } from '../../src/domain/identity/sessions.js';
+import { percentile } from './harness.js';
 
 const { values } = parseArgs({
   options: {
@@ -95,7 +96,6 @@ async function capture(client: pg.ClientBase, fn: (em: Em) => Promise<unknown>):
   return r.queries;
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 
 let svc: ServiceProcess | undefined;
 let client: pg.Client | undefined;

@@ -1,12 +1,13 @@
 // Micro-benchmark of the RFQ building blocks (a benchmark, not a test): typed-data hashing, signing and
 // recovery on one core, and the bus round trip (publish on one instance -> handler on another) on Redis
 // and PostgreSQL. These are the raw ceilings of rfq-design 3.15.
-//   npx tsx scripts/bench-rfq-primitives.ts [--messages=2000]
+//   npm run bench:rfq-primitives [-- --messages=2000]
 import { hashTypedData, recoverTypedDataAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { createBus, type Bus } from '../src/bus/bus.js';
-import { orderTypedData, quoteTypedData, rfqDomain, verifyOrderSignature, type RfqOrderJson } from '../src/domain/rfq/typed-data.js';
-import { createTestDatabase, TEST_REDIS_URL, uniquePrefix } from '../src/testing/postgres.js';
+import { createBus, type Bus } from '../../src/bus/bus.js';
+import { orderTypedData, quoteTypedData, rfqDomain, verifyOrderSignature, type RfqOrderJson } from '../../src/domain/rfq/typed-data.js';
+import { createTestDatabase, TEST_REDIS_URL, uniquePrefix } from '../../src/testing/postgres.js';
+import { percentile, row } from './harness.js';
 
 const MESSAGES = Number(process.argv.find((a) => a.startsWith('--messages='))?.split('=')[1] ?? 2000);
 const account = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
@@ -33,7 +34,7 @@ async function rate(label: string, n: number, fn: (i: number) => unknown): Promi
   const c = process.cpuUsage(c0);
   const cpu = (c.user + c.system) / 1e6;
   // Per CPU-second too: on a shared, loaded box the wall-clock rate mostly measures the neighbours.
-  console.log(`${label.padEnd(48)} ${(n / s).toFixed(0).padStart(6)}/s wall  ${(n / cpu).toFixed(0).padStart(6)}/s per CPU-second  (n=${n})`);
+  console.log(`${row([[label, -48], [(n / s).toFixed(0), 6]])}/s wall  ${row([[(n / cpu).toFixed(0), 6]])}/s per CPU-second  (n=${n})`);
 }
 
 async function roundTrip(label: string, a: Bus, b: Bus): Promise<void> {
@@ -52,8 +53,8 @@ async function roundTrip(label: string, a: Bus, b: Bus): Promise<void> {
   for (let i = 0; i < MESSAGES; i++) ms.push(await once(i));
   const secs = (Date.now() - t0) / 1000;
   ms.sort((x, y) => x - y);
-  const q = (p: number) => ms[Math.min(ms.length - 1, Math.floor(p * ms.length))]!.toFixed(3);
-  console.log(`${label.padEnd(48)} p50 ${q(0.5)} ms  p99 ${q(0.99)} ms  max ${ms.at(-1)!.toFixed(3)} ms  (${(MESSAGES / secs).toFixed(0)} msg/s sequential, n=${MESSAGES})`);
+  const q = (p: number) => percentile(ms, p).toFixed(3);
+  console.log(`${label.padEnd(48)} p50 ${q(50)} ms  p99 ${q(99)} ms  max ${ms.at(-1)!.toFixed(3)} ms  (${(MESSAGES / secs).toFixed(0)} msg/s sequential, n=${MESSAGES})`);
 }
 
 console.log(`node ${process.version}, ${new Date().toISOString()}`);

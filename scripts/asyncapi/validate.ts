@@ -1,7 +1,7 @@
 // Checks spec/asyncapi.yaml: the AsyncAPI parser's diagnostics, every message
 // example against its payload schema, and the published worked example of the
 // signed handshake message against src/ws/auth-message.ts and viem.
-// Usage: npx tsx scripts/validate-asyncapi.ts [path/to/asyncapi.yaml]
+// Usage: npx tsx scripts/asyncapi/validate.ts [path/to/asyncapi.yaml]
 // Exit 1 on any error (parser error-severity diagnostics included); warnings only print.
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -11,9 +11,9 @@ import addFormatsModule from 'ajv-formats';
 import { bytesToHex, hashMessage, recoverMessageAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { parse as parseYaml } from 'yaml';
-import { buildAuthMessage, isValidAuthDomain, normalizeSignature } from '../src/ws/auth-message.js';
+import { buildAuthMessage, isValidAuthDomain, normalizeSignature } from '../../src/ws/auth-message.js';
 
-export const DEFAULT_ASYNCAPI_PATH = fileURLToPath(new URL('../spec/asyncapi.yaml', import.meta.url));
+export const DEFAULT_ASYNCAPI_PATH = fileURLToPath(new URL('../../spec/asyncapi.yaml', import.meta.url));
 
 // ajv-formats is CommonJS with a default export; under NodeNext the callable sits on .default.
 const addFormats = addFormatsModule.default;

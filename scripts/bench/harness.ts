@@ -1,0 +1,51 @@
+// What the benches share: the real service on its own database and queue prefix (PostgreSQL + Redis, as the
+// tests run it), percentiles, a bounded-concurrency pool, a per-operation rate and aligned table rows.
+import { createTestDatabase, TEST_REDIS_URL, uniquePrefix, type TestDatabase } from '../../src/testing/postgres.js';
+import { startServiceProcess, type ServiceProcess } from '../../src/testing/service-process.js';
+
+export interface BenchService {
+  db: TestDatabase;
+  svc: ServiceProcess;
+  /** Stops the service and drops its database. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Creates a database named after `name`, then boots the service on it (port 0) with Redis, its own queue
+ * prefix and no rate limit. LOG_LEVEL stays info: the helper reads the port from the "listening" line.
+ */
+export async function startBenchService(name: string, env: Record<string, string | undefined> = {}): Promise<BenchService> {
+  const db = await createTestDatabase(name);
+  try {
+    const svc = await startServiceProcess({
+      env: { LOG_LEVEL: 'info', DATABASE_URL: db.url, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: uniquePrefix(name), RATE_LIMIT_PER_MINUTE: '0', ...env },
+    });
+    return { db, svc, stop: async () => (await svc.stop(), await db.drop()) };
+  } catch (err) {
+    await db.drop();
+    throw err;
+  }
+}
+
+/** Nearest-rank percentile `p` (0..100) of ascending `sorted`. */
+export const percentile = (sorted: readonly number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+
+/** Runs fn(0..n-1) with at most `concurrency` at once; results in index order. */
+export async function pool<T>(n: number, concurrency: number, fn: (i: number) => Promise<T>): Promise<T[]> {
+  const out: T[] = new Array(n);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, n) }, async () => {
+      while (next < n) {
+        const i = next++;
+        out[i] = await fn(i);
+      }
+    }),
+  );
+  return out;
+}
+
+/** One table row: each cell padded to its width (negative width: left-aligned), joined by spaces. */
+export const row = (cells: ReadonlyArray<readonly [string | number, number]>): string =>
+  cells.map(([v, w]) => (w < 0 ? String(v).padEnd(-w) : String(v).padStart(w))).join(' ');
