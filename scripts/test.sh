@@ -10,6 +10,9 @@ fail() { printf '\n\033[31mFAILED: %s\033[0m\n' "$*"; exit 1; }
 step "type-check"
 npx tsc --noEmit -p tsconfig.json || fail "type-check"
 
+step "lint (ESLint 10, typescript-eslint recommended: eslint.config.js)"
+npx eslint . || fail "lint"
+
 step "floors: no import runs back up (scripts/check-floors.sh)"
 bash scripts/check-floors.sh || fail "floors"
 
