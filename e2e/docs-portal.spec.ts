@@ -10,7 +10,7 @@ import { createTestDatabase, dropQueuePrefixes, TEST_REDIS_URL, uniquePrefix, ty
 import { startServiceProcess, type ServiceProcess } from '../src/testing/service-process.js';
 import { createTestPrivy, randomWallet, type TestPrivy } from '../src/testing/identity.js';
 
-const spec = (file: string) => parse(readFileSync(new URL(`../spec/${file}`, import.meta.url), 'utf8')) as Record<string, any>;
+const spec = (file: string) => parse(readFileSync(new URL(`../spec/${file}`, import.meta.url), 'utf8')) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- free-form YAML documents
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
 /** Every operation of the OpenAPI document as Scalar names it in element ids: `<METHOD><path>`. */
 const OPERATIONS: string[] = Object.entries(spec('openapi.yaml').paths as Record<string, Record<string, unknown>>).flatMap(([path, item]) =>

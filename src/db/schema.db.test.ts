@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { migratedOrm, type MigratedOrm } from '../testing/orm.js';
-import { BULLMQ_SCHEMA } from '../jobs/queue-backend.js';
+import { BULLMQ_SCHEMA } from './bullmq-schema.js';
 import { db } from './schema.js';
 
 let t: MigratedOrm;
