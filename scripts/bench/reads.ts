@@ -16,9 +16,9 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { createTestDatabase, TEST_REDIS_URL, uniquePrefix } from '../src/testing/postgres.js';
-import { startServiceProcess, type ServiceProcess } from '../src/testing/service-process.js';
-import { createTestPrivy } from '../src/testing/identity.js';
+import { createTestDatabase, TEST_REDIS_URL, uniquePrefix } from '../../src/testing/postgres.js';
+import { startServiceProcess, type ServiceProcess } from '../../src/testing/service-process.js';
+import { createTestPrivy } from '../../src/testing/identity.js';
 
 const { values } = parseArgs({
   options: {
