@@ -25,7 +25,10 @@ export default defineConfig(
       // `_`-prefixed names are deliberately unused (a destructured field dropped, a callback's first argument).
       // `interface DB extends Inferred {}` (src/db/schema.ts) names an inferred type so compiler messages say `DB`.
       '@typescript-eslint/no-empty-object-type': ['error', { allowInterfaces: 'with-single-extends' }],
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true },
+      ],
     },
   },
 );

@@ -41,7 +41,10 @@ afterAll(async () => {
 async function session(on: ContractService = svc): Promise<{ token: string; userId: string }> {
   const api = on.client();
   const { data } = await api.run(
-    createSession({ client: api.client, body: { privy_token: await privy.token(`did:privy:${randomBytes(10).toString('hex')}`, randomWallet().address) } }),
+    createSession({
+      client: api.client,
+      body: { privy_token: await privy.token(`did:privy:${randomBytes(10).toString('hex')}`, randomWallet().address) },
+    }),
     { status: 200 },
   );
   return { token: data!.session_token, userId: data!.user_id };
@@ -71,7 +74,9 @@ describe('balances and deposits', () => {
   it('createDeposit 202 when settlement does not finish within the wait; getOperation reports it', async () => {
     const u = await session(noWait);
     const api = noWait.client({ token: u.token });
-    const { data: res } = await api.run(createDeposit({ client: api.client, body: { amount_micros: 5, idempotency_key: randomUUID() } }), { status: 202 });
+    const { data: res } = await api.run(createDeposit({ client: api.client, body: { amount_micros: 5, idempotency_key: randomUUID() } }), {
+      status: 202,
+    });
     const data = res as OperationPending;
     expect(data.status).toBe('pending');
     await api.run(getOperation({ client: api.client, path: { operation_id: data.operation_id } }), { status: 200 });
@@ -87,13 +92,20 @@ describe('balances and deposits', () => {
     expectErrorBody(checked.body);
     const key = randomUUID();
     await api.run(createDeposit({ client: api.client, body: { amount_micros: 1, idempotency_key: key } }), { status: 200 });
-    await api.run(createDeposit({ client: api.client, body: { amount_micros: 2, idempotency_key: key } }), { status: 409, code: 'IDEMPOTENCY_KEY_REUSED' });
+    await api.run(createDeposit({ client: api.client, body: { amount_micros: 2, idempotency_key: key } }), {
+      status: 409,
+      code: 'IDEMPOTENCY_KEY_REUSED',
+    });
   });
 
   it('createDeposit 400, 413, 415', async () => {
     const { token } = await session();
     await svc.call('createDeposit', { token, body: { amount_micros: 0, idempotency_key: randomUUID() } }, { status: 400, code: 'VALIDATION_FAILED' });
-    await svc.call('createDeposit', { token, rawBody: jsonOfSize(JSON_LIMIT_BYTES + 1), contentType: 'application/json' }, { status: 413, code: 'PAYLOAD_TOO_LARGE' });
+    await svc.call(
+      'createDeposit',
+      { token, rawBody: jsonOfSize(JSON_LIMIT_BYTES + 1), contentType: 'application/json' },
+      { status: 413, code: 'PAYLOAD_TOO_LARGE' },
+    );
     await svc.call('createDeposit', { token, rawBody: '{}', contentType: 'text/plain' }, { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' });
   });
 });
@@ -105,19 +117,36 @@ describe('withdrawals', () => {
     await api.run(createDeposit({ client: api.client, body: { amount_micros: 1000, idempotency_key: randomUUID() } }), { status: 200 });
     const dest = randomWallet().address;
     const key = randomUUID();
-    const { data } = await api.run(createWithdrawal({ client: api.client, body: { amount_micros: 600, destination_address: dest, idempotency_key: key } }), { status: 200 });
+    const { data } = await api.run(
+      createWithdrawal({ client: api.client, body: { amount_micros: 600, destination_address: dest, idempotency_key: key } }),
+      { status: 200 },
+    );
     expect(data).toMatchObject({ amount_micros: '600', destination_address: dest });
     await api.run(createWithdrawal({ client: api.client, body: { amount_micros: 600, destination_address: dest, idempotency_key: randomUUID() } }), {
       status: 422,
       code: 'INSUFFICIENT_BALANCE',
     });
-    await api.run(createWithdrawal({ client: api.client, body: { amount_micros: 600, destination_address: randomWallet().address, idempotency_key: key } }), {
-      status: 409,
-      code: 'IDEMPOTENCY_KEY_REUSED',
-    });
-    const badChecksum = dest.replace(/[a-f]/, (c) => c.toUpperCase()) === dest ? dest.replace(/[A-F]/, (c) => c.toLowerCase()) : dest.replace(/[a-f]/, (c) => c.toUpperCase());
-    await svc.call('createWithdrawal', { token: u.token, body: { amount_micros: 1, destination_address: badChecksum, idempotency_key: randomUUID() } }, { status: 400, code: 'VALIDATION_FAILED' });
-    await svc.call('createWithdrawal', { token: u.token, rawBody: jsonOfSize(JSON_LIMIT_BYTES + 1), contentType: 'application/json' }, { status: 413, code: 'PAYLOAD_TOO_LARGE' });
+    await api.run(
+      createWithdrawal({ client: api.client, body: { amount_micros: 600, destination_address: randomWallet().address, idempotency_key: key } }),
+      {
+        status: 409,
+        code: 'IDEMPOTENCY_KEY_REUSED',
+      },
+    );
+    const badChecksum =
+      dest.replace(/[a-f]/, (c) => c.toUpperCase()) === dest
+        ? dest.replace(/[A-F]/, (c) => c.toLowerCase())
+        : dest.replace(/[a-f]/, (c) => c.toUpperCase());
+    await svc.call(
+      'createWithdrawal',
+      { token: u.token, body: { amount_micros: 1, destination_address: badChecksum, idempotency_key: randomUUID() } },
+      { status: 400, code: 'VALIDATION_FAILED' },
+    );
+    await svc.call(
+      'createWithdrawal',
+      { token: u.token, rawBody: jsonOfSize(JSON_LIMIT_BYTES + 1), contentType: 'application/json' },
+      { status: 413, code: 'PAYLOAD_TOO_LARGE' },
+    );
     await svc.call('createWithdrawal', { token: u.token, rawBody: '{}', contentType: 'text/plain' }, { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' });
     expect((await api.run(getReservedBalance({ client: api.client }), { status: 200 })).data).toEqual({ reserved_micros: '0' });
   });
@@ -125,11 +154,22 @@ describe('withdrawals', () => {
   it('createWithdrawal 202 when settlement does not finish within the wait', async () => {
     const u = await session(noWait);
     const api = noWait.client({ token: u.token });
-    const { data: dep } = await api.run(createDeposit({ client: api.client, body: { amount_micros: 100, idempotency_key: randomUUID() } }), { status: 202 });
+    const { data: dep } = await api.run(createDeposit({ client: api.client, body: { amount_micros: 100, idempotency_key: randomUUID() } }), {
+      status: 202,
+    });
     await expect
-      .poll(async () => (await api.run(getOperation({ client: api.client, path: { operation_id: dep!.operation_id } }), { status: 200 })).data!.status, { timeout: 30_000 })
+      .poll(
+        async () => (await api.run(getOperation({ client: api.client, path: { operation_id: dep!.operation_id } }), { status: 200 })).data!.status,
+        { timeout: 30_000 },
+      )
       .toBe('success');
-    await api.run(createWithdrawal({ client: api.client, body: { amount_micros: 40, destination_address: randomWallet().address, idempotency_key: randomUUID() } }), { status: 202 });
+    await api.run(
+      createWithdrawal({
+        client: api.client,
+        body: { amount_micros: 40, destination_address: randomWallet().address, idempotency_key: randomUUID() },
+      }),
+      { status: 202 },
+    );
   });
 });
 
@@ -137,10 +177,15 @@ describe('operations and the deposit wallet', () => {
   it('getOperation 404 for another user or an unknown id, 400 for a malformed id; getDepositWallet 200', async () => {
     const u = await session();
     const api = svc.client({ token: u.token });
-    const { data: dep } = await api.run(createDeposit({ client: api.client, body: { amount_micros: 1, idempotency_key: randomUUID() } }), { status: 200 });
+    const { data: dep } = await api.run(createDeposit({ client: api.client, body: { amount_micros: 1, idempotency_key: randomUUID() } }), {
+      status: 200,
+    });
     const other = await session();
     const theirs = svc.client({ token: other.token });
-    await theirs.run(getOperation({ client: theirs.client, path: { operation_id: dep!.operation_id } }), { status: 404, code: 'OPERATION_NOT_FOUND' });
+    await theirs.run(getOperation({ client: theirs.client, path: { operation_id: dep!.operation_id } }), {
+      status: 404,
+      code: 'OPERATION_NOT_FOUND',
+    });
     await api.run(getOperation({ client: api.client, path: { operation_id: randomUUID() } }), { status: 404, code: 'OPERATION_NOT_FOUND' });
     await svc.call('getOperation', { token: u.token, pathParams: { operation_id: 'not-a-uuid' } }, { status: 400, code: 'VALIDATION_FAILED' });
     const { data: wallet } = await api.run(getDepositWallet({ client: api.client }), { status: 200 });
@@ -157,14 +202,22 @@ describe('creditAppTokens', () => {
     expect(data).toEqual({ user_id: u.userId, amount_micros: '5000000', available_app_token_micros: '5000000' });
     const { checked } = await op.run(creditAppTokens({ client: op.client, path: { user_id: u.userId }, body }), { status: 200 });
     expect(checked.headers.get('idempotent-replayed')).toBe('true');
-    await op.run(creditAppTokens({ client: op.client, path: { user_id: u.userId }, body: { ...body, amount_micros: 1 } }), { status: 409, code: 'IDEMPOTENCY_KEY_REUSED' });
+    await op.run(creditAppTokens({ client: op.client, path: { user_id: u.userId }, body: { ...body, amount_micros: 1 } }), {
+      status: 409,
+      code: 'IDEMPOTENCY_KEY_REUSED',
+    });
     await op.run(creditAppTokens({ client: op.client, path: { user_id: randomUUID() }, body: { amount_micros: 1, idempotency_key: randomUUID() } }), {
       status: 404,
       code: 'USER_NOT_FOUND',
     });
     const asUser = svc.client({ token: u.token });
-    await asUser.run(creditAppTokens({ client: asUser.client, path: { user_id: u.userId }, body: { amount_micros: 1, idempotency_key: randomUUID() } }), { status: 403, code: 'FORBIDDEN' });
+    await asUser.run(
+      creditAppTokens({ client: asUser.client, path: { user_id: u.userId }, body: { amount_micros: 1, idempotency_key: randomUUID() } }),
+      { status: 403, code: 'FORBIDDEN' },
+    );
     const mine = svc.client({ token: u.token });
-    expect((await mine.run(getAvailableAppTokenBalance({ client: mine.client }), { status: 200 })).data).toEqual({ available_app_token_micros: '5000000' });
+    expect((await mine.run(getAvailableAppTokenBalance({ client: mine.client }), { status: 200 })).data).toEqual({
+      available_app_token_micros: '5000000',
+    });
   });
 });

@@ -164,7 +164,10 @@ export function checkErrorResponse(response: Response, bodyText: string, expecte
   } catch {
     problems.push('the body is not JSON');
   }
-  if (problems.length) throw new ContractViolation(`${response.url} -> ${response.status}:\n${problems.map((p) => `  - ${p}`).join('\n')}\n  body: ${bodyText.slice(0, 600)}`);
+  if (problems.length)
+    throw new ContractViolation(
+      `${response.url} -> ${response.status}:\n${problems.map((p) => `  - ${p}`).join('\n')}\n  body: ${bodyText.slice(0, 600)}`,
+    );
   return body;
 }
 

@@ -7,7 +7,20 @@ import { createContestEntry, createDeposit, getContest, voidContest } from '../g
 import type { ContestById, EntryPick } from '../generated/openapi/types.gen.ts';
 import { ContractViolation, expectErrorBody } from './harness.ts';
 import { jsonOfSize, JSON_LIMIT_BYTES } from './framework-cases.ts';
-import { balances, enter, expectPot, MICRO, newContest, newUser, picksOf, resolve, startContestService, waitForStatus, type Env, type User } from './contests-fixtures.ts';
+import {
+  balances,
+  enter,
+  expectPot,
+  MICRO,
+  newContest,
+  newUser,
+  picksOf,
+  resolve,
+  startContestService,
+  waitForStatus,
+  type Env,
+  type User,
+} from './contests-fixtures.ts';
 
 let env: Env;
 
@@ -67,10 +80,17 @@ describe('createContestEntry 201', () => {
         { category: 'b', name: 'b1' },
       ],
     });
-    const bad = await u.api.run(post(u, c, [c.markets[0], c.markets[1]].map((m) => ({ market_id: m!.market_id, direction: 'up' as const }))), {
-      status: 422,
-      code: 'INVALID_PICKS',
-    });
+    const bad = await u.api.run(
+      post(
+        u,
+        c,
+        [c.markets[0], c.markets[1]].map((m) => ({ market_id: m!.market_id, direction: 'up' as const })),
+      ),
+      {
+        status: 422,
+        code: 'INVALID_PICKS',
+      },
+    );
     expectErrorBody(bad.checked.body);
     const picks: EntryPick[] = [
       { market_id: c.markets[1]!.market_id, direction: 'up' },
@@ -191,9 +211,16 @@ describe('createContestEntry 422', () => {
       expect((checked.body as { details: unknown[] }).details).toContainEqual(expect.objectContaining({ in: 'body' }));
     }
     // A market whose own betting_closes_at_ms has passed, although still OPEN.
-    const closing = await newContest(env, { markets: [{ category: 'a', name: 'closed', betting_closes_at_ms: Date.now() - 1 }, { category: 'a', name: 'open' }] });
+    const closing = await newContest(env, {
+      markets: [
+        { category: 'a', name: 'closed', betting_closes_at_ms: Date.now() - 1 },
+        { category: 'a', name: 'open' },
+      ],
+    });
     const closed = await u.api.run(post(u, closing, picksOf(closing, 'uu')), { status: 422, code: 'INVALID_PICKS' });
-    expect((closed.checked.body as { details: unknown[] }).details).toContainEqual(expect.objectContaining({ in: 'body', path: '/picks/0/market_id' }));
+    expect((closed.checked.body as { details: unknown[] }).details).toContainEqual(
+      expect.objectContaining({ in: 'body', path: '/picks/0/market_id' }),
+    );
     await resolve(env, m3!, 'NO');
     await u.api.run(
       post(u, c, [
@@ -247,7 +274,11 @@ describe('createContestEntry 404, 400, 413, 415, 401, 403', () => {
     const token = u.token;
     const pathParams = { id: c.contest_id };
     const key = randomUUID();
-    const empty = await env.svc.call('createContestEntry', { token, pathParams, body: { picks: [], idempotency_key: key } }, { status: 400, code: 'VALIDATION_FAILED' });
+    const empty = await env.svc.call(
+      'createContestEntry',
+      { token, pathParams, body: { picks: [], idempotency_key: key } },
+      { status: 400, code: 'VALIDATION_FAILED' },
+    );
     expect((empty.body as { details: unknown[] }).details).toContainEqual(expect.objectContaining({ in: 'body', path: '/picks' }));
     const sideways = await env.svc.call(
       'createContestEntry',
@@ -255,10 +286,26 @@ describe('createContestEntry 404, 400, 413, 415, 401, 403', () => {
       { status: 400, code: 'VALIDATION_FAILED' },
     );
     expect((sideways.body as { details: unknown[] }).details).toContainEqual(expect.objectContaining({ in: 'body', path: '/picks/0/direction' }));
-    await env.svc.call('createContestEntry', { token, pathParams, body: { picks: picksOf(c, 'uu'), idempotency_key: 'not-a-uuid' } }, { status: 400, code: 'VALIDATION_FAILED' });
-    await env.svc.call('createContestEntry', { token, pathParams: { id: 'not-a-uuid' }, body: { picks: picksOf(c, 'uu'), idempotency_key: key } }, { status: 400, code: 'VALIDATION_FAILED' });
-    await env.svc.call('createContestEntry', { token, pathParams, rawBody: jsonOfSize(JSON_LIMIT_BYTES + 1), contentType: 'application/json' }, { status: 413, code: 'PAYLOAD_TOO_LARGE' });
-    await env.svc.call('createContestEntry', { token, pathParams, rawBody: JSON.stringify({ picks: picksOf(c, 'uu'), idempotency_key: key }), contentType: 'text/plain' }, { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' });
+    await env.svc.call(
+      'createContestEntry',
+      { token, pathParams, body: { picks: picksOf(c, 'uu'), idempotency_key: 'not-a-uuid' } },
+      { status: 400, code: 'VALIDATION_FAILED' },
+    );
+    await env.svc.call(
+      'createContestEntry',
+      { token, pathParams: { id: 'not-a-uuid' }, body: { picks: picksOf(c, 'uu'), idempotency_key: key } },
+      { status: 400, code: 'VALIDATION_FAILED' },
+    );
+    await env.svc.call(
+      'createContestEntry',
+      { token, pathParams, rawBody: jsonOfSize(JSON_LIMIT_BYTES + 1), contentType: 'application/json' },
+      { status: 413, code: 'PAYLOAD_TOO_LARGE' },
+    );
+    await env.svc.call(
+      'createContestEntry',
+      { token, pathParams, rawBody: JSON.stringify({ picks: picksOf(c, 'uu'), idempotency_key: key }), contentType: 'text/plain' },
+      { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
+    );
     // A request rejected by validation is not stored: the key still works.
     await u.api.run(post(u, c, picksOf(c, 'uu'), key), { status: 201 });
   });

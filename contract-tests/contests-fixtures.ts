@@ -48,7 +48,9 @@ export async function newUser(env: Env, opts: { fund?: number; handle?: boolean 
   const { data } = await anon.run(createSession({ client: anon.client, body: { privy_token: privyToken } }), { status: 200 });
   const user: User = { token: data!.session_token, userId: data!.user_id, api: env.svc.client({ token: data!.session_token }), handle: null };
   if (opts.fund) {
-    await user.api.run(createDeposit({ client: user.api.client, body: { amount_micros: opts.fund, idempotency_key: randomUUID() } }), { status: 200 });
+    await user.api.run(createDeposit({ client: user.api.client, body: { amount_micros: opts.fund, idempotency_key: randomUUID() } }), {
+      status: 200,
+    });
   }
   if (opts.handle) {
     const handle = typeof opts.handle === 'string' ? opts.handle : `u_${randomBytes(6).toString('hex')}`;
@@ -94,9 +96,12 @@ export const picksOf = (c: ContestById, dirs: string): EntryPick[] =>
   [...dirs].map((d, i) => ({ market_id: c.markets[i]!.market_id, direction: d === 'u' ? 'up' : 'down' }));
 
 export async function enter(u: User, c: ContestById, dirs: string) {
-  return u.api.run(createContestEntry({ client: u.api.client, path: { id: c.contest_id }, body: { picks: picksOf(c, dirs), idempotency_key: randomUUID() } }), {
-    status: 201,
-  });
+  return u.api.run(
+    createContestEntry({ client: u.api.client, path: { id: c.contest_id }, body: { picks: picksOf(c, dirs), idempotency_key: randomUUID() } }),
+    {
+      status: 201,
+    },
+  );
 }
 
 export async function resolve(env: Env, marketId: number, outcome: 'YES' | 'NO' | 'VOID') {

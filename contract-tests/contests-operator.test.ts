@@ -3,10 +3,30 @@
 // 401 and body 400/413/415 with the operator token. Money moves are checked on the users' balances.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createContest, getContest, getCurrentMarket, getPoolImageRaw, resolveMarket, uploadPoolImage, voidContest } from '../generated/openapi/sdk.gen.ts';
+import {
+  createContest,
+  getContest,
+  getCurrentMarket,
+  getPoolImageRaw,
+  resolveMarket,
+  uploadPoolImage,
+  voidContest,
+} from '../generated/openapi/sdk.gen.ts';
 import { encodePng } from '../src/domain/contests/images.js';
 import { expectErrorBody } from './harness.ts';
-import { balances, contestBody, enter, expectPot, MICRO, newContest, newUser, resolve, startContestService, waitForStatus, type Env } from './contests-fixtures.ts';
+import {
+  balances,
+  contestBody,
+  enter,
+  expectPot,
+  MICRO,
+  newContest,
+  newUser,
+  resolve,
+  startContestService,
+  waitForStatus,
+  type Env,
+} from './contests-fixtures.ts';
 
 let env: Env;
 
@@ -24,7 +44,17 @@ describe('createContest', () => {
       entry_opens_at_ms: Date.now() - 1000,
       live_ends_at_ms: Date.now() + 120_000,
       markets: [
-        { category: 'words', name: 'Says "inflation"', description: 'YES at 10+ mentions.', source_kind: 'kalshi', source_event_id: 'EV-1', source_market_id: 'MK-1', betting_closes_at_ms: Date.now() + 60_000, live_ends_at_ms: Date.now() + 90_000, resolution_time_ms: Date.now() + 100_000 },
+        {
+          category: 'words',
+          name: 'Says "inflation"',
+          description: 'YES at 10+ mentions.',
+          source_kind: 'kalshi',
+          source_event_id: 'EV-1',
+          source_market_id: 'MK-1',
+          betting_closes_at_ms: Date.now() + 60_000,
+          live_ends_at_ms: Date.now() + 90_000,
+          resolution_time_ms: Date.now() + 100_000,
+        },
         { category: 'words', name: 'Says "recession"' },
       ],
     });
@@ -88,7 +118,11 @@ describe('createContest', () => {
     }
     const png = encodePng(2, 2, () => [10, 20, 30]);
     const { data: image } = await env.operator.run(
-      uploadPoolImage({ client: env.operator.client, body: new Blob([new Uint8Array(png)], { type: 'image/png' }), headers: { 'Content-Type': 'image/png' } }),
+      uploadPoolImage({
+        client: env.operator.client,
+        body: new Blob([new Uint8Array(png)], { type: 'image/png' }),
+        headers: { 'Content-Type': 'image/png' },
+      }),
       { status: 201 },
     );
     const c = await newContest(env, { image_id: image!.image_id });
@@ -104,12 +138,22 @@ describe('createContest', () => {
   it('201: every game type, the visibility and per-user limit as given', async () => {
     for (const game_type of ['lineups', 'outcast', 'survivor', 'streak'] as const) {
       const c = await newContest(env, { game_type, entry_visibility: 'visible', max_entries_per_user: 3 });
-      expect(c).toMatchObject({ game_type, entry_visibility: 'visible', max_entries_per_user: 3, entry_opens_at_ms: null, live_ends_at_ms: null, description: null });
+      expect(c).toMatchObject({
+        game_type,
+        entry_visibility: 'visible',
+        max_entries_per_user: 3,
+        entry_opens_at_ms: null,
+        live_ends_at_ms: null,
+        description: null,
+      });
     }
   });
 
   it('404 IMAGE_NOT_FOUND: an image_id that names no image', async () => {
-    const { checked } = await env.operator.run(createContest({ client: env.operator.client, body: contestBody({ image_id: randomUUID() }) }), { status: 404, code: 'IMAGE_NOT_FOUND' });
+    const { checked } = await env.operator.run(createContest({ client: env.operator.client, body: contestBody({ image_id: randomUUID() }) }), {
+      status: 404,
+      code: 'IMAGE_NOT_FOUND',
+    });
     expectErrorBody(checked.body);
   });
 
@@ -123,22 +167,42 @@ describe('createContest', () => {
       { status: 400, code: 'VALIDATION_FAILED' },
     );
     const details = (checked.body as { details: unknown[] }).details;
-    for (const path of ['/winning_split_bps', '/entry_opens_at_ms', '/live_ends_at_ms']) expect(details).toContainEqual(expect.objectContaining({ in: 'body', path }));
-    await env.operator.run(createContest({ client: env.operator.client, body: contestBody({ markets: [{ category: 'words', name: 'only one' }] }) }), {
-      status: 400,
-      code: 'VALIDATION_FAILED',
-    });
+    for (const path of ['/winning_split_bps', '/entry_opens_at_ms', '/live_ends_at_ms'])
+      expect(details).toContainEqual(expect.objectContaining({ in: 'body', path }));
+    await env.operator.run(
+      createContest({ client: env.operator.client, body: contestBody({ markets: [{ category: 'words', name: 'only one' }] }) }),
+      {
+        status: 400,
+        code: 'VALIDATION_FAILED',
+      },
+    );
     const perCategory = await env.operator.run(
       createContest({
         client: env.operator.client,
-        body: contestBody({ bet_type: { kind: 'bets_per_category', value: 2 }, markets: [{ category: 'a', name: 'a1' }, { category: 'a', name: 'a2' }, { category: 'b', name: 'b1' }] }),
+        body: contestBody({
+          bet_type: { kind: 'bets_per_category', value: 2 },
+          markets: [
+            { category: 'a', name: 'a1' },
+            { category: 'a', name: 'a2' },
+            { category: 'b', name: 'b1' },
+          ],
+        }),
       }),
       { status: 400, code: 'VALIDATION_FAILED' },
     );
-    expect((perCategory.checked.body as { details: unknown[] }).details).toContainEqual(expect.objectContaining({ in: 'body', path: '/bet_type/value' }));
+    expect((perCategory.checked.body as { details: unknown[] }).details).toContainEqual(
+      expect.objectContaining({ in: 'body', path: '/bet_type/value' }),
+    );
     // The largest pot must stay a safe JSON integer.
-    await env.operator.run(createContest({ client: env.operator.client, body: contestBody({ bet_amount_micros: 2 ** 52, entry_cap: 2 }) }), { status: 400, code: 'VALIDATION_FAILED' });
-    await env.svc.call('createContest', { token: env.svc.operatorToken, body: { ...contestBody(), bet_amount_micros: 0 } }, { status: 400, code: 'VALIDATION_FAILED' });
+    await env.operator.run(createContest({ client: env.operator.client, body: contestBody({ bet_amount_micros: 2 ** 52, entry_cap: 2 }) }), {
+      status: 400,
+      code: 'VALIDATION_FAILED',
+    });
+    await env.svc.call(
+      'createContest',
+      { token: env.svc.operatorToken, body: { ...contestBody(), bet_amount_micros: 0 } },
+      { status: 400, code: 'VALIDATION_FAILED' },
+    );
   });
 
   it('403 FORBIDDEN with a user session', async () => {
@@ -166,10 +230,13 @@ describe('resolveMarket', () => {
       [m2, 'NO'],
       [m3, 'YES'],
     ] as const) {
-      const { checked } = await env.operator.run(resolveMarket({ client: env.operator.client, path: { market_id: m!.market_id }, body: { outcome } }), {
-        status: 409,
-        code: 'MARKET_ALREADY_RESOLVED',
-      });
+      const { checked } = await env.operator.run(
+        resolveMarket({ client: env.operator.client, path: { market_id: m!.market_id }, body: { outcome } }),
+        {
+          status: 409,
+          code: 'MARKET_ALREADY_RESOLVED',
+        },
+      );
       expectErrorBody(checked.body);
     }
     const done = await waitForStatus(env, c.contest_id, 'resolved');
@@ -213,10 +280,13 @@ describe('resolveMarket', () => {
   });
 
   it('404 MARKET_NOT_FOUND: no contest market has the id', async () => {
-    const { checked } = await env.operator.run(resolveMarket({ client: env.operator.client, path: { market_id: 9_007_199_254 }, body: { outcome: 'YES' } }), {
-      status: 404,
-      code: 'MARKET_NOT_FOUND',
-    });
+    const { checked } = await env.operator.run(
+      resolveMarket({ client: env.operator.client, path: { market_id: 9_007_199_254 }, body: { outcome: 'YES' } }),
+      {
+        status: 404,
+        code: 'MARKET_NOT_FOUND',
+      },
+    );
     expectErrorBody(checked.body);
   });
 
@@ -233,18 +303,28 @@ describe('resolveMarket', () => {
     const c = await newContest(env);
     const { data: voided } = await env.operator.run(voidContest({ client: env.operator.client, path: { id: c.contest_id } }), { status: 200 });
     expect(voided!.markets[0]!.status).toBe('OPEN');
-    const { checked } = await env.operator.run(resolveMarket({ client: env.operator.client, path: { market_id: c.markets[0]!.market_id }, body: { outcome: 'YES' } }), {
-      status: 409,
-      code: 'CONTEST_ALREADY_SETTLED',
-    });
+    const { checked } = await env.operator.run(
+      resolveMarket({ client: env.operator.client, path: { market_id: c.markets[0]!.market_id }, body: { outcome: 'YES' } }),
+      {
+        status: 409,
+        code: 'CONTEST_ALREADY_SETTLED',
+      },
+    );
     expectErrorBody(checked.body);
   });
 
   it('400 VALIDATION_FAILED for an unknown outcome; 403 FORBIDDEN with a user session', async () => {
     const c = await newContest(env);
-    await env.svc.call('resolveMarket', { token: env.svc.operatorToken, pathParams: { market_id: c.markets[0]!.market_id }, body: { outcome: 'MAYBE' } }, { status: 400, code: 'VALIDATION_FAILED' });
+    await env.svc.call(
+      'resolveMarket',
+      { token: env.svc.operatorToken, pathParams: { market_id: c.markets[0]!.market_id }, body: { outcome: 'MAYBE' } },
+      { status: 400, code: 'VALIDATION_FAILED' },
+    );
     const u = await newUser(env);
-    await u.api.run(resolveMarket({ client: u.api.client, path: { market_id: c.markets[0]!.market_id }, body: { outcome: 'YES' } }), { status: 403, code: 'FORBIDDEN' });
+    await u.api.run(resolveMarket({ client: u.api.client, path: { market_id: c.markets[0]!.market_id }, body: { outcome: 'YES' } }), {
+      status: 403,
+      code: 'FORBIDDEN',
+    });
     // Neither touched the market.
     expect((await resolve(env, c.markets[0]!.market_id, 'NO')).data!.outcome).toBe('NO');
   });
@@ -264,7 +344,10 @@ describe('voidContest', () => {
     expectPot(data!);
     expect(await balances(a)).toEqual({ available: 2 * MICRO, reserved: 0 });
     expect(await balances(b)).toEqual({ available: 2 * MICRO, reserved: 0 });
-    const { checked } = await env.operator.run(voidContest({ client: env.operator.client, path: { id: c.contest_id } }), { status: 409, code: 'CONTEST_ALREADY_SETTLED' });
+    const { checked } = await env.operator.run(voidContest({ client: env.operator.client, path: { id: c.contest_id } }), {
+      status: 409,
+      code: 'CONTEST_ALREADY_SETTLED',
+    });
     expectErrorBody(checked.body);
     expect(await balances(a)).toEqual({ available: 2 * MICRO, reserved: 0 });
   });
@@ -273,11 +356,17 @@ describe('voidContest', () => {
     const c = await newContest(env, { bet_type: { kind: 'num_bets', value: 1 }, markets: [{ category: 'a', name: 'only' }] });
     await resolve(env, c.markets[0]!.market_id, 'YES');
     await waitForStatus(env, c.contest_id, 'resolved');
-    await env.operator.run(voidContest({ client: env.operator.client, path: { id: c.contest_id } }), { status: 409, code: 'CONTEST_ALREADY_SETTLED' });
+    await env.operator.run(voidContest({ client: env.operator.client, path: { id: c.contest_id } }), {
+      status: 409,
+      code: 'CONTEST_ALREADY_SETTLED',
+    });
   });
 
   it('404 CONTEST_NOT_FOUND; 403 FORBIDDEN with a user session', async () => {
-    const { checked } = await env.operator.run(voidContest({ client: env.operator.client, path: { id: randomUUID() } }), { status: 404, code: 'CONTEST_NOT_FOUND' });
+    const { checked } = await env.operator.run(voidContest({ client: env.operator.client, path: { id: randomUUID() } }), {
+      status: 404,
+      code: 'CONTEST_NOT_FOUND',
+    });
     expectErrorBody(checked.body);
     const c = await newContest(env);
     const u = await newUser(env);

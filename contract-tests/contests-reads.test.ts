@@ -15,7 +15,20 @@ import {
 } from '../generated/openapi/sdk.gen.ts';
 import type { ContestById, ContestLobbyRow, Leaderboard, LeaderboardRow } from '../generated/openapi/types.gen.ts';
 import { expectErrorBody, type ContractClient } from './harness.ts';
-import { balances, enter, expectPot, MICRO, newContest, newUser, resolve, sleepUntil, startContestService, waitForStatus, type Env, type User } from './contests-fixtures.ts';
+import {
+  balances,
+  enter,
+  expectPot,
+  MICRO,
+  newContest,
+  newUser,
+  resolve,
+  sleepUntil,
+  startContestService,
+  waitForStatus,
+  type Env,
+  type User,
+} from './contests-fixtures.ts';
 
 let env: Env;
 let anon: ContractClient;
@@ -29,7 +42,8 @@ afterAll(async () => {
 });
 
 type LobbyQuery = { status?: 'open' | 'resolved' | 'voided'; category?: 'mentions' | 'sports' | 'culture'; cursor?: string; limit?: number };
-const lobby = async (query: LobbyQuery = {}, api: ContractClient = anon) => (await api.run(listContests({ client: api.client, query }), { status: 200 })).data!;
+const lobby = async (query: LobbyQuery = {}, api: ContractClient = anon) =>
+  (await api.run(listContests({ client: api.client, query }), { status: 200 })).data!;
 
 /** Every page of a listing, following next_cursor. */
 async function allPages(query: LobbyQuery, api: ContractClient = anon): Promise<ContestLobbyRow[]> {
@@ -44,7 +58,8 @@ async function allPages(query: LobbyQuery, api: ContractClient = anon): Promise<
   throw new Error('the lobby never ended');
 }
 
-const newestFirst = (a: ContestLobbyRow, b: ContestLobbyRow) => b.created_at_ms - a.created_at_ms || (a.contest_id < b.contest_id ? 1 : a.contest_id > b.contest_id ? -1 : 0);
+const newestFirst = (a: ContestLobbyRow, b: ContestLobbyRow) =>
+  b.created_at_ms - a.created_at_ms || (a.contest_id < b.contest_id ? 1 : a.contest_id > b.contest_id ? -1 : 0);
 
 describe('listContests', () => {
   it('200: newest first, keyset pages of the default 20, limit clamped to 1..50, every row a lobby row with the pot rule', async () => {
@@ -99,12 +114,18 @@ describe('listContests', () => {
   });
 
   it('400 INVALID_CURSOR: a cursor not produced by the service, or replayed with other filters', async () => {
-    const { checked } = await anon.run(listContests({ client: anon.client, query: { cursor: 'not.valid!' } }), { status: 400, code: 'INVALID_CURSOR' });
+    const { checked } = await anon.run(listContests({ client: anon.client, query: { cursor: 'not.valid!' } }), {
+      status: 400,
+      code: 'INVALID_CURSOR',
+    });
     expectErrorBody(checked.body);
     const forged = Buffer.from(JSON.stringify({ c: Date.now(), i: 'nope' })).toString('base64url');
     await anon.run(listContests({ client: anon.client, query: { cursor: forged } }), { status: 400, code: 'INVALID_CURSOR' });
     const page = await lobby({ category: 'sports', limit: 1 });
-    await anon.run(listContests({ client: anon.client, query: { category: 'culture', limit: 1, cursor: page.next_cursor! } }), { status: 400, code: 'INVALID_CURSOR' });
+    await anon.run(listContests({ client: anon.client, query: { category: 'culture', limit: 1, cursor: page.next_cursor! } }), {
+      status: 400,
+      code: 'INVALID_CURSOR',
+    });
     await anon.run(listContests({ client: anon.client, query: { limit: 1, cursor: page.next_cursor! } }), { status: 400, code: 'INVALID_CURSOR' });
     await env.svc.call('listContests', { query: { limit: '2.5' } }, { status: 400, code: 'VALIDATION_FAILED' });
   });
@@ -134,7 +155,10 @@ describe('getContest', () => {
     const survivor = await newContest(env, { game_type: 'survivor' });
     const { data } = await anon.run(getContest({ client: anon.client, path: { id: survivor.contest_id } }), { status: 200 });
     expect(data).toEqual(survivor);
-    expect((await u.api.run(getContest({ client: u.api.client, path: { id: survivor.contest_id } }), { status: 200 })).data).toEqual({ ...survivor, caller: { joined: false } });
+    expect((await u.api.run(getContest({ client: u.api.client, path: { id: survivor.contest_id } }), { status: 200 })).data).toEqual({
+      ...survivor,
+      caller: { joined: false },
+    });
     const { checked } = await anon.run(getContest({ client: anon.client, path: { id: randomUUID() } }), { status: 404, code: 'CONTEST_NOT_FOUND' });
     expectErrorBody(checked.body);
     const garbage = env.svc.client({ token: `garbage-${randomUUID()}` });
@@ -151,7 +175,8 @@ describe('a lineups contest from entries to payouts', () => {
   let contest: ContestById;
   const board = async (query: { limit?: number } = {}, api: ContractClient = anon): Promise<Leaderboard> =>
     (await api.run(getContestLeaderboard({ client: api.client, path: { id: contest.contest_id }, query }), { status: 200 })).data!;
-  const profile = async (handle: string) => (await anon.run(getProfileContest({ client: anon.client, path: { handle, id: contest.contest_id } }), { status: 200 })).data!;
+  const profile = async (handle: string) =>
+    (await anon.run(getProfileContest({ client: anon.client, path: { handle, id: contest.contest_id } }), { status: 200 })).data!;
   const brief = (r: LeaderboardRow) => [r.user_id, r.rank, r.resolved_win_count, r.open_leg_count, r.payout_micros, r.net_payout_micros];
 
   beforeAll(async () => {
@@ -185,7 +210,14 @@ describe('a lineups contest from entries to payouts', () => {
   it('getProfileContest 200 before betting closes: joined alone tells, entries hidden; handles match case-insensitively', async () => {
     const p = await profile(a.handle!.toUpperCase());
     expect(p.profile_owner).toEqual({ joined: true, entry_visibility: 'hidden_while_betting_open', entries: [] });
-    expect(p).toMatchObject({ contest_id: contest.contest_id, status: 'open', game_type: 'lineups', entries_filled: 4, total_pot_micros: 6 * MICRO, resolved_at_ms: null });
+    expect(p).toMatchObject({
+      contest_id: contest.contest_id,
+      status: 'open',
+      game_type: 'lineups',
+      entries_filled: 4,
+      total_pot_micros: 6 * MICRO,
+      resolved_at_ms: null,
+    });
     expect(p).not.toHaveProperty('caller');
     expect(p.markets.map((m) => m.market_id)).toEqual(contest.markets.map((m) => m.market_id));
     expect((await profile(outsider.handle!)).profile_owner).toEqual({ joined: false, entry_visibility: 'hidden_while_betting_open', entries: [] });
@@ -316,7 +348,15 @@ describe('a lineups contest from entries to payouts', () => {
     const final = await board();
     const row = (u: User, total: number) => {
       const r = final.entries.find((e) => e.user_id === u.userId)!;
-      return { user_id: u.userId, handle: u.handle, x_handle: r.x_handle, x_avatar_url: r.x_avatar_url, avatar_seed: r.avatar_seed, won_count: 1, total_winnings_micros: total };
+      return {
+        user_id: u.userId,
+        handle: u.handle,
+        x_handle: r.x_handle,
+        x_avatar_url: r.x_avatar_url,
+        avatar_seed: r.avatar_seed,
+        won_count: 1,
+        total_winnings_micros: total,
+      };
     };
     const [ac1, ac2] = [a, c].sort((x, y) => (x.userId < y.userId ? -1 : 1));
     const expected = { window_ms: 604_800_000, participants: [row(b, 3_600_000), row(ac1!, 1_200_000), row(ac2!, 1_200_000)] };
@@ -338,13 +378,22 @@ describe('an outcast contest', () => {
     const users = await Promise.all(Array.from({ length: 4 }, () => newUser(env, { fund: MICRO, handle: true })));
     const [x, y, z, w] = users as [User, User, User, User];
     // Pot 4 x 1, split 70/30, entries visible at all times.
-    const c = await newContest(env, { game_type: 'outcast', protocol_prize_pool_micros: 0, winning_split_bps: [7000, 3000], entry_visibility: 'visible' });
+    const c = await newContest(env, {
+      game_type: 'outcast',
+      protocol_prize_pool_micros: 0,
+      winning_split_bps: [7000, 3000],
+      entry_visibility: 'visible',
+    });
     await enter(x, c, 'uu');
     await enter(y, c, 'uu');
     await enter(z, c, 'du');
     await enter(w, c, 'ud');
     const before = (await anon.run(getProfileContest({ client: anon.client, path: { handle: z.handle!, id: c.contest_id } }), { status: 200 })).data!;
-    expect(before.profile_owner).toMatchObject({ joined: true, entry_visibility: 'visible', entries: [expect.objectContaining({ open_leg_count: 2, rank: 1 })] });
+    expect(before.profile_owner).toMatchObject({
+      joined: true,
+      entry_visibility: 'visible',
+      entries: [expect.objectContaining({ open_leg_count: 2, rank: 1 })],
+    });
     expect(before.profile_owner.entries[0]!.picks.map((p) => p.outcome)).toEqual(['pending', 'pending']);
     // Market 1: down is the minority (1 of 4) and wins -> z scores. Market 2: up is the majority and wins -> nobody scores.
     await resolve(env, c.markets[0]!.market_id, 'NO');
@@ -366,7 +415,10 @@ describe('an outcast contest', () => {
     const top = (await anon.run(getContestTopParticipants({ client: anon.client, path: { id: c.contest_id } }), { status: 200 })).data!;
     expect(top.participants.map((p) => [p.user_id, p.won_count, p.total_winnings_micros])).toEqual([
       [z.userId, 1, 2_800_000],
-      ...[x, y, w].map((u) => u.userId).sort().map((id) => [id, 0, 400_000]),
+      ...[x, y, w]
+        .map((u) => u.userId)
+        .sort()
+        .map((id) => [id, 0, 400_000]),
     ]);
   });
 });
@@ -374,7 +426,13 @@ describe('an outcast contest', () => {
 describe('outcast ties and voided contests', () => {
   it('outcast: a market with equal up and down counts has no minority, so nobody scores and everyone shares', async () => {
     const [x, y] = await Promise.all([newUser(env, { fund: MICRO }), newUser(env, { fund: MICRO })]);
-    const c = await newContest(env, { game_type: 'outcast', protocol_prize_pool_micros: 0, winning_split_bps: [10000], bet_type: { kind: 'num_bets', value: 1 }, markets: [{ category: 'a', name: 'even' }] });
+    const c = await newContest(env, {
+      game_type: 'outcast',
+      protocol_prize_pool_micros: 0,
+      winning_split_bps: [10000],
+      bet_type: { kind: 'num_bets', value: 1 },
+      markets: [{ category: 'a', name: 'even' }],
+    });
     await enter(x, c, 'u');
     await enter(y, c, 'd');
     await resolve(env, c.markets[0]!.market_id, 'YES');
@@ -433,16 +491,23 @@ describe('404s of the public contest routes', () => {
 
   it('getProfileContest 404 USER_NOT_FOUND for an unknown handle; popular entry of a contest without entries: hidden, or all zeros when visible', async () => {
     const c = await newContest(env);
-    const { checked } = await anon.run(getProfileContest({ client: anon.client, path: { handle: `nobody_${randomBytes(4).toString('hex')}`, id: c.contest_id } }), {
-      status: 404,
-      code: 'USER_NOT_FOUND',
-    });
+    const { checked } = await anon.run(
+      getProfileContest({ client: anon.client, path: { handle: `nobody_${randomBytes(4).toString('hex')}`, id: c.contest_id } }),
+      {
+        status: 404,
+        code: 'USER_NOT_FOUND',
+      },
+    );
     expectErrorBody(checked.body);
     const { data } = await anon.run(getContestPopularEntry({ client: anon.client, path: { id: c.contest_id } }), { status: 200 });
     expect(data).toEqual({ total_entries: 0, entry_visibility: 'hidden_while_betting_open', markets: [] });
     const shown = await newContest(env, { entry_visibility: 'visible' });
     const visible = (await anon.run(getContestPopularEntry({ client: anon.client, path: { id: shown.contest_id } }), { status: 200 })).data;
-    expect(visible).toEqual({ total_entries: 0, entry_visibility: 'visible', markets: shown.markets.map((m) => ({ market_id: m.market_id, yes_count: 0, no_count: 0 })) });
+    expect(visible).toEqual({
+      total_entries: 0,
+      entry_visibility: 'visible',
+      markets: shown.markets.map((m) => ({ market_id: m.market_id, yes_count: 0, no_count: 0 })),
+    });
     const lb = (await anon.run(getContestLeaderboard({ client: anon.client, path: { id: c.contest_id } }), { status: 200 })).data!;
     expect(lb).toEqual({ total_entries: 0, entries: [], caller: null });
   });

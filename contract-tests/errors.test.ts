@@ -74,7 +74,10 @@ describe('routes and methods the spec does not have', () => {
     const method = ['PUT', 'PATCH', 'DELETE', 'POST', 'GET'].find((m) => !documented.includes(m))!;
     const response = await fetch(new URL(path.replace(/\{[^}]+\}/g, '1'), svc.baseUrl), { method });
     expectErrorBody(checkErrorResponse(response, await response.text(), { status: 405, code: 'METHOD_NOT_ALLOWED' }));
-    const allow = (response.headers.get('allow') ?? '').split(',').map((m) => m.trim()).filter(Boolean);
+    const allow = (response.headers.get('allow') ?? '')
+      .split(',')
+      .map((m) => m.trim())
+      .filter(Boolean);
     expect(allow.sort()).toEqual(documented.sort());
   });
 });

@@ -118,7 +118,14 @@ export function frameworkCases(op: SpecOperation, operatorToken: string): Framew
       const req = base();
       if (p.in === 'path') req.pathParams = { ...req.pathParams, [p.name]: bad };
       else req.query = { ...req.query, [p.name]: bad };
-      cases.push({ title: `${p.in} parameter ${p.name}=${JSON.stringify(bad.slice(0, 20))}`, status: 400, code: 'VALIDATION_FAILED', via: 'raw', raw: req, details: [{ in: p.in, path: `/${p.name}` }] });
+      cases.push({
+        title: `${p.in} parameter ${p.name}=${JSON.stringify(bad.slice(0, 20))}`,
+        status: 400,
+        code: 'VALIDATION_FAILED',
+        via: 'raw',
+        raw: req,
+        details: [{ in: p.in, path: `/${p.name}` }],
+      });
     }
     const requiredQuery = op.parameters.filter((p) => p.in === 'query' && p.required);
     if (requiredQuery.length) {
@@ -134,14 +141,35 @@ export function frameworkCases(op: SpecOperation, operatorToken: string): Framew
     const json = op.requestBody?.content['application/json'];
     if (json) {
       const example = (json.example ?? {}) as Json;
-      cases.push({ title: 'an unknown body property', status: 400, code: 'VALIDATION_FAILED', via: 'raw', raw: { ...base(), body: { ...example, unexpected_property: true } }, details: [{ in: 'body', path: '/unexpected_property' }] });
+      cases.push({
+        title: 'an unknown body property',
+        status: 400,
+        code: 'VALIDATION_FAILED',
+        via: 'raw',
+        raw: { ...base(), body: { ...example, unexpected_property: true } },
+        details: [{ in: 'body', path: '/unexpected_property' }],
+      });
       const schema = json.schema ? deref(doc, json.schema, mediaSchemaPointer(op.requestBody!, 'application/json')).value : {};
       const required = asList(schema.required) as string[];
       if (required.length) {
-        cases.push({ title: 'an empty object (required properties missing)', status: 400, code: 'VALIDATION_FAILED', via: 'raw', raw: { ...base(), body: {} }, details: required.map((name) => ({ in: 'body', path: `/${name}` })) });
+        cases.push({
+          title: 'an empty object (required properties missing)',
+          status: 400,
+          code: 'VALIDATION_FAILED',
+          via: 'raw',
+          raw: { ...base(), body: {} },
+          details: required.map((name) => ({ in: 'body', path: `/${name}` })),
+        });
       }
       if (op.requestBody!.required) {
-        cases.push({ title: 'no body (Content-Type application/json, empty)', status: 400, code: 'VALIDATION_FAILED', via: 'raw', raw: { ...base(), body: undefined, rawBody: '', contentType: 'application/json' }, details: [{ in: 'body', path: '' }] });
+        cases.push({
+          title: 'no body (Content-Type application/json, empty)',
+          status: 400,
+          code: 'VALIDATION_FAILED',
+          via: 'raw',
+          raw: { ...base(), body: undefined, rawBody: '', contentType: 'application/json' },
+          details: [{ in: 'body', path: '' }],
+        });
       }
     }
   }
@@ -155,9 +183,21 @@ export function frameworkCases(op: SpecOperation, operatorToken: string): Framew
   }
   if (mediaTypes.length && documented(415)) {
     const wrong = isJson ? 'text/plain' : 'application/json';
-    cases.push({ title: `Content-Type ${wrong}`, status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', via: 'raw', raw: { ...base(), body: undefined, rawBody: '{}', contentType: wrong } });
+    cases.push({
+      title: `Content-Type ${wrong}`,
+      status: 415,
+      code: 'UNSUPPORTED_MEDIA_TYPE',
+      via: 'raw',
+      raw: { ...base(), body: undefined, rawBody: '{}', contentType: wrong },
+    });
     // Bytes without any Content-Type (fetch labels strings text/plain, but not byte arrays).
-    cases.push({ title: 'no Content-Type', status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', via: 'raw', raw: { ...base(), body: undefined, rawBody: new TextEncoder().encode('{}') as Uint8Array<ArrayBuffer>, contentType: undefined } });
+    cases.push({
+      title: 'no Content-Type',
+      status: 415,
+      code: 'UNSUPPORTED_MEDIA_TYPE',
+      via: 'raw',
+      raw: { ...base(), body: undefined, rawBody: new TextEncoder().encode('{}') as Uint8Array<ArrayBuffer>, contentType: undefined },
+    });
   }
   return cases;
 }

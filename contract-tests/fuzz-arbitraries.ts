@@ -43,15 +43,54 @@ export const HOSTILE_STRINGS = [
 
 /** Numbers at the edges: int32, 2^53, int64 (as close as a double gets), huge, fractional, negative zero. */
 export const EDGE_NUMBERS = [
-  0, -0, 1, -1, 0.5, -1.5, 2 ** 31 - 1, 2 ** 31, -(2 ** 31) - 1, 2 ** 32, 2 ** 53 - 1, 2 ** 53, 2 ** 53 + 2, -(2 ** 53),
-  2 ** 63, -(2 ** 63), 2 ** 64, 1e21, 1e300, -1e300, Number.MAX_VALUE, Number.MIN_VALUE,
+  0,
+  -0,
+  1,
+  -1,
+  0.5,
+  -1.5,
+  2 ** 31 - 1,
+  2 ** 31,
+  -(2 ** 31) - 1,
+  2 ** 32,
+  2 ** 53 - 1,
+  2 ** 53,
+  2 ** 53 + 2,
+  -(2 ** 53),
+  2 ** 63,
+  -(2 ** 63),
+  2 ** 64,
+  1e21,
+  1e300,
+  -1e300,
+  Number.MAX_VALUE,
+  Number.MIN_VALUE,
 ];
 
 /** Integer texts for path and query parameters (the wire form). */
 export const EDGE_INTEGER_TEXTS = [
-  '0', '1', '007', '-1', '2147483647', '2147483648', '-2147483649', '9007199254740993', '9223372036854775807',
-  '9223372036854775808', '-9223372036854775808', '-9223372036854775809', '99999999999999999999999999', '1e3', '1e300', '0x10',
-  ' 5', '5 ', '1.5', '+1', '', 'Infinity',
+  '0',
+  '1',
+  '007',
+  '-1',
+  '2147483647',
+  '2147483648',
+  '-2147483649',
+  '9007199254740993',
+  '9223372036854775807',
+  '9223372036854775808',
+  '-9223372036854775808',
+  '-9223372036854775809',
+  '99999999999999999999999999',
+  '1e3',
+  '1e300',
+  '0x10',
+  ' 5',
+  '5 ',
+  '1.5',
+  '+1',
+  '',
+  'Infinity',
 ];
 
 export interface Options {
@@ -115,11 +154,16 @@ function guessTypes(s: Json): string[] {
 
 function integerArb(s: Json): fc.Arbitrary<number> {
   const min = typeof s.minimum === 'number' ? s.minimum : s.format === 'int32' ? -(2 ** 31) : -Number.MAX_SAFE_INTEGER;
-  const max = typeof s.maximum === 'number' ? Math.min(s.maximum, Number.MAX_SAFE_INTEGER) : s.format === 'int32' ? 2 ** 31 - 1 : Number.MAX_SAFE_INTEGER;
+  const max =
+    typeof s.maximum === 'number' ? Math.min(s.maximum, Number.MAX_SAFE_INTEGER) : s.format === 'int32' ? 2 ** 31 - 1 : Number.MAX_SAFE_INTEGER;
   const edges = [min, max, Math.min(max, Math.max(min, 1)), Math.min(max, Math.max(min, 1_000))];
   const smallMin = Math.max(min, -1e6);
   const small = fc.integer({ min: smallMin, max: Math.max(Math.min(max, 1e6), smallMin) });
-  return fc.oneof({ weight: 3, arbitrary: small }, { weight: 1, arbitrary: fc.constantFrom(...edges) }, { weight: 1, arbitrary: fc.integer({ min, max }) });
+  return fc.oneof(
+    { weight: 3, arbitrary: small },
+    { weight: 1, arbitrary: fc.constantFrom(...edges) },
+    { weight: 1, arbitrary: fc.integer({ min, max }) },
+  );
 }
 
 function stringArb(s: Json): fc.Arbitrary<string> {
@@ -149,7 +193,11 @@ function objectArb(doc: Json, s: Json, opts: Options, depth: number): fc.Arbitra
   const valid = fc.record(model, { requiredKeys });
   if (!opts.hostile) return valid;
   // Hostile objects: sometimes required properties missing, sometimes unknown properties (hostile names too).
-  const extra = fc.dictionary(fc.oneof(fc.constantFrom('\u0000', '\ud800', '__proto__', 'constructor', '~1/', ''), fc.string({ maxLength: 8 })), hostileValue, { maxKeys: 3 });
+  const extra = fc.dictionary(
+    fc.oneof(fc.constantFrom('\u0000', '\ud800', '__proto__', 'constructor', '~1/', ''), fc.string({ maxLength: 8 })),
+    hostileValue,
+    { maxKeys: 3 },
+  );
   return fc.oneof(
     { weight: 6, arbitrary: valid },
     { weight: 1, arbitrary: fc.record(model, { requiredKeys: [] }) },

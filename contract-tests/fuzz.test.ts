@@ -33,7 +33,11 @@ const statuses = new Map<number, number>();
 const succeeded = new Set<string>();
 
 async function newSession(): Promise<{ token: string; userId: string }> {
-  const res = await svc.call('createSession', { body: { privy_token: await privy.token(`did:privy:${randomUUID()}`, randomWallet().address) } }, { status: 200 });
+  const res = await svc.call(
+    'createSession',
+    { body: { privy_token: await privy.token(`did:privy:${randomUUID()}`, randomWallet().address) } },
+    { status: 200 },
+  );
   const body = res.body as { session_token: string; user_id: string };
   return { token: body.session_token, userId: body.user_id };
 }
@@ -64,14 +68,29 @@ beforeAll(async () => {
         { category: 'b', name: 'B' },
       ],
     };
-    return (await svc.call('createContest', { token: svc.operatorToken, body }, { status: 201 })).body as { contest_id: string; markets: Array<{ market_id: number }> };
+    return (await svc.call('createContest', { token: svc.operatorToken, body }, { status: 201 })).body as {
+      contest_id: string;
+      markets: Array<{ market_id: number }>;
+    };
   };
   const c = await newContest();
   const ending = await newContest();
   knownByOperation.voidContest = { id: [ending.contest_id] };
   knownByOperation.resolveMarket = { market_id: ending.markets.map((m) => m.market_id) };
-  const deposit = await svc.call('createDeposit', { token: session, body: { amount_micros: 10_000_000, idempotency_key: randomUUID() } }, { status: 200 });
-  await svc.call('createContestEntry', { token: session, pathParams: { id: c.contest_id }, body: { picks: [{ market_id: c.markets[0]!.market_id, direction: 'up' }], idempotency_key: randomUUID() } }, { status: 201 });
+  const deposit = await svc.call(
+    'createDeposit',
+    { token: session, body: { amount_micros: 10_000_000, idempotency_key: randomUUID() } },
+    { status: 200 },
+  );
+  await svc.call(
+    'createContestEntry',
+    {
+      token: session,
+      pathParams: { id: c.contest_id },
+      body: { picks: [{ market_id: c.markets[0]!.market_id, direction: 'up' }], idempotency_key: randomUUID() },
+    },
+    { status: 201 },
+  );
   const wallet = randomWallet().address;
   await svc.call('createMarketMaker', { token: svc.operatorToken, body: { wallet_address: wallet, name: 'Fuzz MM' } }, { status: 201 });
   // A market-maker session from the WebSocket handshake, for the /v1/mm routes (its wallet is not a known value).
@@ -120,11 +139,12 @@ interface FuzzRequest {
 
 /** Percent-encodes a value for a URL; an unpaired surrogate becomes its (invalid) CESU-8 bytes. */
 function encode(v: unknown): string {
-  const s = typeof v === 'string' ? v : JSON.stringify(v) ?? '';
+  const s = typeof v === 'string' ? v : (JSON.stringify(v) ?? '');
   return [...s]
     .map((ch) => {
       const code = ch.codePointAt(0)!;
-      if (code >= 0xd800 && code <= 0xdfff) return [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)].map((b) => `%${b.toString(16).toUpperCase()}`).join('');
+      if (code >= 0xd800 && code <= 0xdfff)
+        return [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)].map((b) => `%${b.toString(16).toUpperCase()}`).join('');
       return encodeURIComponent(ch);
     })
     .join('');
@@ -154,12 +174,25 @@ function requestArb(op: SpecOperation): fc.Arbitrary<FuzzRequest> {
       return op.path.replace(/\{[^}]+\}/g, () => values[i++]!);
     });
     const query = fc
-      .tuple(...queryParams.map((p) => (p.required && !hostile ? wireArb(p, opts) : fc.option(wireArb(p, opts), { nil: undefined })).map((v) => (v === undefined ? '' : `${p.name}=${v}`))))
-      .chain((parts) => (hostile ? fc.option(fc.constantFrom('x=1', `${encode('\u0000')}=1`, 'limit=1&limit=2', '%ZZ=%ZZ'), { freq: 4 }) : fc.constant(null)).map((x) => [...parts, x ?? ''].filter(Boolean).join('&')));
+      .tuple(
+        ...queryParams.map((p) =>
+          (p.required && !hostile ? wireArb(p, opts) : fc.option(wireArb(p, opts), { nil: undefined })).map((v) =>
+            v === undefined ? '' : `${p.name}=${v}`,
+          ),
+        ),
+      )
+      .chain((parts) =>
+        (hostile ? fc.option(fc.constantFrom('x=1', `${encode('\u0000')}=1`, 'limit=1&limit=2', '%ZZ=%ZZ'), { freq: 4 }) : fc.constant(null)).map(
+          (x) => [...parts, x ?? ''].filter(Boolean).join('&'),
+        ),
+      );
     return fc.record({
       operationId: fc.constant(op.operationId),
       credential: fc.constantFrom<Credential>('none', 'session', 'operator', 'marketMaker', 'garbage'),
-      garbageToken: fc.oneof(fc.constantFrom('x', 'null', 'Bearer', '0'.repeat(64)), fc.string({ unit: 'binary-ascii', maxLength: 40 }).map((s) => s.replace(/[^\x21-\x7e]/g, 'a') || 'a')),
+      garbageToken: fc.oneof(
+        fc.constantFrom('x', 'null', 'Bearer', '0'.repeat(64)),
+        fc.string({ unit: 'binary-ascii', maxLength: 40 }).map((s) => s.replace(/[^\x21-\x7e]/g, 'a') || 'a'),
+      ),
       path,
       query,
       body: bodyArb(op, opts),
@@ -174,12 +207,28 @@ function bodyArb(op: SpecOperation, opts: Options): fc.Arbitrary<FuzzRequest['bo
   if (json) {
     const valid = schemaArb(doc, json.schema, opts).map((v) => ({ contentType: 'application/json', data: JSON.stringify(v) ?? 'null' }));
     if (!opts.hostile) return valid;
-    const rawText = fc.constantFrom('{', '[1,', '{"a":9223372036854775808}', `{"picks":[{"market_id":1e400}]}`, '"\\ud800"', '{"x":"\\u0000"}', '[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]', 'x'.repeat(70_000));
-    return fc.oneof({ weight: 8, arbitrary: valid }, { weight: 1, arbitrary: rawText.map((data) => ({ contentType: 'application/json', data })) }, { weight: 1, arbitrary: fc.constant(undefined) });
+    const rawText = fc.constantFrom(
+      '{',
+      '[1,',
+      '{"a":9223372036854775808}',
+      `{"picks":[{"market_id":1e400}]}`,
+      '"\\ud800"',
+      '{"x":"\\u0000"}',
+      '[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]',
+      'x'.repeat(70_000),
+    );
+    return fc.oneof(
+      { weight: 8, arbitrary: valid },
+      { weight: 1, arbitrary: rawText.map((data) => ({ contentType: 'application/json', data })) },
+      { weight: 1, arbitrary: fc.constant(undefined) },
+    );
   }
   const media = Object.keys(rb.content)[0]!;
   const png = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]);
-  return fc.oneof(fc.constant({ contentType: media, data: png }), fc.uint8Array({ maxLength: 64 }).map((b) => ({ contentType: media, data: Uint8Array.from(b) })));
+  return fc.oneof(
+    fc.constant({ contentType: media, data: png }),
+    fc.uint8Array({ maxLength: 64 }).map((b) => ({ contentType: media, data: Uint8Array.from(b) })),
+  );
 }
 
 async function send(r: FuzzRequest): Promise<void> {
@@ -224,7 +273,12 @@ describe('fuzzing every operation of spec/openapi.yaml', () => {
     await fc.assert(property, { seed: SEED, path: PATH, numRuns: RUNS, interruptAfterTimeLimit: TIME_MS, endOnFailure: true });
     console.log(`fuzz: ${sent} requests in ${Date.now() - started} ms, no 5xx, all conforming`);
     console.log(`fuzz: statuses ${JSON.stringify(Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0])))}`);
-    console.log(`fuzz: 2xx on ${succeeded.size} of ${operations.length} operations; never: ${operations.filter((o) => !succeeded.has(o.operationId)).map((o) => o.operationId).join(', ')}`);
+    console.log(
+      `fuzz: 2xx on ${succeeded.size} of ${operations.length} operations; never: ${operations
+        .filter((o) => !succeeded.has(o.operationId))
+        .map((o) => o.operationId)
+        .join(', ')}`,
+    );
     expect(sent).toBeGreaterThan(Math.min(RUNS, 200));
   });
 });

@@ -8,16 +8,23 @@ const json = (status: number, body: unknown, headers: Record<string, string> = J
   new Response(JSON.stringify(body), { status, headers });
 const check = async (response: Response, expected?: Expected) => checkResponse('getHealth', response, await response.text(), expected);
 const rejects = (response: Response, message: RegExp, expected?: Expected) =>
-  expect(check(response, expected)).rejects.toThrow(expect.objectContaining({ name: ContractViolation.name, message: expect.stringMatching(message) }));
+  expect(check(response, expected)).rejects.toThrow(
+    expect.objectContaining({ name: ContractViolation.name, message: expect.stringMatching(message) }),
+  );
 
 describe('checkResponse rejects', () => {
-  it('a status the operation does not document', () => rejects(json(404, { error: 'x', code: 'NOT_FOUND', details: null }), /status 404 is not documented/));
+  it('a status the operation does not document', () =>
+    rejects(json(404, { error: 'x', code: 'NOT_FOUND', details: null }), /status 404 is not documented/));
   it('a media type the status does not document', () =>
-    rejects(new Response('ok', { status: 200, headers: { ...JSON_HEADERS, 'content-type': 'text/plain' } }), /Content-Type text\/plain is not documented/));
+    rejects(
+      new Response('ok', { status: 200, headers: { ...JSON_HEADERS, 'content-type': 'text/plain' } }),
+      /Content-Type text\/plain is not documented/,
+    ));
   it('JSON that is not JSON', () => rejects(new Response('{"status":', { status: 200, headers: JSON_HEADERS }), /not JSON/));
   it('a body property the schema does not have', () => rejects(json(200, { status: 'ok', extra: 1 }), /additionalProperty/));
   it('a body value outside the schema', () => rejects(json(200, { status: 'fine' }), /allowed values/));
-  it('a response without X-Request-Id', () => rejects(json(200, { status: 'ok' }, { 'content-type': 'application/json' }), /x-request-id is missing/));
+  it('a response without X-Request-Id', () =>
+    rejects(json(200, { status: 'ok' }, { 'content-type': 'application/json' }), /x-request-id is missing/));
   it('an error body with more than {error, code, details}', () =>
     rejects(json(500, { error: 'boom', code: 'INTERNAL', details: null, stack: 'at x' }), /additionalProperty/));
   it('an error code other than the expected one', () =>

@@ -60,7 +60,10 @@ export function createContractClient(baseUrl: string, opts: { token?: string; al
       const code = (checked.body as { code?: unknown } | null)?.code;
       if (expected.code !== undefined && code !== expected.code) problems.push(`expected error code ${expected.code}, got ${JSON.stringify(code)}`);
       if (checked.status < 300 && result.error !== undefined) problems.push(`the generated client rejected the response: ${explain(result.error)}`);
-      if (problems.length) throw new ContractViolation(`${checked.operationId} -> ${checked.status}:\n  - ${problems.join('\n  - ')}\n  body: ${checked.text.slice(0, 600)}`);
+      if (problems.length)
+        throw new ContractViolation(
+          `${checked.operationId} -> ${checked.status}:\n  - ${problems.join('\n  - ')}\n  body: ${checked.text.slice(0, 600)}`,
+        );
       return { ...result, checked };
     },
   };
@@ -135,7 +138,7 @@ export const newOperatorToken = () => (REMOTE_BASE_URL ? remoteOperatorToken() :
 
 function remoteOperatorToken(): string {
   const token = process.env.CONTRACT_OPERATOR_TOKEN;
-  if (!token) throw new Error('CONTRACT_BASE_URL is set: set CONTRACT_OPERATOR_TOKEN to that deployment\'s OPERATOR_TOKEN too');
+  if (!token) throw new Error("CONTRACT_BASE_URL is set: set CONTRACT_OPERATOR_TOKEN to that deployment's OPERATOR_TOKEN too");
   return token;
 }
 

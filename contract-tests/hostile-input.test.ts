@@ -29,7 +29,8 @@ function pathWith(op: SpecOperation, name: string, raw: string): string {
 /** Every (JSON pointer, copy with a NUL in that string) of a JSON value. */
 function withNul(value: unknown, pointer = ''): Array<[string, unknown]> {
   if (typeof value === 'string') return [[pointer, `${value}\u0000`]];
-  if (Array.isArray(value)) return value.flatMap((v, i) => withNul(v, `${pointer}/${i}`).map(([p, x]) => [p, value.map((y, j) => (j === i ? x : y))] as [string, unknown]));
+  if (Array.isArray(value))
+    return value.flatMap((v, i) => withNul(v, `${pointer}/${i}`).map(([p, x]) => [p, value.map((y, j) => (j === i ? x : y))] as [string, unknown]));
   if (value && typeof value === 'object') {
     return Object.entries(value).flatMap(([k, v]) => withNul(v, `${pointer}/${k}`).map(([p, x]) => [p, { ...value, [k]: x }] as [string, unknown]));
   }

@@ -3,14 +3,7 @@
 // rate-limit.test.ts; 500 and 503 are pending). Every response is checked against the spec.
 import { randomBytes } from 'node:crypto';
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import {
-  createSession,
-  createWalletSession,
-  getPreferences,
-  getWalletNonce,
-  logout,
-  updatePreferences,
-} from '../generated/openapi/sdk.gen.ts';
+import { createSession, createWalletSession, getPreferences, getWalletNonce, logout, updatePreferences } from '../generated/openapi/sdk.gen.ts';
 import { createTestPrivy, randomWallet, signSiwe, type TestPrivy } from '../src/testing/identity.js';
 import { expectErrorBody, startContractService, type ContractService } from './harness.ts';
 import { jsonOfSize, JSON_LIMIT_BYTES } from './framework-cases.ts';
@@ -33,7 +26,9 @@ const newSub = () => `did:privy:${randomBytes(10).toString('hex')}`;
 async function session(): Promise<{ token: string; userId: string; address: string }> {
   const api = svc.client();
   const wallet = randomWallet();
-  const { data } = await api.run(createSession({ client: api.client, body: { privy_token: await privy.token(newSub(), wallet.address) } }), { status: 200 });
+  const { data } = await api.run(createSession({ client: api.client, body: { privy_token: await privy.token(newSub(), wallet.address) } }), {
+    status: 200,
+  });
   return { token: data!.session_token, userId: data!.user_id, address: data!.address };
 }
 
@@ -41,7 +36,9 @@ describe('createSession', () => {
   it('200: a Privy identity token becomes exactly the Session object', async () => {
     const api = svc.client();
     const wallet = randomWallet();
-    const { data } = await api.run(createSession({ client: api.client, body: { privy_token: await privy.token(newSub(), wallet.address) } }), { status: 200 });
+    const { data } = await api.run(createSession({ client: api.client, body: { privy_token: await privy.token(newSub(), wallet.address) } }), {
+      status: 200,
+    });
     expect(Object.keys(data!).sort()).toEqual(['address', 'expires_at', 'session_token', 'user_id']);
     expect(data!.address).toBe(wallet.address);
     expect(data!.expires_at).toBeGreaterThan(Date.now() / 1000);
@@ -51,7 +48,10 @@ describe('createSession', () => {
     const api = svc.client();
     const wallet = randomWallet();
     const expired = await privy.token(newSub(), wallet.address, { issuedAt: new Date(Date.now() - 7200_000), ttlSeconds: 60 });
-    const { checked } = await api.run(createSession({ client: api.client, body: { privy_token: expired } }), { status: 401, code: 'INVALID_IDENTITY_TOKEN' });
+    const { checked } = await api.run(createSession({ client: api.client, body: { privy_token: expired } }), {
+      status: 401,
+      code: 'INVALID_IDENTITY_TOKEN',
+    });
     expectErrorBody(checked.body);
     const foreign = await (await createTestPrivy(privy.appId)).token(newSub(), wallet.address);
     await api.run(createSession({ client: api.client, body: { privy_token: foreign } }), { status: 401, code: 'INVALID_IDENTITY_TOKEN' });
@@ -61,7 +61,10 @@ describe('createSession', () => {
     const api = svc.client();
     const wallet = randomWallet();
     await api.run(createSession({ client: api.client, body: { privy_token: await privy.token(newSub(), wallet.address) } }), { status: 200 });
-    await api.run(createSession({ client: api.client, body: { privy_token: await privy.token(newSub(), wallet.address) } }), { status: 409, code: 'WALLET_IN_USE' });
+    await api.run(createSession({ client: api.client, body: { privy_token: await privy.token(newSub(), wallet.address) } }), {
+      status: 409,
+      code: 'WALLET_IN_USE',
+    });
   });
 
   it('422 NO_LINKED_WALLET: the Privy user has no Ethereum wallet', async () => {
@@ -125,8 +128,16 @@ describe('preferences', () => {
     const { token } = await session();
     const bad = await svc.call('updatePreferences', { token, body: { handle: 'no spaces' } }, { status: 400, code: 'VALIDATION_FAILED' });
     expect((bad.body as { details: unknown[] }).details).toContainEqual(expect.objectContaining({ in: 'body', path: '/handle' }));
-    await svc.call('updatePreferences', { token, rawBody: jsonOfSize(JSON_LIMIT_BYTES + 1), contentType: 'application/json' }, { status: 413, code: 'PAYLOAD_TOO_LARGE' });
-    await svc.call('updatePreferences', { token, rawBody: '{"handle":"abc"}', contentType: 'text/plain' }, { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' });
+    await svc.call(
+      'updatePreferences',
+      { token, rawBody: jsonOfSize(JSON_LIMIT_BYTES + 1), contentType: 'application/json' },
+      { status: 413, code: 'PAYLOAD_TOO_LARGE' },
+    );
+    await svc.call(
+      'updatePreferences',
+      { token, rawBody: '{"handle":"abc"}', contentType: 'text/plain' },
+      { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
+    );
   });
 
   it('401 and 403 on both operations', async () => {

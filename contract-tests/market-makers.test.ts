@@ -20,7 +20,10 @@ afterAll(async () => {
 
 async function register(wallet = randomWallet()) {
   const op = svc.client({ token: svc.operatorToken });
-  const { data } = await op.run(createMarketMaker({ client: op.client, body: { wallet_address: wallet.address.toLowerCase(), name: 'Contract MM' } }), { status: 201 });
+  const { data } = await op.run(
+    createMarketMaker({ client: op.client, body: { wallet_address: wallet.address.toLowerCase(), name: 'Contract MM' } }),
+    { status: 201 },
+  );
   return { wallet, data: data! };
 }
 
@@ -41,20 +44,29 @@ describe('createMarketMaker', () => {
   it('409 MARKET_MAKER_EXISTS: the same wallet in another letter case', async () => {
     const { wallet } = await register();
     const op = svc.client({ token: svc.operatorToken });
-    await op.run(createMarketMaker({ client: op.client, body: { wallet_address: wallet.address, name: 'Again' } }), { status: 409, code: 'MARKET_MAKER_EXISTS' });
+    await op.run(createMarketMaker({ client: op.client, body: { wallet_address: wallet.address, name: 'Again' } }), {
+      status: 409,
+      code: 'MARKET_MAKER_EXISTS',
+    });
   });
 
   it('400 VALIDATION_FAILED: mixed case with a wrong checksum', async () => {
     const wallet = randomWallet();
     const flipped = `0x${[...wallet.address.slice(2)].map((c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase())).join('')}`;
     const op = svc.client({ token: svc.operatorToken });
-    await op.run(createMarketMaker({ client: op.client, body: { wallet_address: flipped, name: 'Bad' } }), { status: 400, code: 'VALIDATION_FAILED' });
+    await op.run(createMarketMaker({ client: op.client, body: { wallet_address: flipped, name: 'Bad' } }), {
+      status: 400,
+      code: 'VALIDATION_FAILED',
+    });
   });
 
   it('403 FORBIDDEN: a market-maker token on an operator route (createMarketMaker and deleteMarketMaker)', async () => {
     const { wallet } = await register();
     const mm = svc.client({ token: await mmToken(wallet) });
-    await mm.run(createMarketMaker({ client: mm.client, body: { wallet_address: randomWallet().address, name: 'X' } }), { status: 403, code: 'FORBIDDEN' });
+    await mm.run(createMarketMaker({ client: mm.client, body: { wallet_address: randomWallet().address, name: 'X' } }), {
+      status: 403,
+      code: 'FORBIDDEN',
+    });
     await mm.run(deleteMarketMaker({ client: mm.client, path: { wallet_address: wallet.address } }), { status: 403, code: 'FORBIDDEN' });
   });
 });

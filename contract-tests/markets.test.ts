@@ -9,7 +9,13 @@ let svc: ContractService;
 
 beforeAll(async () => {
   svc = await startContractService('markets', {
-    env: { RATE_LIMIT_PER_MINUTE: '0', MARKET_ASSETS: 'BTC,ETH', MARKET_DURATIONS: '60,300', MARKET_BETTING_CLOSE_BUFFER_MS: '10000', MARKET_LOOKUP_HORIZON_MS: String(HORIZON_MS) },
+    env: {
+      RATE_LIMIT_PER_MINUTE: '0',
+      MARKET_ASSETS: 'BTC,ETH',
+      MARKET_DURATIONS: '60,300',
+      MARKET_BETTING_CLOSE_BUFFER_MS: '10000',
+      MARKET_LOOKUP_HORIZON_MS: String(HORIZON_MS),
+    },
   });
 });
 afterAll(async () => {
@@ -33,7 +39,10 @@ describe('getCurrentMarket', () => {
 
   it('404 MARKET_NOT_FOUND: an asset or a duration not offered', async () => {
     const api = svc.client();
-    const { checked } = await api.run(getCurrentMarket({ client: api.client, query: { asset: 'DOGE', duration_secs: 300 } }), { status: 404, code: 'MARKET_NOT_FOUND' });
+    const { checked } = await api.run(getCurrentMarket({ client: api.client, query: { asset: 'DOGE', duration_secs: 300 } }), {
+      status: 404,
+      code: 'MARKET_NOT_FOUND',
+    });
     expectErrorBody(checked.body);
     await api.run(getCurrentMarket({ client: api.client, query: { asset: 'BTC', duration_secs: 900 } }), { status: 404, code: 'MARKET_NOT_FOUND' });
   });
@@ -53,7 +62,10 @@ describe('lookupMarket', () => {
     );
     expect(data).toEqual(cur);
     expect(checked.headers.get('cache-control')).toBe('public, max-age=60');
-    const past = await api.run(lookupMarket({ client: api.client, query: { asset: 'ETH', duration_secs: 60, window_start_ms: align(Date.now() - 600_000, 60) } }), { status: 200 });
+    const past = await api.run(
+      lookupMarket({ client: api.client, query: { asset: 'ETH', duration_secs: 60, window_start_ms: align(Date.now() - 600_000, 60) } }),
+      { status: 200 },
+    );
     expect(past.checked.headers.get('cache-control')).toBe('public, max-age=86400, immutable');
   });
 
@@ -65,13 +77,23 @@ describe('lookupMarket', () => {
       code: 'WINDOW_NOT_ALIGNED',
     });
     expectErrorBody(checked.body);
-    await svc.call('lookupMarket', { query: { asset: 'BTC', duration_secs: 300, window_start_ms: 'abc' } }, { status: 400, code: 'VALIDATION_FAILED' });
+    await svc.call(
+      'lookupMarket',
+      { query: { asset: 'BTC', duration_secs: 300, window_start_ms: 'abc' } },
+      { status: 400, code: 'VALIDATION_FAILED' },
+    );
   });
 
   it('404 MARKET_NOT_FOUND: beyond the lookup horizon, or not offered', async () => {
     const api = svc.client();
     const beyond = align(Date.now() + HORIZON_MS, 300) + 300_000;
-    await api.run(lookupMarket({ client: api.client, query: { asset: 'BTC', duration_secs: 300, window_start_ms: beyond } }), { status: 404, code: 'MARKET_NOT_FOUND' });
-    await api.run(lookupMarket({ client: api.client, query: { asset: 'SOL', duration_secs: 300, window_start_ms: 0 } }), { status: 404, code: 'MARKET_NOT_FOUND' });
+    await api.run(lookupMarket({ client: api.client, query: { asset: 'BTC', duration_secs: 300, window_start_ms: beyond } }), {
+      status: 404,
+      code: 'MARKET_NOT_FOUND',
+    });
+    await api.run(lookupMarket({ client: api.client, query: { asset: 'SOL', duration_secs: 300, window_start_ms: 0 } }), {
+      status: 404,
+      code: 'MARKET_NOT_FOUND',
+    });
   });
 });

@@ -9,7 +9,10 @@ import { createTestPrivy, randomWallet, type TestPrivy } from '../src/testing/id
 import { expectErrorBody, startContractService, type ContractService } from './harness.ts';
 
 const PNG = encodePng(4, 4, (x, y) => [x * 60, y * 60, 128]);
-const JPEG = Buffer.from('/9j/4AAQSkZJRgABAQEASABIAAD/2wBDAP//////////////////////////////////////////////////////////////////////////////////////wgALCAABAAEBAREA/8QAFBABAAAAAAAAAAAAAAAAAAAAAP/aAAgBAQABPxA=', 'base64');
+const JPEG = Buffer.from(
+  '/9j/4AAQSkZJRgABAQEASABIAAD/2wBDAP//////////////////////////////////////////////////////////////////////////////////////wgALCAABAAEBAREA/8QAFBABAAAAAAAAAAAAAAAAAAAAAP/aAAgBAQABPxA=',
+  'base64',
+);
 const WEBP = Buffer.from('UklGRhoAAABXRUJQVlA4TA0AAAAvAAAAEAcQERGIiP4HAA==', 'base64');
 
 let svc: ContractService;
@@ -38,25 +41,40 @@ describe('uploadPoolImage', () => {
     ['image/webp', WEBP],
   ] as const)('201 %s: PoolImage with the url getPoolImageRaw serves it at', async (type, bytes) => {
     const { data } = await upload(bytes, type);
-    expect(data).toEqual({ image_id: expect.any(String), content_type: type, size_bytes: bytes.length, url: `/v1/pool-images/${data!.image_id}/raw` });
+    expect(data).toEqual({
+      image_id: expect.any(String),
+      content_type: type,
+      size_bytes: bytes.length,
+      url: `/v1/pool-images/${data!.image_id}/raw`,
+    });
   });
 
   it('400 VALIDATION_FAILED: bytes that are not the declared type, and an empty body', async () => {
     const op = svc.client({ token: svc.operatorToken });
-    const { checked } = await op.run(uploadPoolImage({ client: op.client, body: asBlob(PNG, 'image/webp'), headers: { 'Content-Type': 'image/webp' } }), {
-      status: 400,
-      code: 'VALIDATION_FAILED',
-    });
+    const { checked } = await op.run(
+      uploadPoolImage({ client: op.client, body: asBlob(PNG, 'image/webp'), headers: { 'Content-Type': 'image/webp' } }),
+      {
+        status: 400,
+        code: 'VALIDATION_FAILED',
+      },
+    );
     expectErrorBody(checked.body);
     expect((checked.body as { details: unknown[] }).details).toContainEqual(expect.objectContaining({ in: 'body', path: '' }));
-    const empty = await svc.call('uploadPoolImage', { token: svc.operatorToken, rawBody: new Uint8Array(0), contentType: 'image/png' }, { status: 400, code: 'VALIDATION_FAILED' });
+    const empty = await svc.call(
+      'uploadPoolImage',
+      { token: svc.operatorToken, rawBody: new Uint8Array(0), contentType: 'image/png' },
+      { status: 400, code: 'VALIDATION_FAILED' },
+    );
     expectErrorBody(empty.body);
   });
 
   it('403 FORBIDDEN: a user session on the operator route', async () => {
     const anon = svc.client();
     const { data: session } = await anon.run(
-      createSession({ client: anon.client, body: { privy_token: await privy.token(`did:privy:${randomBytes(10).toString('hex')}`, randomWallet().address) } }),
+      createSession({
+        client: anon.client,
+        body: { privy_token: await privy.token(`did:privy:${randomBytes(10).toString('hex')}`, randomWallet().address) },
+      }),
       { status: 200 },
     );
     const user = svc.client({ token: session!.session_token });
@@ -76,7 +94,10 @@ describe('getPoolImageRaw', () => {
     const etag = checked.headers.get('etag')!;
     expect(etag).toBe(`"${createHash('sha256').update(JPEG).digest('hex').slice(0, 32)}"`);
 
-    const revalidated = await api.run(getPoolImageRaw({ client: api.client, path: { image_id: image!.image_id }, headers: { 'If-None-Match': etag } }), { status: 304 });
+    const revalidated = await api.run(
+      getPoolImageRaw({ client: api.client, path: { image_id: image!.image_id }, headers: { 'If-None-Match': etag } }),
+      { status: 304 },
+    );
     expect(revalidated.checked.text).toBe('');
     expect(revalidated.checked.headers.get('etag')).toBe(etag);
   });
@@ -92,7 +113,10 @@ describe('getPoolImageRaw', () => {
 
   it('404 IMAGE_NOT_FOUND: an id that was never uploaded', async () => {
     const api = svc.client();
-    const { checked } = await api.run(getPoolImageRaw({ client: api.client, path: { image_id: randomUUID() } }), { status: 404, code: 'IMAGE_NOT_FOUND' });
+    const { checked } = await api.run(getPoolImageRaw({ client: api.client, path: { image_id: randomUUID() } }), {
+      status: 404,
+      code: 'IMAGE_NOT_FOUND',
+    });
     expectErrorBody(checked.body);
     await api.run(getPoolImageRaw({ client: api.client, path: { image_id: 'default-politics' } }), { status: 404, code: 'IMAGE_NOT_FOUND' });
   });

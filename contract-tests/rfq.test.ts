@@ -8,7 +8,9 @@ import { startContractService, type ContractService } from './harness.ts';
 let svc: ContractService;
 
 beforeAll(async () => {
-  svc = await startContractService('rfq', { env: { SIWE_CHAIN_IDS: '8453,84532', RFQ_SIGNING_CHAIN_ID: '84532', RFQ_EIP712_NAME: 'Contract Venue' } });
+  svc = await startContractService('rfq', {
+    env: { SIWE_CHAIN_IDS: '8453,84532', RFQ_SIGNING_CHAIN_ID: '84532', RFQ_EIP712_NAME: 'Contract Venue' },
+  });
 });
 afterAll(async () => {
   if (svc) expect(await svc.stop()).toBe(0);

@@ -121,7 +121,7 @@ export function listOperations(doc: Json): SpecOperation[] {
               content: (body.value.content ?? {}) as NonNullable<SpecOperation['requestBody']>['content'],
             }
           : undefined,
-        security: ((op.security ?? doc.security ?? []) as SpecOperation['security']),
+        security: (op.security ?? doc.security ?? []) as SpecOperation['security'],
         responses,
       });
     }

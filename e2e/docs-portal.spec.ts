@@ -30,7 +30,14 @@ test.beforeAll(async () => {
   db = await createTestDatabase('e2edocs');
   privy = await createTestPrivy();
   svc = await startServiceProcess({
-    env: { NODE_ENV: 'test', DATABASE_URL: db.url, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: uniquePrefix('e2edocs'), RATE_LIMIT_PER_MINUTE: '0', ...privy.env },
+    env: {
+      NODE_ENV: 'test',
+      DATABASE_URL: db.url,
+      REDIS_URL: TEST_REDIS_URL,
+      QUEUE_PREFIX: uniquePrefix('e2edocs'),
+      RATE_LIMIT_PER_MINUTE: '0',
+      ...privy.env,
+    },
   });
 });
 
@@ -85,7 +92,10 @@ async function openTryIt(page: Page, op: string): Promise<void> {
   const section = page.locator(`[id$="/${op}"]`).first();
   await section.waitFor({ timeout: 45_000 });
   await section.scrollIntoViewIfNeeded();
-  await section.getByRole('button', { name: /test request/i }).first().click();
+  await section
+    .getByRole('button', { name: /test request/i })
+    .first()
+    .click();
 }
 
 test('try-it: GET /v1/markets/current answers 200 in the page', async ({ page }, info) => {

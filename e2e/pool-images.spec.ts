@@ -16,7 +16,14 @@ test.describe.configure({ mode: 'serial' });
 test.beforeAll(async () => {
   db = await createTestDatabase('e2eimages');
   svc = await startServiceProcess({
-    env: { NODE_ENV: 'test', DATABASE_URL: db.url, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: uniquePrefix('e2eimages'), RATE_LIMIT_PER_MINUTE: '0', OPERATOR_TOKEN },
+    env: {
+      NODE_ENV: 'test',
+      DATABASE_URL: db.url,
+      REDIS_URL: TEST_REDIS_URL,
+      QUEUE_PREFIX: uniquePrefix('e2eimages'),
+      RATE_LIMIT_PER_MINUTE: '0',
+      OPERATOR_TOKEN,
+    },
   });
 });
 
@@ -64,10 +71,15 @@ async function showGallery(page: Page, ids: string[]): Promise<Record<string, nu
 
 /** Image responses the service logged (one "request" line per response). */
 const imageRequests = () =>
-  svc.logs.filter((l) => l.msg === 'request' && typeof l.path === 'string' && l.path.startsWith('/v1/pool-images/')).map((l) => ({ path: l.path as string, status: l.status as number }));
+  svc.logs
+    .filter((l) => l.msg === 'request' && typeof l.path === 'string' && l.path.startsWith('/v1/pool-images/'))
+    .map((l) => ({ path: l.path as string, status: l.status as number }));
 
 test('uploaded PNG, JPEG and WebP and the category defaults decode in Chromium; a second visit comes from the cache', async ({ page }) => {
-  const png = await upload(encodePng(48, 32, (x, y) => [x * 5, y * 7, 180]), 'image/png');
+  const png = await upload(
+    encodePng(48, 32, (x, y) => [x * 5, y * 7, 180]),
+    'image/png',
+  );
   await page.goto(`${svc.baseUrl}/healthz`);
   const jpeg = await upload(await encodeInBrowser(page, 'image/jpeg'), 'image/jpeg');
   const webp = await upload(await encodeInBrowser(page, 'image/webp'), 'image/webp');
@@ -93,5 +105,11 @@ test('uploaded PNG, JPEG and WebP and the category defaults decode in Chromium; 
     return `${res.status} ${(await res.arrayBuffer()).byteLength > 0}`;
   }, `/v1/pool-images/${png}/raw`);
   expect(status).toBe('200 true');
-  await expect.poll(() => imageRequests().slice(seen).some((r) => r.path === `/v1/pool-images/${png}/raw` && r.status === 304)).toBe(true);
+  await expect
+    .poll(() =>
+      imageRequests()
+        .slice(seen)
+        .some((r) => r.path === `/v1/pool-images/${png}/raw` && r.status === 304),
+    )
+    .toBe(true);
 });

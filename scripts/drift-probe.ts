@@ -46,7 +46,13 @@ function mutateAsyncApi(text: string): string {
   const doc = parse(text) as Obj;
   const c = doc.components;
   c.schemas.QuoteMessage = { ...c.schemas.PongMessage, properties: { type: { type: 'string', const: 'quote' } } };
-  c.messages.quote = { ...c.messages.pong, name: 'quote', title: 'Quote', payload: { $ref: '#/components/schemas/QuoteMessage' }, examples: [{ name: 'bare', payload: { type: 'quote' } }] };
+  c.messages.quote = {
+    ...c.messages.pong,
+    name: 'quote',
+    title: 'Quote',
+    payload: { $ref: '#/components/schemas/QuoteMessage' },
+    examples: [{ name: 'bare', payload: { type: 'quote' } }],
+  };
   doc.channels.marketMaker.messages.quote = { $ref: '#/components/messages/quote' };
   doc.operations.receiveQuote = { ...doc.operations.receivePong, title: 'Quote', messages: [{ $ref: '#/channels/marketMaker/messages/quote' }] };
   return stringify(doc);
@@ -72,7 +78,10 @@ try {
   cpSync(join(root, 'package.json'), join(project, 'package.json'));
   symlinkSync(join(root, 'node_modules'), join(project, 'node_modules'));
   const tsconfig = JSON.parse(readFileSync(join(root, 'tsconfig.json'), 'utf8')) as Obj;
-  writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ ...tsconfig, include: ['src', 'workers', 'generated'], exclude: ['**/*.test.ts', 'src/testing'] }));
+  writeFileSync(
+    join(project, 'tsconfig.json'),
+    JSON.stringify({ ...tsconfig, include: ['src', 'workers', 'generated'], exclude: ['**/*.test.ts', 'src/testing'] }),
+  );
 
   const tsc = run('npx', ['tsc', '--noEmit', '-p', 'tsconfig.json'], project);
   const errors = `${tsc.stdout}${tsc.stderr}`.split('\n').filter((l) => /error TS\d+/.test(l));
@@ -83,7 +92,9 @@ try {
     console.log(`${hit ? 'caught' : 'MISSED'}  ${d.change}${hit ? `\n        ${hit.trim()}` : ''}`);
   }
   if (process.argv.includes('--verbose')) console.log(errors.join('\n'));
-  console.log(`${errors.length} tsc error(s) against the drifted spec; ${drifts.length - missed} of ${drifts.length} changes caught (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  console.log(
+    `${errors.length} tsc error(s) against the drifted spec; ${drifts.length - missed} of ${drifts.length} changes caught (${((Date.now() - started) / 1000).toFixed(1)} s)`,
+  );
   if (missed > 0 || tsc.status === 0) {
     console.error('drift probe FAILED: a spec change compiles cleanly against the handlers');
     process.exitCode = 1;

@@ -54,7 +54,9 @@ function responseShape(typeName: string, status: string, content: Obj | undefine
 function operationEntry(doc: Obj, pathItem: Obj, op: Obj): string {
   const id = op.operationId as string;
   const typeName = pascal(id);
-  const params = [...((pathItem.parameters as Obj[] | undefined) ?? []), ...((op.parameters as Obj[] | undefined) ?? [])].map((p) => deref<Obj>(doc, p));
+  const params = [...((pathItem.parameters as Obj[] | undefined) ?? []), ...((op.parameters as Obj[] | undefined) ?? [])].map((p) =>
+    deref<Obj>(doc, p),
+  );
   const has = (where: string) => params.some((p) => p.in === where);
   const lines: string[] = [];
   lines.push(`    params: ${has('path') ? `T.${typeName}Data['path']` : 'Record<string, never>'};`);
@@ -93,7 +95,8 @@ export function operationsTs(doc: Obj): string {
       const op = item[method] as Obj | undefined;
       if (!op) continue;
       const id = op.operationId;
-      if (typeof id !== 'string' || !/^[a-z][A-Za-z0-9]*$/.test(id)) throw new Error(`${method.toUpperCase()} ${path}: operationId must be camelCase`);
+      if (typeof id !== 'string' || !/^[a-z][A-Za-z0-9]*$/.test(id))
+        throw new Error(`${method.toUpperCase()} ${path}: operationId must be camelCase`);
       if (seen.has(id)) throw new Error(`operationId ${id} is used twice`);
       seen.add(id);
       entries.push(`  /** ${method.toUpperCase()} ${path} */\n${operationEntry(doc, item, op)}`);

@@ -7,13 +7,19 @@ import { compileRepositoryQueries, type CompiledQuery } from '../src/db/reposito
 const DIR = join(import.meta.dirname, '..', 'src', 'queries');
 const check = process.argv.includes('--check');
 
-const CLAUSES = /\s+(?=(?:from|inner join|left join|where|and|or|group by|order by|limit|returning|on conflict|values|set|select|for update|for share|do update set|do nothing)\b(?![^(]*\)))/g;
+const CLAUSES =
+  /\s+(?=(?:from|inner join|left join|where|and|or|group by|order by|limit|returning|on conflict|values|set|select|for update|for share|do update set|do nothing)\b(?![^(]*\)))/g;
 
 /** Builder output is one line: one clause per line. `sql`-tag statements keep their own lines, dedented. */
 function format(sql: string): string {
   if (!sql.includes('\n')) return sql.replace(CLAUSES, '\n  ').replace(/^\s+/, '');
   const lines = sql.split('\n');
-  const indent = Math.min(...lines.slice(1).filter((l) => l.trim()).map((l) => l.length - l.trimStart().length));
+  const indent = Math.min(
+    ...lines
+      .slice(1)
+      .filter((l) => l.trim())
+      .map((l) => l.length - l.trimStart().length),
+  );
   return [lines[0]!.trim(), ...lines.slice(1).map((l) => `  ${l.slice(indent).trimEnd()}`)].join('\n').trim();
 }
 

@@ -13,6 +13,9 @@ npx tsc --noEmit -p tsconfig.json || fail "type-check"
 step "lint (ESLint 10, typescript-eslint recommended: eslint.config.js)"
 npx eslint . || fail "lint"
 
+step "format (Prettier 3: .prettierrc.json; npm run format rewrites)"
+npx prettier --check --log-level=warn . || fail "format: run npm run format"
+
 step "floors: no import runs back up (scripts/check-floors.sh)"
 bash scripts/check-floors.sh || fail "floors"
 

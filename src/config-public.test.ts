@@ -42,7 +42,10 @@ describe('CORS_ORIGINS', () => {
   it('`*`, `none` or a list of origins (lower-cased); anything else is a configuration error', () => {
     expect(loadConfig({ CORS_ORIGINS: '*' }).corsOrigins).toBe('*');
     expect(loadConfig({ CORS_ORIGINS: 'none' }).corsOrigins).toEqual([]);
-    expect(loadConfig({ CORS_ORIGINS: 'https://App.Example.com, http://localhost:5173' }).corsOrigins).toEqual(['https://app.example.com', 'http://localhost:5173']);
+    expect(loadConfig({ CORS_ORIGINS: 'https://App.Example.com, http://localhost:5173' }).corsOrigins).toEqual([
+      'https://app.example.com',
+      'http://localhost:5173',
+    ]);
     expect(() => loadConfig({ CORS_ORIGINS: 'https://app.example.com/path' })).toThrow(/CORS_ORIGINS: not origins/);
   });
 });

@@ -85,11 +85,16 @@ describe('loadConfig', () => {
     expect(loadConfig({ PRIVY_APP_ID: 'app', PRIVY_VERIFICATION_KEY: P256_PEM.replace(/\n/g, '\\n') }).privy.verificationKey).toBe(P256_PEM);
     const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
     expect(() => loadConfig({ PRIVY_APP_ID: 'app', PRIVY_VERIFICATION_KEY: rsa })).toThrow(/PRIVY_VERIFICATION_KEY: must be an SPKI PEM P-256/);
-    expect(() => loadConfig({ PRIVY_APP_ID: 'app', PRIVY_VERIFICATION_KEY: '-----BEGIN PUBLIC KEY-----\ngarbage\n-----END PUBLIC KEY-----' })).toThrow(/PRIVY_VERIFICATION_KEY/);
+    expect(() =>
+      loadConfig({ PRIVY_APP_ID: 'app', PRIVY_VERIFICATION_KEY: '-----BEGIN PUBLIC KEY-----\ngarbage\n-----END PUBLIC KEY-----' }),
+    ).toThrow(/PRIVY_VERIFICATION_KEY/);
   });
 
   it('reads the sign-in domain and chains', () => {
-    expect(loadConfig({ SIWE_DOMAIN: 'App.Example.com', SIWE_CHAIN_IDS: '8453, 84532' }).siwe).toEqual({ domain: 'app.example.com', chainIds: [8453, 84532] });
+    expect(loadConfig({ SIWE_DOMAIN: 'App.Example.com', SIWE_CHAIN_IDS: '8453, 84532' }).siwe).toEqual({
+      domain: 'app.example.com',
+      chainIds: [8453, 84532],
+    });
     expect(() => loadConfig({ SIWE_DOMAIN: 'https://app.example.com/' })).toThrow(/SIWE_DOMAIN/);
     expect(() => loadConfig({ SIWE_CHAIN_IDS: 'base' })).toThrow(/SIWE_CHAIN_IDS/);
   });
@@ -151,7 +156,15 @@ describe('loadConfig', () => {
       RESOLUTION_DELAY_MS: '0',
       RESOLUTION_MAX_WAIT_MS: '60000',
     });
-    expect(c.rfq).toMatchObject({ quoteWindowMs: 250, maxDeadlineMs: 30000, minStakeMicros: 10_000n, maxLegs: 3, signingChainId: 84532, eip712Name: 'My Venue', mmMaxQuotesPerSecond: 5 });
+    expect(c.rfq).toMatchObject({
+      quoteWindowMs: 250,
+      maxDeadlineMs: 30000,
+      minStakeMicros: 10_000n,
+      maxLegs: 3,
+      signingChainId: 84532,
+      eip712Name: 'My Venue',
+      mmMaxQuotesPerSecond: 5,
+    });
     expect(c.prices).toEqual({ feed: 'demo', demoSeed: 's1', demoSpreadBps: 0 });
     expect(c.resolution).toEqual({ delayMs: 0, maxWaitMs: 60000 });
   });
@@ -163,7 +176,9 @@ describe('loadConfig', () => {
 
   it('the quote window must leave room before the longest deadline (window < max deadline - 100 ms)', () => {
     expect(loadConfig({ RFQ_QUOTE_WINDOW_MS: '1899', RFQ_MAX_DEADLINE_MS: '2000' }).rfq.quoteWindowMs).toBe(1899);
-    expect(() => loadConfig({ RFQ_QUOTE_WINDOW_MS: '1900', RFQ_MAX_DEADLINE_MS: '2000' })).toThrow(/RFQ_QUOTE_WINDOW_MS: must be less than RFQ_MAX_DEADLINE_MS - 100 \(1900 ms\)/);
+    expect(() => loadConfig({ RFQ_QUOTE_WINDOW_MS: '1900', RFQ_MAX_DEADLINE_MS: '2000' })).toThrow(
+      /RFQ_QUOTE_WINDOW_MS: must be less than RFQ_MAX_DEADLINE_MS - 100 \(1900 ms\)/,
+    );
   });
 
   it('lists every bad RFQ, price and resolution setting at once', () => {

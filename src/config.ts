@@ -18,7 +18,12 @@ const csv = <T extends z.ZodType<unknown, string>>(item: T, def: string) =>
   z
     .string()
     .optional()
-    .transform((v) => (v ?? def).split(',').map((s) => s.trim()).filter(Boolean))
+    .transform((v) =>
+      (v ?? def)
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(item).min(1, 'must list at least one value'));
 
 const optionalString = z
@@ -34,12 +39,23 @@ const schema = z.object({
   PORT: intFrom(3000, 0, 65535),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATABASE_URL: optionalString.pipe(
-    z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+      .optional(),
   ),
-  REDIS_URL: optionalString.pipe(z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL').optional()),
+  REDIS_URL: optionalString.pipe(
+    z
+      .string()
+      .regex(/^rediss?:\/\//, 'must be a redis:// URL')
+      .optional(),
+  ),
   DATA_DIR: z.string().min(1).default('.data'),
   /** Prefix for BullMQ queue names, so several test runs or deployments can share one Redis. */
-  QUEUE_PREFIX: z.string().regex(/^[a-z0-9_-]{1,32}$/i, 'must be 1-32 of [A-Za-z0-9_-]').default('crfq'),
+  QUEUE_PREFIX: z
+    .string()
+    .regex(/^[a-z0-9_-]{1,32}$/i, 'must be 1-32 of [A-Za-z0-9_-]')
+    .default('crfq'),
   OPERATOR_TOKEN: optionalString.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
   PRIVY_APP_ID: optionalString,
   PRIVY_VERIFICATION_KEY: optionalString
@@ -84,7 +100,17 @@ const schema = z.object({
   HTTP_MAX_CONNECTIONS: intFrom(8192, 0, 10_000_000),
   MARKET_ASSETS: csv(z.string().regex(/^[A-Z0-9]{1,16}$/, 'assets are 1-16 of [A-Z0-9]'), 'BTC,ETH,SOL,XRP,HYPE'),
   MARKET_DURATIONS: csv(
-    z.string().regex(/^\d+$/, 'durations are whole seconds').transform(Number).pipe(z.number().int().min(1).max(7 * 86400)),
+    z
+      .string()
+      .regex(/^\d+$/, 'durations are whole seconds')
+      .transform(Number)
+      .pipe(
+        z
+          .number()
+          .int()
+          .min(1)
+          .max(7 * 86400),
+      ),
     '60,300,900,3600,14400,86400',
   ),
   MARKET_BETTING_CLOSE_BUFFER_MS: intFrom(10000, 0),
@@ -107,7 +133,11 @@ const schema = z.object({
   RFQ_MAX_OPEN_PER_USER: intFrom(10, 1, 10_000),
   /** EIP-712 domain of RFQ orders and quotes; must be one of SIWE_CHAIN_IDS. */
   RFQ_SIGNING_CHAIN_ID: intFrom(8453, 1),
-  RFQ_EIP712_NAME: z.string().trim().regex(/^[\x20-\x7e]{1,64}$/, 'must be 1-64 printable ASCII characters').default('contest-rfq-service'),
+  RFQ_EIP712_NAME: z
+    .string()
+    .trim()
+    .regex(/^[\x20-\x7e]{1,64}$/, 'must be 1-64 printable ASCII characters')
+    .default('contest-rfq-service'),
   MM_MAX_QUOTES_PER_SECOND: intFrom(100, 1, 100_000),
   PRICE_FEED: z.enum(['demo']).default('demo'),
   DEMO_PRICE_SEED: z.string().min(1).max(128).default(DEMO_PRICE_SEED_DEFAULT),
@@ -123,7 +153,10 @@ const schema = z.object({
   /** Base URL partners reach this instance at (https://api.example.com); written into the served documents. */
   PUBLIC_URL: optionalString.pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s):// URL' }).optional()),
   /** Serve the docs portal (/docs, /docs/ws). The documents (/openapi.json, ...) are always served. */
-  DOCS_ENABLED: z.enum(['true', 'false', '1', '0']).default('true').transform((v) => v === 'true' || v === '1'),
+  DOCS_ENABLED: z
+    .enum(['true', 'false', '1', '0'])
+    .default('true')
+    .transform((v) => v === 'true' || v === '1'),
   /** Origins allowed by CORS: unset = any outside production and none in production; `*`; a comma list; `none`. */
   CORS_ORIGINS: optionalString,
 });
@@ -212,7 +245,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     if (!e.DATABASE_URL) problems.push('DATABASE_URL: required when NODE_ENV=production (embedded PGlite is single-process)');
     if (!e.OPERATOR_TOKEN) problems.push('OPERATOR_TOKEN: required when NODE_ENV=production');
     if (!e.PRIVY_APP_ID || !e.PRIVY_VERIFICATION_KEY) {
-      problems.push('PRIVY_APP_ID / PRIVY_VERIFICATION_KEY: required when NODE_ENV=production (the development identity key is never used in production)');
+      problems.push(
+        'PRIVY_APP_ID / PRIVY_VERIFICATION_KEY: required when NODE_ENV=production (the development identity key is never used in production)',
+      );
     }
   }
   if ((e.PRIVY_APP_ID === undefined) !== (e.PRIVY_VERIFICATION_KEY === undefined)) {
@@ -313,7 +348,9 @@ function rfqProblems(e: Parsed): string[] {
     problems.push(`RFQ_SIGNING_CHAIN_ID: must be one of SIWE_CHAIN_IDS (${e.SIWE_CHAIN_IDS.join(',')}): the wallet that signs in signs the orders`);
   }
   if (e.RFQ_QUOTE_WINDOW_MS >= e.RFQ_MAX_DEADLINE_MS - PROCESSING_BUFFER_MS) {
-    problems.push(`RFQ_QUOTE_WINDOW_MS: must be less than RFQ_MAX_DEADLINE_MS - ${PROCESSING_BUFFER_MS} (${e.RFQ_MAX_DEADLINE_MS - PROCESSING_BUFFER_MS} ms), or no best-mode deadline is acceptable`);
+    problems.push(
+      `RFQ_QUOTE_WINDOW_MS: must be less than RFQ_MAX_DEADLINE_MS - ${PROCESSING_BUFFER_MS} (${e.RFQ_MAX_DEADLINE_MS - PROCESSING_BUFFER_MS} ms), or no best-mode deadline is acceptable`,
+    );
   }
   if (e.RFQ_MIN_STAKE_MICROS > e.RFQ_MAX_STAKE_MICROS) problems.push('RFQ_MIN_STAKE_MICROS: must not exceed RFQ_MAX_STAKE_MICROS');
   const smallestPayout = (BigInt(e.RFQ_MIN_STAKE_MICROS) * 10_001n) / 10_000n;
@@ -322,7 +359,10 @@ function rfqProblems(e: Parsed): string[] {
   }
   if (e.PRICE_FEED === 'demo') {
     const unpriced = e.MARKET_ASSETS.filter((a) => DEMO_BASES_MICROS[a] === undefined);
-    if (unpriced.length) problems.push(`MARKET_ASSETS: the demo price feed has no price for ${unpriced.join(', ')} (it prices ${Object.keys(DEMO_BASES_MICROS).join(', ')})`);
+    if (unpriced.length)
+      problems.push(
+        `MARKET_ASSETS: the demo price feed has no price for ${unpriced.join(', ')} (it prices ${Object.keys(DEMO_BASES_MICROS).join(', ')})`,
+      );
   }
   if (e.RESOLUTION_MAX_WAIT_MS <= e.RESOLUTION_DELAY_MS) problems.push('RESOLUTION_MAX_WAIT_MS: must be greater than RESOLUTION_DELAY_MS');
   return problems;
@@ -340,7 +380,10 @@ function parseCorsOrigins(value: string | undefined, nodeEnv: string): '*' | str
   const v = value.trim();
   if (v === '*') return '*';
   if (v.toLowerCase() === 'none') return [];
-  const origins = v.split(',').map((o) => o.trim()).filter(Boolean);
+  const origins = v
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
   const bad = origins.filter((o) => !/^https?:\/\/[a-z0-9.-]+(:\d{1,5})?$/i.test(o));
   if (bad.length) return `not origins (scheme://host[:port], no path): ${bad.join(', ')}`;
   return origins.map((o) => o.toLowerCase());

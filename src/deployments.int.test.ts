@@ -65,7 +65,9 @@ describe('PostgreSQL-only deployment (DATABASE_URL, no REDIS_URL)', () => {
     const db = await createTestDatabase('pgonly');
     cleanups.push(() => db.drop());
     const svc = track(
-      await startServiceProcess({ env: { DATABASE_URL: db.url, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'debug', QUEUE_PREFIX: uniquePrefix('pg') } }),
+      await startServiceProcess({
+        env: { DATABASE_URL: db.url, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'debug', QUEUE_PREFIX: uniquePrefix('pg') },
+      }),
     );
     await expectReady(svc.baseUrl);
     expect(svc.logs.find((l) => l.msg === 'runtime ready')).toMatchObject({ deployment: 'postgres', queue_backend: 'postgres' });
@@ -88,9 +90,18 @@ describe('production deployment (DATABASE_URL + REDIS_URL), API and workers as s
   it('two API processes and two worker processes share one database and one Redis', async () => {
     const db = await createTestDatabase('prod');
     cleanups.push(() => db.drop());
-    const env = { DATABASE_URL: db.url, REDIS_URL: TEST_REDIS_URL, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'debug', QUEUE_PREFIX: uniquePrefix('prod') };
+    const env = {
+      DATABASE_URL: db.url,
+      REDIS_URL: TEST_REDIS_URL,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'debug',
+      QUEUE_PREFIX: uniquePrefix('prod'),
+    };
     // Start two API processes at once: migrations are serialised by an advisory lock.
-    const [api1, api2] = (await Promise.all([startServiceProcess({ env, args: ['--role=api'] }), startServiceProcess({ env, args: ['--role=api'] })])).map(track);
+    const [api1, api2] = (
+      await Promise.all([startServiceProcess({ env, args: ['--role=api'] }), startServiceProcess({ env, args: ['--role=api'] })])
+    ).map(track);
     const workersReady = (l: Record<string, unknown>) => l.msg === 'workers started';
     const [w1, w2] = (
       await Promise.all([

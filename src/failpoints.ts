@@ -13,7 +13,10 @@ export const FAILPOINT_NAME = /^[a-z-]+:[A-Za-z]+$/;
 export function parseFailpoints(spec: string): { points: Record<string, FailpointAction>; problems: string[] } {
   const points: Record<string, FailpointAction> = {};
   const problems: string[] = [];
-  for (const part of spec.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const part of spec
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const [name = '', action = ''] = part.split('=');
     if (!FAILPOINT_NAME.test(name)) problems.push(`${part}: the name must look like after-commit:createDeposit`);
     else if (action !== 'kill' && action !== 'error') problems.push(`${part}: the action must be kill or error`);

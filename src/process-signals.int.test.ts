@@ -38,7 +38,16 @@ function npmRun(script: string, env: Record<string, string>): NpmRun {
   const proc = spawn('npm', ['run', '-s', script], {
     cwd: ROOT,
     detached: true, // own process group
-    env: { PATH: process.env.PATH!, HOME: process.env.HOME!, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', NODE_ENV: 'test', RATE_LIMIT_PER_MINUTE: '0', ...env },
+    env: {
+      PATH: process.env.PATH!,
+      HOME: process.env.HOME!,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      NODE_ENV: 'test',
+      RATE_LIMIT_PER_MINUTE: '0',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   groups.push(proc.pid!);
@@ -78,7 +87,10 @@ async function stopsOnSigterm(script: string, env: Record<string, string>): Prom
   process.kill(run.proc.pid!, 'SIGTERM'); // what a terminal, systemd or a container runtime does to `npm start`
   await run.exited;
   expect(await portFreedWithin(port, 15_000), `port ${port} still served after SIGTERM to npm:\n${run.lines.slice(-10).join('\n')}`).toBe(true);
-  expect(run.lines.some((l) => l.includes('"msg":"stopped"')), 'the service shut down gracefully').toBe(true);
+  expect(
+    run.lines.some((l) => l.includes('"msg":"stopped"')),
+    'the service shut down gracefully',
+  ).toBe(true);
 }
 
 describe('signals reach the service through npm', () => {

@@ -45,7 +45,10 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
   const metrics = createMetrics();
   const forkDb = () => orm.em.fork();
   const operatorToken = chooseOperatorToken(config, logger);
-  if (!operatorToken) logger.warn('operator API disabled: OPERATOR_TOKEN is unset, so every /v1/admin request is refused (401); set it (at least 16 characters) to enable it');
+  if (!operatorToken)
+    logger.warn(
+      'operator API disabled: OPERATOR_TOKEN is unset, so every /v1/admin request is refused (401); set it (at least 16 characters) to enable it',
+    );
   const privy = await choosePrivyVerifier({ ...config.privy, production: config.nodeEnv === 'production', dataDir: config.dataDir }, logger);
   const shared = { deployment: config.deployment, redisUrl: config.redisUrl, prefix: config.queuePrefix, orm, log: logger };
   const sharedCap = createSharedConnectionCap({ ...shared, max: config.mm.maxConnectionsPerIp });
@@ -80,10 +83,7 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
     metrics,
     rateLimitPerMinute: config.rateLimitPerMinute,
     rateLimitStore: rateLimitStore.store,
-    routes: [
-      createCors(config.corsOrigins),
-      createDocsRouter({ enabled: config.docsEnabled, publicUrl: config.publicUrl }),
-    ],
+    routes: [createCors(config.corsOrigins), createDocsRouter({ enabled: config.docsEnabled, publicUrl: config.publicUrl })],
   });
   // headersTimeout and requestTimeout are checked every connectionsCheckingInterval (node's default: 30 s).
   const server = createServer({ connectionsCheckingInterval: 1_000 }, app);

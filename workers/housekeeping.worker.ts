@@ -9,7 +9,8 @@ export const housekeepingWorker: WorkerSpec<typeof QUEUE.housekeeping> = {
   processor: ({ rt, log }) => ({
     async process(job): Promise<AuthPruneResult> {
       const result = await pruneExpiredAuth(rt.orm.em.fork());
-      if (result.sessions || result.walletNonces || result.limits) log.info({ job_id: job.id, ...result }, 'expired sessions and wallet nonces pruned');
+      if (result.sessions || result.walletNonces || result.limits)
+        log.info({ job_id: job.id, ...result }, 'expired sessions and wallet nonces pruned');
       else log.debug({ job_id: job.id }, 'nothing to prune');
       return result;
     },

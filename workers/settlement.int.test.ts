@@ -19,7 +19,14 @@ const running: ServiceProcess[] = [];
 beforeAll(async () => {
   db = await createTestDatabase('settle');
   privy = await createTestPrivy();
-  env = { NODE_ENV: 'test', DATABASE_URL: db.url, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: uniquePrefix('settle'), RATE_LIMIT_PER_MINUTE: '0', ...privy.env };
+  env = {
+    NODE_ENV: 'test',
+    DATABASE_URL: db.url,
+    REDIS_URL: TEST_REDIS_URL,
+    QUEUE_PREFIX: uniquePrefix('settle'),
+    RATE_LIMIT_PER_MINUTE: '0',
+    ...privy.env,
+  };
   // The API alone: nothing in this process settles.
   api = await startServiceProcess({ env: { ...env, DEPOSIT_SYNC_WAIT_MS: '300' }, args: ['--role=api'] });
   sql = new pg.Client({ connectionString: db.url });
@@ -84,7 +91,9 @@ describe('crash safety', () => {
     for (let i = 0; i < PER_USER; i += 10) {
       const batch = await Promise.all(
         users.flatMap((u) =>
-          Array.from({ length: 10 }, () => call(api.baseUrl, 'POST /v1/users/deposit', { token: u.token, body: { amount_micros: 3, idempotency_key: randomUUID() } })),
+          Array.from({ length: 10 }, () =>
+            call(api.baseUrl, 'POST /v1/users/deposit', { token: u.token, body: { amount_micros: 3, idempotency_key: randomUUID() } }),
+          ),
         ),
       );
       for (const r of batch) {
@@ -107,7 +116,10 @@ describe('crash safety', () => {
     const statuses = await sql.query(`select status, count(*)::int as n from operations where id = any($1::uuid[]) group by status`, [ids]);
     expect(statuses.rows).toEqual([{ status: 'success', n: total }]);
     // Exactly one deposit posting per operation.
-    const postings = await sql.query(`select reference, count(*)::int as n from ledger_transactions where kind = 'deposit' and reference = any($1::text[]) group by reference`, [ids]);
+    const postings = await sql.query(
+      `select reference, count(*)::int as n from ledger_transactions where kind = 'deposit' and reference = any($1::text[]) group by reference`,
+      [ids],
+    );
     expect(postings.rows).toHaveLength(total);
     expect(postings.rows.every((r: { n: number }) => r.n === 1)).toBe(true);
     for (const u of users) {

@@ -37,7 +37,9 @@ export async function startWorkers(rt: Runtime): Promise<Workers> {
       ...spec.options,
       concurrency: spec.concurrency(queues.kind),
     });
-    worker.on('failed', (job, err) => log.warn({ queue: worker.name, job_id: job?.id, job_name: job?.name, attempts: job?.attemptsMade, err }, 'job failed'));
+    worker.on('failed', (job, err) =>
+      log.warn({ queue: worker.name, job_id: job?.id, job_name: job?.name, attempts: job?.attemptsMade, err }, 'job failed'),
+    );
     worker.on('error', (err) => log.error({ queue: worker.name, err }, 'worker error'));
     workers.push(worker);
   };

@@ -10,15 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import standaloneModule from 'ajv/dist/standalone/index.js';
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
-import {
-  checkAsyncApi,
-  createAjv,
-  DEFAULT_ASYNCAPI_PATH,
-  extractDefaultAuthDomain,
-  loadSpec,
-  type MessageInfo,
-  messageCatalog,
-} from './validate.js';
+import { checkAsyncApi, createAjv, DEFAULT_ASYNCAPI_PATH, extractDefaultAuthDomain, loadSpec, type MessageInfo, messageCatalog } from './validate.js';
 
 // ajv's standalone module is CommonJS with a default export; under NodeNext the callable sits on .default.
 const standaloneCode = standaloneModule.default;
@@ -66,7 +58,11 @@ async function typesTs(messages: MessageInfo[], authDomain: string): Promise<str
     'export type ServerMessageType = ServerMessage["type"];',
   ];
   if (byKey.get('authResult')?.payload.properties && 'error' in (byKey.get('authResult')!.payload.properties as object)) {
-    extra.push('', '/** Stable failure codes of `auth_result.error`. */', 'export type AuthResultErrorCode = NonNullable<AuthResultMessage["error"]>;');
+    extra.push(
+      '',
+      '/** Stable failure codes of `auth_result.error`. */',
+      'export type AuthResultErrorCode = NonNullable<AuthResultMessage["error"]>;',
+    );
   }
   if (byKey.get('error')?.payload.properties && 'code' in (byKey.get('error')!.payload.properties as object)) {
     extra.push('', '/** Stable codes of the `error` message. */', 'export type ErrorCode = ErrorMessage["code"];');
@@ -99,8 +95,7 @@ function validatorsJs(messages: MessageInfo[]): string {
       .filter((m) => m.direction === direction)
       .map((m) => `  [${JSON.stringify(m.type)}, ${m.validatorName}],`)
       .join('\n');
-  const types = (direction: MessageInfo['direction']): string =>
-    JSON.stringify(messages.filter((m) => m.direction === direction).map((m) => m.type));
+  const types = (direction: MessageInfo['direction']): string => JSON.stringify(messages.filter((m) => m.direction === direction).map((m) => m.type));
 
   const wrapper = `
 // Dispatch on "type". Errors follow Ajv's shape: a missing or non-string "type" gives keyword
@@ -164,7 +159,10 @@ function validatorsDts(messages: MessageInfo[]): string {
     '',
   ];
   for (const m of messages) {
-    lines.push(`/** Validates the payload of a message of type \`${m.type}\`. */`, `export declare const ${m.validatorName}: MessageValidator<${m.typeName}>;`);
+    lines.push(
+      `/** Validates the payload of a message of type \`${m.type}\`. */`,
+      `export declare const ${m.validatorName}: MessageValidator<${m.typeName}>;`,
+    );
   }
   lines.push(
     '',

@@ -70,8 +70,7 @@ export interface CheckResult {
   infos: string[];
 }
 
-const isObject = (value: unknown): value is JsonObject =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const isLinkRef = (ref: string): boolean => /^#\/(servers|channels|operations)\//.test(ref);
 
@@ -169,7 +168,9 @@ export function messageCatalog(spec: LoadedSpec): MessageInfo[] {
       validatorName: `validate${pascal(key)}`,
       direction: dir,
       payload,
-      examples: examples.map((e) => (isObject(e) ? { name: typeof e.name === 'string' ? e.name : undefined, payload: e.payload ?? null } : { payload: null })),
+      examples: examples.map((e) =>
+        isObject(e) ? { name: typeof e.name === 'string' ? e.name : undefined, payload: e.payload ?? null } : { payload: null },
+      ),
     };
   });
 }

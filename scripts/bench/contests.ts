@@ -96,7 +96,6 @@ async function capture(client: pg.ClientBase, fn: (em: Em) => Promise<unknown>):
   return r.queries;
 }
 
-
 let svc: ServiceProcess | undefined;
 let client: pg.Client | undefined;
 const db = await createTestDatabase('benchcontests');
@@ -272,16 +271,21 @@ try {
      select contest_id, score, count(*)::int from contest_entries where contest_id = $1 group by contest_id, score`,
     [bigId],
   );
-  await step('entries_filled', 'update contests set entries_filled = (select count(*) from contest_entries where contest_id = $1) where id = $1', [bigId]);
+  await step('entries_filled', 'update contests set entries_filled = (select count(*) from contest_entries where contest_id = $1) where id = $1', [
+    bigId,
+  ]);
   await sql.query('drop table seed_contests; drop table seed_entries');
   await step('vacuum analyze', 'vacuum (analyze)');
   const seedSeconds = (performance.now() - seedStart) / 1000;
   const counts = (
-    await sql.query(`select (select count(*) from users)::int as users, (select count(*) from contests)::int as contests,
+    await sql.query(
+      `select (select count(*) from users)::int as users, (select count(*) from contests)::int as contests,
        (select count(*) from contest_markets)::int as contest_markets, (select count(*) from contest_entries)::int as contest_entries,
        (select count(*) from contest_entry_picks)::int as picks,
        (select string_agg(score || ':' || entries, ' ' order by score desc) from contest_score_counts where contest_id = $1) as histogram,
-       (select count(*) from contests where status = 'open' and category = 'sports')::int as open_sports`, [bigId])
+       (select count(*) from contests where status = 'open' and category = 'sports')::int as open_sports`,
+      [bigId],
+    )
   ).rows[0];
   log(`seeded in ${seedSeconds.toFixed(1)} s: ${JSON.stringify(counts)}`);
 
@@ -312,7 +316,8 @@ try {
     /** Wire rows (HTTP) and pg rows must name the same things in the same order. */
     check: (httpBody: any, pgRows: any[][]) => void; // eslint-disable-line @typescript-eslint/no-explicit-any
   }
-  const boardCheck = (limit: number) => (b: any, rows: any[][]) => { // eslint-disable-line @typescript-eslint/no-explicit-any
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const boardCheck = (limit: number) => (b: any, rows: any[][]) => {
     const top = rows[2]!; // loadContest, loadScoreCounts, leaderboardTop[, caller rows]
     if (top.length !== limit) throw new Error(`leaderboard: pg top has ${top.length} rows`);
     const wire = b.entries.map((e: any) => `${e.user_id}/${e.entry_index}`).join(','); // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -320,9 +325,13 @@ try {
     if (wire !== direct) throw new Error('leaderboard: HTTP and pg disagree on the top rows');
     if (b.total_entries !== ENTRIES + CALLER_MASKS.length) throw new Error(`leaderboard: total_entries ${b.total_entries}`);
   };
-  const lobbyCheck = (b: any, rows: any[][]) => { // eslint-disable-line @typescript-eslint/no-explicit-any
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const lobbyCheck = (b: any, rows: any[][]) => {
     const wire = b.contests.map((c: any) => c.contest_id).join(','); // eslint-disable-line @typescript-eslint/no-explicit-any
-    const direct = rows[rows.length - 1]!.slice(0, 20).map((r: any) => r.id).join(','); // eslint-disable-line @typescript-eslint/no-explicit-any
+    const direct = rows[rows.length - 1]!.slice(0, 20)
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any
+      .map((r: any) => r.id)
+      .join(',');
     if (wire !== direct) throw new Error('lobby: HTTP and pg disagree on the page');
   };
   const callerQueries = [
@@ -330,8 +339,18 @@ try {
     ...(await capture(sql, (em) => leaderboard(em, bigId, 10, caller.userId))),
   ];
   const cases: Case[] = [
-    { name: 'leaderboard limit=10 (anonymous)', path: `/v1/contests/${bigId}/leaderboard?limit=10`, queries: await capture(sql, (em) => leaderboard(em, bigId, 10, null)), check: boardCheck(10) },
-    { name: 'leaderboard limit=100 (anonymous)', path: `/v1/contests/${bigId}/leaderboard?limit=100`, queries: await capture(sql, (em) => leaderboard(em, bigId, 100, null)), check: boardCheck(100) },
+    {
+      name: 'leaderboard limit=10 (anonymous)',
+      path: `/v1/contests/${bigId}/leaderboard?limit=10`,
+      queries: await capture(sql, (em) => leaderboard(em, bigId, 10, null)),
+      check: boardCheck(10),
+    },
+    {
+      name: 'leaderboard limit=100 (anonymous)',
+      path: `/v1/contests/${bigId}/leaderboard?limit=100`,
+      queries: await capture(sql, (em) => leaderboard(em, bigId, 100, null)),
+      check: boardCheck(100),
+    },
     {
       name: 'leaderboard limit=10 + caller.rows',
       path: `/v1/contests/${bigId}/leaderboard?limit=10`,
@@ -343,7 +362,12 @@ try {
         if (rows[rows.length - 1]!.length !== CALLER_MASKS.length) throw new Error('leaderboard: pg caller rows');
       },
     },
-    { name: 'lobby first page (limit=20)', path: '/v1/contests?limit=20', queries: await capture(sql, (em) => listContests(em, lobbyQ({}))), check: lobbyCheck },
+    {
+      name: 'lobby first page (limit=20)',
+      path: '/v1/contests?limit=20',
+      queries: await capture(sql, (em) => listContests(em, lobbyQ({}))),
+      check: lobbyCheck,
+    },
     {
       name: `lobby page ${DEEP_PAGES + 1} (keyset cursor)`,
       path: `/v1/contests?limit=20&cursor=${deepCursor}`,
@@ -372,8 +396,10 @@ try {
   const snapped = (name: string) => snapshot.find((q) => q.name === `ContestBoardsRepository.${name}`)!.sql;
   const LEADERBOARD_TOP_SQL = snapped('leaderboardTop');
   const TOP_PARTICIPANTS_SQL = snapped('topParticipants');
-  if (!cases[0]!.queries.some((q) => q.text === LEADERBOARD_TOP_SQL)) throw new Error('the captured leaderboard queries do not contain the snapshotted leaderboardTop');
-  if (!cases[6]!.queries.some((q) => q.text === TOP_PARTICIPANTS_SQL)) throw new Error('the captured top-participants queries do not contain the snapshotted topParticipants');
+  if (!cases[0]!.queries.some((q) => q.text === LEADERBOARD_TOP_SQL))
+    throw new Error('the captured leaderboard queries do not contain the snapshotted leaderboardTop');
+  if (!cases[6]!.queries.some((q) => q.text === TOP_PARTICIPANTS_SQL))
+    throw new Error('the captured top-participants queries do not contain the snapshotted topParticipants');
 
   const runPg = async (qs: Captured[]) => {
     const out: any[][] = []; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -445,19 +471,49 @@ try {
     return q;
   };
   let seqScans = 0;
-  seqScans += await explain('leaderboard top (limit=10)', find(cases[0]!, (q) => q.text === LEADERBOARD_TOP_SQL));
-  seqScans += await explain('leaderboard top (limit=100)', find(cases[1]!, (q) => q.text === LEADERBOARD_TOP_SQL));
+  seqScans += await explain(
+    'leaderboard top (limit=10)',
+    find(cases[0]!, (q) => q.text === LEADERBOARD_TOP_SQL),
+  );
+  seqScans += await explain(
+    'leaderboard top (limit=100)',
+    find(cases[1]!, (q) => q.text === LEADERBOARD_TOP_SQL),
+  );
   seqScans += await explain('leaderboard caller rows', cases[2]!.queries[cases[2]!.queries.length - 1]!);
-  seqScans += await explain('lobby first page', find(cases[3]!, (q) => q.text.includes('from "contests"')));
-  seqScans += await explain(`lobby page ${DEEP_PAGES + 1} (keyset)`, find(cases[4]!, (q) => q.text.includes('from "contests"')));
-  seqScans += await explain('lobby status=open&category=sports', find(cases[5]!, (q) => q.text.includes('from "contests"')));
-  seqScans += await explain('top participants (7 days)', find(cases[6]!, (q) => q.text === TOP_PARTICIPANTS_SQL));
-  console.log(seqScans ? `\n!!!!!!!! ${seqScans} SEQ SCAN(S) on contests/contest_entries in the plans above !!!!!!!!` : '\nno Seq Scan on contests or contest_entries in any plan above');
+  seqScans += await explain(
+    'lobby first page',
+    find(cases[3]!, (q) => q.text.includes('from "contests"')),
+  );
+  seqScans += await explain(
+    `lobby page ${DEEP_PAGES + 1} (keyset)`,
+    find(cases[4]!, (q) => q.text.includes('from "contests"')),
+  );
+  seqScans += await explain(
+    'lobby status=open&category=sports',
+    find(cases[5]!, (q) => q.text.includes('from "contests"')),
+  );
+  seqScans += await explain(
+    'top participants (7 days)',
+    find(cases[6]!, (q) => q.text === TOP_PARTICIPANTS_SQL),
+  );
+  console.log(
+    seqScans
+      ? `\n!!!!!!!! ${seqScans} SEQ SCAN(S) on contests/contest_entries in the plans above !!!!!!!!`
+      : '\nno Seq Scan on contests or contest_entries in any plan above',
+  );
 } catch (err) {
   if (svc && !stoppedByUs && svc.logs.some((l) => l.msg === 'shutting down')) {
-    log(`!! the service was stopped by a signal this bench did not send (${JSON.stringify(svc.logs.find((l) => l.msg === 'shutting down'))}): another process on this machine; rerun`);
+    log(
+      `!! the service was stopped by a signal this bench did not send (${JSON.stringify(svc.logs.find((l) => l.msg === 'shutting down'))}): another process on this machine; rerun`,
+    );
   }
-  if (svc) log(`service exit code ${String(svc.proc.exitCode)} signal ${String(svc.proc.signalCode)}; its last output:\n${svc.rawOutput.filter((l) => !l.includes('"msg":"request"')).slice(-20).join('\n')}`);
+  if (svc)
+    log(
+      `service exit code ${String(svc.proc.exitCode)} signal ${String(svc.proc.signalCode)}; its last output:\n${svc.rawOutput
+        .filter((l) => !l.includes('"msg":"request"'))
+        .slice(-20)
+        .join('\n')}`,
+    );
   process.exitCode = 1;
   throw err;
 } finally {

@@ -23,7 +23,9 @@ try {
   const users = await Promise.all(Array.from({ length: C }, () => newUserSession(base, privy)));
 
   // Warm-up (JIT, connection pools, account rows).
-  await Promise.all(users.map((u) => call(base, 'POST /v1/users/deposit', { token: u.token, body: { amount_micros: 1, idempotency_key: randomUUID() } })));
+  await Promise.all(
+    users.map((u) => call(base, 'POST /v1/users/deposit', { token: u.token, body: { amount_micros: 1, idempotency_key: randomUUID() } })),
+  );
 
   let statuses: Record<number, number> = {};
   const perLane = Math.ceil(N / C);
@@ -45,7 +47,11 @@ try {
   // transaction, two entries (the trigger updates the cached balances), final status.
   const clearing = (await pool.query(`select id from ledger_accounts where kind = 'settlement_clearing'`)).rows[0].id as string;
   const available = new Map<string, string>();
-  for (const u of users) available.set(u.userId, (await pool.query(`select id from ledger_accounts where user_id = $1 and kind = 'user_available'`, [u.userId])).rows[0].id);
+  for (const u of users)
+    available.set(
+      u.userId,
+      (await pool.query(`select id from ledger_accounts where user_id = $1 and kind = 'user_available'`, [u.userId])).rows[0].id,
+    );
   t0 = performance.now();
   await Promise.all(
     users.map(async (u) => {
@@ -61,8 +67,15 @@ try {
           await client.query('select balance from ledger_accounts where id = $1 for update', [lo]);
           await client.query('select balance from ledger_accounts where id = $1 for update', [hi]);
           await client.query(`insert into ledger_transactions (id, kind, reference) values ($1, 'deposit', $2)`, [tx, op]);
-          await client.query('insert into ledger_entries (transaction_id, account_id, amount) values ($1, $2, -1), ($1, $3, 1)', [tx, clearing, acct]);
-          await client.query(`update operations set status = 'success', tx_hash = $2, settled_at = now() where id = $1`, [op, `0x${tx.replace(/-/g, '').padEnd(64, '0')}`]);
+          await client.query('insert into ledger_entries (transaction_id, account_id, amount) values ($1, $2, -1), ($1, $3, 1)', [
+            tx,
+            clearing,
+            acct,
+          ]);
+          await client.query(`update operations set status = 'success', tx_hash = $2, settled_at = now() where id = $1`, [
+            op,
+            `0x${tx.replace(/-/g, '').padEnd(64, '0')}`,
+          ]);
           await client.query('commit');
           statuses[200] = (statuses[200] ?? 0) + 1;
         }

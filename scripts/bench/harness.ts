@@ -18,7 +18,14 @@ export async function startBenchService(name: string, env: Record<string, string
   const db = await createTestDatabase(name);
   try {
     const svc = await startServiceProcess({
-      env: { LOG_LEVEL: 'info', DATABASE_URL: db.url, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: uniquePrefix(name), RATE_LIMIT_PER_MINUTE: '0', ...env },
+      env: {
+        LOG_LEVEL: 'info',
+        DATABASE_URL: db.url,
+        REDIS_URL: TEST_REDIS_URL,
+        QUEUE_PREFIX: uniquePrefix(name),
+        RATE_LIMIT_PER_MINUTE: '0',
+        ...env,
+      },
     });
     return { db, svc, stop: async () => (await svc.stop(), await db.drop()) };
   } catch (err) {

@@ -86,7 +86,9 @@ try {
   console.log(`raw signature recoveries : ${recoveriesPerSec.toFixed(0)}/s (viem recoverMessageAddress, this process)`);
   console.log(`authenticated handshakes : ${handshakesPerSec.toFixed(0)}/s end to end (concurrency ${C})`);
   console.log(`ratio                    : a handshake costs ${(recoveriesPerSec / handshakesPerSec).toFixed(1)}x a raw recovery`);
-  console.log(`idle authenticated conns : ${IDLE} opened in ${openSecs.toFixed(1)} s; service RSS ${(before / 1024).toFixed(0)} -> ${(after / 1024).toFixed(0)} MiB = ${perConnKb.toFixed(1)} KiB per connection`);
+  console.log(
+    `idle authenticated conns : ${IDLE} opened in ${openSecs.toFixed(1)} s; service RSS ${(before / 1024).toFixed(0)} -> ${(after / 1024).toFixed(0)} MiB = ${perConnKb.toFixed(1)} KiB per connection`,
+  );
 } finally {
   await Promise.all(clients.map((c) => c.stop().catch(() => undefined)));
   await bench.stop();

@@ -34,7 +34,12 @@ async function rate(label: string, n: number, fn: (i: number) => unknown): Promi
   const c = process.cpuUsage(c0);
   const cpu = (c.user + c.system) / 1e6;
   // Per CPU-second too: on a shared, loaded box the wall-clock rate mostly measures the neighbours.
-  console.log(`${row([[label, -48], [(n / s).toFixed(0), 6]])}/s wall  ${row([[(n / cpu).toFixed(0), 6]])}/s per CPU-second  (n=${n})`);
+  console.log(
+    `${row([
+      [label, -48],
+      [(n / s).toFixed(0), 6],
+    ])}/s wall  ${row([[(n / cpu).toFixed(0), 6]])}/s per CPU-second  (n=${n})`,
+  );
 }
 
 async function roundTrip(label: string, a: Bus, b: Bus): Promise<void> {
@@ -54,13 +59,21 @@ async function roundTrip(label: string, a: Bus, b: Bus): Promise<void> {
   const secs = (Date.now() - t0) / 1000;
   ms.sort((x, y) => x - y);
   const q = (p: number) => percentile(ms, p).toFixed(3);
-  console.log(`${label.padEnd(48)} p50 ${q(50)} ms  p99 ${q(99)} ms  max ${ms.at(-1)!.toFixed(3)} ms  (${(MESSAGES / secs).toFixed(0)} msg/s sequential, n=${MESSAGES})`);
+  console.log(
+    `${label.padEnd(48)} p50 ${q(50)} ms  p99 ${q(99)} ms  max ${ms.at(-1)!.toFixed(3)} ms  (${(MESSAGES / secs).toFixed(0)} msg/s sequential, n=${MESSAGES})`,
+  );
 }
 
 console.log(`node ${process.version}, ${new Date().toISOString()}`);
 const typed = orderTypedData(domain, order);
 const signature = await account.signTypedData(typed);
-const quoteTyped = quoteTypedData(domain, { rfq_id: '0f8e2a9c-4b1d-4c6e-9a7f-3d2b1c0e5f6a', maker: account.address, odds_bps: 26_000, max_fill_micros: 10_000_000, valid_until_ms: 1767225601000 });
+const quoteTyped = quoteTypedData(domain, {
+  rfq_id: '0f8e2a9c-4b1d-4c6e-9a7f-3d2b1c0e5f6a',
+  maker: account.address,
+  odds_bps: 26_000,
+  max_fill_micros: 10_000_000,
+  valid_until_ms: 1767225601000,
+});
 const quoteSig = await account.signTypedData(quoteTyped);
 await rate('hashTypedData (RfqOrder, 2 legs)', 5000, () => hashTypedData(typed));
 await rate('signTypedData (RfqOrder, 2 legs)', 500, () => account.signTypedData(typed));

@@ -30,7 +30,9 @@ const openFds = (pid: number) => readdirSync(`/proc/${pid}/fd`).length;
 
 /** Soft limit on open files of this process (what `ulimit -n` prints), from /proc/self/limits. */
 function openFileLimit(): number {
-  const line = readFileSync('/proc/self/limits', 'utf8').split('\n').find((l) => l.startsWith('Max open files'));
+  const line = readFileSync('/proc/self/limits', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('Max open files'));
   const soft = line?.split(/\s{2,}/)[1];
   return soft === undefined || soft === 'unlimited' ? Infinity : Number(soft);
 }

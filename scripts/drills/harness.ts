@@ -129,10 +129,11 @@ export class DepositStream {
   /** Status counts per phase, e.g. {before: {200: 40}, fault: {503: 12, 202: 3}}. */
   summary(): Record<string, Record<string, number>> {
     const out: Record<string, Record<string, number>> = {};
-    for (const k of this.keys) for (const a of k.answers) {
-      const p = (out[a.phase] ??= {});
-      p[String(a.status)] = (p[String(a.status)] ?? 0) + 1;
-    }
+    for (const k of this.keys)
+      for (const a of k.answers) {
+        const p = (out[a.phase] ??= {});
+        p[String(a.status)] = (p[String(a.status)] ?? 0) + 1;
+      }
     return out;
   }
 }
@@ -155,7 +156,10 @@ async function deposit(baseUrl: string, rec: KeyRecord): Promise<{ status: Answe
 export async function waitReady(env: Env, timeoutMs = 60_000): Promise<number> {
   const started = Date.now();
   for (;;) {
-    const status = await fetch(`${env.api.baseUrl}/readyz`).then((r) => r.status, () => 0);
+    const status = await fetch(`${env.api.baseUrl}/readyz`).then(
+      (r) => r.status,
+      () => 0,
+    );
     if (status === 200) return Date.now() - started;
     if (Date.now() - started > timeoutMs) throw new Error(`not ready ${timeoutMs} ms after the fault (last /readyz: ${status})`);
     await sleep(250);
@@ -226,6 +230,14 @@ export async function verify(env: Env, stream: DepositStream, timeoutMs = 90_000
     inProgressKeys: inProgress,
     ok: false,
   };
-  v.ok = !v.stuckKeys && !v.orphanOperations && !v.pendingOperations && !v.doubleSettled && !v.balanceMismatches && !v.ledgerProblems && !v.inProgressKeys && v.operations === answered.size;
+  v.ok =
+    !v.stuckKeys &&
+    !v.orphanOperations &&
+    !v.pendingOperations &&
+    !v.doubleSettled &&
+    !v.balanceMismatches &&
+    !v.ledgerProblems &&
+    !v.inProgressKeys &&
+    v.operations === answered.size;
   return v;
 }

@@ -68,7 +68,9 @@ async function runAbuseDrill(d: AbuseDrill): Promise<boolean> {
   try {
     await waitReady(env);
     const { ok, report } = await d.run(env);
-    process.stdout.write(`${JSON.stringify({ drill: d.name, what: d.what, ...report, seconds: Math.round((Date.now() - started) / 1000) }, null, 2)}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ drill: d.name, what: d.what, ...report, seconds: Math.round((Date.now() - started) / 1000) }, null, 2)}\n`,
+    );
     process.stdout.write(`${ok ? 'PASS' : 'FAIL'} ${d.name}\n\n`);
     return ok;
   } finally {

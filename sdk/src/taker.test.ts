@@ -87,7 +87,9 @@ describe('signOrder', () => {
     expect(() => orderToTypedMessage({ ...ORDER, stake_micros: 1.5 })).toThrow(/stake_micros/);
     expect(() => orderToTypedMessage({ ...ORDER, nonce: -1 })).toThrow(/nonce/);
     expect(() => orderToTypedMessage({ ...ORDER, taker: '0x1234' })).toThrow(/taker/);
-    expect(() => signOrder(ANVIL_0, TYPED_DATA, { ...ORDER, taker: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' })).toThrow(/not the signing account/);
+    expect(() => signOrder(ANVIL_0, TYPED_DATA, { ...ORDER, taker: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' })).toThrow(
+      /not the signing account/,
+    );
   });
 });
 

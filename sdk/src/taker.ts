@@ -45,10 +45,14 @@ export async function fetchTypedData(client: Client): Promise<RfqTypedData> {
 
 /** JSON order → `RfqOrder` typed message. Throws a TypeError on a value the service would refuse. */
 export function orderToTypedMessage(order: RfqOrderJson): RfqOrderMessage {
-  if (typeof order.taker !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(order.taker)) throw new TypeError('taker must be a 0x-prefixed 20-byte hex address');
+  if (typeof order.taker !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(order.taker))
+    throw new TypeError('taker must be a 0x-prefixed 20-byte hex address');
   return {
     taker: order.taker.toLowerCase() as Address,
-    legs: order.legs.map((l, i) => ({ marketId: uint(l.market_id, `legs[${i}].market_id`), direction: code(DIRECTION, l.direction, `legs[${i}].direction`) })),
+    legs: order.legs.map((l, i) => ({
+      marketId: uint(l.market_id, `legs[${i}].market_id`),
+      direction: code(DIRECTION, l.direction, `legs[${i}].direction`),
+    })),
     stakeMicros: uint(order.stake_micros, 'stake_micros'),
     minOddsBps: Number(uint(order.min_odds_bps, 'min_odds_bps')),
     orderType: code(ORDER_TYPE, order.order_type, 'order_type'),

@@ -79,7 +79,15 @@ it('npm pack, install into an empty folder, type-check and run a program against
   writeFileSync(
     join(app, 'tsconfig.json'),
     JSON.stringify({
-      compilerOptions: { target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', lib: ['es2023', 'dom'], strict: true, types: [], outDir: 'out' },
+      compilerOptions: {
+        target: 'es2022',
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        lib: ['es2023', 'dom'],
+        strict: true,
+        types: [],
+        outDir: 'out',
+      },
       files: ['main.ts'],
     }),
   );

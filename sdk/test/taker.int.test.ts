@@ -10,7 +10,10 @@ let db: TestDatabase;
 let svc: ServiceProcess;
 beforeAll(async () => {
   db = await createTestDatabase('sdktaker');
-  svc = await startServiceProcess({ env: { NODE_ENV: 'test', DATABASE_URL: db.url, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: uniquePrefix('sdktaker') }, args: ['--role=api'] });
+  svc = await startServiceProcess({
+    env: { NODE_ENV: 'test', DATABASE_URL: db.url, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: uniquePrefix('sdktaker') },
+    args: ['--role=api'],
+  });
 });
 afterAll(async () => {
   await svc?.stop();

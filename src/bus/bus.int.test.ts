@@ -160,7 +160,16 @@ describe('bus on postgres: listener loss', () => {
     // Terminate both listeners; b's reconnect is what we watch.
     await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where pid = any($1)', [rows.map((r) => r.pid)]);
     await expect.poll(() => errors.includes('pg bus listener'), { timeout: 5000 }).toBe(true);
-    await expect.poll(() => b.ping().then(() => 'up', () => 'down'), { timeout: 10_000, interval: 100 }).toBe('up');
+    await expect
+      .poll(
+        () =>
+          b.ping().then(
+            () => 'up',
+            () => 'down',
+          ),
+        { timeout: 10_000, interval: 100 },
+      )
+      .toBe('up');
     await a.publish('rfq.open', { after: 'reconnect' });
     await atB.until(() => atB.got.length === 1);
     expect(atB.payloads()).toEqual([{ after: 'reconnect' }]);
@@ -189,7 +198,16 @@ describe('bus on redis: subscriber loss', () => {
         .map((l) => Number(/\bid=(\d+)/.exec(l)![1]));
     // b reconnected: a new subscriber connection replaced the killed one.
     await expect.poll(async () => (await subIds()).filter((id) => !ids.includes(id)).length, { timeout: 10_000 }).toBe(1);
-    await expect.poll(() => b.ping().then(() => 'up', () => 'down'), { timeout: 10_000, interval: 50 }).toBe('up');
+    await expect
+      .poll(
+        () =>
+          b.ping().then(
+            () => 'up',
+            () => 'down',
+          ),
+        { timeout: 10_000, interval: 50 },
+      )
+      .toBe('up');
     await expect
       .poll(
         async () => {

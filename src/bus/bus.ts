@@ -41,7 +41,10 @@ export interface Bus {
 }
 
 export class BusPayloadTooLarge extends Error {
-  constructor(readonly topic: string, readonly bytes: number) {
+  constructor(
+    readonly topic: string,
+    readonly bytes: number,
+  ) {
     super(`bus message on ${topic} is ${bytes} bytes; the limit is ${MAX_BUS_MESSAGE_BYTES} (send an id and let subscribers read the row)`);
     this.name = 'BusPayloadTooLarge';
   }

@@ -37,7 +37,14 @@ describe('repositories on PGlite', () => {
     const userId = randomUUID();
     await db(orm.em.fork()).insertInto('users').values({ id: userId, wallet_address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed' }).execute();
     await orm.em.fork().transactional((tx) =>
-      post(tx, { kind: 'deposit', reference: 'r', entries: [{ account: { system: 'settlement_clearing' }, amount: -9_007_199_254_740_993n }, { account: { userId, kind: 'user_available' }, amount: 9_007_199_254_740_993n }] }),
+      post(tx, {
+        kind: 'deposit',
+        reference: 'r',
+        entries: [
+          { account: { system: 'settlement_clearing' }, amount: -9_007_199_254_740_993n },
+          { account: { userId, kind: 'user_available' }, amount: 9_007_199_254_740_993n },
+        ],
+      }),
     );
     expect(await userBalances(orm.em.fork(), userId)).toEqual({ available: 9_007_199_254_740_993n, reserved: 0n, appToken: 0n });
     expect(await ensureWindows(orm.em.fork(), [{ asset: 'BTC', durationSecs: 60, startAtMs: 1_700_000_040_000 }])).toBe(1);
@@ -54,11 +61,24 @@ describe('repositories on PGlite', () => {
 
   it('creates a contest (integer[] parameter), pages the lobby (row comparison), resolves and voids it', async () => {
     const create = (nowMs: number) =>
-      createContest(orm.em.fork(), {
-        title: 'T', category: 'culture', gameType: 'lineups', betAmount: 5n, prizePool: 0n, entryCap: 3, maxEntriesPerUser: 1,
-        bettingClosesMs: Date.now() + 60_000, betType: { kind: 'num_bets', value: 1 }, winningSplitBps: [6000, 4000], entryVisibility: 'visible',
-        markets: [{ category: 'a', name: 'A' }],
-      }, nowMs);
+      createContest(
+        orm.em.fork(),
+        {
+          title: 'T',
+          category: 'culture',
+          gameType: 'lineups',
+          betAmount: 5n,
+          prizePool: 0n,
+          entryCap: 3,
+          maxEntriesPerUser: 1,
+          bettingClosesMs: Date.now() + 60_000,
+          betType: { kind: 'num_bets', value: 1 },
+          winningSplitBps: [6000, 4000],
+          entryVisibility: 'visible',
+          markets: [{ category: 'a', name: 'A' }],
+        },
+        nowMs,
+      );
     const older = await create(Date.now() - 1000);
     const id = await create(Date.now());
     expect((await loadContest(orm.em.fork(), id)).winningSplitBps).toEqual([6000, 4000]);

@@ -51,7 +51,9 @@ describe('entities and migrations', () => {
   });
 
   it('leave BullMQ alone: schema tooling plans nothing in its schema and drops no table', async () => {
-    await t.orm.em.fork().execute(`create schema if not exists "${BULLMQ_SCHEMA}"; create table if not exists "${BULLMQ_SCHEMA}".probe (id int primary key)`);
+    await t.orm.em
+      .fork()
+      .execute(`create schema if not exists "${BULLMQ_SCHEMA}"; create table if not exists "${BULLMQ_SCHEMA}".probe (id int primary key)`);
     const plan = await t.orm.schema.getUpdateSchemaSQL({ wrap: false });
     expect(plan).not.toContain(BULLMQ_SCHEMA);
     expect(plan).not.toMatch(/drop (table|column|schema|trigger|function)/i);
@@ -65,7 +67,10 @@ describe('em.getKysely()', () => {
     const outside = () => db(t.orm.em.fork()).selectFrom('service_keys').select('name').where('name', '=', id).execute();
     await expect(
       t.orm.em.fork().transactional(async (tx) => {
-        await db(tx).insertInto('service_keys').values({ name: id, key: Buffer.alloc(16, 1) }).execute();
+        await db(tx)
+          .insertInto('service_keys')
+          .values({ name: id, key: Buffer.alloc(16, 1) })
+          .execute();
         const [viaEm] = await tx.execute<Array<{ x: string }>>('select pg_current_xact_id()::text as x');
         const { rows } = await sql<{ x: string }>`select pg_current_xact_id()::text as x`.execute(db(tx));
         expect(rows[0]!.x).toBe(viaEm!.x); // one transaction, not two connections
@@ -76,19 +81,29 @@ describe('em.getKysely()', () => {
     ).rejects.toThrow('roll back');
     expect(await outside()).toHaveLength(0);
     await t.orm.em.fork().transactional(async (tx) => {
-      await db(tx).insertInto('service_keys').values({ name: id, key: Buffer.alloc(16, 2) }).execute();
+      await db(tx)
+        .insertInto('service_keys')
+        .values({ name: id, key: Buffer.alloc(16, 2) })
+        .execute();
     });
     expect(await outside()).toHaveLength(1);
   });
 
   it('returns int8 and timestamptz as text, as the inferred types say', async () => {
-    const row = await db(t.orm.em.fork()).selectFrom('ledger_accounts').select(['id', 'balance', 'created_at']).where('kind', '=', 'treasury').executeTakeFirstOrThrow();
+    const row = await db(t.orm.em.fork())
+      .selectFrom('ledger_accounts')
+      .select(['id', 'balance', 'created_at'])
+      .where('kind', '=', 'treasury')
+      .executeTakeFirstOrThrow();
     expect([typeof row.id, typeof row.balance, typeof row.created_at]).toEqual(['string', 'string', 'string']);
     expect(Number.isNaN(Date.parse(row.created_at))).toBe(false);
   });
 
   it('binds parameters (a bytea travels as a parameter, not in the SQL text)', () => {
-    const q = db(t.orm.em.fork()).insertInto('pool_images').values({ id: '00000000-0000-4000-8000-000000000000', content_type: 'image/png', bytes: Buffer.alloc(4), sha256: 'x' }).compile();
+    const q = db(t.orm.em.fork())
+      .insertInto('pool_images')
+      .values({ id: '00000000-0000-4000-8000-000000000000', content_type: 'image/png', bytes: Buffer.alloc(4), sha256: 'x' })
+      .compile();
     expect(q.sql).toBe('insert into "pool_images" ("id", "content_type", "bytes", "sha256") values ($1, $2, $3, $4)');
     expect(q.parameters[2]).toEqual(Buffer.alloc(4));
   });

@@ -19,7 +19,10 @@ describe('fromDatabaseError', () => {
   });
 
   it('maps only the balance check to INSUFFICIENT_BALANCE; any other check violation stays a bug (null: 500)', () => {
-    expect(fromDatabaseError(pgError('23514', { constraint: 'ledger_accounts_user_balance_check' }))).toMatchObject({ status: 422, code: 'INSUFFICIENT_BALANCE' });
+    expect(fromDatabaseError(pgError('23514', { constraint: 'ledger_accounts_user_balance_check' }))).toMatchObject({
+      status: 422,
+      code: 'INSUFFICIENT_BALANCE',
+    });
     expect(fromDatabaseError(pgError('23514', { constraint: 'contests_entries_filled_check' }))).toBeNull();
     expect(fromDatabaseError(new Error('boom'))).toBeNull();
     expect(fromDatabaseError(pgError('42P01'))).toBeNull();

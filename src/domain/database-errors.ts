@@ -16,7 +16,20 @@ export const SQLSTATE = {
 // class 08 (connection exception), 57P01-57P03 (admin/crash shutdown, cannot connect now), 53300 (too many
 // connections), and what pg and its pool throw without a code (a connection ended mid-query, an acquire
 // timeout). The client should retry with the same idempotency key.
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', '57P01', '57P02', '57P03', '53300']);
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+]);
 const UNAVAILABLE_MESSAGE =
   /connection terminated|connection timeout|timeout exceeded when trying to connect|timeout acquiring a connection|client has encountered a connection error|is not queryable|connection ended|server closed the connection|terminating connection/i;
 
@@ -58,7 +71,10 @@ export function fromDatabaseError(err: unknown): AppError | null {
   if (err instanceof UniqueConstraintViolationException) return fromDatabaseError({ code: SQLSTATE.uniqueViolation });
   switch (code) {
     case SQLSTATE.uniqueViolation:
-      return new Conflict('CONFLICT', 'the request conflicts with an existing resource; retry with a fresh idempotency key or read the resource first');
+      return new Conflict(
+        'CONFLICT',
+        'the request conflicts with an existing resource; retry with a fresh idempotency key or read the resource first',
+      );
     case SQLSTATE.lockNotAvailable:
       return new Conflict('IDEMPOTENCY_REQUEST_IN_PROGRESS', 'the same resource is being changed by another request; retry shortly');
     case SQLSTATE.serializationFailure:

@@ -11,7 +11,13 @@ export interface WorkerIdentity {
 
 /** Upserts this worker's row; jobs_processed counts heartbeats processed by it. */
 export async function recordHeartbeat(em: Em, me: WorkerIdentity, now = new Date()): Promise<void> {
-  await heartbeatsRepository(db(em)).record({ workerId: me.workerId, hostname: hostname(), pid: process.pid, startedAt: me.startedAt, lastSeenAt: now });
+  await heartbeatsRepository(db(em)).record({
+    workerId: me.workerId,
+    hostname: hostname(),
+    pid: process.pid,
+    startedAt: me.startedAt,
+    lastSeenAt: now,
+  });
 }
 
 export async function latestHeartbeat(em: Em): Promise<{ workerId: string; lastSeenAt: Date } | null> {

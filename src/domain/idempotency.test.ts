@@ -8,7 +8,8 @@ const print = fingerprint({ amount_micros: 100, idempotency_key: 'k' });
 describe('decideExisting: what a request does about a committed key row', () => {
   it('another body is a reuse, whatever the state or the lease', () => {
     for (const state of ['done', 'in_progress'] as const) {
-      for (const leaseLeftMs of [0, 30_000]) expect(decideExisting({ fingerprint: fingerprint({ amount_micros: 101 }), state, leaseLeftMs }, print)).toBe('reused');
+      for (const leaseLeftMs of [0, 30_000])
+        expect(decideExisting({ fingerprint: fingerprint({ amount_micros: 101 }), state, leaseLeftMs }, print)).toBe('reused');
     }
   });
 
@@ -35,6 +36,8 @@ describe('failpoints', () => {
     expect(loadConfig({}).failpoints).toEqual({});
     expect(() => loadConfig({ FAILPOINTS: 'after-commit:createDeposit=bogus' })).toThrow(ConfigError);
     const production = { NODE_ENV: 'production', DATABASE_URL: 'postgres://x/y', OPERATOR_TOKEN: 'o'.repeat(16) };
-    expect(() => loadConfig({ ...production, FAILPOINTS: 'after-commit:createDeposit=kill' })).toThrow(/FAILPOINTS: fault injection is refused when NODE_ENV=production/);
+    expect(() => loadConfig({ ...production, FAILPOINTS: 'after-commit:createDeposit=kill' })).toThrow(
+      /FAILPOINTS: fault injection is refused when NODE_ENV=production/,
+    );
   });
 });

@@ -75,7 +75,8 @@ export function decideExisting(row: ExistingKey, print: string): ExistingDecisio
   return row.leaseLeftMs > 0 ? 'in_progress' : 'take_over';
 }
 
-const reused = () => new Conflict('IDEMPOTENCY_KEY_REUSED', 'this idempotency_key was already used with a different request body; use a new key for a new request');
+const reused = () =>
+  new Conflict('IDEMPOTENCY_KEY_REUSED', 'this idempotency_key was already used with a different request body; use a new key for a new request');
 const inProgress = () =>
   new Conflict('IDEMPOTENCY_REQUEST_IN_PROGRESS', 'a request with this idempotency_key is still being processed; retry later with the same key');
 
@@ -116,7 +117,8 @@ function replayOf(row: KeyRow): ClaimResult {
   return { kind: 'replay', status: row.response_status!, body, resourceId: row.resource_id };
 }
 
-const decide = (row: KeyRow, print: string) => decideExisting({ fingerprint: row.fingerprint, state: row.state, leaseLeftMs: Number(row.lease_left_ms) }, print);
+const decide = (row: KeyRow, print: string) =>
+  decideExisting({ fingerprint: row.fingerprint, state: row.state, leaseLeftMs: Number(row.lease_left_ms) }, print);
 
 /** Inside the caller's transaction: claims the key (waiting for a concurrent holder), or says what to replay. */
 async function claimIn(tx: Em, s: IdempotencyScope, print: string): Promise<ClaimResult> {
@@ -155,7 +157,13 @@ export const errorBody = (err: AppError) => ({ error: err.message, code: err.cod
  * this file). `outcomeOf` gives the response to store for a successful write. A 4xx AppError thrown by
  * the write is stored (the write rolled back) and rethrown; any other error rolls everything back.
  */
-export async function once<T>(em: Em, s: IdempotencyScope, print: string, write: (tx: Em) => Promise<T>, outcomeOf: (value: T) => StoredOutcome): Promise<OnceResult<T>> {
+export async function once<T>(
+  em: Em,
+  s: IdempotencyScope,
+  print: string,
+  write: (tx: Em) => Promise<T>,
+  outcomeOf: (value: T) => StoredOutcome,
+): Promise<OnceResult<T>> {
   const r = await em.transactional(async (tx): Promise<OnceResult<T> | { rejected: AppError }> => {
     const claim = await claimIn(tx, s, print);
     if (claim.kind === 'replay') return { replayed: true, outcome: { status: claim.status, body: claim.body, resourceId: claim.resourceId } };

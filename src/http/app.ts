@@ -91,7 +91,14 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
       }
       const level = res.statusCode >= 500 ? 'error' : UNMETERED.has(op) ? 'debug' : 'info';
       (res.locals.log as Logger)[level](
-        { method: req.method, path: req.path, operation_id: op, status: res.statusCode, duration_ms: Math.round(seconds * 1e4) / 10, code: res.locals.errorCode },
+        {
+          method: req.method,
+          path: req.path,
+          operation_id: op,
+          status: res.statusCode,
+          duration_ms: Math.round(seconds * 1e4) / 10,
+          code: res.locals.errorCode,
+        },
         'request',
       );
     });
@@ -112,7 +119,11 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
           ...(deps.rateLimitStore ? { store: deps.rateLimitStore } : {}),
           handler: (_req, _res, next, options) => {
             const retryAfter = String(Math.ceil(options.windowMs / 1000));
-            next(new AppError(429, 'RATE_LIMITED', `too many requests: at most ${options.limit} a minute from one address on this route group`, null, { 'Retry-After': retryAfter }));
+            next(
+              new AppError(429, 'RATE_LIMITED', `too many requests: at most ${options.limit} a minute from one address on this route group`, null, {
+                'Retry-After': retryAfter,
+              }),
+            );
           },
         })
       : undefined;
@@ -143,7 +154,9 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
       // handleRequest, whose routing failure answers 404/405.
       const oabRequest = { method: req.method, path, query: query as Record<string, string>, headers: req.headers as Record<string, string>, body };
       const extras = { ctx: createRequestContext(deps.forkDb, { log, auth, requestId }), contentType } satisfies Extras;
-      const result = (operation ? await handleMatched(api, operation as never, oabRequest, extras) : await api.handleRequest(oabRequest, extras)) as HandlerResponse;
+      const result = (
+        operation ? await handleMatched(api, operation as never, oabRequest, extras) : await api.handleRequest(oabRequest, extras)
+      ) as HandlerResponse;
       writeResult(res, result);
     } catch (err) {
       writeError(res, err, log, requestId);

@@ -5,7 +5,11 @@ const user: Principal = { kind: 'user', userId: 'u1', sessionId: 's1', address: 
 const mm: Principal = { kind: 'market_maker', walletAddress: '0x0000000000000000000000000000000000000002', sessionId: 's2' };
 const tokens: Record<string, Principal> = { usertoken: user, mmtoken: mm, optoken: { kind: 'operator' } };
 const resolve = async (t: string) => tokens[t] ?? null;
-const codeOf = async (p: Promise<unknown>) => p.then(() => 'ok', (e: { status: number; code: string }) => `${e.status} ${e.code}`);
+const codeOf = async (p: Promise<unknown>) =>
+  p.then(
+    () => 'ok',
+    (e: { status: number; code: string }) => `${e.status} ${e.code}`,
+  );
 
 describe('authenticate', () => {
   it('public routes ignore credentials entirely', async () => {
@@ -46,7 +50,11 @@ describe('sameSecret', () => {
   });
   it('operator routes with OPERATOR_TOKEN unset: 401 naming OPERATOR_TOKEN, whatever the header', async () => {
     const disabled = Object.assign(async (t: string) => tokens[t] ?? null, { operatorDisabled: true });
-    const messageOf = (p: Promise<unknown>) => p.then(() => 'ok', (e: { status: number; code: string; message: string }) => `${e.status} ${e.code} ${e.message}`);
+    const messageOf = (p: Promise<unknown>) =>
+      p.then(
+        () => 'ok',
+        (e: { status: number; code: string; message: string }) => `${e.status} ${e.code} ${e.message}`,
+      );
     for (const header of [undefined, 'Bearer ', 'Bearer optoken', 'Bearer usertoken']) {
       const answer = await messageOf(authenticate([{ operatorBearer: [] }], header, disabled));
       expect(answer).toMatch(/^401 UNAUTHORIZED the operator API is disabled .*OPERATOR_TOKEN is not set/);

@@ -53,7 +53,13 @@ export async function authenticate(
   const requirements = security ?? [];
   if (requirements.length === 0) return { kind: 'anonymous' };
   const anonymousAllowed = requirements.some((r) => Object.keys(r).length === 0);
-  const allowed = new Set(requirements.flatMap((r) => Object.keys(r).map((s) => SCHEME_KIND[s]).filter((k) => k !== undefined)));
+  const allowed = new Set(
+    requirements.flatMap((r) =>
+      Object.keys(r)
+        .map((s) => SCHEME_KIND[s])
+        .filter((k) => k !== undefined),
+    ),
+  );
   if (resolve.operatorDisabled && !anonymousAllowed && allowed.size === 1 && allowed.has('operator')) {
     throw new Unauthorized(OPERATOR_API_DISABLED);
   }

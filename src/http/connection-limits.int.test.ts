@@ -16,7 +16,11 @@ let t: TestService;
 const held: net.Socket[] = [];
 
 beforeAll(async () => {
-  t = await startTestService('connlimits', { HTTP_MAX_CONNECTIONS_PER_IP: String(PER_IP), HTTP_MAX_CONNECTIONS: String(TOTAL), MM_AUTH_TIMEOUT_MS: '60000' });
+  t = await startTestService('connlimits', {
+    HTTP_MAX_CONNECTIONS_PER_IP: String(PER_IP),
+    HTTP_MAX_CONNECTIONS: String(TOTAL),
+    MM_AUTH_TIMEOUT_MS: '60000',
+  });
 });
 
 afterAll(async () => {
@@ -100,7 +104,9 @@ describe('idle connection floods', () => {
     await sleep(300);
     const open = groups.reduce((n, g) => n + stillOpen(g), 0);
     const health = await timed(`${t.svc.baseUrl}/healthz`);
-    console.log(`3 x ${PER_IP - 1} idle sockets from 3 addresses with a total cap of ${TOTAL}: ${open} still open; /healthz ${health.ms.toFixed(1)} ms`);
+    console.log(
+      `3 x ${PER_IP - 1} idle sockets from 3 addresses with a total cap of ${TOTAL}: ${open} still open; /healthz ${health.ms.toFixed(1)} ms`,
+    );
     expect(open).toBeLessThanOrEqual(TOTAL - 1); // the WebSocket holds a slot
     expect(health.status).toBe(200);
     expect(ws.readyState).toBe(WebSocket.OPEN);

@@ -44,7 +44,10 @@ export function limitConnections(server: Server, caps: ConnectionCaps, logger: L
   const log = logger.child({ component: 'connections' });
   const maxTotal = effectiveTotal(caps.maxTotal, fileLimit);
   if (maxTotal !== caps.maxTotal) {
-    log.warn({ configured: caps.maxTotal, open_file_limit: fileLimit, max_total: maxTotal }, 'HTTP_MAX_CONNECTIONS lowered to fit the open-file limit (ulimit -n)');
+    log.warn(
+      { configured: caps.maxTotal, open_file_limit: fileLimit, max_total: maxTotal },
+      'HTTP_MAX_CONNECTIONS lowered to fit the open-file limit (ulimit -n)',
+    );
   }
   const conns = new Map<Socket, Conn>();
   const perIp = new Map<string, number>();
@@ -72,7 +75,8 @@ export function limitConnections(server: Server, caps: ConnectionCaps, logger: L
       forget(s, c); // counted out now, not when the close event comes
       s.destroy();
       shedCount += 1;
-      if (shedCount % 1000 === 1) log.warn({ ip: c.ip, open: conns.size, shed: shedCount }, 'idle connection closed to make room (connection cap reached)');
+      if (shedCount % 1000 === 1)
+        log.warn({ ip: c.ip, open: conns.size, shed: shedCount }, 'idle connection closed to make room (connection cap reached)');
       return true;
     }
     return false;
@@ -89,7 +93,11 @@ export function limitConnections(server: Server, caps: ConnectionCaps, logger: L
     const ip = socket.remoteAddress ?? 'unknown';
     const refuse = (which: 'per_ip' | 'total') => {
       refusedCount += 1;
-      if (refusedCount % 1000 === 1) log.warn({ ip, cap: which, open: conns.size, refused: refusedCount }, `connection refused: ${which} cap reached and no idle connection to shed`);
+      if (refusedCount % 1000 === 1)
+        log.warn(
+          { ip, cap: which, open: conns.size, refused: refusedCount },
+          `connection refused: ${which} cap reached and no idle connection to shed`,
+        );
       socket.destroy();
     };
     if (caps.maxPerIp > 0 && (perIp.get(ip) ?? 0) >= caps.maxPerIp && !shedOne(idleByIp.get(ip))) return refuse('per_ip');

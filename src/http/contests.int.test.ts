@@ -55,7 +55,10 @@ async function fundedUser(amount: number, handle = `u_${randomUUID().slice(0, 8)
 }
 
 async function balances(u: User) {
-  const [a, r] = await Promise.all([api('GET /v1/user/available_balance', { token: u.token }), api('GET /v1/user/reserved_balance', { token: u.token })]);
+  const [a, r] = await Promise.all([
+    api('GET /v1/user/available_balance', { token: u.token }),
+    api('GET /v1/user/reserved_balance', { token: u.token }),
+  ]);
   return { available: Number(a.body.available_micros), reserved: Number(r.body.reserved_micros) };
 }
 
@@ -85,7 +88,10 @@ async function createContest(over: Record<string, unknown> = {}) {
 }
 
 const enter = (u: User, contestId: string, picks: Array<[number, 'up' | 'down']>, key: string = randomUUID()) =>
-  api(`POST /v1/contests/${contestId}/entries`, { token: u.token, body: { picks: picks.map(([market_id, direction]) => ({ market_id, direction })), idempotency_key: key } });
+  api(`POST /v1/contests/${contestId}/entries`, {
+    token: u.token,
+    body: { picks: picks.map(([market_id, direction]) => ({ market_id, direction })), idempotency_key: key },
+  });
 
 async function waitForStatus(contestId: string, status: string, timeoutMs = 15_000) {
   const until = Date.now() + timeoutMs;
@@ -98,25 +104,61 @@ async function waitForStatus(contestId: string, status: string, timeoutMs = 15_0
 }
 
 const payoutTransactions = async (contestId: string) =>
-  Number((await sql.query(`select count(*)::int as n from ledger_transactions where reference = $1 and kind in ('contest_payout', 'contest_refund')`, [contestId])).rows[0].n);
+  Number(
+    (
+      await sql.query(`select count(*)::int as n from ledger_transactions where reference = $1 and kind in ('contest_payout', 'contest_refund')`, [
+        contestId,
+      ])
+    ).rows[0].n,
+  );
 
 describe('a lineups contest from creation to payout', () => {
   it('create, enter, hide, reveal, resolve, pay; leaderboard, top participants and popular entry agree', async () => {
     const closesAt = Date.now() + 4_000;
     const c = await createContest({ protocol_prize_pool_micros: 1_000_000, betting_closes_ms: closesAt, description: 'Two words.' });
-    expect(c).toMatchObject({ status: 'open', entries_filled: 0, total_pot_micros: 1_000_000, caller: null, image_url: '/v1/pool-images/default-mentions/raw' });
+    expect(c).toMatchObject({
+      status: 'open',
+      entries_filled: 0,
+      total_pot_micros: 1_000_000,
+      caller: null,
+      image_url: '/v1/pool-images/default-mentions/raw',
+    });
     const [m1, m2] = c.markets.map((m) => m.market_id) as [number, number];
     expect(m2).toBeGreaterThan(m1);
 
     const [a, b, cc] = await Promise.all([fundedUser(1_000_000), fundedUser(1_000_000), fundedUser(1_000_000)]);
-    expect((await enter(a, c.contest_id, [[m1, 'up'], [m2, 'up']])).status).toBe(201);
-    expect((await enter(b, c.contest_id, [[m1, 'up'], [m2, 'down']])).status).toBe(201);
-    const third = await enter(cc, c.contest_id, [[m1, 'down'], [m2, 'down']]);
+    expect(
+      (
+        await enter(a, c.contest_id, [
+          [m1, 'up'],
+          [m2, 'up'],
+        ])
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await enter(b, c.contest_id, [
+          [m1, 'up'],
+          [m2, 'down'],
+        ])
+      ).status,
+    ).toBe(201);
+    const third = await enter(cc, c.contest_id, [
+      [m1, 'down'],
+      [m2, 'down'],
+    ]);
     expect(third.status).toBe(201);
     // Popular entry hides the counts too while betting is open (they would be the entrants' picks).
     const popular = await api(`GET /v1/contests/${c.contest_id}/popular-entry`);
     expect(popular.body).toEqual({ total_entries: 3, entry_visibility: 'hidden_while_betting_open', markets: [] });
-    expect(third.body).toMatchObject({ contest_id: c.contest_id, entry_index: 0, picks: [{ market_id: m1, direction: 'down' }, { market_id: m2, direction: 'down' }] });
+    expect(third.body).toMatchObject({
+      contest_id: c.contest_id,
+      entry_index: 0,
+      picks: [
+        { market_id: m1, direction: 'down' },
+        { market_id: m2, direction: 'down' },
+      ],
+    });
     expect(await balances(a)).toEqual({ available: 900_000, reserved: 100_000 });
 
     // Lobby: pot and count follow the entries; caller.joined only with a token.
@@ -136,16 +178,25 @@ describe('a lineups contest from creation to payout', () => {
     const notJoined = await api(`GET /v1/u/${outsider.handle}/contests/${c.contest_id}`);
     expect(notJoined.body.profile_owner).toEqual({ joined: false, entry_visibility: 'hidden_while_betting_open', entries: [] });
 
-
     // Betting closes: entries refused, the owner's picks become visible.
     await sleep(Math.max(0, closesAt - Date.now()) + 50);
-    expect((await enter(outsider, c.contest_id, [[m1, 'up'], [m2, 'up']])).body.code).toBe('BETTING_CLOSED');
+    expect(
+      (
+        await enter(outsider, c.contest_id, [
+          [m1, 'up'],
+          [m2, 'up'],
+        ])
+      ).body.code,
+    ).toBe('BETTING_CLOSED');
     const shown = await api(`GET /v1/u/${a.handle}/contests/${c.contest_id}`);
     expect(shown.body.profile_owner).toMatchObject({ joined: true, entry_visibility: 'visible' });
     expect((await api(`GET /v1/contests/${c.contest_id}/popular-entry`)).body).toEqual({
       total_entries: 3,
       entry_visibility: 'visible',
-      markets: [{ market_id: m1, yes_count: 2, no_count: 1 }, { market_id: m2, yes_count: 1, no_count: 2 }],
+      markets: [
+        { market_id: m1, yes_count: 2, no_count: 1 },
+        { market_id: m2, yes_count: 1, no_count: 2 },
+      ],
     });
     expect(shown.body.profile_owner.entries).toEqual([
       {
@@ -164,7 +215,11 @@ describe('a lineups contest from creation to payout', () => {
     ]);
 
     // Resolve: YES, YES -> a 2 wins, b 1, c 0.
-    expect((await op(`POST /v1/admin/markets/${m1}/resolve`, { outcome: 'YES' })).body).toMatchObject({ market_id: m1, status: 'RESOLVED', outcome: 'YES' });
+    expect((await op(`POST /v1/admin/markets/${m1}/resolve`, { outcome: 'YES' })).body).toMatchObject({
+      market_id: m1,
+      status: 'RESOLVED',
+      outcome: 'YES',
+    });
     const midway = await api(`GET /v1/contests/${c.contest_id}/leaderboard`);
     expect(midway.body.entries.map((r: { user_id: string; rank: number; open_leg_count: number }) => [r.user_id, r.rank, r.open_leg_count])).toEqual([
       [a.userId, 1, 1],
@@ -184,9 +239,19 @@ describe('a lineups contest from creation to payout', () => {
     const board = await api(`GET /v1/contests/${c.contest_id}/leaderboard?limit=1`, { token: cc.token });
     expect(board.body.total_entries).toBe(3);
     expect(board.body.entries).toEqual([
-      expect.objectContaining({ rank: 1, user_id: a.userId, handle: a.handle, resolved_win_count: 2, open_leg_count: 0, payout_micros: 780_000, net_payout_micros: 680_000 }),
+      expect.objectContaining({
+        rank: 1,
+        user_id: a.userId,
+        handle: a.handle,
+        resolved_win_count: 2,
+        open_leg_count: 0,
+        payout_micros: 780_000,
+        net_payout_micros: 680_000,
+      }),
     ]);
-    expect(board.body.caller.rows).toEqual([expect.objectContaining({ rank: 3, user_id: cc.userId, entry_index: 0, payout_micros: 130_000, net_payout_micros: 30_000 })]);
+    expect(board.body.caller.rows).toEqual([
+      expect.objectContaining({ rank: 3, user_id: cc.userId, entry_index: 0, payout_micros: 130_000, net_payout_micros: 30_000 }),
+    ]);
     const inTop = await api(`GET /v1/contests/${c.contest_id}/leaderboard`, { token: a.token });
     expect(inTop.body.caller).toEqual({ rows: [] });
     expect((await api(`GET /v1/contests/${c.contest_id}/leaderboard`)).body.caller).toBeNull();
@@ -207,7 +272,13 @@ describe('a lineups contest from creation to payout', () => {
 
     const top = await api(`GET /v1/contests/${c.contest_id}/top-participants`);
     expect(top.body.window_ms).toBe(604_800_000);
-    expect(top.body.participants.map((p: { user_id: string; won_count: number; total_winnings_micros: number }) => [p.user_id, p.won_count, p.total_winnings_micros])).toEqual([
+    expect(
+      top.body.participants.map((p: { user_id: string; won_count: number; total_winnings_micros: number }) => [
+        p.user_id,
+        p.won_count,
+        p.total_winnings_micros,
+      ]),
+    ).toEqual([
       [a.userId, 1, 780_000],
       [b.userId, 1, 390_000],
       [cc.userId, 1, 130_000],
@@ -224,18 +295,49 @@ describe('a lineups contest from creation to payout', () => {
 
 describe('outcast scoring, ties and voids', () => {
   it('outcast: only wins on the minority side score; a pick still shows won; tied entries share their positions', async () => {
-    const c = await createContest({ game_type: 'outcast', category: 'sports', winning_split_bps: [7000, 2000, 1000], betting_closes_ms: Date.now() + 2_000 });
+    const c = await createContest({
+      game_type: 'outcast',
+      category: 'sports',
+      winning_split_bps: [7000, 2000, 1000],
+      betting_closes_ms: Date.now() + 2_000,
+    });
     const [m1, m2] = c.markets.map((m) => m.market_id) as [number, number];
     const [a, b, cc] = await Promise.all([fundedUser(500_000), fundedUser(500_000), fundedUser(500_000)]);
-    expect((await enter(a, c.contest_id, [[m1, 'up'], [m2, 'down']])).status).toBe(201);
-    expect((await enter(b, c.contest_id, [[m1, 'up'], [m2, 'up']])).status).toBe(201);
-    expect((await enter(cc, c.contest_id, [[m1, 'down'], [m2, 'up']])).status).toBe(201);
+    expect(
+      (
+        await enter(a, c.contest_id, [
+          [m1, 'up'],
+          [m2, 'down'],
+        ])
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await enter(b, c.contest_id, [
+          [m1, 'up'],
+          [m2, 'up'],
+        ])
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await enter(cc, c.contest_id, [
+          [m1, 'down'],
+          [m2, 'up'],
+        ])
+      ).status,
+    ).toBe(201);
     // m1 NO: c wins alone on the minority side (1 down vs 2 up) and scores. m2 YES: b and c win on the majority side: no score.
     await op(`POST /v1/admin/markets/${m1}/resolve`, { outcome: 'NO' });
     await op(`POST /v1/admin/markets/${m2}/resolve`, { outcome: 'YES' });
     await waitForStatus(c.contest_id, 'resolved');
     const board = await api(`GET /v1/contests/${c.contest_id}/leaderboard`);
-    const rows = board.body.entries.map((r: { user_id: string; rank: number; resolved_win_count: number; payout_micros: number }) => [r.user_id, r.rank, r.resolved_win_count, r.payout_micros]);
+    const rows = board.body.entries.map((r: { user_id: string; rank: number; resolved_win_count: number; payout_micros: number }) => [
+      r.user_id,
+      r.rank,
+      r.resolved_win_count,
+      r.payout_micros,
+    ]);
     // Pot 300,000: c 70%; a and b tied at rank 2 share positions 2 and 3 (20% + 10%) equally.
     expect(rows).toEqual([
       [cc.userId, 1, 2, 210_000],
@@ -267,8 +369,14 @@ describe('outcast scoring, ties and voids', () => {
     const c = await createContest({ max_entries_per_user: 2 });
     const [m1, m2] = c.markets.map((m) => m.market_id) as [number, number];
     const a = await fundedUser(500_000);
-    await enter(a, c.contest_id, [[m1, 'up'], [m2, 'up']]);
-    await enter(a, c.contest_id, [[m1, 'down'], [m2, 'up']]);
+    await enter(a, c.contest_id, [
+      [m1, 'up'],
+      [m2, 'up'],
+    ]);
+    await enter(a, c.contest_id, [
+      [m1, 'down'],
+      [m2, 'up'],
+    ]);
     expect(await balances(a)).toEqual({ available: 300_000, reserved: 200_000 });
     const v = await op(`POST /v1/admin/contests/${c.contest_id}/void`);
     expect(v.status).toBe(200);
@@ -276,12 +384,23 @@ describe('outcast scoring, ties and voids', () => {
     expect(await balances(a)).toEqual({ available: 500_000, reserved: 0 });
     expect((await op(`POST /v1/admin/contests/${c.contest_id}/void`)).body.code).toBe('CONTEST_ALREADY_SETTLED');
     expect((await op(`POST /v1/admin/markets/${m1}/resolve`, { outcome: 'YES' })).body.code).toBe('CONTEST_ALREADY_SETTLED');
-    expect((await enter(a, c.contest_id, [[m1, 'up'], [m2, 'up']])).body.code).toBe('ENTRY_NOT_OPEN');
+    expect(
+      (
+        await enter(a, c.contest_id, [
+          [m1, 'up'],
+          [m2, 'up'],
+        ])
+      ).body.code,
+    ).toBe('ENTRY_NOT_OPEN');
     expect(await payoutTransactions(c.contest_id)).toBe(1);
   });
 
   it('concurrent resolution runs pay once', async () => {
-    const c = await createContest({ bet_type: { kind: 'num_bets', value: 1 }, markets: [{ category: 'x', name: 'only' }], protocol_prize_pool_micros: 50_000 });
+    const c = await createContest({
+      bet_type: { kind: 'num_bets', value: 1 },
+      markets: [{ category: 'x', name: 'only' }],
+      protocol_prize_pool_micros: 50_000,
+    });
     const m = c.markets[0]!.market_id;
     const [a, b] = await Promise.all([fundedUser(200_000), fundedUser(200_000)]);
     await enter(a, c.contest_id, [[m, 'up']]);
@@ -323,7 +442,7 @@ describe('entries: bad input and races', () => {
     expect(popular.body.markets[0]).toEqual({ market_id: m, yes_count: 2, no_count: 3 });
   });
 
-  it('popular entry at each state of the visibility rule: one entrant\'s picks never show while betting is open', async () => {
+  it("popular entry at each state of the visibility rule: one entrant's picks never show while betting is open", async () => {
     const closesAt = Date.now() + 6_000; // room for the set-up on a busy machine
     const hidden = await createContest({ betting_closes_ms: closesAt, bet_type: { kind: 'num_bets', value: 1 } });
     const visible = await createContest({ betting_closes_ms: closesAt, bet_type: { kind: 'num_bets', value: 1 }, entry_visibility: 'visible' });
@@ -332,7 +451,11 @@ describe('entries: bad input and races', () => {
     const [v1, v2] = visible.markets.map((m) => m.market_id) as [number, number];
     expect(await popular(hidden.contest_id)).toEqual({ total_entries: 0, entry_visibility: 'hidden_while_betting_open', markets: [] });
     const [u, w] = await Promise.all([fundedUser(1_000_000), fundedUser(1_000_000)]);
-    for (const [c, m] of [[hidden, h1], [visible, v1]] as const) expect((await enter(u, c.contest_id, [[m, 'down']])).status).toBe(201);
+    for (const [c, m] of [
+      [hidden, h1],
+      [visible, v1],
+    ] as const)
+      expect((await enter(u, c.contest_id, [[m, 'down']])).status).toBe(201);
     // hidden_while_betting_open, betting open: one entrant, and still nothing of its picks
     expect(await popular(hidden.contest_id)).toEqual({ total_entries: 1, entry_visibility: 'hidden_while_betting_open', markets: [] });
     expect((await enter(w, hidden.contest_id, [[h2, 'up']])).status).toBe(201);
@@ -341,14 +464,20 @@ describe('entries: bad input and races', () => {
     expect(await popular(visible.contest_id)).toEqual({
       total_entries: 1,
       entry_visibility: 'visible',
-      markets: [{ market_id: v1, yes_count: 0, no_count: 1 }, { market_id: v2, yes_count: 0, no_count: 0 }],
+      markets: [
+        { market_id: v1, yes_count: 0, no_count: 1 },
+        { market_id: v2, yes_count: 0, no_count: 0 },
+      ],
     });
     // betting closed: the hidden contest's counts appear
     await sleep(Math.max(0, closesAt - Date.now()) + 50);
     expect(await popular(hidden.contest_id)).toEqual({
       total_entries: 2,
       entry_visibility: 'visible',
-      markets: [{ market_id: h1, yes_count: 0, no_count: 1 }, { market_id: h2, yes_count: 1, no_count: 0 }],
+      markets: [
+        { market_id: h1, yes_count: 0, no_count: 1 },
+        { market_id: h2, yes_count: 1, no_count: 0 },
+      ],
     });
     expect((await popular(visible.contest_id)).entry_visibility).toBe('visible');
   });
@@ -392,25 +521,104 @@ describe('entries: bad input and races', () => {
       expect([r.status, r.body.code], JSON.stringify(r.body)).toEqual([status, code]);
       return r;
     };
-    await expectCode(enter(u, randomUUID(), [[m1, 'up'], [m2, 'up']]), 404, 'CONTEST_NOT_FOUND');
-    await expectCode(api('POST /v1/contests/not-a-uuid/entries', { token: u.token, body: { picks: [{ market_id: m1, direction: 'up' }], idempotency_key: randomUUID() } }), 400, 'VALIDATION_FAILED');
-    const foreign = await expectCode(enter(u, c.contest_id, [[m1, 'up'], [other.markets[0]!.market_id, 'up']]), 422, 'INVALID_PICKS');
+    await expectCode(
+      enter(u, randomUUID(), [
+        [m1, 'up'],
+        [m2, 'up'],
+      ]),
+      404,
+      'CONTEST_NOT_FOUND',
+    );
+    await expectCode(
+      api('POST /v1/contests/not-a-uuid/entries', {
+        token: u.token,
+        body: { picks: [{ market_id: m1, direction: 'up' }], idempotency_key: randomUUID() },
+      }),
+      400,
+      'VALIDATION_FAILED',
+    );
+    const foreign = await expectCode(
+      enter(u, c.contest_id, [
+        [m1, 'up'],
+        [other.markets[0]!.market_id, 'up'],
+      ]),
+      422,
+      'INVALID_PICKS',
+    );
     expect(JSON.stringify(foreign.body.details)).toContain('not a market of this contest');
-    await expectCode(enter(u, c.contest_id, [[m1, 'up'], [m1, 'down']]), 422, 'INVALID_PICKS');
+    await expectCode(
+      enter(u, c.contest_id, [
+        [m1, 'up'],
+        [m1, 'down'],
+      ]),
+      422,
+      'INVALID_PICKS',
+    );
     await expectCode(enter(u, c.contest_id, [[m1, 'up']]), 422, 'INVALID_PICKS');
     const [w1, w2, p1] = perCat.markets.map((m) => m.market_id) as [number, number, number];
-    await expectCode(enter(u, perCat.contest_id, [[w1, 'up'], [w2, 'up']]), 422, 'INVALID_PICKS');
-    expect((await enter(u, perCat.contest_id, [[w2, 'up'], [p1, 'down']])).status).toBe(201);
-    await expectCode(enter(poor, c.contest_id, [[m1, 'up'], [m2, 'up']]), 422, 'INSUFFICIENT_BALANCE');
+    await expectCode(
+      enter(u, perCat.contest_id, [
+        [w1, 'up'],
+        [w2, 'up'],
+      ]),
+      422,
+      'INVALID_PICKS',
+    );
+    expect(
+      (
+        await enter(u, perCat.contest_id, [
+          [w2, 'up'],
+          [p1, 'down'],
+        ])
+      ).status,
+    ).toBe(201);
+    await expectCode(
+      enter(poor, c.contest_id, [
+        [m1, 'up'],
+        [m2, 'up'],
+      ]),
+      422,
+      'INSUFFICIENT_BALANCE',
+    );
     expect(await balances(poor)).toEqual({ available: 50_000, reserved: 0 });
-    expect((await enter(u, c.contest_id, [[m1, 'up'], [m2, 'down']])).status).toBe(201);
-    await expectCode(enter(u, c.contest_id, [[m1, 'up'], [m2, 'down']]), 409, 'ENTRY_LIMIT_REACHED');
+    expect(
+      (
+        await enter(u, c.contest_id, [
+          [m1, 'up'],
+          [m2, 'down'],
+        ])
+      ).status,
+    ).toBe(201);
+    await expectCode(
+      enter(u, c.contest_id, [
+        [m1, 'up'],
+        [m2, 'down'],
+      ]),
+      409,
+      'ENTRY_LIMIT_REACHED',
+    );
     expect(await balances(u)).toEqual({ available: 100_000, reserved: 200_000 });
 
     const later = await createContest({ entry_opens_at_ms: Date.now() + 60_000, betting_closes_ms: Date.now() + 120_000 });
-    await expectCode(enter(poor, later.contest_id, later.markets.map((m) => [m.market_id, 'up'] as [number, 'up'])), 409, 'ENTRY_NOT_OPEN');
+    await expectCode(
+      enter(
+        poor,
+        later.contest_id,
+        later.markets.map((m) => [m.market_id, 'up'] as [number, 'up']),
+      ),
+      409,
+      'ENTRY_NOT_OPEN',
+    );
     const survivor = await createContest({ game_type: 'survivor' });
-    await expectCode(enter(poor, survivor.contest_id, survivor.markets.map((m) => [m.market_id, 'up'] as [number, 'up'])), 422, 'INVALID_PICKS');
+    await expectCode(
+      enter(
+        poor,
+        survivor.contest_id,
+        survivor.markets.map((m) => [m.market_id, 'up'] as [number, 'up']),
+      ),
+      422,
+      'INVALID_PICKS',
+    );
     await expectCode(api(`GET /v1/contests/${survivor.contest_id}/popular-entry`), 404, 'CONTEST_NOT_FOUND');
     await expectCode(api(`GET /v1/u/${u.handle}/contests/${survivor.contest_id}`), 404, 'CONTEST_NOT_FOUND');
     await expectCode(api(`GET /v1/u/nobody_${randomUUID().slice(0, 6)}/contests/${c.contest_id}`), 404, 'USER_NOT_FOUND');
@@ -451,7 +659,12 @@ describe('lobby', () => {
       cursor = page.body.next_cursor;
       if (pages++ === 0) await createContest({ category: cat, title: 'inserted while paging' }); // lands before page 1: never seen, never shifts the pages
     } while (cursor);
-    const expected = (await sql.query(`select id::text as id from contests where category = $1 and status = 'open' and title <> 'inserted while paging' order by created_at_ms desc, id desc`, [cat])).rows.map((r) => r.id);
+    const expected = (
+      await sql.query(
+        `select id::text as id from contests where category = $1 and status = 'open' and title <> 'inserted while paging' order by created_at_ms desc, id desc`,
+        [cat],
+      )
+    ).rows.map((r) => r.id);
     expect(seen).toEqual(expected);
     expect(new Set(seen).size).toBe(seen.length);
     for (const id of made) expect(seen).toContain(id);
@@ -460,7 +673,14 @@ describe('lobby', () => {
     expect((await api(`GET /v1/contests?category=sports&limit=2&cursor=${first.body.next_cursor}`)).body.code).toBe('INVALID_CURSOR');
     const forged = Buffer.from(JSON.stringify({ c: Date.now(), i: randomUUID(), s: null, g: null })).toString('base64url');
     const [, tag] = (first.body.next_cursor as string).split('.');
-    for (const garbage of ['abc', 'eyJ4IjoxfQ', '!!!', forged, `${forged}.${tag}`, Buffer.from('{"c":1,"i":"x","s":null,"g":null}').toString('base64url')]) {
+    for (const garbage of [
+      'abc',
+      'eyJ4IjoxfQ',
+      '!!!',
+      forged,
+      `${forged}.${tag}`,
+      Buffer.from('{"c":1,"i":"x","s":null,"g":null}').toString('base64url'),
+    ]) {
       const r = await api(`GET /v1/contests?cursor=${encodeURIComponent(garbage)}`);
       expect([r.status, r.body.code]).toEqual([400, 'INVALID_CURSOR']);
     }

@@ -49,7 +49,9 @@ describe('CORS outside production (CORS_ORIGINS unset): any origin', () => {
   });
 
   it('marks actual responses, errors included, and exposes X-Request-Id', async () => {
-    const ok = await fetch(new URL('/v1/markets/current?asset=BTC&duration_secs=300', dev.svc.baseUrl), { headers: { Origin: 'http://localhost:5173' } });
+    const ok = await fetch(new URL('/v1/markets/current?asset=BTC&duration_secs=300', dev.svc.baseUrl), {
+      headers: { Origin: 'http://localhost:5173' },
+    });
     expect(ok.status).toBe(200);
     expect(ok.headers.get('access-control-allow-origin')).toBe('*');
     expect(ok.headers.get('access-control-expose-headers')).toContain('X-Request-Id');

@@ -18,7 +18,10 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 const embedded = () => startServiceProcess({ env: { NODE_ENV: 'development', DATA_DIR: dataDir } });
 const tokenLine = (svc: ServiceProcess) => svc.logs.find((l) => typeof l.msg === 'string' && l.msg.startsWith('development operator token'));
 const register = (baseUrl: string, token: string) =>
-  call(baseUrl, 'POST /v1/admin/market-makers', { token, body: { wallet_address: privateKeyToAccount(generatePrivateKey()).address, name: 'Dev MM' } });
+  call(baseUrl, 'POST /v1/admin/market-makers', {
+    token,
+    body: { wallet_address: privateKeyToAccount(generatePrivateKey()).address, name: 'Dev MM' },
+  });
 
 describe('development operator token', () => {
   let devToken: string;

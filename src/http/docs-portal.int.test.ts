@@ -34,7 +34,9 @@ describe('DOCS_ENABLED=false and PUBLIC_URL', () => {
   it('the documents name PUBLIC_URL, whatever Host the request carried', async () => {
     const openapi = (await (await fetch(new URL('/openapi.json', off.svc.baseUrl))).json()) as { servers: Array<{ url: string }> };
     expect(openapi.servers.map((s) => s.url)).toEqual(['https://api.partner.test/rfq']);
-    const asyncapi = parse(await (await fetch(new URL('/asyncapi.yaml', off.svc.baseUrl))).text()) as { servers: Record<string, Record<string, string>> };
+    const asyncapi = parse(await (await fetch(new URL('/asyncapi.yaml', off.svc.baseUrl))).text()) as {
+      servers: Record<string, Record<string, string>>;
+    };
     for (const s of Object.values(asyncapi.servers)) expect([s.host, s.protocol, s.pathname]).toEqual(['api.partner.test', 'wss', '/rfq']);
   });
 });

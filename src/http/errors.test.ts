@@ -34,7 +34,12 @@ describe('toErrorResponse', () => {
       new Error('wrapped', { cause: Object.assign(new Error('x'), { code: '08001' }) }),
     ];
     for (const err of unavailable) {
-      expect(toErrorResponse(err, 'r'), err.message).toMatchObject({ status: 503, body: { code: 'UNAVAILABLE' }, headers: { 'Retry-After': '1' }, unexpected: false });
+      expect(toErrorResponse(err, 'r'), err.message).toMatchObject({
+        status: 503,
+        body: { code: 'UNAVAILABLE' },
+        headers: { 'Retry-After': '1' },
+        unexpected: false,
+      });
     }
     expect(toErrorResponse(Object.assign(new Error('syntax'), { code: '42601' }), 'r').status).toBe(500);
   });
@@ -61,7 +66,20 @@ describe('validationFailed', () => {
 describe('capDetails', () => {
   it('keeps the first 20 failures and counts the rest', () => {
     const many = Array.from({ length: 25 }, (_, i) => ({ in: 'body', path: `/k${i}`, message: 'is not a known property' }));
-    const out = toErrorResponse(validationFailed(many.map((d) => ({ instancePath: '/requestBody', keyword: 'additionalProperties', params: { additionalProperty: d.path.slice(1) }, schemaPath: '' }) as never)), 'r');
+    const out = toErrorResponse(
+      validationFailed(
+        many.map(
+          (d) =>
+            ({
+              instancePath: '/requestBody',
+              keyword: 'additionalProperties',
+              params: { additionalProperty: d.path.slice(1) },
+              schemaPath: '',
+            }) as never,
+        ),
+      ),
+      'r',
+    );
     expect(out.body.details).toHaveLength(21);
     expect((out.body.details as unknown[])[20]).toEqual({ omitted: 5 });
     expect(toErrorResponse(new Conflict('X', 'x', [1, 2]), 'r').body.details).toEqual([1, 2]);

@@ -28,7 +28,12 @@ export function capDetails(details: ErrorDetails): ErrorDetails {
 
 export function toErrorResponse(err: unknown, requestId: string): ErrorResponse {
   if (err instanceof AppError) {
-    return { status: err.status, body: { error: err.message, code: err.code, details: capDetails(err.details) }, headers: err.headers, unexpected: false };
+    return {
+      status: err.status,
+      body: { error: err.message, code: err.code, details: capDetails(err.details) },
+      headers: err.headers,
+      unexpected: false,
+    };
   }
   const fromDb = fromDatabaseError(err);
   if (fromDb) return toErrorResponse(fromDb, requestId);
@@ -46,7 +51,10 @@ export { isDatabaseUnavailable } from '../domain/database-errors.js';
 /** Field-level validation failures, every one of them, as {in, path, message}. */
 export function validationFailed(errors: ErrorObject[] | null | undefined): ValidationFailed {
   const details = (errors ?? []).map(describeAjvError);
-  const summary = details.map((d) => `${d.in === 'body' ? 'body' : d.in} ${d.path || '/'}: ${d.message}`).slice(0, 3).join('; ');
+  const summary = details
+    .map((d) => `${d.in === 'body' ? 'body' : d.in} ${d.path || '/'}: ${d.message}`)
+    .slice(0, 3)
+    .join('; ');
   return new ValidationFailed(`request does not match the API specification: ${summary}${details.length > 3 ? '; …' : ''}`, details);
 }
 

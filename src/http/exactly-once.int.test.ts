@@ -68,7 +68,10 @@ interface Flow {
 
 async function fundedUser(amount: number): Promise<Ctx> {
   const u = await newUserSession(svc.baseUrl, privy);
-  if (amount) expect((await call(svc.baseUrl, 'POST /v1/users/deposit', { token: u.token, body: { amount_micros: amount, idempotency_key: randomUUID() } })).status).toBe(200);
+  if (amount)
+    expect(
+      (await call(svc.baseUrl, 'POST /v1/users/deposit', { token: u.token, body: { amount_micros: amount, idempotency_key: randomUUID() } })).status,
+    ).toBe(200);
   return u;
 }
 
@@ -91,7 +94,8 @@ const flows: Flow[] = [
     afterErrorStatus: 202,
     replayStatus: 200,
     prepare: () => fundedUser(1000),
-    send: (base, c, key) => call(base, 'POST /v1/users/withdraw', { token: c.token, body: { amount_micros: 100, destination_address: DEST, idempotency_key: key } }),
+    send: (base, c, key) =>
+      call(base, 'POST /v1/users/withdraw', { token: c.token, body: { amount_micros: 100, destination_address: DEST, idempotency_key: key } }),
     async check(c) {
       expect(await count('operations', `user_id = $1 and kind = 'withdraw'`, [c.userId])).toBe(1);
       await expect.poll(() => balances(c.token), { timeout: 20_000 }).toEqual({ available: '900', reserved: '0', appToken: '0' });
@@ -102,7 +106,8 @@ const flows: Flow[] = [
     afterErrorStatus: 503,
     replayStatus: 200,
     prepare: () => fundedUser(0),
-    send: (base, c, key) => call(base, `POST /v1/admin/users/${c.userId}/app-token-credits`, { token: OPERATOR, body: { amount_micros: 5000, idempotency_key: key } }),
+    send: (base, c, key) =>
+      call(base, `POST /v1/admin/users/${c.userId}/app-token-credits`, { token: OPERATOR, body: { amount_micros: 5000, idempotency_key: key } }),
     async check(c) {
       const credits = `kind = 'app_token_credit' and id in (select transaction_id from ledger_entries e join ledger_accounts a on a.id = e.account_id where a.user_id = $1)`;
       expect(await count('ledger_transactions', credits, [c.userId])).toBe(1);
@@ -135,7 +140,10 @@ const flows: Flow[] = [
       return { ...u, contestId: res.body.contest_id, marketId: res.body.markets[0].market_id };
     },
     send: (base, c, key) =>
-      call(base, `POST /v1/contests/${c.contestId}/entries`, { token: c.token, body: { picks: [{ market_id: c.marketId, direction: 'up' }], idempotency_key: key } }),
+      call(base, `POST /v1/contests/${c.contestId}/entries`, {
+        token: c.token,
+        body: { picks: [{ market_id: c.marketId, direction: 'up' }], idempotency_key: key },
+      }),
     async check(c) {
       expect(await count('contest_entries', 'user_id = $1', [c.userId])).toBe(1);
       expect(await balances(c.token)).toEqual({ available: '900', reserved: '100', appToken: '0' });

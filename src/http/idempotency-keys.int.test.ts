@@ -38,7 +38,8 @@ const count = async (table: string, where: string, params: unknown[]) =>
   Number((await sql.query(`select count(*)::int as n from ${table} where ${where}`, params)).rows[0].n);
 const available = async (token: string) => (await call(svc.baseUrl, 'GET /v1/user/available_balance', { token })).body.available_micros;
 const depositBody = (amount: number, key: string) => ({ amount_micros: amount, idempotency_key: key });
-const deposit = (token: string, amount: number, key: string) => call(svc.baseUrl, 'POST /v1/users/deposit', { token, body: depositBody(amount, key) });
+const deposit = (token: string, amount: number, key: string) =>
+  call(svc.baseUrl, 'POST /v1/users/deposit', { token, body: depositBody(amount, key) });
 
 /** A key as a two-phase request that died left it: in progress, its lease running for `leaseMs` more (negative: expired). */
 async function strandedKey(userId: string, key: string, body: unknown, leaseMs: number, createdAgo = '1 minute') {
@@ -63,7 +64,8 @@ describe('the lease of an in-progress key', () => {
     const taken = await deposit(u.token, 300, key);
     expect(taken.status).toBe(200);
     expect(await count('operations', 'user_id = $1', [u.userId])).toBe(1);
-    const row = (await sql.query('select state, resource_id::text as resource_id, lease_expires_at from idempotency_keys where key = $1', [key])).rows[0];
+    const row = (await sql.query('select state, resource_id::text as resource_id, lease_expires_at from idempotency_keys where key = $1', [key]))
+      .rows[0];
     expect(row).toEqual({ state: 'done', resource_id: taken.body.operation_id, lease_expires_at: null });
     const replay = await deposit(u.token, 300, key);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
@@ -85,9 +87,13 @@ describe('the lease of an in-progress key', () => {
     expect(await count('operations', 'user_id = $1', [u.userId])).toBe(1);
     expect(await available(u.token)).toBe('400');
     // The database itself refuses a second operation under the same key.
-    await expect(sql.query(`insert into operations (id, user_id, kind, amount, idempotency_key) values ($1, $2, 'deposit', 400, $3)`, [randomUUID(), u.userId, key])).rejects.toThrow(
-      /operations_idempotency_key/,
-    );
+    await expect(
+      sql.query(`insert into operations (id, user_id, kind, amount, idempotency_key) values ($1, $2, 'deposit', 400, $3)`, [
+        randomUUID(),
+        u.userId,
+        key,
+      ]),
+    ).rejects.toThrow(/operations_idempotency_key/);
   });
 
   it('two-phase claim() (idempotent()): in progress while the lease runs, taken over after it, replayed once complete', async () => {
@@ -114,16 +120,29 @@ describe('pruning', () => {
     expect(settled.status).toBe(200);
     // A stored rejection (done, no resource): prunable once old.
     const rejectedKey = randomUUID();
-    const rejected = await call(svc.baseUrl, 'POST /v1/users/withdraw', { token: u.token, body: { amount_micros: 1_000_000, destination_address: `0x${'1'.repeat(40)}`, idempotency_key: rejectedKey } });
+    const rejected = await call(svc.baseUrl, 'POST /v1/users/withdraw', {
+      token: u.token,
+      body: { amount_micros: 1_000_000, destination_address: `0x${'1'.repeat(40)}`, idempotency_key: rejectedKey },
+    });
     expect(rejected.status).toBe(422);
     // A done key whose operation is still pending (no outbox row, so nothing settles it here): kept.
     const pendingKey = randomUUID();
     const pendingOp = randomUUID();
-    await sql.query(`insert into operations (id, user_id, kind, amount, idempotency_key) values ($1, $2, 'deposit', 5, $3)`, [pendingOp, u.userId, pendingKey]);
+    await sql.query(`insert into operations (id, user_id, kind, amount, idempotency_key) values ($1, $2, 'deposit', 5, $3)`, [
+      pendingOp,
+      u.userId,
+      pendingKey,
+    ]);
     await sql.query(
       `insert into idempotency_keys (scope, operation, key, fingerprint, state, response_status, response_body, resource_id, completed_at)
        values ($1, 'createDeposit', $2, $3, 'done', 202, $4, $5, now())`,
-      [`user:${u.userId}`, pendingKey, fingerprint(depositBody(5, pendingKey)), JSON.stringify({ operation_id: pendingOp, status: 'pending' }), pendingOp],
+      [
+        `user:${u.userId}`,
+        pendingKey,
+        fingerprint(depositBody(5, pendingKey)),
+        JSON.stringify({ operation_id: pendingOp, status: 'pending' }),
+        pendingOp,
+      ],
     );
     // An in-progress key (a request that died), lease long over: kept.
     const strandedKeyId = randomUUID();
@@ -134,7 +153,9 @@ describe('pruning', () => {
     await sql.query(`update idempotency_keys set created_at = ${old} where key = any($1::uuid[])`, [[settledKey, rejectedKey, pendingKey]]);
 
     expect(await pruneIdempotencyKeys(orm.em.fork())).toBe(2);
-    const left = (await sql.query('select key::text as key from idempotency_keys where scope = $1', [`user:${u.userId}`])).rows.map((r) => r.key).sort();
+    const left = (await sql.query('select key::text as key from idempotency_keys where scope = $1', [`user:${u.userId}`])).rows
+      .map((r) => r.key)
+      .sort();
     expect(left).toEqual([pendingKey, strandedKeyId, freshKey].sort());
 
     // The pruned settled deposit, retried: its operation is found by its own unique key, not written again.
@@ -153,9 +174,11 @@ describe('concurrent duplicates', () => {
     const key = randomUUID();
     const body = { amount_micros: 100, destination_address: `0x${'2'.repeat(40)}`, idempotency_key: key };
     const sendRaw = (route: string, b: unknown, token: string) =>
-      fetch(`${svc.baseUrl}${route}`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` }, body: JSON.stringify(b) }).then(
-        async (r) => ({ status: r.status, text: await r.text(), replayed: r.headers.get('idempotent-replayed') }),
-      );
+      fetch(`${svc.baseUrl}${route}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+        body: JSON.stringify(b),
+      }).then(async (r) => ({ status: r.status, text: await r.text(), replayed: r.headers.get('idempotent-replayed') }));
     const withdrawals = await Promise.all(Array.from({ length: 10 }, () => sendRaw('/v1/users/withdraw', body, u.token)));
     expect(withdrawals.map((r) => r.status)).toEqual(Array(10).fill(200));
     expect(withdrawals.filter((r) => r.replayed === null)).toHaveLength(1);
@@ -164,7 +187,9 @@ describe('concurrent duplicates', () => {
     expect(await available(u.token)).toBe('900');
 
     const credit = { amount_micros: 25, idempotency_key: key };
-    const credits = await Promise.all(Array.from({ length: 10 }, () => sendRaw(`/v1/admin/users/${u.userId}/app-token-credits`, credit, t.operatorToken)));
+    const credits = await Promise.all(
+      Array.from({ length: 10 }, () => sendRaw(`/v1/admin/users/${u.userId}/app-token-credits`, credit, t.operatorToken)),
+    );
     expect(credits.map((r) => r.status)).toEqual(Array(10).fill(200));
     expect(credits.filter((r) => r.replayed === null)).toHaveLength(1);
     expect(new Set(credits.map((r) => r.text)).size).toBe(1);

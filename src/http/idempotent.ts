@@ -44,10 +44,16 @@ export function idempotentWrite<Id extends KeyedOperationId, T>(spec: Idempotent
     const s: IdempotencyScope = { scope: spec.scope(req, ctx), operation: req.operationId, key: body.idempotency_key };
     const print = fingerprint((spec.fingerprint ?? ((r: HandlerRequest<Id>) => r.body))(req));
     const inTx = (db: RequestContext['db']): RequestContext => ({ db, log: ctx.log, auth: ctx.auth, requestId: ctx.requestId });
-    const r = await once(ctx.db, s, print, (tx) => spec.write(req, inTx(tx)), (v) => {
-      const reply = spec.outcome(v, req) as HandlerResponse;
-      return { status: reply.status, body: reply.body, resourceId: spec.resourceOf?.(v) ?? null };
-    });
+    const r = await once(
+      ctx.db,
+      s,
+      print,
+      (tx) => spec.write(req, inTx(tx)),
+      (v) => {
+        const reply = spec.outcome(v, req) as HandlerResponse;
+        return { status: reply.status, body: reply.body, resourceId: spec.resourceOf?.(v) ?? null };
+      },
+    );
     const { outcome } = r;
     // A stored reply is one this operation's handler (or its error mapping) produced earlier.
     const stored = (headers: Record<string, string>) => ({ status: outcome.status, body: outcome.body, headers }) as unknown as Reply<Id>;

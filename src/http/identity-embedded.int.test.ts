@@ -25,7 +25,14 @@ function devToken(args: string[], env: Record<string, string> = {}) {
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'crfq-devid-'));
   svc = await startServiceProcess({
-    env: { NODE_ENV: 'development', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, QUEUE_PREFIX: uniquePrefix('devid'), SIWE_DOMAIN: 'localhost:3000' },
+    env: {
+      NODE_ENV: 'development',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      QUEUE_PREFIX: uniquePrefix('devid'),
+      SIWE_DOMAIN: 'localhost:3000',
+    },
   });
 });
 
@@ -77,7 +84,10 @@ describe('development identity (embedded deployment)', () => {
     const bad = devToken(['--wallet', '0x1234']);
     expect(bad.status).toBe(64);
     expect(bad.stderr).toMatch(/--wallet must be an Ethereum address/);
-    const custom = devToken(['--wallet', randomWallet().address], { PRIVY_APP_ID: 'real-app', PRIVY_VERIFICATION_KEY: readFileSync(join(dataDir, 'dev-privy', 'public.pem'), 'utf8') });
+    const custom = devToken(['--wallet', randomWallet().address], {
+      PRIVY_APP_ID: 'real-app',
+      PRIVY_VERIFICATION_KEY: readFileSync(join(dataDir, 'dev-privy', 'public.pem'), 'utf8'),
+    });
     expect(custom.status).toBe(1);
     expect(custom.stderr).toMatch(/PRIVY_APP_ID is set/);
   });

@@ -71,7 +71,12 @@ describe('Sign-In with Ethereum', () => {
     const wallet = randomWallet();
     expectRejected(await signIn(await signSiwe(wallet, { domain: 'evil.test', nonce: await nonce() })), /domain "evil.test"/);
     expectRejected(await signIn(await signSiwe(wallet, { domain: DOMAIN, nonce: await nonce(), chainId: 84532 })), /Chain ID 84532/);
-    const expiredMessage = { domain: DOMAIN, nonce: await nonce(), issuedAt: new Date(Date.now() - 60_000), expirationTime: new Date(Date.now() - 1000) };
+    const expiredMessage = {
+      domain: DOMAIN,
+      nonce: await nonce(),
+      issuedAt: new Date(Date.now() - 60_000),
+      expirationTime: new Date(Date.now() - 1000),
+    };
     expectRejected(await signIn(await signSiwe(wallet, expiredMessage)), /expired/);
     expectRejected(await signIn(await signSiwe(wallet, { domain: DOMAIN, nonce: randomBytes(16).toString('hex') })), /nonce is unknown/);
     const stale = await nonce();
@@ -124,7 +129,14 @@ describe('handles', () => {
 
   it('refuses invalid handles and unknown properties with 400', async () => {
     const token = await walletSession(randomWallet());
-    for (const body of [{ handle: 'ab' }, { handle: 'a'.repeat(21) }, { handle: 'bad-handle' }, { handle: 'émile' }, {}, { handle: 'okay_one', extra: 1 }]) {
+    for (const body of [
+      { handle: 'ab' },
+      { handle: 'a'.repeat(21) },
+      { handle: 'bad-handle' },
+      { handle: 'émile' },
+      {},
+      { handle: 'okay_one', extra: 1 },
+    ]) {
       const r = await call(svc.baseUrl, 'PATCH /v1/user/preferences', { token, body });
       expect({ body, status: r.status, code: r.body.code }).toEqual({ body, status: 400, code: 'VALIDATION_FAILED' });
     }
@@ -135,7 +147,9 @@ describe('handles', () => {
     for (let round = 0; round < 5; round++) {
       const handle = `race_${round}_${randomBytes(3).toString('hex')}`;
       const results = await Promise.all(
-        tokens.map((token, i) => call(svc.baseUrl, 'PATCH /v1/user/preferences', { token, body: { handle: i === 0 ? handle : handle.toUpperCase() } })),
+        tokens.map((token, i) =>
+          call(svc.baseUrl, 'PATCH /v1/user/preferences', { token, body: { handle: i === 0 ? handle : handle.toUpperCase() } }),
+        ),
       );
       expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
       expect((await sql.query('select count(*)::int as n from users where lower(handle) = lower($1)', [handle])).rows[0].n).toBe(1);

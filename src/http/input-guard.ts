@@ -38,7 +38,12 @@ const DECIMAL = /^-?[0-9]{1,40}$/;
  * all for an operation that declares no query parameter (its query string is ignored, so probes and
  * cache-busters never fail). Throws 400 VALIDATION_FAILED listing every failure.
  */
-export function guardRequest(op: GuardedOperation, rawPath: string, rawQuery: Record<string, unknown>, body: unknown): { path: string; query: Record<string, unknown> } {
+export function guardRequest(
+  op: GuardedOperation,
+  rawPath: string,
+  rawQuery: Record<string, unknown>,
+  body: unknown,
+): { path: string; query: Record<string, unknown> } {
   const details: Detail[] = [];
   const params = (op.parameters ?? []) as ParamLike[];
   const param = (where: string, name: string) => params.find((p) => p.in === where && p.name === name);
@@ -83,7 +88,10 @@ export function guardRequest(op: GuardedOperation, rawPath: string, rawQuery: Re
   });
 
   if (details.length) {
-    const summary = details.slice(0, 3).map((d) => `${d.in} ${d.path || '/'}: ${d.message}`).join('; ');
+    const summary = details
+      .slice(0, 3)
+      .map((d) => `${d.in} ${d.path || '/'}: ${d.message}`)
+      .join('; ');
     throw new ValidationFailed(`request does not match the API specification: ${summary}${details.length > 3 ? '; …' : ''}`, details);
   }
   return { path: segments.join('/'), query };

@@ -67,16 +67,25 @@ describe('malformed percent-encoding in a path parameter', () => {
     const token = who === 'session' ? session : who === 'operator' ? OPERATOR : undefined;
     const r = await raw(method, path, { token, body: method === 'POST' ? {} : undefined });
     expect(r.status).toBe(400);
-    expect(r.body).toMatchObject({ code: 'VALIDATION_FAILED', details: expect.arrayContaining([expect.objectContaining({ in: 'path', message: 'is not valid percent-encoded UTF-8' })]) });
+    expect(r.body).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: expect.arrayContaining([expect.objectContaining({ in: 'path', message: 'is not valid percent-encoded UTF-8' })]),
+    });
   });
 });
 
 describe('U+0000 and unpaired surrogates in strings', () => {
   it('market-maker name: 400 naming /name', async () => {
     for (const name of ['a\u0000b', 'a\ud800b']) {
-      const r = await raw('POST', '/v1/admin/market-makers', { token: OPERATOR, body: { wallet_address: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266', name } });
+      const r = await raw('POST', '/v1/admin/market-makers', {
+        token: OPERATOR,
+        body: { wallet_address: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266', name },
+      });
       expect(r.status).toBe(400);
-      expect(r.body).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ in: 'body', path: '/name', message: expect.stringMatching(/U\+0000|unpaired/) }] });
+      expect(r.body).toMatchObject({
+        code: 'VALIDATION_FAILED',
+        details: [{ in: 'body', path: '/name', message: expect.stringMatching(/U\+0000|unpaired/) }],
+      });
     }
   });
 
@@ -88,14 +97,26 @@ describe('U+0000 and unpaired surrogates in strings', () => {
   });
 
   it('in a path parameter (handle) and in a query value (cursor)', async () => {
-    expect((await raw('GET', `/v1/u/ab%00c/contests/${randomUUID()}`)).body).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ in: 'path', path: '/handle' }] });
-    expect((await raw('GET', '/v1/contests?cursor=a%00b')).body).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ in: 'query', path: '/cursor' }] });
+    expect((await raw('GET', `/v1/u/ab%00c/contests/${randomUUID()}`)).body).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: [{ in: 'path', path: '/handle' }],
+    });
+    expect((await raw('GET', '/v1/contests?cursor=a%00b')).body).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: [{ in: 'query', path: '/cursor' }],
+    });
   });
 
   it('in the Privy token and the SIWE message', async () => {
-    expect((await raw('POST', '/v1/auth/session', { body: { privy_token: 'a\u0000' } })).body).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ path: '/privy_token' }] });
+    expect((await raw('POST', '/v1/auth/session', { body: { privy_token: 'a\u0000' } })).body).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: [{ path: '/privy_token' }],
+    });
     const sig = `0x${'1'.repeat(130)}`;
-    expect((await raw('POST', '/v1/auth/wallet', { body: { message: 'm\u0000', signature: sig } })).body).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ path: '/message' }] });
+    expect((await raw('POST', '/v1/auth/wallet', { body: { message: 'm\u0000', signature: sig } })).body).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: [{ path: '/message' }],
+    });
   });
 });
 
@@ -137,7 +158,11 @@ describe('JSON integers in bodies stay within 2^53-1, also where the format is i
     ['betting_closes_ms', { betting_closes_ms: 9223372036854775807 }, '/betting_closes_ms'],
     ['live_ends_at_ms', { live_ends_at_ms: 2 ** 63 }, '/live_ends_at_ms'],
     ['1e300', { betting_closes_ms: 1e300 }, '/betting_closes_ms'],
-    ['market times', { markets: [{ category: 'w', name: 'n', betting_closes_at_ms: 2 ** 60, resolution_time_ms: 2 ** 53 }] }, '/markets/0/betting_closes_at_ms'],
+    [
+      'market times',
+      { markets: [{ category: 'w', name: 'n', betting_closes_at_ms: 2 ** 60, resolution_time_ms: 2 ** 53 }] },
+      '/markets/0/betting_closes_at_ms',
+    ],
   ])('%s: 400 naming the field', async (_, over, path) => {
     const r = await raw('POST', '/v1/admin/contests', { token: OPERATOR, body: contest(over) });
     expect(r.status).toBe(400);
@@ -145,8 +170,14 @@ describe('JSON integers in bodies stay within 2^53-1, also where the format is i
   });
 
   it('a pick market_id beyond 2^53-1 is 400, not 500', async () => {
-    const r = await raw('POST', `/v1/contests/${randomUUID()}/entries`, { token: session, body: { picks: [{ market_id: 2 ** 63, direction: 'up' }], idempotency_key: randomUUID() } });
-    expect(r).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED', details: expect.arrayContaining([expect.objectContaining({ in: 'body', path: '/picks/0/market_id' })]) } });
+    const r = await raw('POST', `/v1/contests/${randomUUID()}/entries`, {
+      token: session,
+      body: { picks: [{ market_id: 2 ** 63, direction: 'up' }], idempotency_key: randomUUID() },
+    });
+    expect(r).toMatchObject({
+      status: 400,
+      body: { code: 'VALIDATION_FAILED', details: expect.arrayContaining([expect.objectContaining({ in: 'body', path: '/picks/0/market_id' })]) },
+    });
   });
 });
 

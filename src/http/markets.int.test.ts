@@ -101,7 +101,10 @@ describe('GET /v1/markets/current', () => {
     const results = await Promise.all(Array.from({ length: 12 }, () => lookup('ETH', 300, start)));
     expect(new Set(results.map((r) => r.status))).toEqual(new Set([200]));
     expect(new Set(results.map((r) => r.body.market.market_id)).size).toBe(1);
-    const rows = await sql.query('select count(*)::int as n from markets where asset = $1 and duration_secs = 300 and start_at_ms = $2', ['ETH', start]);
+    const rows = await sql.query('select count(*)::int as n from markets where asset = $1 and duration_secs = 300 and start_at_ms = $2', [
+      'ETH',
+      start,
+    ]);
     expect(rows.rows[0].n).toBe(1);
   });
 
@@ -144,7 +147,12 @@ describe('GET /v1/markets/lookup', () => {
   });
 
   it('400 VALIDATION_FAILED for missing or malformed parameters', async () => {
-    for (const q of ['asset=BTC&duration_secs=60', 'asset=BTC&duration_secs=60&window_start_ms=abc', 'asset=BTC&duration_secs=60&window_start_ms=-60000', 'duration_secs=60&window_start_ms=0']) {
+    for (const q of [
+      'asset=BTC&duration_secs=60',
+      'asset=BTC&duration_secs=60&window_start_ms=abc',
+      'asset=BTC&duration_secs=60&window_start_ms=-60000',
+      'duration_secs=60&window_start_ms=0',
+    ]) {
       const res = await call(svc.baseUrl, `GET /v1/markets/lookup?${q}`);
       expect(res.status, q).toBe(400);
       expect(res.body.code, q).toBe('VALIDATION_FAILED');
@@ -198,7 +206,11 @@ describe('rollover', () => {
         const { startAtMs } = currentWindow(now, d, SETTINGS.bettingCloseBufferMs);
         for (const asset of SETTINGS.assets) {
           for (const start of [startAtMs, startAtMs + d * 1000]) {
-            const r = await sql.query("select 1 from markets where kind = 'rfq_window' and asset = $1 and duration_secs = $2 and start_at_ms = $3", [asset, d, start]);
+            const r = await sql.query("select 1 from markets where kind = 'rfq_window' and asset = $1 and duration_secs = $2 and start_at_ms = $3", [
+              asset,
+              d,
+              start,
+            ]);
             if (!r.rowCount) missing.push(`${asset}/${d}/${start}`);
           }
         }

@@ -58,7 +58,14 @@ describe('deposit and balances', () => {
     expect(await balances(u.token)).toEqual({ available: '250000', reserved: '0', appToken: '0' });
     const op = await call(svc.baseUrl, `GET /v1/users/operations/${res.body.operation_id}`, { token: u.token });
     expect(op.status).toBe(200);
-    expect(op.body).toMatchObject({ operation_id: res.body.operation_id, kind: 'deposit', status: 'success', amount_micros: '250000', tx_hash: res.body.tx_hash, failure_code: null });
+    expect(op.body).toMatchObject({
+      operation_id: res.body.operation_id,
+      kind: 'deposit',
+      status: 'success',
+      amount_micros: '250000',
+      tx_hash: res.body.tx_hash,
+      failure_code: null,
+    });
     expect(Math.abs(op.body.created_at_ms - Date.now())).toBeLessThan(60_000);
     const other = await newUserSession(svc.baseUrl, privy);
     const foreign = await call(svc.baseUrl, `GET /v1/users/operations/${res.body.operation_id}`, { token: other.token });
@@ -218,7 +225,10 @@ describe('idempotency', () => {
       const c = dest[i]!;
       return dest.slice(0, i) + (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase()) + dest.slice(i + 1);
     };
-    const badChecksum = [...dest].map((_, i) => i).filter((i) => i >= 2 && /[a-fA-F]/.test(dest[i]!)).map(flipAt)
+    const badChecksum = [...dest]
+      .map((_, i) => i)
+      .filter((i) => i >= 2 && /[a-fA-F]/.test(dest[i]!))
+      .map(flipAt)
       .find((a) => /[a-f]/.test(a.slice(2)) && /[A-F]/.test(a.slice(2)));
     if (!badChecksum) throw new Error(`no mixed-case flip of ${dest}`);
     for (const destination of [badChecksum, '0x1234', 'vitalik.eth', `${dest}00`]) {
@@ -252,9 +262,14 @@ describe('creditAppTokens (operator)', () => {
     expect(replay.body).toEqual(first.body);
     const second = await call(svc.baseUrl, path, { token: OPERATOR_TOKEN, body: { amount_micros: 1, idempotency_key: randomUUID() } });
     expect(second.body.available_app_token_micros).toBe('5001');
-    expect((await call(svc.baseUrl, path, { token: OPERATOR_TOKEN, body: { amount_micros: 2, idempotency_key: key } })).body.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    expect((await call(svc.baseUrl, path, { token: OPERATOR_TOKEN, body: { amount_micros: 2, idempotency_key: key } })).body.code).toBe(
+      'IDEMPOTENCY_KEY_REUSED',
+    );
     expect((await balances(u.token)).appToken).toBe('5001');
-    const missing = await call(svc.baseUrl, `POST /v1/admin/users/${randomUUID()}/app-token-credits`, { token: OPERATOR_TOKEN, body: { amount_micros: 1, idempotency_key: randomUUID() } });
+    const missing = await call(svc.baseUrl, `POST /v1/admin/users/${randomUUID()}/app-token-credits`, {
+      token: OPERATOR_TOKEN,
+      body: { amount_micros: 1, idempotency_key: randomUUID() },
+    });
     expect(missing.status).toBe(404);
     expect(missing.body.code).toBe('USER_NOT_FOUND');
     expect((await call(svc.baseUrl, path, { token: u.token, body: { amount_micros: 1, idempotency_key: randomUUID() } })).status).toBe(403);
@@ -265,14 +280,19 @@ describe('the database keeps the money rules even against bad code', () => {
   it('refuses a negative user balance, an unbalanced transaction, and any change to entries', async () => {
     const u = await newUserSession(svc.baseUrl, privy);
     await deposit(u.token, 10);
-    await expect(sql.query(`update ledger_accounts set balance = -1 where user_id = $1 and kind = 'user_available'`, [u.userId])).rejects.toThrow(/check/);
+    await expect(sql.query(`update ledger_accounts set balance = -1 where user_id = $1 and kind = 'user_available'`, [u.userId])).rejects.toThrow(
+      /check/,
+    );
     await expect(sql.query('update ledger_entries set amount = amount + 1')).rejects.toThrow(/append-only/);
     await expect(sql.query('delete from ledger_entries')).rejects.toThrow(/append-only/);
     await sql.query('begin');
     try {
       const tx = randomUUID();
       await sql.query(`insert into ledger_transactions (id, kind, reference) values ($1, 'bogus', 'test')`, [tx]);
-      await sql.query(`insert into ledger_entries (transaction_id, account_id, amount) select $1, id, 5 from ledger_accounts where kind = 'treasury'`, [tx]);
+      await sql.query(
+        `insert into ledger_entries (transaction_id, account_id, amount) select $1, id, 5 from ledger_accounts where kind = 'treasury'`,
+        [tx],
+      );
       await expect(sql.query('commit')).rejects.toThrow(/does not sum to zero/);
     } finally {
       await sql.query('rollback').catch(() => undefined);

@@ -54,14 +54,17 @@ export class PostgresStore implements Store {
   }
 
   async increment(key: string): Promise<IncrementResponse> {
-    const rows = await this.orm.em.fork().getConnection().execute<Array<{ hits: number; reset_at: Date | string }>>(
-      `insert into rate_limit_counters as c (key, hits, reset_at) values (?, 1, now() + (? * interval '1 millisecond'))
+    const rows = await this.orm.em
+      .fork()
+      .getConnection()
+      .execute<Array<{ hits: number; reset_at: Date | string }>>(
+        `insert into rate_limit_counters as c (key, hits, reset_at) values (?, 1, now() + (? * interval '1 millisecond'))
        on conflict (key) do update set
          hits = case when c.reset_at <= now() then 1 else c.hits + 1 end,
          reset_at = case when c.reset_at <= now() then excluded.reset_at else c.reset_at end
        returning hits, reset_at`,
-      [key, this.windowMs],
-    );
+        [key, this.windowMs],
+      );
     return { totalHits: Number(rows[0]!.hits), resetTime: new Date(rows[0]!.reset_at) };
   }
 

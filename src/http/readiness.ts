@@ -4,7 +4,12 @@
 import type { Em } from '../db/orm.js';
 import type { ReadinessProbe } from './handlers/operations.js';
 
-export function readinessProbe(deps: { forkDb: () => Em; queue: { ping(): Promise<void> }; migrationsApplied: () => boolean; workers: Pick<ReadinessProbe, 'workers' | 'schedulers'> }): ReadinessProbe {
+export function readinessProbe(deps: {
+  forkDb: () => Em;
+  queue: { ping(): Promise<void> };
+  migrationsApplied: () => boolean;
+  workers: Pick<ReadinessProbe, 'workers' | 'schedulers'>;
+}): ReadinessProbe {
   return {
     migrations: deps.migrationsApplied,
     database: async () => {

@@ -9,7 +9,6 @@ import { Queue, Worker, QueueEvents, withBackend, createPostgresBackend, runMigr
 import { BULLMQ_SCHEMA } from '../db/bullmq-schema.js';
 import { PglitePool } from './pglite-pool.js';
 
-
 type Classes = { Queue: typeof Queue; Worker: typeof Worker; QueueEvents: typeof QueueEvents };
 
 export interface QueueBackend {

@@ -25,7 +25,8 @@ describe('Redis down', () => {
   it('a deposit answers 503 + Retry-After within the bounded wait; the same key succeeds after Redis returns', async () => {
     const user = await newUserSession(t.svc.baseUrl, t.privy);
     const key = randomUUID();
-    const deposit = () => call(t.svc.baseUrl, 'POST /v1/users/deposit', { token: user.token, body: { amount_micros: 5000000, idempotency_key: key } });
+    const deposit = () =>
+      call(t.svc.baseUrl, 'POST /v1/users/deposit', { token: user.token, body: { amount_micros: 5000000, idempotency_key: key } });
 
     await redis.kill();
     let started = Date.now();

@@ -42,7 +42,14 @@ async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutM
 describe('Redis restarted empty', () => {
   it('readiness names missing workers and schedulers; the workers re-create the schedulers when Redis returns empty', async () => {
     const prefix = uniquePrefix('rr');
-    const env = { DATABASE_URL: db.url, REDIS_URL: redis.url, QUEUE_PREFIX: prefix, NODE_ENV: 'test', LOG_LEVEL: 'info', WORKER_HEARTBEAT_STALE_MS: '25000' };
+    const env = {
+      DATABASE_URL: db.url,
+      REDIS_URL: redis.url,
+      QUEUE_PREFIX: prefix,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      WORKER_HEARTBEAT_STALE_MS: '25000',
+    };
     const api = await startServiceProcess({ env, args: ['--role=api'] });
     procs.push(api);
     // No worker ever ran: not ready, and the checks say why.

@@ -17,7 +17,13 @@ export function createResolutionProducer(queues: QueueBackend): ResolutionProduc
     queue.add(
       JOB.resolveContest,
       { contest_id: contestId },
-      { jobId: contestId, attempts: RESOLVE_ATTEMPTS, backoff: { type: 'exponential', delay: SETTLE_BACKOFF_MS }, removeOnComplete: true, removeOnFail: { age: 86_400 } },
+      {
+        jobId: contestId,
+        attempts: RESOLVE_ATTEMPTS,
+        backoff: { type: 'exponential', delay: SETTLE_BACKOFF_MS },
+        removeOnComplete: true,
+        removeOnFail: { age: 86_400 },
+      },
     );
   return {
     enqueue: (contestId) => ensureJob(queue, contestId, () => add(contestId)),

@@ -7,7 +7,9 @@ import { call, randomWallet, type TestPrivy } from './identity.js';
 
 export async function newUserSession(baseUrl: string, privy: TestPrivy): Promise<{ token: string; userId: string }> {
   const wallet = randomWallet();
-  const res = await call(baseUrl, 'POST /v1/auth/session', { body: { privy_token: await privy.token(`did:privy:${randomBytes(10).toString('hex')}`, wallet.address) } });
+  const res = await call(baseUrl, 'POST /v1/auth/session', {
+    body: { privy_token: await privy.token(`did:privy:${randomBytes(10).toString('hex')}`, wallet.address) },
+  });
   if (res.status !== 200) throw new Error(`session exchange answered ${res.status}: ${JSON.stringify(res.body)}`);
   return { token: res.body.session_token as string, userId: res.body.user_id as string };
 }

@@ -13,7 +13,10 @@ export interface TestDatabase {
 }
 
 export async function createTestDatabase(label = 't'): Promise<TestDatabase> {
-  const name = `crfq_${label.replace(/[^a-z0-9]/gi, '').toLowerCase().slice(0, 20)}_${randomBytes(4).toString('hex')}`;
+  const name = `crfq_${label
+    .replace(/[^a-z0-9]/gi, '')
+    .toLowerCase()
+    .slice(0, 20)}_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: ADMIN_URL });
   await admin.connect();
   try {
@@ -42,7 +45,10 @@ export async function createTestDatabase(label = 't'): Promise<TestDatabase> {
 const prefixes = new Set<string>();
 
 export function uniquePrefix(label: string): string {
-  const prefix = `t${label.replace(/[^a-z0-9]/gi, '').toLowerCase().slice(0, 12)}${randomBytes(3).toString('hex')}`;
+  const prefix = `t${label
+    .replace(/[^a-z0-9]/gi, '')
+    .toLowerCase()
+    .slice(0, 12)}${randomBytes(3).toString('hex')}`;
   prefixes.add(prefix);
   return prefix;
 }

@@ -48,7 +48,22 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
     if (opts.empty) for (const f of readdirSync(dir)) rmSync(join(dir, f), { recursive: true, force: true });
     proc = spawn(
       'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--protected-mode', 'no'],
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--dir',
+        dir,
+        '--save',
+        '',
+        '--appendonly',
+        'yes',
+        '--appendfsync',
+        'always',
+        '--protected-mode',
+        'no',
+      ],
       { stdio: 'ignore' },
     );
     await waitFor(`redis on ${port}`, ping);
@@ -108,7 +123,16 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   };
   run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
   const start = () =>
-    run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`, 'start']);
+    run('pg_ctl', [
+      '-D',
+      data,
+      '-l',
+      join(dir, 'log'),
+      '-w',
+      '-o',
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`,
+      'start',
+    ]);
   start();
   return {
     adminUrl: `postgres://postgres@127.0.0.1:${port}/postgres`,

@@ -65,7 +65,10 @@ export async function startServiceProcess(opts: StartOptions): Promise<ServicePr
     const found = logs.find(pred);
     if (found) return Promise.resolve(found);
     return new Promise<Record<string, unknown>>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`log line not seen within ${timeoutMs} ms; output:\n${rawOutput.slice(-30).join('\n')}`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`log line not seen within ${timeoutMs} ms; output:\n${rawOutput.slice(-30).join('\n')}`)),
+        timeoutMs,
+      );
       waiters.push({
         pred,
         resolve: (l) => {

@@ -19,7 +19,11 @@ export interface TestService {
 }
 
 /** `env` adds or overrides settings; a key set to undefined is left unset (e.g. `REDIS_URL: undefined` for the PostgreSQL-only deployment). */
-export async function startTestService(label: string, env: Record<string, string | undefined> = {}, opts: Omit<StartOptions, 'env'> = {}): Promise<TestService> {
+export async function startTestService(
+  label: string,
+  env: Record<string, string | undefined> = {},
+  opts: Omit<StartOptions, 'env'> = {},
+): Promise<TestService> {
   const db = await createTestDatabase(label);
   const privy = await createTestPrivy();
   const operatorToken = `${label}-operator-${randomUUID()}`;

@@ -85,14 +85,23 @@ const upgradeStatus = () =>
 async function authenticate(c: Conn, wallet: TestWallet) {
   c.ws.send(JSON.stringify({ type: 'auth' }));
   const ch = await c.next('auth_challenge');
-  c.ws.send(JSON.stringify({ type: 'auth_response', wallet_address: wallet.address, signature: await signAuthChallenge(wallet, DEFAULT_AUTH_DOMAIN, ch.nonce, ch.timestamp) }));
+  c.ws.send(
+    JSON.stringify({
+      type: 'auth_response',
+      wallet_address: wallet.address,
+      signature: await signAuthChallenge(wallet, DEFAULT_AUTH_DOMAIN, ch.nonce, ch.timestamp),
+    }),
+  );
   const res = await c.next('auth_result');
   expect(res.success).toBe(true);
 }
 
 async function registeredWallet(): Promise<TestWallet> {
   const wallet = randomWallet();
-  const res = await call(t.svc.baseUrl, 'POST /v1/admin/market-makers', { token: t.operatorToken, body: { wallet_address: wallet.address, name: 'Abuse MM' } });
+  const res = await call(t.svc.baseUrl, 'POST /v1/admin/market-makers', {
+    token: t.operatorToken,
+    body: { wallet_address: wallet.address, name: 'Abuse MM' },
+  });
   expect(res.status).toBe(201);
   return wallet;
 }
@@ -137,7 +146,13 @@ function cpuMs(): number {
 }
 
 const p = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
-const summary = (xs: number[]) => ({ n: xs.length, p50_ms: +p(xs, 0.5).toFixed(1), p95_ms: +p(xs, 0.95).toFixed(1), p99_ms: +p(xs, 0.99).toFixed(1), max_ms: +Math.max(...xs).toFixed(1) });
+const summary = (xs: number[]) => ({
+  n: xs.length,
+  p50_ms: +p(xs, 0.5).toFixed(1),
+  p95_ms: +p(xs, 0.95).toFixed(1),
+  p99_ms: +p(xs, 0.99).toFixed(1),
+  max_ms: +Math.max(...xs).toFixed(1),
+});
 
 /**
  * Writes `n` text frames at once to the connection's socket, prebuilt (masked with a zero key, as a client
@@ -185,7 +200,9 @@ describe('a frame flood from one connection', () => {
       ({ code } = await Promise.race([c.closed, sleep(20_000).then(() => ({ code: -1, reason: '' }))]));
     });
     const s = summary(latencies);
-    console.log(`authenticated flood of 40,000 frames: close ${code}; service CPU ${cpuMs() - cpu0} ms; /healthz during it ${JSON.stringify(s)}; frames answered ${c.frames.length}`);
+    console.log(
+      `authenticated flood of 40,000 frames: close ${code}; service CPU ${cpuMs() - cpu0} ms; /healthz during it ${JSON.stringify(s)}; frames answered ${c.frames.length}`,
+    );
     expect(code).toBe(1008);
     expect(s.p95_ms).toBeLessThan(500);
     expect(s.max_ms).toBeLessThan(2000);

@@ -37,7 +37,15 @@ describe('WebSocket connection slots across processes (Redis)', () => {
   it('slots held by a living process are refused to others; a SIGKILLed holder frees them within the lease', async () => {
     const prefix = uniquePrefix('slots');
     const ip = '192.0.2.7';
-    const mine = createSharedConnectionCap({ deployment: 'production', redisUrl: TEST_REDIS_URL, prefix, orm: undefined as never, max: 2, log: createLogger('silent'), ttlMs: TTL_MS });
+    const mine = createSharedConnectionCap({
+      deployment: 'production',
+      redisUrl: TEST_REDIS_URL,
+      prefix,
+      orm: undefined as never,
+      max: 2,
+      log: createLogger('silent'),
+      ttlMs: TTL_MS,
+    });
     closers.push(() => mine.close());
     const other = holder(prefix, ip, 2);
     closers.push(async () => void other.proc.kill('SIGKILL'));

@@ -63,10 +63,13 @@ function sharedSlots(backend: SharedBackend, opts: SlotsOptions): SharedConnecti
     lastWarnMs = Date.now();
     opts.log.warn({ err }, 'WebSocket connection-slot store unavailable: counting in this process until it answers');
   };
-  const timer = setInterval(() => {
-    const list = [...held].map(([holder, ip]) => ({ ip, holder }));
-    if (list.length) void withDeadline(backend.renew(list, ttlMs), STORE_DEADLINE_MS * 3, 'renew slots').catch(warn);
-  }, Math.floor(ttlMs / 3));
+  const timer = setInterval(
+    () => {
+      const list = [...held].map(([holder, ip]) => ({ ip, holder }));
+      if (list.length) void withDeadline(backend.renew(list, ttlMs), STORE_DEADLINE_MS * 3, 'renew slots').catch(warn);
+    },
+    Math.floor(ttlMs / 3),
+  );
   timer.unref();
   return {
     async acquire(ip) {
@@ -144,7 +147,10 @@ function postgresBackend(orm: Orm): SharedBackend {
     },
     async renew(list, ttlMs) {
       const processId = list[0]!.holder.split(':')[0];
-      await orm.em.fork().getConnection().execute(`update ws_connection_slots set expires_at = now() + (? * interval '1 millisecond') where process = ?`, [ttlMs, processId]);
+      await orm.em
+        .fork()
+        .getConnection()
+        .execute(`update ws_connection_slots set expires_at = now() + (? * interval '1 millisecond') where process = ?`, [ttlMs, processId]);
     },
     async drop(ip, holder) {
       await orm.em.fork().getConnection().execute('delete from ws_connection_slots where ip = ? and holder = ?', [ip, holder]);

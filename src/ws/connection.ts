@@ -43,7 +43,10 @@ export function send(ctx: GatewayContext, c: Connection, msg: ServerMessage): bo
   const text = serializeServerMessage(msg, ctx.checkFrames);
   if (c.ws.readyState !== WebSocket.OPEN) return false;
   if (c.ws.bufferedAmount > MAX_BUFFERED_BYTES) {
-    ctx.log.warn({ conn_id: c.id, wallet: c.session?.walletAddress ?? null, buffered_bytes: c.ws.bufferedAmount }, 'connection dropped: slow reader (unsent data above the bound)');
+    ctx.log.warn(
+      { conn_id: c.id, wallet: c.session?.walletAddress ?? null, buffered_bytes: c.ws.bufferedAmount },
+      'connection dropped: slow reader (unsent data above the bound)',
+    );
     c.ws.terminate();
     return false;
   }
@@ -75,7 +78,13 @@ export function clearTimers(c: Connection): void {
 }
 
 /** Registers an upgraded socket as a connection and wires its timers, frames and close. */
-export function openConnection(ctx: GatewayContext, handlers: ClientMessageHandlers<Connection>, ws: WebSocket, ip: string, releaseShared: Release): void {
+export function openConnection(
+  ctx: GatewayContext,
+  handlers: ClientMessageHandlers<Connection>,
+  ws: WebSocket,
+  ip: string,
+  releaseShared: Release,
+): void {
   const { mm, log, connections } = ctx;
   const c: Connection = {
     id: randomUUID(),
@@ -97,7 +106,11 @@ export function openConnection(ctx: GatewayContext, handlers: ClientMessageHandl
     log.info({ conn_id: c.id, ip, timeout_ms: mm.authTimeoutMs }, 'connection closed: not authenticated in time');
     end(c, CLOSE.authTimeout, 'not authenticated in time');
   }, mm.authTimeoutMs);
-  const frameLimits = { framesPerSecond: mm.maxFramesPerSecond, maxQueuedFrames: mm.maxQueuedFrames, maxUnauthenticatedFrames: mm.maxUnauthenticatedFrames };
+  const frameLimits = {
+    framesPerSecond: mm.maxFramesPerSecond,
+    maxQueuedFrames: mm.maxQueuedFrames,
+    maxUnauthenticatedFrames: mm.maxUnauthenticatedFrames,
+  };
   receiveFrames(ws, frameLimits, {
     authenticated: () => c.session !== null,
     ending: () => c.ending,
@@ -114,7 +127,11 @@ export function openConnection(ctx: GatewayContext, handlers: ClientMessageHandl
     failed: (err) => {
       log.error({ err, conn_id: c.id }, 'frame handling failed');
       try {
-        send(ctx, c, { type: 'error', code: 'internal_error', message: 'the service could not process this frame; if it was auth_response, send auth again' });
+        send(ctx, c, {
+          type: 'error',
+          code: 'internal_error',
+          message: 'the service could not process this frame; if it was auth_response, send auth again',
+        });
       } catch {
         /* the socket is gone */
       }

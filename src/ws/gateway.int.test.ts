@@ -26,9 +26,21 @@ const sockets: WebSocket[] = [];
 beforeAll(async () => {
   db = await createTestDatabase('mmws');
   privy = await createTestPrivy();
-  const common = { NODE_ENV: 'test', DATABASE_URL: db.url, REDIS_URL: TEST_REDIS_URL, OPERATOR_TOKEN: OPERATOR, RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'debug', ...privy.env, ...TIMINGS };
+  const common = {
+    NODE_ENV: 'test',
+    DATABASE_URL: db.url,
+    REDIS_URL: TEST_REDIS_URL,
+    OPERATOR_TOKEN: OPERATOR,
+    RATE_LIMIT_PER_MINUTE: '0',
+    LOG_LEVEL: 'debug',
+    ...privy.env,
+    ...TIMINGS,
+  };
   a = await startServiceProcess({ env: { ...common, QUEUE_PREFIX: uniquePrefix('mmwsa'), MM_SESSION_TTL_MS: '600000' }, args: ['--role=api'] });
-  b = await startServiceProcess({ env: { ...common, QUEUE_PREFIX: uniquePrefix('mmwsb'), MM_SESSION_TTL_MS: '2000', MM_MAX_CONNECTIONS_PER_IP: '3' }, args: ['--role=api'] });
+  b = await startServiceProcess({
+    env: { ...common, QUEUE_PREFIX: uniquePrefix('mmwsb'), MM_SESSION_TTL_MS: '2000', MM_MAX_CONNECTIONS_PER_IP: '3' },
+    args: ['--role=api'],
+  });
   sql = new pg.Client({ connectionString: db.url });
   await sql.connect();
 });
@@ -51,7 +63,10 @@ const wsUrl = (svc: ServiceProcess, path = '/v1/ws') => `ws://127.0.0.1:${svc.po
 const sessionCount = async () => Number((await sql.query('select count(*)::int as n from sessions where kind = $1', ['market_maker'])).rows[0].n);
 
 async function registerMm(wallet: TestWallet = randomWallet(), svc = a): Promise<TestWallet> {
-  const res = await call(svc.baseUrl, 'POST /v1/admin/market-makers', { token: OPERATOR, body: { wallet_address: wallet.address.toLowerCase(), name: 'Test MM' } });
+  const res = await call(svc.baseUrl, 'POST /v1/admin/market-makers', {
+    token: OPERATOR,
+    body: { wallet_address: wallet.address.toLowerCase(), name: 'Test MM' },
+  });
   expect(res.status).toBe(201);
   expect(res.body.wallet_address).toBe(wallet.address);
   return wallet;
@@ -98,7 +113,8 @@ async function openRaw(svc: ServiceProcess, { answerPings = true } = {}): Promis
   };
   ws.on('message', (data) => {
     const f = JSON.parse(data.toString());
-    if (!validateServerMessage(f)) throw new Error(`frame breaks spec/asyncapi.yaml: ${data.toString()} ${JSON.stringify(validateServerMessage.errors)}`);
+    if (!validateServerMessage(f))
+      throw new Error(`frame breaks spec/asyncapi.yaml: ${data.toString()} ${JSON.stringify(validateServerMessage.errors)}`);
     frames.push(f);
     if (f.type === 'ping' && raw.answerPings) ws.send(JSON.stringify({ type: 'pong' }));
     waiters.splice(0).forEach((w) => w());
@@ -144,7 +160,9 @@ describe('handshake', () => {
     expect(user.body.code).toBe('FORBIDDEN');
     // a user token is refused on the market-maker route
     const userWallet = randomWallet();
-    const us = await call(a.baseUrl, 'POST /v1/auth/session', { body: { privy_token: await privy.token(`did:privy:${randomBytes(8).toString('hex')}`, userWallet.address) } });
+    const us = await call(a.baseUrl, 'POST /v1/auth/session', {
+      body: { privy_token: await privy.token(`did:privy:${randomBytes(8).toString('hex')}`, userWallet.address) },
+    });
     expect((await call(a.baseUrl, 'GET /v1/mm/taker_pnl', { token: us.body.session_token })).status).toBe(403);
     // the connection keeps answering pings and is not closed by the auth deadline
     await new Promise((r) => setTimeout(r, 3000));
@@ -190,7 +208,9 @@ describe('bad input and attacks: the documented failure, no session, the server 
     expect(await authResponse(raw, { wallet_address: stranger.address, signature: unknown })).toEqual(failure('unknown_market_maker'));
     c = await challenge(raw);
     const good = await signAuthChallenge(wallet, DEFAULT_AUTH_DOMAIN, c.nonce, c.timestamp);
-    const badChecksum = wallet.address.slice(0, 2) + [...wallet.address.slice(2)].map((ch) => (/[a-f]/.test(ch) ? ch.toUpperCase() : /[A-F]/.test(ch) ? ch.toLowerCase() : ch)).join('');
+    const badChecksum =
+      wallet.address.slice(0, 2) +
+      [...wallet.address.slice(2)].map((ch) => (/[a-f]/.test(ch) ? ch.toUpperCase() : /[A-F]/.test(ch) ? ch.toLowerCase() : ch)).join('');
     expect(await authResponse(raw, { wallet_address: badChecksum, signature: good })).toEqual(failure('malformed_message'));
     c = await challenge(raw);
     const vBad = (await signAuthChallenge(wallet, DEFAULT_AUTH_DOMAIN, c.nonce, c.timestamp)).slice(0, -2) + '1d';
@@ -267,7 +287,10 @@ describe('bad input and attacks: the documented failure, no session, the server 
     expect(await raw.next('auth_result')).toEqual(failure('malformed_message'));
     // still usable
     const c = await challenge(raw);
-    const ok = await authResponse(raw, { wallet_address: wallet.address, signature: await signAuthChallenge(wallet, DEFAULT_AUTH_DOMAIN, c.nonce, c.timestamp) });
+    const ok = await authResponse(raw, {
+      wallet_address: wallet.address,
+      signature: await signAuthChallenge(wallet, DEFAULT_AUTH_DOMAIN, c.nonce, c.timestamp),
+    });
     expect(ok.success).toBe(true);
     secrets.push(ok.session_token);
     raw.ws.close();
@@ -407,9 +430,16 @@ describe('operator removal and several processes', () => {
     const t0 = Date.now();
     const del = await call(a.baseUrl, `DELETE /v1/admin/market-makers/${wallet.address.toLowerCase()}`, { token: OPERATOR });
     expect(del.status).toBe(204);
-    expect(await Promise.all(ends)).toEqual([{ code: 4004, expired: true }, { code: 4004, expired: true }]);
+    expect(await Promise.all(ends)).toEqual([
+      { code: 4004, expired: true },
+      { code: 4004, expired: true },
+    ]);
     expect(Date.now() - t0).toBeLessThan(1500); // B learns of it on its next 250 ms tick
-    expect(await goneA).toMatchObject({ name: 'MarketMakerGoneError', code: 'removed', message: expect.stringContaining('POST /v1/admin/market-makers') });
+    expect(await goneA).toMatchObject({
+      name: 'MarketMakerGoneError',
+      code: 'removed',
+      message: expect.stringContaining('POST /v1/admin/market-makers'),
+    });
     await expect(onA.waitForSession(1000, { fresh: true })).rejects.toBe(onA.goneError);
     await new Promise((r) => setTimeout(r, 300));
     expect(reconnects).toEqual([]);
@@ -421,7 +451,12 @@ describe('operator removal and several processes', () => {
     // a removed wallet can no longer authenticate; deleting again is 404; registering again works
     const raw = await openRaw(b);
     const c = await challenge(raw);
-    expect(await authResponse(raw, { wallet_address: wallet.address, signature: await signAuthChallenge(wallet, DEFAULT_AUTH_DOMAIN, c.nonce, c.timestamp) })).toEqual(failure('unknown_market_maker'));
+    expect(
+      await authResponse(raw, {
+        wallet_address: wallet.address,
+        signature: await signAuthChallenge(wallet, DEFAULT_AUTH_DOMAIN, c.nonce, c.timestamp),
+      }),
+    ).toEqual(failure('unknown_market_maker'));
     raw.ws.close();
     const stranger = new MarketMakerClient({ url: wsUrl(a), account: wallet, minBackoffMs: 50 });
     clients.push(stranger);
@@ -454,7 +489,15 @@ describe('operator removal and several processes', () => {
 describe('shutdown', () => {
   it('closes market-maker connections with 1001 on SIGTERM', async () => {
     const svc = await startServiceProcess({
-      env: { NODE_ENV: 'test', DATABASE_URL: db.url, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: uniquePrefix('mmwsc'), OPERATOR_TOKEN: OPERATOR, ...TIMINGS, MM_AUTH_TIMEOUT_MS: '10000' },
+      env: {
+        NODE_ENV: 'test',
+        DATABASE_URL: db.url,
+        REDIS_URL: TEST_REDIS_URL,
+        QUEUE_PREFIX: uniquePrefix('mmwsc'),
+        OPERATOR_TOKEN: OPERATOR,
+        ...TIMINGS,
+        MM_AUTH_TIMEOUT_MS: '10000',
+      },
       args: ['--role=api'],
     });
     try {

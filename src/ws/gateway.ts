@@ -56,7 +56,11 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const handlers = messageHandlers(ctx);
   let closing = false;
 
-  const ticker = startTicker(mm.heartbeatIntervalMs, () => sweepSessions(ctx), (err) => log.error({ err }, 'heartbeat tick failed'));
+  const ticker = startTicker(
+    mm.heartbeatIntervalMs,
+    () => sweepSessions(ctx),
+    (err) => log.error({ err }, 'heartbeat tick failed'),
+  );
 
   return {
     handleUpgrade(req, socket, head) {
@@ -72,12 +76,18 @@ export function createGateway(deps: GatewayDeps): Gateway {
       const ip = req.socket.remoteAddress ?? 'unknown';
       const refusal = slots.check(ip);
       if (refusal) {
-        log.warn({ ip, refusal, limit: refusal === 'too_many_connections' ? mm.maxConnectionsPerIp : mm.maxUnauthenticatedPerIp }, `upgrade refused: ${refusal} from this IP`);
+        log.warn(
+          { ip, refusal, limit: refusal === 'too_many_connections' ? mm.maxConnectionsPerIp : mm.maxUnauthenticatedPerIp },
+          `upgrade refused: ${refusal} from this IP`,
+        );
         return refuse(socket, 429, 'Too Many Requests');
       }
       void sharedCap.acquire(ip).then((releaseShared) => {
         if (!releaseShared) {
-          log.warn({ ip, refusal: 'too_many_connections', limit: mm.maxConnectionsPerIp, across: 'processes' }, 'upgrade refused: too_many_connections from this IP');
+          log.warn(
+            { ip, refusal: 'too_many_connections', limit: mm.maxConnectionsPerIp, across: 'processes' },
+            'upgrade refused: too_many_connections from this IP',
+          );
           return refuse(socket, 429, 'Too Many Requests');
         }
         if (closing || socket.destroyed) return releaseShared();

@@ -7,7 +7,15 @@ import { receiveFrames, type InboundHooks } from './inbound.js';
 import type { ParsedFrame } from './protocol.js';
 
 function setup(limits = { framesPerSecond: 1e9, maxQueuedFrames: 1e9, maxUnauthenticatedFrames: 1e9 }) {
-  const ws = Object.assign(new EventEmitter(), { paused: false, pause() { ws.paused = true; }, resume() { ws.paused = false; } });
+  const ws = Object.assign(new EventEmitter(), {
+    paused: false,
+    pause() {
+      ws.paused = true;
+    },
+    resume() {
+      ws.paused = false;
+    },
+  });
   const handled: ParsedFrame[] = [];
   const refusals: string[] = [];
   let release: () => void = () => undefined;
@@ -49,7 +57,9 @@ describe('receiveFrames', () => {
     const t0 = performance.now();
     while (s.ws.paused) await new Promise((r) => setImmediate(r));
     const drainUs = ((performance.now() - t0) * 1000) / 40_000;
-    console.log(`per bad frame: ${shallow.toFixed(2)} µs with 3,000-5,000 waiting, ${deep.toFixed(2)} µs with 37,000-39,000 waiting; drain ${drainUs.toFixed(2)} µs per frame`);
+    console.log(
+      `per bad frame: ${shallow.toFixed(2)} µs with 3,000-5,000 waiting, ${deep.toFixed(2)} µs with 37,000-39,000 waiting; drain ${drainUs.toFixed(2)} µs per frame`,
+    );
     expect(s.handled).toHaveLength(40_001);
     expect(s.handled.slice(1).every((f) => f.kind === 'error' && f.code === 'malformed_message')).toBe(true);
     // machines are noisy: loose bounds, still far below a cost that grows with the queue (~280 µs at 40,000)

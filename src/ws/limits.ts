@@ -48,12 +48,18 @@ export class IpConnectionCounter {
 /** Words for a close code without a reason, for the logs. */
 export function closeMeaning(code: number): string {
   switch (code) {
-    case 1000: return 'normal closure';
-    case 1001: return 'going away';
-    case 1005: return 'no status';
-    case 1006: return 'abnormal closure (no close frame)';
-    case 1009: return 'frame too large';
-    default: return 'closed';
+    case 1000:
+      return 'normal closure';
+    case 1001:
+      return 'going away';
+    case 1005:
+      return 'no status';
+    case 1006:
+      return 'abnormal closure (no close frame)';
+    case 1009:
+      return 'frame too large';
+    default:
+      return 'closed';
   }
 }
 

@@ -12,7 +12,8 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export function messageHandlers(ctx: GatewayContext): ClientMessageHandlers<Connection> {
   const { mm, orm, log, slots } = ctx;
-  const authResult = (c: Connection, error: AuthFailure) => send(ctx, c, { type: 'auth_result', success: false, error, session_token: null, expires_at: null });
+  const authResult = (c: Connection, error: AuthFailure) =>
+    send(ctx, c, { type: 'auth_result', success: false, error, session_token: null, expires_at: null });
 
   async function onAuthResponse(c: Connection, frame: Record<string, unknown>) {
     if (c.session) return void authResult(c, 'already_authenticated');
@@ -27,16 +28,25 @@ export function messageHandlers(ctx: GatewayContext): ClientMessageHandlers<Conn
     const claimed = typeof frame.wallet_address === 'string' ? frame.wallet_address.slice(0, 42) : null;
     const outcome = await verifyAuthResponse(frame, challenge, { authDomain: mm.authDomain, challengeTtlMs: mm.challengeTtlMs });
     if (!outcome.ok) {
-      log.info({ conn_id: c.id, ip: c.ip, wallet: claimed, error: outcome.error, attempt: c.authAttempts }, `authentication failed: ${outcome.error}`);
+      log.info(
+        { conn_id: c.id, ip: c.ip, wallet: claimed, error: outcome.error, attempt: c.authAttempts },
+        `authentication failed: ${outcome.error}`,
+      );
       return void authResult(c, outcome.error);
     }
     const session = await createMarketMakerSession(orm.em.fork(), outcome.walletAddress, mm.sessionTtlMs);
     if (!session) {
-      log.info({ conn_id: c.id, ip: c.ip, wallet: outcome.walletAddress, error: 'unknown_market_maker' }, 'authentication failed: unknown_market_maker');
+      log.info(
+        { conn_id: c.id, ip: c.ip, wallet: outcome.walletAddress, error: 'unknown_market_maker' },
+        'authentication failed: unknown_market_maker',
+      );
       return void authResult(c, 'unknown_market_maker');
     }
     if (c.ending || c.ws.readyState !== WebSocket.OPEN) {
-      log.info({ conn_id: c.id, wallet: session.walletAddress, session_id: session.sessionId }, 'authenticated after the connection closed; the session token is valid but was not delivered');
+      log.info(
+        { conn_id: c.id, wallet: session.walletAddress, session_id: session.sessionId },
+        'authenticated after the connection closed; the session token is valid but was not delivered',
+      );
       return;
     }
     if (c.session) return void authResult(c, 'already_authenticated'); // two answers raced; keep the first session

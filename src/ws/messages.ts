@@ -13,7 +13,11 @@ export type Received<T extends ClientMessageType> = T extends 'auth_response' ? 
 export type ClientMessageHandlers<C> = { [T in ClientMessageType]: (c: C, m: Received<T>) => Promise<void> | void };
 
 /** Hands a parsed frame (not an error) to the handler of its type. */
-export function dispatchClientMessage<C>(handlers: ClientMessageHandlers<C>, c: C, parsed: Exclude<ParsedFrame, { kind: 'error' }>): Promise<void> | void {
+export function dispatchClientMessage<C>(
+  handlers: ClientMessageHandlers<C>,
+  c: C,
+  parsed: Exclude<ParsedFrame, { kind: 'error' }>,
+): Promise<void> | void {
   if (parsed.kind === 'auth_response') return handlers.auth_response(c, parsed.frame);
   // TypeScript cannot pair a union member with its own key of the map; `type` selects exactly that handler.
   const handler = handlers[parsed.message.type] as (c: C, m: ClientMessage) => Promise<void> | void;

@@ -22,7 +22,10 @@ afterAll(async () => {
 });
 
 async function register(address: string) {
-  const res = await call(t.svc.baseUrl, 'POST /v1/admin/market-makers', { token: t.operatorToken, body: { wallet_address: address, name: 'Removal test' } });
+  const res = await call(t.svc.baseUrl, 'POST /v1/admin/market-makers', {
+    token: t.operatorToken,
+    body: { wallet_address: address, name: 'Removal test' },
+  });
   expect(res.status).toBe(201);
 }
 const remove = async (address: string) =>

@@ -11,7 +11,11 @@ export type ParsedFrame =
 
 export function parseClientFrame(data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean): ParsedFrame {
   if (isBinary) return { kind: 'error', code: 'malformed_message', message: 'binary frames are not used: send one JSON object per text frame' };
-  const text = Buffer.isBuffer(data) ? data.toString('utf8') : Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data).toString('utf8');
+  const text = Buffer.isBuffer(data)
+    ? data.toString('utf8')
+    : Array.isArray(data)
+      ? Buffer.concat(data).toString('utf8')
+      : Buffer.from(data).toString('utf8');
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -17,7 +17,10 @@ export async function sweepSessions(ctx: GatewayContext): Promise<void> {
       continue;
     }
     if (heartbeatAction(c, mm.maxMissedPongs) === 'close') {
-      log.info({ conn_id: c.id, ip: c.ip, wallet: c.session?.walletAddress ?? null, missed_pongs: c.missedPongs }, 'connection closed: heartbeat pings not answered');
+      log.info(
+        { conn_id: c.id, ip: c.ip, wallet: c.session?.walletAddress ?? null, missed_pongs: c.missedPongs },
+        'connection closed: heartbeat pings not answered',
+      );
       end(c, CLOSE.missedPongs, 'heartbeat not answered');
       continue;
     }
@@ -25,12 +28,18 @@ export async function sweepSessions(ctx: GatewayContext): Promise<void> {
     if (c.session) authenticated.push(c);
   }
   if (authenticated.length === 0) return;
-  const ended = await endedSessionIds(ctx.orm.em.fork(), authenticated.map((c) => c.session!.id));
+  const ended = await endedSessionIds(
+    ctx.orm.em.fork(),
+    authenticated.map((c) => c.session!.id),
+  );
   if (ended.size === 0) return;
   const at = Date.now();
   for (const c of authenticated) {
     if (c.session && ended.has(c.session.id)) {
-      log.info({ conn_id: c.id, wallet: c.session.walletAddress, session_id: c.session.id }, 'session revoked or market maker removed: ending the connection');
+      log.info(
+        { conn_id: c.id, wallet: c.session.walletAddress, session_id: c.session.id },
+        'session revoked or market maker removed: ending the connection',
+      );
       endSession(ctx, c, CLOSE.removed, at);
     }
   }

@@ -11,14 +11,24 @@ import WebSocket from 'ws';
 import type { ClientMessage, ServerMessage } from '../../../generated/asyncapi/types.ts';
 import { DEFAULT_AUTH_DOMAIN, signAuthChallenge } from './auth.ts';
 import { TypedEmitter, type Listener } from './emitter.ts';
-import { CLOSE_CODES, MarketMakerGoneError, type MarketMakerClientEvents, type MarketMakerClientOptions, type MarketMakerSession, type Message, type MessageOf } from './types.ts';
+import {
+  CLOSE_CODES,
+  MarketMakerGoneError,
+  type MarketMakerClientEvents,
+  type MarketMakerClientOptions,
+  type MarketMakerSession,
+  type Message,
+  type MessageOf,
+} from './types.ts';
 
 export { CLOSE_CODES, MarketMakerGoneError } from './types.ts';
 export type { MarketMakerClientEvents, MarketMakerClientOptions, MarketMakerSession, MessageOf } from './types.ts';
 
 type Resolved = Required<Omit<MarketMakerClientOptions, 'log'>> & Pick<MarketMakerClientOptions, 'log'>;
 
-export class MarketMakerClient<In extends Message = ServerMessage, Out extends Message = ClientMessage> extends TypedEmitter<MarketMakerClientEvents<In>> {
+export class MarketMakerClient<In extends Message = ServerMessage, Out extends Message = ClientMessage> extends TypedEmitter<
+  MarketMakerClientEvents<In>
+> {
   #session: MarketMakerSession | null = null;
   #ws: WebSocket | null = null;
   #stopped = true;

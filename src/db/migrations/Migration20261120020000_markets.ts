@@ -25,9 +25,7 @@ export class Migration20261120020000_markets extends Migration {
       );
     `);
     this.addSql('alter sequence market_id_seq owned by markets.market_id;');
-    this.addSql(
-      `create unique index markets_rfq_window_key on markets (asset, duration_secs, start_at_ms) where kind = 'rfq_window';`,
-    );
+    this.addSql(`create unique index markets_rfq_window_key on markets (asset, duration_secs, start_at_ms) where kind = 'rfq_window';`);
   }
 
   override down(): void {

@@ -33,7 +33,9 @@ export class Migration20261120050000_contests extends Migration {
         created_at timestamptz not null default now()
       );
     `);
-    this.addSql(`insert into service_keys (name, key) values ('lobby_cursor', decode(replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''), 'hex'));`);
+    this.addSql(
+      `insert into service_keys (name, key) values ('lobby_cursor', decode(replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''), 'hex'));`,
+    );
     this.addSql(`
       create table contests (
         id uuid primary key,

@@ -5,8 +5,17 @@ import { sql, type SelectQueryBuilder } from 'kysely';
 import type { DB, Db } from '../schema.js';
 
 const ENTRY_COLUMNS = [
-  'e.id', 'e.user_id', 'e.entry_index', 'e.score', 'e.pick_count', 'e.resolved_leg_count', 'e.resolved_win_count', 'e.payout',
-  'u.handle', 'u.x_handle', 'u.x_avatar_url',
+  'e.id',
+  'e.user_id',
+  'e.entry_index',
+  'e.score',
+  'e.pick_count',
+  'e.resolved_leg_count',
+  'e.resolved_win_count',
+  'e.payout',
+  'u.handle',
+  'u.x_handle',
+  'u.x_avatar_url',
 ] as const;
 
 export class ContestBoardsRepository {
@@ -21,7 +30,9 @@ export class ContestBoardsRepository {
   }
 
   leaderboardTop(contestId: string, limit: number) {
-    return this.boardOrder(this.entriesWithUsers().where('e.contest_id', '=', contestId)).limit(limit).execute();
+    return this.boardOrder(this.entriesWithUsers().where('e.contest_id', '=', contestId))
+      .limit(limit)
+      .execute();
   }
 
   /** Every entry of one user in the contest, in board order. */
@@ -34,7 +45,11 @@ export class ContestBoardsRepository {
     const won = this.db
       .selectFrom('contests as c')
       .innerJoin('contest_entries as e', (j) => j.onRef('e.contest_id', '=', 'c.id').on('e.payout', '>', sql.lit('0')))
-      .select(['e.user_id', sql<string>`sum(e.payout)`.as('total'), sql<number>`count(distinct e.contest_id) filter (where e.payout > c.bet_amount)::int`.as('won')])
+      .select([
+        'e.user_id',
+        sql<string>`sum(e.payout)`.as('total'),
+        sql<number>`count(distinct e.contest_id) filter (where e.payout > c.bet_amount)::int`.as('won'),
+      ])
       .where('c.status', '=', sql.lit('resolved'))
       .where('c.category', '=', p.category as DB['contests']['category'])
       .where('c.game_type', '=', p.gameType as DB['contests']['game_type'])
@@ -53,7 +68,12 @@ export class ContestBoardsRepository {
 
   /** Pick counters per market, in the contest's market order. */
   pickCounts(contestId: string) {
-    return this.db.selectFrom('contest_markets').select(['market_id', 'up_count', 'down_count']).where('contest_id', '=', contestId).orderBy('position').execute();
+    return this.db
+      .selectFrom('contest_markets')
+      .select(['market_id', 'up_count', 'down_count'])
+      .where('contest_id', '=', contestId)
+      .orderBy('position')
+      .execute();
   }
 
   userIdByHandle(handle: string) {

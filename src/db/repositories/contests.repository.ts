@@ -6,14 +6,47 @@ import type { DB, Db } from '../schema.js';
 import { anyOf } from '../sql.js';
 
 export const CONTEST_COLUMNS = [
-  'id', 'title', 'category', 'game_type', 'description', 'status', 'bet_amount', 'protocol_prize_pool', 'entry_cap', 'max_entries_per_user',
-  'entries_filled', 'open_market_count', 'entry_opens_at_ms', 'betting_closes_ms', 'live_ends_at_ms', 'bet_type_kind', 'bet_type_value',
-  'winning_split_bps', 'image_id', 'entry_visibility', 'created_at_ms', 'resolved_at_ms',
+  'id',
+  'title',
+  'category',
+  'game_type',
+  'description',
+  'status',
+  'bet_amount',
+  'protocol_prize_pool',
+  'entry_cap',
+  'max_entries_per_user',
+  'entries_filled',
+  'open_market_count',
+  'entry_opens_at_ms',
+  'betting_closes_ms',
+  'live_ends_at_ms',
+  'bet_type_kind',
+  'bet_type_value',
+  'winning_split_bps',
+  'image_id',
+  'entry_visibility',
+  'created_at_ms',
+  'resolved_at_ms',
 ] as const satisfies ReadonlyArray<keyof DB['contests']>;
 
 export const MARKET_COLUMNS = [
-  'market_id', 'contest_id', 'position', 'category', 'name', 'description', 'status', 'outcome', 'source_kind', 'source_event_id',
-  'source_market_id', 'betting_closes_at_ms', 'live_ends_at_ms', 'resolution_time_ms', 'up_count', 'down_count',
+  'market_id',
+  'contest_id',
+  'position',
+  'category',
+  'name',
+  'description',
+  'status',
+  'outcome',
+  'source_kind',
+  'source_event_id',
+  'source_market_id',
+  'betting_closes_at_ms',
+  'live_ends_at_ms',
+  'resolution_time_ms',
+  'up_count',
+  'down_count',
 ] as const satisfies ReadonlyArray<keyof DB['contest_markets']>;
 
 export type ContestRow = Pick<Selectable<DB['contests']>, (typeof CONTEST_COLUMNS)[number]>;
@@ -70,7 +103,12 @@ export class ContestsRepository {
   }
 
   scoreCounts(contestId: string) {
-    return this.db.selectFrom('contest_score_counts').select(['score', 'entries']).where('contest_id', '=', contestId).where('entries', '>', 0).execute();
+    return this.db
+      .selectFrom('contest_score_counts')
+      .select(['score', 'entries'])
+      .where('contest_id', '=', contestId)
+      .where('entries', '>', 0)
+      .execute();
   }
 
   /** Rebuilds a contest's score histogram from its entries. */
@@ -80,7 +118,11 @@ export class ContestsRepository {
       .insertInto('contest_score_counts')
       .columns(['contest_id', 'score', 'entries'])
       .expression((eb) =>
-        eb.selectFrom('contest_entries').select(['contest_id', 'score', sql<number>`count(*)::int`.as('entries')]).where('contest_id', '=', contestId).groupBy(['contest_id', 'score']),
+        eb
+          .selectFrom('contest_entries')
+          .select(['contest_id', 'score', sql<number>`count(*)::int`.as('entries')])
+          .where('contest_id', '=', contestId)
+          .groupBy(['contest_id', 'score']),
       )
       .execute();
   }
@@ -155,7 +197,13 @@ export class ContestsRepository {
 
   awaitingResolution(limit: number) {
     // Literals, not parameters: they are the predicate of contests_awaiting_resolution_idx.
-    return this.db.selectFrom('contests').select('id').where('status', '=', sql.lit('open')).where('open_market_count', '=', sql.lit(0)).limit(limit).execute();
+    return this.db
+      .selectFrom('contests')
+      .select('id')
+      .where('status', '=', sql.lit('open'))
+      .where('open_market_count', '=', sql.lit(0))
+      .limit(limit)
+      .execute();
   }
 
   /** The picks of these entries, in market order (the profile view). */

@@ -9,9 +9,18 @@ export class HeartbeatsRepository {
   async record(h: { workerId: string; hostname: string; pid: number; startedAt: Date; lastSeenAt: Date }): Promise<void> {
     await this.db
       .insertInto('worker_heartbeats')
-      .values({ worker_id: h.workerId, hostname: h.hostname, pid: h.pid, started_at: h.startedAt.toISOString(), last_seen_at: h.lastSeenAt.toISOString(), jobs_processed: '1' })
+      .values({
+        worker_id: h.workerId,
+        hostname: h.hostname,
+        pid: h.pid,
+        started_at: h.startedAt.toISOString(),
+        last_seen_at: h.lastSeenAt.toISOString(),
+        jobs_processed: '1',
+      })
       .onConflict((oc) =>
-        oc.column('worker_id').doUpdateSet((eb) => ({ last_seen_at: eb.ref('excluded.last_seen_at'), jobs_processed: eb('worker_heartbeats.jobs_processed', '+', '1') })),
+        oc
+          .column('worker_id')
+          .doUpdateSet((eb) => ({ last_seen_at: eb.ref('excluded.last_seen_at'), jobs_processed: eb('worker_heartbeats.jobs_processed', '+', '1') })),
       )
       .execute();
   }

@@ -19,7 +19,12 @@ export class MarketMakersRepository {
       .onConflict((oc) =>
         oc
           .expression(sql`lower(wallet_address)`)
-          .doUpdateSet((eb) => ({ wallet_address: eb.ref('excluded.wallet_address'), name: eb.ref('excluded.name'), created_at: sql`now()`, removed_at: null }))
+          .doUpdateSet((eb) => ({
+            wallet_address: eb.ref('excluded.wallet_address'),
+            name: eb.ref('excluded.name'),
+            created_at: sql`now()`,
+            removed_at: null,
+          }))
           .where('market_makers.removed_at', 'is not', null),
       )
       .returning(['wallet_address', 'name', epochMs('created_at').as('created_ms')])

@@ -14,13 +14,15 @@ export class MarketsRepository {
 
   /** Inserts the windows that do not exist yet; returns the ids this call created. */
   insertWindows(keys: readonly WindowKeyParams[]) {
-    return this.db
-      .insertInto('markets')
-      .values(keys.map((k) => ({ kind: 'rfq_window' as const, asset: k.asset, duration_secs: k.durationSecs, start_at_ms: int8(k.startAtMs) })))
-      // The index predicate must be a literal for PostgreSQL to infer markets_rfq_window_key as the arbiter.
-      .onConflict((oc) => oc.columns(['asset', 'duration_secs', 'start_at_ms']).where('kind', '=', sql.lit('rfq_window')).doNothing())
-      .returning('market_id')
-      .execute();
+    return (
+      this.db
+        .insertInto('markets')
+        .values(keys.map((k) => ({ kind: 'rfq_window' as const, asset: k.asset, duration_secs: k.durationSecs, start_at_ms: int8(k.startAtMs) })))
+        // The index predicate must be a literal for PostgreSQL to infer markets_rfq_window_key as the arbiter.
+        .onConflict((oc) => oc.columns(['asset', 'duration_secs', 'start_at_ms']).where('kind', '=', sql.lit('rfq_window')).doNothing())
+        .returning('market_id')
+        .execute()
+    );
   }
 
   findWindow(key: WindowKeyParams) {

@@ -5,7 +5,10 @@ export class PoolImagesRepository {
   constructor(private readonly db: Db) {}
 
   async insert(image: { id: string; contentType: 'image/png' | 'image/jpeg' | 'image/webp'; bytes: Buffer; sha256: string }): Promise<void> {
-    await this.db.insertInto('pool_images').values({ id: image.id, content_type: image.contentType, bytes: image.bytes, sha256: image.sha256 }).execute();
+    await this.db
+      .insertInto('pool_images')
+      .values({ id: image.id, content_type: image.contentType, bytes: image.bytes, sha256: image.sha256 })
+      .execute();
   }
 
   find(id: string) {
@@ -13,7 +16,11 @@ export class PoolImagesRepository {
   }
 
   async exists(id: string): Promise<boolean> {
-    const row = await this.db.selectFrom('pool_images').select((eb) => eb.lit(1).as('n')).where('id', '=', id).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('pool_images')
+      .select((eb) => eb.lit(1).as('n'))
+      .where('id', '=', id)
+      .executeTakeFirst();
     return row !== undefined;
   }
 }

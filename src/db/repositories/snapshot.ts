@@ -29,12 +29,18 @@ const CATALOG: Record<string, Array<[string, (db: Db) => Promise<unknown>]>> = {
     ['LedgerRepository.potAccounts', (db) => new LedgerRepository(db).potAccounts([U1])],
     ['LedgerRepository.userAccounts', (db) => new LedgerRepository(db).userAccounts([U1, U1], ['user_available', 'user_reserved'])],
     ['LedgerRepository.lockAccounts', (db) => new LedgerRepository(db).lockAccounts(['1', '2'])],
-    ['LedgerRepository.insertTransaction', (db) => new LedgerRepository(db).insertTransaction({ id: U2, kind: 'deposit', reference: U1, idempotencyKey: null })],
+    [
+      'LedgerRepository.insertTransaction',
+      (db) => new LedgerRepository(db).insertTransaction({ id: U2, kind: 'deposit', reference: U1, idempotencyKey: null }),
+    ],
     ['LedgerRepository.insertEntries', (db) => new LedgerRepository(db).insertEntries(U2, ['1', '2'], ['-100', '100'])],
     ['LedgerRepository.userBalances', (db) => new LedgerRepository(db).userBalances(U1)],
   ],
   markets: [
-    ['MarketsRepository.insertWindows', (db) => new MarketsRepository(db).insertWindows([{ asset: 'BTC', durationSecs: 60, startAtMs: 1_700_000_040_000 }])],
+    [
+      'MarketsRepository.insertWindows',
+      (db) => new MarketsRepository(db).insertWindows([{ asset: 'BTC', durationSecs: 60, startAtMs: 1_700_000_040_000 }]),
+    ],
     ['MarketsRepository.findWindow', (db) => new MarketsRepository(db).findWindow({ asset: 'BTC', durationSecs: 60, startAtMs: 1_700_000_040_000 })],
   ],
   'market-makers': [
@@ -42,18 +48,28 @@ const CATALOG: Record<string, Array<[string, (db: Db) => Promise<unknown>]>> = {
     ['MarketMakersRepository.remove', (db) => new MarketMakersRepository(db).remove(WALLET)],
     ['MarketMakersRepository.revokeSessions', (db) => new MarketMakersRepository(db).revokeSessions(WALLET)],
     ['MarketMakersRepository.findActiveForShare', (db) => new MarketMakersRepository(db).findActiveForShare(WALLET)],
-    ['MarketMakersRepository.insertSession', (db) => new MarketMakersRepository(db).insertSession({ id: U1, tokenHash: Buffer.alloc(32), walletAddress: WALLET, ttlMs: 86_400_000 })],
+    [
+      'MarketMakersRepository.insertSession',
+      (db) => new MarketMakersRepository(db).insertSession({ id: U1, tokenHash: Buffer.alloc(32), walletAddress: WALLET, ttlMs: 86_400_000 }),
+    ],
     ['MarketMakersRepository.endedSessions', (db) => new MarketMakersRepository(db).endedSessions([U1, U2])],
   ],
   heartbeats: [
-    ['HeartbeatsRepository.record', (db) => new HeartbeatsRepository(db).record({ workerId: 'w1', hostname: 'h', pid: 1, startedAt: new Date(0), lastSeenAt: new Date(0) })],
+    [
+      'HeartbeatsRepository.record',
+      (db) => new HeartbeatsRepository(db).record({ workerId: 'w1', hostname: 'h', pid: 1, startedAt: new Date(0), lastSeenAt: new Date(0) }),
+    ],
     ['HeartbeatsRepository.latest', (db) => new HeartbeatsRepository(db).latest()],
   ],
   contests: [
     ['ContestsRepository.findContest', (db) => new ContestsRepository(db).findContest(U1)],
     ['ContestsRepository.findContest (for update)', (db) => new ContestsRepository(db).findContest(U1, { forUpdate: true })],
     ['ContestsRepository.lobbyPage', (db) => new ContestsRepository(db).lobbyPage({ limit: 21 })],
-    ['ContestsRepository.lobbyPage (status, category, cursor)', (db) => new ContestsRepository(db).lobbyPage({ status: 'open', category: 'sports', after: { createdAtMs: '1700000000000', id: U1 }, limit: 21 })],
+    [
+      'ContestsRepository.lobbyPage (status, category, cursor)',
+      (db) =>
+        new ContestsRepository(db).lobbyPage({ status: 'open', category: 'sports', after: { createdAtMs: '1700000000000', id: U1 }, limit: 21 }),
+    ],
     ['ContestsRepository.lobbyCursorKey', (db) => new ContestsRepository(db).lobbyCursorKey()],
     ['ContestsRepository.marketsOf', (db) => new ContestsRepository(db).marketsOf(U1)],
     ['ContestsRepository.marketForUpdate', (db) => new ContestsRepository(db).marketForUpdate('7')],
@@ -76,13 +92,32 @@ const CATALOG: Record<string, Array<[string, (db: Db) => Promise<unknown>]>> = {
   'contest-boards': [
     ['ContestBoardsRepository.leaderboardTop', (db) => new ContestBoardsRepository(db).leaderboardTop(U1, 10)],
     ['ContestBoardsRepository.leaderboardOfUser', (db) => new ContestBoardsRepository(db).leaderboardOfUser(U1, U2)],
-    ['ContestBoardsRepository.topParticipants', (db) => new ContestBoardsRepository(db).topParticipants({ category: 'sports', gameType: 'lineups', fromMs: '1699395200000', toMs: '1700000000000', limit: 10 })],
+    [
+      'ContestBoardsRepository.topParticipants',
+      (db) =>
+        new ContestBoardsRepository(db).topParticipants({
+          category: 'sports',
+          gameType: 'lineups',
+          fromMs: '1699395200000',
+          toMs: '1700000000000',
+          limit: 10,
+        }),
+    ],
     ['ContestBoardsRepository.pickCounts', (db) => new ContestBoardsRepository(db).pickCounts(U1)],
     ['ContestBoardsRepository.userIdByHandle', (db) => new ContestBoardsRepository(db).userIdByHandle('alice')],
     ['ContestBoardsRepository.entriesOfUser', (db) => new ContestBoardsRepository(db).entriesOfUser(U1, U2)],
   ],
   'pool-images': [
-    ['PoolImagesRepository.insert', (db) => new PoolImagesRepository(db).insert({ id: U1, contentType: 'image/png', bytes: Buffer.from([0x89, 0x50, 0x4e, 0x47]), sha256: '0'.repeat(64) })],
+    [
+      'PoolImagesRepository.insert',
+      (db) =>
+        new PoolImagesRepository(db).insert({
+          id: U1,
+          contentType: 'image/png',
+          bytes: Buffer.from([0x89, 0x50, 0x4e, 0x47]),
+          sha256: '0'.repeat(64),
+        }),
+    ],
     ['PoolImagesRepository.find', (db) => new PoolImagesRepository(db).find(U1)],
     ['PoolImagesRepository.exists', (db) => new PoolImagesRepository(db).exists(U1)],
   ],

@@ -21,9 +21,19 @@ const em = () => t.orm.em.fork();
 async function fundedUser(micros: bigint): Promise<string> {
   const id = randomUUID();
   const wallet = `0x${randomUUID().replace(/-/g, '')}abcdefab`;
-  await db(em()).insertInto('users').values({ id, wallet_address: wallet, handle: `u${id.slice(0, 8)}` }).execute();
+  await db(em())
+    .insertInto('users')
+    .values({ id, wallet_address: wallet, handle: `u${id.slice(0, 8)}` })
+    .execute();
   await em().transactional((tx) =>
-    post(tx, { kind: 'deposit', reference: id, entries: [{ account: { system: 'settlement_clearing' }, amount: -micros }, { account: { userId: id, kind: 'user_available' }, amount: micros }] }),
+    post(tx, {
+      kind: 'deposit',
+      reference: id,
+      entries: [
+        { account: { system: 'settlement_clearing' }, amount: -micros },
+        { account: { userId: id, kind: 'user_available' }, amount: micros },
+      ],
+    }),
   );
   return id;
 }
@@ -31,20 +41,52 @@ async function fundedUser(micros: bigint): Promise<string> {
 describe('contests repository', () => {
   it('creates, lists, takes entries, resolves and pays once', async () => {
     const id = await createContest(em(), {
-      title: 'T', category: 'sports', gameType: 'lineups', betAmount: 100n, prizePool: 1_000n, entryCap: 10, maxEntriesPerUser: 1,
-      bettingClosesMs: Date.now() + 60_000, betType: { kind: 'num_bets', value: 2 }, winningSplitBps: [7000, 3000], entryVisibility: 'visible',
-      markets: [{ category: 'a', name: 'A' }, { category: 'b', name: 'B', bettingClosesAtMs: Date.now() + 60_000 }],
+      title: 'T',
+      category: 'sports',
+      gameType: 'lineups',
+      betAmount: 100n,
+      prizePool: 1_000n,
+      entryCap: 10,
+      maxEntriesPerUser: 1,
+      bettingClosesMs: Date.now() + 60_000,
+      betType: { kind: 'num_bets', value: 2 },
+      winningSplitBps: [7000, 3000],
+      entryVisibility: 'visible',
+      markets: [
+        { category: 'a', name: 'A' },
+        { category: 'b', name: 'B', bettingClosesAtMs: Date.now() + 60_000 },
+      ],
     });
     const c = await loadContest(em(), id);
-    expect(c).toMatchObject({ status: 'open', betAmount: 100n, prizePool: 1_000n, winningSplitBps: [7000, 3000], openMarketCount: 2, entryOpensAtMs: null });
+    expect(c).toMatchObject({
+      status: 'open',
+      betAmount: 100n,
+      prizePool: 1_000n,
+      winningSplitBps: [7000, 3000],
+      openMarketCount: 2,
+      entryOpensAtMs: null,
+    });
     const [m1, m2] = (await loadMarkets(em(), id)).map((m) => m.marketId) as [number, number];
     expect(m2).toBeGreaterThan(m1);
     expect((await listContests(em(), { status: 'open', category: 'sports', limit: 5 })).contests.map((x) => x.id)).toContain(id);
 
     const [a, b] = [await fundedUser(1_000n), await fundedUser(1_000n)];
-    await submitEntry(em(), a, id, [{ marketId: m1, direction: 'up' }, { marketId: m2, direction: 'up' }]);
-    await submitEntry(em(), b, id, [{ marketId: m1, direction: 'down' }, { marketId: m2, direction: 'up' }]);
-    expect(await popularEntry(em(), id)).toEqual({ totalEntries: 2, visible: true, markets: [{ marketId: m1, yesCount: 1, noCount: 1 }, { marketId: m2, yesCount: 2, noCount: 0 }] });
+    await submitEntry(em(), a, id, [
+      { marketId: m1, direction: 'up' },
+      { marketId: m2, direction: 'up' },
+    ]);
+    await submitEntry(em(), b, id, [
+      { marketId: m1, direction: 'down' },
+      { marketId: m2, direction: 'up' },
+    ]);
+    expect(await popularEntry(em(), id)).toEqual({
+      totalEntries: 2,
+      visible: true,
+      markets: [
+        { marketId: m1, yesCount: 1, noCount: 1 },
+        { marketId: m2, yesCount: 2, noCount: 0 },
+      ],
+    });
 
     expect((await resolveMarket(em(), m1, 'YES')).contestReady).toBe(false);
     expect((await resolveMarket(em(), m2, 'YES')).contestReady).toBe(true);
@@ -55,7 +97,10 @@ describe('contests repository', () => {
     expect(await userBalances(em(), a)).toEqual({ available: 900n + 840n, reserved: 0n, appToken: 0n });
     expect(await userBalances(em(), b)).toEqual({ available: 900n + 360n, reserved: 0n, appToken: 0n });
     const board = await leaderboard(em(), id, 10, b);
-    expect(board.entries.map((r) => [r.userId, r.rank, r.payout])).toEqual([[a, 1, 840n], [b, 2, 360n]]);
+    expect(board.entries.map((r) => [r.userId, r.rank, r.payout])).toEqual([
+      [a, 1, 840n],
+      [b, 2, 360n],
+    ]);
     expect(board.callerRows).toEqual([]);
     expect(await checkLedger(em())).toEqual([]);
   });

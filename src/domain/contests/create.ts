@@ -58,17 +58,29 @@ export function checkNewContest(c: NewContest): Detail[] {
   }
   const maxPot = c.prizePool + BigInt(c.entryCap) * c.betAmount;
   if (maxPot > BigInt(Number.MAX_SAFE_INTEGER)) {
-    d.push({ in: 'body', path: '/entry_cap', message: 'protocol_prize_pool_micros + entry_cap * bet_amount_micros must not exceed 2^53-1 (the pot is a JSON integer)' });
+    d.push({
+      in: 'body',
+      path: '/entry_cap',
+      message: 'protocol_prize_pool_micros + entry_cap * bet_amount_micros must not exceed 2^53-1 (the pot is a JSON integer)',
+    });
   }
   const perCategory = new Map<string, number>();
   for (const m of c.markets) perCategory.set(m.category, (perCategory.get(m.category) ?? 0) + 1);
   if (c.betType.kind === 'num_bets' && c.betType.value > c.markets.length) {
-    d.push({ in: 'body', path: '/bet_type/value', message: `num_bets ${c.betType.value} needs at least that many markets (the contest has ${c.markets.length})` });
+    d.push({
+      in: 'body',
+      path: '/bet_type/value',
+      message: `num_bets ${c.betType.value} needs at least that many markets (the contest has ${c.markets.length})`,
+    });
   }
   if (c.betType.kind === 'bets_per_category') {
     const short = [...perCategory].filter(([, n]) => n < c.betType.value).map(([cat]) => cat);
     if (short.length) {
-      d.push({ in: 'body', path: '/bet_type/value', message: `bets_per_category ${c.betType.value} needs that many markets in every category; too few in: ${short.join(', ')}` });
+      d.push({
+        in: 'body',
+        path: '/bet_type/value',
+        message: `bets_per_category ${c.betType.value} needs that many markets in every category; too few in: ${short.join(', ')}`,
+      });
     }
   }
   return d;
@@ -81,7 +93,10 @@ export async function createContest(em: Em, c: NewContest, nowMs = Date.now()): 
   // Uploaded ids are UUIDs: store them in the lower case the upload's `url` uses, whatever case was sent.
   const imageId = c.imageId !== undefined && /^[0-9a-f]{8}-([0-9a-f]{4}-){3}[0-9a-f]{12}$/i.test(c.imageId) ? c.imageId.toLowerCase() : c.imageId;
   if (imageId !== undefined && !(await imageExists(em, imageId))) {
-    throw new NotFound('IMAGE_NOT_FOUND', `No image has the id ${JSON.stringify(c.imageId)}; upload one with POST /v1/admin/pool-images or omit image_id for the category's default.`);
+    throw new NotFound(
+      'IMAGE_NOT_FOUND',
+      `No image has the id ${JSON.stringify(c.imageId)}; upload one with POST /v1/admin/pool-images or omit image_id for the category's default.`,
+    );
   }
   const id = randomUUID();
   await em.transactional(async (tx) => {

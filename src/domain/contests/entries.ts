@@ -26,13 +26,21 @@ export interface EntryRecord {
 type Detail = { in: 'body'; path: string; message: string };
 
 const invalidPicks = (details: Detail[]) => {
-  const listed = details.slice(0, 3).map((d) => d.message).join('; ');
+  const listed = details
+    .slice(0, 3)
+    .map((d) => d.message)
+    .join('; ');
   const more = details.length > 3 ? ` (and ${details.length - 3} more)` : '';
   return new Unprocessable('INVALID_PICKS', `The picks do not satisfy the contest rules: ${listed}${more}.`, details);
 };
 
 /** Pure check of the picks against the contest's bet_type and markets (422 INVALID_PICKS details). */
-export function checkPicks(contest: Pick<ContestRecord, 'betType'>, markets: readonly ContestMarketRecord[], picks: readonly PickInput[], nowMs: number): Detail[] {
+export function checkPicks(
+  contest: Pick<ContestRecord, 'betType'>,
+  markets: readonly ContestMarketRecord[],
+  picks: readonly PickInput[],
+  nowMs: number,
+): Detail[] {
   const d: Detail[] = [];
   const byId = new Map(markets.map((m) => [m.marketId, m]));
   const seen = new Set<number>();
@@ -47,7 +55,8 @@ export function checkPicks(contest: Pick<ContestRecord, 'betType'>, markets: rea
     }
   });
   const { kind, value } = contest.betType;
-  if (kind === 'num_bets' && picks.length !== value) d.push({ in: 'body', path: '/picks', message: `expected exactly ${value} picks, got ${picks.length}` });
+  if (kind === 'num_bets' && picks.length !== value)
+    d.push({ in: 'body', path: '/picks', message: `expected exactly ${value} picks, got ${picks.length}` });
   if (kind === 'bets_per_category') {
     const counts = new Map<string, number>();
     for (const m of markets) counts.set(m.category, 0);
@@ -56,7 +65,8 @@ export function checkPicks(contest: Pick<ContestRecord, 'betType'>, markets: rea
       if (m) counts.set(m.category, (counts.get(m.category) ?? 0) + 1);
     }
     for (const [cat, n] of counts) {
-      if (n !== value) d.push({ in: 'body', path: '/picks', message: `expected exactly ${value} picks in category ${JSON.stringify(cat)}, got ${n}` });
+      if (n !== value)
+        d.push({ in: 'body', path: '/picks', message: `expected exactly ${value} picks in category ${JSON.stringify(cat)}, got ${n}` });
     }
   }
   return d;
@@ -68,7 +78,11 @@ export async function submitEntry(em: Em, userId: string, contestId: string, pic
 }
 
 const samePicks = (a: readonly PickInput[], b: readonly PickInput[]) => {
-  const key = (ps: readonly PickInput[]) => ps.map((p) => `${p.marketId}:${p.direction}`).sort().join(',');
+  const key = (ps: readonly PickInput[]) =>
+    ps
+      .map((p) => `${p.marketId}:${p.direction}`)
+      .sort()
+      .join(',');
   return key(a) === key(b);
 };
 
@@ -80,8 +94,17 @@ async function entryByKey(tx: Em, userId: string, key: string): Promise<EntryRec
   );
   const e = rows[0];
   if (!e) return null;
-  const picks = await tx.execute<Array<{ market_id: string; direction: Direction }>>('select market_id::text as market_id, direction from contest_entry_picks where entry_id = ?', [e.id]);
-  return { entryId: e.id, contestId: e.contest_id, entryIndex: Number(e.entry_index), createdAtMs: Number(e.created_at_ms), picks: picks.map((p) => ({ marketId: Number(p.market_id), direction: p.direction })) };
+  const picks = await tx.execute<Array<{ market_id: string; direction: Direction }>>(
+    'select market_id::text as market_id, direction from contest_entry_picks where entry_id = ?',
+    [e.id],
+  );
+  return {
+    entryId: e.id,
+    contestId: e.contest_id,
+    entryIndex: Number(e.entry_index),
+    createdAtMs: Number(e.created_at_ms),
+    picks: picks.map((p) => ({ marketId: Number(p.market_id), direction: p.direction })),
+  };
 }
 
 /**
@@ -89,11 +112,21 @@ async function entryByKey(tx: Em, userId: string, key: string): Promise<EntryRec
  * documents. With an idempotency key, the entry carries it under a unique index: an entry already made
  * with it is returned as it is (another contest or other picks: 409 IDEMPOTENCY_KEY_REUSED).
  */
-export async function enterContest(tx: Em, userId: string, contestId: string, picks: PickInput[], key: string | null, nowMs = () => Date.now()): Promise<EntryRecord> {
+export async function enterContest(
+  tx: Em,
+  userId: string,
+  contestId: string,
+  picks: PickInput[],
+  key: string | null,
+  nowMs = () => Date.now(),
+): Promise<EntryRecord> {
   const earlier = key === null ? null : await entryByKey(tx, userId, key);
   if (earlier) {
     if (earlier.contestId !== contestId || !samePicks(earlier.picks, picks)) {
-      throw new Conflict('IDEMPOTENCY_KEY_REUSED', 'this idempotency_key was already used with a different request body; use a new key for a new request');
+      throw new Conflict(
+        'IDEMPOTENCY_KEY_REUSED',
+        'this idempotency_key was already used with a different request body; use a new key for a new request',
+      );
     }
     return earlier;
   }
@@ -105,10 +138,16 @@ export async function enterContest(tx: Em, userId: string, contestId: string, pi
     throw new Conflict('ENTRY_NOT_OPEN', `This contest accepts entries from ${c.entryOpensAtMs} (entry_opens_at_ms).`);
   }
   if (c.entriesFilled >= c.entryCap) throw new Conflict('CONTEST_FULL', `This contest has reached its entry cap of ${c.entryCap}.`);
-  const held = await tx.execute<Array<{ n: number }>>('select count(*)::int as n from contest_entries where contest_id = ? and user_id = ?', [contestId, userId]);
+  const held = await tx.execute<Array<{ n: number }>>('select count(*)::int as n from contest_entries where contest_id = ? and user_id = ?', [
+    contestId,
+    userId,
+  ]);
   const entryIndex = Number(held[0]!.n);
   if (entryIndex >= c.maxEntriesPerUser) {
-    throw new Conflict('ENTRY_LIMIT_REACHED', `You already hold ${entryIndex} of the ${c.maxEntriesPerUser} entries allowed per user in this contest.`);
+    throw new Conflict(
+      'ENTRY_LIMIT_REACHED',
+      `You already hold ${entryIndex} of the ${c.maxEntriesPerUser} entries allowed per user in this contest.`,
+    );
   }
   if (!ENTRY_GAME_TYPES.includes(c.gameType)) {
     throw invalidPicks([{ in: 'body', path: '/picks', message: `${c.gameType} contests do not take entries through this route` }]);

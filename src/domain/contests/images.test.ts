@@ -19,10 +19,14 @@ interface Chunk {
 function readPng(bytes: Buffer): { chunks: Chunk[]; width: number; height: number; pixels: Buffer } {
   expect(sniffImageType(bytes)).toBe('image/png');
   const chunks: Chunk[] = [];
-  for (let at = 8; at < bytes.length; ) {
+  for (let at = 8; at < bytes.length;) {
     const length = bytes.readUInt32BE(at);
     const typeAndData = bytes.subarray(at + 4, at + 8 + length);
-    chunks.push({ type: typeAndData.toString('latin1', 0, 4), data: typeAndData.subarray(4), crcOk: crc32(typeAndData) === bytes.readUInt32BE(at + 8 + length) });
+    chunks.push({
+      type: typeAndData.toString('latin1', 0, 4),
+      data: typeAndData.subarray(4),
+      crcOk: crc32(typeAndData) === bytes.readUInt32BE(at + 8 + length),
+    });
     at += 12 + length;
   }
   const ihdr = chunks[0]!.data;
@@ -89,9 +93,20 @@ describe('imageExists and getImage on malformed ids', () => {
 
 describe('storeImage refuses before touching the database', () => {
   it('an empty body, bytes of another type, and an unknown type are 400 VALIDATION_FAILED', async () => {
-    await expect(storeImage(noDb, 'image/png', Buffer.alloc(0))).rejects.toMatchObject({ status: 400, code: 'VALIDATION_FAILED', message: expect.stringMatching(/empty/) });
-    await expect(storeImage(noDb, 'image/png', JPEG)).rejects.toMatchObject({ status: 400, code: 'VALIDATION_FAILED', message: expect.stringMatching(/image\/jpeg/) });
-    await expect(storeImage(noDb, 'image/webp', Buffer.from('hello world!'))).rejects.toMatchObject({ status: 400, details: [expect.objectContaining({ in: 'body', path: '' })] });
+    await expect(storeImage(noDb, 'image/png', Buffer.alloc(0))).rejects.toMatchObject({
+      status: 400,
+      code: 'VALIDATION_FAILED',
+      message: expect.stringMatching(/empty/),
+    });
+    await expect(storeImage(noDb, 'image/png', JPEG)).rejects.toMatchObject({
+      status: 400,
+      code: 'VALIDATION_FAILED',
+      message: expect.stringMatching(/image\/jpeg/),
+    });
+    await expect(storeImage(noDb, 'image/webp', Buffer.from('hello world!'))).rejects.toMatchObject({
+      status: 400,
+      details: [expect.objectContaining({ in: 'body', path: '' })],
+    });
     await expect(storeImage(noDb, 'image/gif', Buffer.from('GIF89a'))).rejects.toMatchObject({ status: 400, code: 'VALIDATION_FAILED' });
   });
 });

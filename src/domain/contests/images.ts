@@ -78,9 +78,18 @@ export function encodePng(width: number, height: number, pixel: (x: number, y: n
 const DEFAULT_SIZE = 64;
 /** Two colours per category (top-left to bottom-right), distinct at a glance. */
 const PALETTE: Record<Category, [Rgb, Rgb]> = {
-  mentions: [[124, 58, 237], [59, 130, 246]],
-  sports: [[22, 163, 74], [202, 138, 4]],
-  culture: [[219, 39, 119], [249, 115, 22]],
+  mentions: [
+    [124, 58, 237],
+    [59, 130, 246],
+  ],
+  sports: [
+    [22, 163, 74],
+    [202, 138, 4],
+  ],
+  culture: [
+    [219, 39, 119],
+    [249, 115, 22],
+  ],
 };
 
 function gradient([from, to]: [Rgb, Rgb]): Buffer {
@@ -117,10 +126,14 @@ export async function storeImage(em: Em, contentType: string, bytes: Buffer): Pr
     ]);
   }
   if (bytes.length === 0) {
-    throw new ValidationFailed('the request body is empty; send the image bytes as the body', [{ in: 'body', path: '', message: 'must not be empty' }]);
+    throw new ValidationFailed('the request body is empty; send the image bytes as the body', [
+      { in: 'body', path: '', message: 'must not be empty' },
+    ]);
   }
   if (bytes.length > MAX_IMAGE_BYTES) {
-    throw new ValidationFailed(`the image is larger than ${MAX_IMAGE_BYTES} bytes`, [{ in: 'body', path: '', message: `must be at most ${MAX_IMAGE_BYTES} bytes` }]);
+    throw new ValidationFailed(`the image is larger than ${MAX_IMAGE_BYTES} bytes`, [
+      { in: 'body', path: '', message: `must be at most ${MAX_IMAGE_BYTES} bytes` },
+    ]);
   }
   const sniffed = sniffImageType(bytes);
   if (sniffed !== declared) {

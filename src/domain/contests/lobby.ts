@@ -38,7 +38,8 @@ export function encodeCursor(key: Buffer, c: Cursor): string {
 }
 
 export function decodeCursor(key: Buffer, raw: string, q: Pick<LobbyQuery, 'status' | 'category'>): Cursor {
-  const invalid = (why: string) => new ValidationFailed(`The cursor is not valid: ${why}. Use next_cursor from a previous page, unchanged.`, null, 'INVALID_CURSOR');
+  const invalid = (why: string) =>
+    new ValidationFailed(`The cursor is not valid: ${why}. Use next_cursor from a previous page, unchanged.`, null, 'INVALID_CURSOR');
   let v: unknown;
   try {
     const m = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{22})$/.exec(raw);

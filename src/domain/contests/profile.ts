@@ -8,7 +8,15 @@ import { contestBoardsRepository } from '../../db/repositories/contest-boards.re
 import { contestsRepository } from '../../db/repositories/contests.repository.js';
 import { NotFound } from '../errors.js';
 import { loadPublicContest, picksVisible } from './board.js';
-import { loadMarkets, loadScoreCounts, pickOutcome, type ContestMarketRecord, type EntryVisibility, type PublicContestRecord, type PickOutcome } from './records.js';
+import {
+  loadMarkets,
+  loadScoreCounts,
+  pickOutcome,
+  type ContestMarketRecord,
+  type EntryVisibility,
+  type PublicContestRecord,
+  type PickOutcome,
+} from './records.js';
 import { rankFromCounts, type Direction } from './scoring.js';
 
 export interface ProfileEntry {
@@ -37,7 +45,11 @@ export async function profileContest(em: Em, handle: string, contestId: string, 
   const markets = await loadMarkets(em, contestId);
   const visible = picksVisible(contest, nowMs);
   const rows = await boards.entriesOfUser(contestId, userId);
-  const owner = { joined: rows.length > 0, entryVisibility: (visible ? 'visible' : 'hidden_while_betting_open') as EntryVisibility, entries: [] as ProfileEntry[] };
+  const owner = {
+    joined: rows.length > 0,
+    entryVisibility: (visible ? 'visible' : 'hidden_while_betting_open') as EntryVisibility,
+    entries: [] as ProfileEntry[],
+  };
   if (!visible || !rows.length) return { contest, markets, owner };
 
   const byMarket = new Map(markets.map((m) => [m.marketId, m]));
@@ -50,7 +62,11 @@ export async function profileContest(em: Em, handle: string, contestId: string, 
       createdAtMs: int8ToNumber(r.created_at_ms),
       picks: picks
         .filter((p) => p.entry_id === r.id)
-        .map((p) => ({ marketId: int8ToNumber(p.market_id), direction: p.direction, outcome: pickOutcome(p.direction, byMarket.get(int8ToNumber(p.market_id))!) })),
+        .map((p) => ({
+          marketId: int8ToNumber(p.market_id),
+          direction: p.direction,
+          outcome: pickOutcome(p.direction, byMarket.get(int8ToNumber(p.market_id))!),
+        })),
       openLegCount: r.pick_count - r.resolved_leg_count,
       resolvedWinCount: r.resolved_win_count,
       payout,

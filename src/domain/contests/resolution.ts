@@ -121,9 +121,11 @@ export async function resolveContest(em: Em, contestId: string, nowMs = Date.now
     if (entries.length) {
       const p: Posting = { kind: 'contest_payout', reference: contestId, entries: [] };
       const bets = c.betAmount * BigInt(entries.length);
-      for (const [userId, amount] of betsByUser(entries, c.betAmount)) p.entries.push({ account: { userId, kind: 'user_reserved' }, amount: -amount });
+      for (const [userId, amount] of betsByUser(entries, c.betAmount))
+        p.entries.push({ account: { userId, kind: 'user_reserved' }, amount: -amount });
       p.entries.push({ account: { pot: contestId }, amount: bets });
-      if (c.prizePool > 0n) p.entries.push({ account: { system: 'treasury' }, amount: -c.prizePool }, { account: { pot: contestId }, amount: c.prizePool });
+      if (c.prizePool > 0n)
+        p.entries.push({ account: { system: 'treasury' }, amount: -c.prizePool }, { account: { pot: contestId }, amount: c.prizePool });
       const won = new Map<string, bigint>();
       for (const e of ranked) {
         const amount = payouts.get(e.id) ?? 0n;

@@ -26,29 +26,96 @@ const market = (marketId: number, category: string, over: Partial<ContestMarketR
 });
 
 describe('checkPicks', () => {
-  const markets = [market(1, 'words'), market(2, 'words'), market(3, 'people'), market(4, 'people', { status: 'RESOLVED', outcome: 'YES' }), market(5, 'people', { bettingClosesAtMs: 1000 })];
+  const markets = [
+    market(1, 'words'),
+    market(2, 'words'),
+    market(3, 'people'),
+    market(4, 'people', { status: 'RESOLVED', outcome: 'YES' }),
+    market(5, 'people', { bettingClosesAtMs: 1000 }),
+  ];
   const numBets = { betType: { kind: 'num_bets' as const, value: 2 } };
   const perCategory = { betType: { kind: 'bets_per_category' as const, value: 1 } };
 
   it('accepts exactly value picks on open markets of the contest', () => {
-    expect(checkPicks(numBets, markets, [{ marketId: 1, direction: 'up' }, { marketId: 3, direction: 'down' }], 0)).toEqual([]);
-    expect(checkPicks(perCategory, markets, [{ marketId: 2, direction: 'up' }, { marketId: 3, direction: 'down' }], 0)).toEqual([]);
+    expect(
+      checkPicks(
+        numBets,
+        markets,
+        [
+          { marketId: 1, direction: 'up' },
+          { marketId: 3, direction: 'down' },
+        ],
+        0,
+      ),
+    ).toEqual([]);
+    expect(
+      checkPicks(
+        perCategory,
+        markets,
+        [
+          { marketId: 2, direction: 'up' },
+          { marketId: 3, direction: 'down' },
+        ],
+        0,
+      ),
+    ).toEqual([]);
   });
 
   it('names every problem with its path', () => {
-    const d = checkPicks(numBets, markets, [{ marketId: 1, direction: 'up' }, { marketId: 1, direction: 'down' }, { marketId: 99, direction: 'up' }, { marketId: 4, direction: 'up' }], 0);
+    const d = checkPicks(
+      numBets,
+      markets,
+      [
+        { marketId: 1, direction: 'up' },
+        { marketId: 1, direction: 'down' },
+        { marketId: 99, direction: 'up' },
+        { marketId: 4, direction: 'up' },
+      ],
+      0,
+    );
     expect(d.map((x) => x.path)).toEqual(['/picks/1/market_id', '/picks/2/market_id', '/picks/3/market_id', '/picks']);
     expect(d.map((x) => x.message).join('|')).toMatch(/more than once.*not a market of this contest.*RESOLVED, not OPEN.*exactly 2 picks, got 4/);
   });
 
-  it("refuses a market whose own betting close has passed", () => {
-    expect(checkPicks(numBets, markets, [{ marketId: 1, direction: 'up' }, { marketId: 5, direction: 'up' }], 999)).toEqual([]);
-    expect(checkPicks(numBets, markets, [{ marketId: 1, direction: 'up' }, { marketId: 5, direction: 'up' }], 1000)[0]!.message).toMatch(/closed at 1000/);
+  it('refuses a market whose own betting close has passed', () => {
+    expect(
+      checkPicks(
+        numBets,
+        markets,
+        [
+          { marketId: 1, direction: 'up' },
+          { marketId: 5, direction: 'up' },
+        ],
+        999,
+      ),
+    ).toEqual([]);
+    expect(
+      checkPicks(
+        numBets,
+        markets,
+        [
+          { marketId: 1, direction: 'up' },
+          { marketId: 5, direction: 'up' },
+        ],
+        1000,
+      )[0]!.message,
+    ).toMatch(/closed at 1000/);
   });
 
   it('bets_per_category counts every category of the contest, including one with no pick', () => {
-    const d = checkPicks(perCategory, markets, [{ marketId: 1, direction: 'up' }, { marketId: 2, direction: 'up' }], 0);
-    expect(d.map((x) => x.message)).toEqual(['expected exactly 1 picks in category "words", got 2', 'expected exactly 1 picks in category "people", got 0']);
+    const d = checkPicks(
+      perCategory,
+      markets,
+      [
+        { marketId: 1, direction: 'up' },
+        { marketId: 2, direction: 'up' },
+      ],
+      0,
+    );
+    expect(d.map((x) => x.message)).toEqual([
+      'expected exactly 1 picks in category "words", got 2',
+      'expected exactly 1 picks in category "people", got 0',
+    ]);
   });
 });
 
@@ -83,7 +150,15 @@ describe('checkNewContest', () => {
   });
 
   it('bets_per_category needs enough markets in every category', () => {
-    const d = checkNewContest({ ...base, betType: { kind: 'bets_per_category', value: 2 }, markets: [{ category: 'a', name: '1' }, { category: 'a', name: '2' }, { category: 'b', name: '3' }] });
+    const d = checkNewContest({
+      ...base,
+      betType: { kind: 'bets_per_category', value: 2 },
+      markets: [
+        { category: 'a', name: '1' },
+        { category: 'a', name: '2' },
+        { category: 'b', name: '3' },
+      ],
+    });
     expect(d[0]!.message).toMatch(/too few in: b$/);
   });
 });
@@ -113,7 +188,16 @@ describe('lobby cursor and limits', () => {
     const good = encodeCursor(key, { c: 1, i: id, s: null, g: null });
     const [payload, mac] = good.split('.') as [string, string];
     const forged = Buffer.from(JSON.stringify({ c: 2, i: id, s: null, g: null })).toString('base64url');
-    for (const bad of ['', 'abc', '!!', payload, `${forged}.${mac}`, encodeCursor(otherKey, { c: 1, i: id, s: null, g: null }), encodeCursor(key, { c: 1.5, i: id, s: null, g: null }), encodeCursor(key, { c: 1, i: 'nope', s: null, g: null })]) {
+    for (const bad of [
+      '',
+      'abc',
+      '!!',
+      payload,
+      `${forged}.${mac}`,
+      encodeCursor(otherKey, { c: 1, i: id, s: null, g: null }),
+      encodeCursor(key, { c: 1.5, i: id, s: null, g: null }),
+      encodeCursor(key, { c: 1, i: 'nope', s: null, g: null }),
+    ]) {
       expect(() => decodeCursor(key, bad, {}), bad).toThrow(expect.objectContaining({ code: 'INVALID_CURSOR', status: 400 }));
     }
   });

@@ -102,7 +102,15 @@ describe('splitPot', () => {
     expect(remainder).toBe(2n);
     expect(sum(payouts) + remainder).toBe(1_000_001n);
     for (let pot = 0n; pot < 50n; pot++) {
-      const r = splitPot(pot, [3333, 3333, 3334], [{ id: 'x', rank: 1 }, { id: 'y', rank: 2 }, { id: 'z', rank: 2 }]);
+      const r = splitPot(
+        pot,
+        [3333, 3333, 3334],
+        [
+          { id: 'x', rank: 1 },
+          { id: 'y', rank: 2 },
+          { id: 'z', rank: 2 },
+        ],
+      );
       expect(sum(r.payouts) + r.remainder).toBe(pot);
       expect(r.remainder >= 0n).toBe(true);
     }

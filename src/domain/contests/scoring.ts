@@ -70,7 +70,8 @@ export interface PotSplit {
 export function splitPot(pot: bigint, winningSplitBps: readonly number[], ranked: ReadonlyArray<{ id: string; rank: number }>): PotSplit {
   if (pot < 0n) throw new Error('the pot cannot be negative');
   const totalBps = winningSplitBps.reduce((a, b) => a + b, 0);
-  if (totalBps > 10_000 || winningSplitBps.some((b) => b < 0 || !Number.isInteger(b))) throw new Error('winning_split_bps must be non-negative integers summing to at most 10000');
+  if (totalBps > 10_000 || winningSplitBps.some((b) => b < 0 || !Number.isInteger(b)))
+    throw new Error('winning_split_bps must be non-negative integers summing to at most 10000');
   const payouts = new Map<string, bigint>();
   const groups = new Map<number, string[]>();
   for (const e of ranked) {

@@ -6,7 +6,7 @@ describe('avatarSeed', () => {
   it('is the first four bytes of SHA-256(user id) read as a signed big-endian int32', () => {
     const id = '9b2e4f1a-6c3d-4e8f-a1b2-c3d4e5f60718';
     const digest = createHash('sha256').update(id).digest();
-    const expected = ((digest[0]! << 24) | (digest[1]! << 16) | (digest[2]! << 8) | digest[3]!) | 0;
+    const expected = (digest[0]! << 24) | (digest[1]! << 16) | (digest[2]! << 8) | digest[3]! | 0;
     expect(avatarSeed(id)).toBe(expected);
   });
 

@@ -107,7 +107,14 @@ describe('verifyPrivyToken', () => {
 
   it('rejects a missing or invalid linked_accounts claim', async () => {
     const custom = (claims: Record<string, unknown>) =>
-      new SignJWT(claims).setProtectedHeader({ alg: 'ES256' }).setIssuer('privy.io').setAudience(APP).setSubject(SUB).setIssuedAt().setExpirationTime('1h').sign(privateKey);
+      new SignJWT(claims)
+        .setProtectedHeader({ alg: 'ES256' })
+        .setIssuer('privy.io')
+        .setAudience(APP)
+        .setSubject(SUB)
+        .setIssuedAt()
+        .setExpirationTime('1h')
+        .sign(privateKey);
     expect(await outcome(await custom({}))).toMatch(/^401 INVALID_IDENTITY_TOKEN: .*no linked_accounts/);
     expect(await outcome(await custom({ linked_accounts: '[{"type":' }))).toMatch(/^401 INVALID_IDENTITY_TOKEN: .*not valid JSON/);
     expect(await outcome(await custom({ linked_accounts: '{"type":"wallet"}' }))).toMatch(/^401 INVALID_IDENTITY_TOKEN: .*not a JSON array/);
@@ -130,16 +137,29 @@ describe('verifyPrivyToken', () => {
   it('prefers the embedded wallet over an external one listed first, else takes the first Ethereum wallet', async () => {
     const external = { type: 'wallet', address: EXTERNAL, chain_type: 'ethereum', wallet_client_type: 'metamask' };
     const embedded = { type: 'wallet', address: EMBEDDED.toLowerCase(), chain_type: 'ethereum', wallet_client_type: 'privy' };
-    const solanaEmbedded = { type: 'wallet', address: 'So11111111111111111111111111111111111111112', chain_type: 'solana', wallet_client_type: 'privy' };
+    const solanaEmbedded = {
+      type: 'wallet',
+      address: 'So11111111111111111111111111111111111111112',
+      chain_type: 'solana',
+      wallet_client_type: 'privy',
+    };
     const pick = async (linkedAccounts: unknown[]) => (await verifyPrivyToken(verifier, await mint({ linkedAccounts }))).address;
     expect(await pick([external, embedded])).toBe(EMBEDDED); // checksummed on the way out
     expect(await pick([solanaEmbedded, external])).toBe(EXTERNAL);
-    expect(await pick([{ ...external, address: EXTERNAL.toLowerCase() }, { ...external, address: EMBEDDED }])).toBe(EXTERNAL);
+    expect(
+      await pick([
+        { ...external, address: EXTERNAL.toLowerCase() },
+        { ...external, address: EMBEDDED },
+      ]),
+    ).toBe(EXTERNAL);
   });
 
   it('reads the linked X account into x_handle and x_avatar_url', async () => {
     const avatar = 'https://pbs.twimg.com/profile_images/1/avatar_normal.jpg';
-    const linkedAccounts = [...devLinkedAccounts(EMBEDDED), { type: 'twitter_oauth', username: 'satoshifan', name: 'S', profile_picture_url: avatar }];
+    const linkedAccounts = [
+      ...devLinkedAccounts(EMBEDDED),
+      { type: 'twitter_oauth', username: 'satoshifan', name: 'S', profile_picture_url: avatar },
+    ];
     expect(await verifyPrivyToken(verifier, await mint({ linkedAccounts }))).toMatchObject({ xHandle: 'satoshifan', xAvatarUrl: avatar });
     const noPicture = devLinkedAccounts(EMBEDDED, { username: 'plain' });
     expect(await verifyPrivyToken(verifier, await mint({ linkedAccounts: noPicture }))).toMatchObject({ xHandle: 'plain', xAvatarUrl: null });

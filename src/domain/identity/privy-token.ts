@@ -101,7 +101,8 @@ function evmAddress(account: LinkedAccount): string | null {
   return typeof a === 'string' && isAddress(a, { strict: false }) ? getAddress(a) : null;
 }
 
-const isEthereumWallet = (a: LinkedAccount) => a.type === 'wallet' && (a.chain_type === 'ethereum' || a.chain_type === undefined) && evmAddress(a) !== null;
+const isEthereumWallet = (a: LinkedAccount) =>
+  a.type === 'wallet' && (a.chain_type === 'ethereum' || a.chain_type === undefined) && evmAddress(a) !== null;
 
 /** The Privy embedded wallet, else the first linked Ethereum wallet, else null. */
 export function pickSessionWallet(accounts: LinkedAccount[]): string | null {

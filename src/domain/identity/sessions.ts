@@ -38,8 +38,7 @@ export async function createUserSession(em: Em, userId: string, ttlSeconds: numb
 }
 
 export type SessionPrincipal =
-  | { kind: 'user'; sessionId: string; userId: string; address: string }
-  | { kind: 'market_maker'; sessionId: string; walletAddress: string };
+  { kind: 'user'; sessionId: string; userId: string; address: string } | { kind: 'market_maker'; sessionId: string; walletAddress: string };
 
 interface SessionRow {
   id: string;

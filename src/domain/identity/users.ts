@@ -100,10 +100,10 @@ export async function findOrCreateWalletUser(em: Em, address: string): Promise<U
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const found = await em.execute<UserRow[]>(`select ${COLUMNS} from users where lower(wallet_address) = lower(?)`, [address]);
     if (found[0]) return toRecord(found[0]);
-    const created = await em.execute<UserRow[]>(
-      `insert into users (id, wallet_address) values (?, ?) on conflict do nothing returning ${COLUMNS}`,
-      [randomUUID(), address],
-    );
+    const created = await em.execute<UserRow[]>(`insert into users (id, wallet_address) values (?, ?) on conflict do nothing returning ${COLUMNS}`, [
+      randomUUID(),
+      address,
+    ]);
     if (created[0]) return toRecord(created[0]);
   }
   throw new Error(`could not settle the user of wallet ${address} after ${MAX_ATTEMPTS} attempts`);
@@ -119,10 +119,7 @@ export async function getUser(em: Em, userId: string): Promise<UserRecord> {
 export async function setHandle(em: Em, userId: string, handle: string): Promise<UserRecord> {
   let rows: UserRow[];
   try {
-    rows = await em.execute<UserRow[]>(
-      `update users set handle = ?, updated_at = now() where id = ? returning ${COLUMNS}`,
-      [handle, userId],
-    );
+    rows = await em.execute<UserRow[]>(`update users set handle = ?, updated_at = now() where id = ? returning ${COLUMNS}`, [handle, userId]);
   } catch (err) {
     if (isUniqueViolation(err, 'users_handle_lower_key')) {
       throw new Conflict('HANDLE_TAKEN', `the handle "${handle}" is already taken (handles are compared without regard to letter case)`);

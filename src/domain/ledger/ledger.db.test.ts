@@ -13,7 +13,10 @@ afterAll(async () => t?.close());
 
 async function newUser(): Promise<string> {
   const id = randomUUID();
-  await db(t.orm.em.fork()).insertInto('users').values({ id, wallet_address: `0x${randomUUID().replace(/-/g, '').padEnd(40, '0')}` }).execute();
+  await db(t.orm.em.fork())
+    .insertInto('users')
+    .values({ id, wallet_address: `0x${randomUUID().replace(/-/g, '').padEnd(40, '0')}` })
+    .execute();
   return id;
 }
 
@@ -21,12 +24,33 @@ describe('ledger repository', () => {
   it('posts set-based entries, creates accounts and pots on first use, and keeps the books balanced', async () => {
     const [a, b] = [await newUser(), await newUser()];
     const contest = randomUUID();
-    await db(t.orm.em.fork()).insertInto('contests').values({
-      id: contest, title: 't', category: 'sports', game_type: 'lineups', bet_amount: '1', protocol_prize_pool: '0', entry_cap: 1,
-      betting_closes_ms: '1', bet_type_kind: 'num_bets', bet_type_value: 1, winning_split_bps: [10000], entry_visibility: 'visible', created_at_ms: '1',
-    }).execute();
+    await db(t.orm.em.fork())
+      .insertInto('contests')
+      .values({
+        id: contest,
+        title: 't',
+        category: 'sports',
+        game_type: 'lineups',
+        bet_amount: '1',
+        protocol_prize_pool: '0',
+        entry_cap: 1,
+        betting_closes_ms: '1',
+        bet_type_kind: 'num_bets',
+        bet_type_value: 1,
+        winning_split_bps: [10000],
+        entry_visibility: 'visible',
+        created_at_ms: '1',
+      })
+      .execute();
     await t.orm.em.fork().transactional((tx) =>
-      post(tx, { kind: 'deposit', reference: 'r1', entries: [{ account: { system: 'settlement_clearing' }, amount: -5_000_000_000_000n }, { account: { userId: a, kind: 'user_available' }, amount: 5_000_000_000_000n }] }),
+      post(tx, {
+        kind: 'deposit',
+        reference: 'r1',
+        entries: [
+          { account: { system: 'settlement_clearing' }, amount: -5_000_000_000_000n },
+          { account: { userId: a, kind: 'user_available' }, amount: 5_000_000_000_000n },
+        ],
+      }),
     );
     const after = await t.orm.em.fork().transactional((tx) =>
       post(tx, {
@@ -48,7 +72,16 @@ describe('ledger repository', () => {
   it('refuses to take a user balance below zero and writes nothing (the transaction rolls back)', async () => {
     const a = await newUser();
     await expect(
-      t.orm.em.fork().transactional((tx) => post(tx, { kind: 'x', reference: 'r', entries: [{ account: { userId: a, kind: 'user_available' }, amount: -1n }, { account: { system: 'treasury' }, amount: 1n }] })),
+      t.orm.em.fork().transactional((tx) =>
+        post(tx, {
+          kind: 'x',
+          reference: 'r',
+          entries: [
+            { account: { userId: a, kind: 'user_available' }, amount: -1n },
+            { account: { system: 'treasury' }, amount: 1n },
+          ],
+        }),
+      ),
     ).rejects.toBeInstanceOf(InsufficientBalance);
     expect(await db(t.orm.em.fork()).selectFrom('ledger_accounts').select('id').where('user_id', '=', a).execute()).toEqual([]);
   });

@@ -8,11 +8,38 @@ const clearing = { system: 'settlement_clearing' as const };
 
 describe('validatePosting', () => {
   it('accepts entries summing to zero', () => {
-    expect(() => validatePosting({ kind: 'deposit', reference: 'x', entries: [{ account: clearing, amount: -5n }, { account: user, amount: 5n }] })).not.toThrow();
+    expect(() =>
+      validatePosting({
+        kind: 'deposit',
+        reference: 'x',
+        entries: [
+          { account: clearing, amount: -5n },
+          { account: user, amount: 5n },
+        ],
+      }),
+    ).not.toThrow();
   });
   it('refuses an unbalanced posting, a zero entry, a single entry', () => {
-    expect(() => validatePosting({ kind: 'd', reference: 'x', entries: [{ account: clearing, amount: -5n }, { account: user, amount: 6n }] })).toThrow(/sum to zero/);
-    expect(() => validatePosting({ kind: 'd', reference: 'x', entries: [{ account: clearing, amount: 0n }, { account: user, amount: 0n }] })).toThrow(/zero entry/);
+    expect(() =>
+      validatePosting({
+        kind: 'd',
+        reference: 'x',
+        entries: [
+          { account: clearing, amount: -5n },
+          { account: user, amount: 6n },
+        ],
+      }),
+    ).toThrow(/sum to zero/);
+    expect(() =>
+      validatePosting({
+        kind: 'd',
+        reference: 'x',
+        entries: [
+          { account: clearing, amount: 0n },
+          { account: user, amount: 0n },
+        ],
+      }),
+    ).toThrow(/zero entry/);
     expect(() => validatePosting({ kind: 'd', reference: 'x', entries: [{ account: user, amount: 0n }] })).toThrow(/two entries/);
   });
 });

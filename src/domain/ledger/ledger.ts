@@ -88,7 +88,10 @@ export async function post(em: Em, p: Posting): Promise<Map<string, bigint>> {
     byKey.set(k, cur);
   }
   const repo = ledgerRepository(db(em));
-  const ids = await accountIds(repo, [...byKey.values()].map((v) => v.ref));
+  const ids = await accountIds(
+    repo,
+    [...byKey.values()].map((v) => v.ref),
+  );
   const keyById = new Map([...byKey.keys()].map((k) => [ids.get(k)!, k]));
   // One statement locks every touched account in id order, so two postings never deadlock.
   const locked = await repo.lockAccounts([...keyById.keys()]);
@@ -146,7 +149,11 @@ export async function checkLedgerWith(query: <T>(sql: string) => Promise<T>): Pr
       group by t.id having count(e.id) < 2 or sum(e.amount) <> 0`,
   );
   for (const u of unbalanced) {
-    problems.push(Number(u.n) < 2 ? { kind: 'empty_transaction', id: u.id, detail: `${u.n} entries` } : { kind: 'unbalanced_transaction', id: u.id, detail: `sum ${u.total}` });
+    problems.push(
+      Number(u.n) < 2
+        ? { kind: 'empty_transaction', id: u.id, detail: `${u.n} entries` }
+        : { kind: 'unbalanced_transaction', id: u.id, detail: `sum ${u.total}` },
+    );
   }
   const mismatched = await query<Array<{ id: string; balance: string; total: string }>>(
     `select a.id::text as id, a.balance::text as balance, coalesce(sum(e.amount), 0)::text as total

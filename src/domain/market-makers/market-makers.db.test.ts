@@ -39,7 +39,11 @@ describe('market makers repository', () => {
     const me = { workerId: 'w1', startedAt: new Date(Date.now() - 1000) };
     await recordHeartbeat(t.orm.em.fork(), me);
     await recordHeartbeat(t.orm.em.fork(), me, new Date(Date.now() + 5));
-    const row = await db(t.orm.em.fork()).selectFrom('worker_heartbeats').select(['jobs_processed', 'pid']).where('worker_id', '=', 'w1').executeTakeFirstOrThrow();
+    const row = await db(t.orm.em.fork())
+      .selectFrom('worker_heartbeats')
+      .select(['jobs_processed', 'pid'])
+      .where('worker_id', '=', 'w1')
+      .executeTakeFirstOrThrow();
     expect(row).toEqual({ jobs_processed: '2', pid: process.pid });
     expect((await latestHeartbeat(t.orm.em.fork()))?.workerId).toBe('w1');
   });

@@ -54,7 +54,11 @@ export async function removeMarketMaker(em: Em, walletAddress: string): Promise<
  * Starts a market-maker session for a wallet whose signature was verified, if it is a registered,
  * not-removed market maker (null otherwise). The row lock (FOR SHARE) orders this against a removal.
  */
-export async function createMarketMakerSession(em: Em, walletAddress: string, ttlMs: number): Promise<(IssuedSession & { walletAddress: string; expiresAtMs: number }) | null> {
+export async function createMarketMakerSession(
+  em: Em,
+  walletAddress: string,
+  ttlMs: number,
+): Promise<(IssuedSession & { walletAddress: string; expiresAtMs: number }) | null> {
   const { token, hash } = newSessionToken(MARKET_MAKER_TOKEN_PREFIX);
   const sessionId = randomUUID();
   return em.transactional(async (tx) => {

@@ -151,11 +151,17 @@ export async function lookupMarket(
 }
 
 function beforeHorizon(horizonStart: number): NotFound {
-  return new NotFound('MARKET_NOT_FOUND', `no such market: no window starting at that time was ever created, and windows starting before ${horizonStart} (now - the lookup horizon) are not created on demand`);
+  return new NotFound(
+    'MARKET_NOT_FOUND',
+    `no such market: no window starting at that time was ever created, and windows starting before ${horizonStart} (now - the lookup horizon) are not created on demand`,
+  );
 }
 
 function beyondHorizon(horizonEnd: number): NotFound {
-  return new NotFound('MARKET_NOT_FOUND', `no such market: windows starting after ${horizonEnd} (now + the lookup horizon) are not created on demand`);
+  return new NotFound(
+    'MARKET_NOT_FOUND',
+    `no such market: windows starting after ${horizonEnd} (now + the lookup horizon) are not created on demand`,
+  );
 }
 
 /** Rollover: ensures the current and the next window of every offered asset and duration exist. */

@@ -18,10 +18,13 @@ afterAll(async () => {
 
 /** Counts how often the domain asks for an entity manager. */
 function counting() {
-  const source = Object.assign(() => {
-    source.calls++;
-    return m.orm.em.fork() as Em;
-  }, { calls: 0 });
+  const source = Object.assign(
+    () => {
+      source.calls++;
+      return m.orm.em.fork() as Em;
+    },
+    { calls: 0 },
+  );
   return source;
 }
 

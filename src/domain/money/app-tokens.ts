@@ -29,7 +29,10 @@ export async function creditAppTokensOnce(tx: Em, userId: string, amount: bigint
   );
   if (earlier[0]) {
     if (microsFromDb(earlier[0].amount) !== amount) {
-      throw new Conflict('IDEMPOTENCY_KEY_REUSED', 'this idempotency_key was already used with a different request body; use a new key for a new request');
+      throw new Conflict(
+        'IDEMPOTENCY_KEY_REUSED',
+        'this idempotency_key was already used with a different request body; use a new key for a new request',
+      );
     }
     return { transactionId: earlier[0].id, balance: (await userBalances(tx, userId)).appToken };
   }

@@ -67,10 +67,17 @@ async function openOperation(em: Em, userId: string, kind: OperationKind, amount
     await em.execute('insert into operation_outbox (operation_id) values (?)', [id], 'run');
     return { op: toRecord(rows[0]), created: true };
   }
-  const found = await em.execute<OperationRow[]>(`select ${COLUMNS} from operations where user_id = ? and kind = ? and idempotency_key = ?`, [userId, kind, key]);
+  const found = await em.execute<OperationRow[]>(`select ${COLUMNS} from operations where user_id = ? and kind = ? and idempotency_key = ?`, [
+    userId,
+    kind,
+    key,
+  ]);
   const op = toRecord(found[0]!);
   if (op.amount !== amount || op.destinationAddress !== destination) {
-    throw new Conflict('IDEMPOTENCY_KEY_REUSED', 'this idempotency_key was already used with a different request body; use a new key for a new request');
+    throw new Conflict(
+      'IDEMPOTENCY_KEY_REUSED',
+      'this idempotency_key was already used with a different request body; use a new key for a new request',
+    );
   }
   return { op, created: false };
 }
@@ -143,16 +150,41 @@ export async function settleOperation(em: Em, adapter: SettlementAdapter, operat
     const clearing = { system: 'settlement_clearing' as const };
     if (result.ok) {
       if (op.kind === 'deposit') {
-        await post(tx, { kind: 'deposit', reference: op.id, entries: [{ account: clearing, amount: -op.amount }, { account: { userId: op.userId, kind: 'user_available' }, amount: op.amount }] });
+        await post(tx, {
+          kind: 'deposit',
+          reference: op.id,
+          entries: [
+            { account: clearing, amount: -op.amount },
+            { account: { userId: op.userId, kind: 'user_available' }, amount: op.amount },
+          ],
+        });
       } else {
-        await post(tx, { kind: 'withdraw_settle', reference: op.id, entries: [{ account: { userId: op.userId, kind: 'user_reserved' }, amount: -op.amount }, { account: clearing, amount: op.amount }] });
+        await post(tx, {
+          kind: 'withdraw_settle',
+          reference: op.id,
+          entries: [
+            { account: { userId: op.userId, kind: 'user_reserved' }, amount: -op.amount },
+            { account: clearing, amount: op.amount },
+          ],
+        });
       }
       await tx.execute(`update operations set status = 'success', tx_hash = ?, settled_at = now() where id = ?`, [result.txHash, op.id], 'run');
     } else {
       if (op.kind === 'withdraw') {
-        await post(tx, { kind: 'withdraw_refund', reference: op.id, entries: [{ account: { userId: op.userId, kind: 'user_reserved' }, amount: -op.amount }, { account: { userId: op.userId, kind: 'user_available' }, amount: op.amount }] });
+        await post(tx, {
+          kind: 'withdraw_refund',
+          reference: op.id,
+          entries: [
+            { account: { userId: op.userId, kind: 'user_reserved' }, amount: -op.amount },
+            { account: { userId: op.userId, kind: 'user_available' }, amount: op.amount },
+          ],
+        });
       }
-      await tx.execute(`update operations set status = 'failed', failure_code = ?, settled_at = now() where id = ?`, [result.failureCode, op.id], 'run');
+      await tx.execute(
+        `update operations set status = 'failed', failure_code = ?, settled_at = now() where id = ?`,
+        [result.failureCode, op.id],
+        'run',
+      );
     }
     await tx.execute('delete from operation_outbox where operation_id = ?', [op.id], 'run');
     return result.ok ? 'settled' : 'failed';

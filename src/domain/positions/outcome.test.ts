@@ -3,7 +3,12 @@ import { legOutcome, positionStatus } from './outcome.js';
 
 describe('leg outcome', () => {
   it('up wins on YES, down wins on NO, VOID voids, no result is pending', () => {
-    expect([legOutcome('up', 'YES'), legOutcome('up', 'NO'), legOutcome('down', 'YES'), legOutcome('down', 'NO')]).toEqual(['won', 'lost', 'lost', 'won']);
+    expect([legOutcome('up', 'YES'), legOutcome('up', 'NO'), legOutcome('down', 'YES'), legOutcome('down', 'NO')]).toEqual([
+      'won',
+      'lost',
+      'lost',
+      'won',
+    ]);
     expect([legOutcome('up', 'VOID'), legOutcome('down', 'VOID'), legOutcome('up', null)]).toEqual(['voided', 'voided', 'pending']);
   });
 });

@@ -66,7 +66,12 @@ describe('allocate: properties', () => {
         const worstFilled = r.fills.at(-1)!.quote;
         for (const o of r.quotes) {
           if (o.status === 'not_filled' && o.reason === 'outbid') {
-            expect(compareQuotes(worstFilled, quotes.find((q) => q.quoteId === o.quoteId)!)).toBeLessThan(0);
+            expect(
+              compareQuotes(
+                worstFilled,
+                quotes.find((q) => q.quoteId === o.quoteId)!,
+              ),
+            ).toBeLessThan(0);
           }
         }
       }),

@@ -22,7 +22,9 @@ const input = (quotes: QuoteCandidate[], over: Partial<AllocationInput> = {}): A
   ...over,
 });
 const summary = (a: Awaited<ReturnType<typeof allocate>>) =>
-  a.quotes.map((o) => (o.status === 'filled' ? `${o.quoteId}:filled:${o.fill.fillMicros}:${o.fill.liabilityMicros}` : `${o.quoteId}:${o.status}:${o.reason}`));
+  a.quotes.map((o) =>
+    o.status === 'filled' ? `${o.quoteId}:filled:${o.fill.fillMicros}:${o.fill.liabilityMicros}` : `${o.quoteId}:${o.status}:${o.reason}`,
+  );
 
 describe('payout arithmetic', () => {
   it('payout = floor(fill * odds / 10000); effective odds = floor(payout * 10000 / filled)', () => {
@@ -49,7 +51,11 @@ describe('allocate', () => {
     const r = await allocate(input([low, best, mid]));
     // 4 @ 3.0 = 12, 5 @ 2.5 = 12.5, 1 @ 2.1 = 2.1 -> 26.6 on 10 = 2.66
     expect(r).toMatchObject({ status: 'filled', filledStakeMicros: 10_000_000n, payoutMicros: 26_600_000n, oddsBps: 26_600 });
-    expect(summary(r)).toEqual([`${low.quoteId}:filled:1000000:1100000`, `${best.quoteId}:filled:4000000:8000000`, `${mid.quoteId}:filled:5000000:7500000`]);
+    expect(summary(r)).toEqual([
+      `${low.quoteId}:filled:1000000:1100000`,
+      `${best.quoteId}:filled:4000000:8000000`,
+      `${mid.quoteId}:filled:5000000:7500000`,
+    ]);
     const r2 = await allocate(input([low, best, mid, quote(20_000, 1n)]));
     expect(summary(r2)[3]).toMatch(/:not_filled:outbid$/);
   });
@@ -64,7 +70,13 @@ describe('allocate', () => {
     expect(summary(fok)).toEqual([`${a.quoteId}:not_filled:rfq_expired`, `${b.quoteId}:not_filled:rfq_expired`]);
     expect(calls).toEqual([]); // nothing could fill: no signature was recovered
     const ioc = await allocate(input([a, b], { orderType: 'IOC' }), hooks);
-    expect(ioc).toMatchObject({ status: 'filled', filledStakeMicros: 5_000_000n, payoutMicros: 11_900_000n, oddsBps: 23_800, releasedMicros: 5_000_000n });
+    expect(ioc).toMatchObject({
+      status: 'filled',
+      filledStakeMicros: 5_000_000n,
+      payoutMicros: 11_900_000n,
+      oddsBps: 23_800,
+      releasedMicros: 5_000_000n,
+    });
     expect(calls).toEqual([a.quoteId, b.quoteId]);
   });
 
@@ -86,7 +98,11 @@ describe('allocate', () => {
       hasCollateral: (q, l) => (asked.push([q.quoteId, l]), q !== poor),
     });
     expect(r).toMatchObject({ status: 'filled', oddsBps: 26_000, payoutMicros: 26_000_000n });
-    expect(summary(r)).toEqual([`${forged.quoteId}:rejected:invalid_signature`, `${poor.quoteId}:rejected:insufficient_collateral`, `${good.quoteId}:filled:10000000:16000000`]);
+    expect(summary(r)).toEqual([
+      `${forged.quoteId}:rejected:invalid_signature`,
+      `${poor.quoteId}:rejected:insufficient_collateral`,
+      `${good.quoteId}:filled:10000000:16000000`,
+    ]);
     expect(asked).toEqual([
       [poor.quoteId, 20_000_000n],
       [good.quoteId, 16_000_000n],

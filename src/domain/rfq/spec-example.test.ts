@@ -5,7 +5,16 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { privateKeyToAccount } from 'viem/accounts';
-import { orderDigest, orderTypedData, quoteDigest, quoteTypedData, rfqDomain, typedDataDocument, verifyOrderSignature, verifyQuoteSignature } from './typed-data.js';
+import {
+  orderDigest,
+  orderTypedData,
+  quoteDigest,
+  quoteTypedData,
+  rfqDomain,
+  typedDataDocument,
+  verifyOrderSignature,
+  verifyQuoteSignature,
+} from './typed-data.js';
 
 const spec = (name: string) => parse(readFileSync(fileURLToPath(new URL(`../../../spec/${name}`, import.meta.url)), 'utf8'));
 const openapi = spec('openapi.yaml');

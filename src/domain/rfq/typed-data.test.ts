@@ -74,7 +74,9 @@ describe('RFQ typed data: the worked example', () => {
     const orderType = `RfqOrder(address taker,Leg[] legs,uint64 stakeMicros,uint32 minOddsBps,uint8 orderType,uint64 nonce,uint64 deadlineMs)${legType}`;
     const th = (s: string) => keccak256(toHex(s));
     const legHashes = EXAMPLE_ORDER.legs.map((l, i) =>
-      keccak256(encodeAbiParameters([{ type: 'bytes32' }, { type: 'uint64' }, { type: 'uint8' }], [th(legType), BigInt(l.market_id), i === 0 ? 0 : 1])),
+      keccak256(
+        encodeAbiParameters([{ type: 'bytes32' }, { type: 'uint64' }, { type: 'uint8' }], [th(legType), BigInt(l.market_id), i === 0 ? 0 : 1]),
+      ),
     );
     const structHash = keccak256(
       encodeAbiParameters(
@@ -147,7 +149,15 @@ describe('signature checks are results, never throws', () => {
   });
 
   it('a wrong v, a bad shape or an unrecoverable r/s is malformed_signature', async () => {
-    for (const sig of [flipV(ORDER_SIGNATURE, '05'), flipV(ORDER_SIGNATURE, '1d'), '0x1234', 42, null, `0x${'f'.repeat(128)}1b`, `0x${'0'.repeat(128)}1b`]) {
+    for (const sig of [
+      flipV(ORDER_SIGNATURE, '05'),
+      flipV(ORDER_SIGNATURE, '1d'),
+      '0x1234',
+      42,
+      null,
+      `0x${'f'.repeat(128)}1b`,
+      `0x${'0'.repeat(128)}1b`,
+    ]) {
       expect(await recoverOrderSigner(domain, EXAMPLE_ORDER, sig)).toEqual({ ok: false, reason: 'malformed_signature' });
     }
   });
@@ -166,7 +176,10 @@ describe('signature checks are results, never throws', () => {
 
   it('a malformed order is malformed_message, not an exception', async () => {
     expect(await verifyOrderSignature(domain, { ...EXAMPLE_ORDER, nonce: -1 }, ORDER_SIGNATURE)).toEqual({ ok: false, reason: 'malformed_message' });
-    expect(await verifyOrderSignature(domain, { ...EXAMPLE_ORDER, min_odds_bps: 2 ** 32 }, ORDER_SIGNATURE)).toEqual({ ok: false, reason: 'malformed_message' });
+    expect(await verifyOrderSignature(domain, { ...EXAMPLE_ORDER, min_odds_bps: 2 ** 32 }, ORDER_SIGNATURE)).toEqual({
+      ok: false,
+      reason: 'malformed_message',
+    });
   });
 
   it('recovers the same address as viem recoverTypedDataAddress', async () => {
@@ -174,7 +187,11 @@ describe('signature checks are results, never throws', () => {
     const other = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d'); // anvil #1
     const sig = await other.signTypedData(orderTypedData(domain, EXAMPLE_ORDER));
     const r = await recoverOrderSigner(domain, EXAMPLE_ORDER, sig);
-    expect(r).toEqual({ ok: true, address: await recoverTypedDataAddress({ ...orderTypedData(domain, EXAMPLE_ORDER), signature: sig }), digest: ORDER_DIGEST });
+    expect(r).toEqual({
+      ok: true,
+      address: await recoverTypedDataAddress({ ...orderTypedData(domain, EXAMPLE_ORDER), signature: sig }),
+      digest: ORDER_DIGEST,
+    });
     expect(r.ok && r.address).toBe(other.address);
   });
 

@@ -96,7 +96,10 @@ export function typedDataDocument(domain: RfqDomain) {
 export function orderToTyped(o: RfqOrderJson): RfqOrderMessage {
   return {
     taker: address(o.taker, 'taker'),
-    legs: o.legs.map((l, i) => ({ marketId: uint(l.market_id, `legs[${i}].market_id`), direction: code(DIRECTION_CODE, l.direction, `legs[${i}].direction`) })),
+    legs: o.legs.map((l, i) => ({
+      marketId: uint(l.market_id, `legs[${i}].market_id`),
+      direction: code(DIRECTION_CODE, l.direction, `legs[${i}].direction`),
+    })),
     stakeMicros: uint(o.stake_micros, 'stake_micros'),
     minOddsBps: Number(uint(o.min_odds_bps, 'min_odds_bps')),
     orderType: code(ORDER_TYPE_CODE, o.order_type, 'order_type'),

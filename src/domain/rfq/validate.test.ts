@@ -60,14 +60,29 @@ describe('free semantic checks (rfq-design 3.12)', () => {
   });
 
   it('names every repeated market by leg', () => {
-    const p = checkOrder(order({ legs: [{ market_id: 7, direction: 'up' }, { market_id: 8, direction: 'up' }, { market_id: 7, direction: 'down' }] }), 'best', limits, NOW);
+    const p = checkOrder(
+      order({
+        legs: [
+          { market_id: 7, direction: 'up' },
+          { market_id: 8, direction: 'up' },
+          { market_id: 7, direction: 'down' },
+        ],
+      }),
+      'best',
+      limits,
+      NOW,
+    );
     expect(p?.code).toBe('INVALID_ORDER');
-    expect(p?.details).toEqual([{ in: 'body', path: '/order/legs/2/market_id', message: 'repeats market 7 of leg 0: a market may appear once per order' }]);
+    expect(p?.details).toEqual([
+      { in: 'body', path: '/order/legs/2/market_id', message: 'repeats market 7 of leg 0: a market may appear once per order' },
+    ]);
   });
 
   it('stake bounds are inclusive', () => {
     expect(checkOrder(order({ stake_micros: 500_000, min_odds_bps: 10_001 }), 'best', limits, NOW)).toBeNull();
-    expect(checkOrder(order({ stake_micros: 499_999 }), 'best', limits, NOW)?.details).toEqual([{ in: 'body', path: '/order/stake_micros', message: 'must be at least 500000' }]);
+    expect(checkOrder(order({ stake_micros: 499_999 }), 'best', limits, NOW)?.details).toEqual([
+      { in: 'body', path: '/order/stake_micros', message: 'must be at least 500000' },
+    ]);
     expect(checkOrder(order({ stake_micros: 10_000_000_000, min_odds_bps: 50_000 }), 'best', limits, NOW)).toBeNull();
     expect(checkOrder(order({ stake_micros: 10_000_000_001, min_odds_bps: 10_001 }), 'best', limits, NOW)?.details).toEqual([
       { in: 'body', path: '/order/stake_micros', message: 'must be at most 10000000000' },
@@ -78,18 +93,31 @@ describe('free semantic checks (rfq-design 3.12)', () => {
     // 10,000 USDC at 5.0001 pays 50,001 USDC > 50,000
     const p = checkOrder(order({ stake_micros: 10_000_000_000, min_odds_bps: 50_001 }), 'best', limits, NOW);
     expect(p?.details).toEqual([
-      { in: 'body', path: '/order/min_odds_bps', message: 'stake_micros x min_odds_bps pays 50001000000 micros, above the maximum payout of 50000000000' },
+      {
+        in: 'body',
+        path: '/order/min_odds_bps',
+        message: 'stake_micros x min_odds_bps pays 50001000000 micros, above the maximum payout of 50000000000',
+      },
     ]);
   });
 
   it('more legs than RFQ_MAX_LEGS', () => {
     const legs = Array.from({ length: 4 }, (_, i) => ({ market_id: i + 1, direction: 'up' as const }));
-    expect(checkOrder(order({ legs }), 'best', { ...limits, maxLegs: 3 }, NOW)?.details).toEqual([{ in: 'body', path: '/order/legs', message: 'must have at most 3 legs' }]);
+    expect(checkOrder(order({ legs }), 'best', { ...limits, maxLegs: 3 }, NOW)?.details).toEqual([
+      { in: 'body', path: '/order/legs', message: 'must have at most 3 legs' },
+    ]);
   });
 
   it('lists every INVALID_ORDER problem at once and reports them before an expired deadline', () => {
     const p = checkOrder(
-      order({ legs: [{ market_id: 1, direction: 'up' }, { market_id: 1, direction: 'down' }], stake_micros: 1, deadline_ms: NOW + 120_000 }),
+      order({
+        legs: [
+          { market_id: 1, direction: 'up' },
+          { market_id: 1, direction: 'down' },
+        ],
+        stake_micros: 1,
+        deadline_ms: NOW + 120_000,
+      }),
       'best',
       limits,
       NOW,

@@ -64,14 +64,19 @@ export function checkOrder(order: RfqOrderJson, fillMode: FillMode, limits: RfqL
 
   const { earliestMs, latestMs } = deadlineBounds(nowMs, fillMode, limits);
   if (order.deadline_ms > latestMs) add('/deadline_ms', `must be at most ${limits.maxDeadlineMs} ms ahead (<= ${latestMs})`);
-  if (details.length) return { code: 'INVALID_ORDER', message: `the order is not acceptable: ${details.map((d) => `${d.path} ${d.message}`).join('; ')}`, details };
+  if (details.length)
+    return { code: 'INVALID_ORDER', message: `the order is not acceptable: ${details.map((d) => `${d.path} ${d.message}`).join('; ')}`, details };
 
   if (order.deadline_ms < earliestMs) {
     const why =
       fillMode === 'best'
         ? `must leave the ${limits.quoteWindowMs} ms quote window and ${PROCESSING_BUFFER_MS} ms of processing (>= ${earliestMs})`
         : `has passed (must be > ${nowMs})`;
-    return { code: 'ORDER_EXPIRED', message: `deadline_ms ${why}; sign a new order with a later deadline`, details: [{ in: 'body', path: '/order/deadline_ms', message: why }] };
+    return {
+      code: 'ORDER_EXPIRED',
+      message: `deadline_ms ${why}; sign a new order with a later deadline`,
+      details: [{ in: 'body', path: '/order/deadline_ms', message: why }],
+    };
   }
   return null;
 }

@@ -7,7 +7,9 @@ describe('published documents', () => {
     const store = createDocumentStore({ publicUrl: 'https://api.example.com/rfq/', fallbackHost: 'localhost:3000' });
     const openapi = JSON.parse(store.get('openapi', 'json', 'evil.test').body.toString()) as { servers: Array<{ url: string }> };
     expect(openapi.servers.map((s) => s.url)).toEqual(['https://api.example.com/rfq']);
-    const asyncapi = parse(store.get('asyncapi', 'yaml', 'evil.test').body.toString()) as { servers: Record<string, { host: string; protocol: string; pathname: string }> };
+    const asyncapi = parse(store.get('asyncapi', 'yaml', 'evil.test').body.toString()) as {
+      servers: Record<string, { host: string; protocol: string; pathname: string }>;
+    };
     expect(Object.values(asyncapi.servers).map((s) => [s.host, s.protocol, s.pathname])).toEqual([['api.example.com', 'wss', '/rfq']]);
   });
 

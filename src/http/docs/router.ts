@@ -28,7 +28,14 @@ export function createDocsRouter(opts: DocsOptions): express.Router {
   const router = express.Router({ caseSensitive: true, strict: true });
 
   const notFound = (_req: Request, res: Response) =>
-    writeError(res, new AppError(404, 'NOT_FOUND', 'the documentation portal is disabled on this deployment (DOCS_ENABLED=false); the documents stay at /openapi.json and /asyncapi.json'));
+    writeError(
+      res,
+      new AppError(
+        404,
+        'NOT_FOUND',
+        'the documentation portal is disabled on this deployment (DOCS_ENABLED=false); the documents stay at /openapi.json and /asyncapi.json',
+      ),
+    );
   if (!opts.enabled) {
     router.get(['/docs', '/docs/', '/docs/ws', '/docs/assets/:name'], notFound);
     return router;
@@ -36,16 +43,26 @@ export function createDocsRouter(opts: DocsOptions): express.Router {
 
   router.get(['/docs', '/docs/'], (_req, res) => {
     res.locals.operationId = 'docsPortal';
-    page(res, 'API reference', 'api', `<div id="app"></div>
+    page(
+      res,
+      'API reference',
+      'api',
+      `<div id="app"></div>
 <script src="${prefix}/docs/assets/scalar.js"></script>
-<script src="${prefix}/docs/assets/scalar-init.js" data-spec-url="${prefix}/openapi.json" data-title="contest-rfq-service API reference"></script>`);
+<script src="${prefix}/docs/assets/scalar-init.js" data-spec-url="${prefix}/openapi.json" data-title="contest-rfq-service API reference"></script>`,
+    );
   });
   router.get(['/docs/ws', '/docs/ws/'], (_req, res) => {
     res.locals.operationId = 'docsPortal';
-    page(res, 'Market-maker WebSocket', 'ws', `<link rel="stylesheet" href="${prefix}/docs/assets/asyncapi.css">
+    page(
+      res,
+      'Market-maker WebSocket',
+      'ws',
+      `<link rel="stylesheet" href="${prefix}/docs/assets/asyncapi.css">
 <div id="asyncapi"></div>
 <script src="${prefix}/docs/assets/asyncapi.js"></script>
-<script src="${prefix}/docs/assets/asyncapi-init.js" data-spec-url="${prefix}/asyncapi.json"></script>`);
+<script src="${prefix}/docs/assets/asyncapi-init.js" data-spec-url="${prefix}/asyncapi.json"></script>`,
+    );
   });
   router.get('/docs/assets/:name', (req: Request<{ name: string }>, res: Response) => {
     res.locals.operationId = 'docsAsset';

@@ -36,7 +36,12 @@ function commonFields(c: ContestRecord): Omit<ContestLobbyRow, 'caller' | 'creat
 }
 
 export function lobbyRowWire(c: ContestRecord, joined: boolean | null): ContestLobbyRow {
-  return { ...commonFields(c), caller: joined === null ? null : { joined }, created_at_ms: c.createdAtMs, image_url: imageUrl(c.imageId, c.category) };
+  return {
+    ...commonFields(c),
+    caller: joined === null ? null : { joined },
+    created_at_ms: c.createdAtMs,
+    image_url: imageUrl(c.imageId, c.category),
+  };
 }
 
 export function marketWire(m: ContestMarketRecord): ContestMarket {

@@ -49,7 +49,13 @@ export function contestsHandlers(deps: ContestsDeps): HandlersFor<ContestsOperat
     listContests: async ({ query: q }, { db: em, auth }) => {
       const page = await listContests(em, { status: q.status, category: q.category, cursor: q.cursor, limit: clampLimit(q.limit, 20, 50) });
       const me = userIdOf(auth);
-      const joined = me ? await joinedContests(em, me, page.contests.map((c) => c.id)) : null;
+      const joined = me
+        ? await joinedContests(
+            em,
+            me,
+            page.contests.map((c) => c.id),
+          )
+        : null;
       return {
         status: 200,
         body: { contests: page.contests.map((c) => lobbyRowWire(c, joined ? joined.has(c.id) : null)), next_cursor: page.nextCursor },
@@ -171,7 +177,9 @@ export function contestsHandlers(deps: ContestsDeps): HandlersFor<ContestsOperat
       log.info({ market_id: marketId, outcome, contest_id: r.market.contestId, contest_ready: r.contestReady }, 'contest market resolved');
       if (r.contestReady) {
         // A lost enqueue is picked up by the resolution relay within a few seconds.
-        await resolution.enqueue(r.market.contestId).catch((err: unknown) => log.warn({ err, contest_id: r.market.contestId }, 'could not enqueue the contest resolution; the relay will'));
+        await resolution
+          .enqueue(r.market.contestId)
+          .catch((err: unknown) => log.warn({ err, contest_id: r.market.contestId }, 'could not enqueue the contest resolution; the relay will'));
       }
       return { status: 200, body: marketWire(r.market), headers: NO_STORE };
     },

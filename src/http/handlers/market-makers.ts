@@ -27,7 +27,12 @@ export function marketMakersHandlers(deps: MarketMakerHandlerDeps): HandlersFor<
     getTakerPnl: (_req, { auth }) => {
       if (auth.kind !== 'market_maker') throw new Unauthorized();
       const f = takerPnl(auth.walletAddress);
-      const body: TakerPnl = { wallet_address: f.walletAddress, realized_pnl_micros: f.realizedPnlMicros, trade_count: f.tradeCount, as_of_ms: f.asOfMs };
+      const body: TakerPnl = {
+        wallet_address: f.walletAddress,
+        realized_pnl_micros: f.realizedPnlMicros,
+        trade_count: f.tradeCount,
+        as_of_ms: f.asOfMs,
+      };
       return { status: 200, body, headers: { 'Cache-Control': 'no-store' } };
     },
   };

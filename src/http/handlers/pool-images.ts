@@ -38,7 +38,9 @@ export function poolImagesHandlers(): HandlersFor<'uploadPoolImage' | 'getPoolIm
     uploadPoolImage: async (req, { db }) => {
       // The type says bytes (the body is required); an empty upload is still answered here, with 400.
       if (!Buffer.isBuffer(req.body)) {
-        throw new ValidationFailed('the request body is empty; send the image bytes as the body', [{ in: 'body', path: '', message: 'must not be empty' }]);
+        throw new ValidationFailed('the request body is empty; send the image bytes as the body', [
+          { in: 'body', path: '', message: 'must not be empty' },
+        ]);
       }
       const image = await storeImage(db, req.contentType, req.body);
       return { status: 201, body: toPoolImage(image) };
@@ -47,7 +49,10 @@ export function poolImagesHandlers(): HandlersFor<'uploadPoolImage' | 'getPoolIm
       const imageId = req.params.image_id;
       const image = await getImage(db, imageId);
       if (!image) {
-        throw new NotFound('IMAGE_NOT_FOUND', `no image ${imageId}: ids are the image_id of an upload or default-mentions, default-sports, default-culture`);
+        throw new NotFound(
+          'IMAGE_NOT_FOUND',
+          `no image ${imageId}: ids are the image_id of an upload or default-mentions, default-sports, default-culture`,
+        );
       }
       const etag = etagOf(image);
       const headers = { ETag: etag, 'Cache-Control': IMAGE_CACHE_CONTROL };
