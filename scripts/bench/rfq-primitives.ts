@@ -6,24 +6,14 @@ import { hashTypedData, recoverTypedDataAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createBus, type Bus } from '../../src/bus/bus.js';
 import { orderTypedData, quoteTypedData, rfqDomain, verifyOrderSignature, type RfqOrderJson } from '../../src/domain/rfq/typed-data.js';
+import { ANVIL0_KEY, EXAMPLE_ORDER } from '../../src/testing/rfq-example.js';
 import { createTestDatabase, TEST_REDIS_URL, uniquePrefix } from '../../src/testing/postgres.js';
 import { percentile, row } from './harness.js';
 
 const MESSAGES = Number(process.argv.find((a) => a.startsWith('--messages='))?.split('=')[1] ?? 2000);
-const account = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
+const account = privateKeyToAccount(ANVIL0_KEY);
 const domain = rfqDomain('contest-rfq-service', 8453);
-const order: RfqOrderJson = {
-  taker: account.address,
-  legs: [
-    { market_id: 1042, direction: 'up' },
-    { market_id: 1043, direction: 'down' },
-  ],
-  stake_micros: 10_000_000,
-  min_odds_bps: 25_000,
-  order_type: 'FOK',
-  nonce: 1,
-  deadline_ms: 1767225630000,
-};
+const order: RfqOrderJson = EXAMPLE_ORDER;
 
 async function rate(label: string, n: number, fn: (i: number) => unknown): Promise<void> {
   for (let i = 0; i < Math.min(50, n); i++) await fn(i); // warm-up

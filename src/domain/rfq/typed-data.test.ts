@@ -16,33 +16,11 @@ import {
   rfqDomain,
   verifyOrderSignature,
   verifyQuoteSignature,
-  type QuoteJson,
-  type RfqOrderJson,
 } from './typed-data.js';
+import { ANVIL0, ANVIL0_KEY, EXAMPLE_ORDER, EXAMPLE_QUOTE } from '../../testing/rfq-example.js';
 
-const ANVIL0_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
-const ANVIL0 = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 const domain = rfqDomain('contest-rfq-service', 8453);
 
-const EXAMPLE_ORDER: RfqOrderJson = {
-  taker: ANVIL0,
-  legs: [
-    { market_id: 1042, direction: 'up' },
-    { market_id: 1043, direction: 'down' },
-  ],
-  stake_micros: 10_000_000,
-  min_odds_bps: 25_000,
-  order_type: 'FOK',
-  nonce: 1,
-  deadline_ms: 1767225630000,
-};
-const EXAMPLE_QUOTE: QuoteJson = {
-  rfq_id: '0f8e2a9c-4b1d-4c6e-9a7f-3d2b1c0e5f6a',
-  maker: ANVIL0,
-  odds_bps: 26_000,
-  max_fill_micros: 10_000_000,
-  valid_until_ms: 1767225601000,
-};
 const ORDER_DIGEST = '0x70e1db37f51e39f8bf4a49ee979788efcaddfe7e4d6947e0e1032628bf54b752';
 const ORDER_SIGNATURE =
   '0xc7ce02dca28a7c70975633a07e39c0ac7911a44a285d106ba8151aa927613a932ec1e29db16dc71ba1fd854451dbbc86049fac62c8cc1391c2f546b238492df71b';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Unprocessable } from '../errors.js';
 import type { RfqOrderJson } from './typed-data.js';
+import { EXAMPLE_ORDER } from '../../testing/rfq-example.js';
 import { assertOrderAcceptable, checkOrder, deadlineBounds, type RfqLimits } from './validate.js';
 
 const NOW = 1_767_225_600_000;
@@ -12,19 +13,7 @@ const limits: RfqLimits = {
   quoteWindowMs: 500,
   maxDeadlineMs: 60_000,
 };
-const order = (over: Partial<RfqOrderJson> = {}): RfqOrderJson => ({
-  taker: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
-  legs: [
-    { market_id: 1042, direction: 'up' },
-    { market_id: 1043, direction: 'down' },
-  ],
-  stake_micros: 10_000_000,
-  min_odds_bps: 25_000,
-  order_type: 'FOK',
-  nonce: 1,
-  deadline_ms: NOW + 30_000,
-  ...over,
-});
+const order = (over: Partial<RfqOrderJson> = {}): RfqOrderJson => ({ ...EXAMPLE_ORDER, deadline_ms: NOW + 30_000, ...over });
 
 describe('deadline bounds (rfq-design 3.5)', () => {
   it('best mode: now + window + 100 ms .. now + RFQ_MAX_DEADLINE_MS, both inclusive', () => {
