@@ -27,7 +27,7 @@ const drifts: Drift[] = [
   { change: 'PopularMarket.yes_count renamed yes_total', expect: /handlers\/contests\.ts.*yes_(count|total)/ },
   { change: 'query parameter window_ms of getContestTopParticipants renamed lookback_ms', expect: /handlers\/contests\.ts.*'window_ms'/ },
   { change: 'uploadPoolImage answers 200 instead of 201', expect: /handlers\/pool-images\.ts.*(201|200)/ },
-  { change: 'new WebSocket client message `quote`', expect: /ws\/gateway\.ts.*quote/ },
+  { change: 'new WebSocket client message `quote`', expect: /ws\/message-handlers\.ts.*quote/ },
 ];
 
 function mutateOpenApi(text: string): string {
