@@ -4,7 +4,8 @@
 //   npm run bench:rfq-primitives [-- --messages=2000]
 import { hashTypedData, recoverTypedDataAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { createBus, type Bus } from '../../src/bus/bus.js';
+import { createBus } from '../../src/bus/create.js';
+import { type Bus } from '../../src/bus/bus.js';
 import { orderTypedData, quoteTypedData, rfqDomain, verifyOrderSignature, type RfqOrderJson } from '../../src/domain/rfq/typed-data.js';
 import { ANVIL0_KEY, EXAMPLE_ORDER } from '../../src/testing/rfq-example.js';
 import { createTestDatabase, TEST_REDIS_URL, uniquePrefix } from '../../src/testing/postgres.js';

@@ -8,7 +8,8 @@ import pg from 'pg';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, TEST_REDIS_URL, uniquePrefix, type TestDatabase } from '../testing/postgres.js';
-import { BusPayloadTooLarge, busChannel, createBus, MAX_BUS_MESSAGE_BYTES, type Bus, type BusMessageMeta, type BusTopic } from './bus.js';
+import { createBus } from './create.js';
+import { BusPayloadTooLarge, busChannel, MAX_BUS_MESSAGE_BYTES, type Bus, type BusMessageMeta, type BusTopic } from './bus.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 let db: TestDatabase;

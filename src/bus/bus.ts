@@ -136,10 +136,3 @@ export function createHub(onError: BusOptions['onError']): BusHub {
     onError: report,
   };
 }
-
-export async function createBus(opts: BusOptions): Promise<Bus> {
-  // Imported here, not at the top: the backends import this module.
-  if (opts.redisUrl) return (await import('./redis.js')).createRedisBus({ ...opts, redisUrl: opts.redisUrl });
-  if (opts.databaseUrl) return (await import('./pg.js')).createPgBus({ ...opts, databaseUrl: opts.databaseUrl });
-  return (await import('./local.js')).createLocalBus(opts);
-}

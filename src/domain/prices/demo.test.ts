@@ -1,7 +1,8 @@
 // Vectors computed independently (Python hashlib) from the formula published in the spec.
 import { describe, expect, it } from 'vitest';
 import { createDemoFeed, demoPriceMicros } from './demo.js';
-import { createPriceFeed, windowOutcome } from './feed.js';
+import { createPriceFeed } from './create.js';
+import { windowOutcome } from './feed.js';
 
 const T0 = 1_767_225_600_000; // 2026-01-01T00:00:00Z
 

@@ -1,7 +1,6 @@
 // The price source behind window resolution (rfq-design 3.9). Adapters plug in behind this interface:
 // `demo` (the default, deterministic) ships; an exchange-kline or oracle adapter would be another file
 // here implementing PriceFeed, chosen by PRICE_FEED. The resolution job calls it outside any transaction.
-import { createDemoFeed } from './demo.js'; // demo.ts imports only types from here: no cycle at run time
 
 export interface PriceObservation {
   /** Price in micros of the quote currency (USD), an integer. */
@@ -22,15 +21,4 @@ export type WindowOutcome = 'YES' | 'NO';
 /** Up (YES) wins only if the close is strictly above the open; a tie is down (NO), as Longshot. */
 export function windowOutcome(openMicros: bigint, closeMicros: bigint): WindowOutcome {
   return closeMicros > openMicros ? 'YES' : 'NO';
-}
-
-export interface PriceFeedSettings {
-  feed: 'demo';
-  demoSeed: string;
-  demoSpreadBps: number;
-}
-
-/** The feed of PRICE_FEED (only `demo` exists so far). A real adapter is a new case here and a file beside demo.ts. */
-export function createPriceFeed(settings: PriceFeedSettings, now?: () => number): PriceFeed {
-  return createDemoFeed({ seed: settings.demoSeed, spreadBps: settings.demoSpreadBps, now });
 }
