@@ -1,0 +1,69 @@
+// Parsing helpers of src/config.ts: zod field builders and small value parsers. Reads no environment.
+import { createPublicKey } from 'node:crypto';
+import { z } from 'zod';
+
+export const intFrom = (def: number, min: number, max = Number.MAX_SAFE_INTEGER) =>
+  z
+    .string()
+    .trim()
+    .regex(/^-?\d+$/, 'must be an integer')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max))
+    .optional()
+    .transform((v) => v ?? def);
+
+export const csv = <T extends z.ZodType<unknown, string>>(item: T, def: string) =>
+  z
+    .string()
+    .optional()
+    .transform((v) =>
+      (v ?? def)
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(item).min(1, 'must list at least one value'));
+
+export const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v));
+
+/** The web app's authority when SIWE_DOMAIN is unset: PUBLIC_URL's host, else localhost on PORT (3000 for PORT=0). */
+export function defaultSiweDomain(publicUrl: string | undefined, port: number): string {
+  if (publicUrl) return new URL(publicUrl).host;
+  return `localhost:${port === 0 ? 3000 : port}`;
+}
+
+/** `*`, a list of lower-cased origins, or a problem (a string other than `*`). */
+export function parseCorsOrigins(value: string | undefined, nodeEnv: string): '*' | string[] | string {
+  if (value === undefined) return nodeEnv === 'production' ? [] : '*';
+  const v = value.trim();
+  if (v === '*') return '*';
+  if (v.toLowerCase() === 'none') return [];
+  const origins = v
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
+  const bad = origins.filter((o) => !/^https?:\/\/[a-z0-9.-]+(:\d{1,5})?$/i.test(o));
+  if (bad.length) return `not origins (scheme://host[:port], no path): ${bad.join(', ')}`;
+  return origins.map((o) => o.toLowerCase());
+}
+
+export function isP256PublicKeyPem(pem: string): boolean {
+  if (!pem.includes('BEGIN PUBLIC KEY')) return false;
+  try {
+    const key = createPublicKey(pem);
+    return key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1';
+  } catch {
+    return false;
+  }
+}
+
+export function deepFreeze<T>(o: T): T {
+  if (o && typeof o === 'object') {
+    for (const v of Object.values(o)) deepFreeze(v);
+    Object.freeze(o);
+  }
+  return o;
+}

@@ -1,0 +1,37 @@
+// Cross-field rules of src/config.ts: problems one key alone cannot show. Reads no environment.
+import { DEMO_BASES_MICROS, PROCESSING_BUFFER_MS } from './constants.js';
+import type { Parsed } from './config-schema.js';
+
+/** Null when the buffer leaves every market window some open betting time (the rule windows.ts asserts per window). */
+export function bufferProblem(durations: readonly number[], bufferMs: number): string | null {
+  const tooShort = durations.filter((d) => bufferMs >= d * 1000);
+  if (!tooShort.length) return null;
+  return `must be less than the shortest MARKET_DURATIONS window (${Math.min(...durations) * 1000} ms); ${bufferMs} ms leaves no betting time in the ${tooShort.join(', ')} s windows`;
+}
+
+/** Cross-field rules of the RFQ settings (rfq-design 3.14). */
+export function rfqProblems(e: Parsed): string[] {
+  const problems: string[] = [];
+  if (!e.SIWE_CHAIN_IDS.includes(e.RFQ_SIGNING_CHAIN_ID)) {
+    problems.push(`RFQ_SIGNING_CHAIN_ID: must be one of SIWE_CHAIN_IDS (${e.SIWE_CHAIN_IDS.join(',')}): the wallet that signs in signs the orders`);
+  }
+  if (e.RFQ_QUOTE_WINDOW_MS >= e.RFQ_MAX_DEADLINE_MS - PROCESSING_BUFFER_MS) {
+    problems.push(
+      `RFQ_QUOTE_WINDOW_MS: must be less than RFQ_MAX_DEADLINE_MS - ${PROCESSING_BUFFER_MS} (${e.RFQ_MAX_DEADLINE_MS - PROCESSING_BUFFER_MS} ms), or no best-mode deadline is acceptable`,
+    );
+  }
+  if (e.RFQ_MIN_STAKE_MICROS > e.RFQ_MAX_STAKE_MICROS) problems.push('RFQ_MIN_STAKE_MICROS: must not exceed RFQ_MAX_STAKE_MICROS');
+  const smallestPayout = (BigInt(e.RFQ_MIN_STAKE_MICROS) * 10_001n) / 10_000n;
+  if (BigInt(e.RFQ_MAX_PAYOUT_MICROS) < smallestPayout) {
+    problems.push(`RFQ_MAX_PAYOUT_MICROS: must be at least ${smallestPayout} (the minimum stake at the lowest odds), or no order is acceptable`);
+  }
+  if (e.PRICE_FEED === 'demo') {
+    const unpriced = e.MARKET_ASSETS.filter((a) => DEMO_BASES_MICROS[a] === undefined);
+    if (unpriced.length)
+      problems.push(
+        `MARKET_ASSETS: the demo price feed has no price for ${unpriced.join(', ')} (it prices ${Object.keys(DEMO_BASES_MICROS).join(', ')})`,
+      );
+  }
+  if (e.RESOLUTION_MAX_WAIT_MS <= e.RESOLUTION_DELAY_MS) problems.push('RESOLUTION_MAX_WAIT_MS: must be greater than RESOLUTION_DELAY_MS');
+  return problems;
+}

@@ -1,0 +1,136 @@
+// The environment schema of src/config.ts: every key, its default and its bounds. Reads no environment.
+import { z } from 'zod';
+import { DEMO_PRICE_SEED_DEFAULT, DEMO_PRICE_SPREAD_BPS_DEFAULT } from './constants.js';
+import { csv, intFrom, isP256PublicKeyPem, optionalString } from './config-parse.js';
+
+export const AUTH_DOMAIN_DEFAULT = 'contest-rfq-service market-maker v1';
+
+export const schema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  HOST: z.string().default('0.0.0.0'),
+  PORT: intFrom(3000, 0, 65535),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATABASE_URL: optionalString.pipe(
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+      .optional(),
+  ),
+  REDIS_URL: optionalString.pipe(
+    z
+      .string()
+      .regex(/^rediss?:\/\//, 'must be a redis:// URL')
+      .optional(),
+  ),
+  DATA_DIR: z.string().min(1).default('.data'),
+  /** Prefix for BullMQ queue names, so several test runs or deployments can share one Redis. */
+  QUEUE_PREFIX: z
+    .string()
+    .regex(/^[a-z0-9_-]{1,32}$/i, 'must be 1-32 of [A-Za-z0-9_-]')
+    .default('crfq'),
+  OPERATOR_TOKEN: optionalString.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
+  PRIVY_APP_ID: optionalString,
+  PRIVY_VERIFICATION_KEY: optionalString
+    // Env files often carry a PEM on one line with literal \n escapes.
+    .transform((v) => v?.replace(/\\n/g, '\n'))
+    .pipe(z.string().refine(isP256PublicKeyPem, 'must be an SPKI PEM P-256 (ES256) public key').optional()),
+  /** User session lifetime; down to 1 s for tests and short-lived deployments. */
+  SESSION_TTL_SECONDS: intFrom(86400, 1, 31 * 86400),
+  /** EIP-4361 `domain` that wallet sign-in messages must name (host[:port] of the web app). */
+  SIWE_DOMAIN: z
+    .string()
+    .trim()
+    .regex(/^[a-zA-Z0-9.-]+(:[0-9]{1,5})?$/, 'must be an RFC 3986 authority, host[:port]')
+    .optional(),
+  /** EIP-155 chain ids accepted in wallet sign-in messages. */
+  SIWE_CHAIN_IDS: csv(
+    z.string().regex(/^\d+$/, 'chain ids are positive integers').transform(Number).pipe(z.number().int().min(1).max(Number.MAX_SAFE_INTEGER)),
+    '1,8453,84532',
+  ),
+  MM_AUTH_DOMAIN: z
+    .string()
+    .default(AUTH_DOMAIN_DEFAULT)
+    .refine((s) => /^[\x20-\x7e]*$/.test(s) && Buffer.byteLength(s, 'ascii') === 35, 'must be exactly 35 printable ASCII bytes'),
+  MM_CHALLENGE_TTL_MS: intFrom(30000, 100),
+  MM_AUTH_TIMEOUT_MS: intFrom(10000, 100),
+  MM_HEARTBEAT_INTERVAL_MS: intFrom(15000, 50),
+  MM_MAX_MISSED_PONGS: intFrom(3, 1, 100),
+  MM_SESSION_TTL_MS: intFrom(3600000, 1000),
+  /** Open market-maker WebSocket connections one client IP may hold across every API process; more get HTTP 429. */
+  MM_MAX_CONNECTIONS_PER_IP: intFrom(20, 1, 100000),
+  /** Of those, connections not yet authenticated (they have MM_AUTH_TIMEOUT_MS to do it); more get HTTP 429. At most MM_MAX_CONNECTIONS_PER_IP. */
+  MM_MAX_UNAUTHENTICATED_PER_IP: intFrom(4, 1, 100000),
+  /** Frames per second one connection may send (a bucket of this many, refilled at this rate); past it: close 1008. */
+  MM_MAX_FRAMES_PER_SECOND: intFrom(50, 1, 100000),
+  /** Frames one connection may have waiting while an earlier one is handled; past it: close 1008. */
+  MM_MAX_QUEUED_FRAMES: intFrom(32, 1, 100000),
+  /** Frames a connection may send before it authenticates (pongs that answer a ping are free); the next: close 1008. */
+  MM_MAX_UNAUTHENTICATED_FRAMES: intFrom(24, 2, 100000),
+  /** Open TCP connections (HTTP and WebSocket) per client address; more are closed at once. 0: no cap. */
+  HTTP_MAX_CONNECTIONS_PER_IP: intFrom(256, 0, 10_000_000),
+  /** Open TCP connections in total; at either cap idle connections are shed first. 0: no cap. */
+  HTTP_MAX_CONNECTIONS: intFrom(8192, 0, 10_000_000),
+  MARKET_ASSETS: csv(z.string().regex(/^[A-Z0-9]{1,16}$/, 'assets are 1-16 of [A-Z0-9]'), 'BTC,ETH,SOL,XRP,HYPE'),
+  MARKET_DURATIONS: csv(
+    z
+      .string()
+      .regex(/^\d+$/, 'durations are whole seconds')
+      .transform(Number)
+      .pipe(
+        z
+          .number()
+          .int()
+          .min(1)
+          .max(7 * 86400),
+      ),
+    '60,300,900,3600,14400,86400',
+  ),
+  MARKET_BETTING_CLOSE_BUFFER_MS: intFrom(10000, 0),
+  MARKET_LOOKUP_HORIZON_MS: intFrom(7 * 86400 * 1000, 0),
+  DEPOSIT_SYNC_WAIT_MS: intFrom(5000, 0, 60000),
+  SETTLEMENT_MODE: z.enum(['demo']).default('demo'),
+  /** Demo settlement: each user's finite onchain balance; deposits beyond what is left fail (SETTLEMENT_FAILED). */
+  DEMO_ONCHAIN_BALANCE_MICROS: intFrom(1_000_000_000_000, 0),
+  SHUTDOWN_TIMEOUT_MS: intFrom(10000, 100),
+  RATE_LIMIT_PER_MINUTE: intFrom(1200, 0),
+  // RFQ trading (rfq-design 3.14)
+  RFQ_QUOTE_WINDOW_MS: intFrom(500, 10, 60_000),
+  RFQ_MAX_DEADLINE_MS: intFrom(60_000, 1000, 15 * 60_000),
+  RFQ_SWEEP_EVERY_MS: intFrom(1000, 100, 60_000),
+  // A stake of at least 10,000 micros at the lowest odds (10001 bps) keeps the maker's liability >= 1 micro.
+  RFQ_MIN_STAKE_MICROS: intFrom(500_000, 10_000),
+  RFQ_MAX_STAKE_MICROS: intFrom(10_000_000_000, 10_000),
+  RFQ_MAX_PAYOUT_MICROS: intFrom(50_000_000_000, 10_001),
+  RFQ_MAX_LEGS: intFrom(9, 1, 9),
+  RFQ_MAX_OPEN_PER_USER: intFrom(10, 1, 10_000),
+  /** EIP-712 domain of RFQ orders and quotes; must be one of SIWE_CHAIN_IDS. */
+  RFQ_SIGNING_CHAIN_ID: intFrom(8453, 1),
+  RFQ_EIP712_NAME: z
+    .string()
+    .trim()
+    .regex(/^[\x20-\x7e]{1,64}$/, 'must be 1-64 printable ASCII characters')
+    .default('contest-rfq-service'),
+  MM_MAX_QUOTES_PER_SECOND: intFrom(100, 1, 100_000),
+  PRICE_FEED: z.enum(['demo']).default('demo'),
+  DEMO_PRICE_SEED: z.string().min(1).max(128).default(DEMO_PRICE_SEED_DEFAULT),
+  DEMO_PRICE_SPREAD_BPS: intFrom(DEMO_PRICE_SPREAD_BPS_DEFAULT, 0, 9999),
+  RESOLUTION_DELAY_MS: intFrom(2000, 0, 3_600_000),
+  RESOLUTION_MAX_WAIT_MS: intFrom(3_600_000, 1000, 7 * 86_400_000),
+  /** Fault injection for tests and drills (src/failpoints.ts); refused in production. */
+  FAILPOINTS: optionalString,
+  /** /readyz reports the workers `stale` when the newest worker heartbeat is older than this. */
+  WORKER_HEARTBEAT_STALE_MS: intFrom(30000, 1000),
+  /** Longest wait for the queue (Redis) before a request that needs it answers 503 with Retry-After. */
+  QUEUE_WAIT_MS: intFrom(3000, 100, 60000),
+  /** Base URL partners reach this instance at (https://api.example.com); written into the served documents. */
+  PUBLIC_URL: optionalString.pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s):// URL' }).optional()),
+  /** Serve the docs portal (/docs, /docs/ws). The documents (/openapi.json, ...) are always served. */
+  DOCS_ENABLED: z
+    .enum(['true', 'false', '1', '0'])
+    .default('true')
+    .transform((v) => v === 'true' || v === '1'),
+  /** Origins allowed by CORS: unset = any outside production and none in production; `*`; a comma list; `none`. */
+  CORS_ORIGINS: optionalString,
+});
+
+export type Parsed = z.infer<typeof schema>;
