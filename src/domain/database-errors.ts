@@ -58,6 +58,12 @@ function constraintOf(err: unknown): string | undefined {
   return m?.[1];
 }
 
+/** A unique violation of this constraint, raised through MikroORM or raw from the driver (Kysely). */
+export function isUniqueViolation(err: unknown, constraint: string): boolean {
+  const unique = err instanceof UniqueConstraintViolationException || sqlState(err) === SQLSTATE.uniqueViolation;
+  return unique && constraintOf(err) === constraint;
+}
+
 /**
  * The domain error a database error stands for, or null when it is not one we map (a bug: the caller
  * answers 500). The texts are the ones the error body has always carried for these cases.

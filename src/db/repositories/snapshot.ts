@@ -6,10 +6,12 @@ import type { DB, Db } from '../schema.js';
 import { ContestBoardsRepository } from './contest-boards.repository.js';
 import { ContestsRepository } from './contests.repository.js';
 import { HeartbeatsRepository } from './heartbeats.repository.js';
+import { IdentityRepository } from './identity.repository.js';
 import { LedgerRepository } from './ledger.repository.js';
 import { MarketMakersRepository } from './market-makers.repository.js';
 import { MarketsRepository } from './markets.repository.js';
 import { PoolImagesRepository } from './pool-images.repository.js';
+import { SettlementRepository } from './settlement.repository.js';
 
 export interface CompiledQuery {
   /** `Repository.method` (with a suffix when one method issues several statements or has variants). */
@@ -21,6 +23,7 @@ export interface CompiledQuery {
 const U1 = '00000000-0000-4000-8000-000000000001';
 const U2 = '00000000-0000-4000-8000-000000000002';
 const WALLET = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
+const PRIVY = { sub: 'did:privy:abc', address: WALLET, xHandle: 'alice', xAvatarUrl: 'https://x.example/a.png' };
 
 /** Sample calls per feature file. Each call may issue several statements (all are recorded, in order). */
 const CATALOG: Record<string, Array<[string, (db: Db) => Promise<unknown>]>> = {
@@ -53,6 +56,31 @@ const CATALOG: Record<string, Array<[string, (db: Db) => Promise<unknown>]>> = {
       (db) => new MarketMakersRepository(db).insertSession({ id: U1, tokenHash: Buffer.alloc(32), walletAddress: WALLET, ttlMs: 86_400_000 }),
     ],
     ['MarketMakersRepository.endedSessions', (db) => new MarketMakersRepository(db).endedSessions([U1, U2])],
+  ],
+  identity: [
+    ['IdentityRepository.updatePrivyUser', (db) => new IdentityRepository(db).updatePrivyUser(PRIVY)],
+    ['IdentityRepository.insertPrivyUser', (db) => new IdentityRepository(db).insertPrivyUser(U1, PRIVY)],
+    ['IdentityRepository.attachPrivySubject', (db) => new IdentityRepository(db).attachPrivySubject(PRIVY)],
+    ['IdentityRepository.findUserByWallet', (db) => new IdentityRepository(db).findUserByWallet(WALLET)],
+    ['IdentityRepository.insertWalletUser', (db) => new IdentityRepository(db).insertWalletUser(U1, WALLET)],
+    ['IdentityRepository.findUser', (db) => new IdentityRepository(db).findUser(U1)],
+    ['IdentityRepository.setHandle', (db) => new IdentityRepository(db).setHandle(U1, 'alice')],
+    [
+      'IdentityRepository.insertUserSession',
+      (db) => new IdentityRepository(db).insertUserSession({ id: U2, tokenHash: Buffer.alloc(32), userId: U1, ttlSeconds: 604_800 }),
+    ],
+    ['IdentityRepository.liveSession', (db) => new IdentityRepository(db).liveSession(Buffer.alloc(32))],
+    ['IdentityRepository.revokeSession', (db) => new IdentityRepository(db).revokeSession(U2)],
+    ['IdentityRepository.insertNonce', (db) => new IdentityRepository(db).insertNonce('0'.repeat(32), 300)],
+    ['IdentityRepository.purgeExpiredNonces', (db) => new IdentityRepository(db).purgeExpiredNonces()],
+    ['IdentityRepository.consumeNonce', (db) => new IdentityRepository(db).consumeNonce('0'.repeat(32))],
+    ['IdentityRepository.pruneSessionsBatch', (db) => new IdentityRepository(db).pruneSessionsBatch(3_600_000, 5_000)],
+    ['IdentityRepository.pruneNoncesBatch', (db) => new IdentityRepository(db).pruneNoncesBatch(5_000)],
+    ['IdentityRepository.pruneLimitsBatch', (db) => new IdentityRepository(db).pruneLimitsBatch(5_000)],
+  ],
+  settlement: [
+    ['SettlementRepository.lockUser', (db) => new SettlementRepository(db).lockUser(U1)],
+    ['SettlementRepository.successfulDepositTotal', (db) => new SettlementRepository(db).successfulDepositTotal(U1)],
   ],
   heartbeats: [
     [

@@ -3,6 +3,8 @@
 // database clock on every lookup, so logout takes effect on the very next request.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Em } from '../../db/orm.js';
+import { identityRepository } from '../../db/repositories/identity.repository.js';
+import { db } from '../../db/schema.js';
 
 export const USER_TOKEN_PREFIX = 'us_';
 
@@ -28,36 +30,17 @@ export interface IssuedSession {
 export async function createUserSession(em: Em, userId: string, ttlSeconds: number): Promise<IssuedSession> {
   const { token, hash } = newSessionToken(USER_TOKEN_PREFIX);
   const sessionId = randomUUID();
-  const rows = await em.execute<Array<{ expires_epoch: string | number }>>(
-    `insert into sessions (id, token_hash, kind, user_id, expires_at)
-     values (?, ?, 'user', ?, now() + make_interval(secs => ?))
-     returning extract(epoch from expires_at) as expires_epoch`,
-    [sessionId, hash, userId, ttlSeconds],
-  );
-  return { sessionId, token, expiresAt: Math.floor(Number(rows[0]!.expires_epoch)) };
+  const row = await identityRepository(db(em)).insertUserSession({ id: sessionId, tokenHash: hash, userId, ttlSeconds });
+  return { sessionId, token, expiresAt: Math.floor(Number(row.expires_epoch)) };
 }
 
 export type SessionPrincipal =
   { kind: 'user'; sessionId: string; userId: string; address: string } | { kind: 'market_maker'; sessionId: string; walletAddress: string };
 
-interface SessionRow {
-  id: string;
-  kind: 'user' | 'market_maker';
-  user_id: string | null;
-  market_maker_address: string | null;
-  wallet_address: string | null;
-}
-
 /** The live (unrevoked, unexpired) session of a presented token, or null. */
 export async function resolveSessionToken(em: Em, token: string): Promise<SessionPrincipal | null> {
   if (token.length === 0 || token.length > MAX_TOKEN_LENGTH) return null;
-  const rows = await em.execute<SessionRow[]>(
-    `select s.id, s.kind, s.user_id, s.market_maker_address, u.wallet_address
-       from sessions s left join users u on u.id = s.user_id
-      where s.token_hash = ? and s.revoked_at is null and s.expires_at > now()`,
-    [hashToken(token)],
-  );
-  const row = rows[0];
+  const row = await identityRepository(db(em)).liveSession(hashToken(token));
   if (!row) return null;
   if (row.kind === 'user' && row.user_id && row.wallet_address) {
     return { kind: 'user', sessionId: row.id, userId: row.user_id, address: row.wallet_address };
@@ -70,5 +53,5 @@ export async function resolveSessionToken(em: Em, token: string): Promise<Sessio
 
 /** Revokes one session; idempotent. */
 export async function revokeSession(em: Em, sessionId: string): Promise<void> {
-  await em.execute('update sessions set revoked_at = now() where id = ? and revoked_at is null', [sessionId], 'run');
+  await identityRepository(db(em)).revokeSession(sessionId);
 }

@@ -6,6 +6,8 @@
 import { createHash } from 'node:crypto';
 import { getAddress } from 'viem';
 import type { Em } from '../../db/orm.js';
+import { settlementRepository } from '../../db/repositories/settlement.repository.js';
+import { db } from '../../db/schema.js';
 import { microsFromDb } from '../ledger/amounts.js';
 import type { SettlementAdapter, SettlementRequest, SettlementResult } from './adapter.js';
 
@@ -26,12 +28,9 @@ export function createDemoSettlement(opts: { onchainBalanceMicros: bigint }): Se
         return { ok: true, txHash: demoTxHash(req.operationId) };
       }
       // Serialise this user's deposit settlements so two of them cannot both spend the same demo balance.
-      await em.execute('select id from users where id = ? for update', [req.userId]);
-      const rows = await em.execute<Array<{ total: string }>>(
-        `select coalesce(sum(amount), 0)::text as total from operations where user_id = ? and kind = 'deposit' and status = 'success'`,
-        [req.userId],
-      );
-      const remaining = opts.onchainBalanceMicros - microsFromDb(rows[0]!.total);
+      const repo = settlementRepository(db(em));
+      await repo.lockUser(req.userId);
+      const remaining = opts.onchainBalanceMicros - microsFromDb(await repo.successfulDepositTotal(req.userId));
       if (req.amount > remaining) return { ok: false, failureCode: 'SETTLEMENT_FAILED' };
       return { ok: true, txHash: demoTxHash(req.operationId) };
     },
