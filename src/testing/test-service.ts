@@ -29,10 +29,17 @@ export async function startTestService(
   const operatorToken = `${label}-operator-${randomUUID()}`;
   let svc: ServiceProcess | undefined;
   let sql: pg.Client | undefined;
+  // Each teardown step is bounded: a step that hangs (once seen in CI after idempotency-keys.int.test.ts)
+  // is named on stderr and the next step still runs; the service process is SIGKILLed past its bound.
   const stop = async () => {
-    await sql?.end();
-    await svc?.stop();
-    await db.drop();
+    await bounded('close the assertion client', 10_000, async () => sql?.end());
+    await bounded(
+      'SIGTERM the service',
+      20_000,
+      async () => svc?.stop(),
+      async () => svc?.stop('SIGKILL'),
+    );
+    await bounded('drop the test database', 20_000, () => db.drop());
   };
   const fullEnv = {
     NODE_ENV: 'test',
@@ -53,4 +60,18 @@ export async function startTestService(
     throw err;
   }
   return { db, svc, privy, sql, operatorToken, env: fullEnv, stop };
+}
+
+async function bounded(step: string, ms: number, run: () => Promise<unknown>, onTimeout?: () => Promise<unknown>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), ms)));
+  try {
+    const result = await Promise.race([run().then(() => 'done' as const), timedOut]);
+    if (result === 'timeout') {
+      process.stderr.write(`test teardown: "${step}" did not finish within ${ms} ms\n`);
+      await onTimeout?.();
+    }
+  } finally {
+    clearTimeout(timer);
+  }
 }
