@@ -39,13 +39,6 @@ export function windowsToPrepare(nowMs: number, durationSecs: number, bufferMs: 
   return [startAtMs, startAtMs + durationSecs * 1000];
 }
 
-/** Null when the buffer leaves every window some open betting time; else the problem, for config validation. */
-export function bufferProblem(durations: readonly number[], bufferMs: number): string | null {
-  const tooShort = durations.filter((d) => bufferMs >= d * 1000);
-  if (!tooShort.length) return null;
-  return `must be less than the shortest MARKET_DURATIONS window (${Math.min(...durations) * 1000} ms); ${bufferMs} ms leaves no betting time in the ${tooShort.join(', ')} s windows`;
-}
-
 function assertBuffer(durationSecs: number, bufferMs: number): void {
   if (!(bufferMs >= 0 && bufferMs < durationSecs * 1000)) {
     throw new RangeError(`betting-close buffer ${bufferMs} ms must be >= 0 and < the ${durationSecs} s window`);
