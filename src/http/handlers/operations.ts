@@ -3,6 +3,7 @@ import type { HandlersFor } from '../handler.js';
 import type { HttpMetrics } from '../metrics.js';
 import { Unavailable } from '../../domain/errors.js';
 import type { Logger } from '../../logger.js';
+import { withDeadline } from '../../jobs/queue-gate.js';
 
 export interface ReadinessProbe {
   /** true once migrations have run in this process. */
@@ -31,14 +32,8 @@ class CheckTimeout extends Error {}
 
 /** 'ok', 'timeout' or 'failed': the reason is logged, never put on the wire (it can name hosts and databases). */
 async function check(name: string, fn: () => Promise<void>, log: Logger): Promise<string> {
-  let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([
-      fn(),
-      new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new CheckTimeout()), CHECK_TIMEOUT_MS);
-      }),
-    ]);
+    await withDeadline(fn(), CHECK_TIMEOUT_MS, `readiness check ${name}`, () => new CheckTimeout());
     return 'ok';
   } catch (err) {
     if (err instanceof CheckState) {
@@ -48,8 +43,6 @@ async function check(name: string, fn: () => Promise<void>, log: Logger): Promis
     const timedOut = err instanceof CheckTimeout;
     log.warn({ check: name, err }, `readiness check ${name} ${timedOut ? 'timed out' : 'failed'}`);
     return timedOut ? 'timeout' : 'failed';
-  } finally {
-    clearTimeout(timer);
   }
 }
 
