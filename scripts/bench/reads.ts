@@ -16,9 +16,8 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { createTestDatabase, TEST_REDIS_URL, uniquePrefix } from '../../src/testing/postgres.js';
-import { startServiceProcess, type ServiceProcess } from '../../src/testing/service-process.js';
 import { createTestPrivy } from '../../src/testing/identity.js';
+import { startBenchService, type BenchService } from './harness.js';
 
 const { values } = parseArgs({
   options: {
@@ -84,34 +83,26 @@ async function shoot(url: string): Promise<Shot> {
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx + r.errors + r.timeouts };
 }
 
-let svc: ServiceProcess | undefined;
+let bench: BenchService | undefined;
 let client: pg.Client | undefined;
 const bares: ChildProcess[] = [];
 const tablePath = join(tmpdir(), `bench-reads-${process.pid}.json`);
-const db = await createTestDatabase('benchreads');
 async function cleanup() {
   await client?.end().catch(() => undefined);
   for (const b of bares) b.kill('SIGTERM');
-  await svc?.stop().catch(() => undefined);
-  await db.drop().catch((err: unknown) => log(`could not drop ${db.name}: ${String(err)}`));
+  await bench?.stop().catch((err: unknown) => log(`could not stop the service or drop ${bench?.db.name}: ${String(err)}`));
   rmSync(tablePath, { force: true });
 }
 for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => void cleanup().finally(() => process.exit(130)));
 
 try {
   const privy = await createTestPrivy();
-  svc = await startServiceProcess({
-    env: {
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'info',
-      DATABASE_URL: db.url,
-      REDIS_URL: TEST_REDIS_URL,
-      QUEUE_PREFIX: uniquePrefix('benchreads'),
-      OPERATOR_TOKEN: 'bench-operator-token-0123456789',
-      RATE_LIMIT_PER_MINUTE: '0',
-      ...privy.env,
-    },
+  bench = await startBenchService('benchreads', {
+    NODE_ENV: 'production',
+    OPERATOR_TOKEN: 'bench-operator-token-0123456789',
+    ...privy.env,
   });
+  const { svc, db } = bench;
   client = new pg.Client({ connectionString: db.url });
   await client.connect();
   const sql = client;
