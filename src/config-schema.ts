@@ -129,6 +129,11 @@ export const schema = z.object({
     .enum(['true', 'false', '1', '0'])
     .default('true')
     .transform((v) => v === 'true' || v === '1'),
+  /** Seed demo contests on the embedded development default (never elsewhere): `false` starts empty. */
+  DEMO_DATA: z
+    .enum(['true', 'false', '1', '0'])
+    .default('true')
+    .transform((v) => v === 'true' || v === '1'),
   /** Origins allowed by CORS: unset = any outside production and none in production; `*`; a comma list; `none`. */
   CORS_ORIGINS: optionalString,
 });

@@ -66,6 +66,8 @@ export interface Config {
   /** PUBLIC_URL without a trailing slash. */
   publicUrl: string | undefined;
   docsEnabled: boolean;
+  /** DEMO_DATA: seed demo contests (applies on the embedded development default only). */
+  demoData: boolean;
   /** Origins allowed by CORS (`*`: any; empty: CORS off). */
   corsOrigins: '*' | string[];
 }
@@ -168,6 +170,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     queueWaitMs: e.QUEUE_WAIT_MS,
     publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
     docsEnabled: e.DOCS_ENABLED,
+    demoData: e.DEMO_DATA,
     corsOrigins: cors as '*' | string[],
   };
   return deepFreeze(config);

@@ -30,6 +30,7 @@ import { createRateLimitStore } from './http/rate-limit-store.js';
 import { createSharedConnectionCap } from './ws/connection-slots.js';
 import { createCors } from './http/cors.js';
 import { chooseOperatorToken } from './domain/identity/dev-operator.js';
+import { seedDemoOnStart } from './domain/demo/seed.js';
 import { createDocsRouter } from './http/docs/router.js';
 import { createDocumentStore } from './http/docs/documents.js';
 import { documentsHandlers } from './http/handlers/documents.js';
@@ -58,6 +59,7 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
   const resolutionProducer = boundEnqueue(createResolutionProducer(queues), config.queueWaitMs);
   const workerHealth = createWorkerHealth(orm, queues, config.workerHeartbeatStaleMs);
   const settlement = createSettlementAdapter({ mode: config.settlementMode, demoOnchainBalanceMicros: config.demoOnchainBalanceMicros });
+  await seedDemoOnStart(orm.em.fork(), settlement, config, logger);
   const documents = createDocumentStore({ publicUrl: config.publicUrl, fallbackHost: `localhost:${config.port || 3000}` });
   const allHandlers: Handlers = {
     ...documentsHandlers(documents, { publicUrl: config.publicUrl }),

@@ -5,6 +5,7 @@ import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQue
 import type { DB, Db } from '../schema.js';
 import { ContestBoardsRepository } from './contest-boards.repository.js';
 import { ContestsRepository } from './contests.repository.js';
+import { DemoRepository } from './demo.repository.js';
 import { HeartbeatsRepository } from './heartbeats.repository.js';
 import { IdentityRepository } from './identity.repository.js';
 import { LedgerRepository } from './ledger.repository.js';
@@ -39,6 +40,7 @@ const CATALOG: Record<string, Array<[string, (db: Db) => Promise<unknown>]>> = {
     ['LedgerRepository.insertEntries', (db) => new LedgerRepository(db).insertEntries(U2, ['1', '2'], ['-100', '100'])],
     ['LedgerRepository.userBalances', (db) => new LedgerRepository(db).userBalances(U1)],
   ],
+  demo: [['DemoRepository.claimMarker', (db) => new DemoRepository(db).claimMarker('demo_seed_v1', Buffer.alloc(16))]],
   markets: [
     [
       'MarketsRepository.insertWindows',

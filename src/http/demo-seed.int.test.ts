@@ -1,0 +1,91 @@
+// The living demo (issue 16): an embedded development start seeds demo contests once, with entries, a
+// resolved contest with a leaderboard and payouts; a restart seeds nothing more; DEMO_DATA=false starts empty.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServiceProcess } from '../testing/service-process.js';
+import { call } from '../testing/identity.js';
+import { demoSeedAllowed } from '../domain/demo/seed.js';
+
+const dirs: string[] = [];
+const newDir = () => {
+  const d = mkdtempSync(join(tmpdir(), 'crfq-demo-'));
+  dirs.push(d);
+  return d;
+};
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+type LobbyRow = { contest_id: string; title: string; status: string; entries_filled: number };
+const lobby = async (baseUrl: string): Promise<LobbyRow[]> => {
+  const res = await call(baseUrl, 'GET /v1/contests?limit=100');
+  expect(res.status).toBe(200);
+  return res.body.contests as LobbyRow[];
+};
+const seededLine = (l: Record<string, unknown>) => typeof l.msg === 'string' && l.msg.startsWith('demo data seeded');
+
+describe('demo data on the embedded development default', () => {
+  let dataDir: string;
+  beforeAll(() => {
+    dataDir = newDir();
+  });
+
+  it('a first start seeds three demo contests with entries; the resolved one has ranks and payouts', async () => {
+    const svc = await startServiceProcess({ env: { NODE_ENV: 'development', DATA_DIR: dataDir } });
+    try {
+      expect(svc.logs.some(seededLine)).toBe(true);
+      const rows = await lobby(svc.baseUrl);
+      expect(rows).toHaveLength(3);
+      for (const r of rows) {
+        expect(r.title.startsWith('Demo: ')).toBe(true);
+        expect(r.entries_filled).toBe(6);
+      }
+      expect(rows.map((r) => r.status).sort()).toEqual(['open', 'open', 'resolved']);
+      const resolved = rows.find((r) => r.status === 'resolved')!;
+      const board = await call(svc.baseUrl, `GET /v1/contests/${resolved.contest_id}/leaderboard?limit=10`);
+      expect(board.status).toBe(200);
+      const entries = board.body.entries as Array<{ rank: number; payout_micros: string | null }>;
+      expect(entries).toHaveLength(6);
+      expect(entries[0]!.rank).toBe(1);
+      const detail = await call(svc.baseUrl, `GET /v1/contests/${rows.find((r) => r.title.includes('hidden'))!.contest_id}`);
+      expect(detail.status).toBe(200);
+      expect(detail.body.entry_visibility).toBe('hidden_while_betting_open');
+    } finally {
+      expect(await svc.stop()).toBe(0);
+    }
+  });
+
+  it('a restart seeds nothing more; the books balance', async () => {
+    const svc = await startServiceProcess({ env: { NODE_ENV: 'development', DATA_DIR: dataDir } });
+    try {
+      expect(svc.logs.some(seededLine)).toBe(false);
+      expect(await lobby(svc.baseUrl)).toHaveLength(3);
+    } finally {
+      expect(await svc.stop()).toBe(0);
+    }
+    const checked = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/ledger-check.ts'], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: dataDir },
+    });
+    expect(checked.stdout).toContain('"problems":[]');
+    expect(checked.status).toBe(0);
+  });
+
+  it('DEMO_DATA=false starts empty', async () => {
+    const svc = await startServiceProcess({ env: { NODE_ENV: 'development', DATA_DIR: newDir(), DEMO_DATA: 'false' } });
+    try {
+      expect(svc.logs.some(seededLine)).toBe(false);
+      expect(await lobby(svc.baseUrl)).toHaveLength(0);
+    } finally {
+      expect(await svc.stop()).toBe(0);
+    }
+  });
+
+  it('never seeds outside the embedded development default', () => {
+    expect(demoSeedAllowed({ nodeEnv: 'development', deployment: 'embedded', demoData: true })).toBe(true);
+    expect(demoSeedAllowed({ nodeEnv: 'production', deployment: 'production', demoData: true })).toBe(false);
+    expect(demoSeedAllowed({ nodeEnv: 'development', deployment: 'postgres', demoData: true })).toBe(false);
+    expect(demoSeedAllowed({ nodeEnv: 'test', deployment: 'embedded', demoData: true })).toBe(false);
+  });
+});
