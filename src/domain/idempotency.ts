@@ -17,6 +17,8 @@
 // Requests that fail validation never reach this module (the spec validator answers first).
 import { createHash } from 'node:crypto';
 import type { Em } from '../db/orm.js';
+import { idempotencyRepository, type IdempotencyKeyRow as KeyRow } from '../db/repositories/idempotency.repository.js';
+import { db } from '../db/schema.js';
 import { AppError, Conflict } from './errors.js';
 
 export interface IdempotencyScope {
@@ -80,37 +82,9 @@ const reused = () =>
 const inProgress = () =>
   new Conflict('IDEMPOTENCY_REQUEST_IN_PROGRESS', 'a request with this idempotency_key is still being processed; retry later with the same key');
 
-interface KeyRow {
-  fingerprint: string;
-  state: 'in_progress' | 'done';
-  response_status: number | null;
-  response_body: unknown;
-  resource_id: string | null;
-  lease_left_ms: string | number;
-}
-
-const WHERE = 'scope = ? and operation = ? and key = ?';
-const at = (s: IdempotencyScope) => [s.scope, s.operation, s.key];
-const LEASE = `now() + (${IDEMPOTENCY_LEASE_MS} * interval '1 millisecond')`;
-
-async function insertKey(em: Em, s: IdempotencyScope, print: string): Promise<boolean> {
-  const inserted = await em.execute<Array<{ key: string }>>(
-    `insert into idempotency_keys (scope, operation, key, fingerprint, state, lease_expires_at) values (?, ?, ?, ?, 'in_progress', ${LEASE})
-     on conflict do nothing returning key`,
-    [s.scope, s.operation, s.key, print],
-  );
-  return inserted.length > 0;
-}
-
-async function readKey(em: Em, s: IdempotencyScope, forUpdate: boolean): Promise<KeyRow | undefined> {
-  const rows = await em.execute<KeyRow[]>(
-    `select fingerprint, state, response_status, response_body, resource_id::text as resource_id,
-            coalesce(greatest(0, ceil(extract(epoch from lease_expires_at - now()) * 1000)), 0)::bigint as lease_left_ms
-       from idempotency_keys where ${WHERE}${forUpdate ? ' for update' : ''}`,
-    at(s),
-  );
-  return rows[0];
-}
+const keys = (em: Em) => idempotencyRepository(db(em));
+const insertKey = (em: Em, s: IdempotencyScope, print: string) => keys(em).insert(s, print, IDEMPOTENCY_LEASE_MS);
+const readKey = (em: Em, s: IdempotencyScope, forUpdate: boolean) => keys(em).read(s, forUpdate);
 
 function replayOf(row: KeyRow): ClaimResult {
   const body = typeof row.response_body === 'string' ? (JSON.parse(row.response_body) as unknown) : row.response_body;
@@ -123,12 +97,12 @@ const decide = (row: KeyRow, print: string) =>
 /** Inside the caller's transaction: claims the key (waiting for a concurrent holder), or says what to replay. */
 async function claimIn(tx: Em, s: IdempotencyScope, print: string): Promise<ClaimResult> {
   // Bound the wait for a concurrent request's uncommitted key row (55P03 answers 409 in progress).
-  await tx.execute(`set local lock_timeout = ${DUPLICATE_WAIT_MS}`, [], 'run');
+  await keys(tx).lockTimeout(DUPLICATE_WAIT_MS);
   const claimed = await insertKey(tx, s, print);
   let row = claimed ? undefined : await readKey(tx, s, false);
   // Only a takeover needs the row lock (a replay only reads): lock, and decide again on what is locked.
   if (row && decide(row, print) === 'take_over') row = await readKey(tx, s, true);
-  await tx.execute('set local lock_timeout to default', [], 'run');
+  await keys(tx).lockTimeout(null);
   if (claimed) return { kind: 'claimed' };
   if (!row) return claimIn(tx, s, print); // deleted between our insert and select: try again
   const d = decide(row, print);
@@ -137,17 +111,12 @@ async function claimIn(tx: Em, s: IdempotencyScope, print: string): Promise<Clai
   if (d === 'replay') return replayOf(row);
   // take_over: a two-phase request died holding the key. We hold its row lock now; the write below finds
   // whatever that request wrote through the write's own unique key, so running again writes nothing twice.
-  await tx.execute(`update idempotency_keys set lease_expires_at = ${LEASE} where ${WHERE}`, at(s), 'run');
+  await keys(tx).renewLease(s, IDEMPOTENCY_LEASE_MS);
   return { kind: 'claimed' };
 }
 
 async function store(em: Em, s: IdempotencyScope, o: StoredOutcome): Promise<void> {
-  await em.execute(
-    `update idempotency_keys set state = 'done', response_status = ?, response_body = ?::json, resource_id = ?::uuid, lease_expires_at = null, completed_at = now()
-      where ${WHERE}`,
-    [o.status, JSON.stringify(o.body ?? null), o.resourceId, ...at(s)],
-    'run',
-  );
+  await keys(em).store(s, o.status, JSON.stringify(o.body ?? null), o.resourceId);
 }
 
 export const errorBody = (err: AppError) => ({ error: err.message, code: err.code, details: err.details });
@@ -167,7 +136,7 @@ export async function once<T>(
   const r = await em.transactional(async (tx): Promise<OnceResult<T> | { rejected: AppError }> => {
     const claim = await claimIn(tx, s, print);
     if (claim.kind === 'replay') return { replayed: true, outcome: { status: claim.status, body: claim.body, resourceId: claim.resourceId } };
-    await tx.execute('savepoint idempotent_write', [], 'run');
+    await keys(tx).savepoint('idempotent_write');
     try {
       const value = await write(tx);
       const outcome = outcomeOf(value);
@@ -175,7 +144,7 @@ export async function once<T>(
       return { replayed: false, value, outcome };
     } catch (err) {
       if (!(err instanceof AppError) || err.status >= 500) throw err;
-      await tx.execute('rollback to savepoint idempotent_write', [], 'run');
+      await keys(tx).rollbackToSavepoint('idempotent_write');
       await store(tx, s, { status: err.status, body: errorBody(err), resourceId: null });
       return { rejected: err };
     }
@@ -194,11 +163,7 @@ export async function claim(em: Em, s: IdempotencyScope, print: string): Promise
     if (d === 'reused') throw reused();
     if (d === 'in_progress') throw inProgress();
     if (d === 'replay') return replayOf(row);
-    const taken = await em.execute<Array<{ key: string }>>(
-      `update idempotency_keys set lease_expires_at = ${LEASE} where ${WHERE} and state = 'in_progress' and lease_expires_at <= now() returning key`,
-      at(s),
-    );
-    if (taken.length) return { kind: 'claimed' };
+    if (await keys(em).takeOverExpired(s, IDEMPOTENCY_LEASE_MS)) return { kind: 'claimed' };
   }
 }
 
@@ -208,7 +173,7 @@ export async function complete(em: Em, s: IdempotencyScope, status: number, body
 
 /** Deletes an in-progress claim; only for a request known to have written nothing. */
 export async function release(em: Em, s: IdempotencyScope): Promise<void> {
-  await em.execute(`delete from idempotency_keys where ${WHERE} and state = 'in_progress'`, at(s), 'run');
+  await keys(em).deleteInProgress(s);
 }
 
 /**
@@ -217,14 +182,5 @@ export async function release(em: Em, s: IdempotencyScope): Promise<void> {
  * are never pruned (a retry takes them over after the lease). Returns how many were deleted.
  */
 export async function pruneIdempotencyKeys(em: Em, retentionMs = IDEMPOTENCY_RETENTION_MS): Promise<number> {
-  const rows = await em.execute<Array<{ n: number }>>(
-    `with gone as (
-       delete from idempotency_keys k
-        where k.created_at < now() - (? * interval '1 millisecond') and k.state = 'done'
-          and not exists (select 1 from operations o where o.id = k.resource_id and o.status = 'pending')
-        returning 1)
-     select count(*)::int as n from gone`,
-    [retentionMs],
-  );
-  return rows[0]?.n ?? 0;
+  return keys(em).prune(retentionMs);
 }

@@ -7,6 +7,8 @@ import { ContestBoardsRepository } from './contest-boards.repository.js';
 import { ContestsRepository } from './contests.repository.js';
 import { DemoRepository } from './demo.repository.js';
 import { HeartbeatsRepository } from './heartbeats.repository.js';
+import { IdempotencyRepository } from './idempotency.repository.js';
+import { OperationsRepository } from './operations.repository.js';
 import { IdentityRepository } from './identity.repository.js';
 import { LedgerRepository } from './ledger.repository.js';
 import { MarketMakersRepository } from './market-makers.repository.js';
@@ -41,6 +43,50 @@ const CATALOG: Record<string, Array<[string, (db: Db) => Promise<unknown>]>> = {
     ['LedgerRepository.userBalances', (db) => new LedgerRepository(db).userBalances(U1)],
   ],
   demo: [['DemoRepository.claimMarker', (db) => new DemoRepository(db).claimMarker('demo_seed_v1', Buffer.alloc(16))]],
+  idempotency: [
+    [
+      'IdempotencyRepository.insert',
+      (db) => new IdempotencyRepository(db).insert({ scope: `user:${U1}`, operation: 'createDeposit', key: U2 }, 'f00d', 60_000),
+    ],
+    ['IdempotencyRepository.read', (db) => new IdempotencyRepository(db).read({ scope: `user:${U1}`, operation: 'createDeposit', key: U2 }, false)],
+    [
+      'IdempotencyRepository.read.forUpdate',
+      (db) => new IdempotencyRepository(db).read({ scope: `user:${U1}`, operation: 'createDeposit', key: U2 }, true),
+    ],
+    [
+      'IdempotencyRepository.renewLease',
+      (db) => new IdempotencyRepository(db).renewLease({ scope: `user:${U1}`, operation: 'createDeposit', key: U2 }, 60_000),
+    ],
+    [
+      'IdempotencyRepository.takeOverExpired',
+      (db) => new IdempotencyRepository(db).takeOverExpired({ scope: `user:${U1}`, operation: 'createDeposit', key: U2 }, 60_000),
+    ],
+    [
+      'IdempotencyRepository.store',
+      (db) => new IdempotencyRepository(db).store({ scope: `user:${U1}`, operation: 'createDeposit', key: U2 }, 201, '{"a":1}', U1),
+    ],
+    [
+      'IdempotencyRepository.deleteInProgress',
+      (db) => new IdempotencyRepository(db).deleteInProgress({ scope: `user:${U1}`, operation: 'createDeposit', key: U2 }),
+    ],
+    ['IdempotencyRepository.prune', (db) => new IdempotencyRepository(db).prune(86_400_000)],
+  ],
+  operations: [
+    [
+      'OperationsRepository.insert',
+      (db) => new OperationsRepository(db).insert({ id: U1, userId: U2, kind: 'withdraw', amount: '100', destination: WALLET, key: U2 }),
+    ],
+    ['OperationsRepository.insertOutbox', (db) => new OperationsRepository(db).insertOutbox(U1)],
+    ['OperationsRepository.findByKey', (db) => new OperationsRepository(db).findByKey(U2, 'deposit', U1)],
+    ['OperationsRepository.find', (db) => new OperationsRepository(db).find(U1)],
+    ['OperationsRepository.findForUpdate', (db) => new OperationsRepository(db).findForUpdate(U1)],
+    ['OperationsRepository.markSettled', (db) => new OperationsRepository(db).markSettled(U1, '0xabc')],
+    ['OperationsRepository.markFailed', (db) => new OperationsRepository(db).markFailed(U1, 'SETTLEMENT_FAILED')],
+    ['OperationsRepository.deleteOutbox', (db) => new OperationsRepository(db).deleteOutbox(U1)],
+    ['OperationsRepository.staleOutbox', (db) => new OperationsRepository(db).staleOutbox(30_000, 500)],
+    ['OperationsRepository.userExists', (db) => new OperationsRepository(db).userExists(U1)],
+    ['OperationsRepository.earlierAppTokenCredit', (db) => new OperationsRepository(db).earlierAppTokenCredit(U1, `${U1}:${U2}`)],
+  ],
   markets: [
     [
       'MarketsRepository.insertWindows',

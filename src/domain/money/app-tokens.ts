@@ -1,6 +1,8 @@
 // App tokens: the operator credits a user's app-token account from the treasury.
 import { randomUUID } from 'node:crypto';
 import type { Em } from '../../db/orm.js';
+import { operationsRepository } from '../../db/repositories/operations.repository.js';
+import { db } from '../../db/schema.js';
 import { Conflict, NotFound } from '../errors.js';
 import { microsFromDb } from '../ledger/amounts.js';
 import { post, userBalances } from '../ledger/ledger.js';
@@ -18,23 +20,18 @@ export interface AppTokenCredit {
  * returned (with the current balance), and another amount under the same key is 409 IDEMPOTENCY_KEY_REUSED.
  */
 export async function creditAppTokensOnce(tx: Em, userId: string, amount: bigint, key: string): Promise<AppTokenCredit> {
-  const user = await tx.execute<Array<{ id: string }>>('select id from users where id = ?', [userId]);
-  if (!user[0]) throw new NotFound('USER_NOT_FOUND', 'no user with this id');
+  const repo = operationsRepository(db(tx));
+  if (!(await repo.userExists(userId))) throw new NotFound('USER_NOT_FOUND', 'no user with this id');
   const idempotencyKey = `${userId}:${key}`;
-  const earlier = await tx.execute<Array<{ id: string; amount: string }>>(
-    `select t.id::text as id, e.amount::text as amount from ledger_transactions t
-       join ledger_entries e on e.transaction_id = t.id join ledger_accounts a on a.id = e.account_id and a.user_id = ? and a.kind = 'user_app_token'
-      where t.kind = 'app_token_credit' and t.idempotency_key = ?`,
-    [userId, idempotencyKey],
-  );
-  if (earlier[0]) {
-    if (microsFromDb(earlier[0].amount) !== amount) {
+  const earlier = await repo.earlierAppTokenCredit(userId, idempotencyKey);
+  if (earlier) {
+    if (microsFromDb(earlier.amount) !== amount) {
       throw new Conflict(
         'IDEMPOTENCY_KEY_REUSED',
         'this idempotency_key was already used with a different request body; use a new key for a new request',
       );
     }
-    return { transactionId: earlier[0].id, balance: (await userBalances(tx, userId)).appToken };
+    return { transactionId: earlier.id, balance: (await userBalances(tx, userId)).appToken };
   }
   const transactionId = randomUUID();
   const after = await post(tx, {

@@ -5,6 +5,8 @@
 // transaction, so money moves exactly once.
 import { randomUUID } from 'node:crypto';
 import type { Em } from '../../db/orm.js';
+import { operationsRepository } from '../../db/repositories/operations.repository.js';
+import { db } from '../../db/schema.js';
 import { Conflict, NotFound } from '../errors.js';
 import { microsFromDb } from '../ledger/amounts.js';
 import { post } from '../ledger/ledger.js';
@@ -37,8 +39,6 @@ interface OperationRow {
   created_at: Date | string;
 }
 
-const COLUMNS = 'id, user_id, kind, status, amount::text as amount, destination_address, tx_hash, failure_code, created_at';
-
 const toRecord = (r: OperationRow): OperationRecord => ({
   id: r.id,
   userId: r.user_id,
@@ -58,21 +58,13 @@ const toRecord = (r: OperationRow): OperationRecord => ({
  */
 async function openOperation(em: Em, userId: string, kind: OperationKind, amount: bigint, destination: string | null, key: string | null) {
   const id = randomUUID();
-  const rows = await em.execute<OperationRow[]>(
-    `insert into operations (id, user_id, kind, amount, destination_address, idempotency_key) values (?, ?, ?, ?, ?, ?)
-     on conflict (user_id, kind, idempotency_key) where idempotency_key is not null do nothing returning ${COLUMNS}`,
-    [id, userId, kind, amount.toString(), destination, key],
-  );
-  if (rows[0]) {
-    await em.execute('insert into operation_outbox (operation_id) values (?)', [id], 'run');
-    return { op: toRecord(rows[0]), created: true };
+  const repo = operationsRepository(db(em));
+  const inserted = await repo.insert({ id, userId, kind, amount: amount.toString(), destination, key });
+  if (inserted) {
+    await repo.insertOutbox(id);
+    return { op: toRecord(inserted), created: true };
   }
-  const found = await em.execute<OperationRow[]>(`select ${COLUMNS} from operations where user_id = ? and kind = ? and idempotency_key = ?`, [
-    userId,
-    kind,
-    key,
-  ]);
-  const op = toRecord(found[0]!);
+  const op = toRecord((await repo.findByKey(userId, kind, key))!);
   if (op.amount !== amount || op.destinationAddress !== destination) {
     throw new Conflict(
       'IDEMPOTENCY_KEY_REUSED',
@@ -113,8 +105,8 @@ export async function createWithdrawal(em: Em, userId: string, amount: bigint, d
 }
 
 export async function findOperation(em: Em, id: string): Promise<OperationRecord | null> {
-  const rows = await em.execute<OperationRow[]>(`select ${COLUMNS} from operations where id = ?`, [id]);
-  return rows[0] ? toRecord(rows[0]) : null;
+  const row = await operationsRepository(db(em)).find(id);
+  return row ? toRecord(row) : null;
 }
 
 /** The caller's own operation; another user's is exactly as unknown as a missing one. */
@@ -133,11 +125,12 @@ export type SettleOutcome = 'settled' | 'failed' | 'already_final' | 'missing';
  */
 export async function settleOperation(em: Em, adapter: SettlementAdapter, operationId: string): Promise<SettleOutcome> {
   return em.transactional(async (tx) => {
-    const rows = await tx.execute<OperationRow[]>(`select ${COLUMNS} from operations where id = ? for update`, [operationId]);
-    if (!rows[0]) return 'missing';
-    const op = toRecord(rows[0]);
+    const repo = operationsRepository(db(tx));
+    const row = await repo.findForUpdate(operationId);
+    if (!row) return 'missing';
+    const op = toRecord(row);
     if (op.status !== 'pending') {
-      await tx.execute('delete from operation_outbox where operation_id = ?', [op.id], 'run');
+      await repo.deleteOutbox(op.id);
       return 'already_final';
     }
     const result = await adapter.settle(tx, {
@@ -168,7 +161,7 @@ export async function settleOperation(em: Em, adapter: SettlementAdapter, operat
           ],
         });
       }
-      await tx.execute(`update operations set status = 'success', tx_hash = ?, settled_at = now() where id = ?`, [result.txHash, op.id], 'run');
+      await repo.markSettled(op.id, result.txHash);
     } else {
       if (op.kind === 'withdraw') {
         await post(tx, {
@@ -180,24 +173,16 @@ export async function settleOperation(em: Em, adapter: SettlementAdapter, operat
           ],
         });
       }
-      await tx.execute(
-        `update operations set status = 'failed', failure_code = ?, settled_at = now() where id = ?`,
-        [result.failureCode, op.id],
-        'run',
-      );
+      await repo.markFailed(op.id, result.failureCode);
     }
-    await tx.execute('delete from operation_outbox where operation_id = ?', [op.id], 'run');
+    await repo.deleteOutbox(op.id);
     return result.ok ? 'settled' : 'failed';
   });
 }
 
 /** Operations whose outbox row is older than `olderThanMs`: committed but maybe never enqueued. */
 export async function staleOutbox(em: Em, olderThanMs: number, limit = 500): Promise<string[]> {
-  const rows = await em.execute<Array<{ operation_id: string }>>(
-    `select operation_id from operation_outbox where created_at < now() - (? * interval '1 millisecond') order by created_at limit ?`,
-    [olderThanMs, limit],
-  );
-  return rows.map((r) => r.operation_id);
+  return operationsRepository(db(em)).staleOutbox(olderThanMs, limit);
 }
 
 /** Polls an operation (first after a few ms) until it is final or the time is up (the synchronous wait of deposit/withdraw). */

@@ -1,0 +1,116 @@
+// Idempotency keys (src/domain/idempotency.ts). The statements keep PostgreSQL's clock (now()) for leases
+// and retention, so every process agrees on them; each runs in the caller's transaction.
+import { sql } from 'kysely';
+import type { Db } from '../schema.js';
+
+export interface KeyAt {
+  scope: string;
+  operation: string;
+  key: string;
+}
+
+export interface IdempotencyKeyRow {
+  fingerprint: string;
+  state: 'in_progress' | 'done';
+  response_status: number | null;
+  response_body: unknown;
+  resource_id: string | null;
+  lease_left_ms: string | number;
+}
+
+const lease = (leaseMs: number) => sql<string>`now() + (${leaseMs} * interval '1 millisecond')`;
+
+export class IdempotencyRepository {
+  constructor(private readonly db: Db) {}
+
+  /** True when this call inserted the key (in progress, with a lease). */
+  async insert(k: KeyAt, fingerprint: string, leaseMs: number): Promise<boolean> {
+    const rows = await this.db
+      .insertInto('idempotency_keys')
+      .values({ scope: k.scope, operation: k.operation, key: k.key, fingerprint, state: 'in_progress', lease_expires_at: lease(leaseMs) })
+      .onConflict((oc) => oc.doNothing())
+      .returning('key')
+      .execute();
+    return rows.length > 0;
+  }
+
+  /** The key with how much of its lease is left (ms, 0 when none). */
+  async read(k: KeyAt, forUpdate: boolean): Promise<IdempotencyKeyRow | undefined> {
+    const lock = forUpdate ? sql` for update` : sql``;
+    const { rows } = await sql<IdempotencyKeyRow>`
+      select fingerprint, state, response_status, response_body, resource_id::text as resource_id,
+             coalesce(greatest(0, ceil(extract(epoch from lease_expires_at - now()) * 1000)), 0)::bigint as lease_left_ms
+        from idempotency_keys where scope = ${k.scope} and operation = ${k.operation} and key = ${k.key}${lock}`.execute(this.db);
+    return rows[0];
+  }
+
+  /** Renews the lease of a key this transaction holds. */
+  async renewLease(k: KeyAt, leaseMs: number): Promise<void> {
+    await this.db
+      .updateTable('idempotency_keys')
+      .set({ lease_expires_at: lease(leaseMs) })
+      .where('scope', '=', k.scope)
+      .where('operation', '=', k.operation)
+      .where('key', '=', k.key)
+      .execute();
+  }
+
+  /** Takes over an in-progress key whose lease has run out; true when taken. */
+  async takeOverExpired(k: KeyAt, leaseMs: number): Promise<boolean> {
+    const rows = await this.db
+      .updateTable('idempotency_keys')
+      .set({ lease_expires_at: lease(leaseMs) })
+      .where('scope', '=', k.scope)
+      .where('operation', '=', k.operation)
+      .where('key', '=', k.key)
+      .where('state', '=', 'in_progress')
+      .where('lease_expires_at', '<=', sql<string>`now()`)
+      .returning('key')
+      .execute();
+    return rows.length > 0;
+  }
+
+  /** Stores the outcome: done, with its status, body (json, byte for byte) and resource. */
+  async store(k: KeyAt, status: number, bodyJson: string, resourceId: string | null): Promise<void> {
+    await sql`update idempotency_keys set state = 'done', response_status = ${status}, response_body = ${bodyJson}::json,
+        resource_id = ${resourceId}::uuid, lease_expires_at = null, completed_at = now()
+      where scope = ${k.scope} and operation = ${k.operation} and key = ${k.key}`.execute(this.db);
+  }
+
+  async deleteInProgress(k: KeyAt): Promise<void> {
+    await this.db
+      .deleteFrom('idempotency_keys')
+      .where('scope', '=', k.scope)
+      .where('operation', '=', k.operation)
+      .where('key', '=', k.key)
+      .where('state', '=', 'in_progress')
+      .execute();
+  }
+
+  /** Deletes done keys older than the retention, except those of an operation still pending; returns how many. */
+  async prune(retentionMs: number): Promise<number> {
+    const { rows } = await sql<{ n: number }>`
+      with gone as (
+        delete from idempotency_keys k
+         where k.created_at < now() - (${retentionMs} * interval '1 millisecond') and k.state = 'done'
+           and not exists (select 1 from operations o where o.id = k.resource_id and o.status = 'pending')
+         returning 1)
+      select count(*)::int as n from gone`.execute(this.db);
+    return rows[0]?.n ?? 0;
+  }
+
+  /** Bounds (ms) how long this transaction waits for a row lock; `null` restores the default. */
+  async lockTimeout(ms: number | null): Promise<void> {
+    await (ms === null ? sql`set local lock_timeout to default` : sql.raw(`set local lock_timeout = ${Math.trunc(ms)}`)).execute(this.db);
+  }
+
+  async savepoint(name: string): Promise<void> {
+    await sql.raw(`savepoint ${name}`).execute(this.db);
+  }
+
+  async rollbackToSavepoint(name: string): Promise<void> {
+    await sql.raw(`rollback to savepoint ${name}`).execute(this.db);
+  }
+}
+
+export const idempotencyRepository = (db: Db) => new IdempotencyRepository(db);

@@ -1,0 +1,96 @@
+// Deposits, withdrawals and their outbox (src/domain/money/operations.ts), and the app-token credit's
+// lookup of an earlier credit (src/domain/money/app-tokens.ts). Every statement runs in the caller's
+// transaction; int8 amounts leave as decimal text.
+import { sql } from 'kysely';
+import type { Db } from '../schema.js';
+
+export type OperationKind = 'deposit' | 'withdraw';
+
+const COLUMNS = ['id', 'user_id', 'kind', 'status', 'amount', 'destination_address', 'tx_hash', 'failure_code', 'created_at'] as const;
+
+export class OperationsRepository {
+  constructor(private readonly db: Db) {}
+
+  /** The new operation, or undefined when one already carries this (user, kind, idempotency key). */
+  insert(o: { id: string; userId: string; kind: OperationKind; amount: string; destination: string | null; key: string | null }) {
+    return this.db
+      .insertInto('operations')
+      .values({ id: o.id, user_id: o.userId, kind: o.kind, amount: o.amount, destination_address: o.destination, idempotency_key: o.key })
+      .onConflict((oc) => oc.columns(['user_id', 'kind', 'idempotency_key']).where('idempotency_key', 'is not', null).doNothing())
+      .returning(COLUMNS)
+      .executeTakeFirst();
+  }
+
+  async insertOutbox(operationId: string): Promise<void> {
+    await this.db.insertInto('operation_outbox').values({ operation_id: operationId }).execute();
+  }
+
+  findByKey(userId: string, kind: OperationKind, key: string | null) {
+    return this.db
+      .selectFrom('operations')
+      .select(COLUMNS)
+      .where('user_id', '=', userId)
+      .where('kind', '=', kind)
+      .where('idempotency_key', '=', key)
+      .executeTakeFirst();
+  }
+
+  find(id: string) {
+    return this.db.selectFrom('operations').select(COLUMNS).where('id', '=', id).executeTakeFirst();
+  }
+
+  /** The settlement worker's lock on the operation. */
+  findForUpdate(id: string) {
+    return this.db.selectFrom('operations').select(COLUMNS).where('id', '=', id).forUpdate().executeTakeFirst();
+  }
+
+  async markSettled(id: string, txHash: string): Promise<void> {
+    await this.db
+      .updateTable('operations')
+      .set({ status: 'success', tx_hash: txHash, settled_at: sql<string>`now()` })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async markFailed(id: string, failureCode: string): Promise<void> {
+    await this.db
+      .updateTable('operations')
+      .set({ status: 'failed', failure_code: failureCode, settled_at: sql<string>`now()` })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async deleteOutbox(operationId: string): Promise<void> {
+    await this.db.deleteFrom('operation_outbox').where('operation_id', '=', operationId).execute();
+  }
+
+  /** Outbox rows older than `olderThanMs`, oldest first. */
+  async staleOutbox(olderThanMs: number, limit: number): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('operation_outbox')
+      .select('operation_id')
+      .where('created_at', '<', sql<string>`now() - (${olderThanMs} * interval '1 millisecond')`)
+      .orderBy('created_at')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => r.operation_id);
+  }
+
+  async userExists(userId: string): Promise<boolean> {
+    return (await this.db.selectFrom('users').select('id').where('id', '=', userId).executeTakeFirst()) !== undefined;
+  }
+
+  /** The app-token credit already posted under this idempotency key: its transaction and the amount credited. */
+  earlierAppTokenCredit(userId: string, idempotencyKey: string) {
+    return this.db
+      .selectFrom('ledger_transactions as t')
+      .innerJoin('ledger_entries as e', 'e.transaction_id', 't.id')
+      .innerJoin('ledger_accounts as a', (j) => j.onRef('a.id', '=', 'e.account_id').on('a.user_id', '=', userId).on('a.kind', '=', 'user_app_token'))
+      .select(['t.id', 'e.amount'])
+      .where('t.kind', '=', 'app_token_credit')
+      .where('t.idempotency_key', '=', idempotencyKey)
+      .executeTakeFirst();
+  }
+}
+
+export const operationsRepository = (db: Db) => new OperationsRepository(db);
