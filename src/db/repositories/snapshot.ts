@@ -6,6 +6,7 @@ import type { DB, Db } from '../schema.js';
 import { ContestBoardsRepository } from './contest-boards.repository.js';
 import { ContestsRepository } from './contests.repository.js';
 import { DemoRepository } from './demo.repository.js';
+import { EntriesRepository } from './entries.repository.js';
 import { HeartbeatsRepository } from './heartbeats.repository.js';
 import { IdempotencyRepository } from './idempotency.repository.js';
 import { OperationsRepository } from './operations.repository.js';
@@ -86,6 +87,35 @@ const CATALOG: Record<string, Array<[string, (db: Db) => Promise<unknown>]>> = {
     ['OperationsRepository.staleOutbox', (db) => new OperationsRepository(db).staleOutbox(30_000, 500)],
     ['OperationsRepository.userExists', (db) => new OperationsRepository(db).userExists(U1)],
     ['OperationsRepository.earlierAppTokenCredit', (db) => new OperationsRepository(db).earlierAppTokenCredit(U1, `${U1}:${U2}`)],
+  ],
+  entries: [
+    ['EntriesRepository.byKey', (db) => new EntriesRepository(db).byKey(U1, U2)],
+    ['EntriesRepository.picks', (db) => new EntriesRepository(db).picks(U1)],
+    ['EntriesRepository.heldBy', (db) => new EntriesRepository(db).heldBy(U1, U2)],
+    [
+      'EntriesRepository.insertEntry',
+      (db) =>
+        new EntriesRepository(db).insertEntry({
+          id: U1,
+          contestId: U2,
+          userId: U1,
+          entryIndex: 0,
+          createdAtMs: '1767225600000',
+          pickCount: 2,
+          key: U2,
+        }),
+    ],
+    [
+      'EntriesRepository.insertPicks',
+      (db) =>
+        new EntriesRepository(db).insertPicks(U1, [
+          { marketId: '7', direction: 'up' },
+          { marketId: '8', direction: 'down' },
+        ]),
+    ],
+    ['EntriesRepository.countPicks', (db) => new EntriesRepository(db).countPicks(U2, ['7'], ['8'])],
+    ['EntriesRepository.countEntry', (db) => new EntriesRepository(db).countEntry(U2)],
+    ['EntriesRepository.joined', (db) => new EntriesRepository(db).joined(U1, [U2])],
   ],
   markets: [
     [

@@ -4,7 +4,8 @@
 // to reserved in the same transaction; an insufficient balance rolls everything back.
 import { randomUUID } from 'node:crypto';
 import type { Em } from '../../db/orm.js';
-import { pgArray } from '../../db/sql.js';
+import { entriesRepository } from '../../db/repositories/entries.repository.js';
+import { db } from '../../db/schema.js';
 import { Conflict, Unprocessable } from '../errors.js';
 import { post } from '../ledger/ledger.js';
 import { ENTRY_GAME_TYPES, loadContest, loadMarkets, type ContestMarketRecord, type ContestRecord } from './records.js';
@@ -88,16 +89,10 @@ const samePicks = (a: readonly PickInput[], b: readonly PickInput[]) => {
 
 /** The entry `userId` made with idempotency key `key`, if any (the unique index keeps it one). */
 async function entryByKey(tx: Em, userId: string, key: string): Promise<EntryRecord | null> {
-  const rows = await tx.execute<Array<{ id: string; contest_id: string; entry_index: number; created_at_ms: string }>>(
-    'select id, contest_id::text as contest_id, entry_index, created_at_ms::text as created_at_ms from contest_entries where user_id = ? and idempotency_key = ?',
-    [userId, key],
-  );
-  const e = rows[0];
+  const repo = entriesRepository(db(tx));
+  const e = await repo.byKey(userId, key);
   if (!e) return null;
-  const picks = await tx.execute<Array<{ market_id: string; direction: Direction }>>(
-    'select market_id::text as market_id, direction from contest_entry_picks where entry_id = ?',
-    [e.id],
-  );
+  const picks = await repo.picks(e.id);
   return {
     entryId: e.id,
     contestId: e.contest_id,
@@ -138,11 +133,8 @@ export async function enterContest(
     throw new Conflict('ENTRY_NOT_OPEN', `This contest accepts entries from ${c.entryOpensAtMs} (entry_opens_at_ms).`);
   }
   if (c.entriesFilled >= c.entryCap) throw new Conflict('CONTEST_FULL', `This contest has reached its entry cap of ${c.entryCap}.`);
-  const held = await tx.execute<Array<{ n: number }>>('select count(*)::int as n from contest_entries where contest_id = ? and user_id = ?', [
-    contestId,
-    userId,
-  ]);
-  const entryIndex = Number(held[0]!.n);
+  const repo = entriesRepository(db(tx));
+  const entryIndex = await repo.heldBy(contestId, userId);
   if (entryIndex >= c.maxEntriesPerUser) {
     throw new Conflict(
       'ENTRY_LIMIT_REACHED',
@@ -165,41 +157,21 @@ export async function enterContest(
       { account: { userId, kind: 'user_reserved' }, amount: c.betAmount },
     ],
   });
-  await tx.execute(
-    'insert into contest_entries (id, contest_id, user_id, entry_index, created_at_ms, pick_count, idempotency_key) values (?, ?, ?, ?, ?, ?, ?)',
-    [entryId, contestId, userId, entryIndex, now, picks.length, key],
-    'run',
+  await repo.insertEntry({ id: entryId, contestId, userId, entryIndex, createdAtMs: String(now), pickCount: picks.length, key });
+  await repo.insertPicks(
+    entryId,
+    picks.map((p) => ({ marketId: String(p.marketId), direction: p.direction })),
   );
-  await tx.execute(
-    `insert into contest_entry_picks (entry_id, market_id, direction) values ${picks.map(() => '(?, ?, ?)').join(', ')}`,
-    picks.flatMap((p) => [entryId, p.marketId, p.direction]),
-    'run',
-  );
-  const ups = picks.filter((p) => p.direction === 'up').map((p) => p.marketId);
-  const downs = picks.filter((p) => p.direction === 'down').map((p) => p.marketId);
-  await tx.execute(
-    `update contest_markets set up_count = up_count + (market_id = any(?::bigint[]))::int, down_count = down_count + (market_id = any(?::bigint[]))::int
-      where contest_id = ? and market_id = any(?::bigint[])`,
-    [pgArray(ups), pgArray(downs), contestId, pgArray(picks.map((p) => p.marketId))],
-    'run',
-  );
-  await tx.execute('update contests set entries_filled = entries_filled + 1 where id = ?', [contestId], 'run');
+  const ups = picks.filter((p) => p.direction === 'up').map((p) => String(p.marketId));
+  const downs = picks.filter((p) => p.direction === 'down').map((p) => String(p.marketId));
+  await repo.countPicks(contestId, ups, downs);
   // A new entry has no resolved pick yet (only OPEN markets can be picked), so it starts at score 0.
-  await tx.execute(
-    `insert into contest_score_counts (contest_id, score, entries) values (?, 0, 1)
-     on conflict (contest_id, score) do update set entries = contest_score_counts.entries + 1`,
-    [contestId],
-    'run',
-  );
+  await repo.countEntry(contestId);
   return { contestId, entryIndex, createdAtMs: now, picks, entryId };
 }
 
 /** Whether `userId` holds an entry in each of `contestIds` (caller.joined). */
 export async function joinedContests(em: Em, userId: string, contestIds: readonly string[]): Promise<Set<string>> {
   if (!contestIds.length) return new Set();
-  const rows = await em.execute<Array<{ contest_id: string }>>(
-    'select distinct contest_id::text as contest_id from contest_entries where user_id = ? and contest_id = any(?::uuid[])',
-    [userId, pgArray(contestIds)],
-  );
-  return new Set(rows.map((r) => r.contest_id));
+  return new Set(await entriesRepository(db(em)).joined(userId, contestIds));
 }
