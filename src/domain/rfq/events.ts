@@ -1,0 +1,26 @@
+// What an RFQ write tells other processes after it commits (rfq-design 3.8). The rules return these;
+// they never publish (the domain does not know the bus): src/bus/rfq-events.ts does, after commit.
+import type { QuoteResultFrame, RfqClosedFrame, RfqFrame } from './records.js';
+
+/** Where a frame about an RFQ goes: makers whose subscription matches one of these (asset, duration). */
+export interface RfqRoute {
+  assets: string[];
+  durations: number[];
+}
+
+export type RfqEvent =
+  /** A new RFQ: broadcast the frame to subscribed makers. */
+  | { topic: 'rfq.open'; frame: RfqFrame }
+  /** A quote was recorded or cancelled: wakes `getRfq?wait_ms` long-polls. */
+  | { topic: 'rfq.quote'; rfqId: string }
+  /** The RFQ left `open`: `rfq_closed` to the same audience as `rfq`, and wakes long-polls. */
+  | { topic: 'rfq.closed'; frame: RfqClosedFrame; route: RfqRoute }
+  /** A frame for every connection of one maker wallet (lowercase), on any process. */
+  | { topic: 'mm.event'; wallet: string; frame: QuoteResultFrame };
+
+export function routeOf(frame: Pick<RfqFrame, 'legs'>): RfqRoute {
+  return {
+    assets: [...new Set(frame.legs.map((l) => l.asset))],
+    durations: [...new Set(frame.legs.map((l) => l.duration_secs))],
+  };
+}
