@@ -7,12 +7,16 @@ import type { Logger } from './logger.js';
 import { createOrm, migrate, type Orm } from './db/orm.js';
 import { lockDataDir, openEmbeddedDatabase } from './db/pglite.js';
 import { createQueueBackend, type QueueBackend } from './jobs/queue-backend.js';
+import type { Bus } from './bus/bus.js';
+import { createBus } from './bus/create.js';
 
 export interface Runtime {
   readonly config: Readonly<Config>;
   readonly logger: Logger;
   readonly orm: Orm;
   readonly queues: QueueBackend;
+  /** Cross-process notifications (src/bus): Redis, PostgreSQL LISTEN/NOTIFY or in-process. */
+  readonly bus: Bus;
   readonly pglite: PGlite | undefined;
   readonly migrationsApplied: boolean;
   close(): Promise<void>;
@@ -51,8 +55,15 @@ export async function openRuntime(config: Readonly<Config>, logger: Logger): Pro
       pglite,
     });
     closers.push(() => queues.close());
-    logger.info({ deployment: config.deployment, queue_backend: queues.kind }, 'runtime ready');
-    return { config, logger, orm, queues, pglite, migrationsApplied: true, close: closeAll };
+    const bus = await createBus({
+      prefix: config.queuePrefix,
+      redisUrl: config.redisUrl,
+      databaseUrl: config.databaseUrl,
+      onError: (err, context) => logger.warn({ err, context }, 'bus: message lost (at-most-once; the database stays the truth)'),
+    });
+    closers.push(() => bus.close());
+    logger.info({ deployment: config.deployment, queue_backend: queues.kind, bus_backend: bus.kind }, 'runtime ready');
+    return { config, logger, orm, queues, bus, pglite, migrationsApplied: true, close: closeAll };
   } catch (err) {
     await closeAll();
     throw err;

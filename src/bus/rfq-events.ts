@@ -1,0 +1,75 @@
+// After commit, RFQ writes tell every process (rfq-design 3.8): the rules return RfqEvents, this module
+// publishes them. The bus payload of each topic is the event object itself (JSON: amounts are strings):
+//   rfq.open   {topic, frame: rfq frame}                 -> every gateway sends it to matching makers
+//   rfq.quote  {topic, rfqId}                            -> wakes getRfq?wait_ms long-polls
+//   rfq.closed {topic, frame: rfq_closed frame, route}   -> rfq_closed to matching makers; wakes long-polls
+//   mm.event   {topic, wallet, frame}                    -> every connection of that maker wallet
+// At-most-once: a failed publish is logged and dropped (the database is the truth; makers reconcile
+// with GET /v1/mm/rfq/{rfq_id}). The closer runs closeRfq at an RFQ's due time on the process that
+// created it; the sweeper (workers/sweep-rfqs) is the backstop when that process dies.
+import type { Logger } from 'pino';
+import type { Em } from '../db/orm.js';
+import { closeRfq } from '../domain/rfq/api.js';
+import type { RfqDeps } from '../domain/rfq/deps.js';
+import type { RfqEvent } from '../domain/rfq/events.js';
+import type { RfqWithQuotes } from '../domain/rfq/records.js';
+import type { Bus } from './bus.js';
+
+export async function publishRfqEvents(bus: Bus, events: readonly RfqEvent[], log: Pick<Logger, 'warn'>): Promise<void> {
+  for (const e of events) {
+    try {
+      await bus.publish(e.topic, e);
+    } catch (err) {
+      log.warn({ err, topic: e.topic }, 'could not publish an RFQ event; subscribers learn it from the database');
+    }
+  }
+}
+
+export interface RfqCloser {
+  /** closeRfq now, then publish what changed. Never throws: a failure is logged (the sweeper retries). */
+  close(rfqId: string): Promise<RfqWithQuotes | null>;
+  /** Closes at `atMs` (a timer on this process); returns when it has run. */
+  closeAt(rfqId: string, atMs: number): Promise<RfqWithQuotes | null>;
+  /** Cancels pending timers (shutdown); the sweeper closes what they would have. */
+  stop(): void;
+}
+
+export function createRfqCloser(deps: { forkDb: () => Em; bus: Bus; rfq: RfqDeps; log: Logger }): RfqCloser {
+  const timers = new Map<NodeJS.Timeout, () => void>();
+  let stopped = false;
+  async function close(rfqId: string): Promise<RfqWithQuotes | null> {
+    try {
+      const r = await closeRfq(deps.forkDb(), deps.rfq, rfqId);
+      if (r.changed) await publishRfqEvents(deps.bus, r.events, deps.log);
+      return r.rfq;
+    } catch (err) {
+      deps.log.error({ err, rfq_id: rfqId }, 'closing an RFQ failed; the sweeper will retry');
+      return null;
+    }
+  }
+  return {
+    close,
+    closeAt(rfqId, atMs) {
+      if (stopped) return Promise.resolve(null);
+      const now = (deps.rfq.now ?? Date.now)();
+      return new Promise((resolve) => {
+        const t = setTimeout(
+          () => {
+            timers.delete(t);
+            void close(rfqId).then(resolve);
+          },
+          Math.max(0, atMs - now),
+        );
+        timers.set(t, () => resolve(null));
+      });
+    },
+    stop() {
+      stopped = true;
+      for (const [t, cancel] of timers) {
+        clearTimeout(t);
+        cancel();
+      }
+      timers.clear();
+    },
+  };
+}
