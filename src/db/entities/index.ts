@@ -1,4 +1,4 @@
-// Every table the migrations create (21), described once. Migrations (src/db/migrations) stay the only source
+// Every table the migrations create (28), described once. Migrations (src/db/migrations) stay the only source
 // of DDL: these schemas drive the ORM and the Kysely types (src/db/schema.ts), and src/db/schema.db.test.ts
 // fails when a migration and an entity disagree on a table, a column, its type or its nullability.
 import { WorkerHeartbeat, WorkerHeartbeatSchema } from './worker-heartbeat.entity.js';
@@ -11,6 +11,15 @@ import { LedgerAccountSchema, LedgerEntrySchema, LedgerTransactionSchema } from 
 import { IdempotencyKeySchema, OperationOutboxSchema, OperationSchema } from './money.entity.js';
 import { PoolImageSchema, ServiceKeySchema } from './pool-image.entity.js';
 import { RateLimitCounterSchema, WsConnectionSlotSchema } from './shared-limits.entity.js';
+import {
+  PositionFillSchema,
+  PositionLegSchema,
+  PositionSchema,
+  RfqQuoteSchema,
+  RfqSchema,
+  TradingStatsSchema,
+  WindowResolutionSchema,
+} from './rfq.entity.js';
 import { ContestEntryPickSchema, ContestEntrySchema, ContestMarketSchema, ContestSchema, ContestScoreCountSchema } from './contest.entity.js';
 
 export { WorkerHeartbeat, User, Session, Market, MarketMaker };
@@ -38,6 +47,13 @@ export const schemas = [
   ContestScoreCountSchema,
   RateLimitCounterSchema,
   WsConnectionSlotSchema,
+  RfqSchema,
+  RfqQuoteSchema,
+  PositionSchema,
+  PositionLegSchema,
+  PositionFillSchema,
+  WindowResolutionSchema,
+  TradingStatsSchema,
 ] as const;
 
 /** Every entity the ORM knows; migrations (not schema sync) create their tables. */

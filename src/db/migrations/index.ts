@@ -8,6 +8,7 @@ import { Migration20261120050000_contests } from './Migration20261120050000_cont
 import { Migration20261123010000_exactly_once } from './Migration20261123010000_exactly_once.js';
 import { Migration20261123020000_auth_prune } from './Migration20261123020000_auth_prune.js';
 import { Migration20261123030000_shared_limits } from './Migration20261123030000_shared_limits.js';
+import { Migration20261125010000_rfq } from './Migration20261125010000_rfq.js';
 
 export const migrationsList = [
   { name: 'Migration20261120000000_initial', class: Migration20261120000000_initial },
@@ -19,4 +20,5 @@ export const migrationsList = [
   { name: 'Migration20261123010000_exactly_once', class: Migration20261123010000_exactly_once },
   { name: 'Migration20261123020000_auth_prune', class: Migration20261123020000_auth_prune },
   { name: 'Migration20261123030000_shared_limits', class: Migration20261123030000_shared_limits },
+  { name: 'Migration20261125010000_rfq', class: Migration20261125010000_rfq },
 ];
