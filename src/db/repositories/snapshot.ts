@@ -15,6 +15,7 @@ import { LedgerRepository } from './ledger.repository.js';
 import { MarketMakersRepository } from './market-makers.repository.js';
 import { MarketsRepository } from './markets.repository.js';
 import { PoolImagesRepository } from './pool-images.repository.js';
+import { RfqRepository } from './rfq.repository.js';
 import { SettlementRepository } from './settlement.repository.js';
 
 export interface CompiledQuery {
@@ -212,6 +213,107 @@ const CATALOG: Record<string, Array<[string, (db: Db) => Promise<unknown>]>> = {
     ['ContestBoardsRepository.pickCounts', (db) => new ContestBoardsRepository(db).pickCounts(U1)],
     ['ContestBoardsRepository.userIdByHandle', (db) => new ContestBoardsRepository(db).userIdByHandle('alice')],
     ['ContestBoardsRepository.entriesOfUser', (db) => new ContestBoardsRepository(db).entriesOfUser(U1, U2)],
+  ],
+  rfq: [
+    ['RfqRepository.windows', (db) => new RfqRepository(db).windows([1042, 1043])],
+    ['RfqRepository.byNonce', (db) => new RfqRepository(db).byNonce(WALLET.toLowerCase(), 7)],
+    ['RfqRepository.lockUser', (db) => new RfqRepository(db).lockUser(U1)],
+    ['RfqRepository.countOpen', (db) => new RfqRepository(db).countOpen(U1)],
+    [
+      'RfqRepository.insert',
+      (db) =>
+        new RfqRepository(db).insert({
+          id: U1,
+          takerUserId: U2,
+          takerAddress: WALLET.toLowerCase(),
+          nonce: 7,
+          orderHash: `0x${'ab'.repeat(32)}`,
+          signature: `0x${'cd'.repeat(65)}`,
+          legs: [],
+          stake: 10_000_000n,
+          minOddsBps: 15_000,
+          orderType: 'FOK',
+          fillMode: 'best',
+          deadlineMs: 1_700_000_030_000,
+          quoteDeadlineMs: 1_700_000_000_500,
+          expiresAtMs: 1_700_000_030_000,
+          dueAtMs: 1_700_000_000_500,
+          createdAtMs: 1_700_000_000_000,
+          idempotencyKey: U2,
+        }),
+    ],
+    ['RfqRepository.get', (db) => new RfqRepository(db).get(U1)],
+    ['RfqRepository.get.forUpdate', (db) => new RfqRepository(db).get(U1, 'update')],
+    ['RfqRepository.get.forShare', (db) => new RfqRepository(db).get(U1, 'share')],
+    ['RfqRepository.page', (db) => new RfqRepository(db).page(U1, null, null, 51)],
+    ['RfqRepository.page.after', (db) => new RfqRepository(db).page(U1, 'open', { createdAtMs: 1_700_000_000_000, id: U2 }, 51)],
+    ['RfqRepository.due', (db) => new RfqRepository(db).due(1_700_000_000_000, 500)],
+    ['RfqRepository.quotes', (db) => new RfqRepository(db).quotes([U1])],
+    ['RfqRepository.makerQuotes', (db) => new RfqRepository(db).makerQuotes(U1, WALLET.toLowerCase())],
+    ['RfqRepository.liveQuotes', (db) => new RfqRepository(db).liveQuotes(U1)],
+    ['RfqRepository.byClientQuoteId', (db) => new RfqRepository(db).byClientQuoteId(WALLET.toLowerCase(), U2)],
+    ['RfqRepository.makerUser', (db) => new RfqRepository(db).makerUser(WALLET)],
+    ['RfqRepository.replaceLive', (db) => new RfqRepository(db).replaceLive(U1, WALLET.toLowerCase())],
+    [
+      'RfqRepository.insertQuote',
+      (db) =>
+        new RfqRepository(db).insertQuote({
+          id: U2,
+          rfqId: U1,
+          makerAddress: WALLET.toLowerCase(),
+          makerUserId: U2,
+          clientQuoteId: null,
+          oddsBps: 20_000,
+          maxFill: 10_000_000n,
+          validUntilMs: 1_700_000_010_000,
+          signature: `0x${'cd'.repeat(65)}`,
+          receivedAtMs: 1_700_000_000_100,
+        }),
+    ],
+    ['RfqRepository.cancelQuote', (db) => new RfqRepository(db).cancelQuote(U1, U2, WALLET.toLowerCase())],
+    [
+      'RfqRepository.setQuoteOutcomes',
+      (db) => new RfqRepository(db).setQuoteOutcomes([{ id: U2, status: 'filled', reason: null, filledStake: 10n }]),
+    ],
+    [
+      'RfqRepository.close',
+      (db) =>
+        new RfqRepository(db).close(U1, {
+          status: 'filled',
+          closedAtMs: 1_700_000_000_500,
+          closeReason: null,
+          filledStake: 10_000_000n,
+          payout: 20_000_000n,
+          oddsBps: 20_000,
+          positionId: U2,
+        }),
+    ],
+    [
+      'RfqRepository.insertPosition',
+      (db) =>
+        new RfqRepository(db).insertPosition({
+          id: U2,
+          rfqId: U1,
+          takerUserId: U1,
+          takerAddress: WALLET.toLowerCase(),
+          stake: 10n,
+          payout: 20n,
+          oddsBps: 20_000,
+          createdAtMs: 1_700_000_000_500,
+        }),
+    ],
+    ['RfqRepository.insertLegs', (db) => new RfqRepository(db).insertLegs(U2, [{ marketId: 1042, direction: 'up' }])],
+    [
+      'RfqRepository.insertFills',
+      (db) =>
+        new RfqRepository(db).insertFills(U2, 1_700_000_000_500, [
+          { id: U1, quoteId: U2, makerAddress: WALLET.toLowerCase(), makerUserId: U2, stake: 10n, oddsBps: 20_000, payout: 20n, liability: 10n },
+        ]),
+    ],
+    [
+      'RfqRepository.bumpOpenStats',
+      (db) => new RfqRepository(db).bumpOpenStats([{ owner: `user:${U1}`, openCount: 1, openStake: 10n, potentialPayout: 20n }]),
+    ],
   ],
   'pool-images': [
     [

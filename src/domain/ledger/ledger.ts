@@ -126,7 +126,7 @@ export async function userBalances(em: Em, userId: string): Promise<UserBalances
 }
 
 export interface LedgerProblem {
-  kind: 'unbalanced_transaction' | 'balance_mismatch' | 'negative_user_balance' | 'empty_transaction';
+  kind: 'unbalanced_transaction' | 'balance_mismatch' | 'negative_user_balance' | 'empty_transaction' | 'reserved_mismatch';
   id: string;
   detail: string;
 }
@@ -165,5 +165,48 @@ export async function checkLedgerWith(query: <T>(sql: string) => Promise<T>): Pr
     'select id::text as id, balance::text as balance from ledger_accounts where user_id is not null and balance < 0',
   );
   for (const n of negative) problems.push({ kind: 'negative_user_balance', id: n.id, detail: `balance ${n.balance}` });
+  // rfq-design 3.7: what a user has reserved is exactly what is still at stake: pending withdrawals, open
+  // RFQ stakes, open positions' stakes (taker) and open positions' liabilities (maker). One statement, so
+  // one snapshot: each of these moves together with the ledger in one transaction.
+  const reserved = await query<Array<{ user_id: string; balance: string; expected: string }>>(
+    `with expected as (
+       select user_id, sum(amount) as amount from (
+         select user_id, amount from operations where kind = 'withdraw' and status = 'pending'
+         union all select taker_user_id, stake from rfqs where status = 'open'
+         union all select taker_user_id, stake from positions where status = 'open'
+         union all select f.maker_user_id, f.liability from position_fills f join positions p on p.id = f.position_id where p.status = 'open'
+       ) x group by user_id
+     ), held as (select user_id, balance from ledger_accounts where kind = 'user_reserved')
+     select coalesce(h.user_id, e.user_id)::text as user_id, coalesce(h.balance, 0)::text as balance, coalesce(e.amount, 0)::text as expected
+       from held h full join expected e on e.user_id = h.user_id
+      where coalesce(h.balance, 0) <> coalesce(e.amount, 0)`,
+  );
+  for (const r of reserved) {
+    problems.push({
+      kind: 'reserved_mismatch',
+      id: r.user_id,
+      detail: `user_reserved ${r.balance}, open stakes + liabilities + pending withdrawals ${r.expected}`,
+    });
+  }
   return problems;
+}
+
+/**
+ * Locks the users' accounts of `kinds` (creating missing ones) in id order, in one statement, and returns
+ * their balances by `${userId}:${kind}`. For a rule that must check several balances before it decides
+ * what to post (an RFQ fill checks every chosen maker's collateral): a later post() of the same accounts
+ * in the same transaction takes the locks it already holds.
+ */
+export async function lockUserBalances(em: Em, userIds: readonly string[], kinds: readonly UserAccountKind[]): Promise<Map<string, bigint>> {
+  const out = new Map<string, bigint>();
+  if (!userIds.length || !kinds.length) return out;
+  const repo = ledgerRepository(db(em));
+  const pairs = userIds.flatMap((u) => kinds.map((k) => [u, k] as const));
+  const rows = await repo.userAccounts(
+    pairs.map((p) => p[0]),
+    pairs.map((p) => p[1]),
+  );
+  const keyById = new Map(rows.map((r) => [r.id, `${r.user_id}:${r.kind}`]));
+  for (const row of await repo.lockAccounts([...keyById.keys()])) out.set(keyById.get(row.id)!, microsFromDb(row.balance));
+  return out;
 }

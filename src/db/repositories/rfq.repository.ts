@@ -1,0 +1,381 @@
+// RFQ trading's SQL (rfq-design 3.6, 3.11, 3.13): RFQs, quotes, and what a fill writes (the position, its
+// legs and fills, quote outcomes, trading counters). Every statement runs in the caller's transaction; the
+// set-based ones bind their arrays as one parameter each (the statement text is the same for 1 row or 9).
+// Lock order everywhere: RFQ row -> quote rows -> ledger accounts (the ledger locks its rows itself).
+import { sql } from 'kysely';
+import type { Db } from '../schema.js';
+import { int8 } from '../int8.js';
+import { anyOf } from '../sql.js';
+
+const RFQ_COLUMNS = [
+  'id',
+  'taker_user_id',
+  'taker_address',
+  'nonce',
+  'order_hash',
+  'signature',
+  'legs',
+  'stake',
+  'min_odds_bps',
+  'order_type',
+  'fill_mode',
+  'status',
+  'deadline_ms',
+  'quote_deadline_ms',
+  'expires_at_ms',
+  'created_at_ms',
+  'closed_at_ms',
+  'filled_stake',
+  'payout',
+  'odds_bps',
+  'position_id',
+  'close_reason',
+  'idempotency_key',
+] as const;
+
+const QUOTE_COLUMNS = [
+  'id',
+  'rfq_id',
+  'maker_address',
+  'maker_user_id',
+  'client_quote_id',
+  'odds_bps',
+  'max_fill',
+  'valid_until_ms',
+  'signature',
+  'status',
+  'reason',
+  'filled_stake',
+  'received_at_ms',
+] as const;
+
+export interface NewRfqRow {
+  id: string;
+  takerUserId: string;
+  takerAddress: string;
+  nonce: number;
+  orderHash: string;
+  signature: string;
+  legs: unknown;
+  stake: bigint;
+  minOddsBps: number;
+  orderType: 'IOC' | 'FOK';
+  fillMode: 'best' | 'manual';
+  deadlineMs: number;
+  quoteDeadlineMs: number;
+  expiresAtMs: number;
+  dueAtMs: number;
+  createdAtMs: number;
+  idempotencyKey: string;
+}
+
+export interface NewQuoteRow {
+  id: string;
+  rfqId: string;
+  makerAddress: string;
+  makerUserId: string | null;
+  clientQuoteId: string | null;
+  oddsBps: number;
+  maxFill: bigint;
+  validUntilMs: number;
+  signature: string;
+  receivedAtMs: number;
+}
+
+export interface RfqClose {
+  status: 'filled' | 'expired' | 'cancelled';
+  closedAtMs: number;
+  closeReason: string | null;
+  filledStake: bigint;
+  payout: bigint | null;
+  oddsBps: number | null;
+  positionId: string | null;
+}
+
+export interface QuoteOutcomeRow {
+  id: string;
+  status: 'filled' | 'not_filled' | 'rejected';
+  reason: string | null;
+  filledStake: bigint;
+}
+
+export interface StatsDelta {
+  owner: string;
+  openCount: number;
+  openStake: bigint;
+  potentialPayout: bigint;
+}
+
+export interface NewFillRow {
+  id: string;
+  quoteId: string;
+  makerAddress: string;
+  makerUserId: string;
+  stake: bigint;
+  oddsBps: number;
+  payout: bigint;
+  liability: bigint;
+}
+
+export class RfqRepository {
+  constructor(private readonly db: Db) {}
+
+  /** RFQ windows among `ids` (contest markets are not tradeable by RFQ). */
+  windows(ids: readonly number[]) {
+    return this.db
+      .selectFrom('markets')
+      .select(['market_id', 'asset', 'duration_secs', 'start_at_ms'])
+      .where('kind', '=', sql.lit('rfq_window'))
+      .where('market_id', '=', anyOf(ids.map(String), 'bigint'))
+      .$narrowType<{ asset: string; duration_secs: number; start_at_ms: string }>()
+      .execute();
+  }
+
+  byNonce(takerAddress: string, nonce: number) {
+    return this.db
+      .selectFrom('rfqs')
+      .select(['id', 'idempotency_key', 'order_hash'])
+      .where('taker_address', '=', takerAddress)
+      .where('nonce', '=', int8(nonce))
+      .executeTakeFirst();
+  }
+
+  /** Serialises a user's RFQ creations (the open-RFQ limit is counted under this lock). */
+  async lockUser(userId: string): Promise<boolean> {
+    const row = await this.db.selectFrom('users').select('id').where('id', '=', userId).forUpdate().executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async countOpen(userId: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('rfqs')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('taker_user_id', '=', userId)
+      .where('status', '=', sql.lit('open'))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  /** Inserts unless the (taker, nonce) is taken; returns whether it inserted. */
+  async insert(r: NewRfqRow): Promise<boolean> {
+    const rows = await this.db
+      .insertInto('rfqs')
+      .values({
+        id: r.id,
+        taker_user_id: r.takerUserId,
+        taker_address: r.takerAddress,
+        nonce: int8(r.nonce),
+        order_hash: r.orderHash,
+        signature: r.signature,
+        legs: JSON.stringify(r.legs),
+        stake: int8(r.stake),
+        min_odds_bps: r.minOddsBps,
+        order_type: r.orderType,
+        fill_mode: r.fillMode,
+        deadline_ms: int8(r.deadlineMs),
+        quote_deadline_ms: int8(r.quoteDeadlineMs),
+        expires_at_ms: int8(r.expiresAtMs),
+        due_at_ms: int8(r.dueAtMs),
+        created_at_ms: int8(r.createdAtMs),
+        idempotency_key: r.idempotencyKey,
+      })
+      .onConflict((oc) => oc.constraint('rfqs_taker_nonce_key').doNothing())
+      .returning('id')
+      .execute();
+    return rows.length === 1;
+  }
+
+  /** `lock`: 'update' for a close, 'share' for a quote insert (a quote never lands on a closing RFQ). */
+  get(id: string, lock: 'update' | 'share' | null = null) {
+    let q = this.db.selectFrom('rfqs').select(RFQ_COLUMNS).where('id', '=', id);
+    if (lock === 'update') q = q.forUpdate();
+    if (lock === 'share') q = q.forShare();
+    return q.executeTakeFirst();
+  }
+
+  byIds(ids: readonly string[]) {
+    return this.db.selectFrom('rfqs').select(RFQ_COLUMNS).where('id', '=', anyOf(ids, 'uuid')).execute();
+  }
+
+  /** A taker's RFQs, newest first, after the keyset position (created_at_ms, id). */
+  page(userId: string, status: string | null, after: { createdAtMs: number; id: string } | null, limit: number) {
+    let q = this.db.selectFrom('rfqs').select(RFQ_COLUMNS).where('taker_user_id', '=', userId);
+    if (status) q = q.where('status', '=', status as 'open');
+    if (after) q = q.where(sql<boolean>`(created_at_ms, id) < (${int8(after.createdAtMs)}::int8, ${after.id}::uuid)`);
+    return q.orderBy('created_at_ms', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  }
+
+  /** Open RFQs whose due time is at or before `atMs`, earliest first. */
+  async due(atMs: number, limit: number): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('rfqs')
+      .select('id')
+      .where('status', '=', sql.lit('open'))
+      .where('due_at_ms', '<=', int8(atMs))
+      .orderBy('due_at_ms')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => r.id);
+  }
+
+  quotes(rfqIds: readonly string[]) {
+    return this.db.selectFrom('rfq_quotes').select(QUOTE_COLUMNS).where('rfq_id', '=', anyOf(rfqIds, 'uuid')).execute();
+  }
+
+  makerQuotes(rfqId: string, makerAddress: string) {
+    return this.db.selectFrom('rfq_quotes').select(QUOTE_COLUMNS).where('rfq_id', '=', rfqId).where('maker_address', '=', makerAddress).execute();
+  }
+
+  /** Live quotes, locked (after the RFQ row), best first. */
+  liveQuotes(rfqId: string) {
+    return this.db
+      .selectFrom('rfq_quotes')
+      .select(QUOTE_COLUMNS)
+      .where('rfq_id', '=', rfqId)
+      .where('status', '=', sql.lit('live'))
+      .orderBy('odds_bps', 'desc')
+      .orderBy('received_at_ms')
+      .orderBy('id')
+      .forUpdate()
+      .execute();
+  }
+
+  byClientQuoteId(makerAddress: string, clientQuoteId: string) {
+    return this.db
+      .selectFrom('rfq_quotes')
+      .select(QUOTE_COLUMNS)
+      .where('maker_address', '=', makerAddress)
+      .where('client_quote_id', '=', clientQuoteId)
+      .executeTakeFirst();
+  }
+
+  /** The maker's user (its collateral account owner), by wallet, case-insensitively. */
+  makerUser(wallet: string) {
+    return this.db
+      .selectFrom('users')
+      .select('id')
+      .where(sql<string>`lower(wallet_address)`, '=', wallet.toLowerCase())
+      .executeTakeFirst();
+  }
+
+  /** The maker's live quote on the RFQ becomes `replaced`; returns it (or nothing). */
+  replaceLive(rfqId: string, makerAddress: string) {
+    return this.db
+      .updateTable('rfq_quotes')
+      .set({ status: 'replaced', reason: 'replaced' })
+      .where('rfq_id', '=', rfqId)
+      .where('maker_address', '=', makerAddress)
+      .where('status', '=', sql.lit('live'))
+      .returning(['id', 'client_quote_id', 'odds_bps'])
+      .executeTakeFirst();
+  }
+
+  async insertQuote(q: NewQuoteRow): Promise<void> {
+    await this.db
+      .insertInto('rfq_quotes')
+      .values({
+        id: q.id,
+        rfq_id: q.rfqId,
+        maker_address: q.makerAddress,
+        maker_user_id: q.makerUserId,
+        client_quote_id: q.clientQuoteId,
+        odds_bps: q.oddsBps,
+        max_fill: int8(q.maxFill),
+        valid_until_ms: int8(q.validUntilMs),
+        signature: q.signature,
+        received_at_ms: int8(q.receivedAtMs),
+      })
+      .execute();
+  }
+
+  cancelQuote(rfqId: string, quoteId: string, makerAddress: string) {
+    return this.db
+      .updateTable('rfq_quotes')
+      .set({ status: 'cancelled', reason: null })
+      .where('id', '=', quoteId)
+      .where('rfq_id', '=', rfqId)
+      .where('maker_address', '=', makerAddress)
+      .where('status', '=', sql.lit('live'))
+      .returning(['id', 'client_quote_id'])
+      .executeTakeFirst();
+  }
+
+  /** Sets each quote's final status in one statement. */
+  async setQuoteOutcomes(rows: readonly QuoteOutcomeRow[]): Promise<void> {
+    if (!rows.length) return;
+    await sql`update rfq_quotes q set status = t.status, reason = t.reason, filled_stake = t.filled
+      from unnest(${rows.map((r) => r.id)}::uuid[], ${rows.map((r) => r.status)}::text[], ${rows.map((r) => r.reason)}::text[],
+        ${rows.map((r) => int8(r.filledStake))}::bigint[]) as t(id, status, reason, filled)
+      where q.id = t.id`.execute(this.db);
+  }
+
+  async close(id: string, c: RfqClose): Promise<void> {
+    await this.db
+      .updateTable('rfqs')
+      .set({
+        status: c.status,
+        closed_at_ms: int8(c.closedAtMs),
+        close_reason: c.closeReason as 'cancelled' | null,
+        filled_stake: int8(c.filledStake),
+        payout: c.payout === null ? null : int8(c.payout),
+        odds_bps: c.oddsBps,
+        position_id: c.positionId,
+      })
+      .where('id', '=', id)
+      .where('status', '=', sql.lit('open'))
+      .execute();
+  }
+
+  async insertPosition(p: {
+    id: string;
+    rfqId: string;
+    takerUserId: string;
+    takerAddress: string;
+    stake: bigint;
+    payout: bigint;
+    oddsBps: number;
+    createdAtMs: number;
+  }): Promise<void> {
+    await this.db
+      .insertInto('positions')
+      .values({
+        id: p.id,
+        rfq_id: p.rfqId,
+        taker_user_id: p.takerUserId,
+        taker_address: p.takerAddress,
+        stake: int8(p.stake),
+        payout: int8(p.payout),
+        odds_bps: p.oddsBps,
+        created_at_ms: int8(p.createdAtMs),
+      })
+      .execute();
+  }
+
+  async insertLegs(positionId: string, legs: ReadonlyArray<{ marketId: number; direction: 'up' | 'down' }>): Promise<void> {
+    await sql`insert into position_legs (position_id, leg_index, market_id, direction)
+      select ${positionId}::uuid, (n - 1)::smallint, m, d from unnest(${legs.map((l) => String(l.marketId))}::bigint[], ${legs.map((l) => l.direction)}::text[])
+        with ordinality as t(m, d, n)`.execute(this.db);
+  }
+
+  async insertFills(positionId: string, createdAtMs: number, fills: readonly NewFillRow[]): Promise<void> {
+    await sql`insert into position_fills (id, position_id, quote_id, maker_address, maker_user_id, stake, odds_bps, payout, liability, created_at_ms)
+      select t.id, ${positionId}::uuid, t.quote_id, t.maker, t.maker_user, t.stake, t.odds, t.payout, t.liability, ${int8(createdAtMs)}::int8
+      from unnest(${fills.map((f) => f.id)}::uuid[], ${fills.map((f) => f.quoteId)}::uuid[], ${fills.map((f) => f.makerAddress)}::text[],
+        ${fills.map((f) => f.makerUserId)}::uuid[], ${fills.map((f) => int8(f.stake))}::bigint[], ${fills.map((f) => f.oddsBps)}::integer[],
+        ${fills.map((f) => int8(f.payout))}::bigint[], ${fills.map((f) => int8(f.liability))}::bigint[])
+        as t(id, quote_id, maker, maker_user, stake, odds, payout, liability)`.execute(this.db);
+  }
+
+  /** Adds the deltas to each owner's counters (creating the rows), in owner order (no deadlocks). */
+  async bumpOpenStats(deltas: readonly StatsDelta[]): Promise<void> {
+    if (!deltas.length) return;
+    const d = [...deltas].sort((a, b) => (a.owner < b.owner ? -1 : a.owner > b.owner ? 1 : 0));
+    await sql`insert into trading_stats as s (owner, open_count, open_stake, potential_payout)
+      select * from unnest(${d.map((x) => x.owner)}::text[], ${d.map((x) => x.openCount)}::integer[], ${d.map((x) => int8(x.openStake))}::bigint[],
+        ${d.map((x) => int8(x.potentialPayout))}::bigint[])
+      on conflict (owner) do update set open_count = s.open_count + excluded.open_count, open_stake = s.open_stake + excluded.open_stake,
+        potential_payout = s.potential_payout + excluded.potential_payout`.execute(this.db);
+  }
+}
+
+export const rfqRepository = (db: Db) => new RfqRepository(db);

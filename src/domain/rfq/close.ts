@@ -1,0 +1,111 @@
+// Closing RFQs (rfq-design 3.5): at the quote deadline (best: fill), at expiry (manual: expired deadline),
+// when a leg's betting closes (expired betting_closed), on the taker's accept (manual fill) or cancel.
+// Each runs with the RFQ row locked FOR UPDATE and checks `status = 'open'` first, so the owner's timer,
+// the sweeper on another process and the taker racing each other change it once.
+import type { Em } from '../../db/orm.js';
+import { rfqRepository } from '../../db/repositories/rfq.repository.js';
+import { db } from '../../db/schema.js';
+import { Conflict, NotFound, Unprocessable } from '../errors.js';
+import type { RfqWrite } from './create.js';
+import { nowOf, type RfqDeps } from './deps.js';
+import { expireRfq, fillRfq } from './fill.js';
+import { loadRfq, rfqNotFound } from './queries.js';
+import { quoteFromRow, rfqFromRow } from './rows.js';
+import type { RfqRecord } from './records.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** The locked RFQ and its live quotes (locked after it, best first). */
+async function lockOpen(tx: Em, rfqId: string) {
+  const repo = rfqRepository(db(tx));
+  const row = UUID.test(rfqId) ? await repo.get(rfqId, 'update') : undefined;
+  if (!row) return null;
+  const live = row.status === 'open' ? (await repo.liveQuotes(rfqId)).map(quoteFromRow) : [];
+  return { rfq: rfqFromRow(row, 0), live };
+}
+
+const bettingClosed = (r: RfqRecord, nowMs: number) => r.legs.some((l) => l.betting_closes_at_ms <= nowMs);
+
+/**
+ * Its own transaction. Closes the RFQ if it is due; otherwise changes nothing (`changed: false`).
+ */
+export async function closeRfq(em: Em, deps: RfqDeps, rfqId: string): Promise<RfqWrite & { changed: boolean }> {
+  return em.transactional(async (tx) => {
+    const locked = await lockOpen(tx, rfqId);
+    if (!locked) throw new NotFound('RFQ_NOT_FOUND', `no RFQ ${rfqId}`);
+    const { rfq: r, live } = locked;
+    const unchanged = async () => ({ rfq: (await loadRfq(tx, rfqId))!, events: [], changed: false });
+    if (r.status !== 'open') return unchanged();
+    const now = nowOf(deps);
+    if (bettingClosed(r, now)) return { ...(await expireRfq(tx, r, live, 'expired', 'betting_closed', 'betting_closed', now)), changed: true };
+    if (r.fillMode === 'best' && now >= r.quoteDeadlineMs) return { ...(await fillRfq(tx, deps, r, live, [], now)), changed: true };
+    if (now >= r.expiresAtMs) return { ...(await expireRfq(tx, r, live, 'expired', 'deadline', 'rfq_expired', now)), changed: true };
+    return unchanged();
+  });
+}
+
+/** Inside the caller's transaction (the idempotency key's): fills the RFQ with the one quote the taker chose. */
+export async function acceptQuote(tx: Em, deps: RfqDeps, userId: string, rfqId: string, quoteId: string): Promise<RfqWrite> {
+  const locked = await lockOpen(tx, rfqId);
+  if (!locked || locked.rfq.takerUserId !== userId) throw rfqNotFound();
+  const { rfq: r, live } = locked;
+  const now = nowOf(deps);
+  if (r.status !== 'open' || now >= r.expiresAtMs) {
+    throw new Conflict(
+      'RFQ_NOT_OPEN',
+      `the RFQ is ${r.status === 'open' ? 'past its deadline' : r.status}; quotes can be accepted only while it is open`,
+      {
+        status: r.status,
+      },
+    );
+  }
+  if (bettingClosed(r, now)) throw new Conflict('BETTING_CLOSED', 'betting has closed on a leg of this RFQ; nothing can be filled');
+  const chosen = live.find((q) => q.id === quoteId);
+  if (!chosen) {
+    const any = (await loadRfq(tx, rfqId))!.quotes.find((q) => q.id === quoteId);
+    if (!any) throw new NotFound('QUOTE_NOT_FOUND', `no quote ${quoteId} on this RFQ`);
+    throw new Conflict('QUOTE_NOT_LIVE', `quote ${quoteId} is ${any.status}; accept a live quote (GET /v1/rfq/{rfq_id} lists them)`, {
+      status: any.status,
+    });
+  }
+  if (chosen.validUntilMs <= now) throw new Conflict('QUOTE_EXPIRED', `quote ${quoteId} was valid until ${chosen.validUntilMs}`);
+  if (chosen.oddsBps < r.minOddsBps) {
+    throw new Unprocessable(
+      'ODDS_BELOW_MINIMUM',
+      `quote ${quoteId} offers ${chosen.oddsBps} bps, below the order's signed min_odds_bps ${r.minOddsBps}`,
+    );
+  }
+  const closed = await fillRfq(
+    tx,
+    deps,
+    r,
+    [chosen],
+    live.filter((q) => q.id !== quoteId),
+    now,
+  );
+  if (closed.allocation?.status !== 'filled') {
+    // Nothing is kept: the caller's transaction rolls back to the key's savepoint, the RFQ stays open.
+    const why = closed.allocation?.quotes[0];
+    const reason = why && why.status !== 'filled' ? why.reason : 'insufficient_liquidity';
+    throw new Unprocessable(
+      'INSUFFICIENT_LIQUIDITY',
+      `quote ${quoteId} cannot fill this order (${reason === 'rfq_expired' ? 'its max_fill_micros is below the FOK stake' : reason}); choose another quote`,
+      { reason },
+    );
+  }
+  return closed;
+}
+
+/** Its own transaction: cancels an open RFQ (its stake released); a repeat returns the cancelled RFQ. */
+export async function cancelRfq(em: Em, deps: RfqDeps, userId: string, rfqId: string): Promise<RfqWrite> {
+  return em.transactional(async (tx) => {
+    const locked = await lockOpen(tx, rfqId);
+    if (!locked || locked.rfq.takerUserId !== userId) throw rfqNotFound();
+    const { rfq: r, live } = locked;
+    if (r.status === 'cancelled') return { rfq: (await loadRfq(tx, rfqId))!, events: [] };
+    if (r.status !== 'open') {
+      throw new Conflict('RFQ_NOT_OPEN', `the RFQ is already ${r.status}; only an open RFQ can be cancelled`, { status: r.status });
+    }
+    return expireRfq(tx, r, live, 'cancelled', 'cancelled', 'rfq_cancelled', nowOf(deps));
+  });
+}

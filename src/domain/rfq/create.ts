@@ -1,0 +1,164 @@
+// A taker's RFQ (rfq-design 3.5, 3.11, 3.12): checks in the order schema (done by the spec) -> free checks
+// -> database lookups -> signature -> writes; the RFQ row and the stake's reservation commit together in
+// the caller's transaction (the idempotency key's), and the `rfq.open` event is published after commit.
+import { randomUUID } from 'node:crypto';
+import type { Em } from '../../db/orm.js';
+import { int8ToNumber } from '../../db/int8.js';
+import { rfqRepository } from '../../db/repositories/rfq.repository.js';
+import { db } from '../../db/schema.js';
+import { Conflict, NotFound, Unprocessable } from '../errors.js';
+import { post } from '../ledger/ledger.js';
+import { bettingClosesAt } from '../markets/windows.js';
+import { nowOf, type RfqDeps } from './deps.js';
+import type { RfqEvent } from './events.js';
+import { loadRfq } from './queries.js';
+import { rfqFrame, type RfqLegInfo, type RfqWithQuotes } from './records.js';
+import { rfqDomain, verifyOrderSignature, type RfqOrderJson } from './typed-data.js';
+import { assertOrderAcceptable, type FillMode } from './validate.js';
+
+export interface CreateRfqInput {
+  userId: string;
+  /** The session's wallet: order.taker must equal it (422 TAKER_MISMATCH). */
+  sessionAddress: string;
+  order: RfqOrderJson;
+  signature: string;
+  fillMode: FillMode;
+  idempotencyKey: string;
+}
+
+export interface RfqWrite {
+  rfq: RfqWithQuotes;
+  /** Publish after commit (src/bus/rfq-events.ts). */
+  events: RfqEvent[];
+}
+
+/** The legs with their windows, in the signed order; 404 MARKET_NOT_FOUND for a leg that is no RFQ window. */
+async function legWindows(tx: Em, deps: RfqDeps, order: RfqOrderJson): Promise<RfqLegInfo[]> {
+  const rows = await rfqRepository(db(tx)).windows(order.legs.map((l) => l.market_id));
+  const byId = new Map(rows.map((r) => [int8ToNumber(r.market_id), r]));
+  const missing = order.legs.map((l, i) => [l, i] as const).filter(([l]) => !byId.has(l.market_id));
+  if (missing.length) {
+    throw new NotFound(
+      'MARKET_NOT_FOUND',
+      `no RFQ market window with ${missing.map(([l, i]) => `market_id ${l.market_id} (leg ${i})`).join(', ')}; take market_id from GET /v1/markets/current or /v1/markets/lookup`,
+    );
+  }
+  return order.legs.map((l) => {
+    const w = byId.get(l.market_id)!;
+    const start = int8ToNumber(w.start_at_ms);
+    return {
+      market_id: l.market_id,
+      asset: w.asset,
+      duration_secs: w.duration_secs,
+      window_start_ms: start,
+      betting_closes_at_ms: bettingClosesAt(start, w.duration_secs, deps.settings.bettingCloseBufferMs),
+      direction: l.direction,
+    };
+  });
+}
+
+export async function createRfq(tx: Em, deps: RfqDeps, input: CreateRfqInput): Promise<RfqWrite> {
+  const { settings } = deps;
+  const now = nowOf(deps);
+  const { order } = input;
+
+  // Free checks.
+  assertOrderAcceptable(order, input.fillMode, settings, now);
+  const taker = order.taker.toLowerCase();
+  if (taker !== input.sessionAddress.toLowerCase()) {
+    throw new Unprocessable(
+      'TAKER_MISMATCH',
+      `order.taker ${order.taker} is not the wallet of this session (${input.sessionAddress}); sign with the session wallet`,
+      [{ in: 'body', path: '/order/taker', message: 'must be the session wallet' }],
+    );
+  }
+
+  // Lookups.
+  const legs = await legWindows(tx, deps, order);
+  const quoteDeadlineMs = now + settings.quoteWindowMs;
+  const firstClose = Math.min(...legs.map((l) => l.betting_closes_at_ms));
+  const mustStayOpenUntil = input.fillMode === 'best' ? quoteDeadlineMs : now;
+  if (firstClose <= mustStayOpenUntil) {
+    const leg = legs.findIndex((l) => l.betting_closes_at_ms === firstClose);
+    throw new Conflict(
+      'BETTING_CLOSED',
+      `betting on market ${legs[leg]!.market_id} (leg ${leg}) closes at ${firstClose}, before this RFQ could fill; trade the next window`,
+      { market_id: legs[leg]!.market_id, betting_closes_at_ms: firstClose },
+    );
+  }
+
+  // Signature (about 2 ms of CPU: after every cheaper check).
+  const domain = rfqDomain(settings.eip712Name, settings.signingChainId);
+  const v = await verifyOrderSignature(domain, order, input.signature);
+  if (!v.ok) {
+    const why =
+      v.reason === 'signer_mismatch'
+        ? `it does not recover to order.taker (a field differs from what was signed, or the domain/chainId is not ${domain.name}/${domain.version}/${domain.chainId}; GET /v1/rfq/typed-data)`
+        : v.reason === 'malformed_signature'
+          ? 'it is not a valid secp256k1 signature (0x + 130 hex, v in 27, 28, 0, 1)'
+          : 'the order cannot be encoded as the typed data';
+    throw new Unprocessable('INVALID_SIGNATURE', `the order signature is not valid: ${why}`, [{ in: 'body', path: '/signature', message: why }]);
+  }
+
+  const repo = rfqRepository(db(tx));
+  const earlier = async (): Promise<RfqWrite | null> => {
+    const e = await repo.byNonce(taker, order.nonce);
+    if (!e) return null;
+    // The same request retried (a crash between commit and the key's outcome): that RFQ, nothing new.
+    if (e.idempotency_key === input.idempotencyKey && e.order_hash === v.digest) return { rfq: (await loadRfq(tx, e.id))!, events: [] };
+    throw new Conflict('NONCE_REUSED', `nonce ${order.nonce} was already used by another order of ${order.taker}; sign the order with a new nonce`, {
+      rfq_id: e.id,
+    });
+  };
+  const again = await earlier();
+  if (again) return again;
+
+  if (!(await repo.lockUser(input.userId))) throw new NotFound('USER_NOT_FOUND', 'the session user no longer exists');
+  const open = await repo.countOpen(input.userId);
+  if (open >= settings.maxOpenPerUser) {
+    throw new Conflict(
+      'OPEN_RFQ_LIMIT',
+      `you have ${open} open RFQs, the most allowed (RFQ_MAX_OPEN_PER_USER); wait for one to close or cancel one`,
+      {
+        open_rfqs: open,
+        limit: settings.maxOpenPerUser,
+      },
+    );
+  }
+
+  const id = randomUUID();
+  const expiresAtMs = Math.min(order.deadline_ms, firstClose);
+  const stake = BigInt(order.stake_micros);
+  const inserted = await repo.insert({
+    id,
+    takerUserId: input.userId,
+    takerAddress: taker,
+    nonce: order.nonce,
+    orderHash: v.digest,
+    signature: input.signature.toLowerCase(),
+    legs,
+    stake,
+    minOddsBps: order.min_odds_bps,
+    orderType: order.order_type,
+    fillMode: input.fillMode,
+    deadlineMs: order.deadline_ms,
+    quoteDeadlineMs,
+    expiresAtMs,
+    dueAtMs: input.fillMode === 'best' ? quoteDeadlineMs : expiresAtMs,
+    createdAtMs: now,
+    idempotencyKey: input.idempotencyKey,
+  });
+  if (!inserted) return (await earlier())!; // a concurrent request with this nonce committed first
+
+  await post(tx, {
+    kind: 'rfq_reserve',
+    reference: id,
+    idempotencyKey: `rfq:${id}`,
+    entries: [
+      { account: { userId: input.userId, kind: 'user_available' }, amount: -stake },
+      { account: { userId: input.userId, kind: 'user_reserved' }, amount: stake },
+    ],
+  });
+  const rfq = (await loadRfq(tx, id))!;
+  return { rfq, events: [{ topic: 'rfq.open', frame: rfqFrame(rfq.rfq) }] };
+}
