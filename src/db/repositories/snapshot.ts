@@ -15,6 +15,7 @@ import { LedgerRepository } from './ledger.repository.js';
 import { MarketMakersRepository } from './market-makers.repository.js';
 import { MarketsRepository } from './markets.repository.js';
 import { PoolImagesRepository } from './pool-images.repository.js';
+import { PositionsRepository } from './positions.repository.js';
 import { RfqRepository } from './rfq.repository.js';
 import { SettlementRepository } from './settlement.repository.js';
 
@@ -314,6 +315,47 @@ const CATALOG: Record<string, Array<[string, (db: Db) => Promise<unknown>]>> = {
       'RfqRepository.bumpOpenStats',
       (db) => new RfqRepository(db).bumpOpenStats([{ owner: `user:${U1}`, openCount: 1, openStake: 10n, potentialPayout: 20n }]),
     ],
+  ],
+  positions: [
+    ['PositionsRepository.window', (db) => new PositionsRepository(db).window(1042)],
+    [
+      'PositionsRepository.insertResolution',
+      (db) =>
+        new PositionsRepository(db).insertResolution({
+          marketId: 1042,
+          outcome: 'YES',
+          openPrice: 100_000_000_000n,
+          closePrice: 100_000_100_000n,
+          source: 'demo',
+          resolvedBy: 'feed',
+          resolvedAtMs: 1_700_000_302_000,
+        }),
+    ],
+    ['PositionsRepository.windowsToResolve', (db) => new PositionsRepository(db).windowsToResolve(1_700_000_000_000, 100)],
+    ['PositionsRepository.lockBatch', (db) => new PositionsRepository(db).lockBatch(1042, 1000)],
+    ['PositionsRepository.applyOutcome', (db) => new PositionsRepository(db).applyOutcome(1042, 'YES', [U1])],
+    ['PositionsRepository.positionsWithLegs', (db) => new PositionsRepository(db).positionsWithLegs([U1])],
+    ['PositionsRepository.fillsOf', (db) => new PositionsRepository(db).fillsOf([U1])],
+    [
+      'PositionsRepository.settlePositions',
+      (db) => new PositionsRepository(db).settlePositions([{ id: U1, status: 'won', pnl: 10n }], 1_700_000_302_000, U2),
+    ],
+    ['PositionsRepository.setMakerPnl', (db) => new PositionsRepository(db).setMakerPnl([{ id: U1, pnl: -10n }])],
+    [
+      'PositionsRepository.bumpSettledStats',
+      (db) =>
+        new PositionsRepository(db).bumpSettledStats([
+          { owner: `user:${U1}`, openCount: -1, openStake: -10n, potentialPayout: -20n, settled: 1, wins: 1, losses: 0, voided: 0, pnl: 10n },
+        ]),
+    ],
+    ['PositionsRepository.stats', (db) => new PositionsRepository(db).stats(`user:${U1}`)],
+    ['PositionsRepository.userIdByWallet', (db) => new PositionsRepository(db).userIdByWallet(WALLET)],
+    ['PositionsRepository.page', (db) => new PositionsRepository(db).page(U1, null, null, 51)],
+    ['PositionsRepository.page.after', (db) => new PositionsRepository(db).page(U1, 'open', { createdAtMs: 1_700_000_000_000, id: U2 }, 51)],
+    ['PositionsRepository.position', (db) => new PositionsRepository(db).position(U1)],
+    ['PositionsRepository.legsOf', (db) => new PositionsRepository(db).legsOf([U1])],
+    ['PositionsRepository.pnlEvents', (db) => new PositionsRepository(db).pnlEvents(U1, 0, 1_700_000_000_000, null, 51)],
+    ['PositionsRepository.makerFills', (db) => new PositionsRepository(db).makerFills(WALLET.toLowerCase(), null, null, 51)],
   ],
   'pool-images': [
     [

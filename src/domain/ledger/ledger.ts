@@ -126,7 +126,7 @@ export async function userBalances(em: Em, userId: string): Promise<UserBalances
 }
 
 export interface LedgerProblem {
-  kind: 'unbalanced_transaction' | 'balance_mismatch' | 'negative_user_balance' | 'empty_transaction' | 'reserved_mismatch';
+  kind: 'unbalanced_transaction' | 'balance_mismatch' | 'negative_user_balance' | 'empty_transaction' | 'reserved_mismatch' | 'stats_mismatch';
   id: string;
   detail: string;
 }
@@ -186,6 +186,38 @@ export async function checkLedgerWith(query: <T>(sql: string) => Promise<T>): Pr
       kind: 'reserved_mismatch',
       id: r.user_id,
       detail: `user_reserved ${r.balance}, open stakes + liabilities + pending withdrawals ${r.expected}`,
+    });
+  }
+  // rfq-design 3.10: the trading counters (kept in the fill and settlement transactions) equal the sums
+  // over positions (takers) and position fills (makers).
+  const stats = await query<Array<{ owner: string; kept: string; summed: string }>>(
+    `with summed as (
+       select 'user:' || taker_user_id as owner, count(*) filter (where status = 'open') as open_count,
+              coalesce(sum(stake) filter (where status = 'open'), 0) as open_stake, coalesce(sum(payout) filter (where status = 'open'), 0) as potential,
+              count(*) filter (where status <> 'open') as settled, count(*) filter (where status = 'won') as wins,
+              count(*) filter (where status = 'lost') as losses, count(*) filter (where status = 'voided') as voided, coalesce(sum(pnl), 0) as pnl
+         from positions group by taker_user_id
+       union all
+       select 'mm:' || f.maker_address, count(*) filter (where p.status = 'open'), coalesce(sum(f.liability) filter (where p.status = 'open'), 0),
+              coalesce(sum(f.payout) filter (where p.status = 'open'), 0), count(*) filter (where p.status <> 'open'),
+              count(*) filter (where p.status = 'lost'), count(*) filter (where p.status = 'won'), count(*) filter (where p.status = 'voided'),
+              coalesce(sum(f.maker_pnl), 0)
+         from position_fills f join positions p on p.id = f.position_id group by f.maker_address
+     ), kept as (
+       select owner, open_count, open_stake, potential_payout as potential, settled_count as settled, wins, losses, voided, realized_pnl as pnl from trading_stats
+     )
+     select coalesce(k.owner, s.owner) as owner,
+            concat_ws(' ', k.open_count, k.open_stake, k.potential, k.settled, k.wins, k.losses, k.voided, k.pnl) as kept,
+            concat_ws(' ', s.open_count, s.open_stake, s.potential, s.settled, s.wins, s.losses, s.voided, s.pnl) as summed
+       from kept k full join summed s on s.owner = k.owner
+      where (k.open_count, k.open_stake, k.potential, k.settled, k.wins, k.losses, k.voided, k.pnl)
+            is distinct from (s.open_count, s.open_stake, s.potential, s.settled, s.wins, s.losses, s.voided, s.pnl)`,
+  );
+  for (const r of stats) {
+    problems.push({
+      kind: 'stats_mismatch',
+      id: r.owner,
+      detail: `trading_stats ${r.kept}; sums over positions ${r.summed} (open, open stake, potential, settled, wins, losses, voided, pnl)`,
     });
   }
   return problems;

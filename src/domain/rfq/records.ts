@@ -119,6 +119,16 @@ export interface QuoteResultFrame {
   filled_at_ms: number | null;
 }
 
+/** To every connection of each maker of a position when it settles (taker-relative outcome). */
+export interface PositionSettledFrame {
+  type: 'position_settled';
+  position_id: string;
+  rfq_id: string;
+  outcome: 'won' | 'lost' | 'voided';
+  maker_pnl_micros: string;
+  settled_at_ms: number;
+}
+
 export function rfqFrame(r: RfqRecord): RfqFrame {
   return {
     type: 'rfq',

@@ -227,7 +227,7 @@ describe('quotes and close', () => {
     const closed = a.changed ? a : b;
     // 4 at 2.1 (payout 8.4, liability 4.4) + 6 at 2.0 (payout 12, liability 6): 20.4 for 10 -> 20400 bps
     expect(closed.rfq.rfq).toMatchObject({ status: 'filled', filledStakeMicros: 10_000_000n, payoutMicros: 20_400_000n, oddsBps: 20_400 });
-    const results = closed.events.filter((e) => e.topic === 'mm.event').map((e) => (e.topic === 'mm.event' ? e.frame : null)!);
+    const results = closed.events.flatMap((e) => (e.topic === 'mm.event' && e.frame.type === 'quote_result' ? [e.frame] : []));
     expect(results.find((f) => f.quote_id === q1.ack.quote_id)).toMatchObject({
       status: 'filled',
       fill_stake_micros: '4000000',

@@ -1,0 +1,240 @@
+// Positions' SQL (rfq-design 3.7, 3.9, 3.10): window resolutions, settling a window's positions in
+// set-based batches, counters, and the portfolio / PnL / maker reads. In the caller's transaction.
+import { sql } from 'kysely';
+import type { Db } from '../schema.js';
+import { int8 } from '../int8.js';
+import { anyOf } from '../sql.js';
+
+export interface StatsSettleDelta {
+  owner: string;
+  openCount: number;
+  openStake: bigint;
+  potentialPayout: bigint;
+  settled: number;
+  wins: number;
+  losses: number;
+  voided: number;
+  pnl: bigint;
+}
+
+const POSITION_COLUMNS = [
+  'id',
+  'rfq_id',
+  'taker_user_id',
+  'taker_address',
+  'stake',
+  'payout',
+  'odds_bps',
+  'status',
+  'pnl',
+  'created_at_ms',
+  'resolved_at_ms',
+] as const;
+
+export class PositionsRepository {
+  constructor(private readonly db: Db) {}
+
+  /** The RFQ window `marketId` with its resolution, if any. */
+  window(marketId: number) {
+    return this.db
+      .selectFrom('markets as m')
+      .leftJoin('window_resolutions as r', 'r.market_id', 'm.market_id')
+      .select([
+        'm.market_id',
+        'm.asset',
+        'm.duration_secs',
+        'm.start_at_ms',
+        'r.outcome',
+        'r.open_price_micros',
+        'r.close_price_micros',
+        'r.source',
+        'r.resolved_by',
+        'r.resolved_at_ms',
+      ])
+      .where('m.kind', '=', sql.lit('rfq_window'))
+      .where('m.market_id', '=', int8(marketId))
+      .$narrowType<{ asset: string; duration_secs: number; start_at_ms: string }>()
+      .executeTakeFirst();
+  }
+
+  /** First writer wins: returns whether this call recorded the resolution. */
+  async insertResolution(r: {
+    marketId: number;
+    outcome: 'YES' | 'NO' | 'VOID';
+    openPrice: bigint | null;
+    closePrice: bigint | null;
+    source: string;
+    resolvedBy: 'feed' | 'operator';
+    resolvedAtMs: number;
+  }): Promise<boolean> {
+    const rows = await this.db
+      .insertInto('window_resolutions')
+      .values({
+        market_id: int8(r.marketId),
+        outcome: r.outcome,
+        open_price_micros: r.openPrice === null ? null : int8(r.openPrice),
+        close_price_micros: r.closePrice === null ? null : int8(r.closePrice),
+        source: r.source,
+        resolved_by: r.resolvedBy,
+        resolved_at_ms: int8(r.resolvedAtMs),
+      })
+      .onConflict((oc) => oc.column('market_id').doNothing())
+      .returning('market_id')
+      .execute();
+    return rows.length === 1;
+  }
+
+  /** Windows ended at or before `endedBeforeMs` that still have pending legs (the relay's work list). */
+  async windowsToResolve(endedBeforeMs: number, limit: number): Promise<number[]> {
+    const { rows } = await sql<{ market_id: string }>`
+      select m.market_id from markets m
+       where m.kind = 'rfq_window' and m.start_at_ms + m.duration_secs * 1000 <= ${int8(endedBeforeMs)}::int8
+         and exists (select 1 from position_legs l where l.market_id = m.market_id and l.outcome = 'pending')
+       order by m.start_at_ms limit ${limit}`.execute(this.db);
+    return rows.map((r) => Number(r.market_id));
+  }
+
+  /**
+   * Up to `limit` positions with a pending leg on the market, locked FOR UPDATE in id order; every one of
+   * their legs, with the market's outcome applied to the pending legs on this market.
+   */
+  async lockBatch(marketId: number, limit: number) {
+    const { rows } = await sql<{ id: string }>`
+      select p.id from positions p
+       where p.id in (select l.position_id from position_legs l where l.market_id = ${int8(marketId)}::int8 and l.outcome = 'pending')
+       order by p.id limit ${limit} for update of p`.execute(this.db);
+    return rows.map((r) => r.id);
+  }
+
+  /** Sets the outcome of the pending legs of these positions on the market: won/lost by direction, or voided. */
+  async applyOutcome(marketId: number, outcome: 'YES' | 'NO' | 'VOID', positionIds: readonly string[]): Promise<void> {
+    await sql`update position_legs set outcome = case
+        when ${outcome}::text = 'VOID' then 'voided'
+        when (direction = 'up') = (${outcome}::text = 'YES') then 'won' else 'lost' end
+      where market_id = ${int8(marketId)}::int8 and outcome = 'pending' and position_id = ${anyOf(positionIds, 'uuid')}`.execute(this.db);
+  }
+
+  positionsWithLegs(positionIds: readonly string[]) {
+    return this.db
+      .selectFrom('positions as p')
+      .innerJoin('position_legs as l', 'l.position_id', 'p.id')
+      .select(['p.id', 'p.rfq_id', 'p.taker_user_id', 'p.stake', 'p.payout', 'p.status', 'l.outcome'])
+      .where('p.id', '=', anyOf(positionIds, 'uuid'))
+      .orderBy('p.id')
+      .orderBy('l.leg_index')
+      .execute();
+  }
+
+  fillsOf(positionIds: readonly string[]) {
+    return this.db
+      .selectFrom('position_fills')
+      .select(['id', 'position_id', 'maker_address', 'maker_user_id', 'stake', 'payout', 'liability'])
+      .where('position_id', '=', anyOf(positionIds, 'uuid'))
+      .orderBy('id')
+      .execute();
+  }
+
+  async settlePositions(rows: ReadonlyArray<{ id: string; status: string; pnl: bigint }>, atMs: number, settleTxId: string): Promise<void> {
+    await sql`update positions p set status = t.status, pnl = t.pnl, resolved_at_ms = ${int8(atMs)}::int8, settle_tx_id = ${settleTxId}::uuid
+      from unnest(${rows.map((r) => r.id)}::uuid[], ${rows.map((r) => r.status)}::text[], ${rows.map((r) => int8(r.pnl))}::bigint[]) as t(id, status, pnl)
+      where p.id = t.id and p.status = 'open'`.execute(this.db);
+  }
+
+  async setMakerPnl(rows: ReadonlyArray<{ id: string; pnl: bigint }>): Promise<void> {
+    if (!rows.length) return;
+    await sql`update position_fills f set maker_pnl = t.pnl
+      from unnest(${rows.map((r) => r.id)}::uuid[], ${rows.map((r) => int8(r.pnl))}::bigint[]) as t(id, pnl) where f.id = t.id`.execute(this.db);
+  }
+
+  /**
+   * Moves settled positions from the open counters to the settled ones, per owner, in owner order. An
+   * UPDATE, not an upsert: every owner has its row since its fill, and an insert's row would have to pass
+   * the CHECKs with negative deltas.
+   */
+  async bumpSettledStats(deltas: readonly StatsSettleDelta[]): Promise<void> {
+    if (!deltas.length) return;
+    const d = [...deltas].sort((a, b) => (a.owner < b.owner ? -1 : a.owner > b.owner ? 1 : 0));
+    await sql`update trading_stats s set open_count = s.open_count + t.open_count, open_stake = s.open_stake + t.open_stake,
+        potential_payout = s.potential_payout + t.potential, settled_count = s.settled_count + t.settled,
+        wins = s.wins + t.wins, losses = s.losses + t.losses, voided = s.voided + t.voided, realized_pnl = s.realized_pnl + t.pnl
+      from unnest(${d.map((x) => x.owner)}::text[], ${d.map((x) => x.openCount)}::integer[], ${d.map((x) => int8(x.openStake))}::bigint[],
+        ${d.map((x) => int8(x.potentialPayout))}::bigint[], ${d.map((x) => x.settled)}::integer[], ${d.map((x) => x.wins)}::integer[],
+        ${d.map((x) => x.losses)}::integer[], ${d.map((x) => x.voided)}::integer[], ${d.map((x) => int8(x.pnl))}::bigint[])
+        as t(owner, open_count, open_stake, potential, settled, wins, losses, voided, pnl)
+      where s.owner = t.owner`.execute(this.db);
+  }
+
+  stats(owner: string) {
+    return this.db.selectFrom('trading_stats').selectAll().where('owner', '=', owner).executeTakeFirst();
+  }
+
+  userIdByWallet(wallet: string) {
+    return this.db
+      .selectFrom('users')
+      .select(['id', 'wallet_address'])
+      .where(sql<string>`lower(wallet_address)`, '=', wallet.toLowerCase())
+      .executeTakeFirst();
+  }
+
+  /** A taker's positions, newest first, after the keyset position. */
+  page(userId: string, status: string | null, after: { createdAtMs: number; id: string } | null, limit: number) {
+    let q = this.db.selectFrom('positions').select(POSITION_COLUMNS).where('taker_user_id', '=', userId);
+    if (status) q = q.where('status', '=', status as 'open');
+    if (after) q = q.where(sql<boolean>`(created_at_ms, id) < (${int8(after.createdAtMs)}::int8, ${after.id}::uuid)`);
+    return q.orderBy('created_at_ms', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  }
+
+  position(id: string) {
+    return this.db.selectFrom('positions').select(POSITION_COLUMNS).where('id', '=', id).executeTakeFirst();
+  }
+
+  legsOf(positionIds: readonly string[]) {
+    return this.db
+      .selectFrom('position_legs as l')
+      .innerJoin('markets as m', 'm.market_id', 'l.market_id')
+      .select(['l.position_id', 'l.leg_index', 'l.market_id', 'l.direction', 'l.outcome', 'm.asset', 'm.duration_secs', 'm.start_at_ms'])
+      .where('l.position_id', '=', anyOf(positionIds, 'uuid'))
+      .$narrowType<{ asset: string; duration_secs: number; start_at_ms: string }>()
+      .orderBy('l.position_id')
+      .orderBy('l.leg_index')
+      .execute();
+  }
+
+  /** Settled positions in (resolved_at_ms, id) order after the keyset, with the running total from the start. */
+  async pnlEvents(userId: string, fromMs: number, toMs: number, after: { resolvedAtMs: number; id: string } | null, limit: number) {
+    const { rows } = await sql<{ id: string; resolved_at_ms: string; pnl: string; cumulative: string }>`
+      select * from (
+        select id, resolved_at_ms, pnl, sum(pnl) over (order by resolved_at_ms, id) as cumulative
+          from positions where taker_user_id = ${userId}::uuid and resolved_at_ms is not null and resolved_at_ms <= ${int8(toMs)}::int8
+      ) x
+      where resolved_at_ms >= ${int8(fromMs)}::int8
+        and (${after === null}::boolean or (resolved_at_ms, id) > (${int8(after?.resolvedAtMs ?? 0)}::int8, ${after?.id ?? '00000000-0000-0000-0000-000000000000'}::uuid))
+      order by resolved_at_ms, id limit ${limit}`.execute(this.db);
+    return rows;
+  }
+
+  /** A maker's fills, newest first, with their position's status. */
+  makerFills(makerAddress: string, status: string | null, after: { createdAtMs: number; id: string } | null, limit: number) {
+    let q = this.db
+      .selectFrom('position_fills as f')
+      .innerJoin('positions as p', 'p.id', 'f.position_id')
+      .select([
+        'f.id',
+        'f.position_id',
+        'p.rfq_id',
+        'f.quote_id',
+        'f.stake',
+        'f.odds_bps',
+        'f.liability',
+        'f.maker_pnl',
+        'f.created_at_ms',
+        'p.status',
+      ])
+      .where('f.maker_address', '=', makerAddress);
+    if (status) q = q.where('p.status', '=', status as 'open');
+    if (after) q = q.where(sql<boolean>`(f.created_at_ms, f.id) < (${int8(after.createdAtMs)}::int8, ${after.id}::uuid)`);
+    return q.orderBy('f.created_at_ms', 'desc').orderBy('f.id', 'desc').limit(limit).execute();
+  }
+}
+
+export const positionsRepository = (db: Db) => new PositionsRepository(db);
