@@ -6,6 +6,7 @@ import { housekeepingWorker } from './housekeeping.worker.js';
 import { marketWindowsWorker } from './market-windows.worker.js';
 import { pruneIdempotencyWorker } from './prune-idempotency.worker.js';
 import { contestsWorker } from './resolve-contest.worker.js';
+import { resolveWindowWorker } from './resolve-window.worker.js';
 import { settlementWorker } from './settle-operation.worker.js';
 import type { WorkerTable } from './worker-spec.js';
 
@@ -16,4 +17,5 @@ export const WORKERS: WorkerTable = {
   [QUEUE.settlement]: settlementWorker,
   [QUEUE.idempotency]: pruneIdempotencyWorker,
   [QUEUE.contests]: contestsWorker,
+  [QUEUE.marketResolution]: resolveWindowWorker,
 };

@@ -4,7 +4,7 @@
 // processor reading a field its producer does not send, fails `tsc`.
 import type { Job, JobsOptions, Queue } from 'bullmq';
 import type { QueueBackend } from './queue-backend.js';
-import { JOB, QUEUE, type QueueNoun, type ResolveContestJob, type ScheduledJob, type SettleOperationJob } from './queues.js';
+import { JOB, QUEUE, type QueueNoun, type ResolveContestJob, type ResolveWindowJob, type ScheduledJob, type SettleOperationJob } from './queues.js';
 
 export interface JobPayloads {
   [QUEUE.system]: { [JOB.recordHeartbeat]: ScheduledJob };
@@ -13,6 +13,7 @@ export interface JobPayloads {
   [QUEUE.idempotency]: { [JOB.pruneIdempotencyKeys]: ScheduledJob };
   [QUEUE.contests]: { [JOB.resolveContest]: ResolveContestJob; [JOB.relayResolutions]: ScheduledJob };
   [QUEUE.housekeeping]: { [JOB.pruneExpiredAuth]: ScheduledJob };
+  [QUEUE.marketResolution]: { [JOB.resolveWindow]: ResolveWindowJob; [JOB.relayWindowResolutions]: ScheduledJob };
 }
 
 export type JobName<Q extends QueueNoun> = keyof JobPayloads[Q] & string;

@@ -13,6 +13,8 @@ export const QUEUE = {
   contests: 'contests',
   /** Housekeeping: pruning expired sessions and used or expired wallet nonces. */
   housekeeping: 'housekeeping',
+  /** RFQ windows: resolve-window jobs (jobId = window-<market id>) and the relay that finds ended windows with open legs. */
+  marketResolution: 'market-resolution',
 } as const;
 export type QueueNoun = (typeof QUEUE)[keyof typeof QUEUE];
 
@@ -25,6 +27,8 @@ export const JOB = {
   resolveContest: 'resolve-contest',
   relayResolutions: 'relay-resolutions',
   pruneExpiredAuth: 'prune-expired-auth',
+  resolveWindow: 'resolve-window',
+  relayWindowResolutions: 'relay-window-resolutions',
 } as const;
 
 /** The payload of every scheduled job (src/jobs/schedulers.ts). */
@@ -64,3 +68,12 @@ export interface ResolveContestJob {
 /** Resolution relay: open contests with no OPEN market left are (re-)enqueued this often. */
 export const RELAY_RESOLUTIONS_EVERY_MS = 5_000;
 export const RESOLVE_ATTEMPTS = 8;
+
+export interface ResolveWindowJob {
+  market_id: number;
+}
+
+/** Window-resolution relay period (rfq-design 3.9): ended windows with pending legs are (re-)enqueued this often. */
+export const RELAY_WINDOW_RESOLUTIONS_EVERY_MS = 5_000;
+/** resolve-window attempts (exponential from 1 s: about 4 minutes) before the relay re-enqueues it. */
+export const RESOLVE_WINDOW_ATTEMPTS = 8;

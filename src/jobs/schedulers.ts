@@ -12,6 +12,7 @@ import {
   QUEUE,
   RELAY_OUTBOX_EVERY_MS,
   RELAY_RESOLUTIONS_EVERY_MS,
+  RELAY_WINDOW_RESOLUTIONS_EVERY_MS,
   ROLL_WINDOWS_EVERY_MS,
   type QueueNoun,
 } from './queues.js';
@@ -26,6 +27,12 @@ export const SCHEDULERS: readonly SchedulerSpec[] = [
   { queue: QUEUE.idempotency, id: 'prune-idempotency-keys', everyMs: PRUNE_IDEMPOTENCY_EVERY_MS, jobName: JOB.pruneIdempotencyKeys },
   { queue: QUEUE.contests, id: 'relay-resolutions', everyMs: RELAY_RESOLUTIONS_EVERY_MS, jobName: JOB.relayResolutions },
   { queue: QUEUE.housekeeping, id: 'prune-expired-auth', everyMs: PRUNE_AUTH_EVERY_MS, jobName: JOB.pruneExpiredAuth },
+  {
+    queue: QUEUE.marketResolution,
+    id: 'relay-window-resolutions',
+    everyMs: RELAY_WINDOW_RESOLUTIONS_EVERY_MS,
+    jobName: JOB.relayWindowResolutions,
+  },
 ];
 
 /** One Queue per noun the schedulers use, opened lazily, closed together. */

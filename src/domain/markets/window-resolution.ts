@@ -131,3 +131,8 @@ export async function resolveWindowByOperator(
   if (!recorded) throw already();
   return getWindowState(em, marketId, bufferMs, nowMs);
 }
+
+/** Windows ended at least `delayMs` ago that still have pending legs (the relay enqueues each). */
+export function windowsAwaitingResolution(em: Em, nowMs: number, delayMs: number, limit = 500): Promise<number[]> {
+  return positionsRepository(db(em)).windowsToResolve(nowMs - delayMs, limit);
+}
