@@ -1,0 +1,39 @@
+// Runs the built-in demo market maker (src/domain/demo/maker.ts) in the API process of the embedded
+// development default: it hears every new RFQ on the bus, like a connected maker hears `rfq` frames, and
+// answers with a firm signed quote through the same rules a WebSocket quote goes through (submitQuote),
+// valid until the RFQ expires, for the whole stake, at fair odds less a spread.
+import { privateKeyToAccount } from 'viem/accounts';
+import type { Logger } from 'pino';
+import type { Em } from '../db/orm.js';
+import { DEMO_MAKER_KEY, demoMakerOddsBps } from '../domain/demo/maker.js';
+import { submitQuote } from '../domain/rfq/api.js';
+import type { RfqDeps } from '../domain/rfq/deps.js';
+import type { RfqEvent } from '../domain/rfq/events.js';
+import { quoteTypedData, rfqDomain } from '../domain/rfq/typed-data.js';
+import type { Bus } from './bus.js';
+import { publishRfqEvents } from './rfq-events.js';
+
+export function startDemoMaker(deps: { bus: Bus; forkDb: () => Em; rfq: RfqDeps; log: Logger }): () => void {
+  const account = privateKeyToAccount(DEMO_MAKER_KEY);
+  const domain = rfqDomain(deps.rfq.settings.eip712Name, deps.rfq.settings.signingChainId);
+  const log = deps.log.child({ component: 'demo-maker', wallet: account.address });
+  const answer = async (e: Extract<RfqEvent, { topic: 'rfq.open' }>) => {
+    const f = e.frame;
+    const q = {
+      rfq_id: f.rfq_id,
+      maker: account.address,
+      odds_bps: demoMakerOddsBps(f.legs.length),
+      max_fill_micros: Number(f.stake_micros),
+      valid_until_ms: f.expires_at_ms,
+    };
+    const signature = await account.signTypedData(quoteTypedData(domain, q));
+    const r = await submitQuote(deps.forkDb(), deps.rfq, account.address, { ...q, signature });
+    if (r.ack.accepted) log.info({ rfq_id: f.rfq_id, odds_bps: q.odds_bps, quote_id: r.ack.quote_id }, 'demo maker quoted');
+    else log.info({ rfq_id: f.rfq_id, error: r.ack.error }, 'demo maker quote refused');
+    await publishRfqEvents(deps.bus, r.events, log);
+  };
+  log.info('demo market maker running: it quotes every RFQ at fair odds less 5% (embedded development default; DEMO_DATA=false turns it off)');
+  return deps.bus.subscribe('rfq.open', (payload) => {
+    void answer(payload as Extract<RfqEvent, { topic: 'rfq.open' }>).catch((err: unknown) => log.warn({ err }, 'demo maker could not quote'));
+  });
+}
