@@ -4,7 +4,7 @@
 // released). Both return the events to publish after commit: rfq_closed and one quote_result per quote.
 import { randomUUID } from 'node:crypto';
 import type { Em } from '../../db/orm.js';
-import { rfqRepository, type QuoteOutcomeRow } from '../../db/repositories/rfq.repository.js';
+import { fillsRepository, type QuoteOutcomeRow } from '../../db/repositories/fills.repository.js';
 import { db } from '../../db/schema.js';
 import { lockUserBalances, post } from '../ledger/ledger.js';
 import { allocate, type Allocation, type QuoteCandidate, type QuoteOutcome } from './allocate.js';
@@ -70,7 +70,7 @@ async function finish(
     reason: o.status === 'filled' ? null : o.reason,
     filledStake: o.status === 'filled' ? o.fill.fillMicros : 0n,
   }));
-  await rfqRepository(db(tx)).setQuoteOutcomes(rows);
+  await fillsRepository(db(tx)).setQuoteOutcomes(rows);
   const after = (await loadRfq(tx, r.id))!;
   const events: RfqEvent[] = [{ topic: 'rfq.closed', frame: rfqClosedFrame(after.rfq), route: routeOf(rfqFrame(after.rfq)) }];
   for (const o of outcomes) {
@@ -104,7 +104,7 @@ export async function expireRfq(
   nowMs: number,
 ): Promise<Closed> {
   await release(tx, r, r.stakeMicros);
-  await rfqRepository(db(tx)).close(r.id, {
+  await fillsRepository(db(tx)).close(r.id, {
     status,
     closedAtMs: nowMs,
     closeReason: reason,
@@ -169,7 +169,7 @@ export async function fillRfq(
 
   if (allocation.status === 'expired') {
     await release(tx, r, r.stakeMicros);
-    await rfqRepository(db(tx)).close(r.id, {
+    await fillsRepository(db(tx)).close(r.id, {
       status: 'expired',
       closedAtMs: nowMs,
       closeReason: allocation.reason,
@@ -181,7 +181,7 @@ export async function fillRfq(
     return { ...(await finish(tx, r, all, [...allocation.quotes, ...outbid], null, nowMs)), allocation };
   }
 
-  const repo = rfqRepository(db(tx));
+  const repo = fillsRepository(db(tx));
   const positionId = randomUUID();
   await repo.insertPosition({
     id: positionId,

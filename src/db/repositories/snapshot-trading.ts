@@ -1,0 +1,157 @@
+// The trading repositories' sample calls for the SQL snapshots (src/queries/{rfq,fills,positions}.sql);
+// snapshot.ts merges them into its catalog.
+import type { Db } from '../schema.js';
+import { FillsRepository } from './fills.repository.js';
+import { PositionsRepository } from './positions.repository.js';
+import { RfqRepository } from './rfq.repository.js';
+
+const U1 = '00000000-0000-4000-8000-000000000001';
+const U2 = '00000000-0000-4000-8000-000000000002';
+const WALLET = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
+
+export const TRADING_CATALOG: Record<string, Array<[string, (db: Db) => Promise<unknown>]>> = {
+  rfq: [
+    ['RfqRepository.windows', (db) => new RfqRepository(db).windows([1042, 1043])],
+    ['RfqRepository.byNonce', (db) => new RfqRepository(db).byNonce(WALLET.toLowerCase(), 7)],
+    ['RfqRepository.lockUser', (db) => new RfqRepository(db).lockUser(U1)],
+    ['RfqRepository.countOpen', (db) => new RfqRepository(db).countOpen(U1)],
+    [
+      'RfqRepository.insert',
+      (db) =>
+        new RfqRepository(db).insert({
+          id: U1,
+          takerUserId: U2,
+          takerAddress: WALLET.toLowerCase(),
+          nonce: 7,
+          orderHash: `0x${'ab'.repeat(32)}`,
+          signature: `0x${'cd'.repeat(65)}`,
+          legs: [],
+          stake: 10_000_000n,
+          minOddsBps: 15_000,
+          orderType: 'FOK',
+          fillMode: 'best',
+          deadlineMs: 1_700_000_030_000,
+          quoteDeadlineMs: 1_700_000_000_500,
+          expiresAtMs: 1_700_000_030_000,
+          dueAtMs: 1_700_000_000_500,
+          createdAtMs: 1_700_000_000_000,
+          idempotencyKey: U2,
+        }),
+    ],
+    ['RfqRepository.get', (db) => new RfqRepository(db).get(U1)],
+    ['RfqRepository.get.forUpdate', (db) => new RfqRepository(db).get(U1, 'update')],
+    ['RfqRepository.get.forShare', (db) => new RfqRepository(db).get(U1, 'share')],
+    ['RfqRepository.page', (db) => new RfqRepository(db).page(U1, null, null, 51)],
+    ['RfqRepository.page.after', (db) => new RfqRepository(db).page(U1, 'open', { createdAtMs: 1_700_000_000_000, id: U2 }, 51)],
+    ['RfqRepository.due', (db) => new RfqRepository(db).due(1_700_000_000_000, 500)],
+    ['RfqRepository.quotes', (db) => new RfqRepository(db).quotes([U1])],
+    ['RfqRepository.makerQuotes', (db) => new RfqRepository(db).makerQuotes(U1, WALLET.toLowerCase())],
+    ['RfqRepository.liveQuotes', (db) => new RfqRepository(db).liveQuotes(U1)],
+    ['RfqRepository.byClientQuoteId', (db) => new RfqRepository(db).byClientQuoteId(WALLET.toLowerCase(), U2)],
+    ['RfqRepository.makerUser', (db) => new RfqRepository(db).makerUser(WALLET)],
+    ['RfqRepository.replaceLive', (db) => new RfqRepository(db).replaceLive(U1, WALLET.toLowerCase())],
+    [
+      'RfqRepository.insertQuote',
+      (db) =>
+        new RfqRepository(db).insertQuote({
+          id: U2,
+          rfqId: U1,
+          makerAddress: WALLET.toLowerCase(),
+          makerUserId: U2,
+          clientQuoteId: null,
+          oddsBps: 20_000,
+          maxFill: 10_000_000n,
+          validUntilMs: 1_700_000_010_000,
+          signature: `0x${'cd'.repeat(65)}`,
+          receivedAtMs: 1_700_000_000_100,
+        }),
+    ],
+    ['RfqRepository.cancelQuote', (db) => new RfqRepository(db).cancelQuote(U1, U2, WALLET.toLowerCase())],
+  ],
+  fills: [
+    [
+      'FillsRepository.setQuoteOutcomes',
+      (db) => new FillsRepository(db).setQuoteOutcomes([{ id: U2, status: 'filled', reason: null, filledStake: 10n }]),
+    ],
+    [
+      'FillsRepository.close',
+      (db) =>
+        new FillsRepository(db).close(U1, {
+          status: 'filled',
+          closedAtMs: 1_700_000_000_500,
+          closeReason: null,
+          filledStake: 10_000_000n,
+          payout: 20_000_000n,
+          oddsBps: 20_000,
+          positionId: U2,
+        }),
+    ],
+    [
+      'FillsRepository.insertPosition',
+      (db) =>
+        new FillsRepository(db).insertPosition({
+          id: U2,
+          rfqId: U1,
+          takerUserId: U1,
+          takerAddress: WALLET.toLowerCase(),
+          stake: 10n,
+          payout: 20n,
+          oddsBps: 20_000,
+          createdAtMs: 1_700_000_000_500,
+        }),
+    ],
+    ['FillsRepository.insertLegs', (db) => new FillsRepository(db).insertLegs(U2, [{ marketId: 1042, direction: 'up' }])],
+    [
+      'FillsRepository.insertFills',
+      (db) =>
+        new FillsRepository(db).insertFills(U2, 1_700_000_000_500, [
+          { id: U1, quoteId: U2, makerAddress: WALLET.toLowerCase(), makerUserId: U2, stake: 10n, oddsBps: 20_000, payout: 20n, liability: 10n },
+        ]),
+    ],
+    [
+      'FillsRepository.bumpOpenStats',
+      (db) => new FillsRepository(db).bumpOpenStats([{ owner: `user:${U1}`, openCount: 1, openStake: 10n, potentialPayout: 20n }]),
+    ],
+  ],
+  positions: [
+    ['PositionsRepository.window', (db) => new PositionsRepository(db).window(1042)],
+    [
+      'PositionsRepository.insertResolution',
+      (db) =>
+        new PositionsRepository(db).insertResolution({
+          marketId: 1042,
+          outcome: 'YES',
+          openPrice: 100_000_000_000n,
+          closePrice: 100_000_100_000n,
+          source: 'demo',
+          resolvedBy: 'feed',
+          resolvedAtMs: 1_700_000_302_000,
+        }),
+    ],
+    ['PositionsRepository.windowsToResolve', (db) => new PositionsRepository(db).windowsToResolve(1_700_000_000_000, 100)],
+    ['PositionsRepository.lockBatch', (db) => new PositionsRepository(db).lockBatch(1042, 1000)],
+    ['PositionsRepository.applyOutcome', (db) => new PositionsRepository(db).applyOutcome(1042, 'YES', [U1])],
+    ['PositionsRepository.positionsWithLegs', (db) => new PositionsRepository(db).positionsWithLegs([U1])],
+    ['PositionsRepository.fillsOf', (db) => new PositionsRepository(db).fillsOf([U1])],
+    [
+      'PositionsRepository.settlePositions',
+      (db) => new PositionsRepository(db).settlePositions([{ id: U1, status: 'won', pnl: 10n }], 1_700_000_302_000, U2),
+    ],
+    ['PositionsRepository.setMakerPnl', (db) => new PositionsRepository(db).setMakerPnl([{ id: U1, pnl: -10n }])],
+    [
+      'PositionsRepository.bumpSettledStats',
+      (db) =>
+        new PositionsRepository(db).bumpSettledStats([
+          { owner: `user:${U1}`, openCount: -1, openStake: -10n, potentialPayout: -20n, settled: 1, wins: 1, losses: 0, voided: 0, pnl: 10n },
+        ]),
+    ],
+    ['PositionsRepository.stats', (db) => new PositionsRepository(db).stats(`user:${U1}`)],
+    ['PositionsRepository.userIdByWallet', (db) => new PositionsRepository(db).userIdByWallet(WALLET)],
+    ['PositionsRepository.page', (db) => new PositionsRepository(db).page(U1, null, null, 51)],
+    ['PositionsRepository.page.after', (db) => new PositionsRepository(db).page(U1, 'open', { createdAtMs: 1_700_000_000_000, id: U2 }, 51)],
+    ['PositionsRepository.position', (db) => new PositionsRepository(db).position(U1)],
+    ['PositionsRepository.legsOf', (db) => new PositionsRepository(db).legsOf([U1])],
+    ['PositionsRepository.pnlEvents', (db) => new PositionsRepository(db).pnlEvents(U1, 0, 1_700_000_000_000, null, 51)],
+    ['PositionsRepository.makerFills', (db) => new PositionsRepository(db).makerFills(WALLET.toLowerCase(), null, null, 51)],
+  ],
+};
