@@ -24,6 +24,7 @@ import { contestsHandlers } from './http/handlers/contests.js';
 import { createResolutionProducer } from './jobs/resolution-producer.js';
 import { rfqHandlers } from './http/handlers/rfq.js';
 import { createWorkerHealth } from './http/worker-health.js';
+import { createOperationWaiter } from './bus/operation-waiter.js';
 import { boundEnqueue } from './jobs/queue-gate.js';
 import { requireQueue } from './http/queue-gate.js';
 import { createRateLimitStore } from './http/rate-limit-store.js';
@@ -57,6 +58,7 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
   // Enqueues give up after QUEUE_WAIT_MS (the outbox and resolution relays take over): no request hangs on Redis.
   const settlementProducer = boundEnqueue(createSettlementProducer(queues), config.queueWaitMs);
   const resolutionProducer = boundEnqueue(createResolutionProducer(queues), config.queueWaitMs);
+  const operationWaiter = createOperationWaiter(rt.bus);
   const workerHealth = createWorkerHealth(orm, queues, config.workerHeartbeatStaleMs);
   const settlement = createSettlementAdapter({ mode: config.settlementMode, demoOnchainBalanceMicros: config.demoOnchainBalanceMicros });
   await seedDemoOnStart(orm.em.fork(), settlement, config, logger);
@@ -65,7 +67,7 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
     ...documentsHandlers(documents, { publicUrl: config.publicUrl }),
     ...authHandlers({ privy, sessionTtlSeconds: config.sessionTtlSeconds, siwe: config.siwe }),
     ...usersHandlers(),
-    ...balancesHandlers({ producer: settlementProducer, settlement, syncWaitMs: config.depositSyncWaitMs }),
+    ...balancesHandlers({ producer: settlementProducer, settlement, syncWaitMs: config.depositSyncWaitMs, waiter: operationWaiter }),
     ...marketMakersHandlers({ onRemoved: (wallet) => gateway.endWallet(wallet) }),
     ...marketsHandlers({ settings: config.markets }),
     ...poolImagesHandlers(),
@@ -109,6 +111,7 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
         server.close(() => resolve());
         server.closeIdleConnections();
       });
+      operationWaiter.close();
       await settlementProducer.close();
       await resolutionProducer.close();
       await workerHealth.close();

@@ -29,6 +29,10 @@ export const settlementWorker: WorkerSpec<typeof QUEUE.settlement> = {
         const { operation_id } = job.data;
         const outcome = await settleOperation(orm.em.fork(), adapter, operation_id);
         if (outcome === 'missing') throw new UnrecoverableError(`operation ${operation_id} does not exist`);
+        // Wakes the API request waiting for this settlement (src/bus/operation-waiter.ts); lost: it polls.
+        await rt.bus
+          .publish('operation.settled', { operation_id })
+          .catch((err: unknown) => log.warn({ err, operation_id }, 'could not publish operation.settled'));
         log.debug({ job_id: job.id, operation_id, outcome }, 'operation settled');
         return { outcome };
       },

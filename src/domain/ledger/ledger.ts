@@ -165,13 +165,14 @@ export async function checkLedgerWith(query: <T>(sql: string) => Promise<T>): Pr
     'select id::text as id, balance::text as balance from ledger_accounts where user_id is not null and balance < 0',
   );
   for (const n of negative) problems.push({ kind: 'negative_user_balance', id: n.id, detail: `balance ${n.balance}` });
-  // rfq-design 3.7: what a user has reserved is exactly what is still at stake: pending withdrawals, open
-  // RFQ stakes, open positions' stakes (taker) and open positions' liabilities (maker). One statement, so
+  // rfq-design 3.7: what a user has reserved is exactly what is still at stake: pending withdrawals, bets
+  // on open contests, open RFQ stakes, open positions' stakes (taker) and open positions' liabilities (maker). One statement, so
   // one snapshot: each of these moves together with the ledger in one transaction.
   const reserved = await query<Array<{ user_id: string; balance: string; expected: string }>>(
     `with expected as (
        select user_id, sum(amount) as amount from (
          select user_id, amount from operations where kind = 'withdraw' and status = 'pending'
+         union all select e.user_id, c.bet_amount from contest_entries e join contests c on c.id = e.contest_id where c.status = 'open'
          union all select taker_user_id, stake from rfqs where status = 'open'
          union all select taker_user_id, stake from positions where status = 'open'
          union all select f.maker_user_id, f.liability from position_fills f join positions p on p.id = f.position_id where p.status = 'open'
@@ -185,7 +186,7 @@ export async function checkLedgerWith(query: <T>(sql: string) => Promise<T>): Pr
     problems.push({
       kind: 'reserved_mismatch',
       id: r.user_id,
-      detail: `user_reserved ${r.balance}, open stakes + liabilities + pending withdrawals ${r.expected}`,
+      detail: `user_reserved ${r.balance}, open stakes + liabilities + open contest bets + pending withdrawals ${r.expected}`,
     });
   }
   // rfq-design 3.10: the trading counters (kept in the fill and settlement transactions) equal the sums

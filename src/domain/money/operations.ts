@@ -184,17 +184,3 @@ export async function settleOperation(em: Em, adapter: SettlementAdapter, operat
 export async function staleOutbox(em: Em, olderThanMs: number, limit = 500): Promise<string[]> {
   return operationsRepository(db(em)).staleOutbox(olderThanMs, limit);
 }
-
-/** Polls an operation (first after a few ms) until it is final or the time is up (the synchronous wait of deposit/withdraw). */
-export async function waitForFinal(em: Em, id: string, timeoutMs: number): Promise<OperationRecord> {
-  const deadline = Date.now() + timeoutMs;
-  let delay = 5;
-  await new Promise((r) => setTimeout(r, Math.min(delay, timeoutMs))); // just enqueued: not settled yet
-  for (;;) {
-    const op = await findOperation(em.fork(), id);
-    if (!op) throw new Error(`operation ${id} vanished`);
-    if (op.status !== 'pending' || Date.now() >= deadline) return op;
-    await new Promise((r) => setTimeout(r, Math.min(delay, Math.max(1, deadline - Date.now()))));
-    delay = Math.min(100, Math.ceil(delay * 1.5));
-  }
-}

@@ -5,8 +5,9 @@ import { Unprocessable, ValidationFailed } from '../../domain/errors.js';
 import { microsFromRequest, microsToWire } from '../../domain/ledger/amounts.js';
 import { userBalances } from '../../domain/ledger/ledger.js';
 import { creditAppTokensOnce, type AppTokenCredit } from '../../domain/money/app-tokens.js';
-import { getOwnOperation, openDeposit, openWithdrawal, waitForFinal, type OperationRecord } from '../../domain/money/operations.js';
+import { getOwnOperation, openDeposit, openWithdrawal, type OperationRecord } from '../../domain/money/operations.js';
 import type { SettlementAdapter } from '../../domain/settlement/adapter.js';
+import type { OperationWaiter } from '../../bus/operation-waiter.js';
 import type { SettlementProducer } from '../../jobs/settlement-producer.js';
 import type { HandlersFor, RequestContext } from '../handler.js';
 import { idempotentWrite } from '../idempotent.js';
@@ -17,6 +18,8 @@ export interface BalancesDeps {
   settlement: SettlementAdapter;
   /** DEPOSIT_SYNC_WAIT_MS: how long a deposit or withdrawal waits for settlement before answering 202. */
   syncWaitMs: number;
+  /** Wakes the waiting request when the worker's `operation.settled` arrives (no polling loop). */
+  waiter: OperationWaiter;
 }
 
 const NO_STORE = { 'Cache-Control': 'no-store' };
@@ -47,7 +50,16 @@ export function balancesHandlers(deps: BalancesDeps): HandlersFor<BalancesOperat
         ctx.log.warn({ err, operation_id: op.id }, 'could not enqueue settlement; the outbox relay will');
       }
     }
-    const final = syncWaitMs > 0 && op.status === 'pending' ? await waitForFinal(ctx.db, op.id, syncWaitMs) : op;
+    const userId = requireUser(ctx.auth).userId;
+    const final =
+      syncWaitMs > 0 && op.status === 'pending'
+        ? await deps.waiter.waitFor(
+            op.id,
+            Date.now() + syncWaitMs,
+            () => getOwnOperation(ctx.db, userId, op.id),
+            (o) => o.status !== 'pending',
+          )
+        : op;
     if (final.status === 'success') return { status: 200, body: ok(final), headers: NO_STORE };
     if (final.status === 'failed') {
       const message =

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { createLocalBus } from './local.js';
+import { createOperationWaiter, FALLBACK_POLL_MS } from './operation-waiter.js';
+
+describe('operation waiter', () => {
+  it('wakes on operation.settled for its id, not on another id, and reads the row again', async () => {
+    const bus = createLocalBus();
+    const waiter = createOperationWaiter(bus);
+    let status = 'pending';
+    let reads = 0;
+    const read = async () => {
+      reads += 1;
+      return status;
+    };
+    const done = waiter.waitFor('op-1', Date.now() + 60_000, read, (s) => s !== 'pending');
+    await new Promise((r) => setTimeout(r, 5));
+    await bus.publish('operation.settled', { operation_id: 'op-2' });
+    status = 'success';
+    await bus.publish('operation.settled', { operation_id: 'op-1' });
+    expect(await done).toBe('success');
+    // The event, not the fallback tick (which would need FALLBACK_POLL_MS), woke it: one read before, one after.
+    expect(reads).toBe(2);
+    waiter.close();
+    await bus.close();
+  });
+
+  it('a lost message costs only the fallback tick, and the deadline answers what was read last', async () => {
+    const bus = createLocalBus();
+    const waiter = createOperationWaiter(bus);
+    let reads = 0;
+    const started = Date.now();
+    const v = await waiter.waitFor(
+      'op-3',
+      Date.now() + FALLBACK_POLL_MS * 2 + 50,
+      async () => ++reads,
+      (n) => n >= 3,
+    );
+    expect(v).toBe(3); // settled (n >= 3) on the second fallback tick, with no message at all
+    expect(Date.now() - started).toBeGreaterThanOrEqual(FALLBACK_POLL_MS * 2 - 5);
+    const timedOut = await waiter.waitFor(
+      'op-4',
+      Date.now() + 20,
+      async () => 'pending',
+      (s) => s !== 'pending',
+    );
+    expect(timedOut).toBe('pending');
+    waiter.close();
+    await bus.close();
+  });
+});
