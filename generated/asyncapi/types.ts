@@ -115,18 +115,288 @@ export interface ErrorMessage {
   /**
    * A stable error code.
    */
-  code: "malformed_message" | "unknown_message_type" | "internal_error";
+  code: "malformed_message" | "unknown_message_type" | "internal_error" | "not_authenticated" | "rate_limited";
   /**
    * A human-readable explanation. Not stable.
    */
   message: string;
 }
 
+/**
+ * `subscribe` message payload.
+ */
+export interface SubscribeMessage {
+  type: "subscribe";
+  /**
+   * Assets to receive RFQs for (e.g. `BTC`). Omitted: every asset the
+   * deployment lists (`MARKET_ASSETS`). Assets it does not list are dropped
+   * from the effective filter (see `subscribed`).
+   *
+   * @maxItems 64
+   */
+  assets?: string[];
+  /**
+   * Window durations in seconds (e.g. `300`). Omitted: every duration the
+   * deployment lists (`MARKET_DURATIONS`); unlisted durations are dropped.
+   *
+   * @maxItems 64
+   */
+  durations?: number[];
+}
+
+/**
+ * `subscribed` message payload.
+ */
+export interface SubscribedMessage {
+  type: "subscribed";
+  /**
+   * The effective asset filter of the connection, in the deployment's order.
+   */
+  assets: string[];
+  /**
+   * The effective duration filter (seconds), in the deployment's order.
+   */
+  durations: number[];
+}
+
+/**
+ * `rfq` message payload.
+ */
+export interface RfqMessage {
+  type: "rfq";
+  /**
+   * Lowercase UUID; the `rfqId` of the quote you sign.
+   */
+  rfq_id: string;
+  created_at_ms: number;
+  /**
+   * `best` mode: the service fills the best quotes at this time, so quote
+   * before it. `manual` mode: the taker may accept any live quote until
+   * `expires_at_ms`.
+   */
+  quote_deadline_ms: number;
+  /**
+   * The taker's signed deadline; the RFQ is closed by then at the latest.
+   */
+  expires_at_ms: number;
+  fill_mode: "best" | "manual";
+  /**
+   * `FOK`: the whole stake or nothing. `IOC`: as much as the best quotes cover, across makers.
+   */
+  order_type: "IOC" | "FOK";
+  /**
+   * The taker's stake in USDC micros, as a decimal string.
+   */
+  stake_micros: string;
+  /**
+   * The taker's wallet, lowercase.
+   */
+  taker_address: string;
+  /**
+   * The signed legs in order (1 to `RFQ_MAX_LEGS`, at most 9); the position
+   * wins only if every leg wins (a parlay).
+   */
+  legs: {
+    /**
+     * The market window of the leg (`GET /v1/markets/{market_id}`).
+     */
+    market_id: number;
+    asset: string;
+    duration_secs: number;
+    window_start_ms: number;
+    /**
+     * After this time the RFQ can no longer fill (it expires `betting_closed`).
+     */
+    betting_closes_at_ms: number;
+    /**
+     * The taker's side: `up` = YES (close price strictly above open price),
+     * `down` = NO. The maker takes the other side.
+     */
+    direction: "up" | "down";
+  }[];
+}
+
+/**
+ * `quote` message payload.
+ */
+export interface QuoteMessage {
+  type: "quote";
+  rfq_id: string;
+  /**
+   * Decimal odds in basis points: the taker's gross payout per unit of
+   * stake × 10000 (20000 = 2.0, i.e. evens). The maker's liability on a fill
+   * of stake S is `floor(S · odds_bps / 10000) − S`.
+   */
+  odds_bps: number;
+  /**
+   * The most taker stake (micros) this quote fills.
+   */
+  max_fill_micros: number;
+  /**
+   * The quote is firm until then (Unix ms). A quote past it at fill time is
+   * `not_filled` `quote_expired`; one already past on arrival is refused
+   * (`quote_expired`).
+   */
+  valid_until_ms: number;
+  /**
+   * Optional, your own id (a UUID), unique per maker wallet. Sending the same
+   * quote again with the same id returns the same `quote_ack` (safe retry);
+   * other content under a used id is refused (`duplicate_client_quote_id`).
+   */
+  client_quote_id?: string | null;
+  /**
+   * EIP-712 signature of the `Quote` `{rfqId, maker: your authenticated
+   * wallet, oddsBps, maxFillMicros, validUntilMs}` with the domain of
+   * `GET /v1/rfq/typed-data` (see "RFQ signing" above). Checked only if the
+   * quote is chosen for a fill: a bad one is `rejected` `invalid_signature`.
+   */
+  signature: string;
+}
+
+/**
+ * `quote_cancel` message payload.
+ */
+export interface QuoteCancelMessage {
+  type: "quote_cancel";
+  rfq_id: string;
+  /**
+   * The `quote_id` of the `quote_ack` that recorded the quote.
+   */
+  quote_id: string;
+}
+
+/**
+ * `quote_ack` message payload.
+ */
+export interface QuoteAckMessage {
+  type: "quote_ack";
+  rfq_id: string;
+  /**
+   * The recorded (or cancelled) quote; null when the quote was refused.
+   */
+  quote_id: string | null;
+  /**
+   * The `client_quote_id` of the quote, if it had one.
+   */
+  client_quote_id: string | null;
+  /**
+   * `quote`: true = the quote is recorded and live (not filled: the fill is
+   * reported by `quote_result`). `quote_cancel`: true = the quote is cancelled.
+   */
+  accepted: boolean;
+  /**
+   * Null when `accepted`. Otherwise one stable code: `unknown_rfq` (no such
+   * RFQ), `rfq_closed` (the RFQ is no longer open), `invalid_odds` (the odds
+   * cannot fill this RFQ, e.g. the payout would pass the service's maximum),
+   * `quote_expired` (`valid_until_ms` already passed), `self_trade` (your
+   * wallet is the taker), `insufficient_collateral` (your wallet has no user
+   * account or not enough available balance for the liability of
+   * `max_fill_micros`), `duplicate_client_quote_id` (the id was used for
+   * another quote), `quote_not_live` (`quote_cancel` of a quote that is
+   * filled, replaced, cancelled or not yours), `rate_limited` (more than
+   * `MM_MAX_QUOTES_PER_SECOND` quotes and cancels on this connection: nothing
+   * was recorded, retry later).
+   */
+  error:
+    | "unknown_rfq"
+    | "rfq_closed"
+    | "invalid_odds"
+    | "quote_expired"
+    | "self_trade"
+    | "insufficient_collateral"
+    | "duplicate_client_quote_id"
+    | "quote_not_live"
+    | "rate_limited"
+    | null;
+}
+
+/**
+ * `quote_result` message payload.
+ */
+export interface QuoteResultMessage {
+  type: "quote_result";
+  rfq_id: string;
+  quote_id: string;
+  client_quote_id: string | null;
+  /**
+   * `filled`: all or part of `max_fill_micros` was filled and you hold the
+   * other side of the position. `not_filled`: the RFQ closed without this
+   * quote (see `reason`). `rejected`: the quote was chosen but could not be
+   * used (`invalid_signature`, `insufficient_collateral`).
+   */
+  status: "filled" | "not_filled" | "rejected";
+  /**
+   * Null when filled.
+   */
+  reason:
+    | "outbid"
+    | "below_min_odds"
+    | "quote_expired"
+    | "replaced"
+    | "rfq_cancelled"
+    | "rfq_expired"
+    | "betting_closed"
+    | "invalid_signature"
+    | "insufficient_collateral"
+    | "payout_exceeds_maximum"
+    | null;
+  /**
+   * The position this quote filled (`GET /v1/mm/fills`); null unless filled.
+   */
+  position_id: string | null;
+  /**
+   * Taker stake filled by this quote ("0" unless filled).
+   */
+  fill_stake_micros: string;
+  /**
+   * The quote's odds.
+   */
+  odds_bps: number;
+  /**
+   * What you pay if the taker wins, reserved from your balance until settlement ("0" unless filled).
+   */
+  liability_micros: string;
+  /**
+   * When the fill committed; null unless filled.
+   */
+  filled_at_ms: number | null;
+}
+
+/**
+ * `rfq_closed` message payload.
+ */
+export interface RfqClosedMessage {
+  type: "rfq_closed";
+  rfq_id: string;
+  status: "filled" | "expired" | "cancelled";
+  closed_at_ms: number;
+}
+
+/**
+ * `position_settled` message payload.
+ */
+export interface PositionSettledMessage {
+  type: "position_settled";
+  position_id: string;
+  rfq_id: string;
+  /**
+   * Taker-relative: `won` = the taker won (you pay your liability), `lost` =
+   * the taker lost (you receive your share of the stake), `voided` = stakes
+   * returned.
+   */
+  outcome: "won" | "lost" | "voided";
+  /**
+   * Your PnL on this position, micros, signed (`+stake_i`, `−liability_i` or `0`).
+   */
+  maker_pnl_micros: string;
+  settled_at_ms: number;
+}
+
 /** Messages the market maker sends (operations with action `receive`). */
-export type ClientMessage = AuthMessage | AuthResponseMessage | PongMessage;
+export type ClientMessage = AuthMessage | AuthResponseMessage | PongMessage | SubscribeMessage | QuoteMessage | QuoteCancelMessage;
 
 /** Messages the service sends (operations with action `send`). */
-export type ServerMessage = AuthChallengeMessage | AuthResultMessage | PingMessage | AuthExpiredMessage | ErrorMessage;
+export type ServerMessage = AuthChallengeMessage | AuthResultMessage | PingMessage | AuthExpiredMessage | ErrorMessage | SubscribedMessage | RfqMessage | QuoteAckMessage | QuoteResultMessage | RfqClosedMessage | PositionSettledMessage;
 
 export type ClientMessageType = ClientMessage["type"];
 export type ServerMessageType = ServerMessage["type"];

@@ -266,7 +266,7 @@ describe('bad input and attacks: the documented failure, no session, the server 
       [{ type: 5 }, 'malformed_message'],
       [{ type: 'auth', extra: true }, 'malformed_message'],
       [{ type: 'pong', timestamp: 'now' }, 'malformed_message'],
-      [{ type: 'subscribe' }, 'unknown_message_type'],
+      [{ type: 'order' }, 'unknown_message_type'],
       [{ type: 'ping', timestamp: 1 }, 'unknown_message_type'],
       [{ type: 'auth_result' }, 'unknown_message_type'],
     ];

@@ -7,9 +7,9 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
 import { MarketMakerClient, type ClientMessage, type MessageOf, type ServerMessage } from '@contest-rfq/sdk';
 
-// What the RFQ stream will add to the document: the client is typed over the extended unions as is.
-type Rfq = { type: 'rfq'; rfq_id: string };
-type Subscribe = { type: 'subscribe'; channel: 'rfq' };
+// Messages the document does not have (a future addition): the client is typed over the extended unions as is.
+type News = { type: 'news'; news_id: string };
+type Watch = { type: 'watch'; channel: 'news' };
 
 const servers: WebSocketServer[] = [];
 const clients: MarketMakerClient<never, never>[] = [];
@@ -49,18 +49,18 @@ describe('MarketMakerClient', () => {
     const received: unknown[][] = [];
     const { url } = await server((ws, r) => {
       received.push(r);
-      ws.send(JSON.stringify({ type: 'rfq', rfq_id: 'r-1' }));
+      ws.send(JSON.stringify({ type: 'news', news_id: 'r-1' }));
     });
-    const c = client<ServerMessage | Rfq, ClientMessage | Subscribe>(url);
-    const rfq = c.nextMessage('rfq');
+    const c = client<ServerMessage | News, ClientMessage | Watch>(url);
+    const rfq = c.nextMessage('news');
     await c.start().waitForSession();
-    expectTypeOf(await rfq).toEqualTypeOf<Rfq>();
-    expect(await rfq).toEqual({ type: 'rfq', rfq_id: 'r-1' });
-    c.send({ type: 'subscribe', channel: 'rfq' });
-    await expect.poll(() => received[0]?.at(-1)).toEqual({ type: 'subscribe', channel: 'rfq' });
+    expectTypeOf(await rfq).toEqualTypeOf<News>();
+    expect(await rfq).toEqual({ type: 'news', news_id: 'r-1' });
+    c.send({ type: 'watch', channel: 'news' });
+    await expect.poll(() => received[0]?.at(-1)).toEqual({ type: 'watch', channel: 'news' });
     expectTypeOf<MessageOf<ServerMessage, 'ping'>>().toHaveProperty('timestamp');
     // @ts-expect-error: the default client knows only the document's messages
-    client(url).onMessage('rfq', () => undefined);
+    client(url).onMessage('news', () => undefined);
   });
 
   it('answers pings, and messages() yields every message until stop()', async () => {
