@@ -54,7 +54,19 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
   const privy = await choosePrivyVerifier({ ...config.privy, production: config.nodeEnv === 'production', dataDir: config.dataDir }, logger);
   const shared = { deployment: config.deployment, redisUrl: config.redisUrl, prefix: config.queuePrefix, orm, log: logger };
   const sharedCap = createSharedConnectionCap({ ...shared, max: config.mm.maxConnectionsPerIp });
-  const gateway = createGateway({ mm: config.mm, orm, logger, checkFrames: config.nodeEnv !== 'production', sharedCap });
+  const gateway = createGateway({
+    mm: config.mm,
+    orm,
+    logger,
+    checkFrames: config.nodeEnv !== 'production',
+    sharedCap,
+    bus: rt.bus,
+    rfq: {
+      rfq: { settings: { ...config.rfq, bettingCloseBufferMs: config.markets.bettingCloseBufferMs } },
+      offered: { assets: config.markets.assets, durations: config.markets.durations },
+      maxQuotesPerSecond: config.rfq.mmMaxQuotesPerSecond,
+    },
+  });
   // Enqueues give up after QUEUE_WAIT_MS (the outbox and resolution relays take over): no request hangs on Redis.
   const settlementProducer = boundEnqueue(createSettlementProducer(queues), config.queueWaitMs);
   const resolutionProducer = boundEnqueue(createResolutionProducer(queues), config.queueWaitMs);

@@ -37,10 +37,16 @@ export interface GatewayContext {
   readonly checkFrames: boolean;
   readonly slots: ConnectionSlots;
   readonly connections: Set<Connection>;
+  /** Called once a connection has closed (the RFQ stream forgets its subscription). */
+  readonly onClosed?: (c: Connection) => void;
 }
 
 export function send(ctx: GatewayContext, c: Connection, msg: ServerMessage): boolean {
-  const text = serializeServerMessage(msg, ctx.checkFrames);
+  return sendText(ctx, c, serializeServerMessage(msg, ctx.checkFrames));
+}
+
+/** Sends an already serialized (and, outside production, schema-checked) server message: broadcasts serialize once. */
+export function sendText(ctx: GatewayContext, c: Connection, text: string): boolean {
   if (c.ws.readyState !== WebSocket.OPEN) return false;
   if (c.ws.bufferedAmount > MAX_BUFFERED_BYTES) {
     ctx.log.warn(
@@ -145,6 +151,7 @@ export function openConnection(
     clearTimers(c);
     c.ending = true;
     connections.delete(c);
+    ctx.onClosed?.(c);
     ctx.slots.close(ip, c.session !== null);
     releaseShared();
     log.info(

@@ -1,16 +1,19 @@
 // The market-maker WebSocket on the HTTP port at /v1/ws (spec/asyncapi.yaml): the upgrade (path, per-address
 // and cross-process connection caps), the registry of this process's connections, and shutdown. One file per
 // concern beside it: connection.ts (a connection's state, socket and frames), message-handlers.ts (auth,
-// auth_response, pong), session-sweep.ts (heartbeat tick, session expiry, removal).
+// auth_response, pong), session-sweep.ts (heartbeat tick, session expiry, removal), rfq-stream.ts
+// (subscribe, quote, quote_cancel and the RFQ frames from the bus).
 //
 // Several API processes may serve connections at once: a connection's state lives only with the
-// connection, sessions live in the database. Removal reaches every process through the database: each
-// heartbeat tick asks, in one query for all of the process's authenticated connections, which sessions
-// were revoked (or whose market maker was removed), so a removal ends a connection on another process
-// within one MM_HEARTBEAT_INTERVAL_MS (plus that query); on the process that served the DELETE at once.
+// connection, sessions live in the database. A removal ends the wallet's connections on every process at
+// once: the process that served the DELETE ends its own and publishes `mm.removed` on the bus. The bus is
+// at-most-once, so the database stays the backstop: each heartbeat tick asks, in one query for all of the
+// process's authenticated connections, which sessions were revoked (or whose market maker was removed),
+// which ends a connection a lost message missed within one MM_HEARTBEAT_INTERVAL_MS.
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, WebSocket } from 'ws';
+import type { Bus } from '../bus/bus.js';
 import type { Config } from '../config.js';
 import type { Orm } from '../db/orm.js';
 import type { Logger } from '../logger.js';
@@ -19,7 +22,9 @@ import { CLOSE, LocalConnectionSlots, MAX_PAYLOAD_BYTES, type ConnectionSlots } 
 import { noSharedCap, type SharedConnectionCap } from './connection-slots.js';
 import { end, openConnection, type Connection, type GatewayContext } from './connection.js';
 import { messageHandlers } from './message-handlers.js';
+import type { ClientMessageHandlers } from './messages.js';
 import { endWallet, sweepSessions } from './session-sweep.js';
+import { createRfqStream, type RfqStreamSettings } from './rfq-stream.js';
 
 export const WS_PATH = '/v1/ws';
 
@@ -33,12 +38,16 @@ export interface GatewayDeps {
   slots?: ConnectionSlots;
   /** MM_MAX_CONNECTIONS_PER_IP counted across every API process (src/ws/connection-slots.ts); none when absent. */
   sharedCap?: SharedConnectionCap | undefined;
+  /** Cross-process events: RFQ frames in, `mm.removed` out and in (rt.bus). */
+  bus: Bus;
+  /** RFQ quoting (rfq-stream.ts). */
+  rfq: RfqStreamSettings;
 }
 
 export interface Gateway {
   /** The HTTP server's 'upgrade' listener. */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
-  /** Ends this process's connections of a removed market maker now (other processes: next tick). */
+  /** Ends the connections of a removed market maker now, here and (through the bus) on every other process. */
   endWallet(walletAddress: string): void;
   connectionCount(): number;
   /** Closes every connection with 1001 and stops the timers. */
@@ -52,8 +61,17 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const slots = deps.slots ?? new LocalConnectionSlots(mm.maxConnectionsPerIp, mm.maxUnauthenticatedPerIp);
   const sharedCap = deps.sharedCap ?? noSharedCap;
   const connections = new Set<Connection>();
-  const ctx: GatewayContext = { mm, orm: deps.orm, log, checkFrames: deps.checkFrames, slots, connections };
-  const handlers = messageHandlers(ctx);
+  const ctx: GatewayContext = {
+    mm,
+    orm: deps.orm,
+    log,
+    checkFrames: deps.checkFrames,
+    slots,
+    connections,
+    onClosed: (c) => rfq.forget(c), // connections close only after rfq exists
+  };
+  const rfq = createRfqStream(ctx, deps.bus, deps.rfq, (wallet) => endWallet(ctx, wallet));
+  const handlers: ClientMessageHandlers<Connection> = { ...messageHandlers(ctx), ...rfq.handlers };
   let closing = false;
 
   const ticker = startTicker(
@@ -101,11 +119,17 @@ export function createGateway(deps: GatewayDeps): Gateway {
         });
       });
     },
-    endWallet: (walletAddress) => endWallet(ctx, walletAddress),
+    endWallet(walletAddress) {
+      endWallet(ctx, walletAddress);
+      deps.bus.publish('mm.removed', { wallet: walletAddress.toLowerCase() }).catch((err: unknown) => {
+        log.warn({ err, wallet: walletAddress }, 'could not publish mm.removed; other processes end the connections at their next heartbeat tick');
+      });
+    },
     connectionCount: () => connections.size,
     async close() {
       closing = true;
       ticker.stop();
+      rfq.stop();
       const open = [...connections];
       if (open.length) log.info({ connections: open.length }, 'closing market-maker connections (1001)');
       await Promise.all(

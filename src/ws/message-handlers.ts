@@ -1,5 +1,6 @@
-// One handler per client message type (messages.ts makes a missing one a compile error): the challenge,
-// the signed answer that opens a session (spec/asyncapi.yaml "Authentication"), and pong.
+// The handlers of the handshake's client messages: the challenge, the signed answer that opens a session
+// (spec/asyncapi.yaml "Authentication"), and pong. The RFQ messages are rfq-stream.ts's; the gateway joins
+// both into the one handler map that messages.ts requires complete.
 import { WebSocket } from 'ws';
 import { createMarketMakerSession } from '../domain/market-makers/market-makers.js';
 import { newChallenge, verifyAuthResponse, type AuthFailure } from './handshake.js';
@@ -10,7 +11,7 @@ import { end, endSession, send, type Connection, type GatewayContext } from './c
 /** setTimeout's largest delay; longer session timers are left to the heartbeat tick. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-export function messageHandlers(ctx: GatewayContext): ClientMessageHandlers<Connection> {
+export function messageHandlers(ctx: GatewayContext): Pick<ClientMessageHandlers<Connection>, 'auth' | 'auth_response' | 'pong'> {
   const { mm, orm, log, slots } = ctx;
   const authResult = (c: Connection, error: AuthFailure) =>
     send(ctx, c, { type: 'auth_result', success: false, error, session_token: null, expires_at: null });

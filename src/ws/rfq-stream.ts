@@ -1,0 +1,184 @@
+// The RFQ side of the market-maker WebSocket (rfq-design 3.4, 3.8): subscriptions, the fan-out of bus
+// events to this process's connections, and quote intake. The gateway (gateway.ts) wires it in; every
+// API process runs one, and the bus carries each event to all of them.
+//
+//   rfq.open   {frame}          -> `rfq` to every connection whose filters match at least one leg
+//   rfq.closed {frame, route}   -> `rfq_closed` to the connections matching the route
+//   mm.event   {wallet, frame}  -> the frame (quote_result, later position_settled) to every connection of the wallet
+//   mm.removed {wallet}         -> ends that wallet's connections here at once (the heartbeat sweep is the backstop)
+//
+// A broadcast frame is serialized (and, outside production, schema-checked) once, not per socket. The bus
+// is at-most-once: nothing here is needed for correctness, makers reconcile over HTTP (GET /v1/mm/rfq/{id}).
+import type { Bus, BusHandler } from '../bus/bus.js';
+import { publishRfqEvents } from '../bus/rfq-events.js';
+import { cancelQuote, submitQuote, type QuoteAck, type QuoteAckError } from '../domain/rfq/api.js';
+import type { RfqDeps } from '../domain/rfq/deps.js';
+import type { RfqRoute } from '../domain/rfq/events.js';
+import type { ServerMessage } from '../../generated/asyncapi/types.js';
+import { send, sendText, type Connection, type GatewayContext } from './connection.js';
+import type { ClientMessageHandlers } from './messages.js';
+import { serializeServerMessage } from './protocol.js';
+import { effectiveFilters, SubscriptionIndex, type RfqFilters } from './rfq-index.js';
+import { TokenBucket } from './token-bucket.js';
+
+export interface RfqStreamSettings {
+  /** The rules' settings (config.rfq and MARKET_BETTING_CLOSE_BUFFER_MS). */
+  rfq: RfqDeps;
+  /** What a subscription may name: the deployment's MARKET_ASSETS and MARKET_DURATIONS. */
+  offered: RfqFilters;
+  /** MM_MAX_QUOTES_PER_SECOND: one budget per connection for its quotes, cancels and subscribes. */
+  maxQuotesPerSecond: number;
+}
+
+export interface RfqStream {
+  handlers: Pick<ClientMessageHandlers<Connection>, 'subscribe' | 'quote' | 'quote_cancel'>;
+  /** A connection closed: drop its subscription. */
+  forget(c: Connection): void;
+  subscribedCount(): number;
+  /** Stops listening to the bus (shutdown). */
+  stop(): void;
+}
+
+type RfqStreamHandlers = RfqStream['handlers'];
+
+export function createRfqStream(ctx: GatewayContext, bus: Bus, settings: RfqStreamSettings, endWallet: (wallet: string) => void): RfqStream {
+  const { log } = ctx;
+  const index = new SubscriptionIndex<Connection>();
+  const budgets = new WeakMap<Connection, TokenBucket>();
+
+  const takeBudget = (c: Connection): boolean => {
+    const now = Date.now();
+    let b = budgets.get(c);
+    if (!b) budgets.set(c, (b = new TokenBucket(settings.maxQuotesPerSecond, now)));
+    return b.take(now);
+  };
+
+  /** The wallet of an authenticated connection; otherwise answers `error` not_authenticated and returns null. */
+  const walletOf = (c: Connection, what: string): string | null => {
+    if (c.session) return c.session.walletAddress;
+    send(ctx, c, { type: 'error', code: 'not_authenticated', message: `authenticate (auth, auth_response) before ${what}` });
+    return null;
+  };
+
+  const refused = (rfqId: string, clientQuoteId: string | null, error: QuoteAckError): QuoteAck => ({
+    type: 'quote_ack',
+    rfq_id: rfqId,
+    quote_id: null,
+    client_quote_id: clientQuoteId,
+    accepted: false,
+    error,
+  });
+
+  /** Serializes once, then sends to each open authenticated connection; a frame that breaks the schema is dropped. */
+  const broadcast = (frame: ServerMessage, to: Iterable<Connection>): number => {
+    let text: string;
+    try {
+      text = serializeServerMessage(frame, ctx.checkFrames);
+    } catch (err) {
+      log.error({ err, type: frame.type }, 'a bus frame does not match spec/asyncapi.yaml; not sent');
+      return 0;
+    }
+    let sent = 0;
+    for (const c of to) if (c.session && !c.ending && sendText(ctx, c, text)) sent += 1;
+    return sent;
+  };
+
+  const onRfqOpen: BusHandler = (payload) => {
+    const frame = frameOf(payload, 'rfq');
+    if (!frame || !Array.isArray(frame.legs)) return void log.warn({ payload }, 'malformed rfq.open bus message ignored');
+    const sent = broadcast(frame, index.forLegs(frame.legs));
+    log.debug({ rfq_id: frame.rfq_id, connections: sent }, 'rfq sent to subscribed market makers');
+  };
+
+  const onRfqClosed: BusHandler = (payload) => {
+    const frame = frameOf(payload, 'rfq_closed');
+    const route = (payload as { route?: RfqRoute }).route;
+    if (!frame || !route || !Array.isArray(route.assets) || !Array.isArray(route.durations)) {
+      return void log.warn({ payload }, 'malformed rfq.closed bus message ignored');
+    }
+    broadcast(frame, index.forRoute(route));
+  };
+
+  const onMmEvent: BusHandler = (payload) => {
+    const wallet = (payload as { wallet?: unknown } | null)?.wallet;
+    const frame = frameOf(payload);
+    if (typeof wallet !== 'string' || !frame) return void log.warn({ payload }, 'malformed mm.event bus message ignored');
+    const w = wallet.toLowerCase();
+    const to = [...ctx.connections].filter((c) => c.session?.walletAddress.toLowerCase() === w);
+    if (to.length) broadcast(frame, to);
+  };
+
+  const onMmRemoved: BusHandler = (payload, meta) => {
+    const wallet = (payload as { wallet?: unknown } | null)?.wallet;
+    if (typeof wallet !== 'string') return void log.warn({ payload }, 'malformed mm.removed bus message ignored');
+    if (meta.local) return; // the removing process ended its own connections before publishing
+    endWallet(wallet);
+  };
+
+  const unsubscribe = [
+    bus.subscribe('rfq.open', onRfqOpen),
+    bus.subscribe('rfq.closed', onRfqClosed),
+    bus.subscribe('mm.event', onMmEvent),
+    bus.subscribe('mm.removed', onMmRemoved),
+  ];
+
+  const handlers: RfqStreamHandlers = {
+    subscribe: (c, m) => {
+      if (!walletOf(c, 'subscribe')) return;
+      if (!takeBudget(c)) {
+        return void send(ctx, c, {
+          type: 'error',
+          code: 'rate_limited',
+          message: `more than ${settings.maxQuotesPerSecond} subscribes, quotes and cancels per second on this connection`,
+        });
+      }
+      const f = effectiveFilters(m, settings.offered);
+      index.set(c, f);
+      send(ctx, c, { type: 'subscribed', assets: [...f.assets], durations: [...f.durations] });
+      log.info({ conn_id: c.id, wallet: c.session?.walletAddress, assets: f.assets, durations: f.durations }, 'market maker subscribed to RFQs');
+    },
+
+    quote: async (c, m) => {
+      const wallet = walletOf(c, 'quote');
+      if (!wallet) return;
+      if (!takeBudget(c)) return void send(ctx, c, refused(m.rfq_id, m.client_quote_id ?? null, 'rate_limited'));
+      const { ack, events } = await submitQuote(ctx.orm.em.fork(), settings.rfq, wallet, {
+        rfq_id: m.rfq_id,
+        odds_bps: m.odds_bps,
+        max_fill_micros: m.max_fill_micros,
+        valid_until_ms: m.valid_until_ms,
+        client_quote_id: m.client_quote_id ?? null,
+        signature: m.signature,
+      });
+      send(ctx, c, ack);
+      log.debug({ conn_id: c.id, wallet, rfq_id: m.rfq_id, quote_id: ack.quote_id, error: ack.error }, 'quote handled');
+      await publishRfqEvents(bus, events, log);
+    },
+
+    quote_cancel: async (c, m) => {
+      const wallet = walletOf(c, 'quote_cancel');
+      if (!wallet) return;
+      if (!takeBudget(c)) return void send(ctx, c, refused(m.rfq_id, null, 'rate_limited'));
+      const { ack, events } = await cancelQuote(ctx.orm.em.fork(), wallet, m.rfq_id, m.quote_id);
+      send(ctx, c, ack);
+      await publishRfqEvents(bus, events, log);
+    },
+  };
+
+  return {
+    handlers,
+    forget: (c) => index.remove(c),
+    subscribedCount: () => index.size,
+    stop: () => {
+      for (const off of unsubscribe) off();
+    },
+  };
+}
+
+/** The `frame` of a bus payload, when it is an object with a string `type` (optionally this one). */
+function frameOf<T extends ServerMessage['type']>(payload: unknown, type?: T): Extract<ServerMessage, { type: T }> | null {
+  const frame = (payload as { frame?: unknown } | null)?.frame;
+  if (typeof frame !== 'object' || frame === null || typeof (frame as { type?: unknown }).type !== 'string') return null;
+  if (type && (frame as { type: string }).type !== type) return null;
+  return frame as Extract<ServerMessage, { type: T }>;
+}
