@@ -8,6 +8,7 @@ import { pruneIdempotencyWorker } from './prune-idempotency.worker.js';
 import { contestsWorker } from './resolve-contest.worker.js';
 import { resolveWindowWorker } from './resolve-window.worker.js';
 import { settlementWorker } from './settle-operation.worker.js';
+import { sweepRfqsWorker } from './sweep-rfqs.worker.js';
 import type { WorkerTable } from './worker-spec.js';
 
 export const WORKERS: WorkerTable = {
@@ -18,4 +19,5 @@ export const WORKERS: WorkerTable = {
   [QUEUE.idempotency]: pruneIdempotencyWorker,
   [QUEUE.contests]: contestsWorker,
   [QUEUE.marketResolution]: resolveWindowWorker,
+  [QUEUE.rfq]: sweepRfqsWorker,
 };

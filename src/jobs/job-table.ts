@@ -14,6 +14,7 @@ export interface JobPayloads {
   [QUEUE.contests]: { [JOB.resolveContest]: ResolveContestJob; [JOB.relayResolutions]: ScheduledJob };
   [QUEUE.housekeeping]: { [JOB.pruneExpiredAuth]: ScheduledJob };
   [QUEUE.marketResolution]: { [JOB.resolveWindow]: ResolveWindowJob; [JOB.relayWindowResolutions]: ScheduledJob };
+  [QUEUE.rfq]: { [JOB.sweepRfqs]: ScheduledJob };
 }
 
 export type JobName<Q extends QueueNoun> = keyof JobPayloads[Q] & string;

@@ -15,6 +15,8 @@ export const QUEUE = {
   housekeeping: 'housekeeping',
   /** RFQ windows: resolve-window jobs (jobId = window-<market id>) and the relay that finds ended windows with open legs. */
   marketResolution: 'market-resolution',
+  /** RFQ trading: the sweeper that closes RFQs whose owner process died (its timer went with it). */
+  rfq: 'rfq',
 } as const;
 export type QueueNoun = (typeof QUEUE)[keyof typeof QUEUE];
 
@@ -29,6 +31,7 @@ export const JOB = {
   pruneExpiredAuth: 'prune-expired-auth',
   resolveWindow: 'resolve-window',
   relayWindowResolutions: 'relay-window-resolutions',
+  sweepRfqs: 'sweep-rfqs',
 } as const;
 
 /** The payload of every scheduled job (src/jobs/schedulers.ts). */
@@ -77,3 +80,12 @@ export interface ResolveWindowJob {
 export const RELAY_WINDOW_RESOLUTIONS_EVERY_MS = 5_000;
 /** resolve-window attempts (exponential from 1 s: about 4 minutes) before the relay re-enqueues it. */
 export const RESOLVE_WINDOW_ATTEMPTS = 8;
+
+/**
+ * The RFQ sweeper's default cadence; RFQ_SWEEP_EVERY_MS (config.rfq.sweepEveryMs) sets the running one
+ * (workers/start.ts). It closes open RFQs due more than RFQ_SWEEP_GRACE_MS ago, at most RFQ_SWEEP_BATCH
+ * per tick: the grace leaves each RFQ to the timer of the process that created it, unless that one died.
+ */
+export const RFQ_SWEEP_EVERY_MS = 1_000;
+export const RFQ_SWEEP_GRACE_MS = 250;
+export const RFQ_SWEEP_BATCH = 500;

@@ -13,6 +13,7 @@ import {
   RELAY_OUTBOX_EVERY_MS,
   RELAY_RESOLUTIONS_EVERY_MS,
   RELAY_WINDOW_RESOLUTIONS_EVERY_MS,
+  RFQ_SWEEP_EVERY_MS,
   ROLL_WINDOWS_EVERY_MS,
   type QueueNoun,
 } from './queues.js';
@@ -33,7 +34,11 @@ export const SCHEDULERS: readonly SchedulerSpec[] = [
     everyMs: RELAY_WINDOW_RESOLUTIONS_EVERY_MS,
     jobName: JOB.relayWindowResolutions,
   },
+  { queue: QUEUE.rfq, id: 'sweep-rfqs', everyMs: RFQ_SWEEP_EVERY_MS, jobName: JOB.sweepRfqs },
 ];
+
+/** Cadences set by configuration (scheduler id -> every ms), e.g. `sweep-rfqs` from RFQ_SWEEP_EVERY_MS. */
+export type SchedulerCadence = Readonly<Record<string, number>>;
 
 /** One Queue per noun the schedulers use, opened lazily, closed together. */
 export class SchedulerQueues {
@@ -55,10 +60,10 @@ export class SchedulerQueues {
     return found.filter((id): id is string => id !== null);
   }
 
-  async upsert(s: SchedulerSpec): Promise<void> {
+  async upsert(s: SchedulerSpec, cadence: SchedulerCadence = {}): Promise<void> {
     await this.get(s.queue).upsertJobScheduler(
       s.id,
-      { every: s.everyMs },
+      { every: cadence[s.id] ?? s.everyMs },
       { name: s.jobName, data: { requested_at_ms: Date.now() }, opts: { removeOnComplete: 100, removeOnFail: 100 } },
     );
   }
@@ -77,9 +82,14 @@ export interface SchedulerKeeper {
  * (Redis restarted, maybe empty) and every `checkEveryMs` (a restart that the connection never noticed).
  * upsertJobScheduler is idempotent; only missing ones are upserted, so the running cadence is untouched.
  */
-export async function startSchedulerKeeper(backend: QueueBackend, log: Logger, checkEveryMs: number): Promise<SchedulerKeeper> {
+export async function startSchedulerKeeper(
+  backend: QueueBackend,
+  log: Logger,
+  checkEveryMs: number,
+  cadence: SchedulerCadence = {},
+): Promise<SchedulerKeeper> {
   const queues = new SchedulerQueues(backend);
-  for (const s of SCHEDULERS) await queues.upsert(s);
+  for (const s of SCHEDULERS) await queues.upsert(s, cadence);
   let running: Promise<void> | null = null;
   let closed = false;
   const check = (reason: string) => {
@@ -87,7 +97,11 @@ export async function startSchedulerKeeper(backend: QueueBackend, log: Logger, c
     running = (async () => {
       try {
         const missing = await queues.missing();
-        for (const id of missing) await queues.upsert(SCHEDULERS.find((s) => s.id === id)!);
+        for (const id of missing)
+          await queues.upsert(
+            SCHEDULERS.find((s) => s.id === id)!,
+            cadence,
+          );
         if (missing.length) log.warn({ schedulers: missing, reason }, 'job schedulers were missing and have been re-created');
       } catch (err) {
         log.warn({ err, reason }, 'job scheduler check failed; retrying on the next tick');
