@@ -5,8 +5,17 @@ export * from './http.ts';
 export { fetchTypedData, orderToTypedMessage, orderTypedData, signOrder } from './taker.ts';
 export type { Direction, OrderType, RfqOrderJson, RfqOrderMessage } from './taker.ts';
 export { authMessageBytes, DEFAULT_AUTH_DOMAIN, signAuthChallenge } from './ws/auth.ts';
-export { CLOSE_CODES, MarketMakerClient, MarketMakerGoneError } from './ws/client.ts';
-export type { MarketMakerClientEvents, MarketMakerClientOptions, MarketMakerSession, MessageOf } from './ws/client.ts';
+export { DEFAULT_RFQ_DOMAIN, QUOTE_TYPES, quoteToTypedMessage, quoteTypedData, signQuote } from './maker.ts';
+export type { QuoteJson, QuoteMessage, RfqSigningDomain } from './maker.ts';
+export { CLOSE_CODES, MarketMakerClient, MarketMakerGoneError, MarketMakerRequestError } from './ws/client.ts';
+export type {
+  MarketMakerClientEvents,
+  MarketMakerClientOptions,
+  MarketMakerSession,
+  MessageOf,
+  QuoteRequest,
+  SubscribeFilters,
+} from './ws/client.ts';
 // Every message of the AsyncAPI document, as `WsMessages.PingMessage`...; the two unions by name.
 export type * as WsMessages from '../../generated/asyncapi/types.ts';
 export type { ClientMessage, ServerMessage } from '../../generated/asyncapi/types.ts';

@@ -63,6 +63,52 @@ describe('MarketMakerClient', () => {
     client(url).onMessage('news', () => undefined);
   });
 
+  it('subscribe/quote/cancelQuote resolve with their answers in request order; an error rejects its request; subscribe is re-sent after a reconnect', async () => {
+    const ERR = '00000000-0000-4000-8000-00000000000e';
+    const CLOSE = '00000000-0000-4000-8000-00000000000c';
+    let connections = 0;
+    const { url } = await server((ws, received) => {
+      connections += 1;
+      ws.on('message', (d) => {
+        const m = JSON.parse(String(d)) as { type: string; rfq_id?: string; assets?: string[] };
+        if (m.type === 'subscribe') ws.send(JSON.stringify({ type: 'subscribed', assets: m.assets ?? ['BTC'], durations: [300] }));
+        else if (m.rfq_id === ERR) ws.send(JSON.stringify({ type: 'error', code: 'rate_limited', message: 'slow down' }));
+        else if (m.rfq_id === CLOSE) ws.close(4003, 'session expired');
+        else if (m.type === 'quote' || m.type === 'quote_cancel')
+          ws.send(
+            JSON.stringify({
+              type: 'quote_ack',
+              rfq_id: m.rfq_id,
+              quote_id: `q-${received.length}`,
+              client_quote_id: null,
+              accepted: true,
+              error: null,
+            }),
+          );
+      });
+    });
+    const c = client(url, { minBackoffMs: 20 });
+    await c.start().waitForSession();
+    expect(await c.subscribe({ assets: ['ETH'] })).toEqual({ type: 'subscribed', assets: ['ETH'], durations: [300] });
+    const q = { odds_bps: 20_000, max_fill_micros: 1_000_000, valid_until_ms: 1 };
+    const id = (n: number) => `00000000-0000-4000-8000-00000000000${n}`;
+    const [a, err, b, cancel] = await Promise.allSettled([
+      c.quote({ ...q, rfq_id: id(1) }),
+      c.quote({ ...q, rfq_id: ERR }),
+      c.quote({ ...q, rfq_id: id(2) }),
+      c.cancelQuote(id(1), 'q-3'),
+    ]);
+    expect(a).toMatchObject({ status: 'fulfilled', value: { type: 'quote_ack', rfq_id: id(1) } });
+    expect(err).toMatchObject({ status: 'rejected', reason: { name: 'MarketMakerRequestError', code: 'rate_limited' } });
+    expect(b).toMatchObject({ status: 'fulfilled', value: { rfq_id: id(2) } });
+    expect(cancel).toMatchObject({ status: 'fulfilled', value: { rfq_id: id(1) } });
+    await expect(c.quote({ ...q, rfq_id: 'not-a-uuid' })).rejects.toThrow(TypeError); // refused before sending
+    const resubscribed = new Promise((r) => c.once('subscribed', r));
+    await expect(c.quote({ ...q, rfq_id: CLOSE })).rejects.toThrow(/closed/);
+    expect(await resubscribed).toEqual({ type: 'subscribed', assets: ['ETH'], durations: [300] });
+    expect(connections).toBe(2);
+  });
+
   it('answers pings, and messages() yields every message until stop()', async () => {
     const pongs: unknown[] = [];
     const { url } = await server((ws) => {

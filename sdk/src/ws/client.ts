@@ -7,22 +7,39 @@
 // Message types come from the AsyncAPI document (generated/asyncapi/types.ts). The client is generic over
 // the unions it receives (In) and sends (Out): a message added to the document is at once a typed
 // `onMessage(type, …)` / `send(…)`, with no change here.
+//
+// RFQ quoting: subscribe() (re-sent after every reconnect), quote() (signs the EIP-712 Quote with the
+// account) and cancelQuote() each resolve with their answer. The service answers a connection's frames one
+// at a time, in order, so answers are matched to requests first in, first out.
 import WebSocket from 'ws';
-import type { ClientMessage, ServerMessage } from '../../../generated/asyncapi/types.ts';
+import type { ClientMessage, QuoteAckMessage, ServerMessage, SubscribedMessage } from '../../../generated/asyncapi/types.ts';
+import { DEFAULT_RFQ_DOMAIN, signQuote } from '../maker.ts';
 import { DEFAULT_AUTH_DOMAIN, signAuthChallenge } from './auth.ts';
 import { TypedEmitter, type Listener } from './emitter.ts';
 import {
   CLOSE_CODES,
   MarketMakerGoneError,
+  MarketMakerRequestError,
   type MarketMakerClientEvents,
   type MarketMakerClientOptions,
   type MarketMakerSession,
   type Message,
   type MessageOf,
+  type QuoteRequest,
+  type SubscribeFilters,
 } from './types.ts';
 
-export { CLOSE_CODES, MarketMakerGoneError } from './types.ts';
-export type { MarketMakerClientEvents, MarketMakerClientOptions, MarketMakerSession, MessageOf } from './types.ts';
+export { CLOSE_CODES, MarketMakerGoneError, MarketMakerRequestError } from './types.ts';
+export type { MarketMakerClientEvents, MarketMakerClientOptions, MarketMakerSession, MessageOf, QuoteRequest, SubscribeFilters } from './types.ts';
+
+/** A request waiting for its answer (subscribed or quote_ack), or an `error`. */
+interface Pending {
+  answer: 'subscribed' | 'quote_ack';
+  resolve(m: ServerMessage): void;
+  reject(err: Error): void;
+}
+
+const RFQ_EVENTS = new Set(['subscribed', 'rfq', 'quote_ack', 'quote_result', 'rfq_closed', 'position_settled']);
 
 type Resolved = Required<Omit<MarketMakerClientOptions, 'log'>> & Pick<MarketMakerClientOptions, 'log'>;
 
@@ -38,10 +55,23 @@ export class MarketMakerClient<In extends Message = ServerMessage, Out extends M
   /** Called by stop() and when giving up: ends the messages() iterators. */
   readonly #onEnd = new Set<() => void>();
   readonly #opts: Resolved;
+  /** The filters of the last subscribe(), re-sent after each authentication. */
+  #subscription: SubscribeFilters | null = null;
+  /** Requests of the current connection waiting for their answer, oldest first. */
+  #pending: Pending[] = [];
 
   constructor(options: MarketMakerClientOptions) {
     super();
-    this.#opts = { authDomain: DEFAULT_AUTH_DOMAIN, reconnect: true, minBackoffMs: 250, maxBackoffMs: 30_000, answerPings: true, ...options };
+    this.#opts = {
+      authDomain: DEFAULT_AUTH_DOMAIN,
+      reconnect: true,
+      minBackoffMs: 250,
+      maxBackoffMs: 30_000,
+      answerPings: true,
+      rfqDomain: DEFAULT_RFQ_DOMAIN,
+      requestTimeoutMs: 10_000,
+      ...options,
+    };
   }
 
   get address(): string {
@@ -131,6 +161,77 @@ export class MarketMakerClient<In extends Message = ServerMessage, Out extends M
     ws.send(JSON.stringify(message));
   }
 
+  /**
+   * Receive RFQs (the `rfq` event) for these assets and durations (omitted = all). Replaces the previous
+   * filters, and is re-sent after every reconnect. Resolves with the effective filters (`subscribed`); when
+   * not authenticated yet, with those of the next authentication.
+   */
+  subscribe(filters: SubscribeFilters = {}): Promise<SubscribedMessage> {
+    this.#subscription = { ...filters };
+    if (!this.#session) return this.#nextEvent('subscribed');
+    return this.#request({ type: 'subscribe', ...filters }, 'subscribed') as Promise<SubscribedMessage>;
+  }
+
+  /**
+   * Sends a firm quote, signed with the account (EIP-712 `Quote`, domain `rfqDomain`), and resolves with its
+   * `quote_ack`: `accepted` means recorded and live, not filled (the `quote_result` event says how it ends).
+   * Rejects with a MarketMakerRequestError when the service answers `error` (e.g. not_authenticated).
+   */
+  async quote(q: QuoteRequest): Promise<QuoteAckMessage> {
+    const signature = await signQuote(this.#opts.account, this.#opts.rfqDomain, {
+      rfq_id: q.rfq_id,
+      maker: this.address,
+      odds_bps: q.odds_bps,
+      max_fill_micros: q.max_fill_micros,
+      valid_until_ms: q.valid_until_ms,
+    });
+    const message = {
+      type: 'quote',
+      rfq_id: q.rfq_id,
+      odds_bps: q.odds_bps,
+      max_fill_micros: q.max_fill_micros,
+      valid_until_ms: q.valid_until_ms,
+      ...(q.client_quote_id ? { client_quote_id: q.client_quote_id } : {}),
+      signature,
+    };
+    return this.#request(message, 'quote_ack') as Promise<QuoteAckMessage>;
+  }
+
+  /** Cancels your live quote; resolves with the `quote_ack` (accepted, or error `quote_not_live`). */
+  cancelQuote(rfqId: string, quoteId: string): Promise<QuoteAckMessage> {
+    return this.#request({ type: 'quote_cancel', rfq_id: rfqId, quote_id: quoteId }, 'quote_ack') as Promise<QuoteAckMessage>;
+  }
+
+  #request(message: { type: string; [field: string]: unknown }, answer: Pending['answer']): Promise<ServerMessage> {
+    const ws = this.#ws;
+    if (!ws || ws.readyState !== WebSocket.OPEN) return Promise.reject(new Error(`cannot send ${message.type}: the connection is not open`));
+    return new Promise((resolve, reject) => {
+      const entry: Pending = {
+        answer,
+        resolve: (m) => (clearTimeout(timer), resolve(m)),
+        reject: (e) => (clearTimeout(timer), reject(e)),
+      };
+      const timer = setTimeout(() => {
+        const i = this.#pending.indexOf(entry);
+        if (i >= 0) this.#pending.splice(i, 1);
+        reject(new Error(`no ${answer} for ${message.type} within ${this.#opts.requestTimeoutMs} ms`));
+      }, this.#opts.requestTimeoutMs);
+      this.#pending.push(entry);
+      ws.send(JSON.stringify(message));
+    });
+  }
+
+  #nextEvent<E extends 'subscribed'>(event: E): Promise<MarketMakerClientEvents[E]> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () => (this.off(event, on), reject(new Error(`no ${event} within ${this.#opts.requestTimeoutMs} ms`))),
+        this.#opts.requestTimeoutMs,
+      );
+      const on = (m: MarketMakerClientEvents[E]) => (clearTimeout(timer), this.off(event, on), resolve(m));
+      this.on(event, on);
+    });
+  }
+
   /** Closes the connection (1000) and stops reconnecting. */
   async stop(): Promise<void> {
     this.#stopped = true;
@@ -188,6 +289,7 @@ export class MarketMakerClient<In extends Message = ServerMessage, Out extends M
     ws.on('close', (code, reasonBuf) => {
       const reason = reasonBuf.toString();
       this.#session = null;
+      for (const p of this.#pending.splice(0)) p.reject(new Error(`the connection closed (${code}) before the answer`));
       this.emit('close', { code, reason });
       this.#log('connection closed', { code, reason });
       if (code === CLOSE_CODES.removed) {
@@ -223,6 +325,11 @@ export class MarketMakerClient<In extends Message = ServerMessage, Out extends M
           this.#session = { token: String(frame.session_token), expiresAt: Number(frame.expires_at) };
           this.#log('authenticated', { expires_at: this.#session.expiresAt });
           this.emit('session', this.#session);
+          if (this.#subscription) {
+            this.#request({ type: 'subscribe', ...this.#subscription }, 'subscribed').catch((err: Error) =>
+              this.#log('subscribe failed', { error: err.message }),
+            );
+          }
           return;
         }
         this.#log('authentication failed', { error: frame.error });
@@ -246,11 +353,22 @@ export class MarketMakerClient<In extends Message = ServerMessage, Out extends M
         this.#log('session ended by the service', { expired_at_ms: frame.expired_at_ms });
         this.emit('expired', frame);
         return; // the service closes the connection next (4003: reconnect; 4004: give up)
-      case 'error':
+      case 'error': {
         this.#log('the service rejected a message', { code: frame.code, message: frame.message });
+        // Answers come in request order: an error while requests wait is the answer to the oldest one.
+        this.#pending.shift()?.reject(new MarketMakerRequestError(frame.code, `${frame.code}: ${frame.message}`));
         return;
+      }
       default:
-        return; // other messages reach onMessage()/'frame' listeners
+        if (frame.type === 'subscribed' || frame.type === 'quote_ack') {
+          const head = this.#pending[0];
+          if (head?.answer === frame.type) {
+            this.#pending.shift();
+            head.resolve(frame);
+          }
+        }
+        if (RFQ_EVENTS.has(frame.type)) this.emit(frame.type as 'rfq', frame as MarketMakerClientEvents['rfq']);
+        return; // every message also reaches onMessage()/'frame' listeners
     }
   }
 }

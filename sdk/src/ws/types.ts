@@ -1,6 +1,17 @@
 // Types of the market-maker WebSocket client: close codes, session, events, options, the give-up error.
 import type { LocalAccount } from 'viem';
-import type { AuthExpiredMessage, AuthResultErrorCode, ServerMessage } from '../../../generated/asyncapi/types.ts';
+import type {
+  AuthExpiredMessage,
+  AuthResultErrorCode,
+  PositionSettledMessage,
+  QuoteAckMessage,
+  QuoteResultMessage,
+  RfqClosedMessage,
+  RfqMessage,
+  ServerMessage,
+  SubscribedMessage,
+} from '../../../generated/asyncapi/types.ts';
+import type { RfqSigningDomain } from '../maker.ts';
 
 /** Close codes of spec/asyncapi.yaml. */
 export const CLOSE_CODES = { notAuthenticated: 4001, heartbeatMissed: 4002, sessionExpired: 4003, removed: 4004 } as const;
@@ -39,6 +50,10 @@ export interface MarketMakerClientOptions {
   maxBackoffMs?: number;
   /** Answer pings (default true; tests turn it off to see the service give up). */
   answerPings?: boolean;
+  /** EIP-712 domain that quotes are signed with: `domain` of GET /v1/rfq/typed-data (default DEFAULT_RFQ_DOMAIN). */
+  rfqDomain?: RfqSigningDomain;
+  /** How long subscribe(), quote() and cancelQuote() wait for their answer (default 10000 ms). */
+  requestTimeoutMs?: number;
   log?: (msg: string, fields?: Record<string, unknown>) => void;
 }
 
@@ -56,4 +71,38 @@ export interface MarketMakerClientEvents<In extends Message = ServerMessage> ext
   reconnecting: { delayMs: number; attempt: number };
   /** Stopped for good (removed, or not registered). */
   gave_up: MarketMakerGoneError;
+  /** RFQ trading (after subscribe()): the effective filters, each new RFQ, quote acks, quote outcomes, closes, settlements. */
+  subscribed: SubscribedMessage;
+  rfq: RfqMessage;
+  quote_ack: QuoteAckMessage;
+  quote_result: QuoteResultMessage;
+  rfq_closed: RfqClosedMessage;
+  position_settled: PositionSettledMessage;
+}
+
+/** The filters of `subscribe` (omitted = every asset / duration the deployment offers). */
+export interface SubscribeFilters {
+  assets?: string[];
+  durations?: number[];
+}
+
+/** A quote as the maker states it; the client adds `maker` (its account) and the signature. */
+export interface QuoteRequest {
+  rfq_id: string;
+  odds_bps: number;
+  max_fill_micros: number;
+  valid_until_ms: number;
+  /** Your own UUID, unique per wallet: a retry with the same id and content gets the same ack. */
+  client_quote_id?: string;
+}
+
+/** The service refused a request with an `error` message (not_authenticated, rate_limited, malformed_message...). */
+export class MarketMakerRequestError extends Error {
+  override readonly name = 'MarketMakerRequestError';
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
 }

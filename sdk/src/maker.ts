@@ -1,0 +1,69 @@
+// The market maker's quote signing (spec/asyncapi.yaml "RFQ signing"): a quote in its wire form maps onto
+// the EIP-712 `Quote` typed message {rfqId, maker, oddsBps, maxFillMicros, validUntilMs}, signed with the
+// domain of GET /v1/rfq/typed-data. `maker` is the wallet the connection authenticated with.
+import type { Address, Hex, LocalAccount } from 'viem';
+import type { RfqTypedData } from '../../generated/sdk/types.gen.ts';
+
+/** The EIP-712 domain of RFQ orders and quotes (`domain` of GET /v1/rfq/typed-data). */
+export type RfqSigningDomain = RfqTypedData['domain'];
+
+/** The service's default domain (RFQ_EIP712_NAME, version 1, RFQ_SIGNING_CHAIN_ID); a deployment may set others: fetch them. */
+export const DEFAULT_RFQ_DOMAIN: RfqSigningDomain = { name: 'contest-rfq-service', version: '1', chainId: 8453 };
+
+/** What a quote signs, in its JSON form. */
+export interface QuoteJson {
+  rfq_id: string;
+  /** The maker's wallet (the authenticated one). */
+  maker: string;
+  odds_bps: number;
+  max_fill_micros: number;
+  valid_until_ms: number;
+}
+
+/** The `Quote` typed message. */
+export interface QuoteMessage {
+  rfqId: string;
+  maker: Address;
+  oddsBps: number;
+  maxFillMicros: bigint;
+  validUntilMs: bigint;
+}
+
+export const QUOTE_TYPES = {
+  Quote: [
+    { name: 'rfqId', type: 'string' },
+    { name: 'maker', type: 'address' },
+    { name: 'oddsBps', type: 'uint32' },
+    { name: 'maxFillMicros', type: 'uint64' },
+    { name: 'validUntilMs', type: 'uint64' },
+  ],
+} as const;
+
+/** JSON quote → `Quote` typed message (the RFQ id as lowercase UUID text). Throws a TypeError on a value the service refuses. */
+export function quoteToTypedMessage(q: QuoteJson): QuoteMessage {
+  if (typeof q.maker !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(q.maker)) throw new TypeError('maker must be a 0x-prefixed 20-byte hex address');
+  if (typeof q.rfq_id !== 'string' || !/^[0-9a-fA-F-]{36}$/.test(q.rfq_id)) throw new TypeError('rfq_id must be a UUID');
+  for (const f of ['odds_bps', 'max_fill_micros', 'valid_until_ms'] as const) {
+    if (!Number.isSafeInteger(q[f]) || q[f] < 0) throw new TypeError(`${f} must be a non-negative integer <= 2^53-1`);
+  }
+  return {
+    rfqId: q.rfq_id.toLowerCase(),
+    maker: q.maker.toLowerCase() as Address,
+    oddsBps: q.odds_bps,
+    maxFillMicros: BigInt(q.max_fill_micros),
+    validUntilMs: BigInt(q.valid_until_ms),
+  };
+}
+
+/** The viem `signTypedData`/`hashTypedData` argument for a quote. */
+export function quoteTypedData(domain: RfqSigningDomain, q: QuoteJson) {
+  return { domain, types: QUOTE_TYPES, primaryType: 'Quote', message: quoteToTypedMessage(q) } as const;
+}
+
+/** Signs a quote with the maker's account: the `signature` of the `quote` message (0x + 130 hex). */
+export function signQuote(account: LocalAccount, domain: RfqSigningDomain, q: QuoteJson): Promise<Hex> {
+  if (q.maker.toLowerCase() !== account.address.toLowerCase()) {
+    throw new Error(`quote.maker ${q.maker} is not the signing account ${account.address}: the fill would reject the signature`);
+  }
+  return account.signTypedData(quoteTypedData(domain, q));
+}
