@@ -386,6 +386,52 @@ describe('RFQ stream across two API processes', () => {
     expect(await onA.closed).toMatchObject({ code: 4004 });
   });
 
+  it('the example market maker subscribes and quotes every RFQ at fair parlay odds less its spread', async () => {
+    const key = generatePrivateKey();
+    const account = privateKeyToAccount(key);
+    const res = await call(t.svc.baseUrl, 'POST /v1/admin/market-makers', {
+      token: t.operatorToken,
+      body: { wallet_address: account.address, name: 'Example MM' },
+    });
+    expect(res.status).toBe(201);
+    await userWithFunds(account.address, 1_000_000_000n);
+    const proc = spawn(process.execPath, ['--import', 'tsx', 'examples/market-maker-client.ts'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', MM_PRIVATE_KEY: key, WS_URL: wsUrl(b), MM_MAX_FILL_MICROS: '1500000', MM_ASSETS: 'ETH' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const lines: string[] = [];
+    const seen = (pred: (l: string) => boolean) =>
+      new Promise<void>((resolve) => {
+        if (lines.some(pred)) return resolve();
+        const rl = createInterface({ input: proc.stdout! });
+        rl.on('line', (l) => pred(l) && (rl.close(), resolve()));
+      });
+    createInterface({ input: proc.stdout! }).on('line', (l) => lines.push(l));
+    try {
+      await seen((l) => l.includes(' subscribed '));
+      const one = await openRfq([['ETH/300', 'up']]);
+      const two = await openRfq([
+        ['ETH/300', 'down'],
+        ['BTC/300', 'up'],
+      ]);
+      await seen((l) => l.includes('quote recorded') && l.includes(two.rfq_id));
+      const quotes = await db(em())
+        .selectFrom('rfq_quotes')
+        .select(['rfq_id', 'odds_bps', 'max_fill', 'valid_until_ms', 'status'])
+        .where('maker_address', '=', account.address.toLowerCase())
+        .orderBy('received_at_ms')
+        .execute();
+      // 1 leg: fair 2.0 less 5% = 1.9; 2 legs: fair 4.0 less 5% = 3.8; fill capped at MM_MAX_FILL_MICROS; firm until expiry.
+      expect(quotes.map((q) => [q.rfq_id, q.odds_bps, String(q.max_fill), String(q.valid_until_ms), q.status])).toEqual([
+        [one.rfq_id, 19_000, '1500000', String(one.expires_at_ms), 'live'],
+        [two.rfq_id, 38_000, '1500000', String(two.expires_at_ms), 'live'],
+      ]);
+    } finally {
+      proc.kill('SIGTERM');
+    }
+  });
+
   it('the sweeper closes (and fills) an RFQ whose creating process was SIGKILLed before its quote deadline', async () => {
     const m = await maker();
     const c = await connect(b, m);
