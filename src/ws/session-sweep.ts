@@ -45,7 +45,7 @@ export async function sweepSessions(ctx: GatewayContext): Promise<void> {
   }
 }
 
-/** Ends this process's connections of a removed market maker now (other processes: at their next sweep). */
+/** Ends this process's connections of a removed market maker now (the gateway also tells the other processes: mm.removed). */
 export function endWallet(ctx: GatewayContext, walletAddress: string): void {
   const at = Date.now();
   for (const c of ctx.connections) {
