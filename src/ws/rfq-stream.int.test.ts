@@ -41,7 +41,8 @@ const ENV = {
   MM_MAX_QUOTES_PER_SECOND: String(QUOTES_PER_SECOND),
   // No heartbeat tick during the suite: a removal can only reach the other process through the bus.
   MM_HEARTBEAT_INTERVAL_MS: '600000',
-  RFQ_QUOTE_WINDOW_MS: '1500',
+  // Wide enough for the sweeper case's maker to quote in time on a loaded machine.
+  RFQ_QUOTE_WINDOW_MS: '4000',
   RFQ_MAX_OPEN_PER_USER: '1000',
 };
 
