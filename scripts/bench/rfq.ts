@@ -41,6 +41,7 @@ const { values } = parseArgs({
     legs: { type: 'string', default: '2' },
     backends: { type: 'string', default: 'redis,postgres' },
     floors: { type: 'string', default: '200' },
+    takers: { type: 'string', default: '8' },
   },
 });
 const N = Number(values.n);
@@ -48,7 +49,8 @@ const RATE = Number(values.rate);
 const LEGS = Math.min(4, Math.max(1, Number(values.legs)));
 const FLOOR_N = Number(values.floors);
 const BACKENDS = values.backends.split(',').map((s) => s.trim()) as Array<'redis' | 'postgres'>;
-const TAKERS = 8; // createRfq serialises one taker's creates (open-RFQ limit under a user lock)
+/** Takers the RFQs rotate over: createRfq serialises one taker's creates (open-RFQ limit under a user lock). */
+const TAKERS = Number(values.takers);
 const OPERATOR_TOKEN = 'bench-operator-token-0123456789';
 const log = createLogger('warn');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -264,6 +266,7 @@ async function run(mode: 'redis' | 'postgres') {
     frameAt.clear();
     ackAt.clear();
     const orders = await signed(N);
+    const cpu0 = process.cpuUsage();
     const started = Date.now();
     const inFlight: Promise<void>[] = [];
     for (let i = 0; i < N; i++) {
@@ -272,7 +275,12 @@ async function run(mode: 'redis' | 'postgres') {
       inFlight.push(createOne(orders[i]!).catch((err: Error) => void failures.push(err.message)));
     }
     await Promise.all(inFlight);
-    const offered = N / ((Date.now() - started) / 1000);
+    const elapsedS = (Date.now() - started) / 1000;
+    const offered = N / elapsedS;
+    const cpu = process.cpuUsage(cpu0);
+    /** CPU time this process used per RFQ, and its share of one core: a low share means the machine is busy. */
+    const cpuPerRfqMs = (cpu.user + cpu.system) / 1000 / N;
+    const coreShare = (cpu.user + cpu.system) / 1e6 / elapsedS;
     for (let waited = 0; waited < 5_000 && ackAt.size + refused.size < sentAt.size; waited += 100) await sleep(100);
 
     const toFrame: number[] = [];
@@ -299,6 +307,8 @@ async function run(mode: 'redis' | 'postgres') {
     });
     return {
       offered,
+      cpuPerRfqMs,
+      coreShare,
       frame: stats(toFrame),
       ack: stats(toAck),
       commit: stats(toCommit),
@@ -324,7 +334,8 @@ for (const mode of BACKENDS) {
   console.log(`\n${mode === 'redis' ? 'PostgreSQL + Redis' : 'PostgreSQL only (LISTEN/NOTIFY)'}: offered ${r.offered.toFixed(0)} RFQ/s`);
   if (r.offered < 0.9 * RATE) {
     console.log(
-      `  (below the asked ${RATE}/s: this process, which also does each create's signature recovery, could not keep up; the latencies include its queue)`,
+      `  (below the asked ${RATE}/s: this process, which also does each create's signature recovery, could not keep up; the latencies include its queue.` +
+        ` It used ${r.cpuPerRfqMs.toFixed(1)} ms of CPU per RFQ and got ${(100 * r.coreShare).toFixed(0)}% of a core)`,
     );
   }
   console.log(
