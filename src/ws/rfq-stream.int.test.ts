@@ -355,6 +355,36 @@ describe('RFQ stream across two API processes', () => {
     ]);
   });
 
+  it('mm.event frames (position_settled) reach every connection of the wallet on both processes; a frame that breaks the schema is not sent', async () => {
+    const m = await maker();
+    const onA = await connect(t.svc, m);
+    const onB = await connect(b, m);
+    const other = await connect(b, await maker());
+    const wallet = m.address.toLowerCase();
+    const settled = {
+      type: 'position_settled' as const,
+      position_id: randomUUID(),
+      rfq_id: randomUUID(),
+      outcome: 'lost' as const,
+      maker_pnl_micros: '2000000',
+      settled_at_ms: Date.now(),
+    };
+    const broken = { ...settled, position_id: randomUUID(), outcome: 'maybe' };
+    const fence = { ...settled, position_id: randomUUID(), outcome: 'voided' as const, maker_pnl_micros: '0' };
+    await bus.publish('mm.event', { topic: 'mm.event', wallet, frame: settled });
+    await bus.publish('mm.event', { topic: 'mm.event', wallet, frame: broken });
+    await bus.publish('mm.event', { topic: 'mm.event', wallet, frame: fence });
+    for (const c of [onA, onB]) {
+      await c.waitFor('position_settled', (f) => f.position_id === fence.position_id);
+      expect(c.frames.filter((f) => f.type === 'position_settled')).toEqual([settled, fence]);
+    }
+    // Another wallet's connection got none of them: a frame of its own arrives first.
+    const own = { ...settled, position_id: randomUUID() };
+    await bus.publish('mm.event', { topic: 'mm.event', wallet: other.client.address.toLowerCase(), frame: own });
+    await other.waitFor('position_settled', (f) => f.position_id === own.position_id);
+    expect(other.frames.filter((f) => f.type === 'position_settled')).toEqual([own]);
+  });
+
   it(`answers quotes past ${QUOTES_PER_SECOND} per second on a connection with quote_ack rate_limited, recording nothing`, async () => {
     const m = await maker();
     const c = await connect(b, m);
