@@ -286,8 +286,9 @@ export interface QuoteAckMessage {
   accepted: boolean;
   /**
    * Null when `accepted`. Otherwise one stable code: `unknown_rfq` (no such
-   * RFQ), `rfq_closed` (the RFQ is no longer open), `invalid_odds` (the odds
-   * cannot fill this RFQ, e.g. the payout would pass the service's maximum),
+   * RFQ), `rfq_closed` (the RFQ is no longer open), `invalid_odds` (the quote's
+   * numbers or signature cannot be recorded: e.g. a signature whose `v` is
+   * not 27, 28, 0 or 1),
    * `quote_expired` (`valid_until_ms` already passed), `self_trade` (your
    * wallet is the taker), `insufficient_collateral` (your wallet has no user
    * account or not enough available balance for the liability of
