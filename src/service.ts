@@ -73,7 +73,7 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
     ...poolImagesHandlers(),
     ...contestsHandlers({ resolution: resolutionProducer }),
     ...rfqHandlers({ settings: config.rfq }),
-    ...operationsHandlers(readinessProbe({ forkDb, queue: queues, migrationsApplied: () => rt.migrationsApplied, workers: workerHealth }), metrics),
+    ...operationsHandlers(readinessProbe({ forkDb, queue: queues, bus: rt.bus, migrationsApplied: () => rt.migrationsApplied, workers: workerHealth }), metrics),
   };
   // Deposits and withdrawals wait at most QUEUE_WAIT_MS for the queue, then answer 503 with Retry-After.
   const handlers = requireQueue(allHandlers, queues, config.queueWaitMs);
