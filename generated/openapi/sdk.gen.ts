@@ -569,17 +569,18 @@ export const getRfq = <ThrowOnError extends boolean = false>(options: Options<Ge
 });
 
 /**
- * Accept one quote of a manual RFQ
+ * Accept one quote of an open RFQ (manual mode)
  *
- * Fills an `open` manual-mode RFQ with one of its live quotes, in one transaction, and answers
+ * Fills an `open` RFQ with one of its live quotes, in one transaction, and answers
  * the `filled` RFQ. The signed order still binds: the quote's odds must be at least
  * `min_odds_bps` (422 `ODDS_BELOW_MINIMUM`); a `FOK` order needs the quote's `max_fill_micros` to
  * cover the whole stake (422 `INSUFFICIENT_LIQUIDITY`), an `IOC` order fills up to
  * `max_fill_micros` and releases the rest of the stake. The maker's collateral is checked in the
- * same transaction (422 `INSUFFICIENT_LIQUIDITY` when it is gone).
+ * same transaction (422 `INSUFFICIENT_LIQUIDITY` when it is gone). Meant for manual mode; a
+ * best-mode RFQ can be accepted the same way before it fills itself at `quote_deadline_ms`.
  *
  * Checks, in this order: 404 `RFQ_NOT_FOUND` (unknown, or another user's), 409 `RFQ_NOT_OPEN`
- * (closed, cancelled, or a best-mode RFQ, which fills itself), 409 `BETTING_CLOSED` (a leg's
+ * (filled, expired, cancelled, or past `expires_at_ms`), 409 `BETTING_CLOSED` (a leg's
  * betting close passed), 404 `QUOTE_NOT_FOUND` (not a quote of this RFQ), 409 `QUOTE_NOT_LIVE`
  * (replaced or cancelled by its maker), 409 `QUOTE_EXPIRED` (past its `valid_until_ms`), then the
  * 422s above.

@@ -2204,7 +2204,7 @@ export type AcceptRfqQuoteErrors = {
      */
     404: Error;
     /**
-     * The RFQ is no longer open or is not a manual one (`RFQ_NOT_OPEN`), a leg's betting closed
+     * The RFQ is no longer open (`RFQ_NOT_OPEN`), a leg's betting closed
      * (`BETTING_CLOSED`), the quote was replaced or cancelled (`QUOTE_NOT_LIVE`) or has expired
      * (`QUOTE_EXPIRED`), or the idempotency key conflicts (`IDEMPOTENCY_KEY_REUSED`,
      * `IDEMPOTENCY_REQUEST_IN_PROGRESS`).
