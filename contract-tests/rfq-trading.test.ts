@@ -17,7 +17,7 @@ let svc: ContractService;
 let privy: TestPrivy;
 let domain: RfqDomain;
 let market: number;
-let mm: MakerConnection;
+let mm: MakerConnection | undefined;
 
 beforeAll(async () => {
   privy = await createTestPrivy();
@@ -26,8 +26,13 @@ beforeAll(async () => {
   });
   domain = await fetchDomain(svc.baseUrl);
   market = (await currentMarketId(svc.baseUrl, 'BTC', 86400)).marketId;
-  mm = await readyMaker(svc.baseUrl, { operatorToken: svc.operatorToken, siweDomain: SIWE_DOMAIN, domain, collateralMicros: 100_000_000 });
 });
+
+/** One maker for the file, connected by the first test that needs quotes. */
+async function quotingMaker(): Promise<MakerConnection> {
+  mm ??= await readyMaker(svc.baseUrl, { operatorToken: svc.operatorToken, siweDomain: SIWE_DOMAIN, domain, collateralMicros: 100_000_000 });
+  return mm;
+}
 afterAll(async () => {
   mm?.close();
   if (svc) expect(await svc.stop()).toBe(0);
@@ -65,6 +70,7 @@ describe('createRfq', () => {
   it('201 best mode (terminal, with Location) and manual mode (open); a replay says Idempotent-Replayed', async () => {
     const t = await taker();
     const api = svc.client({ token: t.token });
+    const mm = await quotingMaker();
     mm.autoQuote(() => ({ odds_bps: 20_000, max_fill_micros: 5_000_000 }));
     try {
       const { data, checked } = await api.run(createRfq({ client: api.client, body: await body(t, order(t), 'best') }), { status: 201 });
@@ -138,6 +144,7 @@ describe('acceptRfqQuote, cancelRfq, getMakerRfq', () => {
   it('accept 200 and its replay; 404 QUOTE_NOT_FOUND; 422 ODDS_BELOW_MINIMUM; 409 RFQ_NOT_OPEN; getMakerRfq 200', async () => {
     const t = await taker();
     const api = svc.client({ token: t.token });
+    const mm = await quotingMaker();
     const rfq = await openManual(t, { min_odds_bps: 20_000 });
     await mm.next('rfq', (f) => f.rfq_id === rfq.rfq_id);
     const path = { rfq_id: rfq.rfq_id };
