@@ -109,7 +109,7 @@ export async function fundWallet(baseUrl: string, wallet: TestWallet, siweDomain
 export interface QuoteParams {
   odds_bps: number;
   max_fill_micros: number;
-  /** Default: 20 s from now. */
+  /** Default: 20 s from now, but no later than the RFQ's expires_at_ms (a quote may not outlive its RFQ). */
   valid_until_ms?: number;
   client_quote_id?: string;
   /** Sign with this wallet instead of the maker's (an invalid quote signature). */
@@ -139,8 +139,9 @@ export async function connectMaker(baseUrl: string, wallet: TestWallet, domain: 
   const wake: Array<() => void> = [];
   let auto: ((rfq: any) => QuoteParams | null) | null = null;
   const send = (f: unknown) => ws.send(JSON.stringify(f));
+  const expiresAt = new Map<string, number>();
   async function signedQuote(rfqId: string, q: QuoteParams) {
-    const valid_until_ms = q.valid_until_ms ?? Date.now() + 20_000;
+    const valid_until_ms = q.valid_until_ms ?? Math.min(Date.now() + 20_000, expiresAt.get(rfqId) ?? Infinity);
     const typed = quoteTypedData(domain, { rfq_id: rfqId, maker: wallet.address, odds_bps: q.odds_bps, max_fill_micros: q.max_fill_micros, valid_until_ms });
     const signature = await (q.signer ?? wallet).signTypedData(typed);
     return {
@@ -157,6 +158,7 @@ export async function connectMaker(baseUrl: string, wallet: TestWallet, domain: 
     const f = JSON.parse(data.toString());
     if (f.type === 'ping') return send({ type: 'pong', ...(f.timestamp !== undefined ? { timestamp: f.timestamp } : {}) });
     frames.push(f);
+    if (f.type === 'rfq') expiresAt.set(f.rfq_id, f.expires_at_ms);
     if (f.type === 'rfq' && auto) {
       const q = auto(f);
       if (q) void signedQuote(f.rfq_id, q).then(send);
