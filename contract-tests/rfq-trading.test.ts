@@ -91,20 +91,32 @@ describe('createRfq', () => {
     const t = await taker();
     const api = svc.client({ token: t.token });
     const ok = await body(t, order(t));
-    await api.run(createRfq({ client: api.client, body: { ...ok, order: { ...ok.order, min_odds_bps: 10_000 } } }), { status: 400, code: 'VALIDATION_FAILED' });
+    await api.run(createRfq({ client: api.client, body: { ...ok, order: { ...ok.order, min_odds_bps: 10_000 } } }), {
+      status: 400,
+      code: 'VALIDATION_FAILED',
+    });
     const lost = order(t, { legs: [{ market_id: 987_654_321, direction: 'down' }] });
     await api.run(createRfq({ client: api.client, body: await body(t, lost) }), { status: 404, code: 'MARKET_NOT_FOUND' });
     await api.run(createRfq({ client: api.client, body: ok }), { status: 201 });
     await api.run(createRfq({ client: api.client, body: { ...ok, idempotency_key: randomUUID() } }), { status: 409, code: 'NONCE_REUSED' });
     await api.run(createRfq({ client: api.client, body: { ...ok, fill_mode: 'best' } }), { status: 409, code: 'IDEMPOTENCY_KEY_REUSED' });
-    await svc.call('createRfq', { token: t.token, rawBody: jsonOfSize(JSON_LIMIT_BYTES + 1), contentType: 'application/json' }, { status: 413, code: 'PAYLOAD_TOO_LARGE' });
-    await svc.call('createRfq', { token: t.token, rawBody: JSON.stringify(ok), contentType: 'text/plain' }, { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' });
+    await svc.call(
+      'createRfq',
+      { token: t.token, rawBody: jsonOfSize(JSON_LIMIT_BYTES + 1), contentType: 'application/json' },
+      { status: 413, code: 'PAYLOAD_TOO_LARGE' },
+    );
+    await svc.call(
+      'createRfq',
+      { token: t.token, rawBody: JSON.stringify(ok), contentType: 'text/plain' },
+      { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
+    );
   });
 
   it('422 INVALID_ORDER, ORDER_EXPIRED, TAKER_MISMATCH, INVALID_SIGNATURE, INSUFFICIENT_BALANCE', async () => {
     const t = await taker();
     const api = svc.client({ token: t.token });
-    const run = async (b: Awaited<ReturnType<typeof body>>, code: string) => api.run(createRfq({ client: api.client, body: b }), { status: 422, code });
+    const run = async (b: Awaited<ReturnType<typeof body>>, code: string) =>
+      api.run(createRfq({ client: api.client, body: b }), { status: 422, code });
     const { data } = await run(await body(t, order(t, { stake_micros: 100 })), 'INVALID_ORDER');
     expect(data).toBeUndefined();
     await run(await body(t, order(t, { deadline_ms: Date.now() - 1_000 })), 'ORDER_EXPIRED');
@@ -127,7 +139,11 @@ describe('getRfq, listRfqs', () => {
     expect((await api.run(getRfq({ client: api.client, path: { rfq_id: rfq.rfq_id } }), { status: 200 })).data).toEqual(rfq);
     const { data: polled } = await api.run(getRfq({ client: api.client, path: { rfq_id: rfq.rfq_id }, query: { wait_ms: 200 } }), { status: 200 });
     expect(polled).toEqual(rfq);
-    await svc.call('getRfq', { token: t.token, pathParams: { rfq_id: rfq.rfq_id }, query: { wait_ms: 10_001 } }, { status: 400, code: 'VALIDATION_FAILED' });
+    await svc.call(
+      'getRfq',
+      { token: t.token, pathParams: { rfq_id: rfq.rfq_id }, query: { wait_ms: 10_001 } },
+      { status: 400, code: 'VALIDATION_FAILED' },
+    );
     await api.run(getRfq({ client: api.client, path: { rfq_id: randomUUID() } }), { status: 404, code: 'RFQ_NOT_FOUND' });
     const stranger = await taker(0);
     const s = svc.client({ token: stranger.token });
@@ -148,9 +164,15 @@ describe('acceptRfqQuote, cancelRfq, getMakerRfq', () => {
     const rfq = await openManual(t, { min_odds_bps: 20_000 });
     await mm.next('rfq', (f) => f.rfq_id === rfq.rfq_id);
     const path = { rfq_id: rfq.rfq_id };
-    await api.run(acceptRfqQuote({ client: api.client, path, body: { quote_id: randomUUID(), idempotency_key: randomUUID() } }), { status: 404, code: 'QUOTE_NOT_FOUND' });
+    await api.run(acceptRfqQuote({ client: api.client, path, body: { quote_id: randomUUID(), idempotency_key: randomUUID() } }), {
+      status: 404,
+      code: 'QUOTE_NOT_FOUND',
+    });
     const low = await mm.quote(rfq.rfq_id, { odds_bps: 15_000, max_fill_micros: 5_000_000 });
-    await api.run(acceptRfqQuote({ client: api.client, path, body: { quote_id: low.quote_id, idempotency_key: randomUUID() } }), { status: 422, code: 'ODDS_BELOW_MINIMUM' });
+    await api.run(acceptRfqQuote({ client: api.client, path, body: { quote_id: low.quote_id, idempotency_key: randomUUID() } }), {
+      status: 422,
+      code: 'ODDS_BELOW_MINIMUM',
+    });
     const good = await mm.quote(rfq.rfq_id, { odds_bps: 25_000, max_fill_micros: 5_000_000 });
     const accept = { quote_id: good.quote_id, idempotency_key: randomUUID() };
     const { data: filled } = await api.run(acceptRfqQuote({ client: api.client, path, body: accept }), { status: 200 });
@@ -158,7 +180,10 @@ describe('acceptRfqQuote, cancelRfq, getMakerRfq', () => {
     const { data: replay, checked } = await api.run(acceptRfqQuote({ client: api.client, path, body: accept }), { status: 200 });
     expect(replay).toEqual(filled);
     expect(checked.headers.get('idempotent-replayed')).toBe('true');
-    await api.run(acceptRfqQuote({ client: api.client, path, body: { ...accept, idempotency_key: randomUUID() } }), { status: 409, code: 'RFQ_NOT_OPEN' });
+    await api.run(acceptRfqQuote({ client: api.client, path, body: { ...accept, idempotency_key: randomUUID() } }), {
+      status: 409,
+      code: 'RFQ_NOT_OPEN',
+    });
     await api.run(cancelRfq({ client: api.client, path, body: {} }), { status: 409, code: 'RFQ_NOT_OPEN' });
 
     const maker = svc.client({ token: mm.token });
@@ -174,16 +199,35 @@ describe('acceptRfqQuote, cancelRfq, getMakerRfq', () => {
     const api = svc.client({ token: t.token });
     const rfq = await openManual(t);
     const path = { rfq_id: rfq.rfq_id };
-    await svc.call('acceptRfqQuote', { token: t.token, pathParams: path, body: { quote_id: 'x', idempotency_key: randomUUID() } }, { status: 400, code: 'VALIDATION_FAILED' });
-    await api.run(acceptRfqQuote({ client: api.client, path: { rfq_id: randomUUID() }, body: { quote_id: randomUUID(), idempotency_key: randomUUID() } }), {
-      status: 404,
-      code: 'RFQ_NOT_FOUND',
-    });
+    await svc.call(
+      'acceptRfqQuote',
+      { token: t.token, pathParams: path, body: { quote_id: 'x', idempotency_key: randomUUID() } },
+      { status: 400, code: 'VALIDATION_FAILED' },
+    );
+    await api.run(
+      acceptRfqQuote({ client: api.client, path: { rfq_id: randomUUID() }, body: { quote_id: randomUUID(), idempotency_key: randomUUID() } }),
+      {
+        status: 404,
+        code: 'RFQ_NOT_FOUND',
+      },
+    );
     for (const op of ['acceptRfqQuote', 'cancelRfq']) {
-      await svc.call(op, { token: t.token, pathParams: path, rawBody: jsonOfSize(JSON_LIMIT_BYTES + 1), contentType: 'application/json' }, { status: 413, code: 'PAYLOAD_TOO_LARGE' });
-      await svc.call(op, { token: t.token, pathParams: path, rawBody: '{}', contentType: 'text/plain' }, { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' });
+      await svc.call(
+        op,
+        { token: t.token, pathParams: path, rawBody: jsonOfSize(JSON_LIMIT_BYTES + 1), contentType: 'application/json' },
+        { status: 413, code: 'PAYLOAD_TOO_LARGE' },
+      );
+      await svc.call(
+        op,
+        { token: t.token, pathParams: path, rawBody: '{}', contentType: 'text/plain' },
+        { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
+      );
     }
-    await svc.call('cancelRfq', { token: t.token, pathParams: path, body: { reason: 'changed my mind' } }, { status: 400, code: 'VALIDATION_FAILED' });
+    await svc.call(
+      'cancelRfq',
+      { token: t.token, pathParams: path, body: { reason: 'changed my mind' } },
+      { status: 400, code: 'VALIDATION_FAILED' },
+    );
     await api.run(cancelRfq({ client: api.client, path: { rfq_id: randomUUID() }, body: {} }), { status: 404, code: 'RFQ_NOT_FOUND' });
     const { data: cancelled } = await api.run(cancelRfq({ client: api.client, path, body: {} }), { status: 200 });
     expect(cancelled).toMatchObject({ status: 'cancelled', close_reason: 'cancelled' });

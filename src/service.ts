@@ -84,7 +84,10 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
     ...rfqHandlers({ settings: config.rfq }),
     ...rfqTakerHandlers({ rfq: rfqDeps, bus: rt.bus, closer, waiters: rfqWaiters }),
     ...rfqMakerHandlers(),
-    ...operationsHandlers(readinessProbe({ forkDb, queue: queues, bus: rt.bus, migrationsApplied: () => rt.migrationsApplied, workers: workerHealth }), metrics),
+    ...operationsHandlers(
+      readinessProbe({ forkDb, queue: queues, bus: rt.bus, migrationsApplied: () => rt.migrationsApplied, workers: workerHealth }),
+      metrics,
+    ),
   };
   // Deposits and withdrawals wait at most QUEUE_WAIT_MS for the queue, then answer 503 with Retry-After.
   const handlers = requireQueue(allHandlers, queues, config.queueWaitMs);

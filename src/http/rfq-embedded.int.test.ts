@@ -50,7 +50,12 @@ it('a best-mode order fills from a maker quoting over the WebSocket (in-process 
   maker.autoQuote(() => ({ odds_bps: 30_000, max_fill_micros: 5_000_000 }));
   const taker = await fundWallet(svc.baseUrl, randomWallet(), SIWE_DOMAIN, 5_000_000);
   const { marketId } = await currentMarketId(svc.baseUrl, 'SOL', 86400);
-  const res = await postOrder(svc.baseUrl, taker, domain, buildOrder(taker.wallet.address, [{ market_id: marketId, direction: 'up' }], { stake_micros: 1_000_000 }));
+  const res = await postOrder(
+    svc.baseUrl,
+    taker,
+    domain,
+    buildOrder(taker.wallet.address, [{ market_id: marketId, direction: 'up' }], { stake_micros: 1_000_000 }),
+  );
   expect(res.status).toBe(201);
   expect(res.body).toMatchObject({ status: 'filled', filled_stake_micros: '1000000', payout_micros: '3000000', odds_bps: 30_000 });
   expect(await balances(svc.baseUrl, taker.token)).toEqual({ available: '4000000', reserved: '1000000' });

@@ -66,7 +66,8 @@ async function maker(collateralMicros = 100 * USDC) {
 
 const taker = (fund = 10 * USDC) => newTaker(svc.baseUrl, privy, fund);
 const legs = (...ids: number[]) => ids.map((market_id, i) => ({ market_id, direction: i % 2 ? ('down' as const) : ('up' as const) }));
-const get = (p: Party, id: string, waitMs?: number) => call(svc.baseUrl, `GET /v1/rfq/${id}${waitMs ? `?wait_ms=${waitMs}` : ''}`, { token: p.token });
+const get = (p: Party, id: string, waitMs?: number) =>
+  call(svc.baseUrl, `GET /v1/rfq/${id}${waitMs ? `?wait_ms=${waitMs}` : ''}`, { token: p.token });
 const accept = (p: Party, id: string, quoteId: string, key = randomUUID()) =>
   call(svc.baseUrl, `POST /v1/rfq/${id}/accept`, { token: p.token, body: { quote_id: quoteId, idempotency_key: key } });
 const cancel = (p: Party, id: string) => call(svc.baseUrl, `POST /v1/rfq/${id}/cancel`, { token: p.token, body: {} });
@@ -80,7 +81,8 @@ function badChecksum(address: string): string {
   }
   throw new Error(`no mixed-case flip of ${address}`);
 }
-const expectError = (res: { status: number; body: any }, status: number, code: string) => expect({ status: res.status, code: res.body?.code }).toEqual({ status, code }); // eslint-disable-line @typescript-eslint/no-explicit-any
+const expectError = (res: { status: number; body?: { code?: unknown } }, status: number, code: string) =>
+  expect({ status: res.status, code: res.body?.code }).toEqual({ status, code });
 
 describe('best mode', () => {
   it('fills from the best quotes at the end of the window; stake and liabilities are reserved exactly', async () => {
@@ -190,7 +192,9 @@ describe('manual mode', () => {
     const woke = await poll;
     expect(woke.status).toBe(200);
     expect(woke.body).toMatchObject({ status: 'open', quotes_received: 1 });
-    expect(woke.body.quotes).toEqual([{ quote_id: ack.quote_id, odds_bps: 25_000, max_fill_micros: String(2 * USDC), valid_until_ms: expect.any(Number), status: 'live' }]);
+    expect(woke.body.quotes).toEqual([
+      { quote_id: ack.quote_id, odds_bps: 25_000, max_fill_micros: String(2 * USDC), valid_until_ms: expect.any(Number), status: 'live' },
+    ]);
 
     const key = randomUUID();
     const filled = await accept(tk, id, ack.quote_id, key);
@@ -215,9 +219,15 @@ describe('manual mode', () => {
   it('accept refuses an unknown quote, odds below the minimum and a FOK the quote cannot fill', async () => {
     const m = await maker();
     const tk = await taker();
-    const res = await postOrder(svc.baseUrl, tk, domain, buildOrder(tk.wallet.address, legs(market), { stake_micros: 2 * USDC, min_odds_bps: 20_000 }), {
-      fillMode: 'manual',
-    });
+    const res = await postOrder(
+      svc.baseUrl,
+      tk,
+      domain,
+      buildOrder(tk.wallet.address, legs(market), { stake_micros: 2 * USDC, min_odds_bps: 20_000 }),
+      {
+        fillMode: 'manual',
+      },
+    );
     const id = res.body.rfq_id;
     await m.next('rfq', (f) => f.rfq_id === id);
     expectError(await accept(tk, id, randomUUID()), 404, 'QUOTE_NOT_FOUND');
@@ -232,7 +242,9 @@ describe('manual mode', () => {
 
   it('cancel releases the stake; a repeat answers the same cancelled RFQ', async () => {
     const tk = await taker();
-    const res = await postOrder(svc.baseUrl, tk, domain, buildOrder(tk.wallet.address, legs(market), { stake_micros: 3 * USDC }), { fillMode: 'manual' });
+    const res = await postOrder(svc.baseUrl, tk, domain, buildOrder(tk.wallet.address, legs(market), { stake_micros: 3 * USDC }), {
+      fillMode: 'manual',
+    });
     expect(await balances(svc.baseUrl, tk.token)).toEqual({ available: String(7 * USDC), reserved: String(3 * USDC) });
     const first = await cancel(tk, res.body.rfq_id);
     expect(first.status).toBe(200);
@@ -252,7 +264,10 @@ describe('what bad input gets (rfq-design 3.12)', () => {
     const tk = await taker();
     const ok = buildOrder(tk.wallet.address, legs(market));
     const bad = async (order: unknown, extra: Record<string, unknown> = {}) =>
-      call(svc.baseUrl, 'POST /v1/rfq', { token: tk.token, body: { order, signature: await signOrder(tk.wallet, domain, ok), idempotency_key: randomUUID(), ...extra } });
+      call(svc.baseUrl, 'POST /v1/rfq', {
+        token: tk.token,
+        body: { order, signature: await signOrder(tk.wallet, domain, ok), idempotency_key: randomUUID(), ...extra },
+      });
     const tenLegs = Array.from({ length: 10 }, (_, i) => ({ market_id: market + i, direction: 'up' }));
     for (const [order, extra, path] of [
       [{ ...ok, legs: tenLegs }, {}, '/order/legs'],
@@ -270,7 +285,11 @@ describe('what bad input gets (rfq-design 3.12)', () => {
     ] as const) {
       const res = await bad(order, extra);
       expectError(res, 400, 'VALIDATION_FAILED');
-      if (path !== null) expect(res.body.details.map((d: { path: string }) => d.path), JSON.stringify(res.body)).toContain(path);
+      if (path !== null)
+        expect(
+          res.body.details.map((d: { path: string }) => d.path),
+          JSON.stringify(res.body),
+        ).toContain(path);
     }
     expectError(await get(tk, randomUUID(), 10_001), 400, 'VALIDATION_FAILED');
     expect(await balances(svc.baseUrl, tk.token)).toEqual({ available: String(10 * USDC), reserved: '0' });
@@ -282,19 +301,34 @@ describe('what bad input gets (rfq-design 3.12)', () => {
       svc.baseUrl,
       tk,
       domain,
-      buildOrder(tk.wallet.address, [
-        { market_id: market, direction: 'up' },
-        { market_id: market, direction: 'down' },
-      ], { stake_micros: 100, deadline_ms: Date.now() + 600_000 }),
+      buildOrder(
+        tk.wallet.address,
+        [
+          { market_id: market, direction: 'up' },
+          { market_id: market, direction: 'down' },
+        ],
+        { stake_micros: 100, deadline_ms: Date.now() + 600_000 },
+      ),
     );
     expectError(invalid, 422, 'INVALID_ORDER');
-    expect(invalid.body.details.map((d: { path: string }) => d.path).sort()).toEqual(['/order/deadline_ms', '/order/legs/1/market_id', '/order/stake_micros']);
+    expect(invalid.body.details.map((d: { path: string }) => d.path).sort()).toEqual([
+      '/order/deadline_ms',
+      '/order/legs/1/market_id',
+      '/order/stake_micros',
+    ]);
 
     // best mode needs the quote window + 100 ms before the deadline
-    const soon = await postOrder(svc.baseUrl, tk, domain, buildOrder(tk.wallet.address, legs(market), { deadline_ms: Date.now() + QUOTE_WINDOW_MS - 500 }));
+    const soon = await postOrder(
+      svc.baseUrl,
+      tk,
+      domain,
+      buildOrder(tk.wallet.address, legs(market), { deadline_ms: Date.now() + QUOTE_WINDOW_MS - 500 }),
+    );
     expectError(soon, 422, 'ORDER_EXPIRED');
     expect(soon.body.details[0].path).toBe('/order/deadline_ms');
-    const past = await postOrder(svc.baseUrl, tk, domain, buildOrder(tk.wallet.address, legs(market), { deadline_ms: Date.now() - 1000 }), { fillMode: 'manual' });
+    const past = await postOrder(svc.baseUrl, tk, domain, buildOrder(tk.wallet.address, legs(market), { deadline_ms: Date.now() - 1000 }), {
+      fillMode: 'manual',
+    });
     expectError(past, 422, 'ORDER_EXPIRED');
 
     const other = randomWallet();
@@ -304,7 +338,11 @@ describe('what bad input gets (rfq-design 3.12)', () => {
     const otherChain = await signOrder(tk.wallet, { ...domain, chainId: 1 }, order);
     expectError(await postOrder(svc.baseUrl, tk, domain, order, { signature: otherChain }), 422, 'INVALID_SIGNATURE');
     const tampered = await signOrder(tk.wallet, domain, order);
-    expectError(await postOrder(svc.baseUrl, tk, domain, { ...order, stake_micros: order.stake_micros + 1 }, { signature: tampered }), 422, 'INVALID_SIGNATURE');
+    expectError(
+      await postOrder(svc.baseUrl, tk, domain, { ...order, stake_micros: order.stake_micros + 1 }, { signature: tampered }),
+      422,
+      'INVALID_SIGNATURE',
+    );
 
     const broke = await taker(0);
     expectError(await postOrder(svc.baseUrl, broke, domain, buildOrder(broke.wallet.address, legs(market))), 422, 'INSUFFICIENT_BALANCE');
@@ -326,7 +364,8 @@ describe('what bad input gets (rfq-design 3.12)', () => {
     const order = buildOrder(tk.wallet.address, legs(market));
     expect((await postOrder(svc.baseUrl, tk, domain, order, { fillMode: 'manual' })).status).toBe(201);
     expectError(await postOrder(svc.baseUrl, tk, domain, order, { fillMode: 'manual' }), 409, 'NONCE_REUSED');
-    for (let i = 1; i < 10; i++) expect((await postOrder(svc.baseUrl, tk, domain, buildOrder(tk.wallet.address, legs(market)), { fillMode: 'manual' })).status).toBe(201);
+    for (let i = 1; i < 10; i++)
+      expect((await postOrder(svc.baseUrl, tk, domain, buildOrder(tk.wallet.address, legs(market)), { fillMode: 'manual' })).status).toBe(201);
     expectError(await postOrder(svc.baseUrl, tk, domain, buildOrder(tk.wallet.address, legs(market)), { fillMode: 'manual' }), 409, 'OPEN_RFQ_LIMIT');
     expect(await balances(svc.baseUrl, tk.token)).toEqual({ available: String(USDC), reserved: String(10 * USDC) });
     const open = await call(svc.baseUrl, 'GET /v1/rfq?status=open&limit=100', { token: tk.token });
@@ -335,7 +374,7 @@ describe('what bad input gets (rfq-design 3.12)', () => {
     expect(await balances(svc.baseUrl, tk.token)).toEqual({ available: String(11 * USDC), reserved: '0' });
   });
 
-  it('404 RFQ_NOT_FOUND for another user\'s RFQ; 403 for the wrong kind of token on either side', async () => {
+  it("404 RFQ_NOT_FOUND for another user's RFQ; 403 for the wrong kind of token on either side", async () => {
     const m = await maker();
     const tk = await taker();
     const res = await postOrder(svc.baseUrl, tk, domain, buildOrder(tk.wallet.address, legs(market)), { fillMode: 'manual' });
@@ -349,7 +388,12 @@ describe('what bad input gets (rfq-design 3.12)', () => {
     expectError(await call(svc.baseUrl, `GET /v1/mm/rfq/${id}`, { token: tk.token }), 403, 'FORBIDDEN');
     expectError(await call(svc.baseUrl, `GET /v1/mm/rfq/${randomUUID()}`, { token: m.token }), 404, 'RFQ_NOT_FOUND');
     // a maker that did not quote sees the RFQ's state and no quotes
-    expect((await call(svc.baseUrl, `GET /v1/mm/rfq/${id}`, { token: m.token })).body).toEqual({ rfq_id: id, status: 'open', closed_at_ms: null, quotes: [] });
+    expect((await call(svc.baseUrl, `GET /v1/mm/rfq/${id}`, { token: m.token })).body).toEqual({
+      rfq_id: id,
+      status: 'open',
+      closed_at_ms: null,
+      quotes: [],
+    });
     expect((await cancel(tk, id)).status).toBe(200);
   });
 });
@@ -367,7 +411,11 @@ describe('idempotency, concurrency, listing', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.headers.get('location')).toBe(`/v1/rfq/${first.body.rfq_id}`);
     expect(again.body).toEqual(first.body);
-    expectError(await postOrder(svc.baseUrl, tk, domain, { ...order, stake_micros: 2 * USDC }, { fillMode: 'manual', idempotencyKey: key }), 409, 'IDEMPOTENCY_KEY_REUSED');
+    expectError(
+      await postOrder(svc.baseUrl, tk, domain, { ...order, stake_micros: 2 * USDC }, { fillMode: 'manual', idempotencyKey: key }),
+      409,
+      'IDEMPOTENCY_KEY_REUSED',
+    );
     expect(await balances(svc.baseUrl, tk.token)).toEqual({ available: String(9 * USDC), reserved: String(USDC) });
     const cancelled = await cancel(tk, first.body.rfq_id);
     // a replay answers the RFQ as it is now
@@ -378,20 +426,25 @@ describe('idempotency, concurrency, listing', () => {
   it('10 concurrent orders against a balance for 3: exactly 3 reserve, 7 are 422 INSUFFICIENT_BALANCE', async () => {
     const tk = await taker(1_500_000);
     const results = await Promise.all(
-      Array.from({ length: 10 }, () => postOrder(svc.baseUrl, tk, domain, buildOrder(tk.wallet.address, legs(market), { stake_micros: 500_000 }), { fillMode: 'manual' })),
+      Array.from({ length: 10 }, () =>
+        postOrder(svc.baseUrl, tk, domain, buildOrder(tk.wallet.address, legs(market), { stake_micros: 500_000 }), { fillMode: 'manual' }),
+      ),
     );
     const created = results.filter((r) => r.status === 201);
     expect(created).toHaveLength(3);
     for (const r of results.filter((x) => x.status !== 201)) expectError(r, 422, 'INSUFFICIENT_BALANCE');
     expect(await balances(svc.baseUrl, tk.token)).toEqual({ available: '0', reserved: '1500000' });
-    expect(Number((await sql.query(`select count(*)::int as n from rfqs where taker_user_id = $1 and status = 'open'`, [tk.userId])).rows[0].n)).toBe(3);
+    expect(Number((await sql.query(`select count(*)::int as n from rfqs where taker_user_id = $1 and status = 'open'`, [tk.userId])).rows[0].n)).toBe(
+      3,
+    );
     for (const r of created) expect((await cancel(tk, r.body.rfq_id)).status).toBe(200);
   });
 
   it('lists newest first in pages; status filters; a forged cursor is 400 INVALID_CURSOR', async () => {
     const tk = await taker();
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) ids.push((await postOrder(svc.baseUrl, tk, domain, buildOrder(tk.wallet.address, legs(market)), { fillMode: 'manual' })).body.rfq_id);
+    for (let i = 0; i < 3; i++)
+      ids.push((await postOrder(svc.baseUrl, tk, domain, buildOrder(tk.wallet.address, legs(market)), { fillMode: 'manual' })).body.rfq_id);
     await cancel(tk, ids[0]!);
     const p1 = await call(svc.baseUrl, 'GET /v1/rfq?limit=2', { token: tk.token });
     expect(p1.status).toBe(200);
@@ -401,7 +454,11 @@ describe('idempotency, concurrency, listing', () => {
     const open = await call(svc.baseUrl, 'GET /v1/rfq?status=open', { token: tk.token });
     expect(open.body.rfqs.map((r: { rfq_id: string }) => r.rfq_id)).toEqual([ids[2], ids[1]]);
     expectError(await call(svc.baseUrl, `GET /v1/rfq?cursor=${p1.body.next_cursor}x`, { token: tk.token }), 400, 'INVALID_CURSOR');
-    expectError(await call(svc.baseUrl, `GET /v1/rfq?status=filled&cursor=${encodeURIComponent(p1.body.next_cursor)}`, { token: tk.token }), 400, 'INVALID_CURSOR');
+    expectError(
+      await call(svc.baseUrl, `GET /v1/rfq?status=filled&cursor=${encodeURIComponent(p1.body.next_cursor)}`, { token: tk.token }),
+      400,
+      'INVALID_CURSOR',
+    );
     expect((await call(svc.baseUrl, 'GET /v1/rfq', { token: (await taker(0)).token })).body).toEqual({ rfqs: [], next_cursor: null });
     for (const id of ids.slice(1)) await cancel(tk, id);
   });

@@ -32,7 +32,10 @@ export async function newTaker(baseUrl: string, privy: TestPrivy, fundMicros = 0
 }
 
 export async function balances(baseUrl: string, token: string): Promise<{ available: string; reserved: string }> {
-  const [a, r] = await Promise.all([call(baseUrl, 'GET /v1/user/available_balance', { token }), call(baseUrl, 'GET /v1/user/reserved_balance', { token })]);
+  const [a, r] = await Promise.all([
+    call(baseUrl, 'GET /v1/user/available_balance', { token }),
+    call(baseUrl, 'GET /v1/user/reserved_balance', { token }),
+  ]);
   return { available: a.body.available_micros as string, reserved: r.body.reserved_micros as string };
 }
 
@@ -42,7 +45,11 @@ export async function fetchDomain(baseUrl: string): Promise<RfqDomain> {
   return res.body.domain as RfqDomain;
 }
 
-export async function currentMarketId(baseUrl: string, asset = 'BTC', durationSecs = 86400): Promise<{ marketId: number; bettingClosesAtMs: number; startAtMs: number }> {
+export async function currentMarketId(
+  baseUrl: string,
+  asset = 'BTC',
+  durationSecs = 86400,
+): Promise<{ marketId: number; bettingClosesAtMs: number; startAtMs: number }> {
   const res = await call(baseUrl, `GET /v1/markets/current?asset=${asset}&duration_secs=${durationSecs}`);
   if (res.status !== 200) throw new Error(`markets/current answered ${res.status}: ${JSON.stringify(res.body)}`);
   return { marketId: res.body.market.market_id, bettingClosesAtMs: res.body.market.betting_closes_at_ms, startAtMs: res.body.market.start_at_ms };
@@ -77,7 +84,13 @@ export interface PostOrderOptions {
   signature?: string;
 }
 
-export async function postOrder(baseUrl: string, taker: Party, domain: RfqDomain, order: RfqOrderJson, opts: PostOrderOptions = {}): Promise<JsonResponse> {
+export async function postOrder(
+  baseUrl: string,
+  taker: Party,
+  domain: RfqDomain,
+  order: RfqOrderJson,
+  opts: PostOrderOptions = {},
+): Promise<JsonResponse> {
   const signature = opts.signature ?? (await signOrder(opts.signer ?? taker.wallet, domain, order));
   const body: Record<string, unknown> = { order, signature, idempotency_key: opts.idempotencyKey ?? randomUUID() };
   if (opts.fillMode) body.fill_mode = opts.fillMode;
@@ -87,7 +100,10 @@ export async function postOrder(baseUrl: string, taker: Party, domain: RfqDomain
 // ------------------------------------------------------------------------------------- market makers
 
 export async function registerMarketMaker(baseUrl: string, operatorToken: string, wallet: TestWallet = randomWallet()): Promise<TestWallet> {
-  const res = await call(baseUrl, 'POST /v1/admin/market-makers', { token: operatorToken, body: { wallet_address: wallet.address.toLowerCase(), name: 'Test MM' } });
+  const res = await call(baseUrl, 'POST /v1/admin/market-makers', {
+    token: operatorToken,
+    body: { wallet_address: wallet.address.toLowerCase(), name: 'Test MM' },
+  });
   if (res.status !== 201) throw new Error(`market-maker registration answered ${res.status}: ${JSON.stringify(res.body)}`);
   return wallet;
 }
@@ -142,7 +158,13 @@ export async function connectMaker(baseUrl: string, wallet: TestWallet, domain: 
   const expiresAt = new Map<string, number>();
   async function signedQuote(rfqId: string, q: QuoteParams) {
     const valid_until_ms = q.valid_until_ms ?? Math.min(Date.now() + 20_000, expiresAt.get(rfqId) ?? Infinity);
-    const typed = quoteTypedData(domain, { rfq_id: rfqId, maker: wallet.address, odds_bps: q.odds_bps, max_fill_micros: q.max_fill_micros, valid_until_ms });
+    const typed = quoteTypedData(domain, {
+      rfq_id: rfqId,
+      maker: wallet.address,
+      odds_bps: q.odds_bps,
+      max_fill_micros: q.max_fill_micros,
+      valid_until_ms,
+    });
     const signature = await (q.signer ?? wallet).signTypedData(typed);
     return {
       type: 'quote',
@@ -186,7 +208,11 @@ export async function connectMaker(baseUrl: string, wallet: TestWallet, domain: 
   }
   send({ type: 'auth' });
   const c = await next('auth_challenge');
-  send({ type: 'auth_response', wallet_address: wallet.address, signature: await signAuthChallenge(wallet, DEFAULT_AUTH_DOMAIN, c.nonce, c.timestamp) });
+  send({
+    type: 'auth_response',
+    wallet_address: wallet.address,
+    signature: await signAuthChallenge(wallet, DEFAULT_AUTH_DOMAIN, c.nonce, c.timestamp),
+  });
   const result = await next('auth_result');
   if (!result.success) throw new Error(`market-maker auth failed: ${result.error}`);
   return {

@@ -3,7 +3,11 @@ import { createLocalBus } from '../../bus/local.js';
 import { createRfqWaiters, rfqIdOf } from './rfq-wait.js';
 
 const quoteEvent = (rfqId: string) => ({ topic: 'rfq.quote', rfqId });
-const closedEvent = (rfqId: string) => ({ topic: 'rfq.closed', frame: { type: 'rfq_closed', rfq_id: rfqId, status: 'filled', closed_at_ms: 1 }, route: { assets: [], durations: [] } });
+const closedEvent = (rfqId: string) => ({
+  topic: 'rfq.closed',
+  frame: { type: 'rfq_closed', rfq_id: rfqId, status: 'filled', closed_at_ms: 1 },
+  route: { assets: [], durations: [] },
+});
 
 describe('RFQ long-poll waiters', () => {
   afterEach(() => vi.useRealTimers());
