@@ -19,7 +19,7 @@ import {
   type MakerConnection,
   type Party,
 } from '../testing/rfq-trade.js';
-import type { ServiceProcess } from '../testing/service-process.js';
+import { startServiceProcess, type ServiceProcess } from '../testing/service-process.js';
 import { startTestService, type TestService } from '../testing/test-service.js';
 
 const SIWE_DOMAIN = 'rfq.test';
@@ -238,6 +238,15 @@ describe('manual mode', () => {
     expectError(await accept(tk, id, small.quote_id), 422, 'INSUFFICIENT_LIQUIDITY');
     expect((await get(tk, id)).body.status).toBe('open');
     expect((await cancel(tk, id)).status).toBe(200);
+  });
+
+  it('a long-poll also wakes when the RFQ closes (cancel)', async () => {
+    const tk = await taker();
+    const res = await postOrder(svc.baseUrl, tk, domain, buildOrder(tk.wallet.address, legs(market)), { fillMode: 'manual' });
+    const poll = get(tk, res.body.rfq_id, 10_000);
+    await new Promise((r) => setTimeout(r, 300)); // let the long-poll start waiting before the cancel lands
+    expect((await cancel(tk, res.body.rfq_id)).status).toBe(200);
+    expect((await poll).body).toMatchObject({ status: 'cancelled', close_reason: 'cancelled' });
   });
 
   it('cancel releases the stake; a repeat answers the same cancelled RFQ', async () => {
@@ -461,5 +470,32 @@ describe('idempotency, concurrency, listing', () => {
     );
     expect((await call(svc.baseUrl, 'GET /v1/rfq', { token: (await taker(0)).token })).body).toEqual({ rfqs: [], next_cursor: null });
     for (const id of ids.slice(1)) await cancel(tk, id);
+  });
+});
+
+describe('two API processes (the bus carries RFQs, quotes and closes between them)', () => {
+  let b: ServiceProcess | undefined;
+  afterAll(async () => {
+    await b?.stop();
+  });
+
+  it('a maker on process A fills an order posted to process B; a long-poll on B wakes on a quote made on A', async () => {
+    b = await startServiceProcess({ env: t.env, args: ['--role=api'] });
+    const m = await maker(); // connected to process A
+    const tk = await taker();
+    m.autoQuote(() => ({ odds_bps: 20_000, max_fill_micros: 5 * USDC }));
+    const best = await postOrder(b.baseUrl, tk, domain, buildOrder(tk.wallet.address, legs(market), { stake_micros: USDC }));
+    expect(best.status).toBe(201);
+    expect(best.body).toMatchObject({ status: 'filled', filled_stake_micros: String(USDC), payout_micros: String(2 * USDC) });
+    m.autoQuote(() => null);
+
+    const manual = await postOrder(b.baseUrl, tk, domain, buildOrder(tk.wallet.address, legs(market)), { fillMode: 'manual' });
+    const id = manual.body.rfq_id;
+    await m.next('rfq', (f) => f.rfq_id === id);
+    const poll = call(b.baseUrl, `GET /v1/rfq/${id}?wait_ms=10000`, { token: tk.token });
+    await new Promise((r) => setTimeout(r, 300)); // let the long-poll on B start waiting before A records the quote
+    const ack = await m.quote(id, { odds_bps: 22_000, max_fill_micros: 5 * USDC });
+    expect((await poll).body).toMatchObject({ status: 'open', quotes_received: 1, quotes: [expect.objectContaining({ quote_id: ack.quote_id })] });
+    expect((await call(b.baseUrl, `POST /v1/rfq/${id}/cancel`, { token: tk.token, body: {} })).status).toBe(200);
   });
 });
