@@ -471,11 +471,11 @@ export const listRfqs = <ThrowOnError extends boolean = false>(options?: Options
  * session's wallet.
  * 3. Database lookups: 404 `MARKET_NOT_FOUND` when a leg's `market_id` is not an RFQ market
  * window (`GET /v1/markets/current`), 409 `BETTING_CLOSED` when a leg's
- * `betting_closes_at_ms` has passed.
+ * `betting_closes_at_ms` has passed (in best mode: or comes before the quote window ends).
  * 4. Signature (422 `INVALID_SIGNATURE`): it must recover to `order.taker` over the typed data of
  * this deployment (a changed field, another domain or chain id, or a bad `v` fail).
- * 5. The transaction: 409 `OPEN_RFQ_LIMIT` when the user already has `RFQ_MAX_OPEN_PER_USER` (10)
- * open RFQs, 409 `NONCE_REUSED` when another request already used this `(taker, nonce)`, 422
+ * 5. The transaction: 409 `NONCE_REUSED` when another request already used this `(taker, nonce)`,
+ * 409 `OPEN_RFQ_LIMIT` when the user already has `RFQ_MAX_OPEN_PER_USER` (10) open RFQs, 422
  * `INSUFFICIENT_BALANCE` when the available balance does not cover `stake_micros`. Nothing is
  * broadcast after a rejection.
  *
