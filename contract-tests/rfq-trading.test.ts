@@ -22,7 +22,7 @@ let mm: MakerConnection | undefined;
 beforeAll(async () => {
   privy = await createTestPrivy();
   svc = await startContractService('rfqtrade', {
-    env: { ...privy.env, RATE_LIMIT_PER_MINUTE: '0', SIWE_DOMAIN, RFQ_QUOTE_WINDOW_MS: '1500', DEMO_ONCHAIN_BALANCE_MICROS: '1000000000000' },
+    env: { ...privy.env, RATE_LIMIT_PER_MINUTE: '0', SIWE_DOMAIN, RFQ_QUOTE_WINDOW_MS: '2000', DEMO_ONCHAIN_BALANCE_MICROS: '1000000000000' },
   });
   domain = await fetchDomain(svc.baseUrl);
   market = (await currentMarketId(svc.baseUrl, 'BTC', 86400)).marketId;

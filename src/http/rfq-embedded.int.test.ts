@@ -32,7 +32,7 @@ beforeAll(async () => {
       QUEUE_PREFIX: uniquePrefix('rfqemb'),
       SIWE_DOMAIN,
       OPERATOR_TOKEN: OPERATOR,
-      RFQ_QUOTE_WINDOW_MS: '1500',
+      RFQ_QUOTE_WINDOW_MS: '2000',
     },
   });
 });

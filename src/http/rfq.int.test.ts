@@ -24,7 +24,7 @@ import { startTestService, type TestService } from '../testing/test-service.js';
 
 const SIWE_DOMAIN = 'rfq.test';
 // A wider quote window than the default 500 ms: makers on a loaded 2-core test machine still answer in time.
-const QUOTE_WINDOW_MS = 1500;
+const QUOTE_WINDOW_MS = 2000;
 const USDC = 1_000_000;
 
 let t: TestService;
