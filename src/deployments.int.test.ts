@@ -32,7 +32,10 @@ async function expectReady(baseUrl: string): Promise<void> {
     ready = await fetch(`${baseUrl}/readyz`);
   }
   expect(ready.status).toBe(200);
-  expect(await ready.json()).toEqual({ status: 'ready', checks: { database: 'ok', queue: 'ok', migrations: 'ok', workers: 'ok', schedulers: 'ok' } });
+  expect(await ready.json()).toEqual({
+    status: 'ready',
+    checks: { database: 'ok', queue: 'ok', bus: 'ok', migrations: 'ok', workers: 'ok', schedulers: 'ok' },
+  });
 }
 
 describe('embedded deployment (no DATABASE_URL, no REDIS_URL)', () => {

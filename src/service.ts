@@ -35,6 +35,10 @@ import { seedDemoOnStart } from './domain/demo/seed.js';
 import { createDocsRouter } from './http/docs/router.js';
 import { createDocumentStore } from './http/docs/documents.js';
 import { documentsHandlers } from './http/handlers/documents.js';
+import { createRfqCloser } from './bus/rfq-events.js';
+import { createRfqWaiters } from './http/handlers/rfq-wait.js';
+import { rfqTakerHandlers } from './http/handlers/rfq-taker.js';
+import { rfqMakerHandlers } from './http/handlers/rfq-maker.js';
 
 export interface HttpService {
   server: Server;
@@ -75,6 +79,11 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
   const settlement = createSettlementAdapter({ mode: config.settlementMode, demoOnchainBalanceMicros: config.demoOnchainBalanceMicros });
   await seedDemoOnStart(orm.em.fork(), settlement, config, logger);
   const documents = createDocumentStore({ publicUrl: config.publicUrl, fallbackHost: `localhost:${config.port || 3000}` });
+  // RFQ trading: this process closes the RFQs it created at their due time (the sweeper is the backstop)
+  // and wakes getRfq long-polls from the bus.
+  const rfqDeps = { settings: { ...config.rfq, bettingCloseBufferMs: config.markets.bettingCloseBufferMs } };
+  const closer = createRfqCloser({ forkDb, bus: rt.bus, rfq: rfqDeps, log: logger });
+  const rfqWaiters = createRfqWaiters(rt.bus);
   const allHandlers: Handlers = {
     ...documentsHandlers(documents, { publicUrl: config.publicUrl }),
     ...authHandlers({ privy, sessionTtlSeconds: config.sessionTtlSeconds, siwe: config.siwe }),
@@ -85,7 +94,12 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
     ...poolImagesHandlers(),
     ...contestsHandlers({ resolution: resolutionProducer }),
     ...rfqHandlers({ settings: config.rfq }),
-    ...operationsHandlers(readinessProbe({ forkDb, queue: queues, migrationsApplied: () => rt.migrationsApplied, workers: workerHealth }), metrics),
+    ...rfqTakerHandlers({ rfq: rfqDeps, bus: rt.bus, closer, waiters: rfqWaiters }),
+    ...rfqMakerHandlers(),
+    ...operationsHandlers(
+      readinessProbe({ forkDb, queue: queues, bus: rt.bus, migrationsApplied: () => rt.migrationsApplied, workers: workerHealth }),
+      metrics,
+    ),
   };
   // Deposits and withdrawals wait at most QUEUE_WAIT_MS for the queue, then answer 503 with Retry-After.
   const handlers = requireQueue(allHandlers, queues, config.queueWaitMs);
@@ -118,6 +132,8 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
     server,
     port,
     async close() {
+      closer.stop(); // pending best-mode answers read the RFQ as it is; the sweeper closes it
+      rfqWaiters.close(); // long-polls answer now instead of holding the server open
       await gateway.close(); // market makers get close code 1001 before the HTTP server stops
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -266,6 +266,101 @@ export interface Operations {
       500: { body: T.GetRfqTypedDataErrors[500] };
     };
   };
+  /** GET /v1/rfq */
+  listRfqs: {
+    params: Record<string, never>;
+    query: NonNullable<T.ListRfqsData['query']>;
+    contentType: undefined;
+    body: undefined;
+    responses: {
+      200: { body: T.ListRfqsResponses[200] };
+      400: { body: T.ListRfqsErrors[400] };
+      401: { body: T.ListRfqsErrors[401] };
+      403: { body: T.ListRfqsErrors[403] };
+      500: { body: T.ListRfqsErrors[500] };
+      503: { body: T.ListRfqsErrors[503] };
+    };
+  };
+  /** POST /v1/rfq */
+  createRfq: {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    /** Media types the request body may be sent as. */
+    contentType: 'application/json';
+    body: T.CreateRfqData['body'];
+    responses: {
+      201: { body: T.CreateRfqResponses[201] };
+      400: { body: T.CreateRfqErrors[400] };
+      401: { body: T.CreateRfqErrors[401] };
+      403: { body: T.CreateRfqErrors[403] };
+      404: { body: T.CreateRfqErrors[404] };
+      409: { body: T.CreateRfqErrors[409] };
+      413: { body: T.CreateRfqErrors[413] };
+      415: { body: T.CreateRfqErrors[415] };
+      422: { body: T.CreateRfqErrors[422] };
+      429: { body: T.CreateRfqErrors[429] };
+      500: { body: T.CreateRfqErrors[500] };
+      503: { body: T.CreateRfqErrors[503] };
+    };
+  };
+  /** GET /v1/rfq/{rfq_id} */
+  getRfq: {
+    params: T.GetRfqData['path'];
+    query: NonNullable<T.GetRfqData['query']>;
+    contentType: undefined;
+    body: undefined;
+    responses: {
+      200: { body: T.GetRfqResponses[200] };
+      400: { body: T.GetRfqErrors[400] };
+      401: { body: T.GetRfqErrors[401] };
+      403: { body: T.GetRfqErrors[403] };
+      404: { body: T.GetRfqErrors[404] };
+      500: { body: T.GetRfqErrors[500] };
+      503: { body: T.GetRfqErrors[503] };
+    };
+  };
+  /** POST /v1/rfq/{rfq_id}/accept */
+  acceptRfqQuote: {
+    params: T.AcceptRfqQuoteData['path'];
+    query: Record<string, never>;
+    /** Media types the request body may be sent as. */
+    contentType: 'application/json';
+    body: T.AcceptRfqQuoteData['body'];
+    responses: {
+      200: { body: T.AcceptRfqQuoteResponses[200] };
+      400: { body: T.AcceptRfqQuoteErrors[400] };
+      401: { body: T.AcceptRfqQuoteErrors[401] };
+      403: { body: T.AcceptRfqQuoteErrors[403] };
+      404: { body: T.AcceptRfqQuoteErrors[404] };
+      409: { body: T.AcceptRfqQuoteErrors[409] };
+      413: { body: T.AcceptRfqQuoteErrors[413] };
+      415: { body: T.AcceptRfqQuoteErrors[415] };
+      422: { body: T.AcceptRfqQuoteErrors[422] };
+      429: { body: T.AcceptRfqQuoteErrors[429] };
+      500: { body: T.AcceptRfqQuoteErrors[500] };
+      503: { body: T.AcceptRfqQuoteErrors[503] };
+    };
+  };
+  /** POST /v1/rfq/{rfq_id}/cancel */
+  cancelRfq: {
+    params: T.CancelRfqData['path'];
+    query: Record<string, never>;
+    /** Media types the request body may be sent as. */
+    contentType: 'application/json';
+    body: T.CancelRfqData['body'];
+    responses: {
+      200: { body: T.CancelRfqResponses[200] };
+      400: { body: T.CancelRfqErrors[400] };
+      401: { body: T.CancelRfqErrors[401] };
+      403: { body: T.CancelRfqErrors[403] };
+      404: { body: T.CancelRfqErrors[404] };
+      409: { body: T.CancelRfqErrors[409] };
+      413: { body: T.CancelRfqErrors[413] };
+      415: { body: T.CancelRfqErrors[415] };
+      500: { body: T.CancelRfqErrors[500] };
+      503: { body: T.CancelRfqErrors[503] };
+    };
+  };
   /** POST /v1/users/deposit */
   createDeposit: {
     params: Record<string, never>;
@@ -394,6 +489,22 @@ export interface Operations {
       403: { body: T.GetTakerPnlErrors[403] };
       500: { body: T.GetTakerPnlErrors[500] };
       503: { body: T.GetTakerPnlErrors[503] };
+    };
+  };
+  /** GET /v1/mm/rfq/{rfq_id} */
+  getMakerRfq: {
+    params: T.GetMakerRfqData['path'];
+    query: Record<string, never>;
+    contentType: undefined;
+    body: undefined;
+    responses: {
+      200: { body: T.GetMakerRfqResponses[200] };
+      400: { body: T.GetMakerRfqErrors[400] };
+      401: { body: T.GetMakerRfqErrors[401] };
+      403: { body: T.GetMakerRfqErrors[403] };
+      404: { body: T.GetMakerRfqErrors[404] };
+      500: { body: T.GetMakerRfqErrors[500] };
+      503: { body: T.GetMakerRfqErrors[503] };
     };
   };
   /** POST /v1/admin/contests */

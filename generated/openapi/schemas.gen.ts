@@ -137,7 +137,7 @@ export const PickOutcomeSchema = {
 } as const;
 
 export const ErrorSchema = {
-    description: 'The one error body of every route. `code` is stable and machine-readable; `error` is for\nhumans and may change. Codes:\n\n| status | code | when |\n|---|---|---|\n| 400 | VALIDATION_FAILED | body, query or path does not match this specification, or a string holds U+0000 or an unpaired surrogate (`details` lists the failures as `{in, path, message}`, at most 20, then `{omitted}`) |\n| 400 | INVALID_CURSOR | lobby cursor not produced by this service |\n| 400 | WINDOW_NOT_ALIGNED | lookup `window_start_ms` not a multiple of `duration_secs * 1000` |\n| 401 | UNAUTHORIZED | no bearer token on a required-auth route |\n| 401 | INVALID_SESSION | bearer token unknown, revoked or expired (also on optional-auth routes) |\n| 401 | INVALID_IDENTITY_TOKEN | `privy_token` fails verification |\n| 401 | INVALID_SIWE_MESSAGE | Sign-In with Ethereum message or signature rejected |\n| 403 | FORBIDDEN | authenticated with a token not allowed on the route |\n| 404 | CONTEST_NOT_FOUND, USER_NOT_FOUND, MARKET_NOT_FOUND, OPERATION_NOT_FOUND, IMAGE_NOT_FOUND, NOT_FOUND | the addressed resource does not exist (NOT_FOUND also for unknown paths) |\n| 405 | METHOD_NOT_ALLOWED | method not supported by the path (with an `Allow` header) |\n| 409 | IDEMPOTENCY_KEY_REUSED | same idempotency key, different request body |\n| 409 | IDEMPOTENCY_REQUEST_IN_PROGRESS | same key while the first request is still executing |\n| 409 | BETTING_CLOSED, ENTRY_NOT_OPEN, CONTEST_FULL, ENTRY_LIMIT_REACHED | contest entry refused by the contest\'s state |\n| 409 | HANDLE_TAKEN | handle held by another user |\n| 409 | WALLET_IN_USE | Privy identity token whose wallet belongs to another Privy user\'s account |\n| 409 | MARKET_ALREADY_RESOLVED, CONTEST_ALREADY_SETTLED, MARKET_MAKER_EXISTS | operator API state conflicts |\n| 413 | PAYLOAD_TOO_LARGE | body over 64 KiB (JSON) or 2 MiB (image) |\n| 415 | UNSUPPORTED_MEDIA_TYPE | Content-Type not accepted by the route |\n| 422 | INSUFFICIENT_BALANCE, INVALID_PICKS, NO_LINKED_WALLET, SETTLEMENT_FAILED | well-formed request that cannot be carried out |\n| 429 | RATE_LIMITED | rate limit exceeded (with `Retry-After`) |\n| 500 | INTERNAL | unexpected error; `details.request_id` identifies it in the logs |\n| 501 | NOT_IMPLEMENTED | documented operation not implemented by this deployment |\n| 503 | UNAVAILABLE | a dependency (database, queue) is down; safe to retry with the same idempotency key |\n',
+    description: 'The one error body of every route. `code` is stable and machine-readable; `error` is for\nhumans and may change. Codes:\n\n| status | code | when |\n|---|---|---|\n| 400 | VALIDATION_FAILED | body, query or path does not match this specification, or a string holds U+0000 or an unpaired surrogate (`details` lists the failures as `{in, path, message}`, at most 20, then `{omitted}`) |\n| 400 | INVALID_CURSOR | lobby or RFQ-list cursor not produced by this service |\n| 400 | WINDOW_NOT_ALIGNED | lookup `window_start_ms` not a multiple of `duration_secs * 1000` |\n| 401 | UNAUTHORIZED | no bearer token on a required-auth route |\n| 401 | INVALID_SESSION | bearer token unknown, revoked or expired (also on optional-auth routes) |\n| 401 | INVALID_IDENTITY_TOKEN | `privy_token` fails verification |\n| 401 | INVALID_SIWE_MESSAGE | Sign-In with Ethereum message or signature rejected |\n| 403 | FORBIDDEN | authenticated with a token not allowed on the route |\n| 404 | CONTEST_NOT_FOUND, USER_NOT_FOUND, MARKET_NOT_FOUND, OPERATION_NOT_FOUND, IMAGE_NOT_FOUND, RFQ_NOT_FOUND, QUOTE_NOT_FOUND, NOT_FOUND | the addressed resource does not exist (NOT_FOUND also for unknown paths; RFQ_NOT_FOUND also for another user\'s RFQ) |\n| 405 | METHOD_NOT_ALLOWED | method not supported by the path (with an `Allow` header) |\n| 409 | IDEMPOTENCY_KEY_REUSED | same idempotency key, different request body |\n| 409 | IDEMPOTENCY_REQUEST_IN_PROGRESS | same key while the first request is still executing |\n| 409 | BETTING_CLOSED, ENTRY_NOT_OPEN, CONTEST_FULL, ENTRY_LIMIT_REACHED | contest entry refused by the contest\'s state |\n| 409 | BETTING_CLOSED, NONCE_REUSED, OPEN_RFQ_LIMIT, RFQ_NOT_OPEN, QUOTE_NOT_LIVE, QUOTE_EXPIRED | RFQ order or accept refused by the market\'s, the RFQ\'s or the quote\'s state |\n| 409 | HANDLE_TAKEN | handle held by another user |\n| 409 | WALLET_IN_USE | Privy identity token whose wallet belongs to another Privy user\'s account |\n| 409 | MARKET_ALREADY_RESOLVED, CONTEST_ALREADY_SETTLED, MARKET_MAKER_EXISTS | operator API state conflicts |\n| 413 | PAYLOAD_TOO_LARGE | body over 64 KiB (JSON) or 2 MiB (image) |\n| 415 | UNSUPPORTED_MEDIA_TYPE | Content-Type not accepted by the route |\n| 422 | INSUFFICIENT_BALANCE, INVALID_PICKS, NO_LINKED_WALLET, SETTLEMENT_FAILED | well-formed request that cannot be carried out |\n| 422 | INVALID_ORDER, ORDER_EXPIRED, TAKER_MISMATCH, INVALID_SIGNATURE, ODDS_BELOW_MINIMUM, INSUFFICIENT_LIQUIDITY | RFQ order or accept that cannot be carried out (INVALID_ORDER lists `{in, path, message}` per field) |\n| 429 | RATE_LIMITED | rate limit exceeded (with `Retry-After`) |\n| 500 | INTERNAL | unexpected error; `details.request_id` identifies it in the logs |\n| 501 | NOT_IMPLEMENTED | documented operation not implemented by this deployment |\n| 503 | UNAVAILABLE | a dependency (database, queue) is down; safe to retry with the same idempotency key |\n',
     type: 'object',
     additionalProperties: false,
     required: [
@@ -1482,6 +1482,482 @@ export const RfqTypedDataSchema = {
     }
 } as const;
 
+export const RfqStatusSchema = {
+    description: 'State of an RFQ: `open` (collecting quotes), then exactly one of `filled` (a position was\nopened), `expired` (see `close_reason`) or `cancelled` (by the taker).\n',
+    type: 'string',
+    enum: [
+        'open',
+        'filled',
+        'expired',
+        'cancelled'
+    ]
+} as const;
+
+export const RfqFillModeSchema = {
+    description: '`best`: filled automatically with the best quotes at the end of the quote window. `manual`: the taker accepts one quote before the order expires.',
+    type: 'string',
+    enum: [
+        'best',
+        'manual'
+    ]
+} as const;
+
+export const RfqOrderTypeSchema = {
+    description: '`FOK` (fill or kill): the whole stake or nothing. `IOC` (immediate or cancel): what the quotes cover; the rest is released.',
+    type: 'string',
+    enum: [
+        'FOK',
+        'IOC'
+    ]
+} as const;
+
+export const RfqCloseReasonSchema = {
+    description: 'Why an RFQ left `open` without a fill (null while open and when filled): `no_quotes`,\n`below_min_odds` (no quote reached `min_odds_bps`), `insufficient_liquidity` (FOK: the quotes\nat or above the minimum did not cover the stake, or their makers\' collateral was gone),\n`deadline` (manual mode: no quote accepted by `expires_at_ms`), `betting_closed` (a leg\'s betting\nclosed first), `cancelled` (by the taker).\n',
+    type: 'string',
+    enum: [
+        'no_quotes',
+        'below_min_odds',
+        'insufficient_liquidity',
+        'deadline',
+        'betting_closed',
+        'cancelled'
+    ]
+} as const;
+
+export const RfqQuoteStatusSchema = {
+    description: '`live` (firm until `valid_until_ms`), `filled`, `not_filled` (outbid, expired, or the RFQ closed\nwithout it), `rejected` (its signature or its maker\'s collateral failed at fill), `replaced` (by\nthe same maker\'s newer quote), `cancelled` (by its maker).\n',
+    type: 'string',
+    enum: [
+        'live',
+        'filled',
+        'not_filled',
+        'rejected',
+        'replaced',
+        'cancelled'
+    ]
+} as const;
+
+export const RfqLegSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'market_id',
+        'direction'
+    ],
+    properties: {
+        market_id: {
+            type: 'integer',
+            format: 'int64',
+            minimum: 1,
+            maximum: 9007199254740991,
+            description: 'An RFQ market window\'s `market_id` (`GET /v1/markets/current` or `/v1/markets/lookup`).'
+        },
+        direction: {
+            $ref: '#/components/schemas/PickDirection'
+        }
+    }
+} as const;
+
+export const RfqOrderSchema = {
+    description: 'The order exactly as signed (EIP-712 `RfqOrder`; see `GET /v1/rfq/typed-data` for the mapping\nto the typed message). In responses `taker` is in EIP-55 checksum form, which signs the same.\n',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'taker',
+        'legs',
+        'stake_micros',
+        'min_odds_bps',
+        'order_type',
+        'nonce',
+        'deadline_ms'
+    ],
+    properties: {
+        taker: {
+            $ref: '#/components/schemas/EvmAddress',
+            description: 'The session\'s wallet, which signs the order.'
+        },
+        legs: {
+            type: 'array',
+            minItems: 1,
+            maxItems: 9,
+            description: '1 to 9 legs (at most `RFQ_MAX_LEGS`), each on a different market; all must win for a parlay to win.',
+            items: {
+                $ref: '#/components/schemas/RfqLeg'
+            }
+        },
+        stake_micros: {
+            type: 'integer',
+            format: 'int64',
+            minimum: 1,
+            maximum: 9007199254740991,
+            description: 'Stake in micros, between `RFQ_MIN_STAKE_MICROS` (500000) and `RFQ_MAX_STAKE_MICROS` (else 422 `INVALID_ORDER`).'
+        },
+        min_odds_bps: {
+            type: 'integer',
+            format: 'int32',
+            minimum: 10001,
+            maximum: 10000000,
+            description: 'Lowest acceptable decimal odds in basis points, stake included (25000 = 2.5x); never shown to market makers.'
+        },
+        order_type: {
+            $ref: '#/components/schemas/RfqOrderType'
+        },
+        nonce: {
+            type: 'integer',
+            format: 'int64',
+            minimum: 0,
+            maximum: 9007199254740991,
+            description: 'Unique per taker; a nonce used once cannot be used again (409 `NONCE_REUSED`).'
+        },
+        deadline_ms: {
+            type: 'integer',
+            format: 'int64',
+            minimum: 0,
+            maximum: 9007199254740991,
+            description: 'Unix ms after which the order may not fill; at most `RFQ_MAX_DEADLINE_MS` (60 s) ahead, and in\nbest mode at least the quote window plus 100 ms ahead.\n'
+        }
+    }
+} as const;
+
+export const CreateRfqRequestSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'order',
+        'signature',
+        'idempotency_key'
+    ],
+    properties: {
+        order: {
+            $ref: '#/components/schemas/RfqOrder'
+        },
+        signature: {
+            type: 'string',
+            pattern: '^0x[0-9a-fA-F]{130}$',
+            description: 'EIP-712 signature of `order` by `order.taker` (`r || s || v`, `v` in {27, 28} or {0, 1}).'
+        },
+        fill_mode: {
+            $ref: '#/components/schemas/RfqFillMode',
+            default: 'best'
+        },
+        idempotency_key: {
+            $ref: '#/components/schemas/IdempotencyKey'
+        }
+    }
+} as const;
+
+export const AcceptRfqQuoteRequestSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'quote_id',
+        'idempotency_key'
+    ],
+    properties: {
+        quote_id: {
+            type: 'string',
+            format: 'uuid',
+            description: 'A `quote_id` from the RFQ\'s `quotes`.'
+        },
+        idempotency_key: {
+            $ref: '#/components/schemas/IdempotencyKey'
+        }
+    }
+} as const;
+
+export const CancelRfqRequestSchema = {
+    description: 'Empty object.',
+    type: 'object',
+    additionalProperties: false,
+    properties: {}
+} as const;
+
+export const RfqQuoteSchema = {
+    description: 'A market maker\'s firm quote as the taker sees it (the maker stays anonymous).',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'quote_id',
+        'odds_bps',
+        'max_fill_micros',
+        'valid_until_ms',
+        'status'
+    ],
+    properties: {
+        quote_id: {
+            type: 'string',
+            format: 'uuid'
+        },
+        odds_bps: {
+            type: 'integer',
+            format: 'int32',
+            description: 'Decimal odds in basis points, stake included (26000 pays 2.6x the filled stake if the taker wins).'
+        },
+        max_fill_micros: {
+            $ref: '#/components/schemas/DecimalMicros',
+            description: 'Largest stake this quote fills, micros.'
+        },
+        valid_until_ms: {
+            type: 'integer',
+            format: 'int64',
+            description: 'The quote is firm until this time, Unix ms.'
+        },
+        status: {
+            $ref: '#/components/schemas/RfqQuoteStatus'
+        }
+    }
+} as const;
+
+export const RfqSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'rfq_id',
+        'status',
+        'fill_mode',
+        'order',
+        'taker_address',
+        'stake_micros',
+        'filled_stake_micros',
+        'odds_bps',
+        'payout_micros',
+        'quotes_received',
+        'quote_deadline_ms',
+        'expires_at_ms',
+        'created_at_ms',
+        'closed_at_ms',
+        'position_id',
+        'close_reason',
+        'quotes'
+    ],
+    properties: {
+        rfq_id: {
+            type: 'string',
+            format: 'uuid'
+        },
+        status: {
+            $ref: '#/components/schemas/RfqStatus'
+        },
+        fill_mode: {
+            $ref: '#/components/schemas/RfqFillMode'
+        },
+        order: {
+            $ref: '#/components/schemas/RfqOrder'
+        },
+        taker_address: {
+            $ref: '#/components/schemas/EvmAddress',
+            description: 'The signing taker wallet (EIP-55 checksum form).'
+        },
+        stake_micros: {
+            $ref: '#/components/schemas/DecimalMicros',
+            description: 'The signed stake, micros.'
+        },
+        filled_stake_micros: {
+            $ref: '#/components/schemas/DecimalMicros',
+            description: 'The part of the stake that was filled (`0` unless `filled`; below `stake_micros` for a partial IOC fill).'
+        },
+        odds_bps: {
+            type: [
+                'integer',
+                'null'
+            ],
+            format: 'int32',
+            description: 'Effective odds of the fill, `floor(payout_micros * 10000 / filled_stake_micros)`; null unless `filled`.'
+        },
+        payout_micros: {
+            description: 'Gross payout if every leg wins (stake included); null unless `filled`.',
+            oneOf: [
+                {
+                    $ref: '#/components/schemas/DecimalMicros'
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        },
+        quotes_received: {
+            type: 'integer',
+            format: 'int32',
+            minimum: 0,
+            description: 'Quotes recorded for this RFQ, replaced and cancelled ones included; grows when a quote arrives.'
+        },
+        quote_deadline_ms: {
+            type: 'integer',
+            format: 'int64',
+            description: 'End of the quote window (`created_at_ms + RFQ_QUOTE_WINDOW_MS`); best mode fills at this time.'
+        },
+        expires_at_ms: {
+            type: 'integer',
+            format: 'int64',
+            description: 'The earlier of `order.deadline_ms` and the earliest leg\'s `betting_closes_at_ms`; a manual RFQ not filled by then expires.'
+        },
+        created_at_ms: {
+            type: 'integer',
+            format: 'int64'
+        },
+        closed_at_ms: {
+            type: [
+                'integer',
+                'null'
+            ],
+            format: 'int64',
+            description: 'When the RFQ left `open`; null while open.'
+        },
+        position_id: {
+            type: [
+                'string',
+                'null'
+            ],
+            format: 'uuid',
+            description: 'The position opened by the fill; null unless `filled`.'
+        },
+        close_reason: {
+            oneOf: [
+                {
+                    $ref: '#/components/schemas/RfqCloseReason'
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        },
+        quotes: {
+            type: 'array',
+            description: 'The RFQ\'s quotes, best first (odds descending, then earliest received).',
+            items: {
+                $ref: '#/components/schemas/RfqQuote'
+            }
+        }
+    }
+} as const;
+
+export const RfqListSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'rfqs',
+        'next_cursor'
+    ],
+    properties: {
+        rfqs: {
+            type: 'array',
+            items: {
+                $ref: '#/components/schemas/Rfq'
+            }
+        },
+        next_cursor: {
+            type: [
+                'string',
+                'null'
+            ],
+            description: 'Cursor of the next page; null on the last page.'
+        }
+    }
+} as const;
+
+export const MakerRfqQuoteSchema = {
+    description: 'One of the authenticated market maker\'s own quotes on an RFQ.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'quote_id',
+        'client_quote_id',
+        'odds_bps',
+        'max_fill_micros',
+        'valid_until_ms',
+        'status',
+        'reason',
+        'filled_stake_micros'
+    ],
+    properties: {
+        quote_id: {
+            type: 'string',
+            format: 'uuid'
+        },
+        client_quote_id: {
+            type: [
+                'string',
+                'null'
+            ],
+            format: 'uuid',
+            description: 'The `client_quote_id` the quote frame carried, or null.'
+        },
+        odds_bps: {
+            type: 'integer',
+            format: 'int32'
+        },
+        max_fill_micros: {
+            $ref: '#/components/schemas/DecimalMicros'
+        },
+        valid_until_ms: {
+            type: 'integer',
+            format: 'int64'
+        },
+        status: {
+            $ref: '#/components/schemas/RfqQuoteStatus'
+        },
+        reason: {
+            description: 'Why the quote did not fill (the `reason` of its `quote_result`), or null.',
+            type: [
+                'string',
+                'null'
+            ],
+            enum: [
+                'outbid',
+                'below_min_odds',
+                'quote_expired',
+                'replaced',
+                'rfq_cancelled',
+                'rfq_expired',
+                'betting_closed',
+                'invalid_signature',
+                'insufficient_collateral',
+                'payout_exceeds_maximum',
+                null
+            ]
+        },
+        filled_stake_micros: {
+            $ref: '#/components/schemas/DecimalMicros',
+            description: 'Stake this quote filled, micros (`0` unless `filled`).'
+        }
+    }
+} as const;
+
+export const MakerRfqSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'rfq_id',
+        'status',
+        'closed_at_ms',
+        'quotes'
+    ],
+    properties: {
+        rfq_id: {
+            type: 'string',
+            format: 'uuid'
+        },
+        status: {
+            $ref: '#/components/schemas/RfqStatus'
+        },
+        closed_at_ms: {
+            type: [
+                'integer',
+                'null'
+            ],
+            format: 'int64',
+            description: 'When the RFQ left `open`; null while open.'
+        },
+        quotes: {
+            type: 'array',
+            description: 'This maker\'s quotes on the RFQ (every status), best first.',
+            items: {
+                $ref: '#/components/schemas/MakerRfqQuote'
+            }
+        }
+    }
+} as const;
+
 export const DepositRequestSchema = {
     type: 'object',
     additionalProperties: false,
@@ -2108,6 +2584,7 @@ export const ReadinessSchema = {
             required: [
                 'database',
                 'queue',
+                'bus',
                 'migrations',
                 'workers',
                 'schedulers'
@@ -2120,6 +2597,12 @@ export const ReadinessSchema = {
                     ]
                 },
                 queue: {
+                    type: 'string',
+                    enum: [
+                        'ok'
+                    ]
+                },
+                bus: {
                     type: 'string',
                     enum: [
                         'ok'

@@ -2,8 +2,8 @@
 
 import { client } from './client.gen.ts';
 import type { Client, ClientMeta, Options as Options2, RequestResult, TDataShape } from './client/index.ts';
-import type { CreateContestData, CreateContestEntryData, CreateContestEntryErrors, CreateContestEntryResponses, CreateContestErrors, CreateContestResponses, CreateDepositData, CreateDepositErrors, CreateDepositResponses, CreateMarketMakerData, CreateMarketMakerErrors, CreateMarketMakerResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, CreateWalletSessionData, CreateWalletSessionErrors, CreateWalletSessionResponses, CreateWithdrawalData, CreateWithdrawalErrors, CreateWithdrawalResponses, CreditAppTokensData, CreditAppTokensErrors, CreditAppTokensResponses, DeleteMarketMakerData, DeleteMarketMakerErrors, DeleteMarketMakerResponses, GetAsyncApiJsonData, GetAsyncApiJsonErrors, GetAsyncApiJsonResponses, GetAsyncApiYamlData, GetAsyncApiYamlErrors, GetAsyncApiYamlResponses, GetAvailableAppTokenBalanceData, GetAvailableAppTokenBalanceErrors, GetAvailableAppTokenBalanceResponses, GetAvailableBalanceData, GetAvailableBalanceErrors, GetAvailableBalanceResponses, GetContestData, GetContestErrors, GetContestLeaderboardData, GetContestLeaderboardErrors, GetContestLeaderboardResponses, GetContestPopularEntryData, GetContestPopularEntryErrors, GetContestPopularEntryResponses, GetContestResponses, GetContestTopParticipantsData, GetContestTopParticipantsErrors, GetContestTopParticipantsResponses, GetCurrentMarketData, GetCurrentMarketErrors, GetCurrentMarketResponses, GetDepositWalletData, GetDepositWalletErrors, GetDepositWalletResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetOpenApiJsonData, GetOpenApiJsonErrors, GetOpenApiJsonResponses, GetOpenApiYamlData, GetOpenApiYamlErrors, GetOpenApiYamlResponses, GetOperationData, GetOperationErrors, GetOperationResponses, GetPoolImageRawData, GetPoolImageRawErrors, GetPoolImageRawResponses, GetPreferencesData, GetPreferencesErrors, GetPreferencesResponses, GetProfileContestData, GetProfileContestErrors, GetProfileContestResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetReservedBalanceData, GetReservedBalanceErrors, GetReservedBalanceResponses, GetRfqTypedDataData, GetRfqTypedDataErrors, GetRfqTypedDataResponses, GetTakerPnlData, GetTakerPnlErrors, GetTakerPnlResponses, GetWalletNonceData, GetWalletNonceErrors, GetWalletNonceResponses, ListContestsData, ListContestsErrors, ListContestsResponses, LogoutData, LogoutErrors, LogoutResponses, LookupMarketData, LookupMarketErrors, LookupMarketResponses, ResolveMarketData, ResolveMarketErrors, ResolveMarketResponses, UpdatePreferencesData, UpdatePreferencesErrors, UpdatePreferencesResponses, UploadPoolImageData, UploadPoolImageErrors, UploadPoolImageResponses, VoidContestData, VoidContestErrors, VoidContestResponses } from './types.gen.ts';
-import { zCreateContestEntryResponse, zCreateContestResponse, zCreateDepositResponse, zCreateMarketMakerResponse, zCreateSessionResponse, zCreateWalletSessionResponse, zCreateWithdrawalResponse, zCreditAppTokensResponse, zDeleteMarketMakerResponse, zGetAsyncApiJsonResponse, zGetAsyncApiYamlResponse, zGetAvailableAppTokenBalanceResponse, zGetAvailableBalanceResponse, zGetContestLeaderboardResponse, zGetContestPopularEntryResponse, zGetContestResponse, zGetContestTopParticipantsResponse, zGetCurrentMarketResponse, zGetDepositWalletResponse, zGetHealthResponse, zGetMetricsResponse, zGetOpenApiJsonResponse, zGetOpenApiYamlResponse, zGetOperationResponse, zGetPoolImageRawResponse, zGetPreferencesResponse, zGetProfileContestResponse, zGetReadinessResponse, zGetReservedBalanceResponse, zGetRfqTypedDataResponse, zGetTakerPnlResponse, zGetWalletNonceResponse, zListContestsResponse, zLogoutResponse, zLookupMarketResponse, zResolveMarketResponse, zUpdatePreferencesResponse, zUploadPoolImageResponse, zVoidContestResponse } from './zod.gen.ts';
+import type { AcceptRfqQuoteData, AcceptRfqQuoteErrors, AcceptRfqQuoteResponses, CancelRfqData, CancelRfqErrors, CancelRfqResponses, CreateContestData, CreateContestEntryData, CreateContestEntryErrors, CreateContestEntryResponses, CreateContestErrors, CreateContestResponses, CreateDepositData, CreateDepositErrors, CreateDepositResponses, CreateMarketMakerData, CreateMarketMakerErrors, CreateMarketMakerResponses, CreateRfqData, CreateRfqErrors, CreateRfqResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, CreateWalletSessionData, CreateWalletSessionErrors, CreateWalletSessionResponses, CreateWithdrawalData, CreateWithdrawalErrors, CreateWithdrawalResponses, CreditAppTokensData, CreditAppTokensErrors, CreditAppTokensResponses, DeleteMarketMakerData, DeleteMarketMakerErrors, DeleteMarketMakerResponses, GetAsyncApiJsonData, GetAsyncApiJsonErrors, GetAsyncApiJsonResponses, GetAsyncApiYamlData, GetAsyncApiYamlErrors, GetAsyncApiYamlResponses, GetAvailableAppTokenBalanceData, GetAvailableAppTokenBalanceErrors, GetAvailableAppTokenBalanceResponses, GetAvailableBalanceData, GetAvailableBalanceErrors, GetAvailableBalanceResponses, GetContestData, GetContestErrors, GetContestLeaderboardData, GetContestLeaderboardErrors, GetContestLeaderboardResponses, GetContestPopularEntryData, GetContestPopularEntryErrors, GetContestPopularEntryResponses, GetContestResponses, GetContestTopParticipantsData, GetContestTopParticipantsErrors, GetContestTopParticipantsResponses, GetCurrentMarketData, GetCurrentMarketErrors, GetCurrentMarketResponses, GetDepositWalletData, GetDepositWalletErrors, GetDepositWalletResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMakerRfqData, GetMakerRfqErrors, GetMakerRfqResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetOpenApiJsonData, GetOpenApiJsonErrors, GetOpenApiJsonResponses, GetOpenApiYamlData, GetOpenApiYamlErrors, GetOpenApiYamlResponses, GetOperationData, GetOperationErrors, GetOperationResponses, GetPoolImageRawData, GetPoolImageRawErrors, GetPoolImageRawResponses, GetPreferencesData, GetPreferencesErrors, GetPreferencesResponses, GetProfileContestData, GetProfileContestErrors, GetProfileContestResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetReservedBalanceData, GetReservedBalanceErrors, GetReservedBalanceResponses, GetRfqData, GetRfqErrors, GetRfqResponses, GetRfqTypedDataData, GetRfqTypedDataErrors, GetRfqTypedDataResponses, GetTakerPnlData, GetTakerPnlErrors, GetTakerPnlResponses, GetWalletNonceData, GetWalletNonceErrors, GetWalletNonceResponses, ListContestsData, ListContestsErrors, ListContestsResponses, ListRfqsData, ListRfqsErrors, ListRfqsResponses, LogoutData, LogoutErrors, LogoutResponses, LookupMarketData, LookupMarketErrors, LookupMarketResponses, ResolveMarketData, ResolveMarketErrors, ResolveMarketResponses, UpdatePreferencesData, UpdatePreferencesErrors, UpdatePreferencesResponses, UploadPoolImageData, UploadPoolImageErrors, UploadPoolImageResponses, VoidContestData, VoidContestErrors, VoidContestResponses } from './types.gen.ts';
+import { zAcceptRfqQuoteResponse, zCancelRfqResponse, zCreateContestEntryResponse, zCreateContestResponse, zCreateDepositResponse, zCreateMarketMakerResponse, zCreateRfqResponse, zCreateSessionResponse, zCreateWalletSessionResponse, zCreateWithdrawalResponse, zCreditAppTokensResponse, zDeleteMarketMakerResponse, zGetAsyncApiJsonResponse, zGetAsyncApiYamlResponse, zGetAvailableAppTokenBalanceResponse, zGetAvailableBalanceResponse, zGetContestLeaderboardResponse, zGetContestPopularEntryResponse, zGetContestResponse, zGetContestTopParticipantsResponse, zGetCurrentMarketResponse, zGetDepositWalletResponse, zGetHealthResponse, zGetMakerRfqResponse, zGetMetricsResponse, zGetOpenApiJsonResponse, zGetOpenApiYamlResponse, zGetOperationResponse, zGetPoolImageRawResponse, zGetPreferencesResponse, zGetProfileContestResponse, zGetReadinessResponse, zGetReservedBalanceResponse, zGetRfqResponse, zGetRfqTypedDataResponse, zGetTakerPnlResponse, zGetWalletNonceResponse, zListContestsResponse, zListRfqsResponse, zLogoutResponse, zLookupMarketResponse, zResolveMarketResponse, zUpdatePreferencesResponse, zUploadPoolImageResponse, zVoidContestResponse } from './zod.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -445,6 +445,192 @@ export const getRfqTypedData = <ThrowOnError extends boolean = false>(options?: 
 });
 
 /**
+ * List the user's RFQs
+ *
+ * The signed-in user's RFQs, newest first (`created_at_ms`, then `rfq_id`), optionally only those
+ * with one `status`. Pass the `next_cursor` of a page as `cursor` to get the next page;
+ * `next_cursor` is null on the last page. Keep the same `status` while paging: a cursor sent with
+ * another `status` is 400 `INVALID_CURSOR`. RFQs created after the first page never shift later
+ * pages.
+ *
+ */
+export const listRfqs = <ThrowOnError extends boolean = false>(options?: Options<ListRfqsData, ThrowOnError>): RequestResult<ListRfqsResponses, ListRfqsErrors, ThrowOnError> => (options?.client ?? client).get<ListRfqsResponses, ListRfqsErrors, ThrowOnError>({
+    responseValidator: async (data) => await zListRfqsResponse.parseAsync(data),
+    security: [{
+            key: 'bearer',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/rfq',
+    ...options
+});
+
+/**
+ * Submit a signed RFQ order
+ *
+ * Submits a taker order signed with EIP-712 (primary type `RfqOrder`, typed data from
+ * `GET /v1/rfq/typed-data`) by the session's wallet. The stake moves from the available to the
+ * reserved balance, and the request for quote is broadcast to the market makers subscribed to one
+ * of its legs' (asset, duration). Market makers answer with firm signed quotes (no last look); the
+ * taker's `min_odds_bps` is never shown to them, nor are makers' identities shown to the taker.
+ *
+ * `fill_mode` (not part of the signature: it cannot widen what the signature authorises):
+ * - `best` (default): the quote window lasts `RFQ_QUOTE_WINDOW_MS` (500 ms by default) from
+ * creation (`quote_deadline_ms`). This request **answers after the window** with the terminal RFQ:
+ * `filled` with the best live quotes at or above `min_odds_bps` (odds descending, then earliest),
+ * or `expired` with `close_reason` `no_quotes`, `below_min_odds` or `insufficient_liquidity`.
+ * `FOK` fills the whole stake or nothing; `IOC` fills what the quotes cover (possibly across
+ * several makers) and releases the rest. Should the answer come back `open` (the service was
+ * stopping), read the outcome with `GET /v1/rfq/{rfq_id}`.
+ * - `manual`: answers at once with the `open` RFQ. Watch its quotes with
+ * `GET /v1/rfq/{rfq_id}?wait_ms=...` and fill one with `POST /v1/rfq/{rfq_id}/accept` before
+ * `expires_at_ms`, when it expires (`close_reason` `deadline`).
+ *
+ * `expires_at_ms` is the earlier of the signed `deadline_ms` and the earliest leg's
+ * `betting_closes_at_ms`; an RFQ still open when a leg's betting closes expires with
+ * `betting_closed`. Every exit from `open` releases the unfilled stake in the same transaction.
+ *
+ * ## RFQ states
+ * ```text
+ * open --(best, at quote_deadline_ms)--> filled | expired (no_quotes | below_min_odds | insufficient_liquidity)
+ * open --(manual, accept)--------------> filled
+ * open --(manual, at expires_at_ms)----> expired (deadline)
+ * open --(a leg's betting close)-------> expired (betting_closed)
+ * open --(cancel)----------------------> cancelled (cancelled)
+ * ```
+ * A filled RFQ keeps its stake (`filled_stake_micros`) reserved in an open position
+ * (`position_id`) until its markets resolve.
+ *
+ * ## Checks, in this order
+ * 1. Schema (400 `VALIDATION_FAILED`): 1 to 9 legs, `direction` `up`/`down`, `stake_micros` >= 1,
+ * `min_odds_bps` in 10001..10000000, `order_type` `FOK`/`IOC`, address and signature patterns,
+ * no unknown property. `order.taker` must be all lowercase or EIP-55 checksummed.
+ * 2. Free checks of the order (422 `INVALID_ORDER`, `details` per field): the same market in two
+ * legs, more legs than `RFQ_MAX_LEGS`, `stake_micros` outside `RFQ_MIN_STAKE_MICROS`
+ * (500000) .. `RFQ_MAX_STAKE_MICROS`, a potential payout `stake_micros * min_odds_bps / 10000`
+ * above `RFQ_MAX_PAYOUT_MICROS`, `deadline_ms` more than `RFQ_MAX_DEADLINE_MS` (60 s) ahead.
+ * Then 422 `ORDER_EXPIRED`: `deadline_ms` not in the future, or (best mode) earlier than
+ * now + the quote window + 100 ms. Then 422 `TAKER_MISMATCH`: `order.taker` is not the
+ * session's wallet.
+ * 3. Database lookups: 404 `MARKET_NOT_FOUND` when a leg's `market_id` is not an RFQ market
+ * window (`GET /v1/markets/current`), 409 `BETTING_CLOSED` when a leg's
+ * `betting_closes_at_ms` has passed (in best mode: or comes before the quote window ends).
+ * 4. Signature (422 `INVALID_SIGNATURE`): it must recover to `order.taker` over the typed data of
+ * this deployment (a changed field, another domain or chain id, or a bad `v` fail).
+ * 5. The transaction: 409 `NONCE_REUSED` when another request already used this `(taker, nonce)`,
+ * 409 `OPEN_RFQ_LIMIT` when the user already has `RFQ_MAX_OPEN_PER_USER` (10) open RFQs, 422
+ * `INSUFFICIENT_BALANCE` when the available balance does not cover `stake_micros`. Nothing is
+ * broadcast after a rejection.
+ *
+ * ## Idempotency
+ * Retrying with the same `idempotency_key` and body never reserves twice: it answers the RFQ's
+ * current state with `Idempotent-Replayed: true` (a rejection is replayed as it was). The same key
+ * with another body is 409 `IDEMPOTENCY_KEY_REUSED`. A nonce is single-use per taker: sign a new
+ * order (new `nonce`) for a new RFQ.
+ *
+ */
+export const createRfq = <ThrowOnError extends boolean = false>(options: Options<CreateRfqData, ThrowOnError>): RequestResult<CreateRfqResponses, CreateRfqErrors, ThrowOnError> => (options.client ?? client).post<CreateRfqResponses, CreateRfqErrors, ThrowOnError>({
+    responseValidator: async (data) => await zCreateRfqResponse.parseAsync(data),
+    security: [{
+            key: 'bearer',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/rfq',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Get one of the user's RFQs (long-poll)
+ *
+ * The RFQ with its quotes, best first (odds descending, then earliest); makers stay anonymous.
+ * Another user's RFQ is 404 `RFQ_NOT_FOUND`, as is an unknown one.
+ *
+ * With `wait_ms` > 0 this is a long-poll: while the RFQ is `open`, the answer waits until a quote
+ * is received or cancelled, or the RFQ leaves `open`, or `wait_ms` passes, whichever comes first,
+ * and then returns the RFQ as it is. A closed RFQ is returned at once. Compare `quotes_received`
+ * and `status` with your previous read to see what changed. When the service holds too many
+ * waiting requests it answers at once rather than wait: poll again.
+ *
+ */
+export const getRfq = <ThrowOnError extends boolean = false>(options: Options<GetRfqData, ThrowOnError>): RequestResult<GetRfqResponses, GetRfqErrors, ThrowOnError> => (options.client ?? client).get<GetRfqResponses, GetRfqErrors, ThrowOnError>({
+    responseValidator: async (data) => await zGetRfqResponse.parseAsync(data),
+    security: [{
+            key: 'bearer',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/rfq/{rfq_id}',
+    ...options
+});
+
+/**
+ * Accept one quote of an open RFQ (manual mode)
+ *
+ * Fills an `open` RFQ with one of its live quotes, in one transaction, and answers
+ * the `filled` RFQ. The signed order still binds: the quote's odds must be at least
+ * `min_odds_bps` (422 `ODDS_BELOW_MINIMUM`); a `FOK` order needs the quote's `max_fill_micros` to
+ * cover the whole stake (422 `INSUFFICIENT_LIQUIDITY`), an `IOC` order fills up to
+ * `max_fill_micros` and releases the rest of the stake. The maker's collateral is checked in the
+ * same transaction (422 `INSUFFICIENT_LIQUIDITY` when it is gone). Meant for manual mode; a
+ * best-mode RFQ can be accepted the same way before it fills itself at `quote_deadline_ms`.
+ *
+ * Checks, in this order: 404 `RFQ_NOT_FOUND` (unknown, or another user's), 409 `RFQ_NOT_OPEN`
+ * (filled, expired, cancelled, or past `expires_at_ms`), 409 `BETTING_CLOSED` (a leg's
+ * betting close passed), 404 `QUOTE_NOT_FOUND` (not a quote of this RFQ), 409 `QUOTE_NOT_LIVE`
+ * (replaced or cancelled by its maker), 409 `QUOTE_EXPIRED` (past its `valid_until_ms`), then the
+ * 422s above.
+ *
+ * Idempotent by `idempotency_key` (scoped to the RFQ in the path): a retry with the same key and
+ * body answers the RFQ's current state with `Idempotent-Replayed: true`; the same key with another
+ * body or another RFQ is 409 `IDEMPOTENCY_KEY_REUSED`.
+ *
+ */
+export const acceptRfqQuote = <ThrowOnError extends boolean = false>(options: Options<AcceptRfqQuoteData, ThrowOnError>): RequestResult<AcceptRfqQuoteResponses, AcceptRfqQuoteErrors, ThrowOnError> => (options.client ?? client).post<AcceptRfqQuoteResponses, AcceptRfqQuoteErrors, ThrowOnError>({
+    responseValidator: async (data) => await zAcceptRfqQuoteResponse.parseAsync(data),
+    security: [{
+            key: 'bearer',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/rfq/{rfq_id}/accept',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Cancel an open RFQ
+ *
+ * Cancels an `open` RFQ of the user: it becomes `cancelled` (`close_reason` `cancelled`), the stake
+ * returns to the available balance in the same transaction, and its live quotes end
+ * (`rfq_cancelled` for their makers). Cancelling a cancelled RFQ again answers the same cancelled
+ * RFQ (safe to retry); cancelling an RFQ that was filled or expired is 409 `RFQ_NOT_OPEN`.
+ * Send an empty JSON object.
+ *
+ */
+export const cancelRfq = <ThrowOnError extends boolean = false>(options: Options<CancelRfqData, ThrowOnError>): RequestResult<CancelRfqResponses, CancelRfqErrors, ThrowOnError> => (options.client ?? client).post<CancelRfqResponses, CancelRfqErrors, ThrowOnError>({
+    responseValidator: async (data) => await zCancelRfqResponse.parseAsync(data),
+    security: [{
+            key: 'bearer',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/rfq/{rfq_id}/cancel',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
  * Deposit into the available balance
  *
  * Moves `amount_micros` USDC from the user's onchain settlement balance into the available app
@@ -625,6 +811,28 @@ export const getTakerPnl = <ThrowOnError extends boolean = false>(options?: Opti
             type: 'http'
         }],
     url: '/v1/mm/taker_pnl',
+    ...options
+});
+
+/**
+ * Reconcile an RFQ and the market maker's own quotes
+ *
+ * Any RFQ by id, as the authenticated market maker sees it: its state, when it closed, and this
+ * maker's own quotes on it (every status, best first), never other makers' quotes nor the taker's
+ * `min_odds_bps`. Use it after a disconnect to learn what the missed `quote_result` and
+ * `rfq_closed` frames said: a `filled` quote's `filled_stake_micros` is the stake it filled.
+ * Unknown RFQ: 404 `RFQ_NOT_FOUND`. Requires the bearer token from the market-maker WebSocket
+ * handshake; a user session token is refused with 403 `FORBIDDEN`.
+ *
+ */
+export const getMakerRfq = <ThrowOnError extends boolean = false>(options: Options<GetMakerRfqData, ThrowOnError>): RequestResult<GetMakerRfqResponses, GetMakerRfqErrors, ThrowOnError> => (options.client ?? client).get<GetMakerRfqResponses, GetMakerRfqErrors, ThrowOnError>({
+    responseValidator: async (data) => await zGetMakerRfqResponse.parseAsync(data),
+    security: [{
+            key: 'marketMakerBearer',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/mm/rfq/{rfq_id}',
     ...options
 });
 
@@ -811,7 +1019,8 @@ export const getHealth = <ThrowOnError extends boolean = false>(options?: Option
 /**
  * Readiness probe
  *
- * Answers 200 only once migrations have run, the database and the queue answer, a worker process
+ * Answers 200 only once migrations have run, the database, the queue and the bus (the
+ * cross-process notifications of RFQ trading: Redis, PostgreSQL or in-process) answer, a worker process
  * recorded a heartbeat recently (`WORKER_HEARTBEAT_STALE_MS`) and every job scheduler exists;
  * otherwise 503 `UNAVAILABLE` whose `details.checks` names the state of each check. An API whose
  * workers are down is reported not ready: deposits and withdrawals would stay pending.

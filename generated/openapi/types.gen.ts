@@ -90,24 +90,26 @@ export type PickOutcome = 'pending' | 'won' | 'lost' | 'voided';
  * | status | code | when |
  * |---|---|---|
  * | 400 | VALIDATION_FAILED | body, query or path does not match this specification, or a string holds U+0000 or an unpaired surrogate (`details` lists the failures as `{in, path, message}`, at most 20, then `{omitted}`) |
- * | 400 | INVALID_CURSOR | lobby cursor not produced by this service |
+ * | 400 | INVALID_CURSOR | lobby or RFQ-list cursor not produced by this service |
  * | 400 | WINDOW_NOT_ALIGNED | lookup `window_start_ms` not a multiple of `duration_secs * 1000` |
  * | 401 | UNAUTHORIZED | no bearer token on a required-auth route |
  * | 401 | INVALID_SESSION | bearer token unknown, revoked or expired (also on optional-auth routes) |
  * | 401 | INVALID_IDENTITY_TOKEN | `privy_token` fails verification |
  * | 401 | INVALID_SIWE_MESSAGE | Sign-In with Ethereum message or signature rejected |
  * | 403 | FORBIDDEN | authenticated with a token not allowed on the route |
- * | 404 | CONTEST_NOT_FOUND, USER_NOT_FOUND, MARKET_NOT_FOUND, OPERATION_NOT_FOUND, IMAGE_NOT_FOUND, NOT_FOUND | the addressed resource does not exist (NOT_FOUND also for unknown paths) |
+ * | 404 | CONTEST_NOT_FOUND, USER_NOT_FOUND, MARKET_NOT_FOUND, OPERATION_NOT_FOUND, IMAGE_NOT_FOUND, RFQ_NOT_FOUND, QUOTE_NOT_FOUND, NOT_FOUND | the addressed resource does not exist (NOT_FOUND also for unknown paths; RFQ_NOT_FOUND also for another user's RFQ) |
  * | 405 | METHOD_NOT_ALLOWED | method not supported by the path (with an `Allow` header) |
  * | 409 | IDEMPOTENCY_KEY_REUSED | same idempotency key, different request body |
  * | 409 | IDEMPOTENCY_REQUEST_IN_PROGRESS | same key while the first request is still executing |
  * | 409 | BETTING_CLOSED, ENTRY_NOT_OPEN, CONTEST_FULL, ENTRY_LIMIT_REACHED | contest entry refused by the contest's state |
+ * | 409 | BETTING_CLOSED, NONCE_REUSED, OPEN_RFQ_LIMIT, RFQ_NOT_OPEN, QUOTE_NOT_LIVE, QUOTE_EXPIRED | RFQ order or accept refused by the market's, the RFQ's or the quote's state |
  * | 409 | HANDLE_TAKEN | handle held by another user |
  * | 409 | WALLET_IN_USE | Privy identity token whose wallet belongs to another Privy user's account |
  * | 409 | MARKET_ALREADY_RESOLVED, CONTEST_ALREADY_SETTLED, MARKET_MAKER_EXISTS | operator API state conflicts |
  * | 413 | PAYLOAD_TOO_LARGE | body over 64 KiB (JSON) or 2 MiB (image) |
  * | 415 | UNSUPPORTED_MEDIA_TYPE | Content-Type not accepted by the route |
  * | 422 | INSUFFICIENT_BALANCE, INVALID_PICKS, NO_LINKED_WALLET, SETTLEMENT_FAILED | well-formed request that cannot be carried out |
+ * | 422 | INVALID_ORDER, ORDER_EXPIRED, TAKER_MISMATCH, INVALID_SIGNATURE, ODDS_BELOW_MINIMUM, INSUFFICIENT_LIQUIDITY | RFQ order or accept that cannot be carried out (INVALID_ORDER lists `{in, path, message}` per field) |
  * | 429 | RATE_LIMITED | rate limit exceeded (with `Retry-After`) |
  * | 500 | INTERNAL | unexpected error; `details.request_id` identifies it in the logs |
  * | 501 | NOT_IMPLEMENTED | documented operation not implemented by this deployment |
@@ -646,6 +648,226 @@ export type RfqTypedData = {
     };
 };
 
+/**
+ * State of an RFQ: `open` (collecting quotes), then exactly one of `filled` (a position was
+ * opened), `expired` (see `close_reason`) or `cancelled` (by the taker).
+ *
+ */
+export type RfqStatus = 'open' | 'filled' | 'expired' | 'cancelled';
+
+/**
+ * `best`: filled automatically with the best quotes at the end of the quote window. `manual`: the taker accepts one quote before the order expires.
+ */
+export type RfqFillMode = 'best' | 'manual';
+
+/**
+ * `FOK` (fill or kill): the whole stake or nothing. `IOC` (immediate or cancel): what the quotes cover; the rest is released.
+ */
+export type RfqOrderType = 'FOK' | 'IOC';
+
+/**
+ * Why an RFQ left `open` without a fill (null while open and when filled): `no_quotes`,
+ * `below_min_odds` (no quote reached `min_odds_bps`), `insufficient_liquidity` (FOK: the quotes
+ * at or above the minimum did not cover the stake, or their makers' collateral was gone),
+ * `deadline` (manual mode: no quote accepted by `expires_at_ms`), `betting_closed` (a leg's betting
+ * closed first), `cancelled` (by the taker).
+ *
+ */
+export type RfqCloseReason = 'no_quotes' | 'below_min_odds' | 'insufficient_liquidity' | 'deadline' | 'betting_closed' | 'cancelled';
+
+/**
+ * `live` (firm until `valid_until_ms`), `filled`, `not_filled` (outbid, expired, or the RFQ closed
+ * without it), `rejected` (its signature or its maker's collateral failed at fill), `replaced` (by
+ * the same maker's newer quote), `cancelled` (by its maker).
+ *
+ */
+export type RfqQuoteStatus = 'live' | 'filled' | 'not_filled' | 'rejected' | 'replaced' | 'cancelled';
+
+export type RfqLeg = {
+    /**
+     * An RFQ market window's `market_id` (`GET /v1/markets/current` or `/v1/markets/lookup`).
+     */
+    market_id: number;
+    direction: PickDirection;
+};
+
+/**
+ * The order exactly as signed (EIP-712 `RfqOrder`; see `GET /v1/rfq/typed-data` for the mapping
+ * to the typed message). In responses `taker` is in EIP-55 checksum form, which signs the same.
+ *
+ */
+export type RfqOrder = {
+    /**
+     * The session's wallet, which signs the order.
+     */
+    taker: EvmAddress;
+    /**
+     * 1 to 9 legs (at most `RFQ_MAX_LEGS`), each on a different market; all must win for a parlay to win.
+     */
+    legs: Array<RfqLeg>;
+    /**
+     * Stake in micros, between `RFQ_MIN_STAKE_MICROS` (500000) and `RFQ_MAX_STAKE_MICROS` (else 422 `INVALID_ORDER`).
+     */
+    stake_micros: number;
+    /**
+     * Lowest acceptable decimal odds in basis points, stake included (25000 = 2.5x); never shown to market makers.
+     */
+    min_odds_bps: number;
+    order_type: RfqOrderType;
+    /**
+     * Unique per taker; a nonce used once cannot be used again (409 `NONCE_REUSED`).
+     */
+    nonce: number;
+    /**
+     * Unix ms after which the order may not fill; at most `RFQ_MAX_DEADLINE_MS` (60 s) ahead, and in
+     * best mode at least the quote window plus 100 ms ahead.
+     *
+     */
+    deadline_ms: number;
+};
+
+export type CreateRfqRequest = {
+    order: RfqOrder;
+    /**
+     * EIP-712 signature of `order` by `order.taker` (`r || s || v`, `v` in {27, 28} or {0, 1}).
+     */
+    signature: string;
+    fill_mode?: RfqFillMode;
+    idempotency_key: IdempotencyKey;
+};
+
+export type AcceptRfqQuoteRequest = {
+    /**
+     * A `quote_id` from the RFQ's `quotes`.
+     */
+    quote_id: string;
+    idempotency_key: IdempotencyKey;
+};
+
+/**
+ * Empty object.
+ */
+export type CancelRfqRequest = {
+    [key: string]: never;
+};
+
+/**
+ * A market maker's firm quote as the taker sees it (the maker stays anonymous).
+ */
+export type RfqQuote = {
+    quote_id: string;
+    /**
+     * Decimal odds in basis points, stake included (26000 pays 2.6x the filled stake if the taker wins).
+     */
+    odds_bps: number;
+    /**
+     * Largest stake this quote fills, micros.
+     */
+    max_fill_micros: DecimalMicros;
+    /**
+     * The quote is firm until this time, Unix ms.
+     */
+    valid_until_ms: number;
+    status: RfqQuoteStatus;
+};
+
+export type Rfq = {
+    rfq_id: string;
+    status: RfqStatus;
+    fill_mode: RfqFillMode;
+    order: RfqOrder;
+    /**
+     * The signing taker wallet (EIP-55 checksum form).
+     */
+    taker_address: EvmAddress;
+    /**
+     * The signed stake, micros.
+     */
+    stake_micros: DecimalMicros;
+    /**
+     * The part of the stake that was filled (`0` unless `filled`; below `stake_micros` for a partial IOC fill).
+     */
+    filled_stake_micros: DecimalMicros;
+    /**
+     * Effective odds of the fill, `floor(payout_micros * 10000 / filled_stake_micros)`; null unless `filled`.
+     */
+    odds_bps: number | null;
+    /**
+     * Gross payout if every leg wins (stake included); null unless `filled`.
+     */
+    payout_micros: DecimalMicros | null;
+    /**
+     * Quotes recorded for this RFQ, replaced and cancelled ones included; grows when a quote arrives.
+     */
+    quotes_received: number;
+    /**
+     * End of the quote window (`created_at_ms + RFQ_QUOTE_WINDOW_MS`); best mode fills at this time.
+     */
+    quote_deadline_ms: number;
+    /**
+     * The earlier of `order.deadline_ms` and the earliest leg's `betting_closes_at_ms`; a manual RFQ not filled by then expires.
+     */
+    expires_at_ms: number;
+    created_at_ms: number;
+    /**
+     * When the RFQ left `open`; null while open.
+     */
+    closed_at_ms: number | null;
+    /**
+     * The position opened by the fill; null unless `filled`.
+     */
+    position_id: string | null;
+    close_reason: RfqCloseReason | null;
+    /**
+     * The RFQ's quotes, best first (odds descending, then earliest received).
+     */
+    quotes: Array<RfqQuote>;
+};
+
+export type RfqList = {
+    rfqs: Array<Rfq>;
+    /**
+     * Cursor of the next page; null on the last page.
+     */
+    next_cursor: string | null;
+};
+
+/**
+ * One of the authenticated market maker's own quotes on an RFQ.
+ */
+export type MakerRfqQuote = {
+    quote_id: string;
+    /**
+     * The `client_quote_id` the quote frame carried, or null.
+     */
+    client_quote_id: string | null;
+    odds_bps: number;
+    max_fill_micros: DecimalMicros;
+    valid_until_ms: number;
+    status: RfqQuoteStatus;
+    /**
+     * Why the quote did not fill (the `reason` of its `quote_result`), or null.
+     */
+    reason: 'outbid' | 'below_min_odds' | 'quote_expired' | 'replaced' | 'rfq_cancelled' | 'rfq_expired' | 'betting_closed' | 'invalid_signature' | 'insufficient_collateral' | 'payout_exceeds_maximum' | null;
+    /**
+     * Stake this quote filled, micros (`0` unless `filled`).
+     */
+    filled_stake_micros: DecimalMicros;
+};
+
+export type MakerRfq = {
+    rfq_id: string;
+    status: RfqStatus;
+    /**
+     * When the RFQ left `open`; null while open.
+     */
+    closed_at_ms: number | null;
+    /**
+     * This maker's quotes on the RFQ (every status), best first.
+     */
+    quotes: Array<MakerRfqQuote>;
+};
+
 export type DepositRequest = {
     amount_micros: AmountMicros;
     idempotency_key: IdempotencyKey;
@@ -880,6 +1102,7 @@ export type Readiness = {
     checks: {
         database: 'ok';
         queue: 'ok';
+        bus: 'ok';
         migrations: 'ok';
         workers: 'ok';
         schedulers: 'ok';
@@ -890,6 +1113,11 @@ export type Readiness = {
  * Contest identifier (`contest_id`).
  */
 export type ContestId = string;
+
+/**
+ * RFQ identifier (`rfq_id`).
+ */
+export type RfqId = string;
 
 /**
  * Image identifier; a UUID for uploaded images, or `default-mentions`, `default-sports`, `default-culture`.
@@ -1751,6 +1979,340 @@ export type GetRfqTypedDataResponses = {
 
 export type GetRfqTypedDataResponse = GetRfqTypedDataResponses[keyof GetRfqTypedDataResponses];
 
+export type ListRfqsData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Only RFQs in this state.
+         */
+        status?: RfqStatus;
+        /**
+         * Page size. Default 50; clamped to 1..100 (out-of-range int32 values are clamped, not rejected). A non-integer, or an integer beyond int32, is 400.
+         */
+        limit?: number;
+        /**
+         * Opaque value from a prior response's `next_cursor`, sent unchanged with the same `status`.
+         * Signed per deployment, so no cursor can be made by hand: any other value is 400
+         * `INVALID_CURSOR`. The example has the right shape but is not valid on any deployment.
+         *
+         */
+        cursor?: string;
+    };
+    url: '/v1/rfq';
+};
+
+export type ListRfqsErrors = {
+    /**
+     * Invalid query (`VALIDATION_FAILED`) or a cursor not produced by this service for this filter (`INVALID_CURSOR`).
+     */
+    400: Error;
+    /**
+     * No bearer token (`UNAUTHORIZED`), or a token that is unknown, revoked or expired (`INVALID_SESSION`).
+     */
+    401: Error;
+    /**
+     * Authenticated with the wrong kind of token (a market-maker token on a user route, a user token on a market-maker or operator route).
+     */
+    403: Error;
+    /**
+     * Unexpected server error. `details.request_id` identifies the request in the logs.
+     */
+    500: Error;
+    /**
+     * A dependency (database or queue) is unavailable. Safe to retry, with the same idempotency key for idempotent requests.
+     */
+    503: Error;
+};
+
+export type ListRfqsError = ListRfqsErrors[keyof ListRfqsErrors];
+
+export type ListRfqsResponses = {
+    /**
+     * One page of the user's RFQs.
+     */
+    200: RfqList;
+};
+
+export type ListRfqsResponse = ListRfqsResponses[keyof ListRfqsResponses];
+
+export type CreateRfqData = {
+    body: CreateRfqRequest;
+    path?: never;
+    query?: never;
+    url: '/v1/rfq';
+};
+
+export type CreateRfqErrors = {
+    /**
+     * The request does not match this specification, or one of its strings holds U+0000 or an
+     * unpaired surrogate, or a path parameter is not valid percent-encoded UTF-8. `details` lists the
+     * failures (at most 20, then `{"omitted": <count>}`).
+     *
+     */
+    400: Error;
+    /**
+     * No bearer token (`UNAUTHORIZED`), or a token that is unknown, revoked or expired (`INVALID_SESSION`).
+     */
+    401: Error;
+    /**
+     * Authenticated with the wrong kind of token (a market-maker token on a user route, a user token on a market-maker or operator route).
+     */
+    403: Error;
+    /**
+     * A leg's `market_id` is not an RFQ market window (`MARKET_NOT_FOUND`).
+     */
+    404: Error;
+    /**
+     * A leg's betting has closed (`BETTING_CLOSED`), the user has too many open RFQs
+     * (`OPEN_RFQ_LIMIT`), the signed nonce was used by another request (`NONCE_REUSED`), or the
+     * idempotency key conflicts (`IDEMPOTENCY_KEY_REUSED`, `IDEMPOTENCY_REQUEST_IN_PROGRESS`).
+     *
+     */
+    409: Error;
+    /**
+     * The request body is too large (64 KiB for JSON bodies, 2 MiB for images).
+     */
+    413: Error;
+    /**
+     * The request's Content-Type is not accepted by this route.
+     */
+    415: Error;
+    /**
+     * The order is not acceptable (`INVALID_ORDER`, `details` per field), its deadline is too close
+     * or passed (`ORDER_EXPIRED`), it is not the session wallet's (`TAKER_MISMATCH`), the signature
+     * does not recover to `order.taker` (`INVALID_SIGNATURE`), or the available balance does not
+     * cover the stake (`INSUFFICIENT_BALANCE`).
+     *
+     */
+    422: Error;
+    /**
+     * Rate limit exceeded; retry after `Retry-After` seconds.
+     */
+    429: Error;
+    /**
+     * Unexpected server error. `details.request_id` identifies the request in the logs.
+     */
+    500: Error;
+    /**
+     * A dependency (database or queue) is unavailable. Safe to retry, with the same idempotency key for idempotent requests.
+     */
+    503: Error;
+};
+
+export type CreateRfqError = CreateRfqErrors[keyof CreateRfqErrors];
+
+export type CreateRfqResponses = {
+    /**
+     * The RFQ: terminal (`filled` or `expired`) in best mode, `open` in manual mode. A replay
+     * answers the RFQ's current state.
+     *
+     */
+    201: Rfq;
+};
+
+export type CreateRfqResponse = CreateRfqResponses[keyof CreateRfqResponses];
+
+export type GetRfqData = {
+    body?: never;
+    path: {
+        /**
+         * RFQ identifier (`rfq_id`).
+         */
+        rfq_id: string;
+    };
+    query?: {
+        /**
+         * Longest wait for a change, in ms (0 = answer at once). Above 10000 is 400 `VALIDATION_FAILED`.
+         */
+        wait_ms?: number;
+    };
+    url: '/v1/rfq/{rfq_id}';
+};
+
+export type GetRfqErrors = {
+    /**
+     * The request does not match this specification, or one of its strings holds U+0000 or an
+     * unpaired surrogate, or a path parameter is not valid percent-encoded UTF-8. `details` lists the
+     * failures (at most 20, then `{"omitted": <count>}`).
+     *
+     */
+    400: Error;
+    /**
+     * No bearer token (`UNAUTHORIZED`), or a token that is unknown, revoked or expired (`INVALID_SESSION`).
+     */
+    401: Error;
+    /**
+     * Authenticated with the wrong kind of token (a market-maker token on a user route, a user token on a market-maker or operator route).
+     */
+    403: Error;
+    /**
+     * No such RFQ (for a taker, also another user's RFQ).
+     */
+    404: Error;
+    /**
+     * Unexpected server error. `details.request_id` identifies the request in the logs.
+     */
+    500: Error;
+    /**
+     * A dependency (database or queue) is unavailable. Safe to retry, with the same idempotency key for idempotent requests.
+     */
+    503: Error;
+};
+
+export type GetRfqError = GetRfqErrors[keyof GetRfqErrors];
+
+export type GetRfqResponses = {
+    /**
+     * The RFQ.
+     */
+    200: Rfq;
+};
+
+export type GetRfqResponse = GetRfqResponses[keyof GetRfqResponses];
+
+export type AcceptRfqQuoteData = {
+    body: AcceptRfqQuoteRequest;
+    path: {
+        /**
+         * RFQ identifier (`rfq_id`).
+         */
+        rfq_id: string;
+    };
+    query?: never;
+    url: '/v1/rfq/{rfq_id}/accept';
+};
+
+export type AcceptRfqQuoteErrors = {
+    /**
+     * The request does not match this specification, or one of its strings holds U+0000 or an
+     * unpaired surrogate, or a path parameter is not valid percent-encoded UTF-8. `details` lists the
+     * failures (at most 20, then `{"omitted": <count>}`).
+     *
+     */
+    400: Error;
+    /**
+     * No bearer token (`UNAUTHORIZED`), or a token that is unknown, revoked or expired (`INVALID_SESSION`).
+     */
+    401: Error;
+    /**
+     * Authenticated with the wrong kind of token (a market-maker token on a user route, a user token on a market-maker or operator route).
+     */
+    403: Error;
+    /**
+     * No such RFQ of this user (`RFQ_NOT_FOUND`), or no such quote on it (`QUOTE_NOT_FOUND`).
+     */
+    404: Error;
+    /**
+     * The RFQ is no longer open (`RFQ_NOT_OPEN`), a leg's betting closed
+     * (`BETTING_CLOSED`), the quote was replaced or cancelled (`QUOTE_NOT_LIVE`) or has expired
+     * (`QUOTE_EXPIRED`), or the idempotency key conflicts (`IDEMPOTENCY_KEY_REUSED`,
+     * `IDEMPOTENCY_REQUEST_IN_PROGRESS`).
+     *
+     */
+    409: Error;
+    /**
+     * The request body is too large (64 KiB for JSON bodies, 2 MiB for images).
+     */
+    413: Error;
+    /**
+     * The request's Content-Type is not accepted by this route.
+     */
+    415: Error;
+    /**
+     * The quote's odds are below the order's `min_odds_bps` (`ODDS_BELOW_MINIMUM`), or it cannot fill a FOK order, or the maker's collateral is gone (`INSUFFICIENT_LIQUIDITY`).
+     */
+    422: Error;
+    /**
+     * Rate limit exceeded; retry after `Retry-After` seconds.
+     */
+    429: Error;
+    /**
+     * Unexpected server error. `details.request_id` identifies the request in the logs.
+     */
+    500: Error;
+    /**
+     * A dependency (database or queue) is unavailable. Safe to retry, with the same idempotency key for idempotent requests.
+     */
+    503: Error;
+};
+
+export type AcceptRfqQuoteError = AcceptRfqQuoteErrors[keyof AcceptRfqQuoteErrors];
+
+export type AcceptRfqQuoteResponses = {
+    /**
+     * The filled RFQ (or, for a replay, its current state).
+     */
+    200: Rfq;
+};
+
+export type AcceptRfqQuoteResponse = AcceptRfqQuoteResponses[keyof AcceptRfqQuoteResponses];
+
+export type CancelRfqData = {
+    body: CancelRfqRequest;
+    path: {
+        /**
+         * RFQ identifier (`rfq_id`).
+         */
+        rfq_id: string;
+    };
+    query?: never;
+    url: '/v1/rfq/{rfq_id}/cancel';
+};
+
+export type CancelRfqErrors = {
+    /**
+     * The request does not match this specification, or one of its strings holds U+0000 or an
+     * unpaired surrogate, or a path parameter is not valid percent-encoded UTF-8. `details` lists the
+     * failures (at most 20, then `{"omitted": <count>}`).
+     *
+     */
+    400: Error;
+    /**
+     * No bearer token (`UNAUTHORIZED`), or a token that is unknown, revoked or expired (`INVALID_SESSION`).
+     */
+    401: Error;
+    /**
+     * Authenticated with the wrong kind of token (a market-maker token on a user route, a user token on a market-maker or operator route).
+     */
+    403: Error;
+    /**
+     * No such RFQ (for a taker, also another user's RFQ).
+     */
+    404: Error;
+    /**
+     * The RFQ was filled or has expired (`RFQ_NOT_OPEN`).
+     */
+    409: Error;
+    /**
+     * The request body is too large (64 KiB for JSON bodies, 2 MiB for images).
+     */
+    413: Error;
+    /**
+     * The request's Content-Type is not accepted by this route.
+     */
+    415: Error;
+    /**
+     * Unexpected server error. `details.request_id` identifies the request in the logs.
+     */
+    500: Error;
+    /**
+     * A dependency (database or queue) is unavailable. Safe to retry, with the same idempotency key for idempotent requests.
+     */
+    503: Error;
+};
+
+export type CancelRfqError = CancelRfqErrors[keyof CancelRfqErrors];
+
+export type CancelRfqResponses = {
+    /**
+     * The cancelled RFQ.
+     */
+    200: Rfq;
+};
+
+export type CancelRfqResponse = CancelRfqResponses[keyof CancelRfqResponses];
+
 export type CreateDepositData = {
     body: DepositRequest;
     path?: never;
@@ -2124,6 +2686,59 @@ export type GetTakerPnlResponses = {
 };
 
 export type GetTakerPnlResponse = GetTakerPnlResponses[keyof GetTakerPnlResponses];
+
+export type GetMakerRfqData = {
+    body?: never;
+    path: {
+        /**
+         * RFQ identifier (`rfq_id`).
+         */
+        rfq_id: string;
+    };
+    query?: never;
+    url: '/v1/mm/rfq/{rfq_id}';
+};
+
+export type GetMakerRfqErrors = {
+    /**
+     * The request does not match this specification, or one of its strings holds U+0000 or an
+     * unpaired surrogate, or a path parameter is not valid percent-encoded UTF-8. `details` lists the
+     * failures (at most 20, then `{"omitted": <count>}`).
+     *
+     */
+    400: Error;
+    /**
+     * No bearer token (`UNAUTHORIZED`), or a token that is unknown, revoked or expired (`INVALID_SESSION`).
+     */
+    401: Error;
+    /**
+     * Authenticated with the wrong kind of token (a market-maker token on a user route, a user token on a market-maker or operator route).
+     */
+    403: Error;
+    /**
+     * No such RFQ (for a taker, also another user's RFQ).
+     */
+    404: Error;
+    /**
+     * Unexpected server error. `details.request_id` identifies the request in the logs.
+     */
+    500: Error;
+    /**
+     * A dependency (database or queue) is unavailable. Safe to retry, with the same idempotency key for idempotent requests.
+     */
+    503: Error;
+};
+
+export type GetMakerRfqError = GetMakerRfqErrors[keyof GetMakerRfqErrors];
+
+export type GetMakerRfqResponses = {
+    /**
+     * The RFQ's state and the maker's quotes.
+     */
+    200: MakerRfq;
+};
+
+export type GetMakerRfqResponse = GetMakerRfqResponses[keyof GetMakerRfqResponses];
 
 export type CreateContestData = {
     body: CreateContestRequest;

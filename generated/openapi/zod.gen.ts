@@ -110,24 +110,26 @@ export const zPickOutcome = z.enum([
  * | status | code | when |
  * |---|---|---|
  * | 400 | VALIDATION_FAILED | body, query or path does not match this specification, or a string holds U+0000 or an unpaired surrogate (`details` lists the failures as `{in, path, message}`, at most 20, then `{omitted}`) |
- * | 400 | INVALID_CURSOR | lobby cursor not produced by this service |
+ * | 400 | INVALID_CURSOR | lobby or RFQ-list cursor not produced by this service |
  * | 400 | WINDOW_NOT_ALIGNED | lookup `window_start_ms` not a multiple of `duration_secs * 1000` |
  * | 401 | UNAUTHORIZED | no bearer token on a required-auth route |
  * | 401 | INVALID_SESSION | bearer token unknown, revoked or expired (also on optional-auth routes) |
  * | 401 | INVALID_IDENTITY_TOKEN | `privy_token` fails verification |
  * | 401 | INVALID_SIWE_MESSAGE | Sign-In with Ethereum message or signature rejected |
  * | 403 | FORBIDDEN | authenticated with a token not allowed on the route |
- * | 404 | CONTEST_NOT_FOUND, USER_NOT_FOUND, MARKET_NOT_FOUND, OPERATION_NOT_FOUND, IMAGE_NOT_FOUND, NOT_FOUND | the addressed resource does not exist (NOT_FOUND also for unknown paths) |
+ * | 404 | CONTEST_NOT_FOUND, USER_NOT_FOUND, MARKET_NOT_FOUND, OPERATION_NOT_FOUND, IMAGE_NOT_FOUND, RFQ_NOT_FOUND, QUOTE_NOT_FOUND, NOT_FOUND | the addressed resource does not exist (NOT_FOUND also for unknown paths; RFQ_NOT_FOUND also for another user's RFQ) |
  * | 405 | METHOD_NOT_ALLOWED | method not supported by the path (with an `Allow` header) |
  * | 409 | IDEMPOTENCY_KEY_REUSED | same idempotency key, different request body |
  * | 409 | IDEMPOTENCY_REQUEST_IN_PROGRESS | same key while the first request is still executing |
  * | 409 | BETTING_CLOSED, ENTRY_NOT_OPEN, CONTEST_FULL, ENTRY_LIMIT_REACHED | contest entry refused by the contest's state |
+ * | 409 | BETTING_CLOSED, NONCE_REUSED, OPEN_RFQ_LIMIT, RFQ_NOT_OPEN, QUOTE_NOT_LIVE, QUOTE_EXPIRED | RFQ order or accept refused by the market's, the RFQ's or the quote's state |
  * | 409 | HANDLE_TAKEN | handle held by another user |
  * | 409 | WALLET_IN_USE | Privy identity token whose wallet belongs to another Privy user's account |
  * | 409 | MARKET_ALREADY_RESOLVED, CONTEST_ALREADY_SETTLED, MARKET_MAKER_EXISTS | operator API state conflicts |
  * | 413 | PAYLOAD_TOO_LARGE | body over 64 KiB (JSON) or 2 MiB (image) |
  * | 415 | UNSUPPORTED_MEDIA_TYPE | Content-Type not accepted by the route |
  * | 422 | INSUFFICIENT_BALANCE, INVALID_PICKS, NO_LINKED_WALLET, SETTLEMENT_FAILED | well-formed request that cannot be carried out |
+ * | 422 | INVALID_ORDER, ORDER_EXPIRED, TAKER_MISMATCH, INVALID_SIGNATURE, ODDS_BELOW_MINIMUM, INSUFFICIENT_LIQUIDITY | RFQ order or accept that cannot be carried out (INVALID_ORDER lists `{in, path, message}` per field) |
  * | 429 | RATE_LIMITED | rate limit exceeded (with `Retry-After`) |
  * | 500 | INTERNAL | unexpected error; `details.request_id` identifies it in the logs |
  * | 501 | NOT_IMPLEMENTED | documented operation not implemented by this deployment |
@@ -412,6 +414,165 @@ export const zRfqTypedData = z.object({
     })
 });
 
+/**
+ * State of an RFQ: `open` (collecting quotes), then exactly one of `filled` (a position was
+ * opened), `expired` (see `close_reason`) or `cancelled` (by the taker).
+ *
+ */
+export const zRfqStatus = z.enum([
+    'open',
+    'filled',
+    'expired',
+    'cancelled'
+]);
+
+/**
+ * `best`: filled automatically with the best quotes at the end of the quote window. `manual`: the taker accepts one quote before the order expires.
+ */
+export const zRfqFillMode = z.enum(['best', 'manual']);
+
+/**
+ * `FOK` (fill or kill): the whole stake or nothing. `IOC` (immediate or cancel): what the quotes cover; the rest is released.
+ */
+export const zRfqOrderType = z.enum(['FOK', 'IOC']);
+
+/**
+ * Why an RFQ left `open` without a fill (null while open and when filled): `no_quotes`,
+ * `below_min_odds` (no quote reached `min_odds_bps`), `insufficient_liquidity` (FOK: the quotes
+ * at or above the minimum did not cover the stake, or their makers' collateral was gone),
+ * `deadline` (manual mode: no quote accepted by `expires_at_ms`), `betting_closed` (a leg's betting
+ * closed first), `cancelled` (by the taker).
+ *
+ */
+export const zRfqCloseReason = z.enum([
+    'no_quotes',
+    'below_min_odds',
+    'insufficient_liquidity',
+    'deadline',
+    'betting_closed',
+    'cancelled'
+]);
+
+/**
+ * `live` (firm until `valid_until_ms`), `filled`, `not_filled` (outbid, expired, or the RFQ closed
+ * without it), `rejected` (its signature or its maker's collateral failed at fill), `replaced` (by
+ * the same maker's newer quote), `cancelled` (by its maker).
+ *
+ */
+export const zRfqQuoteStatus = z.enum([
+    'live',
+    'filled',
+    'not_filled',
+    'rejected',
+    'replaced',
+    'cancelled'
+]);
+
+export const zRfqLeg = z.object({
+    market_id: z.coerce.bigint().gte(BigInt(1)).lte(BigInt(9007199254740991)),
+    direction: zPickDirection
+});
+
+/**
+ * The order exactly as signed (EIP-712 `RfqOrder`; see `GET /v1/rfq/typed-data` for the mapping
+ * to the typed message). In responses `taker` is in EIP-55 checksum form, which signs the same.
+ *
+ */
+export const zRfqOrder = z.object({
+    taker: zEvmAddress,
+    legs: z.array(zRfqLeg).min(1).max(9),
+    stake_micros: z.coerce.bigint().gte(BigInt(1)).lte(BigInt(9007199254740991)),
+    min_odds_bps: z.int().gte(10001).lte(10000000),
+    order_type: zRfqOrderType,
+    nonce: z.coerce.bigint().gte(BigInt(0)).lte(BigInt(9007199254740991)),
+    deadline_ms: z.coerce.bigint().gte(BigInt(0)).lte(BigInt(9007199254740991))
+});
+
+export const zCreateRfqRequest = z.object({
+    order: zRfqOrder,
+    signature: z.string().regex(/^0x[0-9a-fA-F]{130}$/),
+    fill_mode: zRfqFillMode.optional().default('best'),
+    idempotency_key: zIdempotencyKey
+});
+
+export const zAcceptRfqQuoteRequest = z.object({
+    quote_id: z.uuid(),
+    idempotency_key: zIdempotencyKey
+});
+
+/**
+ * Empty object.
+ */
+export const zCancelRfqRequest = z.record(z.string(), z.never());
+
+/**
+ * A market maker's firm quote as the taker sees it (the maker stays anonymous).
+ */
+export const zRfqQuote = z.object({
+    quote_id: z.uuid(),
+    odds_bps: z.int().min(-2147483648, { error: 'Invalid value: Expected int32 to be >= -2147483648' }).max(2147483647, { error: 'Invalid value: Expected int32 to be <= 2147483647' }),
+    max_fill_micros: zDecimalMicros,
+    valid_until_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
+    status: zRfqQuoteStatus
+});
+
+export const zRfq = z.object({
+    rfq_id: z.uuid(),
+    status: zRfqStatus,
+    fill_mode: zRfqFillMode,
+    order: zRfqOrder,
+    taker_address: zEvmAddress,
+    stake_micros: zDecimalMicros,
+    filled_stake_micros: zDecimalMicros,
+    odds_bps: z.int().min(-2147483648, { error: 'Invalid value: Expected int32 to be >= -2147483648' }).max(2147483647, { error: 'Invalid value: Expected int32 to be <= 2147483647' }).nullable(),
+    payout_micros: zDecimalMicros.nullable(),
+    quotes_received: z.int().gte(0).max(2147483647, { error: 'Invalid value: Expected int32 to be <= 2147483647' }),
+    quote_deadline_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
+    expires_at_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
+    created_at_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
+    closed_at_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }).nullable(),
+    position_id: z.uuid().nullable(),
+    close_reason: zRfqCloseReason.nullable(),
+    quotes: z.array(zRfqQuote)
+});
+
+export const zRfqList = z.object({
+    rfqs: z.array(zRfq),
+    next_cursor: z.string().nullable()
+});
+
+/**
+ * One of the authenticated market maker's own quotes on an RFQ.
+ */
+export const zMakerRfqQuote = z.object({
+    quote_id: z.uuid(),
+    client_quote_id: z.uuid().nullable(),
+    odds_bps: z.int().min(-2147483648, { error: 'Invalid value: Expected int32 to be >= -2147483648' }).max(2147483647, { error: 'Invalid value: Expected int32 to be <= 2147483647' }),
+    max_fill_micros: zDecimalMicros,
+    valid_until_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
+    status: zRfqQuoteStatus,
+    reason: z.enum([
+        'outbid',
+        'below_min_odds',
+        'quote_expired',
+        'replaced',
+        'rfq_cancelled',
+        'rfq_expired',
+        'betting_closed',
+        'invalid_signature',
+        'insufficient_collateral',
+        'payout_exceeds_maximum'
+    ]).nullable(),
+    filled_stake_micros: zDecimalMicros
+});
+
+export const zMakerRfq = z.object({
+    rfq_id: z.uuid(),
+    status: zRfqStatus,
+    closed_at_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }).nullable(),
+    quotes: z.array(zMakerRfqQuote)
+});
+
 export const zDepositRequest = z.object({
     amount_micros: zAmountMicros,
     idempotency_key: zIdempotencyKey
@@ -565,6 +726,7 @@ export const zReadiness = z.object({
     checks: z.object({
         database: z.enum(['ok']),
         queue: z.enum(['ok']),
+        bus: z.enum(['ok']),
         migrations: z.enum(['ok']),
         workers: z.enum(['ok']),
         schedulers: z.enum(['ok'])
@@ -575,6 +737,11 @@ export const zReadiness = z.object({
  * Contest identifier (`contest_id`).
  */
 export const zContestId = z.uuid();
+
+/**
+ * RFQ identifier (`rfq_id`).
+ */
+export const zRfqId = z.uuid();
 
 /**
  * Image identifier; a UUID for uploaded images, or `default-mentions`, `default-sports`, `default-culture`.
@@ -744,6 +911,61 @@ export const zLookupMarketResponse = zMarketWindowResponse;
  */
 export const zGetRfqTypedDataResponse = zRfqTypedData;
 
+export const zListRfqsQuery = z.object({
+    status: zRfqStatus.optional(),
+    limit: z.int().min(-2147483648, { error: 'Invalid value: Expected int32 to be >= -2147483648' }).max(2147483647, { error: 'Invalid value: Expected int32 to be <= 2147483647' }).optional().default(50),
+    cursor: z.string().min(1).optional()
+});
+
+/**
+ * One page of the user's RFQs.
+ */
+export const zListRfqsResponse = zRfqList;
+
+export const zCreateRfqBody = zCreateRfqRequest;
+
+/**
+ * The RFQ: terminal (`filled` or `expired`) in best mode, `open` in manual mode. A replay
+ * answers the RFQ's current state.
+ *
+ */
+export const zCreateRfqResponse = zRfq;
+
+export const zGetRfqPath = z.object({
+    rfq_id: z.uuid()
+});
+
+export const zGetRfqQuery = z.object({
+    wait_ms: z.int().gte(0).lte(10000).optional().default(0)
+});
+
+/**
+ * The RFQ.
+ */
+export const zGetRfqResponse = zRfq;
+
+export const zAcceptRfqQuoteBody = zAcceptRfqQuoteRequest;
+
+export const zAcceptRfqQuotePath = z.object({
+    rfq_id: z.uuid()
+});
+
+/**
+ * The filled RFQ (or, for a replay, its current state).
+ */
+export const zAcceptRfqQuoteResponse = zRfq;
+
+export const zCancelRfqBody = zCancelRfqRequest;
+
+export const zCancelRfqPath = z.object({
+    rfq_id: z.uuid()
+});
+
+/**
+ * The cancelled RFQ.
+ */
+export const zCancelRfqResponse = zRfq;
+
 export const zCreateDepositBody = zDepositRequest;
 
 export const zCreateDepositResponse = z.union([
@@ -791,6 +1013,15 @@ export const zGetAvailableAppTokenBalanceResponse = zAvailableAppTokenBalance;
  * Realized taker PnL.
  */
 export const zGetTakerPnlResponse = zTakerPnl;
+
+export const zGetMakerRfqPath = z.object({
+    rfq_id: z.uuid()
+});
+
+/**
+ * The RFQ's state and the maker's quotes.
+ */
+export const zGetMakerRfqResponse = zMakerRfq;
 
 export const zCreateContestBody = zCreateContestRequest;
 

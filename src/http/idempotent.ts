@@ -34,6 +34,11 @@ export interface IdempotentWrite<Id extends KeyedOperationId, T> {
   outcome: (value: T, req: HandlerRequest<Id>) => Reply<Id>;
   /** The id of what the write made (an operation, an entry, a ledger transaction), stored with the key. */
   resourceOf?: (value: T) => string;
+  /**
+   * After commit, for the first request only (never a replay), before `answer`: what must follow the write
+   * once it is durable (publishing its events). Must not throw: the write has happened whatever it does.
+   */
+  committed?: (value: T, req: HandlerRequest<Id>, ctx: RequestContext) => Promise<void>;
   /** After commit, for the first request and every replay of a stored resource: the live answer. */
   answer?: (req: HandlerRequest<Id>, ctx: RequestContext, resourceId: string) => Promise<Reply<Id>>;
 }
@@ -55,6 +60,7 @@ export function idempotentWrite<Id extends KeyedOperationId, T>(spec: Idempotent
       },
     );
     const { outcome } = r;
+    if (!r.replayed && spec.committed) await spec.committed(r.value, req, ctx);
     // A stored reply is one this operation's handler (or its error mapping) produced earlier.
     const stored = (headers: Record<string, string>) => ({ status: outcome.status, body: outcome.body, headers }) as unknown as Reply<Id>;
     if (!spec.answer || !outcome.resourceId || outcome.status >= 400) {

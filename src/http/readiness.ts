@@ -1,5 +1,5 @@
 // What "ready" means for an API process: migrations applied here, the database answering, the queue
-// backend answering, a worker heartbeat that is recent and every job scheduler present (checked with a
+// backend and the bus answering, a worker heartbeat that is recent and every job scheduler present (checked with a
 // timeout each by the getReadiness handler).
 import type { Em } from '../db/orm.js';
 import type { ReadinessProbe } from './handlers/operations.js';
@@ -7,6 +7,7 @@ import type { ReadinessProbe } from './handlers/operations.js';
 export function readinessProbe(deps: {
   forkDb: () => Em;
   queue: { ping(): Promise<void> };
+  bus: { ping(): Promise<void> };
   migrationsApplied: () => boolean;
   workers: Pick<ReadinessProbe, 'workers' | 'schedulers'>;
 }): ReadinessProbe {
@@ -16,6 +17,7 @@ export function readinessProbe(deps: {
       await deps.forkDb().getConnection().execute('select 1');
     },
     queue: () => deps.queue.ping(),
+    bus: () => deps.bus.ping(),
     workers: () => deps.workers.workers(),
     schedulers: () => deps.workers.schedulers(),
   };

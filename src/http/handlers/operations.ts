@@ -10,6 +10,8 @@ export interface ReadinessProbe {
   migrations(): boolean;
   database(): Promise<void>;
   queue(): Promise<void>;
+  /** The cross-process bus (RFQ fan-out and long-poll wake-ups). */
+  bus(): Promise<void>;
   /** Throws CheckState('stale' | 'missing') when no worker process recorded a recent heartbeat. */
   workers(): Promise<void>;
   /** Throws CheckState('missing') when a job scheduler does not exist. */
@@ -50,18 +52,19 @@ export function operationsHandlers(probe: ReadinessProbe, metrics: HttpMetrics):
   return {
     getHealth: () => ({ status: 200, body: { status: 'ok' }, headers: { 'Cache-Control': 'no-store' } }),
     getReadiness: async (_req, { log }) => {
-      const [database, queue, workers, schedulers] = await Promise.all([
+      const [database, queue, bus, workers, schedulers] = await Promise.all([
         check('database', probe.database, log),
         check('queue', probe.queue, log),
+        check('bus', probe.bus, log),
         check('workers', probe.workers, log),
         check('schedulers', probe.schedulers, log),
       ]);
-      const checks = { database, queue, migrations: probe.migrations() ? 'ok' : 'pending', workers, schedulers };
+      const checks = { database, queue, bus, migrations: probe.migrations() ? 'ok' : 'pending', workers, schedulers };
       const failing = Object.entries(checks).filter(([, v]) => v !== 'ok');
       if (failing.length) {
         throw new Unavailable(`not ready: ${failing.map(([k, v]) => `${k} ${v}`).join('; ')}`, { checks });
       }
-      const ready = { database: 'ok', queue: 'ok', migrations: 'ok', workers: 'ok', schedulers: 'ok' } as const; // what `checks` holds here
+      const ready = { database: 'ok', queue: 'ok', bus: 'ok', migrations: 'ok', workers: 'ok', schedulers: 'ok' } as const; // what `checks` holds here
       return { status: 200, body: { status: 'ready', checks: ready }, headers: { 'Cache-Control': 'no-store' } };
     },
     getMetrics: async () => ({

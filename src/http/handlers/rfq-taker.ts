@@ -1,0 +1,119 @@
+// The taker's RFQ routes (rfq-design 3.3): create (best mode answers after the quote window), read with
+// long-poll, list, accept a quote (manual mode), cancel. The rules live in src/domain/rfq; this module
+// validates what the schema cannot (EIP-55), runs the writes under their idempotency keys, publishes
+// their events after commit and keeps this process's close timers.
+import { isAddress } from 'viem';
+import type { Bus } from '../../bus/bus.js';
+import type { RfqCloser } from '../../bus/rfq-events.js';
+import { publishRfqEvents } from '../../bus/rfq-events.js';
+import { ValidationFailed } from '../../domain/errors.js';
+import { acceptQuote, cancelRfq, createRfq, getOwnRfq, listOwnRfqs, type RfqWrite } from '../../domain/rfq/api.js';
+import type { RfqDeps } from '../../domain/rfq/deps.js';
+import type { HandlersFor, RequestContext } from '../handler.js';
+import { idempotentWrite } from '../idempotent.js';
+import { requireUser } from './principal.js';
+import { rfqToWire } from './rfq-wire.js';
+import type { RfqWaiters } from './rfq-wait.js';
+
+export interface RfqTakerDeps {
+  rfq: RfqDeps;
+  bus: Bus;
+  /** Closes RFQs at their due time on this process (the sweeper is the backstop). */
+  closer: RfqCloser;
+  waiters: RfqWaiters;
+}
+
+type RfqTakerOperationId = 'createRfq' | 'getRfq' | 'listRfqs' | 'acceptRfqQuote' | 'cancelRfq';
+
+const NO_STORE = { 'Cache-Control': 'no-store' };
+export const RFQ_LIST_LIMIT = { min: 1, max: 100 } as const;
+
+const clamp = (n: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, n));
+
+export function rfqTakerHandlers(deps: RfqTakerDeps): HandlersFor<RfqTakerOperationId> {
+  const userScope = (_req: unknown, ctx: RequestContext) => `user:${requireUser(ctx.auth).userId}`;
+  const read = (ctx: RequestContext, rfqId: string) => getOwnRfq(ctx.db, requireUser(ctx.auth).userId, rfqId);
+  const publish = async (w: RfqWrite, ctx: RequestContext) => publishRfqEvents(deps.bus, w.events, ctx.log);
+
+  const create = idempotentWrite<'createRfq', RfqWrite>({
+    scope: userScope,
+    write: ({ body }, { db, auth }) => {
+      const user = requireUser(auth);
+      return createRfq(db, deps.rfq, {
+        userId: user.userId,
+        sessionAddress: user.address,
+        order: body.order,
+        signature: body.signature,
+        fillMode: body.fill_mode ?? 'best',
+        idempotencyKey: body.idempotency_key,
+      });
+    },
+    outcome: (w) => ({ status: 201, body: rfqToWire(w.rfq), headers: { Location: `/v1/rfq/${w.rfq.rfq.id}`, ...NO_STORE } }),
+    resourceOf: (w) => w.rfq.rfq.id,
+    committed: async (w, _req, ctx) => {
+      await publish(w, ctx);
+      // Manual mode expires at expires_at_ms on this process's timer; nobody awaits it.
+      const r = w.rfq.rfq;
+      if (r.status === 'open' && r.fillMode === 'manual') void deps.closer.closeAt(r.id, r.expiresAtMs);
+    },
+    // First answer and replays alike: the RFQ as it is now. Best mode waits for the end of the quote window
+    // (also on a replay whose first request died mid-window: closing is idempotent).
+    answer: async (_req, ctx, rfqId) => {
+      let r = await read(ctx, rfqId);
+      if (r.rfq.status === 'open' && r.rfq.fillMode === 'best') {
+        await deps.closer.closeAt(rfqId, r.rfq.quoteDeadlineMs);
+        r = await read(ctx, rfqId);
+      }
+      return { status: 201, body: rfqToWire(r), headers: { Location: `/v1/rfq/${rfqId}`, ...NO_STORE } };
+    },
+  });
+
+  const accept = idempotentWrite<'acceptRfqQuote', RfqWrite>({
+    scope: userScope,
+    // The key is tied to the RFQ in the path: the same key sent to another RFQ is IDEMPOTENCY_KEY_REUSED.
+    fingerprint: ({ params, body }) => ({ rfq_id: params.rfq_id, body }),
+    write: ({ params, body }, { db, auth }) => acceptQuote(db, deps.rfq, requireUser(auth).userId, params.rfq_id, body.quote_id),
+    outcome: (w) => ({ status: 200, body: rfqToWire(w.rfq), headers: NO_STORE }),
+    resourceOf: (w) => w.rfq.rfq.id,
+    committed: (w, _req, ctx) => publish(w, ctx),
+    answer: async (_req, ctx, rfqId) => ({ status: 200, body: rfqToWire(await read(ctx, rfqId)), headers: NO_STORE }),
+  });
+
+  return {
+    createRfq: async (req, ctx) => {
+      // EIP-55 is checked before the idempotency claim: like any validation failure, it is not stored.
+      if (!isAddress(req.body.order.taker, { strict: true })) {
+        throw new ValidationFailed('order.taker is not a valid EVM address: a mixed-case address must carry a valid EIP-55 checksum', [
+          { in: 'body', path: '/order/taker', message: 'fails the EIP-55 checksum (use all lowercase, or the checksummed form)' },
+        ]);
+      }
+      return create(req, ctx);
+    },
+    getRfq: async ({ params, query }, ctx) => {
+      const waitMs = query.wait_ms ?? 0;
+      // Registered before the first read, so a quote that commits in between still wakes this request.
+      const waiter = waitMs > 0 ? deps.waiters.register(params.rfq_id) : null;
+      try {
+        let r = await read(ctx, params.rfq_id);
+        if (waiter && r.rfq.status === 'open' && (await waiter.wait(waitMs)) === 'changed') r = await read(ctx, params.rfq_id);
+        return { status: 200, body: rfqToWire(r), headers: NO_STORE };
+      } finally {
+        waiter?.cancel();
+      }
+    },
+    listRfqs: async ({ query }, ctx) => {
+      const page = await listOwnRfqs(ctx.db, requireUser(ctx.auth).userId, {
+        status: query.status,
+        limit: clamp(query.limit ?? 50, RFQ_LIST_LIMIT.min, RFQ_LIST_LIMIT.max),
+        cursor: query.cursor,
+      });
+      return { status: 200, body: { rfqs: page.rfqs.map(rfqToWire), next_cursor: page.nextCursor }, headers: NO_STORE };
+    },
+    acceptRfqQuote: accept,
+    cancelRfq: async ({ params }, ctx) => {
+      const w = await cancelRfq(ctx.db, deps.rfq, requireUser(ctx.auth).userId, params.rfq_id);
+      await publish(w, ctx);
+      return { status: 200, body: rfqToWire(w.rfq), headers: NO_STORE };
+    },
+  };
+}
