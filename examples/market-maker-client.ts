@@ -8,7 +8,8 @@
 //
 // Optional: MM_AUTH_DOMAIN (when the deployment configured another 35-byte domain). The session token it
 // prints is the bearer token for the market-maker HTTP routes, e.g.
-//   curl -H "Authorization: Bearer <token>" localhost:3000/v1/mm/taker_pnl
+//   curl -H "Authorization: Bearer <token>" localhost:3000/v1/mm/pnl            (your own PnL)
+//   curl -H "Authorization: Bearer <token>" "localhost:3000/v1/mm/taker_pnl?wallet=0x..."   (a taker's stats)
 import type { Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { DEFAULT_AUTH_DOMAIN, MarketMakerClient } from '@contest-rfq/sdk';
