@@ -38,15 +38,19 @@ export function marketStateWire(w: WindowState): MarketWindowStateResponse {
 /** A resolution is final, so a resolved or voided window may be cached for good; before that its status moves. */
 export const windowCacheControl = (w: WindowState) => (w.status === 'RESOLVED' || w.status === 'VOIDED' ? CLOSED_WINDOW_CACHE_CONTROL : 'no-store');
 
+// Integer path parameters reach handlers as their canonical decimal text (input-guard.ts), whatever the
+// generated type says; a value past 2^53 is no window (getWindowState answers 404).
+const marketIdOf = (raw: number | string) => Number(raw);
+
 export function marketWindowsHandlers(deps: MarketWindowHandlerDeps): HandlersFor<'getMarket' | 'resolveMarketWindow'> {
   const bufferMs = deps.settings.bettingCloseBufferMs;
   return {
     getMarket: async ({ params }, { db }) => {
-      const w = await getWindowState(db, params.market_id, bufferMs);
+      const w = await getWindowState(db, marketIdOf(params.market_id), bufferMs);
       return { status: 200, body: marketStateWire(w), headers: { 'Cache-Control': windowCacheControl(w) } };
     },
     resolveMarketWindow: async ({ params, body }, { db, log }) => {
-      const w = await resolveWindowByOperator(db, params.market_id, body.outcome, bufferMs);
+      const w = await resolveWindowByOperator(db, marketIdOf(params.market_id), body.outcome, bufferMs);
       log.info({ market_id: w.marketId, outcome: body.outcome }, 'market window resolved by the operator');
       // The outcome is committed; a lost enqueue leaves the positions to the resolution relay.
       await deps.settlement.enqueue(w.marketId).catch((err: unknown) => {

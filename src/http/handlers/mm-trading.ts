@@ -4,11 +4,10 @@
 import { getAddress } from 'viem';
 import type { MakerPnl, TakerPnl } from '../../../generated/openapi/types.gen.js';
 import { Unauthorized } from '../../domain/errors.js';
-import { clampLimit } from '../../domain/contests/lobby.js';
 import { listMakerFills, makerFigures, takerStatsByWallet } from '../../domain/positions/portfolio.js';
 import type { Auth } from '../auth.js';
 import type { HandlersFor } from '../handler.js';
-import { POSITIONS_LIMIT } from './positions.js';
+import { limitOf } from './positions.js';
 import { makerFillWire } from './positions-wire.js';
 
 const NO_STORE = { 'Cache-Control': 'no-store' };
@@ -53,8 +52,7 @@ export function mmTradingHandlers(): HandlersFor<'getTakerPnl' | 'getMakerPnl' |
     },
     listMakerFills: async ({ query }, { db, auth }) => {
       const mm = requireMarketMaker(auth);
-      const limit = clampLimit(query.limit, POSITIONS_LIMIT.default, POSITIONS_LIMIT.max);
-      const page = await listMakerFills(db, mm.walletAddress, { status: query.status, limit, cursor: query.cursor });
+      const page = await listMakerFills(db, mm.walletAddress, { status: query.status, limit: limitOf(query.limit), cursor: query.cursor });
       return { status: 200, body: { fills: page.fills.map(makerFillWire), next_cursor: page.nextCursor }, headers: NO_STORE };
     },
   };

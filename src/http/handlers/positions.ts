@@ -7,7 +7,9 @@ import { requireUser } from './principal.js';
 import { pnlEventWire, portfolioWire, positionWire } from './positions-wire.js';
 
 export const POSITIONS_LIMIT = { default: 50, max: 100 } as const;
-const limitOf = (n: number | undefined) => clampLimit(n, POSITIONS_LIMIT.default, POSITIONS_LIMIT.max);
+export const limitOf = (n: number | undefined) => clampLimit(n === undefined ? undefined : Number(n), POSITIONS_LIMIT.default, POSITIONS_LIMIT.max);
+/** Query integers are validated by the spec; Number() keeps a handler right should one arrive as its text. */
+const msOf = (n: number | undefined) => (n === undefined ? undefined : Number(n));
 // Per-user figures that change with every fill and settlement.
 const NO_STORE = { 'Cache-Control': 'no-store' };
 
@@ -29,7 +31,12 @@ export function positionsHandlers(): HandlersFor<'listPositions' | 'getPosition'
     },
     getPnlHistory: async ({ query }, { db, auth }) => {
       const user = requireUser(auth);
-      const page = await pnlHistory(db, user.userId, { fromMs: query.from_ms, toMs: query.to_ms, limit: limitOf(query.limit), cursor: query.cursor });
+      const page = await pnlHistory(db, user.userId, {
+        fromMs: msOf(query.from_ms),
+        toMs: msOf(query.to_ms),
+        limit: limitOf(query.limit),
+        cursor: query.cursor,
+      });
       return { status: 200, body: { events: page.events.map(pnlEventWire), next_cursor: page.nextCursor }, headers: NO_STORE };
     },
   };
