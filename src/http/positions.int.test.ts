@@ -10,11 +10,10 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { MarketMakerClient } from '@contest-rfq/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrm, type Orm } from '../db/orm.js';
-import { closeRfq, createRfq, submitQuote } from '../domain/rfq/api.js';
-import type { RfqDeps } from '../domain/rfq/deps.js';
-import { orderTypedData, quoteTypedData, rfqDomain, type Direction } from '../domain/rfq/typed-data.js';
+import type { Direction } from '../domain/rfq/typed-data.js';
 import { call, randomWallet, type TestWallet } from '../testing/identity.js';
 import { ledgerProblems } from '../testing/money.js';
+import { fillPosition, rfqTestDeps } from '../testing/position-fill.js';
 import { startTestService, type TestService } from '../testing/test-service.js';
 
 const DURATION = 8;
@@ -279,54 +278,9 @@ function publishedDemoPrice(asset: 'BTC' | 'ETH', tsMs: number): bigint {
   return baseMicros - w + (BigInt(h.readUInt32BE(0)) % (2n * w + 1n));
 }
 
-const deps: RfqDeps = {
-  settings: {
-    minStakeMicros: 500_000n,
-    maxStakeMicros: 10_000_000_000n,
-    maxPayoutMicros: 50_000_000_000n,
-    maxLegs: 9,
-    quoteWindowMs: 300,
-    maxDeadlineMs: 60_000,
-    maxOpenPerUser: 100,
-    eip712Name: 'contest-rfq-service',
-    signingChainId: 8453,
-    bettingCloseBufferMs: BUFFER,
-  },
-};
-const domain = rfqDomain('contest-rfq-service', 8453);
-let nonce = 0;
-
-/** A filled position: `stake` at 2.0 odds from the one maker, by the RFQ rules on the service's database. */
-async function fill(taker: { userId: string; wallet: TestWallet }, maker: TestWallet, legs: Array<[number, Direction]>, stake = 1_000_000) {
-  const em = () => orm.em.fork();
-  const order = {
-    taker: taker.wallet.address,
-    legs: legs.map(([market_id, direction]) => ({ market_id, direction })),
-    stake_micros: stake,
-    min_odds_bps: 10_001,
-    order_type: 'FOK' as const,
-    nonce: ++nonce,
-    deadline_ms: Date.now() + 20_000,
-  };
-  const signature = await taker.wallet.signTypedData(orderTypedData(domain, order));
-  const r = await em().transactional((tx) =>
-    createRfq(tx, deps, {
-      userId: taker.userId,
-      sessionAddress: taker.wallet.address,
-      order,
-      signature,
-      fillMode: 'best',
-      idempotencyKey: randomUUID(),
-    }),
-  );
-  const q = { rfq_id: r.rfq.rfq.id, maker: maker.address, odds_bps: 20_000, max_fill_micros: stake, valid_until_ms: Date.now() + 10_000 };
-  const ack = await submitQuote(em(), deps, maker.address, { ...q, signature: await maker.signTypedData(quoteTypedData(domain, q)) });
-  expect(ack.ack.accepted).toBe(true);
-  await sleep(350);
-  const closed = await closeRfq(em(), deps, r.rfq.rfq.id);
-  expect(closed.rfq.rfq.status).toBe('filled');
-  return closed.rfq.rfq.positionId!;
-}
+const deps = rfqTestDeps(BUFFER, 400); // three fills fit in a window's 5 s of betting
+const fill = (taker: { userId: string; wallet: TestWallet }, maker: TestWallet, legs: Array<[number, Direction]>) =>
+  fillPosition(orm, deps, { taker, maker, legs });
 
 describe('a trade from open to paid', () => {
   it('positions, portfolio, PnL history, taker stats and maker figures follow the operator and the demo feed', async () => {
@@ -336,9 +290,8 @@ describe('a trade from open to paid', () => {
     const mm = await mmToken(makerWallet);
     const tok = { token: taker.token };
 
-    // Windows of 8 s with at least 2.5 s of betting left: BTC resolves from the feed, ETH by the operator.
-    let start = Math.floor(Date.now() / (DURATION * 1000)) * DURATION * 1000;
-    if (start + DURATION * 1000 - BUFFER - Date.now() < 2500) start += DURATION * 1000;
+    // The next 8 s windows, from their start (5 s of betting): BTC resolves from the feed, ETH by the operator.
+    const start = (Math.floor(Date.now() / (DURATION * 1000)) + 1) * DURATION * 1000;
     const end = start + DURATION * 1000;
     const [btc, eth] = [await windowOf('BTC', DURATION, start), await windowOf('ETH', DURATION, start)];
     await until(start);
