@@ -403,6 +403,8 @@ export const lookupMarket = <ThrowOnError extends boolean = false>(options: Opti
  * when positions are open on it. If the price source has no price for the window
  * `RESOLUTION_MAX_WAIT_MS` (1 hour by default) after `end_at_ms`, the window is `VOIDED` and
  * stakes are refunded.
+ * - Only windows with a position on them are resolved: a window nobody traded stays `CLOSED`
+ * (with the demo feed its outcome can still be computed from the formula below).
  * - An operator may resolve a window after its betting close with
  * `POST /v1/admin/market-windows/{market_id}/resolve` (then `price_source` is `operator` and the
  * prices are null). Whoever resolves first wins.
