@@ -1,8 +1,8 @@
 // Market makers through the generated client: createMarketMaker, deleteMarketMaker (operator API) and
-// getTakerPnl with a token from the WebSocket handshake (the example client). Every response is checked
-// against the spec.
+// a market-maker route (getMakerPnl) with a token from the WebSocket handshake (the example client). Every
+// response is checked against the spec; the market-maker trading routes are in positions.test.ts.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { createMarketMaker, deleteMarketMaker, getTakerPnl } from '../generated/openapi/sdk.gen.ts';
+import { createMarketMaker, deleteMarketMaker, getMakerPnl } from '../generated/openapi/sdk.gen.ts';
 import { randomWallet } from '../src/testing/identity.js';
 import { MarketMakerClient } from '@contest-rfq/sdk';
 import { startContractService, type ContractService } from './harness.ts';
@@ -79,15 +79,6 @@ describe('deleteMarketMaker', () => {
     await op.run(deleteMarketMaker({ client: op.client, path: { wallet_address: wallet.address.toLowerCase() } }), { status: 204 });
     await op.run(deleteMarketMaker({ client: op.client, path: { wallet_address: wallet.address } }), { status: 404, code: 'NOT_FOUND' });
     const mm = svc.client({ token });
-    await mm.run(getTakerPnl({ client: mm.client }), { status: 401, code: 'INVALID_SESSION' });
-  });
-});
-
-describe('getTakerPnl', () => {
-  it('200: zero figures for the session wallet (no RFQ fills are recorded yet)', async () => {
-    const { wallet } = await register();
-    const mm = svc.client({ token: await mmToken(wallet) });
-    const { data } = await mm.run(getTakerPnl({ client: mm.client }), { status: 200 });
-    expect(data).toEqual({ wallet_address: wallet.address, realized_pnl_micros: '0', trade_count: 0, as_of_ms: expect.any(Number) });
+    await mm.run(getMakerPnl({ client: mm.client }), { status: 401, code: 'INVALID_SESSION' });
   });
 });

@@ -17,8 +17,9 @@
 // Optional: MM_SPREAD_BPS (500), MM_MAX_FILL_MICROS (100000000 = 100 USDC), MM_ASSETS / MM_DURATIONS
 // (comma lists; default all), MM_AUTH_DOMAIN (when the deployment configured another 35-byte domain),
 // RFQ_EIP712_NAME / RFQ_SIGNING_CHAIN_ID (when the deployment signs with another EIP-712 domain; see GET
-// /v1/rfq/typed-data). The session token it prints is the bearer token for the market-maker HTTP routes:
-//   curl -H "Authorization: Bearer <token>" localhost:3000/v1/mm/taker_pnl?wallet=0x...
+// /v1/rfq/typed-data). The session token it prints is the bearer token for the market-maker HTTP routes, e.g.
+//   curl -H "Authorization: Bearer <token>" localhost:3000/v1/mm/pnl            (your own PnL)
+//   curl -H "Authorization: Bearer <token>" "localhost:3000/v1/mm/taker_pnl?wallet=0x..."   (a taker's stats)
 import { randomUUID } from 'node:crypto';
 import type { Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';

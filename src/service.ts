@@ -23,9 +23,13 @@ import { poolImagesHandlers } from './http/handlers/pool-images.js';
 import { contestsHandlers } from './http/handlers/contests.js';
 import { createResolutionProducer } from './jobs/resolution-producer.js';
 import { rfqHandlers } from './http/handlers/rfq.js';
+import { positionsHandlers } from './http/handlers/positions.js';
+import { marketWindowsHandlers } from './http/handlers/market-windows.js';
+import { mmTradingHandlers } from './http/handlers/mm-trading.js';
+import { createWindowResolutionProducer } from './jobs/window-resolution-producer.js';
 import { createWorkerHealth } from './http/worker-health.js';
 import { createOperationWaiter } from './bus/operation-waiter.js';
-import { boundEnqueue } from './jobs/queue-gate.js';
+import { boundEnqueue, withDeadline } from './jobs/queue-gate.js';
 import { requireQueue } from './http/queue-gate.js';
 import { createRateLimitStore } from './http/rate-limit-store.js';
 import { createSharedConnectionCap } from './ws/connection-slots.js';
@@ -75,6 +79,8 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
   const settlementProducer = boundEnqueue(createSettlementProducer(queues), config.queueWaitMs);
   const resolutionProducer = boundEnqueue(createResolutionProducer(queues), config.queueWaitMs);
   const operationWaiter = createOperationWaiter(rt.bus);
+  const windowProducer = createWindowResolutionProducer(queues);
+  const windowSettlement = { enqueue: (marketId: number) => withDeadline(windowProducer.enqueue(marketId), config.queueWaitMs, 'enqueue') };
   const workerHealth = createWorkerHealth(orm, queues, config.workerHeartbeatStaleMs);
   const settlement = createSettlementAdapter({ mode: config.settlementMode, demoOnchainBalanceMicros: config.demoOnchainBalanceMicros });
   await seedDemoOnStart(orm.em.fork(), settlement, config, logger);
@@ -92,6 +98,9 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
     ...marketMakersHandlers({ onRemoved: (wallet) => gateway.endWallet(wallet) }),
     ...marketsHandlers({ settings: config.markets }),
     ...poolImagesHandlers(),
+    ...positionsHandlers(),
+    ...mmTradingHandlers(),
+    ...marketWindowsHandlers({ settings: config.markets, settlement: windowSettlement }),
     ...contestsHandlers({ resolution: resolutionProducer }),
     ...rfqHandlers({ settings: config.rfq }),
     ...rfqTakerHandlers({ rfq: rfqDeps, bus: rt.bus, closer, waiters: rfqWaiters }),
@@ -142,6 +151,7 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
       operationWaiter.close();
       await settlementProducer.close();
       await resolutionProducer.close();
+      await windowProducer.close();
       await workerHealth.close();
       await rateLimitStore.close();
       await sharedCap.close();

@@ -255,6 +255,20 @@ export interface Operations {
       503: { body: T.LookupMarketErrors[503] };
     };
   };
+  /** GET /v1/markets/{market_id} */
+  getMarket: {
+    params: T.GetMarketData['path'];
+    query: Record<string, never>;
+    contentType: undefined;
+    body: undefined;
+    responses: {
+      200: { body: T.GetMarketResponses[200] };
+      400: { body: T.GetMarketErrors[400] };
+      404: { body: T.GetMarketErrors[404] };
+      500: { body: T.GetMarketErrors[500] };
+      503: { body: T.GetMarketErrors[503] };
+    };
+  };
   /** GET /v1/rfq/typed-data */
   getRfqTypedData: {
     params: Record<string, never>;
@@ -477,14 +491,104 @@ export interface Operations {
       503: { body: T.GetAvailableAppTokenBalanceErrors[503] };
     };
   };
-  /** GET /v1/mm/taker_pnl */
-  getTakerPnl: {
+  /** GET /v1/positions */
+  listPositions: {
+    params: Record<string, never>;
+    query: NonNullable<T.ListPositionsData['query']>;
+    contentType: undefined;
+    body: undefined;
+    responses: {
+      200: { body: T.ListPositionsResponses[200] };
+      400: { body: T.ListPositionsErrors[400] };
+      401: { body: T.ListPositionsErrors[401] };
+      403: { body: T.ListPositionsErrors[403] };
+      500: { body: T.ListPositionsErrors[500] };
+      503: { body: T.ListPositionsErrors[503] };
+    };
+  };
+  /** GET /v1/positions/{position_id} */
+  getPosition: {
+    params: T.GetPositionData['path'];
+    query: Record<string, never>;
+    contentType: undefined;
+    body: undefined;
+    responses: {
+      200: { body: T.GetPositionResponses[200] };
+      400: { body: T.GetPositionErrors[400] };
+      401: { body: T.GetPositionErrors[401] };
+      403: { body: T.GetPositionErrors[403] };
+      404: { body: T.GetPositionErrors[404] };
+      500: { body: T.GetPositionErrors[500] };
+      503: { body: T.GetPositionErrors[503] };
+    };
+  };
+  /** GET /v1/portfolio */
+  getPortfolio: {
     params: Record<string, never>;
     query: Record<string, never>;
     contentType: undefined;
     body: undefined;
     responses: {
+      200: { body: T.GetPortfolioResponses[200] };
+      401: { body: T.GetPortfolioErrors[401] };
+      403: { body: T.GetPortfolioErrors[403] };
+      500: { body: T.GetPortfolioErrors[500] };
+      503: { body: T.GetPortfolioErrors[503] };
+    };
+  };
+  /** GET /v1/portfolio/pnl */
+  getPnlHistory: {
+    params: Record<string, never>;
+    query: NonNullable<T.GetPnlHistoryData['query']>;
+    contentType: undefined;
+    body: undefined;
+    responses: {
+      200: { body: T.GetPnlHistoryResponses[200] };
+      400: { body: T.GetPnlHistoryErrors[400] };
+      401: { body: T.GetPnlHistoryErrors[401] };
+      403: { body: T.GetPnlHistoryErrors[403] };
+      500: { body: T.GetPnlHistoryErrors[500] };
+      503: { body: T.GetPnlHistoryErrors[503] };
+    };
+  };
+  /** GET /v1/mm/pnl */
+  getMakerPnl: {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    contentType: undefined;
+    body: undefined;
+    responses: {
+      200: { body: T.GetMakerPnlResponses[200] };
+      401: { body: T.GetMakerPnlErrors[401] };
+      403: { body: T.GetMakerPnlErrors[403] };
+      500: { body: T.GetMakerPnlErrors[500] };
+      503: { body: T.GetMakerPnlErrors[503] };
+    };
+  };
+  /** GET /v1/mm/fills */
+  listMakerFills: {
+    params: Record<string, never>;
+    query: NonNullable<T.ListMakerFillsData['query']>;
+    contentType: undefined;
+    body: undefined;
+    responses: {
+      200: { body: T.ListMakerFillsResponses[200] };
+      400: { body: T.ListMakerFillsErrors[400] };
+      401: { body: T.ListMakerFillsErrors[401] };
+      403: { body: T.ListMakerFillsErrors[403] };
+      500: { body: T.ListMakerFillsErrors[500] };
+      503: { body: T.ListMakerFillsErrors[503] };
+    };
+  };
+  /** GET /v1/mm/taker_pnl */
+  getTakerPnl: {
+    params: Record<string, never>;
+    query: NonNullable<T.GetTakerPnlData['query']>;
+    contentType: undefined;
+    body: undefined;
+    responses: {
       200: { body: T.GetTakerPnlResponses[200] };
+      400: { body: T.GetTakerPnlErrors[400] };
       401: { body: T.GetTakerPnlErrors[401] };
       403: { body: T.GetTakerPnlErrors[403] };
       500: { body: T.GetTakerPnlErrors[500] };
@@ -544,6 +648,26 @@ export interface Operations {
       415: { body: T.ResolveMarketErrors[415] };
       500: { body: T.ResolveMarketErrors[500] };
       503: { body: T.ResolveMarketErrors[503] };
+    };
+  };
+  /** POST /v1/admin/market-windows/{market_id}/resolve */
+  resolveMarketWindow: {
+    params: T.ResolveMarketWindowData['path'];
+    query: Record<string, never>;
+    /** Media types the request body may be sent as. */
+    contentType: 'application/json';
+    body: T.ResolveMarketWindowData['body'];
+    responses: {
+      200: { body: T.ResolveMarketWindowResponses[200] };
+      400: { body: T.ResolveMarketWindowErrors[400] };
+      401: { body: T.ResolveMarketWindowErrors[401] };
+      403: { body: T.ResolveMarketWindowErrors[403] };
+      404: { body: T.ResolveMarketWindowErrors[404] };
+      409: { body: T.ResolveMarketWindowErrors[409] };
+      413: { body: T.ResolveMarketWindowErrors[413] };
+      415: { body: T.ResolveMarketWindowErrors[415] };
+      500: { body: T.ResolveMarketWindowErrors[500] };
+      503: { body: T.ResolveMarketWindowErrors[503] };
     };
   };
   /** POST /v1/admin/contests/{id}/void */

@@ -137,7 +137,7 @@ export const PickOutcomeSchema = {
 } as const;
 
 export const ErrorSchema = {
-    description: 'The one error body of every route. `code` is stable and machine-readable; `error` is for\nhumans and may change. Codes:\n\n| status | code | when |\n|---|---|---|\n| 400 | VALIDATION_FAILED | body, query or path does not match this specification, or a string holds U+0000 or an unpaired surrogate (`details` lists the failures as `{in, path, message}`, at most 20, then `{omitted}`) |\n| 400 | INVALID_CURSOR | lobby or RFQ-list cursor not produced by this service |\n| 400 | WINDOW_NOT_ALIGNED | lookup `window_start_ms` not a multiple of `duration_secs * 1000` |\n| 401 | UNAUTHORIZED | no bearer token on a required-auth route |\n| 401 | INVALID_SESSION | bearer token unknown, revoked or expired (also on optional-auth routes) |\n| 401 | INVALID_IDENTITY_TOKEN | `privy_token` fails verification |\n| 401 | INVALID_SIWE_MESSAGE | Sign-In with Ethereum message or signature rejected |\n| 403 | FORBIDDEN | authenticated with a token not allowed on the route |\n| 404 | CONTEST_NOT_FOUND, USER_NOT_FOUND, MARKET_NOT_FOUND, OPERATION_NOT_FOUND, IMAGE_NOT_FOUND, RFQ_NOT_FOUND, QUOTE_NOT_FOUND, NOT_FOUND | the addressed resource does not exist (NOT_FOUND also for unknown paths; RFQ_NOT_FOUND also for another user\'s RFQ) |\n| 405 | METHOD_NOT_ALLOWED | method not supported by the path (with an `Allow` header) |\n| 409 | IDEMPOTENCY_KEY_REUSED | same idempotency key, different request body |\n| 409 | IDEMPOTENCY_REQUEST_IN_PROGRESS | same key while the first request is still executing |\n| 409 | BETTING_CLOSED, ENTRY_NOT_OPEN, CONTEST_FULL, ENTRY_LIMIT_REACHED | contest entry refused by the contest\'s state |\n| 409 | BETTING_CLOSED, NONCE_REUSED, OPEN_RFQ_LIMIT, RFQ_NOT_OPEN, QUOTE_NOT_LIVE, QUOTE_EXPIRED | RFQ order or accept refused by the market\'s, the RFQ\'s or the quote\'s state |\n| 409 | HANDLE_TAKEN | handle held by another user |\n| 409 | WALLET_IN_USE | Privy identity token whose wallet belongs to another Privy user\'s account |\n| 409 | MARKET_ALREADY_RESOLVED, CONTEST_ALREADY_SETTLED, MARKET_MAKER_EXISTS | operator API state conflicts |\n| 413 | PAYLOAD_TOO_LARGE | body over 64 KiB (JSON) or 2 MiB (image) |\n| 415 | UNSUPPORTED_MEDIA_TYPE | Content-Type not accepted by the route |\n| 422 | INSUFFICIENT_BALANCE, INVALID_PICKS, NO_LINKED_WALLET, SETTLEMENT_FAILED | well-formed request that cannot be carried out |\n| 422 | INVALID_ORDER, ORDER_EXPIRED, TAKER_MISMATCH, INVALID_SIGNATURE, ODDS_BELOW_MINIMUM, INSUFFICIENT_LIQUIDITY | RFQ order or accept that cannot be carried out (INVALID_ORDER lists `{in, path, message}` per field) |\n| 429 | RATE_LIMITED | rate limit exceeded (with `Retry-After`) |\n| 500 | INTERNAL | unexpected error; `details.request_id` identifies it in the logs |\n| 501 | NOT_IMPLEMENTED | documented operation not implemented by this deployment |\n| 503 | UNAVAILABLE | a dependency (database, queue) is down; safe to retry with the same idempotency key |\n',
+    description: 'The one error body of every route. `code` is stable and machine-readable; `error` is for\nhumans and may change. Codes:\n\n| status | code | when |\n|---|---|---|\n| 400 | VALIDATION_FAILED | body, query or path does not match this specification, or a string holds U+0000 or an unpaired surrogate (`details` lists the failures as `{in, path, message}`, at most 20, then `{omitted}`) |\n| 400 | INVALID_CURSOR | lobby or RFQ-list cursor not produced by this service |\n| 400 | WINDOW_NOT_ALIGNED | lookup `window_start_ms` not a multiple of `duration_secs * 1000` |\n| 401 | UNAUTHORIZED | no bearer token on a required-auth route |\n| 401 | INVALID_SESSION | bearer token unknown, revoked or expired (also on optional-auth routes) |\n| 401 | INVALID_IDENTITY_TOKEN | `privy_token` fails verification |\n| 401 | INVALID_SIWE_MESSAGE | Sign-In with Ethereum message or signature rejected |\n| 403 | FORBIDDEN | authenticated with a token not allowed on the route |\n| 404 | CONTEST_NOT_FOUND, USER_NOT_FOUND, MARKET_NOT_FOUND, OPERATION_NOT_FOUND, IMAGE_NOT_FOUND, RFQ_NOT_FOUND, QUOTE_NOT_FOUND, NOT_FOUND | the addressed resource does not exist (NOT_FOUND also for unknown paths; RFQ_NOT_FOUND also for another user\'s RFQ) |\n| 405 | METHOD_NOT_ALLOWED | method not supported by the path (with an `Allow` header) |\n| 409 | IDEMPOTENCY_KEY_REUSED | same idempotency key, different request body |\n| 409 | IDEMPOTENCY_REQUEST_IN_PROGRESS | same key while the first request is still executing |\n| 409 | BETTING_CLOSED, ENTRY_NOT_OPEN, CONTEST_FULL, ENTRY_LIMIT_REACHED | contest entry refused by the contest\'s state |\n| 409 | BETTING_CLOSED, NONCE_REUSED, OPEN_RFQ_LIMIT, RFQ_NOT_OPEN, QUOTE_NOT_LIVE, QUOTE_EXPIRED | RFQ order or accept refused by the market\'s, the RFQ\'s or the quote\'s state |\n| 409 | HANDLE_TAKEN | handle held by another user |\n| 409 | WALLET_IN_USE | Privy identity token whose wallet belongs to another Privy user\'s account |\n| 409 | MARKET_ALREADY_RESOLVED, CONTEST_ALREADY_SETTLED, MARKET_MAKER_EXISTS, BETTING_OPEN | operator API state conflicts (BETTING_OPEN: an RFQ window resolved before its betting close) |\n| 413 | PAYLOAD_TOO_LARGE | body over 64 KiB (JSON) or 2 MiB (image) |\n| 415 | UNSUPPORTED_MEDIA_TYPE | Content-Type not accepted by the route |\n| 422 | INSUFFICIENT_BALANCE, INVALID_PICKS, NO_LINKED_WALLET, SETTLEMENT_FAILED | well-formed request that cannot be carried out |\n| 422 | INVALID_ORDER, ORDER_EXPIRED, TAKER_MISMATCH, INVALID_SIGNATURE, ODDS_BELOW_MINIMUM, INSUFFICIENT_LIQUIDITY | RFQ order or accept that cannot be carried out (INVALID_ORDER lists `{in, path, message}` per field) |\n| 429 | RATE_LIMITED | rate limit exceeded (with `Retry-After`) |\n| 500 | INTERNAL | unexpected error; `details.request_id` identifies it in the logs |\n| 501 | NOT_IMPLEMENTED | documented operation not implemented by this deployment |\n| 503 | UNAVAILABLE | a dependency (database, queue) is down; safe to retry with the same idempotency key |\n',
     type: 'object',
     additionalProperties: false,
     required: [
@@ -2211,13 +2211,584 @@ export const AvailableAppTokenBalanceSchema = {
     }
 } as const;
 
+export const WindowStatusSchema = {
+    description: '`OPEN` until the betting close, `CLOSED` until resolved, then `RESOLVED` (YES/NO) or `VOIDED`.',
+    type: 'string',
+    enum: [
+        'OPEN',
+        'CLOSED',
+        'RESOLVED',
+        'VOIDED'
+    ]
+} as const;
+
+export const MarketWindowStateSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'market_id',
+        'asset',
+        'duration_secs',
+        'start_at_ms',
+        'betting_closes_at_ms',
+        'end_at_ms',
+        'status',
+        'outcome',
+        'open_price_micros',
+        'close_price_micros',
+        'price_source',
+        'resolved_at_ms'
+    ],
+    properties: {
+        market_id: {
+            type: 'integer',
+            format: 'int64',
+            description: 'Value to submit in `order.legs[].market_id`.'
+        },
+        asset: {
+            type: 'string',
+            description: 'Asset symbol.'
+        },
+        duration_secs: {
+            type: 'integer',
+            format: 'int32',
+            description: 'Window duration, seconds.'
+        },
+        start_at_ms: {
+            type: 'integer',
+            format: 'int64',
+            description: 'Window start, Unix ms; the open price is taken here.'
+        },
+        betting_closes_at_ms: {
+            type: 'integer',
+            format: 'int64',
+            description: 'Betting close, Unix ms (`end_at_ms` minus the betting-close buffer).'
+        },
+        end_at_ms: {
+            type: 'integer',
+            format: 'int64',
+            description: 'Window end (`start_at_ms + duration_secs * 1000`), Unix ms; the close price is taken here.'
+        },
+        status: {
+            $ref: '#/components/schemas/WindowStatus'
+        },
+        outcome: {
+            description: '`YES` (up: close > open) or `NO` once `RESOLVED`; null while open or closed, and when voided.',
+            type: [
+                'string',
+                'null'
+            ],
+            enum: [
+                'YES',
+                'NO',
+                null
+            ]
+        },
+        open_price_micros: {
+            description: 'Price at `start_at_ms`, micros of USD, once resolved by the price feed; null otherwise (also when an operator resolved).',
+            anyOf: [
+                {
+                    $ref: '#/components/schemas/DecimalMicros'
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        },
+        close_price_micros: {
+            description: 'Price at `end_at_ms`, micros of USD, once resolved by the price feed; null otherwise.',
+            anyOf: [
+                {
+                    $ref: '#/components/schemas/DecimalMicros'
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        },
+        price_source: {
+            description: 'Who resolved the window, `demo` (the demo feed; a real feed gives its own name) or `operator`; null until resolved.',
+            type: [
+                'string',
+                'null'
+            ]
+        },
+        resolved_at_ms: {
+            description: 'When the resolution was recorded, Unix ms; null until resolved.',
+            type: [
+                'integer',
+                'null'
+            ],
+            format: 'int64'
+        }
+    }
+} as const;
+
+export const MarketWindowStateResponseSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'market'
+    ],
+    properties: {
+        market: {
+            $ref: '#/components/schemas/MarketWindowState'
+        }
+    }
+} as const;
+
+export const PositionStatusSchema = {
+    description: '`open` while a leg is pending; `lost` once any leg lost; `won` when every leg won; `voided` when no leg lost, one or more were voided and none is pending.',
+    type: 'string',
+    enum: [
+        'open',
+        'won',
+        'lost',
+        'voided'
+    ]
+} as const;
+
+export const PositionLegSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'leg_index',
+        'market_id',
+        'asset',
+        'duration_secs',
+        'window_start_ms',
+        'end_at_ms',
+        'direction',
+        'outcome'
+    ],
+    properties: {
+        leg_index: {
+            type: 'integer',
+            format: 'int32',
+            minimum: 0,
+            description: 'Position of the leg in the signed order\'s `legs`.'
+        },
+        market_id: {
+            type: 'integer',
+            format: 'int64',
+            description: 'The leg\'s RFQ market window.'
+        },
+        asset: {
+            type: 'string',
+            description: 'Asset symbol of the window.'
+        },
+        duration_secs: {
+            type: 'integer',
+            format: 'int32',
+            description: 'Window duration, seconds.'
+        },
+        window_start_ms: {
+            type: 'integer',
+            format: 'int64',
+            description: 'Window start, Unix ms.'
+        },
+        end_at_ms: {
+            type: 'integer',
+            format: 'int64',
+            description: 'Window end, Unix ms.'
+        },
+        direction: {
+            $ref: '#/components/schemas/PickDirection'
+        },
+        outcome: {
+            $ref: '#/components/schemas/PickOutcome'
+        }
+    }
+} as const;
+
+export const PositionSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'position_id',
+        'rfq_id',
+        'role',
+        'status',
+        'stake_micros',
+        'odds_bps',
+        'payout_micros',
+        'pnl_micros',
+        'created_at_ms',
+        'resolved_at_ms',
+        'legs'
+    ],
+    properties: {
+        position_id: {
+            type: 'string',
+            format: 'uuid'
+        },
+        rfq_id: {
+            type: 'string',
+            format: 'uuid',
+            description: 'The RFQ whose fill opened the position.'
+        },
+        role: {
+            type: 'string',
+            enum: [
+                'taker'
+            ],
+            description: 'The caller\'s side of the position (always `taker` here; makers see `GET /v1/mm/fills`).'
+        },
+        status: {
+            $ref: '#/components/schemas/PositionStatus'
+        },
+        stake_micros: {
+            $ref: '#/components/schemas/DecimalMicros',
+            description: 'Filled stake, micros.'
+        },
+        odds_bps: {
+            type: 'integer',
+            format: 'int32',
+            description: 'Effective decimal odds including the stake (`floor(payout * 10000 / stake)`), 10000 = even.'
+        },
+        payout_micros: {
+            $ref: '#/components/schemas/DecimalMicros',
+            description: 'Gross payout (stake included) if the position wins, micros.'
+        },
+        pnl_micros: {
+            description: 'Once settled, won `payout - stake`, lost `-stake`, voided `0`; null while open.',
+            anyOf: [
+                {
+                    $ref: '#/components/schemas/SignedDecimalMicros'
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        },
+        created_at_ms: {
+            type: 'integer',
+            format: 'int64',
+            description: 'When the RFQ filled, Unix ms.'
+        },
+        resolved_at_ms: {
+            type: [
+                'integer',
+                'null'
+            ],
+            format: 'int64',
+            description: 'When the position settled, Unix ms; null while open.'
+        },
+        legs: {
+            type: 'array',
+            minItems: 1,
+            items: {
+                $ref: '#/components/schemas/PositionLeg'
+            }
+        }
+    }
+} as const;
+
+export const PositionListSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'positions',
+        'next_cursor'
+    ],
+    properties: {
+        positions: {
+            type: 'array',
+            items: {
+                $ref: '#/components/schemas/Position'
+            }
+        },
+        next_cursor: {
+            type: [
+                'string',
+                'null'
+            ],
+            description: 'Pass as `cursor` for the next page; null on the last page.'
+        }
+    }
+} as const;
+
+export const PortfolioSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'open_positions',
+        'open_stake_micros',
+        'potential_payout_micros',
+        'settled_positions',
+        'wins',
+        'losses',
+        'voided',
+        'realized_pnl_micros',
+        'as_of_ms'
+    ],
+    properties: {
+        open_positions: {
+            type: 'integer',
+            format: 'int64',
+            minimum: 0,
+            description: 'Positions not settled yet.'
+        },
+        open_stake_micros: {
+            $ref: '#/components/schemas/DecimalMicros',
+            description: 'Stake of the open positions, micros (part of the reserved balance).'
+        },
+        potential_payout_micros: {
+            $ref: '#/components/schemas/DecimalMicros',
+            description: 'Gross payout of the open positions if all of them win, micros.'
+        },
+        settled_positions: {
+            type: 'integer',
+            format: 'int64',
+            minimum: 0,
+            description: 'Settled positions (`wins + losses + voided`).'
+        },
+        wins: {
+            type: 'integer',
+            format: 'int64',
+            minimum: 0
+        },
+        losses: {
+            type: 'integer',
+            format: 'int64',
+            minimum: 0
+        },
+        voided: {
+            type: 'integer',
+            format: 'int64',
+            minimum: 0
+        },
+        realized_pnl_micros: {
+            $ref: '#/components/schemas/SignedDecimalMicros',
+            description: 'Sum of the settled positions\' `pnl_micros`.'
+        },
+        as_of_ms: {
+            type: 'integer',
+            format: 'int64',
+            description: 'Time of the figures, Unix ms.'
+        }
+    }
+} as const;
+
+export const PnlEventSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'position_id',
+        'resolved_at_ms',
+        'pnl_micros',
+        'cumulative_micros'
+    ],
+    properties: {
+        position_id: {
+            type: 'string',
+            format: 'uuid'
+        },
+        resolved_at_ms: {
+            type: 'integer',
+            format: 'int64',
+            description: 'When the position settled, Unix ms.'
+        },
+        pnl_micros: {
+            $ref: '#/components/schemas/SignedDecimalMicros',
+            description: 'The position\'s PnL.'
+        },
+        cumulative_micros: {
+            $ref: '#/components/schemas/SignedDecimalMicros',
+            description: 'Running total of every settled position up to and including this one.'
+        }
+    }
+} as const;
+
+export const PnlHistorySchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'events',
+        'next_cursor'
+    ],
+    properties: {
+        events: {
+            type: 'array',
+            items: {
+                $ref: '#/components/schemas/PnlEvent'
+            }
+        },
+        next_cursor: {
+            type: [
+                'string',
+                'null'
+            ],
+            description: 'Pass as `cursor` for the next page; null on the last page.'
+        }
+    }
+} as const;
+
+export const MakerFillSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'fill_id',
+        'position_id',
+        'rfq_id',
+        'quote_id',
+        'stake_micros',
+        'odds_bps',
+        'liability_micros',
+        'status',
+        'maker_pnl_micros',
+        'created_at_ms'
+    ],
+    properties: {
+        fill_id: {
+            type: 'string',
+            format: 'uuid'
+        },
+        position_id: {
+            type: 'string',
+            format: 'uuid'
+        },
+        rfq_id: {
+            type: 'string',
+            format: 'uuid'
+        },
+        quote_id: {
+            type: 'string',
+            format: 'uuid',
+            description: 'The maker\'s quote that filled.'
+        },
+        stake_micros: {
+            $ref: '#/components/schemas/DecimalMicros',
+            description: 'The part of the taker\'s stake this fill took, micros.'
+        },
+        odds_bps: {
+            type: 'integer',
+            format: 'int32',
+            description: 'The quote\'s odds.'
+        },
+        liability_micros: {
+            $ref: '#/components/schemas/DecimalMicros',
+            description: 'What the maker pays if the taker wins (`floor(stake * odds_bps / 10000) - stake`), micros.'
+        },
+        status: {
+            $ref: '#/components/schemas/PositionStatus'
+        },
+        maker_pnl_micros: {
+            description: 'Once settled, taker lost `+stake`, taker won `-liability`, voided `0`; null while open.',
+            anyOf: [
+                {
+                    $ref: '#/components/schemas/SignedDecimalMicros'
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        },
+        created_at_ms: {
+            type: 'integer',
+            format: 'int64',
+            description: 'When the fill happened, Unix ms.'
+        }
+    }
+} as const;
+
+export const MakerFillListSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'fills',
+        'next_cursor'
+    ],
+    properties: {
+        fills: {
+            type: 'array',
+            items: {
+                $ref: '#/components/schemas/MakerFill'
+            }
+        },
+        next_cursor: {
+            type: [
+                'string',
+                'null'
+            ],
+            description: 'Pass as `cursor` for the next page; null on the last page.'
+        }
+    }
+} as const;
+
+export const TakerStatsSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'total_pnl_micros',
+        'total_positions',
+        'open_positions',
+        'wins',
+        'losses'
+    ],
+    properties: {
+        total_pnl_micros: {
+            $ref: '#/components/schemas/SignedDecimalMicros',
+            description: 'The taker\'s realized PnL over settled positions, micros.'
+        },
+        total_positions: {
+            type: 'integer',
+            format: 'int64',
+            minimum: 0,
+            description: 'Open and settled positions.'
+        },
+        open_positions: {
+            type: 'integer',
+            format: 'int64',
+            minimum: 0
+        },
+        wins: {
+            type: 'integer',
+            format: 'int64',
+            minimum: 0
+        },
+        losses: {
+            type: 'integer',
+            format: 'int64',
+            minimum: 0
+        }
+    }
+} as const;
+
 export const TakerPnlSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'wallet_address',
+        'stats'
+    ],
+    properties: {
+        wallet_address: {
+            $ref: '#/components/schemas/EvmAddress',
+            description: 'The taker\'s wallet (EIP-55 checksum form).'
+        },
+        stats: {
+            description: 'Null when the wallet never traded.',
+            anyOf: [
+                {
+                    $ref: '#/components/schemas/TakerStats'
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        }
+    }
+} as const;
+
+export const MakerPnlSchema = {
     type: 'object',
     additionalProperties: false,
     required: [
         'wallet_address',
         'realized_pnl_micros',
         'trade_count',
+        'open_liability_micros',
         'as_of_ms'
     ],
     properties: {
@@ -2233,7 +2804,11 @@ export const TakerPnlSchema = {
             type: 'integer',
             format: 'int64',
             minimum: 0,
-            description: 'Trades counted.'
+            description: 'Settled fills.'
+        },
+        open_liability_micros: {
+            $ref: '#/components/schemas/DecimalMicros',
+            description: 'Liability of the fills whose position is still open, micros.'
         },
         as_of_ms: {
             type: 'integer',

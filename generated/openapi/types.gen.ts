@@ -105,7 +105,7 @@ export type PickOutcome = 'pending' | 'won' | 'lost' | 'voided';
  * | 409 | BETTING_CLOSED, NONCE_REUSED, OPEN_RFQ_LIMIT, RFQ_NOT_OPEN, QUOTE_NOT_LIVE, QUOTE_EXPIRED | RFQ order or accept refused by the market's, the RFQ's or the quote's state |
  * | 409 | HANDLE_TAKEN | handle held by another user |
  * | 409 | WALLET_IN_USE | Privy identity token whose wallet belongs to another Privy user's account |
- * | 409 | MARKET_ALREADY_RESOLVED, CONTEST_ALREADY_SETTLED, MARKET_MAKER_EXISTS | operator API state conflicts |
+ * | 409 | MARKET_ALREADY_RESOLVED, CONTEST_ALREADY_SETTLED, MARKET_MAKER_EXISTS, BETTING_OPEN | operator API state conflicts (BETTING_OPEN: an RFQ window resolved before its betting close) |
  * | 413 | PAYLOAD_TOO_LARGE | body over 64 KiB (JSON) or 2 MiB (image) |
  * | 415 | UNSUPPORTED_MEDIA_TYPE | Content-Type not accepted by the route |
  * | 422 | INSUFFICIENT_BALANCE, INVALID_PICKS, NO_LINKED_WALLET, SETTLEMENT_FAILED | well-formed request that cannot be carried out |
@@ -971,7 +971,262 @@ export type AvailableAppTokenBalance = {
     available_app_token_micros: DecimalMicros;
 };
 
+/**
+ * `OPEN` until the betting close, `CLOSED` until resolved, then `RESOLVED` (YES/NO) or `VOIDED`.
+ */
+export type WindowStatus = 'OPEN' | 'CLOSED' | 'RESOLVED' | 'VOIDED';
+
+export type MarketWindowState = {
+    /**
+     * Value to submit in `order.legs[].market_id`.
+     */
+    market_id: number;
+    /**
+     * Asset symbol.
+     */
+    asset: string;
+    /**
+     * Window duration, seconds.
+     */
+    duration_secs: number;
+    /**
+     * Window start, Unix ms; the open price is taken here.
+     */
+    start_at_ms: number;
+    /**
+     * Betting close, Unix ms (`end_at_ms` minus the betting-close buffer).
+     */
+    betting_closes_at_ms: number;
+    /**
+     * Window end (`start_at_ms + duration_secs * 1000`), Unix ms; the close price is taken here.
+     */
+    end_at_ms: number;
+    status: WindowStatus;
+    /**
+     * `YES` (up: close > open) or `NO` once `RESOLVED`; null while open or closed, and when voided.
+     */
+    outcome: 'YES' | 'NO' | null;
+    /**
+     * Price at `start_at_ms`, micros of USD, once resolved by the price feed; null otherwise (also when an operator resolved).
+     */
+    open_price_micros: DecimalMicros | null;
+    /**
+     * Price at `end_at_ms`, micros of USD, once resolved by the price feed; null otherwise.
+     */
+    close_price_micros: DecimalMicros | null;
+    /**
+     * Who resolved the window, `demo` (the demo feed; a real feed gives its own name) or `operator`; null until resolved.
+     */
+    price_source: string | null;
+    /**
+     * When the resolution was recorded, Unix ms; null until resolved.
+     */
+    resolved_at_ms: number | null;
+};
+
+export type MarketWindowStateResponse = {
+    market: MarketWindowState;
+};
+
+/**
+ * `open` while a leg is pending; `lost` once any leg lost; `won` when every leg won; `voided` when no leg lost, one or more were voided and none is pending.
+ */
+export type PositionStatus = 'open' | 'won' | 'lost' | 'voided';
+
+export type PositionLeg = {
+    /**
+     * Position of the leg in the signed order's `legs`.
+     */
+    leg_index: number;
+    /**
+     * The leg's RFQ market window.
+     */
+    market_id: number;
+    /**
+     * Asset symbol of the window.
+     */
+    asset: string;
+    /**
+     * Window duration, seconds.
+     */
+    duration_secs: number;
+    /**
+     * Window start, Unix ms.
+     */
+    window_start_ms: number;
+    /**
+     * Window end, Unix ms.
+     */
+    end_at_ms: number;
+    direction: PickDirection;
+    outcome: PickOutcome;
+};
+
+export type Position = {
+    position_id: string;
+    /**
+     * The RFQ whose fill opened the position.
+     */
+    rfq_id: string;
+    /**
+     * The caller's side of the position (always `taker` here; makers see `GET /v1/mm/fills`).
+     */
+    role: 'taker';
+    status: PositionStatus;
+    /**
+     * Filled stake, micros.
+     */
+    stake_micros: DecimalMicros;
+    /**
+     * Effective decimal odds including the stake (`floor(payout * 10000 / stake)`), 10000 = even.
+     */
+    odds_bps: number;
+    /**
+     * Gross payout (stake included) if the position wins, micros.
+     */
+    payout_micros: DecimalMicros;
+    /**
+     * Once settled, won `payout - stake`, lost `-stake`, voided `0`; null while open.
+     */
+    pnl_micros: SignedDecimalMicros | null;
+    /**
+     * When the RFQ filled, Unix ms.
+     */
+    created_at_ms: number;
+    /**
+     * When the position settled, Unix ms; null while open.
+     */
+    resolved_at_ms: number | null;
+    legs: Array<PositionLeg>;
+};
+
+export type PositionList = {
+    positions: Array<Position>;
+    /**
+     * Pass as `cursor` for the next page; null on the last page.
+     */
+    next_cursor: string | null;
+};
+
+export type Portfolio = {
+    /**
+     * Positions not settled yet.
+     */
+    open_positions: number;
+    /**
+     * Stake of the open positions, micros (part of the reserved balance).
+     */
+    open_stake_micros: DecimalMicros;
+    /**
+     * Gross payout of the open positions if all of them win, micros.
+     */
+    potential_payout_micros: DecimalMicros;
+    /**
+     * Settled positions (`wins + losses + voided`).
+     */
+    settled_positions: number;
+    wins: number;
+    losses: number;
+    voided: number;
+    /**
+     * Sum of the settled positions' `pnl_micros`.
+     */
+    realized_pnl_micros: SignedDecimalMicros;
+    /**
+     * Time of the figures, Unix ms.
+     */
+    as_of_ms: number;
+};
+
+export type PnlEvent = {
+    position_id: string;
+    /**
+     * When the position settled, Unix ms.
+     */
+    resolved_at_ms: number;
+    /**
+     * The position's PnL.
+     */
+    pnl_micros: SignedDecimalMicros;
+    /**
+     * Running total of every settled position up to and including this one.
+     */
+    cumulative_micros: SignedDecimalMicros;
+};
+
+export type PnlHistory = {
+    events: Array<PnlEvent>;
+    /**
+     * Pass as `cursor` for the next page; null on the last page.
+     */
+    next_cursor: string | null;
+};
+
+export type MakerFill = {
+    fill_id: string;
+    position_id: string;
+    rfq_id: string;
+    /**
+     * The maker's quote that filled.
+     */
+    quote_id: string;
+    /**
+     * The part of the taker's stake this fill took, micros.
+     */
+    stake_micros: DecimalMicros;
+    /**
+     * The quote's odds.
+     */
+    odds_bps: number;
+    /**
+     * What the maker pays if the taker wins (`floor(stake * odds_bps / 10000) - stake`), micros.
+     */
+    liability_micros: DecimalMicros;
+    status: PositionStatus;
+    /**
+     * Once settled, taker lost `+stake`, taker won `-liability`, voided `0`; null while open.
+     */
+    maker_pnl_micros: SignedDecimalMicros | null;
+    /**
+     * When the fill happened, Unix ms.
+     */
+    created_at_ms: number;
+};
+
+export type MakerFillList = {
+    fills: Array<MakerFill>;
+    /**
+     * Pass as `cursor` for the next page; null on the last page.
+     */
+    next_cursor: string | null;
+};
+
+export type TakerStats = {
+    /**
+     * The taker's realized PnL over settled positions, micros.
+     */
+    total_pnl_micros: SignedDecimalMicros;
+    /**
+     * Open and settled positions.
+     */
+    total_positions: number;
+    open_positions: number;
+    wins: number;
+    losses: number;
+};
+
 export type TakerPnl = {
+    /**
+     * The taker's wallet (EIP-55 checksum form).
+     */
+    wallet_address: EvmAddress;
+    /**
+     * Null when the wallet never traded.
+     */
+    stats: TakerStats | null;
+};
+
+export type MakerPnl = {
     /**
      * The market maker's wallet (EIP-55 checksum form).
      */
@@ -981,9 +1236,13 @@ export type TakerPnl = {
      */
     realized_pnl_micros: SignedDecimalMicros;
     /**
-     * Trades counted.
+     * Settled fills.
      */
     trade_count: number;
+    /**
+     * Liability of the fills whose position is still open, micros.
+     */
+    open_liability_micros: DecimalMicros;
     /**
      * Time of the figures, Unix ms.
      */
@@ -1133,6 +1392,30 @@ export type Asset = string;
  * Window duration in seconds; 300 (5 min) and 900 (15 min) are common for up/down markets.
  */
 export type DurationSecs = number;
+
+/**
+ * An RFQ market window's `market_id` (from `GET /v1/markets/current` or `/v1/markets/lookup`), in decimal digits; at most 9223372036854775807, else 400.
+ */
+export type WindowMarketId = number;
+
+/**
+ * Only positions in this status (taker-relative).
+ */
+export type PositionStatusFilter = PositionStatus;
+
+/**
+ * Opaque value from a prior response's `next_cursor` of the same list and deployment, sent
+ * unchanged with the same filters. It is signed per deployment, so no cursor can be made by hand:
+ * any other value (edited, forged, from another list or deployment, or sent with other filters)
+ * is 400 `INVALID_CURSOR`.
+ *
+ */
+export type PositionsCursor = string;
+
+/**
+ * Page size. Default 50; clamped to 1..100 (out-of-range int32 values are clamped, not rejected). A non-integer, or an integer beyond int32, is 400.
+ */
+export type PositionsLimit = number;
 
 export type CreateSessionData = {
     body: CreateSessionRequest;
@@ -1954,6 +2237,51 @@ export type LookupMarketResponses = {
 
 export type LookupMarketResponse = LookupMarketResponses[keyof LookupMarketResponses];
 
+export type GetMarketData = {
+    body?: never;
+    path: {
+        /**
+         * An RFQ market window's `market_id` (from `GET /v1/markets/current` or `/v1/markets/lookup`), in decimal digits; at most 9223372036854775807, else 400.
+         */
+        market_id: number;
+    };
+    query?: never;
+    url: '/v1/markets/{market_id}';
+};
+
+export type GetMarketErrors = {
+    /**
+     * The request does not match this specification, or one of its strings holds U+0000 or an
+     * unpaired surrogate, or a path parameter is not valid percent-encoded UTF-8. `details` lists the
+     * failures (at most 20, then `{"omitted": <count>}`).
+     *
+     */
+    400: Error;
+    /**
+     * No RFQ market window has this id (a contest market's id included).
+     */
+    404: Error;
+    /**
+     * Unexpected server error. `details.request_id` identifies the request in the logs.
+     */
+    500: Error;
+    /**
+     * A dependency (database or queue) is unavailable. Safe to retry, with the same idempotency key for idempotent requests.
+     */
+    503: Error;
+};
+
+export type GetMarketError = GetMarketErrors[keyof GetMarketErrors];
+
+export type GetMarketResponses = {
+    /**
+     * The window and its state.
+     */
+    200: MarketWindowStateResponse;
+};
+
+export type GetMarketResponse = GetMarketResponses[keyof GetMarketResponses];
+
 export type GetRfqTypedDataData = {
     body?: never;
     path?: never;
@@ -2650,14 +2978,331 @@ export type GetAvailableAppTokenBalanceResponses = {
 
 export type GetAvailableAppTokenBalanceResponse = GetAvailableAppTokenBalanceResponses[keyof GetAvailableAppTokenBalanceResponses];
 
-export type GetTakerPnlData = {
+export type ListPositionsData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Only positions in this status (taker-relative).
+         */
+        status?: PositionStatus;
+        /**
+         * Opaque value from a prior response's `next_cursor` of the same list and deployment, sent
+         * unchanged with the same filters. It is signed per deployment, so no cursor can be made by hand:
+         * any other value (edited, forged, from another list or deployment, or sent with other filters)
+         * is 400 `INVALID_CURSOR`.
+         *
+         */
+        cursor?: string;
+        /**
+         * Page size. Default 50; clamped to 1..100 (out-of-range int32 values are clamped, not rejected). A non-integer, or an integer beyond int32, is 400.
+         */
+        limit?: number;
+    };
+    url: '/v1/positions';
+};
+
+export type ListPositionsErrors = {
+    /**
+     * Invalid query (`VALIDATION_FAILED`) or a cursor not produced by this service for this list and these filters (`INVALID_CURSOR`).
+     */
+    400: Error;
+    /**
+     * No bearer token (`UNAUTHORIZED`), or a token that is unknown, revoked or expired (`INVALID_SESSION`).
+     */
+    401: Error;
+    /**
+     * Authenticated with the wrong kind of token (a market-maker token on a user route, a user token on a market-maker or operator route).
+     */
+    403: Error;
+    /**
+     * Unexpected server error. `details.request_id` identifies the request in the logs.
+     */
+    500: Error;
+    /**
+     * A dependency (database or queue) is unavailable. Safe to retry, with the same idempotency key for idempotent requests.
+     */
+    503: Error;
+};
+
+export type ListPositionsError = ListPositionsErrors[keyof ListPositionsErrors];
+
+export type ListPositionsResponses = {
+    /**
+     * One page of positions.
+     */
+    200: PositionList;
+};
+
+export type ListPositionsResponse = ListPositionsResponses[keyof ListPositionsResponses];
+
+export type GetPositionData = {
+    body?: never;
+    path: {
+        /**
+         * Position identifier (`position_id`, also the RFQ's `position_id`).
+         */
+        position_id: string;
+    };
+    query?: never;
+    url: '/v1/positions/{position_id}';
+};
+
+export type GetPositionErrors = {
+    /**
+     * The request does not match this specification, or one of its strings holds U+0000 or an
+     * unpaired surrogate, or a path parameter is not valid percent-encoded UTF-8. `details` lists the
+     * failures (at most 20, then `{"omitted": <count>}`).
+     *
+     */
+    400: Error;
+    /**
+     * No bearer token (`UNAUTHORIZED`), or a token that is unknown, revoked or expired (`INVALID_SESSION`).
+     */
+    401: Error;
+    /**
+     * Authenticated with the wrong kind of token (a market-maker token on a user route, a user token on a market-maker or operator route).
+     */
+    403: Error;
+    /**
+     * No position with this id belongs to the signed-in user.
+     */
+    404: Error;
+    /**
+     * Unexpected server error. `details.request_id` identifies the request in the logs.
+     */
+    500: Error;
+    /**
+     * A dependency (database or queue) is unavailable. Safe to retry, with the same idempotency key for idempotent requests.
+     */
+    503: Error;
+};
+
+export type GetPositionError = GetPositionErrors[keyof GetPositionErrors];
+
+export type GetPositionResponses = {
+    /**
+     * The position.
+     */
+    200: Position;
+};
+
+export type GetPositionResponse = GetPositionResponses[keyof GetPositionResponses];
+
+export type GetPortfolioData = {
     body?: never;
     path?: never;
     query?: never;
+    url: '/v1/portfolio';
+};
+
+export type GetPortfolioErrors = {
+    /**
+     * No bearer token (`UNAUTHORIZED`), or a token that is unknown, revoked or expired (`INVALID_SESSION`).
+     */
+    401: Error;
+    /**
+     * Authenticated with the wrong kind of token (a market-maker token on a user route, a user token on a market-maker or operator route).
+     */
+    403: Error;
+    /**
+     * Unexpected server error. `details.request_id` identifies the request in the logs.
+     */
+    500: Error;
+    /**
+     * A dependency (database or queue) is unavailable. Safe to retry, with the same idempotency key for idempotent requests.
+     */
+    503: Error;
+};
+
+export type GetPortfolioError = GetPortfolioErrors[keyof GetPortfolioErrors];
+
+export type GetPortfolioResponses = {
+    /**
+     * The summary, as of `as_of_ms`.
+     */
+    200: Portfolio;
+};
+
+export type GetPortfolioResponse = GetPortfolioResponses[keyof GetPortfolioResponses];
+
+export type GetPnlHistoryData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Only positions settled at or after this time, Unix ms. Default 0.
+         */
+        from_ms?: number;
+        /**
+         * Only positions settled at or before this time, Unix ms. Default no bound.
+         */
+        to_ms?: number;
+        /**
+         * Opaque value from a prior response's `next_cursor` of the same list and deployment, sent
+         * unchanged with the same filters. It is signed per deployment, so no cursor can be made by hand:
+         * any other value (edited, forged, from another list or deployment, or sent with other filters)
+         * is 400 `INVALID_CURSOR`.
+         *
+         */
+        cursor?: string;
+        /**
+         * Page size. Default 50; clamped to 1..100 (out-of-range int32 values are clamped, not rejected). A non-integer, or an integer beyond int32, is 400.
+         */
+        limit?: number;
+    };
+    url: '/v1/portfolio/pnl';
+};
+
+export type GetPnlHistoryErrors = {
+    /**
+     * Invalid query (`VALIDATION_FAILED`) or a cursor not produced by this service for this list and these filters (`INVALID_CURSOR`).
+     */
+    400: Error;
+    /**
+     * No bearer token (`UNAUTHORIZED`), or a token that is unknown, revoked or expired (`INVALID_SESSION`).
+     */
+    401: Error;
+    /**
+     * Authenticated with the wrong kind of token (a market-maker token on a user route, a user token on a market-maker or operator route).
+     */
+    403: Error;
+    /**
+     * Unexpected server error. `details.request_id` identifies the request in the logs.
+     */
+    500: Error;
+    /**
+     * A dependency (database or queue) is unavailable. Safe to retry, with the same idempotency key for idempotent requests.
+     */
+    503: Error;
+};
+
+export type GetPnlHistoryError = GetPnlHistoryErrors[keyof GetPnlHistoryErrors];
+
+export type GetPnlHistoryResponses = {
+    /**
+     * One page of PnL events.
+     */
+    200: PnlHistory;
+};
+
+export type GetPnlHistoryResponse = GetPnlHistoryResponses[keyof GetPnlHistoryResponses];
+
+export type GetMakerPnlData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/v1/mm/pnl';
+};
+
+export type GetMakerPnlErrors = {
+    /**
+     * No bearer token (`UNAUTHORIZED`), or a token that is unknown, revoked or expired (`INVALID_SESSION`).
+     */
+    401: Error;
+    /**
+     * Authenticated with the wrong kind of token (a market-maker token on a user route, a user token on a market-maker or operator route).
+     */
+    403: Error;
+    /**
+     * Unexpected server error. `details.request_id` identifies the request in the logs.
+     */
+    500: Error;
+    /**
+     * A dependency (database or queue) is unavailable. Safe to retry, with the same idempotency key for idempotent requests.
+     */
+    503: Error;
+};
+
+export type GetMakerPnlError = GetMakerPnlErrors[keyof GetMakerPnlErrors];
+
+export type GetMakerPnlResponses = {
+    /**
+     * The market maker's figures.
+     */
+    200: MakerPnl;
+};
+
+export type GetMakerPnlResponse = GetMakerPnlResponses[keyof GetMakerPnlResponses];
+
+export type ListMakerFillsData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Only positions in this status (taker-relative).
+         */
+        status?: PositionStatus;
+        /**
+         * Opaque value from a prior response's `next_cursor` of the same list and deployment, sent
+         * unchanged with the same filters. It is signed per deployment, so no cursor can be made by hand:
+         * any other value (edited, forged, from another list or deployment, or sent with other filters)
+         * is 400 `INVALID_CURSOR`.
+         *
+         */
+        cursor?: string;
+        /**
+         * Page size. Default 50; clamped to 1..100 (out-of-range int32 values are clamped, not rejected). A non-integer, or an integer beyond int32, is 400.
+         */
+        limit?: number;
+    };
+    url: '/v1/mm/fills';
+};
+
+export type ListMakerFillsErrors = {
+    /**
+     * Invalid query (`VALIDATION_FAILED`) or a cursor not produced by this service for this list and these filters (`INVALID_CURSOR`).
+     */
+    400: Error;
+    /**
+     * No bearer token (`UNAUTHORIZED`), or a token that is unknown, revoked or expired (`INVALID_SESSION`).
+     */
+    401: Error;
+    /**
+     * Authenticated with the wrong kind of token (a market-maker token on a user route, a user token on a market-maker or operator route).
+     */
+    403: Error;
+    /**
+     * Unexpected server error. `details.request_id` identifies the request in the logs.
+     */
+    500: Error;
+    /**
+     * A dependency (database or queue) is unavailable. Safe to retry, with the same idempotency key for idempotent requests.
+     */
+    503: Error;
+};
+
+export type ListMakerFillsError = ListMakerFillsErrors[keyof ListMakerFillsErrors];
+
+export type ListMakerFillsResponses = {
+    /**
+     * One page of fills.
+     */
+    200: MakerFillList;
+};
+
+export type ListMakerFillsResponse = ListMakerFillsResponses[keyof ListMakerFillsResponses];
+
+export type GetTakerPnlData = {
+    body?: never;
+    path?: never;
+    query: {
+        /**
+         * The taker's wallet address, any letter case.
+         */
+        wallet: string;
+    };
     url: '/v1/mm/taker_pnl';
 };
 
 export type GetTakerPnlErrors = {
+    /**
+     * The request does not match this specification, or one of its strings holds U+0000 or an
+     * unpaired surrogate, or a path parameter is not valid percent-encoded UTF-8. `details` lists the
+     * failures (at most 20, then `{"omitted": <count>}`).
+     *
+     */
+    400: Error;
     /**
      * No bearer token (`UNAUTHORIZED`), or a token that is unknown, revoked or expired (`INVALID_SESSION`).
      */
@@ -2680,7 +3325,7 @@ export type GetTakerPnlError = GetTakerPnlErrors[keyof GetTakerPnlErrors];
 
 export type GetTakerPnlResponses = {
     /**
-     * Realized taker PnL.
+     * The taker's stats, or null stats when the wallet never traded.
      */
     200: TakerPnl;
 };
@@ -2860,6 +3505,71 @@ export type ResolveMarketResponses = {
 };
 
 export type ResolveMarketResponse = ResolveMarketResponses[keyof ResolveMarketResponses];
+
+export type ResolveMarketWindowData = {
+    body: ResolveMarketRequest;
+    path: {
+        /**
+         * An RFQ market window's `market_id` (from `GET /v1/markets/current` or `/v1/markets/lookup`), in decimal digits; at most 9223372036854775807, else 400.
+         */
+        market_id: number;
+    };
+    query?: never;
+    url: '/v1/admin/market-windows/{market_id}/resolve';
+};
+
+export type ResolveMarketWindowErrors = {
+    /**
+     * The request does not match this specification, or one of its strings holds U+0000 or an
+     * unpaired surrogate, or a path parameter is not valid percent-encoded UTF-8. `details` lists the
+     * failures (at most 20, then `{"omitted": <count>}`).
+     *
+     */
+    400: Error;
+    /**
+     * No bearer token (`UNAUTHORIZED`), or a token that is unknown, revoked or expired (`INVALID_SESSION`).
+     */
+    401: Error;
+    /**
+     * Authenticated with the wrong kind of token (a market-maker token on a user route, a user token on a market-maker or operator route).
+     */
+    403: Error;
+    /**
+     * No RFQ market window has this id (a contest market's id included).
+     */
+    404: Error;
+    /**
+     * Betting on the window is still open (`BETTING_OPEN`), or the window is already resolved or voided (`MARKET_ALREADY_RESOLVED`).
+     */
+    409: Error;
+    /**
+     * The request body is too large (64 KiB for JSON bodies, 2 MiB for images).
+     */
+    413: Error;
+    /**
+     * The request's Content-Type is not accepted by this route.
+     */
+    415: Error;
+    /**
+     * Unexpected server error. `details.request_id` identifies the request in the logs.
+     */
+    500: Error;
+    /**
+     * A dependency (database or queue) is unavailable. Safe to retry, with the same idempotency key for idempotent requests.
+     */
+    503: Error;
+};
+
+export type ResolveMarketWindowError = ResolveMarketWindowErrors[keyof ResolveMarketWindowErrors];
+
+export type ResolveMarketWindowResponses = {
+    /**
+     * The resolved window.
+     */
+    200: MarketWindowStateResponse;
+};
+
+export type ResolveMarketWindowResponse = ResolveMarketWindowResponses[keyof ResolveMarketWindowResponses];
 
 export type VoidContestData = {
     body?: never;

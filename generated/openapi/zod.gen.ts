@@ -125,7 +125,7 @@ export const zPickOutcome = z.enum([
  * | 409 | BETTING_CLOSED, NONCE_REUSED, OPEN_RFQ_LIMIT, RFQ_NOT_OPEN, QUOTE_NOT_LIVE, QUOTE_EXPIRED | RFQ order or accept refused by the market's, the RFQ's or the quote's state |
  * | 409 | HANDLE_TAKEN | handle held by another user |
  * | 409 | WALLET_IN_USE | Privy identity token whose wallet belongs to another Privy user's account |
- * | 409 | MARKET_ALREADY_RESOLVED, CONTEST_ALREADY_SETTLED, MARKET_MAKER_EXISTS | operator API state conflicts |
+ * | 409 | MARKET_ALREADY_RESOLVED, CONTEST_ALREADY_SETTLED, MARKET_MAKER_EXISTS, BETTING_OPEN | operator API state conflicts (BETTING_OPEN: an RFQ window resolved before its betting close) |
  * | 413 | PAYLOAD_TOO_LARGE | body over 64 KiB (JSON) or 2 MiB (image) |
  * | 415 | UNSUPPORTED_MEDIA_TYPE | Content-Type not accepted by the route |
  * | 422 | INSUFFICIENT_BALANCE, INVALID_PICKS, NO_LINKED_WALLET, SETTLEMENT_FAILED | well-formed request that cannot be carried out |
@@ -638,10 +638,135 @@ export const zAvailableAppTokenBalance = z.object({
     available_app_token_micros: zDecimalMicros
 });
 
+/**
+ * `OPEN` until the betting close, `CLOSED` until resolved, then `RESOLVED` (YES/NO) or `VOIDED`.
+ */
+export const zWindowStatus = z.enum([
+    'OPEN',
+    'CLOSED',
+    'RESOLVED',
+    'VOIDED'
+]);
+
+export const zMarketWindowState = z.object({
+    market_id: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
+    asset: z.string(),
+    duration_secs: z.int().min(-2147483648, { error: 'Invalid value: Expected int32 to be >= -2147483648' }).max(2147483647, { error: 'Invalid value: Expected int32 to be <= 2147483647' }),
+    start_at_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
+    betting_closes_at_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
+    end_at_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
+    status: zWindowStatus,
+    outcome: z.enum(['YES', 'NO']).nullable(),
+    open_price_micros: zDecimalMicros.nullable(),
+    close_price_micros: zDecimalMicros.nullable(),
+    price_source: z.string().nullable(),
+    resolved_at_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }).nullable()
+});
+
+export const zMarketWindowStateResponse = z.object({
+    market: zMarketWindowState
+});
+
+/**
+ * `open` while a leg is pending; `lost` once any leg lost; `won` when every leg won; `voided` when no leg lost, one or more were voided and none is pending.
+ */
+export const zPositionStatus = z.enum([
+    'open',
+    'won',
+    'lost',
+    'voided'
+]);
+
+export const zPositionLeg = z.object({
+    leg_index: z.int().gte(0).max(2147483647, { error: 'Invalid value: Expected int32 to be <= 2147483647' }),
+    market_id: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
+    asset: z.string(),
+    duration_secs: z.int().min(-2147483648, { error: 'Invalid value: Expected int32 to be >= -2147483648' }).max(2147483647, { error: 'Invalid value: Expected int32 to be <= 2147483647' }),
+    window_start_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
+    end_at_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
+    direction: zPickDirection,
+    outcome: zPickOutcome
+});
+
+export const zPosition = z.object({
+    position_id: z.uuid(),
+    rfq_id: z.uuid(),
+    role: z.enum(['taker']),
+    status: zPositionStatus,
+    stake_micros: zDecimalMicros,
+    odds_bps: z.int().min(-2147483648, { error: 'Invalid value: Expected int32 to be >= -2147483648' }).max(2147483647, { error: 'Invalid value: Expected int32 to be <= 2147483647' }),
+    payout_micros: zDecimalMicros,
+    pnl_micros: zSignedDecimalMicros.nullable(),
+    created_at_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
+    resolved_at_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }).nullable(),
+    legs: z.array(zPositionLeg).min(1)
+});
+
+export const zPositionList = z.object({
+    positions: z.array(zPosition),
+    next_cursor: z.string().nullable()
+});
+
+export const zPortfolio = z.object({
+    open_positions: z.coerce.bigint().gte(BigInt(0)).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
+    open_stake_micros: zDecimalMicros,
+    potential_payout_micros: zDecimalMicros,
+    settled_positions: z.coerce.bigint().gte(BigInt(0)).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
+    wins: z.coerce.bigint().gte(BigInt(0)).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
+    losses: z.coerce.bigint().gte(BigInt(0)).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
+    voided: z.coerce.bigint().gte(BigInt(0)).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
+    realized_pnl_micros: zSignedDecimalMicros,
+    as_of_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' })
+});
+
+export const zPnlEvent = z.object({
+    position_id: z.uuid(),
+    resolved_at_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
+    pnl_micros: zSignedDecimalMicros,
+    cumulative_micros: zSignedDecimalMicros
+});
+
+export const zPnlHistory = z.object({
+    events: z.array(zPnlEvent),
+    next_cursor: z.string().nullable()
+});
+
+export const zMakerFill = z.object({
+    fill_id: z.uuid(),
+    position_id: z.uuid(),
+    rfq_id: z.uuid(),
+    quote_id: z.uuid(),
+    stake_micros: zDecimalMicros,
+    odds_bps: z.int().min(-2147483648, { error: 'Invalid value: Expected int32 to be >= -2147483648' }).max(2147483647, { error: 'Invalid value: Expected int32 to be <= 2147483647' }),
+    liability_micros: zDecimalMicros,
+    status: zPositionStatus,
+    maker_pnl_micros: zSignedDecimalMicros.nullable(),
+    created_at_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' })
+});
+
+export const zMakerFillList = z.object({
+    fills: z.array(zMakerFill),
+    next_cursor: z.string().nullable()
+});
+
+export const zTakerStats = z.object({
+    total_pnl_micros: zSignedDecimalMicros,
+    total_positions: z.coerce.bigint().gte(BigInt(0)).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
+    open_positions: z.coerce.bigint().gte(BigInt(0)).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
+    wins: z.coerce.bigint().gte(BigInt(0)).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
+    losses: z.coerce.bigint().gte(BigInt(0)).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' })
+});
+
 export const zTakerPnl = z.object({
+    wallet_address: zEvmAddress,
+    stats: zTakerStats.nullable()
+});
+
+export const zMakerPnl = z.object({
     wallet_address: zEvmAddress,
     realized_pnl_micros: zSignedDecimalMicros,
     trade_count: z.coerce.bigint().gte(BigInt(0)).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
+    open_liability_micros: zDecimalMicros,
     as_of_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' })
 });
 
@@ -757,6 +882,30 @@ export const zAsset = z.string().regex(/^[A-Z0-9]{1,16}$/);
  * Window duration in seconds; 300 (5 min) and 900 (15 min) are common for up/down markets.
  */
 export const zDurationSecs = z.int().gte(1).max(2147483647, { error: 'Invalid value: Expected int32 to be <= 2147483647' });
+
+/**
+ * An RFQ market window's `market_id` (from `GET /v1/markets/current` or `/v1/markets/lookup`), in decimal digits; at most 9223372036854775807, else 400.
+ */
+export const zWindowMarketId = z.coerce.bigint().gte(BigInt(1)).lte(BigInt(9223372036854776000));
+
+/**
+ * Only positions in this status (taker-relative).
+ */
+export const zPositionStatusFilter = zPositionStatus;
+
+/**
+ * Opaque value from a prior response's `next_cursor` of the same list and deployment, sent
+ * unchanged with the same filters. It is signed per deployment, so no cursor can be made by hand:
+ * any other value (edited, forged, from another list or deployment, or sent with other filters)
+ * is 400 `INVALID_CURSOR`.
+ *
+ */
+export const zPositionsCursor = z.string().min(1);
+
+/**
+ * Page size. Default 50; clamped to 1..100 (out-of-range int32 values are clamped, not rejected). A non-integer, or an integer beyond int32, is 400.
+ */
+export const zPositionsLimit = z.int().min(-2147483648, { error: 'Invalid value: Expected int32 to be >= -2147483648' }).max(2147483647, { error: 'Invalid value: Expected int32 to be <= 2147483647' }).default(50);
 
 export const zCreateSessionBody = zCreateSessionRequest;
 
@@ -906,6 +1055,15 @@ export const zLookupMarketQuery = z.object({
  */
 export const zLookupMarketResponse = zMarketWindowResponse;
 
+export const zGetMarketPath = z.object({
+    market_id: z.coerce.bigint().gte(BigInt(1)).lte(BigInt(9223372036854776000))
+});
+
+/**
+ * The window and its state.
+ */
+export const zGetMarketResponse = zMarketWindowStateResponse;
+
 /**
  * The domain, the types and the primary type of each signed object.
  */
@@ -1009,8 +1167,65 @@ export const zGetReservedBalanceResponse = zReservedBalance;
  */
 export const zGetAvailableAppTokenBalanceResponse = zAvailableAppTokenBalance;
 
+export const zListPositionsQuery = z.object({
+    status: zPositionStatus.optional(),
+    cursor: z.string().min(1).optional(),
+    limit: z.int().min(-2147483648, { error: 'Invalid value: Expected int32 to be >= -2147483648' }).max(2147483647, { error: 'Invalid value: Expected int32 to be <= 2147483647' }).optional().default(50)
+});
+
 /**
- * Realized taker PnL.
+ * One page of positions.
+ */
+export const zListPositionsResponse = zPositionList;
+
+export const zGetPositionPath = z.object({
+    position_id: z.uuid()
+});
+
+/**
+ * The position.
+ */
+export const zGetPositionResponse = zPosition;
+
+/**
+ * The summary, as of `as_of_ms`.
+ */
+export const zGetPortfolioResponse = zPortfolio;
+
+export const zGetPnlHistoryQuery = z.object({
+    from_ms: z.coerce.bigint().gte(BigInt(0)).lte(BigInt(9007199254740991)).optional(),
+    to_ms: z.coerce.bigint().gte(BigInt(0)).lte(BigInt(9007199254740991)).optional(),
+    cursor: z.string().min(1).optional(),
+    limit: z.int().min(-2147483648, { error: 'Invalid value: Expected int32 to be >= -2147483648' }).max(2147483647, { error: 'Invalid value: Expected int32 to be <= 2147483647' }).optional().default(50)
+});
+
+/**
+ * One page of PnL events.
+ */
+export const zGetPnlHistoryResponse = zPnlHistory;
+
+/**
+ * The market maker's figures.
+ */
+export const zGetMakerPnlResponse = zMakerPnl;
+
+export const zListMakerFillsQuery = z.object({
+    status: zPositionStatus.optional(),
+    cursor: z.string().min(1).optional(),
+    limit: z.int().min(-2147483648, { error: 'Invalid value: Expected int32 to be >= -2147483648' }).max(2147483647, { error: 'Invalid value: Expected int32 to be <= 2147483647' }).optional().default(50)
+});
+
+/**
+ * One page of fills.
+ */
+export const zListMakerFillsResponse = zMakerFillList;
+
+export const zGetTakerPnlQuery = z.object({
+    wallet: z.string().regex(/^0x[0-9a-fA-F]{40}$/)
+});
+
+/**
+ * The taker's stats, or null stats when the wallet never traded.
  */
 export const zGetTakerPnlResponse = zTakerPnl;
 
@@ -1040,6 +1255,17 @@ export const zResolveMarketPath = z.object({
  * The resolved market.
  */
 export const zResolveMarketResponse = zContestMarket;
+
+export const zResolveMarketWindowBody = zResolveMarketRequest;
+
+export const zResolveMarketWindowPath = z.object({
+    market_id: z.coerce.bigint().gte(BigInt(1)).lte(BigInt(9223372036854776000))
+});
+
+/**
+ * The resolved window.
+ */
+export const zResolveMarketWindowResponse = zMarketWindowStateResponse;
 
 export const zVoidContestPath = z.object({
     id: z.uuid()

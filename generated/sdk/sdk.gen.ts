@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.ts';
 import type { Client, ClientMeta, Options as Options2, RequestResult, TDataShape } from './client/index.ts';
-import type { AcceptRfqQuoteData, AcceptRfqQuoteErrors, AcceptRfqQuoteResponses, CancelRfqData, CancelRfqErrors, CancelRfqResponses, CreateContestData, CreateContestEntryData, CreateContestEntryErrors, CreateContestEntryResponses, CreateContestErrors, CreateContestResponses, CreateDepositData, CreateDepositErrors, CreateDepositResponses, CreateMarketMakerData, CreateMarketMakerErrors, CreateMarketMakerResponses, CreateRfqData, CreateRfqErrors, CreateRfqResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, CreateWalletSessionData, CreateWalletSessionErrors, CreateWalletSessionResponses, CreateWithdrawalData, CreateWithdrawalErrors, CreateWithdrawalResponses, CreditAppTokensData, CreditAppTokensErrors, CreditAppTokensResponses, DeleteMarketMakerData, DeleteMarketMakerErrors, DeleteMarketMakerResponses, GetAsyncApiJsonData, GetAsyncApiJsonErrors, GetAsyncApiJsonResponses, GetAsyncApiYamlData, GetAsyncApiYamlErrors, GetAsyncApiYamlResponses, GetAvailableAppTokenBalanceData, GetAvailableAppTokenBalanceErrors, GetAvailableAppTokenBalanceResponses, GetAvailableBalanceData, GetAvailableBalanceErrors, GetAvailableBalanceResponses, GetContestData, GetContestErrors, GetContestLeaderboardData, GetContestLeaderboardErrors, GetContestLeaderboardResponses, GetContestPopularEntryData, GetContestPopularEntryErrors, GetContestPopularEntryResponses, GetContestResponses, GetContestTopParticipantsData, GetContestTopParticipantsErrors, GetContestTopParticipantsResponses, GetCurrentMarketData, GetCurrentMarketErrors, GetCurrentMarketResponses, GetDepositWalletData, GetDepositWalletErrors, GetDepositWalletResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMakerRfqData, GetMakerRfqErrors, GetMakerRfqResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetOpenApiJsonData, GetOpenApiJsonErrors, GetOpenApiJsonResponses, GetOpenApiYamlData, GetOpenApiYamlErrors, GetOpenApiYamlResponses, GetOperationData, GetOperationErrors, GetOperationResponses, GetPoolImageRawData, GetPoolImageRawErrors, GetPoolImageRawResponses, GetPreferencesData, GetPreferencesErrors, GetPreferencesResponses, GetProfileContestData, GetProfileContestErrors, GetProfileContestResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetReservedBalanceData, GetReservedBalanceErrors, GetReservedBalanceResponses, GetRfqData, GetRfqErrors, GetRfqResponses, GetRfqTypedDataData, GetRfqTypedDataErrors, GetRfqTypedDataResponses, GetTakerPnlData, GetTakerPnlErrors, GetTakerPnlResponses, GetWalletNonceData, GetWalletNonceErrors, GetWalletNonceResponses, ListContestsData, ListContestsErrors, ListContestsResponses, ListRfqsData, ListRfqsErrors, ListRfqsResponses, LogoutData, LogoutErrors, LogoutResponses, LookupMarketData, LookupMarketErrors, LookupMarketResponses, ResolveMarketData, ResolveMarketErrors, ResolveMarketResponses, UpdatePreferencesData, UpdatePreferencesErrors, UpdatePreferencesResponses, UploadPoolImageData, UploadPoolImageErrors, UploadPoolImageResponses, VoidContestData, VoidContestErrors, VoidContestResponses } from './types.gen.ts';
+import type { AcceptRfqQuoteData, AcceptRfqQuoteErrors, AcceptRfqQuoteResponses, CancelRfqData, CancelRfqErrors, CancelRfqResponses, CreateContestData, CreateContestEntryData, CreateContestEntryErrors, CreateContestEntryResponses, CreateContestErrors, CreateContestResponses, CreateDepositData, CreateDepositErrors, CreateDepositResponses, CreateMarketMakerData, CreateMarketMakerErrors, CreateMarketMakerResponses, CreateRfqData, CreateRfqErrors, CreateRfqResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, CreateWalletSessionData, CreateWalletSessionErrors, CreateWalletSessionResponses, CreateWithdrawalData, CreateWithdrawalErrors, CreateWithdrawalResponses, CreditAppTokensData, CreditAppTokensErrors, CreditAppTokensResponses, DeleteMarketMakerData, DeleteMarketMakerErrors, DeleteMarketMakerResponses, GetAsyncApiJsonData, GetAsyncApiJsonErrors, GetAsyncApiJsonResponses, GetAsyncApiYamlData, GetAsyncApiYamlErrors, GetAsyncApiYamlResponses, GetAvailableAppTokenBalanceData, GetAvailableAppTokenBalanceErrors, GetAvailableAppTokenBalanceResponses, GetAvailableBalanceData, GetAvailableBalanceErrors, GetAvailableBalanceResponses, GetContestData, GetContestErrors, GetContestLeaderboardData, GetContestLeaderboardErrors, GetContestLeaderboardResponses, GetContestPopularEntryData, GetContestPopularEntryErrors, GetContestPopularEntryResponses, GetContestResponses, GetContestTopParticipantsData, GetContestTopParticipantsErrors, GetContestTopParticipantsResponses, GetCurrentMarketData, GetCurrentMarketErrors, GetCurrentMarketResponses, GetDepositWalletData, GetDepositWalletErrors, GetDepositWalletResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMakerPnlData, GetMakerPnlErrors, GetMakerPnlResponses, GetMakerRfqData, GetMakerRfqErrors, GetMakerRfqResponses, GetMarketData, GetMarketErrors, GetMarketResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetOpenApiJsonData, GetOpenApiJsonErrors, GetOpenApiJsonResponses, GetOpenApiYamlData, GetOpenApiYamlErrors, GetOpenApiYamlResponses, GetOperationData, GetOperationErrors, GetOperationResponses, GetPnlHistoryData, GetPnlHistoryErrors, GetPnlHistoryResponses, GetPoolImageRawData, GetPoolImageRawErrors, GetPoolImageRawResponses, GetPortfolioData, GetPortfolioErrors, GetPortfolioResponses, GetPositionData, GetPositionErrors, GetPositionResponses, GetPreferencesData, GetPreferencesErrors, GetPreferencesResponses, GetProfileContestData, GetProfileContestErrors, GetProfileContestResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetReservedBalanceData, GetReservedBalanceErrors, GetReservedBalanceResponses, GetRfqData, GetRfqErrors, GetRfqResponses, GetRfqTypedDataData, GetRfqTypedDataErrors, GetRfqTypedDataResponses, GetTakerPnlData, GetTakerPnlErrors, GetTakerPnlResponses, GetWalletNonceData, GetWalletNonceErrors, GetWalletNonceResponses, ListContestsData, ListContestsErrors, ListContestsResponses, ListMakerFillsData, ListMakerFillsErrors, ListMakerFillsResponses, ListPositionsData, ListPositionsErrors, ListPositionsResponses, ListRfqsData, ListRfqsErrors, ListRfqsResponses, LogoutData, LogoutErrors, LogoutResponses, LookupMarketData, LookupMarketErrors, LookupMarketResponses, ResolveMarketData, ResolveMarketErrors, ResolveMarketResponses, ResolveMarketWindowData, ResolveMarketWindowErrors, ResolveMarketWindowResponses, UpdatePreferencesData, UpdatePreferencesErrors, UpdatePreferencesResponses, UploadPoolImageData, UploadPoolImageErrors, UploadPoolImageResponses, VoidContestData, VoidContestErrors, VoidContestResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -345,6 +345,53 @@ export const getCurrentMarket = <ThrowOnError extends boolean = false>(options: 
  *
  */
 export const lookupMarket = <ThrowOnError extends boolean = false>(options: Options<LookupMarketData, ThrowOnError>): RequestResult<LookupMarketResponses, LookupMarketErrors, ThrowOnError> => (options.client ?? client).get<LookupMarketResponses, LookupMarketErrors, ThrowOnError>({ url: '/v1/markets/lookup', ...options });
+
+/**
+ * Get an RFQ market window with its status and resolution
+ *
+ * One RFQ market window by `market_id` (from `GET /v1/markets/current` or `/v1/markets/lookup`),
+ * with its state and, once known, its resolution. Contest markets and unknown ids are 404
+ * `MARKET_NOT_FOUND`.
+ *
+ * ## Status
+ * `OPEN` until `betting_closes_at_ms`, then `CLOSED` until the window is resolved, then
+ * `RESOLVED` (`outcome` `YES` or `NO`) or `VOIDED` (`outcome` null). A resolution is final.
+ *
+ * ## Resolution rule
+ * - `open_price_micros` is the price of `asset` at `start_at_ms`, `close_price_micros` the price
+ * at `end_at_ms = start_at_ms + duration_secs * 1000`.
+ * - **`YES` (up) if and only if close > open, strictly.** A tie resolves `NO` (down).
+ * - The window is resolved about `RESOLUTION_DELAY_MS` (2000 ms by default) after `end_at_ms`
+ * when positions are open on it. If the price source has no price for the window
+ * `RESOLUTION_MAX_WAIT_MS` (1 hour by default) after `end_at_ms`, the window is `VOIDED` and
+ * stakes are refunded.
+ * - Only windows with a position on them are resolved: a window nobody traded stays `CLOSED`
+ * (with the demo feed its outcome can still be computed from the formula below).
+ * - An operator may resolve a window after its betting close with
+ * `POST /v1/admin/market-windows/{market_id}/resolve` (then `price_source` is `operator` and the
+ * prices are null). Whoever resolves first wins.
+ * - Positions then settle (`GET /v1/positions`): a leg on `up` wins on `YES`, on `down` wins on
+ * `NO`; a voided window voids the leg.
+ *
+ * ## Demo price feed
+ * With `PRICE_FEED=demo` (the default; `price_source` `demo`) prices are deterministic, the same on
+ * every process and after restarts, so anyone can predict an outcome:
+ *
+ * ```text
+ * s     = floor(ts_ms / 1000)                          (one price per whole second)
+ * h     = sha256(utf8("<DEMO_PRICE_SEED>:<asset>:<s>"))
+ * w     = floor(base * DEMO_PRICE_SPREAD_BPS / 10000)
+ * price = base - w + (uint32_be(h[0..4]) mod (2w + 1))  (micros of USD)
+ * ```
+ *
+ * Bases (micros): BTC 100000000000, ETH 3000000000, SOL 150000000, XRP 2000000, HYPE 30000000;
+ * other assets have no demo price (their windows void). Defaults: `DEMO_PRICE_SEED` `demo`,
+ * `DEMO_PRICE_SPREAD_BPS` 50. A price is known once its second has begun. Vectors (seed `demo`,
+ * 50 bps): at 1767225600000 BTC 100466609571, ETH 3001625540; at 1767225660000 BTC 99926545150,
+ * ETH 3010306131, so the 60-second windows starting at 1767225600000 resolve BTC `NO` and ETH `YES`.
+ *
+ */
+export const getMarket = <ThrowOnError extends boolean = false>(options: Options<GetMarketData, ThrowOnError>): RequestResult<GetMarketResponses, GetMarketErrors, ThrowOnError> => (options.client ?? client).get<GetMarketResponses, GetMarketErrors, ThrowOnError>({ url: '/v1/markets/{market_id}', ...options });
 
 /**
  * Get the EIP-712 typed data of RFQ orders and quotes
@@ -738,18 +785,158 @@ export const getAvailableAppTokenBalance = <ThrowOnError extends boolean = false
 });
 
 /**
- * Get the market maker's realized taker PnL
+ * List the signed-in taker's positions
  *
- * Realized profit and loss of the authenticated market maker against takers, as of `as_of_ms`.
+ * The positions of the signed-in user (one per filled RFQ), newest first (`created_at_ms`
+ * descending, then `position_id`), one page at a time. Pass a page's `next_cursor` as `cursor` for
+ * the next page (null on the last page), with the same `status`: a cursor sent with another
+ * `status`, edited or forged is 400 `INVALID_CURSOR`.
+ *
+ * A position is `open` while a leg is pending; `lost` as soon as one leg is lost (even with legs
+ * still pending); `won` when every leg won; `voided` when no leg lost, at least one was voided and
+ * none is pending. `pnl_micros` once settled: won `payout - stake`, lost `-stake`, voided 0 (the
+ * stake is refunded). See `GET /v1/markets/{market_id}` for how windows resolve.
+ *
+ * Requires a user session; a market-maker token is 403 `FORBIDDEN`.
+ *
+ */
+export const listPositions = <ThrowOnError extends boolean = false>(options?: Options<ListPositionsData, ThrowOnError>): RequestResult<ListPositionsResponses, ListPositionsErrors, ThrowOnError> => (options?.client ?? client).get<ListPositionsResponses, ListPositionsErrors, ThrowOnError>({
+    security: [{
+            key: 'bearer',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/positions',
+    ...options
+});
+
+/**
+ * Get one of the signed-in taker's positions
+ *
+ * One position of the signed-in user with its legs. Another user's position is 404
+ * `POSITION_NOT_FOUND`, like an unknown one. Requires a user session; a market-maker token is
+ * 403 `FORBIDDEN`.
+ *
+ */
+export const getPosition = <ThrowOnError extends boolean = false>(options: Options<GetPositionData, ThrowOnError>): RequestResult<GetPositionResponses, GetPositionErrors, ThrowOnError> => (options.client ?? client).get<GetPositionResponses, GetPositionErrors, ThrowOnError>({
+    security: [{
+            key: 'bearer',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/positions/{position_id}',
+    ...options
+});
+
+/**
+ * Get the signed-in taker's portfolio summary
+ *
+ * Lifetime figures of the signed-in user as a taker, kept in the same database transactions that
+ * fill and settle positions (so they always agree with `GET /v1/positions`):
+ * - `open_positions`, `open_stake_micros`: positions not settled yet and their stakes (held in the
+ * reserved balance); `potential_payout_micros`: what they pay if all of them win.
+ * - `settled_positions = wins + losses + voided`.
+ * - `realized_pnl_micros`: the sum of settled positions' `pnl_micros` (won `payout - stake`, lost
+ * `-stake`, voided 0). There are no fees: each position's taker PnL and its makers' PnL sum to 0.
+ *
+ * A user who never traded gets zeros. Requires a user session; a market-maker token is 403
+ * `FORBIDDEN`.
+ *
+ */
+export const getPortfolio = <ThrowOnError extends boolean = false>(options?: Options<GetPortfolioData, ThrowOnError>): RequestResult<GetPortfolioResponses, GetPortfolioErrors, ThrowOnError> => (options?.client ?? client).get<GetPortfolioResponses, GetPortfolioErrors, ThrowOnError>({
+    security: [{
+            key: 'bearer',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/portfolio',
+    ...options
+});
+
+/**
+ * Get the signed-in taker's realized PnL history
+ *
+ * The signed-in user's settled positions in settlement order (`resolved_at_ms` ascending, then
+ * `position_id`), each with its `pnl_micros` and `cumulative_micros`, the running total of every
+ * settled position up to and including this one (since the first ever, not since `from_ms`), so a
+ * chart can start from any page. `from_ms` and `to_ms` (inclusive, Unix ms) bound `resolved_at_ms`.
+ * Pages as in `GET /v1/positions`: a cursor is valid only with the same `from_ms` and `to_ms`,
+ * else 400 `INVALID_CURSOR`. Requires a user session; a market-maker token is 403 `FORBIDDEN`.
+ *
+ */
+export const getPnlHistory = <ThrowOnError extends boolean = false>(options?: Options<GetPnlHistoryData, ThrowOnError>): RequestResult<GetPnlHistoryResponses, GetPnlHistoryErrors, ThrowOnError> => (options?.client ?? client).get<GetPnlHistoryResponses, GetPnlHistoryErrors, ThrowOnError>({
+    security: [{
+            key: 'bearer',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/portfolio/pnl',
+    ...options
+});
+
+/**
+ * Get the market maker's own PnL
+ *
+ * The authenticated market maker's figures across its fills, as of `as_of_ms` (the time of the
+ * request), kept in the same transactions that fill and settle positions:
+ * - `realized_pnl_micros`: the sum of settled fills' `maker_pnl_micros` (taker lost: `+stake` of the
+ * fill; taker won: `-liability`; voided: 0).
+ * - `trade_count`: settled fills.
+ * - `open_liability_micros`: the liability of fills whose position is still open (held in the
+ * maker's reserved balance: `floor(fill_stake * odds_bps / 10000) - fill_stake` per fill).
+ *
+ * A market maker that never filled gets zeros. Requires the bearer token from the market-maker
+ * WebSocket handshake; a user session token is 403 `FORBIDDEN`.
+ *
+ */
+export const getMakerPnl = <ThrowOnError extends boolean = false>(options?: Options<GetMakerPnlData, ThrowOnError>): RequestResult<GetMakerPnlResponses, GetMakerPnlErrors, ThrowOnError> => (options?.client ?? client).get<GetMakerPnlResponses, GetMakerPnlErrors, ThrowOnError>({
+    security: [{
+            key: 'marketMakerBearer',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/mm/pnl',
+    ...options
+});
+
+/**
+ * List the market maker's fills
+ *
+ * The authenticated market maker's fills (one per position it filled, possibly alongside other
+ * makers on the same position), newest first, one page at a time as in `GET /v1/positions`
+ * (`status` filters on the position's status, taker-relative: `won` means the taker won and the
+ * maker paid its liability). Use it to reconcile missed `quote_result` and `position_settled`
+ * frames. Requires the bearer token from the market-maker WebSocket handshake; a user session
+ * token is 403 `FORBIDDEN`.
+ *
+ */
+export const listMakerFills = <ThrowOnError extends boolean = false>(options?: Options<ListMakerFillsData, ThrowOnError>): RequestResult<ListMakerFillsResponses, ListMakerFillsErrors, ThrowOnError> => (options?.client ?? client).get<ListMakerFillsResponses, ListMakerFillsErrors, ThrowOnError>({
+    security: [{
+            key: 'marketMakerBearer',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/mm/fills',
+    ...options
+});
+
+/**
+ * Get a taker's lifetime trading stats
+ *
+ * Lifetime figures of the taker behind `wallet` (the `taker_address` of an `rfq` frame), so that
+ * market makers can price a taker's flow: `total_pnl_micros` (the taker's realized PnL: won
+ * `payout - stake`, lost `-stake`, voided 0), `total_positions` (open and settled),
+ * `open_positions`, `wins` and `losses` (voided positions count in `total_positions` only).
+ * `stats` is null for a wallet that never traded (or is unknown). `wallet` is matched
+ * case-insensitively; `wallet_address` comes back in EIP-55 checksum form. Without `wallet`: 400
+ * `VALIDATION_FAILED`. The market maker's own figures are `GET /v1/mm/pnl`.
+ *
  * Requires the bearer token from the market-maker WebSocket handshake (valid 1 hour); a user
  * session token is refused with 403 `FORBIDDEN`, and a token of an expired or removed market
  * maker gets 401 `INVALID_SESSION`.
  *
- * No RFQ fills are recorded yet: until RFQ settlement exists, `realized_pnl_micros` is `"0"` and
- * `trade_count` is 0 for every market maker (`as_of_ms` is the time of the request).
- *
  */
-export const getTakerPnl = <ThrowOnError extends boolean = false>(options?: Options<GetTakerPnlData, ThrowOnError>): RequestResult<GetTakerPnlResponses, GetTakerPnlErrors, ThrowOnError> => (options?.client ?? client).get<GetTakerPnlResponses, GetTakerPnlErrors, ThrowOnError>({
+export const getTakerPnl = <ThrowOnError extends boolean = false>(options: Options<GetTakerPnlData, ThrowOnError>): RequestResult<GetTakerPnlResponses, GetTakerPnlErrors, ThrowOnError> => (options.client ?? client).get<GetTakerPnlResponses, GetTakerPnlErrors, ThrowOnError>({
     security: [{
             key: 'marketMakerBearer',
             scheme: 'bearer',
@@ -828,6 +1015,34 @@ export const resolveMarket = <ThrowOnError extends boolean = false>(options: Opt
             type: 'http'
         }],
     url: '/v1/admin/markets/{market_id}/resolve',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Resolve an RFQ market window
+ *
+ * Forces the outcome of an RFQ market window (the feed normally resolves it, see
+ * `GET /v1/markets/{market_id}`): `YES` or `NO` gives status `RESOLVED` with that outcome, `VOID`
+ * gives `VOIDED` (stakes and liabilities are refunded). Open positions with a leg on the window
+ * settle within seconds. Allowed once betting has closed: before `betting_closes_at_ms` it is 409
+ * `BETTING_OPEN` (`details.betting_closes_at_ms` says when). A resolution is final: a window
+ * already resolved or voided, by the feed or an operator, is 409 `MARKET_ALREADY_RESOLVED`.
+ * Contest markets are resolved with `POST /v1/admin/markets/{market_id}/resolve`; here their ids
+ * are 404 `MARKET_NOT_FOUND`. The answer is the window as `GET /v1/markets/{market_id}` returns
+ * it (`price_source` `operator`, prices null).
+ *
+ */
+export const resolveMarketWindow = <ThrowOnError extends boolean = false>(options: Options<ResolveMarketWindowData, ThrowOnError>): RequestResult<ResolveMarketWindowResponses, ResolveMarketWindowErrors, ThrowOnError> => (options.client ?? client).post<ResolveMarketWindowResponses, ResolveMarketWindowErrors, ThrowOnError>({
+    security: [{
+            key: 'operatorBearer',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/admin/market-windows/{market_id}/resolve',
     ...options,
     headers: {
         'Content-Type': 'application/json',

@@ -179,7 +179,7 @@ describe('sessions', () => {
 
   it('a user session is refused with 403 on market-maker and operator routes', async () => {
     const res = await exchange(await privy.token(newSub(), randomWallet().address));
-    for (const route of ['GET /v1/mm/taker_pnl', 'POST /v1/admin/market-makers']) {
+    for (const route of ['GET /v1/mm/pnl', 'POST /v1/admin/market-makers']) {
       const r = await call(svc.baseUrl, route, { token: res.body.session_token, ...(route.startsWith('POST') ? { body: {} } : {}) });
       expect({ route, status: r.status, code: r.body.code }).toEqual({ route, status: 403, code: 'FORBIDDEN' });
     }

@@ -139,7 +139,7 @@ async function authResponse(raw: Raw, body: Record<string, unknown>) {
 const failure = (error: string) => ({ type: 'auth_result', success: false, error, session_token: null, expires_at: null });
 
 describe('handshake', () => {
-  it('succeeds with the example client; the token works on GET /v1/mm/taker_pnl and is 403 on a user route', async () => {
+  it('succeeds with the example client; the token works on GET /v1/mm/pnl and is 403 on a user route', async () => {
     const wallet = await registerMm();
     const before = await sessionCount();
     const client = new MarketMakerClient({ url: wsUrl(a), account: wallet });
@@ -150,11 +150,11 @@ describe('handshake', () => {
     expect(s.token).toMatch(/^mm_[A-Za-z0-9_-]{43}$/);
     expect(s.expiresAt).toBeGreaterThan(Date.now() / 1000 + 590);
     expect(await sessionCount()).toBe(before + 1);
-    const pnl = await call(a.baseUrl, 'GET /v1/mm/taker_pnl', { token: s.token });
+    const pnl = await call(a.baseUrl, 'GET /v1/mm/pnl', { token: s.token });
     expect(pnl.status).toBe(200);
     expect(pnl.body).toMatchObject({ wallet_address: wallet.address, realized_pnl_micros: '0', trade_count: 0 });
     expect(Math.abs(pnl.body.as_of_ms - Date.now())).toBeLessThan(10_000);
-    expect((await call(b.baseUrl, 'GET /v1/mm/taker_pnl', { token: s.token })).status).toBe(200); // any process
+    expect((await call(b.baseUrl, 'GET /v1/mm/pnl', { token: s.token })).status).toBe(200); // any process
     const user = await call(a.baseUrl, 'GET /v1/user/preferences', { token: s.token });
     expect(user.status).toBe(403);
     expect(user.body.code).toBe('FORBIDDEN');
@@ -163,7 +163,7 @@ describe('handshake', () => {
     const us = await call(a.baseUrl, 'POST /v1/auth/session', {
       body: { privy_token: await privy.token(`did:privy:${randomBytes(8).toString('hex')}`, userWallet.address) },
     });
-    expect((await call(a.baseUrl, 'GET /v1/mm/taker_pnl', { token: us.body.session_token })).status).toBe(403);
+    expect((await call(a.baseUrl, 'GET /v1/mm/pnl', { token: us.body.session_token })).status).toBe(403);
     // the connection keeps answering pings and is not closed by the auth deadline
     await new Promise((r) => setTimeout(r, 3000));
     expect(client.readyState).toBe(WebSocket.OPEN);
@@ -379,7 +379,7 @@ describe('limits and timings', () => {
     expect(expired[0].expired_at_ms).toBeGreaterThanOrEqual(first.expiresAt * 1000);
     expect(expired[0].expired_at_ms).toBeLessThan(first.expiresAt * 1000 + 1000);
     expect(closes[0]).toBe(4003);
-    const r = await call(b.baseUrl, 'GET /v1/mm/taker_pnl', { token: first.token });
+    const r = await call(b.baseUrl, 'GET /v1/mm/pnl', { token: first.token });
     expect(r.status).toBe(401);
     expect(r.body.code).toBe('INVALID_SESSION');
     await client.stop();
@@ -444,7 +444,7 @@ describe('operator removal and several processes', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(reconnects).toEqual([]);
     for (const t of [sa.token, sb.token]) {
-      const r = await call(b.baseUrl, 'GET /v1/mm/taker_pnl', { token: t });
+      const r = await call(b.baseUrl, 'GET /v1/mm/pnl', { token: t });
       expect(r.status).toBe(401);
       expect(r.body.code).toBe('INVALID_SESSION');
     }
@@ -479,7 +479,7 @@ describe('operator removal and several processes', () => {
     const sessions = await Promise.all(cs.map((c) => c.start().waitForSession()));
     secrets.push(...sessions.map((s) => s.token));
     for (const [i, s] of sessions.entries()) {
-      const r = await call((i === 0 ? b : a).baseUrl, 'GET /v1/mm/taker_pnl', { token: s.token });
+      const r = await call((i === 0 ? b : a).baseUrl, 'GET /v1/mm/pnl', { token: s.token });
       expect(r.body.wallet_address).toBe(wallets[i]!.address);
     }
     await Promise.all(cs.map((c) => c.stop()));

@@ -80,15 +80,3 @@ export async function endedSessionIds(em: Em, sessionIds: string[]): Promise<Set
   const rows = await marketMakersRepository(db(em)).endedSessions(sessionIds);
   return new Set(rows.map((r) => r.id));
 }
-
-export interface TakerPnlFigures {
-  walletAddress: string;
-  realizedPnlMicros: string;
-  tradeCount: number;
-  asOfMs: number;
-}
-
-/** No RFQ fills are recorded yet (RFQ settlement does not exist), so the figures are zero. */
-export function takerPnl(walletAddress: string, nowMs = Date.now()): TakerPnlFigures {
-  return { walletAddress, realizedPnlMicros: '0', tradeCount: 0, asOfMs: nowMs };
-}

@@ -1,7 +1,6 @@
-// Operator API for market makers (register, remove) and the market-maker HTTP route (taker PnL).
-import type { MarketMaker, TakerPnl } from '../../../generated/openapi/types.gen.js';
-import { registerMarketMaker, removeMarketMaker, takerPnl } from '../../domain/market-makers/market-makers.js';
-import { Unauthorized } from '../../domain/errors.js';
+// Operator API for market makers (register, remove). The market-maker trading routes are in mm-trading.ts.
+import type { MarketMaker } from '../../../generated/openapi/types.gen.js';
+import { registerMarketMaker, removeMarketMaker } from '../../domain/market-makers/market-makers.js';
 import type { HandlersFor } from '../handler.js';
 
 export interface MarketMakerHandlerDeps {
@@ -9,7 +8,7 @@ export interface MarketMakerHandlerDeps {
   onRemoved?: (walletAddress: string) => void;
 }
 
-export function marketMakersHandlers(deps: MarketMakerHandlerDeps): HandlersFor<'createMarketMaker' | 'deleteMarketMaker' | 'getTakerPnl'> {
+export function marketMakersHandlers(deps: MarketMakerHandlerDeps): HandlersFor<'createMarketMaker' | 'deleteMarketMaker'> {
   return {
     createMarketMaker: async (req, { db, log }) => {
       const { wallet_address, name } = req.body;
@@ -23,17 +22,6 @@ export function marketMakersHandlers(deps: MarketMakerHandlerDeps): HandlersFor<
       log.info({ wallet: removed.walletAddress, revoked_sessions: removed.revokedSessions }, 'market maker removed; its sessions are revoked');
       deps.onRemoved?.(removed.walletAddress);
       return { status: 204 };
-    },
-    getTakerPnl: (_req, { auth }) => {
-      if (auth.kind !== 'market_maker') throw new Unauthorized();
-      const f = takerPnl(auth.walletAddress);
-      const body: TakerPnl = {
-        wallet_address: f.walletAddress,
-        realized_pnl_micros: f.realizedPnlMicros,
-        trade_count: f.tradeCount,
-        as_of_ms: f.asOfMs,
-      };
-      return { status: 200, body, headers: { 'Cache-Control': 'no-store' } };
     },
   };
 }
