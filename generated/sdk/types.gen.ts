@@ -90,14 +90,14 @@ export type PickOutcome = 'pending' | 'won' | 'lost' | 'voided';
  * | status | code | when |
  * |---|---|---|
  * | 400 | VALIDATION_FAILED | body, query or path does not match this specification, or a string holds U+0000 or an unpaired surrogate (`details` lists the failures as `{in, path, message}`, at most 20, then `{omitted}`) |
- * | 400 | INVALID_CURSOR | lobby or RFQ-list cursor not produced by this service |
+ * | 400 | INVALID_CURSOR | lobby, RFQ-list, positions, PnL-history or maker-fills cursor not produced by this service (or sent with other filters) |
  * | 400 | WINDOW_NOT_ALIGNED | lookup `window_start_ms` not a multiple of `duration_secs * 1000` |
  * | 401 | UNAUTHORIZED | no bearer token on a required-auth route |
  * | 401 | INVALID_SESSION | bearer token unknown, revoked or expired (also on optional-auth routes) |
  * | 401 | INVALID_IDENTITY_TOKEN | `privy_token` fails verification |
  * | 401 | INVALID_SIWE_MESSAGE | Sign-In with Ethereum message or signature rejected |
  * | 403 | FORBIDDEN | authenticated with a token not allowed on the route |
- * | 404 | CONTEST_NOT_FOUND, USER_NOT_FOUND, MARKET_NOT_FOUND, OPERATION_NOT_FOUND, IMAGE_NOT_FOUND, RFQ_NOT_FOUND, QUOTE_NOT_FOUND, NOT_FOUND | the addressed resource does not exist (NOT_FOUND also for unknown paths; RFQ_NOT_FOUND also for another user's RFQ) |
+ * | 404 | CONTEST_NOT_FOUND, USER_NOT_FOUND, MARKET_NOT_FOUND, OPERATION_NOT_FOUND, IMAGE_NOT_FOUND, RFQ_NOT_FOUND, QUOTE_NOT_FOUND, POSITION_NOT_FOUND, NOT_FOUND | the addressed resource does not exist (NOT_FOUND also for unknown paths; RFQ_NOT_FOUND and POSITION_NOT_FOUND also for another user's) |
  * | 405 | METHOD_NOT_ALLOWED | method not supported by the path (with an `Allow` header) |
  * | 409 | IDEMPOTENCY_KEY_REUSED | same idempotency key, different request body |
  * | 409 | IDEMPOTENCY_REQUEST_IN_PROGRESS | same key while the first request is still executing |
