@@ -35,7 +35,8 @@ import { createRateLimitStore } from './http/rate-limit-store.js';
 import { createSharedConnectionCap } from './ws/connection-slots.js';
 import { createCors } from './http/cors.js';
 import { chooseOperatorToken } from './domain/identity/dev-operator.js';
-import { seedDemoOnStart } from './domain/demo/seed.js';
+import { demoSeedAllowed, seedDemoOnStart } from './domain/demo/seed.js';
+import { startDemoMakerOnStart } from './bus/demo-maker.js';
 import { createDocsRouter } from './http/docs/router.js';
 import { createDocumentStore } from './http/docs/documents.js';
 import { documentsHandlers } from './http/handlers/documents.js';
@@ -62,6 +63,8 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
   const privy = await choosePrivyVerifier({ ...config.privy, production: config.nodeEnv === 'production', dataDir: config.dataDir }, logger);
   const shared = { deployment: config.deployment, redisUrl: config.redisUrl, prefix: config.queuePrefix, orm, log: logger };
   const sharedCap = createSharedConnectionCap({ ...shared, max: config.mm.maxConnectionsPerIp });
+  // RFQ trading settings shared by the HTTP handlers, the WebSocket stream and the demo maker.
+  const rfqDeps = { settings: { ...config.rfq, bettingCloseBufferMs: config.markets.bettingCloseBufferMs } };
   const gateway = createGateway({
     mm: config.mm,
     orm,
@@ -70,7 +73,7 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
     sharedCap,
     bus: rt.bus,
     rfq: {
-      rfq: { settings: { ...config.rfq, bettingCloseBufferMs: config.markets.bettingCloseBufferMs } },
+      rfq: rfqDeps,
       offered: { assets: config.markets.assets, durations: config.markets.durations },
       maxQuotesPerSecond: config.rfq.mmMaxQuotesPerSecond,
     },
@@ -84,10 +87,10 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
   const workerHealth = createWorkerHealth(orm, queues, config.workerHeartbeatStaleMs);
   const settlement = createSettlementAdapter({ mode: config.settlementMode, demoOnchainBalanceMicros: config.demoOnchainBalanceMicros });
   await seedDemoOnStart(orm.em.fork(), settlement, config, logger);
+  const stopDemoMaker = await startDemoMakerOnStart({ allowed: demoSeedAllowed(config), bus: rt.bus, forkDb, rfq: rfqDeps, settlement, log: logger });
   const documents = createDocumentStore({ publicUrl: config.publicUrl, fallbackHost: `localhost:${config.port || 3000}` });
   // RFQ trading: this process closes the RFQs it created at their due time (the sweeper is the backstop)
   // and wakes getRfq long-polls from the bus.
-  const rfqDeps = { settings: { ...config.rfq, bettingCloseBufferMs: config.markets.bettingCloseBufferMs } };
   const closer = createRfqCloser({ forkDb, bus: rt.bus, rfq: rfqDeps, log: logger });
   const rfqWaiters = createRfqWaiters(rt.bus);
   const allHandlers: Handlers = {
@@ -141,6 +144,7 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
     server,
     port,
     async close() {
+      stopDemoMaker();
       closer.stop(); // pending best-mode answers read the RFQ as it is; the sweeper closes it
       rfqWaiters.close(); // long-polls answer now instead of holding the server open
       await gateway.close(); // market makers get close code 1001 before the HTTP server stops

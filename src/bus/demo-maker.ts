@@ -5,7 +5,8 @@
 import { privateKeyToAccount } from 'viem/accounts';
 import type { Logger } from 'pino';
 import type { Em } from '../db/orm.js';
-import { DEMO_MAKER_KEY, demoMakerOddsBps } from '../domain/demo/maker.js';
+import { DEMO_MAKER_ADDRESS, DEMO_MAKER_KEY, demoMakerOddsBps, ensureDemoMaker } from '../domain/demo/maker.js';
+import type { SettlementAdapter } from '../domain/settlement/adapter.js';
 import { submitQuote } from '../domain/rfq/api.js';
 import type { RfqDeps } from '../domain/rfq/deps.js';
 import type { RfqEvent } from '../domain/rfq/events.js';
@@ -36,4 +37,28 @@ export function startDemoMaker(deps: { bus: Bus; forkDb: () => Em; rfq: RfqDeps;
   return deps.bus.subscribe('rfq.open', (payload) => {
     void answer(payload as Extract<RfqEvent, { topic: 'rfq.open' }>).catch((err: unknown) => log.warn({ err }, 'demo maker could not quote'));
   });
+}
+
+/**
+ * On the embedded development default (as the demo seed: DEMO_DATA, NODE_ENV=development, embedded): makes
+ * sure the demo maker exists and is funded, then runs it. A failure is logged, never fatal. Returns stop().
+ */
+export async function startDemoMakerOnStart(deps: {
+  allowed: boolean;
+  bus: Bus;
+  forkDb: () => Em;
+  rfq: RfqDeps;
+  settlement: SettlementAdapter;
+  log: Logger;
+}): Promise<() => void> {
+  if (!deps.allowed) return () => undefined;
+  try {
+    if (await ensureDemoMaker(deps.forkDb(), deps.settlement)) {
+      deps.log.info({ wallet: DEMO_MAKER_ADDRESS }, 'demo market maker registered and funded (demo collateral)');
+    }
+    return startDemoMaker(deps);
+  } catch (err) {
+    deps.log.error({ err }, 'the demo market maker could not start; RFQs get no quote unless a maker connects');
+    return () => undefined;
+  }
 }

@@ -1,6 +1,9 @@
 // The living demo (issue 16): an embedded development start seeds demo contests once, with entries, a
 // resolved contest with a leaderboard and payouts; a restart seeds nothing more; DEMO_DATA=false starts empty.
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
+import { promisify } from 'node:util';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { fundWallet } from '../testing/rfq-trade.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -56,11 +59,19 @@ describe('demo data on the embedded development default', () => {
     }
   });
 
-  it('a restart seeds nothing more; the books balance', async () => {
-    const svc = await startServiceProcess({ env: { NODE_ENV: 'development', DATA_DIR: dataDir } });
+  it('a restart seeds nothing more; the built-in demo maker fills the example taker with nothing else running; the books balance', async () => {
+    const svc = await startServiceProcess({ env: { NODE_ENV: 'development', DATA_DIR: dataDir, SIWE_DOMAIN: 'demo.test' } });
     try {
       expect(svc.logs.some(seededLine)).toBe(false);
       expect(await lobby(svc.baseUrl)).toHaveLength(3);
+      // examples/taker-client.ts as the README runs it, against the demo maker alone (a day window: betting stays open).
+      const key = generatePrivateKey();
+      const taker = await fundWallet(svc.baseUrl, privateKeyToAccount(key), 'demo.test', 2_000_000);
+      const run = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'examples/taker-client.ts'], {
+        env: { PATH: process.env.PATH ?? '', SESSION: taker.token, TAKER_PRIVATE_KEY: key, BASE_URL: svc.baseUrl, DURATION_SECS: '86400' },
+      });
+      expect(run.stdout).toMatch(/^filled 1000000 of 1000000 micros at 1.9x/m); // the demo maker: fair 2x less 5%
+      expect(svc.logs.some((l) => l.msg === 'demo maker quoted')).toBe(true);
     } finally {
       expect(await svc.stop()).toBe(0);
     }

@@ -86,6 +86,10 @@ export async function handleMatched(api: OpenAPIBackend, operation: Operation, r
   context.validation = api.validator.validateRequest(req, operation);
   if (context.validation.errors) return api.handlers.validationFail!(context, ...args);
   context.request = api.router.parseRequest(context.validation.coerced, operation);
+  // parseRequest re-reads path parameters from the path (text); the validator's coerced ones are typed
+  // (an integer `market_id` arrives as a number, as the generated operation types say).
+  const coercedParams = (context.validation.coerced as { params?: Record<string, unknown> }).params;
+  if (coercedParams) context.request.params = { ...context.request.params, ...coercedParams } as typeof context.request.params;
   const handler = api.handlers[operation.operationId!] ?? api.handlers.notImplemented!;
   return handler(context, ...args);
 }
