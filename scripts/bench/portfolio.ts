@@ -6,6 +6,7 @@
 //   pg: sum over positions      what the summary would cost without the counters (count/sum over the
 //                               taker's positions), for scale;
 //   listPositions first page    GET /v1/positions' domain call (limit 50, newest first, legs joined);
+//   pg: page 1 + its legs       the same two statements with plain pg;
 // and prints EXPLAIN (ANALYZE) of the first-page query for the largest taker. The summary should be flat in
 // the number of positions. The HTTP route GET /v1/portfolio is not on main yet (branch positions-http), so
 // this measures the domain calls in-process, not over HTTP.
@@ -31,6 +32,11 @@ const LIST_N = Number(values['list-n']);
 const WARMUP = Number(values.warmup);
 const SIZES = values.sizes.split(',').map(Number);
 const log = (msg: string) => process.stderr.write(`${msg}\n`);
+// listPositions' two statements (PositionsRepository.page and legsOf), for the plain-pg floor.
+const PAGE = `select id, rfq_id, taker_user_id, taker_address, stake, payout, odds_bps, status, pnl, created_at_ms, resolved_at_ms
+  from positions where taker_user_id = $1 order by created_at_ms desc, id desc limit 51`;
+const LEGS = `select l.position_id, l.leg_index, l.market_id, l.direction, l.outcome, m.asset, m.duration_secs, m.start_at_ms
+  from position_legs l join markets m on m.market_id = l.market_id where l.position_id = any($1::uuid[]) order by l.position_id, l.leg_index`;
 
 const database = await createTestDatabase('benchportfolio');
 const orm = await createOrm({ databaseUrl: database.url });
@@ -66,6 +72,14 @@ try {
         ),
     },
     { name: 'listPositions page 1 (50)', n: LIST_N, run: (u) => listPositions(orm.em.fork(), u, { limit: 50 }) },
+    {
+      name: 'pg: page 1 + its legs',
+      n: LIST_N,
+      run: async (u) => {
+        const ids = (await client.query<{ id: string }>(PAGE, [u])).rows.slice(0, 50).map((r) => r.id);
+        return client.query(LEGS, [ids]);
+      },
+    },
   ];
   const times = new Map<string, number[]>();
   for (const c of cases) {
@@ -84,8 +98,7 @@ try {
   const largest = seed.takerIds[SIZES.indexOf(Math.max(...SIZES))]!;
   const plan = (
     await client.query(
-      `explain (analyze, buffers) select id, rfq_id, taker_user_id, taker_address, stake, payout, odds_bps, status, pnl, created_at_ms, resolved_at_ms
-         from positions where taker_user_id = $1 order by created_at_ms desc, id desc limit 51`,
+      `explain (analyze, buffers) ${PAGE}`,
       [largest],
     )
   ).rows.map((r: { 'QUERY PLAN': string }) => `    ${r['QUERY PLAN']}`);

@@ -8,6 +8,8 @@
 //       service         the resolve-window worker's path: insert the window_resolutions row (insertResolution),
 //                       then settleWindow(...) with onBatch publishing each batch's position_settled frames on
 //                       a Redis bus (publishRfqEvents), as the worker does;
+//       service-overlap the proposed worker change: batch k's frames are published while batch k+1 settles
+//                       (a promise chain keeps them in order; the total waits for the last publish);
 //       service-nopub   the same without publishing (what settleWindow itself costs);
 //       plain-sql       the same writes hand-written with pg (settle-sql.ts), one transaction per batch;
 //   - after each side: checkLedger must be empty (including the trading counters), every position of the window
@@ -27,6 +29,7 @@ import { settleWindow, SETTLE_BATCH } from '../../src/domain/positions/settle.js
 import { ADMIN_URL, createTestDatabase, TEST_REDIS_URL, uniquePrefix, dropQueuePrefixes } from '../../src/testing/postgres.js';
 import { percentile, row } from './harness.js';
 import { seedSettlement, type SettleSeed } from './settle-seed.js';
+import { profileRepositories } from './settle-profile.js';
 import { settleWindowPlainSql } from './settle-sql.js';
 
 const { values } = parseArgs({
@@ -39,6 +42,8 @@ const { values } = parseArgs({
     outcome: { type: 'string', default: 'YES' },
     /** Seed, then stop and keep the template database (for EXPLAIN and profiling); prints its URL. */
     'seed-only': { type: 'boolean', default: false },
+    /** Time each repository call of the service-nopub side (settle-profile.ts) and print where the time goes. */
+    profile: { type: 'boolean', default: false },
   },
 });
 const N = Number(values.positions);
@@ -47,7 +52,7 @@ const WARMUP = Number(values.warmup);
 const OUTCOME = values.outcome as 'YES' | 'NO' | 'VOID';
 if (!['YES', 'NO', 'VOID'].includes(OUTCOME)) throw new Error('--outcome is YES, NO or VOID');
 
-const SIDES = ['service', 'service-nopub', 'plain-sql'] as const;
+const SIDES = ['service', 'service-overlap', 'service-nopub', 'plain-sql'] as const;
 type Side = (typeof SIDES)[number];
 interface Run {
   side: Side;
@@ -112,20 +117,30 @@ async function runSide(side: Side, round: number, orm: Orm, client: pg.Client, m
       resolvedAtMs: nowMs,
     });
     let last = performance.now();
+    let publishing = Promise.resolve();
     const total = await settleWindow(orm.em.fork(), marketId, OUTCOME, nowMs, {
       onBatch: async (b) => {
-        if (side === 'service') await publishRfqEvents(bus, b.events, { warn: (o: unknown, m?: string) => log(`warn ${m} ${JSON.stringify(o)}`) });
+        if (side === 'service') await publishRfqEvents(bus, b.events, warnLog);
+        // The proposed worker change: publish batch k while batch k+1 settles (FIFO kept by the chain).
+        if (side === 'service-overlap') publishing = publishing.then(() => publishRfqEvents(bus, b.events, warnLog));
         const now = performance.now();
         batchMs.push(now - last);
         last = now;
       },
     });
+    await publishing;
     settled = total.settled;
   }
   const seconds = (performance.now() - t0) / 1000;
   if (settled !== N) throw new Error(`${side}: settled ${settled} of ${N}`);
   return { side, round, seconds, settled, batchMs };
 }
+
+const warnLog = { warn: (o: unknown, m?: string) => log(`warn ${m} ${JSON.stringify(o)}`) };
+const profile = values.profile ? profileRepositories() : null;
+const profiled = new Map<string, { ms: number; calls: number }>();
+let profiledSeconds = 0;
+let profiledBatches = 0;
 
 const runs: Run[] = [];
 let cleaned = false;
@@ -174,7 +189,16 @@ try {
       if (problems.length) throw new Error(`the seed's ledger is not clean: ${JSON.stringify(problems.slice(0, 3))}`);
       const order = SIDES.map((_, i) => SIDES[(i + r) % SIDES.length]!);
       for (const side of order) {
+        profile?.reset();
         const run = await runSide(side, r, orm, client, seed.windowIds[SIDES.indexOf(side)]!, Date.now());
+        if (profile && side === 'service-nopub' && r >= WARMUP) {
+          for (const p of profile.report()) {
+            const s = profiled.get(p.method) ?? { ms: 0, calls: 0 };
+            profiled.set(p.method, { ms: s.ms + p.ms, calls: s.calls + p.calls });
+          }
+          profiledSeconds += run.seconds;
+          profiledBatches += run.batchMs.length;
+        }
         await ledgerClean(orm, side, seed.windowIds[SIDES.indexOf(side)]!);
         const warm = r < WARMUP;
         log(
@@ -231,6 +255,16 @@ try {
     `targets (rfq-design 3.15): service >= 5,000/s: ${svc >= 5000 ? 'met' : 'MISSED'} (${svc.toFixed(0)}/s); ` +
       `>= 50% of plain SQL: ${svc >= plain / 2 ? 'met' : 'MISSED'} (${((100 * svc) / plain).toFixed(0)}%). checkLedger empty after every side.`,
   );
+  if (profile) {
+    const perBatch = (ms: number) => (ms / profiledBatches).toFixed(1);
+    let sqlMs = 0;
+    lines.push(`where service-nopub's time goes (${profiledBatches} batches, per batch ms; repository calls are awaited SQL):`);
+    for (const [method, s] of [...profiled.entries()].sort((a, b) => b[1].ms - a[1].ms)) {
+      sqlMs += s.ms;
+      lines.push(`  ${method.padEnd(44)} ${perBatch(s.ms).padStart(8)} ms  (${s.calls} calls)`);
+    }
+    lines.push(`  ${'rest: JavaScript, BEGIN/COMMIT, fork'.padEnd(44)} ${perBatch(profiledSeconds * 1000 - sqlMs).padStart(8)} ms`);
+  }
   process.stdout.write(`${lines.join('\n')}\n`);
 } finally {
   await cleanup();
