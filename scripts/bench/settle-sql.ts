@@ -7,9 +7,11 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 
-const LOCK = `select p.id from positions p
-  where p.id in (select l.position_id from position_legs l where l.market_id = $1::int8 and l.outcome = 'pending')
-  order by p.id limit $2 for update of p`;
+// The same lock statement as PositionsRepository.lockBatch (pending legs from their partial index).
+const LOCK = `with pending as materialized (
+    select l.position_id from position_legs l where l.market_id = $1::int8 and l.outcome = 'pending')
+  select p.id from positions p where p.id in (select position_id from pending order by position_id limit $2)
+  order by p.id for update of p`;
 
 const LEGS = `update position_legs set outcome = case
     when $2::text = 'VOID' then 'voided' when (direction = 'up') = ($2::text = 'YES') then 'won' else 'lost' end

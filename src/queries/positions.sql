@@ -25,9 +25,11 @@ select m.market_id from markets m
 
 -- PositionsRepository.lockBatch
 -- parameters: $1 = "1042", $2 = 1000
-select p.id from positions p
-   where p.id in (select l.position_id from position_legs l where l.market_id = $1::int8 and l.outcome = 'pending')
-   order by p.id limit $2 for update of p;
+with pending as materialized (
+    select l.position_id from position_legs l where l.market_id = $1::int8 and l.outcome = 'pending')
+  select p.id from positions p
+   where p.id in (select position_id from pending order by position_id limit $2)
+   order by p.id for update of p;
 
 -- PositionsRepository.applyOutcome
 -- parameters: $1 = "YES", $2 = "YES", $3 = "1042", $4 = ["00000000-0000-4000-8000-000000000001"]
