@@ -54,7 +54,9 @@ try {
   );
   const problems = await checkLedger(orm.em.fork());
   if (problems.length) throw new Error(`the seed's ledger is not clean: ${JSON.stringify(problems.slice(0, 3))}`);
-  const counts = (await client.query<{ n: number }>('select count(*)::int as n from positions group by taker_user_id order by 1')).rows.map((r) => r.n);
+  const counts = (await client.query<{ n: number }>('select count(*)::int as n from positions group by taker_user_id order by 1')).rows.map(
+    (r) => r.n,
+  );
   log(`seeded in ${seed.seconds.toFixed(1)} s; positions per taker: ${counts.join(', ')}; checkLedger clean`);
 
   type Case = { name: string; n: number; run: (userId: string) => Promise<unknown> };
@@ -96,12 +98,9 @@ try {
     }
   }
   const largest = seed.takerIds[SIZES.indexOf(Math.max(...SIZES))]!;
-  const plan = (
-    await client.query(
-      `explain (analyze, buffers) ${PAGE}`,
-      [largest],
-    )
-  ).rows.map((r: { 'QUERY PLAN': string }) => `    ${r['QUERY PLAN']}`);
+  const plan = (await client.query(`explain (analyze, buffers) ${PAGE}`, [largest])).rows.map(
+    (r: { 'QUERY PLAN': string }) => `    ${r['QUERY PLAN']}`,
+  );
 
   const W = [-28, 12, 10, 10, 8] as const;
   const lines = [

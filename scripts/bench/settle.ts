@@ -213,9 +213,17 @@ try {
     }
   }
 
-  const median = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 50);
+  const median = (xs: number[]) =>
+    percentile(
+      [...xs].sort((a, b) => a - b),
+      50,
+    );
   const rate = (s: Side) => median(runs.filter((x) => x.side === s).map((x) => x.settled / x.seconds));
-  const batches = (s: Side) => runs.filter((x) => x.side === s).flatMap((x) => x.batchMs).sort((a, b) => a - b);
+  const batches = (s: Side) =>
+    runs
+      .filter((x) => x.side === s)
+      .flatMap((x) => x.batchMs)
+      .sort((a, b) => a - b);
   const plain = rate('plain-sql');
   const W = [[-15], [12], [13], [22], [13], [13]] as const;
   const lines = [
@@ -259,7 +267,14 @@ try {
   const frames = Array.from({ length: N }, (_, i) => ({
     topic: 'mm.event' as const,
     wallet: `0x${String(i % 10).padStart(40, '0')}`,
-    frame: { type: 'position_settled', position_id: crypto.randomUUID(), rfq_id: crypto.randomUUID(), outcome: 'won', maker_pnl_micros: '-1000000', settled_at_ms: Date.now() },
+    frame: {
+      type: 'position_settled',
+      position_id: crypto.randomUUID(),
+      rfq_id: crypto.randomUUID(),
+      outcome: 'won',
+      maker_pnl_micros: '-1000000',
+      settled_at_ms: Date.now(),
+    },
   }));
   const busRates: Record<string, number[]> = { sequential: [], pipelined: [] };
   for (let r = 0; r < ROUNDS; r++) {
