@@ -289,6 +289,34 @@ try {
     `Redis bus alone, ${N} position_settled frames: sequential awaits ${median(busRates.sequential!).toFixed(0)}/s, ` +
       `pipelined ${median(busRates.pipelined!).toFixed(0)}/s (median of ${ROUNDS})`,
   );
+  // What one posting's COMMIT costs by its number of entries (a settlement batch posts ~2 entries per distinct
+  // taker + 2 per maker): the deferred ledger_entries_balanced trigger fires per entry row and each firing sums
+  // every entry of the transaction, so the check is quadratic in the entries of one posting.
+  const probeUrl = await copyOfTemplate(99);
+  const probe = new pg.Client({ connectionString: probeUrl });
+  probe.on('error', () => undefined);
+  await probe.connect();
+  const commits: string[] = [];
+  try {
+    for (const entries of [250, 500, 1000, 2000, 4000]) {
+      await probe.query('begin');
+      const tx = crypto.randomUUID();
+      await probe.query(`insert into ledger_transactions (id, kind, reference) values ($1, 'bench_probe', 'bench:settle')`, [tx]);
+      await probe.query(
+        `insert into ledger_entries (transaction_id, account_id, amount)
+         select $1, a.id, case when g % 2 = 0 then 1 else -1 end from generate_series(1, $2::int) g
+           join ledger_accounts a on a.kind = case when g % 2 = 0 then 'treasury' else 'settlement_clearing' end`,
+        [tx, entries],
+      );
+      const t = performance.now();
+      await probe.query('commit');
+      commits.push(`${entries}: ${(performance.now() - t).toFixed(0)} ms`);
+    }
+  } finally {
+    await probe.end();
+    await dropCopy(`${template.name}_r99`);
+  }
+  lines.push(`COMMIT of one ledger posting by entries (deferred balanced check): ${commits.join(', ')}`);
   if (profile) {
     const perBatch = (ms: number) => (ms / profiledBatches).toFixed(1);
     let sqlMs = 0;
