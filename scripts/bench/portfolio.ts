@@ -1,22 +1,26 @@
-// `npm run bench:portfolio [-- --n 2000 --list-n 500 --sizes 100,10000,100000]`: the portfolio read at size.
-// Three takers hold 100, 10,000 and 100,000 open positions (seeded by plain SQL, settle-seed.ts, with
-// trading_stats consistent: checkLedger is empty). Per taker, interleaved request by request, it times
-//   getPortfolio(em, userId)    the domain call behind GET /v1/portfolio: one trading_stats row;
-//   pg: trading_stats row       the same row read with plain pg (the floor);
-//   pg: sum over positions      what the summary would cost without the counters (count/sum over the
-//                               taker's positions), for scale;
-//   listPositions first page    GET /v1/positions' domain call (limit 50, newest first, legs joined);
+// `npm run bench:portfolio [-- --n 2000 --list-n 500 --sizes 100,10000,100000]`: the portfolio read at size,
+// over HTTP against the real service (child process, PostgreSQL + Redis, LOG_LEVEL=info, through the bench
+// harness) next to the domain call and plain pg, in one run. Three takers sign in through the service
+// (Privy exchange), then hold 100, 10,000 and 100,000 open positions (seeded by plain SQL, settle-seed.ts, with
+// trading_stats consistent: checkLedger is empty). Per case and taker, interleaved request by request:
+//   GET /v1/portfolio (HTTP)    the route: session, handler, one trading_stats row, JSON;
+//   getPortfolio (domain)       its domain call in this process;
+//   pg: trading_stats row       the same row with plain pg (the floor);
+//   pg: sum over positions      what the summary would cost without the counters (count/sum over the taker's
+//                               positions), for scale;
+//   GET /v1/positions?limit=50  the first list page over HTTP (newest first, legs joined);
+//   listPositions page 1 (50)   its domain call;
 //   pg: page 1 + its legs       the same two statements with plain pg;
-// and prints EXPLAIN (ANALYZE) of the first-page query for the largest taker. The summary should be flat in
-// the number of positions. The HTTP route GET /v1/portfolio is not on main yet (branch positions-http), so
-// this measures the domain calls in-process, not over HTTP.
+// and prints EXPLAIN (ANALYZE) of the first-page query for the largest taker. Both reads should be flat in
+// the number of positions.
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { createOrm, migrate } from '../../src/db/orm.js';
+import { createOrm } from '../../src/db/orm.js';
 import { checkLedger } from '../../src/domain/ledger/ledger.js';
 import { getPortfolio, listPositions } from '../../src/domain/positions/portfolio.js';
-import { createTestDatabase } from '../../src/testing/postgres.js';
-import { percentile, row } from './harness.js';
+import { call, createTestPrivy } from '../../src/testing/identity.js';
+import { newUserSession } from '../../src/testing/money.js';
+import { percentile, row, startBenchService } from './harness.js';
 import { seedSettlement } from './settle-seed.js';
 
 const { values } = parseArgs({
@@ -38,18 +42,29 @@ const PAGE = `select id, rfq_id, taker_user_id, taker_address, stake, payout, od
 const LEGS = `select l.position_id, l.leg_index, l.market_id, l.direction, l.outcome, m.asset, m.duration_secs, m.start_at_ms
   from position_legs l join markets m on m.market_id = l.market_id where l.position_id = any($1::uuid[]) order by l.position_id, l.leg_index`;
 
-const database = await createTestDatabase('benchportfolio');
-const orm = await createOrm({ databaseUrl: database.url });
-const client = new pg.Client({ connectionString: database.url });
+const privy = await createTestPrivy();
+const bench = await startBenchService('benchportfolio', { NODE_ENV: 'test', ...privy.env });
+const base = bench.svc.baseUrl;
+const orm = await createOrm({ databaseUrl: bench.db.url });
+const client = new pg.Client({ connectionString: bench.db.url });
 client.on('error', () => undefined);
 try {
-  await migrate(orm);
   await client.connect();
+  const sessions = await Promise.all(SIZES.map(() => newUserSession(base, privy)));
+  const tokens = new Map(sessions.map((x) => [x.userId, x.token]));
   const total = SIZES.reduce((a, b) => a + b, 0);
-  log(`seeding ${total} open positions for ${SIZES.length} takers (${SIZES.join(', ')}) ...`);
+  log(`seeding ${total} open positions for ${SIZES.length} signed-in takers (${SIZES.join(', ')}) ...`);
   const seed = await seedSettlement(
     client,
-    { positions: total, windows: 1, makers: 10, takers: SIZES.length, takerWeights: SIZES, now: Date.now() },
+    {
+      positions: total,
+      windows: 1,
+      makers: 10,
+      takers: SIZES.length,
+      takerWeights: SIZES,
+      takerIds: sessions.map((x) => x.userId),
+      now: Date.now(),
+    },
     log,
   );
   const problems = await checkLedger(orm.em.fork());
@@ -58,9 +73,20 @@ try {
     (r) => r.n,
   );
   log(`seeded in ${seed.seconds.toFixed(1)} s; positions per taker: ${counts.join(', ')}; checkLedger clean`);
+  const http = async (route: string, u: string, expect: (body: Record<string, unknown>) => boolean) => {
+    const r = await call(base, route, { token: tokens.get(u)! });
+    if (r.status !== 200 || !expect(r.body)) throw new Error(`${route} answered ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`);
+  };
+  // The HTTP answers are checked against the seed, so a case that silently measured an error cannot pass.
+  const openOf = new Map(seed.takerIds.map((u, k) => [u, SIZES[k]!]));
 
   type Case = { name: string; n: number; run: (userId: string) => Promise<unknown> };
   const cases: Case[] = [
+    {
+      name: 'GET /v1/portfolio (HTTP)',
+      n: N,
+      run: (u) => http('GET /v1/portfolio', u, (b) => b.open_positions === openOf.get(u)),
+    },
     { name: 'getPortfolio (domain)', n: N, run: (u) => getPortfolio(orm.em.fork(), u) },
     { name: 'pg: trading_stats row', n: N, run: (u) => client.query('select * from trading_stats where owner = $1', [`user:${u}`]) },
     {
@@ -72,6 +98,11 @@ try {
                   count(*) filter (where status <> 'open'), coalesce(sum(pnl), 0) from positions where taker_user_id = $1`,
           [u],
         ),
+    },
+    {
+      name: 'GET /v1/positions?limit=50',
+      n: LIST_N,
+      run: (u) => http('GET /v1/positions?limit=50', u, (b) => Array.isArray(b.positions) && b.positions.length === Math.min(50, openOf.get(u)!)),
     },
     { name: 'listPositions page 1 (50)', n: LIST_N, run: (u) => listPositions(orm.em.fork(), u, { limit: 50 }) },
     {
@@ -104,7 +135,7 @@ try {
 
   const W = [-28, 12, 10, 10, 8] as const;
   const lines = [
-    `bench:portfolio: in-process domain calls on PostgreSQL (GET /v1/portfolio is not on main yet), sequential, p50/p99 in ms`,
+    `bench:portfolio: HTTP against the service (PostgreSQL + Redis, LOG_LEVEL=info) next to the domain calls and plain pg, sequential, p50/p99 in ms`,
     row([
       ['case', W[0]],
       ['positions', W[1]],
@@ -132,5 +163,5 @@ try {
 } finally {
   await client.end().catch(() => undefined);
   await orm.close(true);
-  await database.drop();
+  await bench.stop();
 }

@@ -17,6 +17,8 @@ export interface SettleSeedPlan {
   now: number;
   /** Takers get positions round-robin; `takerWeights` (optional) instead gives taker k exactly that many per window. */
   takerWeights?: readonly number[];
+  /** Existing users (e.g. signed in through the service) to use as the takers, instead of seeding `takers` new ones. */
+  takerIds?: readonly string[];
 }
 
 export interface SettleSeed {
@@ -39,19 +41,26 @@ export async function seedSettlement(sql: pg.ClientBase, p: SettleSeedPlan, log:
     return r;
   };
   await sql.query('set synchronous_commit = off');
-  await step(
-    'users (takers, then makers)',
-    `insert into users (id, wallet_address)
-     select gen_random_uuid(), '0x' || lpad(to_hex(n), 40, '0') from generate_series(1, $1::int + $2::int) n`,
-    [p.takers, p.makers],
-  );
-  const users = (await sql.query<{ id: string; n: number }>(`select id, ('x' || right(wallet_address, 8))::bit(32)::int as n from users order by 2`))
-    .rows;
-  const takerIds = users.filter((u) => u.n <= p.takers).map((u) => u.id);
-  const makerIds = users.filter((u) => u.n > p.takers).map((u) => u.id);
+  // Seeded users' wallets: 0x00..0<n> for takers, 0x00..1<n> (hex 10000000 + n) for makers.
+  const insertUsers = async (label: string, count: number, base: number) =>
+    (
+      await step(
+        label,
+        `insert into users (id, wallet_address)
+         select gen_random_uuid(), '0x' || lpad(to_hex($2::int + n), 40, '0') from generate_series(1, $1::int) n
+         returning id, ('x' || right(wallet_address, 8))::bit(32)::int as n`,
+        [count, base],
+      )
+    ).rows
+      .sort((a: { n: number }, b: { n: number }) => a.n - b.n)
+      .map((r: { id: string }) => r.id);
+  const takerIds = p.takerIds ? [...p.takerIds] : await insertUsers('users (takers)', p.takers, 0);
+  const makerIds = await insertUsers('users (makers)', p.makers, 0x10000000);
   await step(
     'ledger accounts (available, reserved)',
-    `insert into ledger_accounts (user_id, kind) select id, k from users cross join unnest(array['user_available', 'user_reserved']) k`,
+    `insert into ledger_accounts (user_id, kind) select id, k from unnest($1::uuid[]) id cross join unnest(array['user_available', 'user_reserved']) k
+     on conflict (user_id, kind) where user_id is not null do nothing`,
+    [[...takerIds, ...makerIds]],
   );
   // Windows that ended an hour ago: BTC 5-minute windows, one after the other.
   const firstStart = Math.floor((p.now - 3_600_000) / WINDOW_MS) * WINDOW_MS - p.windows * WINDOW_MS;
