@@ -63,6 +63,8 @@ try {
       takers: SIZES.length,
       takerWeights: SIZES,
       takerIds: sessions.map((x) => x.userId),
+      // Not ended: the service's resolve-window relay would settle an ended window while the bench reads.
+      windowsAt: 'future',
       now: Date.now(),
     },
     log,

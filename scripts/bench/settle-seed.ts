@@ -17,6 +17,11 @@ export interface SettleSeedPlan {
   now: number;
   /** Takers get positions round-robin; `takerWeights` (optional) instead gives taker k exactly that many per window. */
   takerWeights?: readonly number[];
+  /**
+   * Windows ended an hour ago (default: ready to resolve), or starting in an hour (`future`: a running
+   * service's resolve-window relay leaves them alone, so the positions stay open while a read bench runs).
+   */
+  windowsAt?: 'ended' | 'future';
   /** Existing users (e.g. signed in through the service) to use as the takers, instead of seeding `takers` new ones. */
   takerIds?: readonly string[];
 }
@@ -62,11 +67,14 @@ export async function seedSettlement(sql: pg.ClientBase, p: SettleSeedPlan, log:
      on conflict (user_id, kind) where user_id is not null do nothing`,
     [[...takerIds, ...makerIds]],
   );
-  // Windows that ended an hour ago: BTC 5-minute windows, one after the other.
-  const firstStart = Math.floor((p.now - 3_600_000) / WINDOW_MS) * WINDOW_MS - p.windows * WINDOW_MS;
+  // BTC 5-minute windows, one after the other, that ended an hour ago (or start in an hour).
+  const firstStart =
+    p.windowsAt === 'future'
+      ? Math.ceil((p.now + 3_600_000) / WINDOW_MS) * WINDOW_MS
+      : Math.floor((p.now - 3_600_000) / WINDOW_MS) * WINDOW_MS - p.windows * WINDOW_MS;
   const windowIds = (
     await step(
-      `markets (${p.windows} ended windows)`,
+      `markets (${p.windows} ${p.windowsAt ?? 'ended'} windows)`,
       `insert into markets (kind, asset, duration_secs, start_at_ms)
        select 'rfq_window', 'BTC', 300, $1::bigint + (w - 1)::bigint * ${WINDOW_MS} from generate_series(1, $2::int) w
        returning market_id`,
