@@ -15,14 +15,15 @@ import type { RfqEvent } from '../domain/rfq/events.js';
 import type { RfqWithQuotes } from '../domain/rfq/records.js';
 import type { Bus } from './bus.js';
 
+/** All at once (pipelined): each backend still delivers one publisher's messages in order. */
 export async function publishRfqEvents(bus: Bus, events: readonly RfqEvent[], log: Pick<Logger, 'warn'>): Promise<void> {
-  for (const e of events) {
-    try {
-      await bus.publish(e.topic, e);
-    } catch (err) {
-      log.warn({ err, topic: e.topic }, 'could not publish an RFQ event; subscribers learn it from the database');
-    }
-  }
+  await Promise.all(
+    events.map((e) =>
+      bus.publish(e.topic, e).catch((err: unknown) => {
+        log.warn({ err, topic: e.topic }, 'could not publish an RFQ event; subscribers learn it from the database');
+      }),
+    ),
+  );
 }
 
 export interface RfqCloser {

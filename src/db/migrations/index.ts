@@ -9,6 +9,7 @@ import { Migration20261123010000_exactly_once } from './Migration20261123010000_
 import { Migration20261123020000_auth_prune } from './Migration20261123020000_auth_prune.js';
 import { Migration20261123030000_shared_limits } from './Migration20261123030000_shared_limits.js';
 import { Migration20261125010000_rfq } from './Migration20261125010000_rfq.js';
+import { Migration20261125020000_ledger_check_once } from './Migration20261125020000_ledger_check_once.js';
 
 export const migrationsList = [
   { name: 'Migration20261120000000_initial', class: Migration20261120000000_initial },
@@ -21,4 +22,5 @@ export const migrationsList = [
   { name: 'Migration20261123020000_auth_prune', class: Migration20261123020000_auth_prune },
   { name: 'Migration20261123030000_shared_limits', class: Migration20261123030000_shared_limits },
   { name: 'Migration20261125010000_rfq', class: Migration20261125010000_rfq },
+  { name: 'Migration20261125020000_ledger_check_once', class: Migration20261125020000_ledger_check_once },
 ];

@@ -85,4 +85,28 @@ describe('ledger repository', () => {
     ).rejects.toBeInstanceOf(InsufficientBalance);
     expect(await db(t.orm.em.fork()).selectFrom('ledger_accounts').select('id').where('user_id', '=', a).execute()).toEqual([]);
   });
+
+  it('the database refuses at COMMIT a transaction whose entries do not sum to zero, however they were inserted', async () => {
+    const accounts = await db(t.orm.em.fork()).selectFrom('ledger_accounts').select('id').where('user_id', 'is', null).execute();
+    const [x, y] = accounts.map((r) => r.id);
+    const insert = async (amounts: number[][]) =>
+      t.orm.em.fork().transactional(async (tx) => {
+        const id = randomUUID();
+        const k = db(tx);
+        await k.insertInto('ledger_transactions').values({ id, kind: 'probe', reference: 'probe' }).execute();
+        // One statement per group: the check must still see every entry of the transaction at COMMIT.
+        for (const group of amounts) {
+          await k
+            .insertInto('ledger_entries')
+            .values(group.map((amount, i) => ({ transaction_id: id, account_id: i % 2 ? x! : y!, amount: String(amount) })))
+            .execute();
+        }
+      });
+    await expect(insert([[5, -3], [-1]])).rejects.toMatchObject({ message: expect.stringContaining('does not sum to zero (sum 1)') });
+    const many = Array.from({ length: 2000 }, (_, i) => (i % 2 ? 1 : -1)); // sums to 0
+    await expect(insert([[-2], many, [3]])).rejects.toMatchObject({ message: expect.stringContaining('(sum 1)') });
+    await insert([[-2], many, [2]]);
+    await insert([[-4, 1], [1, 1], [1]]);
+    expect(await checkLedger(t.orm.em.fork())).toEqual([]);
+  });
 });
