@@ -27,7 +27,7 @@ const drifts: Drift[] = [
   { change: 'PopularMarket.yes_count renamed yes_total', expect: /handlers\/contests\.ts.*yes_(count|total)/ },
   { change: 'query parameter window_ms of getContestTopParticipants renamed lookback_ms', expect: /handlers\/contests\.ts.*'window_ms'/ },
   { change: 'uploadPoolImage answers 200 instead of 201', expect: /handlers\/pool-images\.ts.*(201|200)/ },
-  { change: 'new WebSocket client message `quote`', expect: /ws\/message-handlers\.ts.*quote/ },
+  { change: 'new WebSocket client message `drift`', expect: /ws\/(message-handlers|gateway)\.ts.*'drift'/ },
 ];
 
 function mutateOpenApi(text: string): string {
@@ -45,16 +45,21 @@ function mutateOpenApi(text: string): string {
 function mutateAsyncApi(text: string): string {
   const doc = parse(text) as Obj;
   const c = doc.components;
-  c.schemas.QuoteMessage = { ...c.schemas.PongMessage, properties: { type: { type: 'string', const: 'quote' } } };
-  c.messages.quote = {
+  if (c.messages.drift) throw new Error('drift probe: the AsyncAPI document has a drift message; pick another name for the probe');
+  c.schemas.DriftMessage = { ...c.schemas.PongMessage, properties: { type: { type: 'string', const: 'drift' } } };
+  c.messages.drift = {
     ...c.messages.pong,
-    name: 'quote',
-    title: 'Quote',
-    payload: { $ref: '#/components/schemas/QuoteMessage' },
-    examples: [{ name: 'bare', payload: { type: 'quote' } }],
+    name: 'drift',
+    title: 'Drift',
+    payload: { $ref: '#/components/schemas/DriftMessage' },
+    examples: [{ name: 'bare', payload: { type: 'drift' } }],
   };
-  doc.channels.marketMaker.messages.quote = { $ref: '#/components/messages/quote' };
-  doc.operations.receiveQuote = { ...doc.operations.receivePong, title: 'Quote', messages: [{ $ref: '#/channels/marketMaker/messages/quote' }] };
+  doc.channels.marketMaker.messages.drift = { $ref: '#/components/messages/drift' };
+  doc.operations.receiveDrift = {
+    ...doc.operations.receivePong,
+    title: 'Drift',
+    messages: [{ $ref: '#/channels/marketMaker/messages/drift' }],
+  };
   return stringify(doc);
 }
 
