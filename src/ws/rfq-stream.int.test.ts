@@ -385,7 +385,7 @@ describe('RFQ stream across two API processes', () => {
     expect(other.frames.filter((f) => f.type === 'position_settled')).toEqual([own]);
   });
 
-  it(`answers quotes past ${QUOTES_PER_SECOND} per second on a connection with quote_ack rate_limited, recording nothing`, async () => {
+  it(`answers quotes past ${QUOTES_PER_SECOND} per second on a connection with quote_ack rate_limited, recording nothing (subscribes: error rate_limited)`, async () => {
     const m = await maker();
     const c = await connect(b, m);
     const rfq = await openRfq([['BTC/300', 'up']]);
@@ -400,6 +400,14 @@ describe('RFQ stream across two API processes', () => {
     expect(accepted.length + limited.length).toBe(acks.length);
     const recorded = await db(em()).selectFrom('rfq_quotes').select('id').where('maker_address', '=', m.address.toLowerCase()).execute();
     expect(recorded.map((r) => r.id).sort()).toEqual(accepted.map((a) => a.quote_id).sort());
+
+    // Subscribes draw on the same budget; past it they get `error` rate_limited.
+    const fresh = await connect(b, m);
+    const answers = await Promise.allSettled(Array.from({ length: 4 * QUOTES_PER_SECOND }, () => fresh.client.subscribe({ assets: ['BTC'] })));
+    expect(answers.slice(0, QUOTES_PER_SECOND).every((x) => x.status === 'fulfilled')).toBe(true);
+    const refusedSubscribes = answers.filter((x) => x.status === 'rejected');
+    expect(refusedSubscribes.length).toBeGreaterThan(0);
+    for (const x of refusedSubscribes) expect(x).toMatchObject({ reason: { name: 'MarketMakerRequestError', code: 'rate_limited' } });
   });
 
   it("removal on A ends the wallet's connections on B at once (through the bus, not the heartbeat)", async () => {
