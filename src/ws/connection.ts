@@ -37,7 +37,9 @@ export interface GatewayContext {
   readonly checkFrames: boolean;
   readonly slots: ConnectionSlots;
   readonly connections: Set<Connection>;
-  /** Called once a connection has closed (the RFQ stream forgets its subscription). */
+  /** Called once a connection has authenticated (the RFQ stream files it under its wallet). */
+  readonly onAuthenticated?: (c: Connection) => void;
+  /** Called once a connection has closed (the RFQ stream forgets its subscription and wallet). */
   readonly onClosed?: (c: Connection) => void;
 }
 

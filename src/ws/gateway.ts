@@ -68,7 +68,9 @@ export function createGateway(deps: GatewayDeps): Gateway {
     checkFrames: deps.checkFrames,
     slots,
     connections,
-    onClosed: (c) => rfq.forget(c), // connections close only after rfq exists
+    // Connections authenticate and close only after rfq exists.
+    onAuthenticated: (c) => rfq.authenticated(c),
+    onClosed: (c) => rfq.forget(c),
   };
   const rfq = createRfqStream(ctx, deps.bus, deps.rfq, (wallet) => endWallet(ctx, wallet));
   const handlers: ClientMessageHandlers<Connection> = { ...messageHandlers(ctx), ...rfq.handlers };

@@ -53,6 +53,7 @@ export function messageHandlers(ctx: GatewayContext): Pick<ClientMessageHandlers
     if (c.session) return void authResult(c, 'already_authenticated'); // two answers raced; keep the first session
     c.session = { id: session.sessionId, walletAddress: session.walletAddress, expiresAtMs: session.expiresAtMs };
     slots.authenticated(c.ip);
+    ctx.onAuthenticated?.(c);
     if (c.authTimer) clearTimeout(c.authTimer);
     c.authTimer = null;
     const delay = session.expiresAtMs - Date.now();

@@ -5,9 +5,9 @@
 // sweeper closing an RFQ whose creating process was SIGKILLed. Every frame received is checked against
 // spec/asyncapi.yaml.
 //
-// Until POST /v1/rfq is on main, RFQs are created the way that handler does: the domain's createRfq in a
-// transaction on the same database, then publishRfqEvents on a bus of this process (the real bus, not a
-// stand-in: the service processes hear it exactly as they hear each other).
+// RFQs are POSTed to A (POST /v1/rfq) by a taker signed in there; makers hear them on B. Makers' collateral
+// is credited straight into the ledger of the shared database; mm.event frames are published on a bus of
+// this process (the real bus: the service processes hear it exactly as they hear each other).
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
@@ -19,18 +19,14 @@ import { MarketMakerClient, type ServerMessage, type WsMessages } from '@contest
 import { validateServerMessage } from '../../generated/asyncapi/validators.js';
 import type { Bus } from '../bus/bus.js';
 import { createBus } from '../bus/create.js';
-import { publishRfqEvents } from '../bus/rfq-events.js';
 import { loadConfig } from '../config.js';
 import { createOrm, type Orm } from '../db/orm.js';
 import { db } from '../db/schema.js';
 import { post } from '../domain/ledger/ledger.js';
 import { ensureWindows } from '../domain/markets/markets.js';
-import { createRfq, type CreateRfqInput } from '../domain/rfq/api.js';
-import type { RfqDeps } from '../domain/rfq/deps.js';
-import type { RfqFrame } from '../domain/rfq/records.js';
-import { orderTypedData, rfqDomain, type Direction, type RfqOrderJson } from '../domain/rfq/typed-data.js';
-import { createLogger } from '../logger.js';
+import { rfqDomain, type Direction, type RfqOrderJson } from '../domain/rfq/typed-data.js';
 import { call } from '../testing/identity.js';
+import { newTaker, postOrder, type Party } from '../testing/rfq-trade.js';
 import { TEST_REDIS_URL } from '../testing/postgres.js';
 import { startServiceProcess, type ServiceProcess } from '../testing/service-process.js';
 import { startTestService, type TestService } from '../testing/test-service.js';
@@ -50,14 +46,13 @@ let t: TestService;
 let b: ServiceProcess;
 let orm: Orm;
 let bus: Bus;
-let deps: RfqDeps;
 let signingDomain: ReturnType<typeof rfqDomain>;
-const taker = privateKeyToAccount(generatePrivateKey());
-let takerUserId: string;
+let taker: Party;
 let nonce = Date.now();
 const windows: Record<string, number> = {};
-const log = createLogger('warn');
 const clients: MarketMakerClient[] = [];
+/** Extra service processes a test starts (stopped in afterAll even when the test fails). */
+const extraProcesses: ServiceProcess[] = [];
 const invalidFrames: unknown[] = [];
 
 const wsUrl = (svc: ServiceProcess) => `${svc.baseUrl.replace(/^http/, 'ws')}/v1/ws`;
@@ -67,7 +62,6 @@ beforeAll(async () => {
   t = await startTestService('rfqstream', ENV);
   b = await startServiceProcess({ env: t.env });
   const config = loadConfig(t.env);
-  deps = { settings: { ...config.rfq, bettingCloseBufferMs: config.markets.bettingCloseBufferMs } };
   signingDomain = rfqDomain(config.rfq.eip712Name, config.rfq.signingChainId);
   orm = await createOrm({ databaseUrl: t.db.url });
   bus = await createBus({ prefix: t.env.QUEUE_PREFIX!, redisUrl: TEST_REDIS_URL });
@@ -90,11 +84,12 @@ beforeAll(async () => {
       .executeTakeFirstOrThrow();
     windows[w.k] = Number(row.market_id);
   }
-  takerUserId = await userWithFunds(taker.address, 1_000_000_000n);
+  taker = await newTaker(t.svc.baseUrl, t.privy, 1_000_000_000);
 }, 120_000);
 
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.stop()));
+  for (const p of extraProcesses) await p.stop('SIGKILL');
   await bus?.close();
   await orm?.close(true);
   await b?.stop();
@@ -188,7 +183,7 @@ type LegKey = 'BTC/300' | 'ETH/300' | 'BTC/900' | 'SOL/300';
 
 function order(legs: Array<[LegKey, Direction]>, over: Partial<RfqOrderJson> = {}): RfqOrderJson {
   return {
-    taker: taker.address,
+    taker: taker.wallet.address,
     legs: legs.map(([k, direction]) => ({ market_id: windows[k]!, direction })),
     stake_micros: 2_000_000,
     min_odds_bps: 15_000,
@@ -199,22 +194,29 @@ function order(legs: Array<[LegKey, Direction]>, over: Partial<RfqOrderJson> = {
   };
 }
 
-async function input(o: RfqOrderJson, fillMode: 'best' | 'manual'): Promise<CreateRfqInput> {
-  const signature = await taker.signTypedData(orderTypedData(signingDomain, o));
-  return { userId: takerUserId, sessionAddress: taker.address, order: o, signature, fillMode, idempotencyKey: randomUUID() };
+/** The `Rfq` body of POST /v1/rfq (the fields these tests read). */
+interface PostedRfq {
+  rfq_id: string;
+  status: string;
+  fill_mode: 'best' | 'manual';
+  stake_micros: string;
+  created_at_ms: number;
+  quote_deadline_ms: number;
+  expires_at_ms: number;
+  order: RfqOrderJson;
 }
 
-/** Creates an RFQ as POST /v1/rfq does and publishes its events after commit; returns its rfq frame. */
-async function openRfq(legs: Array<[LegKey, Direction]>, fillMode: 'best' | 'manual' = 'manual'): Promise<RfqFrame> {
-  const i = await input(order(legs), fillMode);
-  const write = await em().transactional((tx) => createRfq(tx, deps, i));
-  await publishRfqEvents(bus, write.events, log);
-  const open = write.events.find((e) => e.topic === 'rfq.open');
-  if (open?.topic !== 'rfq.open') throw new Error('createRfq returned no rfq.open event');
-  return open.frame;
+/** A taker's POST /v1/rfq on A (manual: answered at once, the RFQ stays open until its deadline). */
+async function openRfq(legs: Array<[LegKey, Direction]>): Promise<PostedRfq> {
+  const res = await postOrder(t.svc.baseUrl, taker, signingDomain, order(legs), { fillMode: 'manual' });
+  if (res.status !== 201) throw new Error(`POST /v1/rfq answered ${res.status}: ${JSON.stringify(res.body)}`);
+  return res.body as PostedRfq;
 }
 
-const quoteFor = (rfq: RfqFrame, over: Partial<{ odds_bps: number; max_fill_micros: number; client_quote_id: string }> = {}) => ({
+const quoteFor = (
+  rfq: Pick<PostedRfq, 'rfq_id' | 'stake_micros' | 'expires_at_ms'>,
+  over: Partial<{ odds_bps: number; max_fill_micros: number; client_quote_id: string }> = {},
+) => ({
   rfq_id: rfq.rfq_id,
   odds_bps: 19_000,
   max_fill_micros: Number(rfq.stake_micros),
@@ -254,9 +256,24 @@ describe('RFQ stream across two API processes', () => {
     expect(eth.rfqIds()).toEqual([ethRfq.rfq_id, parlay.rfq_id]);
     await everything.waitFor('rfq', (f) => f.rfq_id === fence.rfq_id);
     expect(everything.rfqIds()).toEqual([btc.rfq_id, ethRfq.rfq_id, parlay.rfq_id, fence.rfq_id]);
-    // The frame is the domain's, field for field (min_odds_bps is not in it).
-    expect(everything.frames.find((f) => f.type === 'rfq' && f.rfq_id === parlay.rfq_id)).toEqual(parlay);
-    expect(parlay).not.toHaveProperty('min_odds_bps');
+    // The frame is the RFQ as POSTed, with each leg's window; the taker's min_odds_bps is not in it.
+    const frame = everything.frames.find((f) => f.type === 'rfq' && f.rfq_id === parlay.rfq_id);
+    expect(frame).toMatchObject({
+      type: 'rfq',
+      rfq_id: parlay.rfq_id,
+      created_at_ms: parlay.created_at_ms,
+      quote_deadline_ms: parlay.quote_deadline_ms,
+      expires_at_ms: parlay.expires_at_ms,
+      fill_mode: 'manual',
+      order_type: 'FOK',
+      stake_micros: '2000000',
+      taker_address: taker.wallet.address.toLowerCase(),
+      legs: [
+        { market_id: windows['BTC/900'], asset: 'BTC', duration_secs: 900, direction: 'up' },
+        { market_id: windows['ETH/300'], asset: 'ETH', duration_secs: 300, direction: 'up' },
+      ],
+    });
+    expect(frame).not.toHaveProperty('min_odds_bps');
 
     // A connection that never subscribed got none of them: it subscribes now, and the next RFQ is its first.
     await none.client.subscribe({ assets: ['SOL'] });
@@ -385,7 +402,7 @@ describe('RFQ stream across two API processes', () => {
     expect(other.frames.filter((f) => f.type === 'position_settled')).toEqual([own]);
   });
 
-  it(`answers quotes past ${QUOTES_PER_SECOND} per second on a connection with quote_ack rate_limited, recording nothing`, async () => {
+  it(`answers quotes past ${QUOTES_PER_SECOND} per second on a connection with quote_ack rate_limited, recording nothing (subscribes: error rate_limited)`, async () => {
     const m = await maker();
     const c = await connect(b, m);
     const rfq = await openRfq([['BTC/300', 'up']]);
@@ -400,6 +417,14 @@ describe('RFQ stream across two API processes', () => {
     expect(accepted.length + limited.length).toBe(acks.length);
     const recorded = await db(em()).selectFrom('rfq_quotes').select('id').where('maker_address', '=', m.address.toLowerCase()).execute();
     expect(recorded.map((r) => r.id).sort()).toEqual(accepted.map((a) => a.quote_id).sort());
+
+    // Subscribes draw on the same budget; past it they get `error` rate_limited.
+    const fresh = await connect(b, m);
+    const answers = await Promise.allSettled(Array.from({ length: 4 * QUOTES_PER_SECOND }, () => fresh.client.subscribe({ assets: ['BTC'] })));
+    expect(answers.slice(0, QUOTES_PER_SECOND).every((x) => x.status === 'fulfilled')).toBe(true);
+    const refusedSubscribes = answers.filter((x) => x.status === 'rejected');
+    expect(refusedSubscribes.length).toBeGreaterThan(0);
+    for (const x of refusedSubscribes) expect(x).toMatchObject({ reason: { name: 'MarketMakerRequestError', code: 'rate_limited' } });
   });
 
   it("removal on A ends the wallet's connections on B at once (through the bus, not the heartbeat)", async () => {
@@ -463,38 +488,34 @@ describe('RFQ stream across two API processes', () => {
     }
   });
 
-  it('the sweeper closes (and fills) an RFQ whose creating process was SIGKILLed before its quote deadline', async () => {
+  it('the sweeper closes (and fills) an RFQ whose API process was SIGKILLed inside its quote window', async () => {
     const m = await maker();
     const c = await connect(b, m);
     await c.client.subscribe({ assets: ['BTC'], durations: [900] });
+    // A third API process takes the best-mode POST; it holds the answer for the quote window, and its timer
+    // would close the RFQ at the deadline. It dies first: only a sweep (on A or B) can close the RFQ.
+    const owner = await startServiceProcess({ env: t.env });
+    extraProcesses.push(owner);
     const o = order([['BTC/900', 'up']], { deadline_ms: Date.now() + 30_000 });
-    const owner = spawn(process.execPath, ['--import', 'tsx', 'src/testing/rfq-owner.ts'], {
-      cwd: ROOT,
-      env: { ...(t.env as Record<string, string>), PATH: process.env.PATH ?? '', RFQ_OWNER_INPUT: JSON.stringify(await input(o, 'best')) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const stderr: string[] = [];
-    createInterface({ input: owner.stderr! }).on('line', (l) => stderr.push(l));
-    const exited = new Promise((resolve) => owner.once('exit', (code, signal) => resolve(signal ?? code)));
-    const rfqId = await new Promise<string>((resolve, reject) => {
-      createInterface({ input: owner.stdout! }).on('line', (l) => l.startsWith('created ') && resolve(l.slice(8)));
-      void exited.then(() => reject(new Error(`the owner exited before creating the RFQ: ${stderr.join('\n')}`)));
-    });
-    owner.kill('SIGKILL');
-    expect(await exited).toBe('SIGKILL');
-
-    const rfq = await c.waitFor('rfq', (f) => f.rfq_id === rfqId);
-    expect(rfq).toMatchObject({ fill_mode: 'best', order_type: 'FOK', stake_micros: String(o.stake_micros) });
+    const posted = postOrder(owner.baseUrl, taker, signingDomain, o, { fillMode: 'best' }).catch((err: Error) => err);
+    const rfq = await c.waitFor(
+      'rfq',
+      (f) => f.taker_address === taker.wallet.address.toLowerCase() && f.fill_mode === 'best' && f.legs[0]?.market_id === windows['BTC/900'],
+    );
+    const rfqId = rfq.rfq_id;
     const ack = await c.client.quote(quoteFor(rfq, { odds_bps: 19_000 }));
     expect(ack).toMatchObject({ accepted: true });
+    expect(await owner.stop('SIGKILL')).toBeNull();
+    expect(await posted).toBeInstanceOf(Error); // the taker's request died with the process (a retry with its key returns the RFQ)
 
+    expect(rfq).toMatchObject({ fill_mode: 'best', order_type: 'FOK', stake_micros: String(o.stake_micros) });
     const result = await c.waitFor('quote_result', (f) => f.quote_id === ack.quote_id);
     expect(result).toMatchObject({ status: 'filled', reason: null, fill_stake_micros: '2000000', odds_bps: 19_000, liability_micros: '1800000' });
     expect(result.position_id).toMatch(/^[0-9a-f-]{36}$/);
     expect(await c.waitFor('rfq_closed', (f) => f.rfq_id === rfqId)).toMatchObject({ status: 'filled' });
     const row = await db(em()).selectFrom('rfqs').select(['status', 'position_id']).where('id', '=', rfqId).executeTakeFirstOrThrow();
     expect(row).toEqual({ status: 'filled', position_id: result.position_id });
-    // Closed by a sweep (the owner's timer died with it), on whichever process ran the job.
+    // Closed by a sweep (the owner's timer died with it), on whichever surviving process ran the job.
     const swept = (l: Record<string, unknown>) => l.msg === 'overdue RFQs swept' && Array.isArray(l.rfq_ids) && l.rfq_ids.includes(rfqId);
     await Promise.any([t.svc.waitForLog(swept, 15_000), b.waitForLog(swept, 15_000)]);
   });

@@ -32,7 +32,9 @@ export interface RfqStreamSettings {
 
 export interface RfqStream {
   handlers: Pick<ClientMessageHandlers<Connection>, 'subscribe' | 'quote' | 'quote_cancel'>;
-  /** A connection closed: drop its subscription. */
+  /** A connection authenticated: mm.event frames for its wallet reach it from now on. */
+  authenticated(c: Connection): void;
+  /** A connection closed: drop its subscription and its place under its wallet. */
   forget(c: Connection): void;
   subscribedCount(): number;
   /** Stops listening to the bus (shutdown). */
@@ -45,6 +47,9 @@ export function createRfqStream(ctx: GatewayContext, bus: Bus, settings: RfqStre
   const { log } = ctx;
   const index = new SubscriptionIndex<Connection>();
   const budgets = new WeakMap<Connection, TokenBucket>();
+  /** Authenticated connections by lowercase wallet: an mm.event costs its wallet's connections, not all of them. */
+  const byWallet = new Map<string, Set<Connection>>();
+  const walletKey = (c: Connection) => c.session?.walletAddress.toLowerCase();
 
   const takeBudget = (c: Connection): boolean => {
     const now = Date.now();
@@ -103,9 +108,8 @@ export function createRfqStream(ctx: GatewayContext, bus: Bus, settings: RfqStre
     const wallet = (payload as { wallet?: unknown } | null)?.wallet;
     const frame = frameOf(payload);
     if (typeof wallet !== 'string' || !frame) return void log.warn({ payload }, 'malformed mm.event bus message ignored');
-    const w = wallet.toLowerCase();
-    const to = [...ctx.connections].filter((c) => c.session?.walletAddress.toLowerCase() === w);
-    if (to.length) broadcast(frame, to);
+    const to = byWallet.get(wallet.toLowerCase());
+    if (to?.size) broadcast(frame, to);
   };
 
   const onMmRemoved: BusHandler = (payload, meta) => {
@@ -167,7 +171,20 @@ export function createRfqStream(ctx: GatewayContext, bus: Bus, settings: RfqStre
 
   return {
     handlers,
-    forget: (c) => index.remove(c),
+    authenticated(c) {
+      const w = walletKey(c);
+      if (!w) return;
+      let set = byWallet.get(w);
+      if (!set) byWallet.set(w, (set = new Set()));
+      set.add(c);
+    },
+    forget(c) {
+      index.remove(c);
+      const w = walletKey(c);
+      const set = w ? byWallet.get(w) : undefined;
+      set?.delete(c);
+      if (w && set?.size === 0) byWallet.delete(w);
+    },
     subscribedCount: () => index.size,
     stop: () => {
       for (const off of unsubscribe) off();
