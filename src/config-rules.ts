@@ -32,6 +32,11 @@ export function rfqProblems(e: Parsed): string[] {
         `MARKET_ASSETS: the demo price feed has no price for ${unpriced.join(', ')} (it prices ${Object.keys(DEMO_BASES_MICROS).join(', ')})`,
       );
   }
+  if (e.MM_MAX_QUOTES_PER_SECOND >= e.MM_MAX_FRAMES_PER_SECOND) {
+    problems.push(
+      `MM_MAX_QUOTES_PER_SECOND: must be less than MM_MAX_FRAMES_PER_SECOND (${e.MM_MAX_FRAMES_PER_SECOND}), or a maker quoting too fast is disconnected (1008) instead of answered rate_limited`,
+    );
+  }
   if (e.RESOLUTION_MAX_WAIT_MS <= e.RESOLUTION_DELAY_MS) problems.push('RESOLUTION_MAX_WAIT_MS: must be greater than RESOLUTION_DELAY_MS');
   return problems;
 }

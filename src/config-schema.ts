@@ -61,7 +61,7 @@ export const schema = z.object({
   /** Of those, connections not yet authenticated (they have MM_AUTH_TIMEOUT_MS to do it); more get HTTP 429. At most MM_MAX_CONNECTIONS_PER_IP. */
   MM_MAX_UNAUTHENTICATED_PER_IP: intFrom(4, 1, 100000),
   /** Frames per second one connection may send (a bucket of this many, refilled at this rate); past it: close 1008. */
-  MM_MAX_FRAMES_PER_SECOND: intFrom(50, 1, 100000),
+  MM_MAX_FRAMES_PER_SECOND: intFrom(200, 1, 100000),
   /** Frames one connection may have waiting while an earlier one is handled; past it: close 1008. */
   MM_MAX_QUEUED_FRAMES: intFrom(32, 1, 100000),
   /** Frames a connection may send before it authenticates (pongs that answer a ping are free); the next: close 1008. */

@@ -20,7 +20,7 @@ describe('loadConfig', () => {
       sessionTtlMs: 3600000,
       maxConnectionsPerIp: 20,
       maxUnauthenticatedPerIp: 4,
-      maxFramesPerSecond: 50,
+      maxFramesPerSecond: 200,
       maxQueuedFrames: 32,
       maxUnauthenticatedFrames: 24,
     });
