@@ -60,7 +60,7 @@ export class SubscriptionIndex<C> {
    * pairing, so every (asset, duration) combination of it counts. That is the `rfq` audience, plus at most
    * a subscriber that has an asset of one leg and the duration of another.
    */
-  forRoute(route: RfqRoute): Set<C> {
+  forRoute(route: Pick<RfqRoute, 'assets' | 'durations'>): Set<C> {
     const keys: string[] = [];
     for (const a of route.assets) for (const d of route.durations) keys.push(keyOf(a, d));
     return this.union(keys);

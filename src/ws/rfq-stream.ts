@@ -101,7 +101,8 @@ export function createRfqStream(ctx: GatewayContext, bus: Bus, settings: RfqStre
     if (!frame || !route || !Array.isArray(route.assets) || !Array.isArray(route.durations)) {
       return void log.warn({ payload }, 'malformed rfq.closed bus message ignored');
     }
-    broadcast(frame, index.forRoute(route));
+    // Exact when the route names its legs' pairs; an older publisher's route (assets x durations) is wider.
+    broadcast(frame, Array.isArray(route.legs) ? index.forLegs(route.legs) : index.forRoute(route));
   };
 
   const onMmEvent: BusHandler = (payload) => {

@@ -6,6 +6,8 @@ import type { PositionSettledFrame, QuoteResultFrame, RfqClosedFrame, RfqFrame }
 export interface RfqRoute {
   assets: string[];
   durations: number[];
+  /** Each leg's (asset, duration): the exact audience of the RFQ's `rfq` frame. */
+  legs: Array<{ asset: string; duration_secs: number }>;
 }
 
 export type RfqEvent =
@@ -22,5 +24,6 @@ export function routeOf(frame: Pick<RfqFrame, 'legs'>): RfqRoute {
   return {
     assets: [...new Set(frame.legs.map((l) => l.asset))],
     durations: [...new Set(frame.legs.map((l) => l.duration_secs))],
+    legs: frame.legs.map((l) => ({ asset: l.asset, duration_secs: l.duration_secs })),
   };
 }

@@ -241,7 +241,7 @@ describe('quotes and close', () => {
     expect(closed.events[0]).toMatchObject({
       topic: 'rfq.closed',
       frame: { type: 'rfq_closed', rfq_id: id, status: 'filled' },
-      route: { assets: ['BTC'], durations: [300] },
+      route: { assets: ['BTC'], durations: [300], legs: [{ asset: 'BTC', duration_secs: 300 }] },
     });
     expect(mm1Before.available - (await balances('mm1')).available).toBe(4_400_000n);
     expect((await balances('taker')).reserved).toBe(takerBefore.reserved); // the stake stays reserved in the position

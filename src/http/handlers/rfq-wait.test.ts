@@ -6,7 +6,7 @@ const quoteEvent = (rfqId: string) => ({ topic: 'rfq.quote', rfqId });
 const closedEvent = (rfqId: string) => ({
   topic: 'rfq.closed',
   frame: { type: 'rfq_closed', rfq_id: rfqId, status: 'filled', closed_at_ms: 1 },
-  route: { assets: [], durations: [] },
+  route: { assets: [], durations: [], legs: [] },
 });
 
 describe('RFQ long-poll waiters', () => {
