@@ -2637,7 +2637,8 @@ export const MakerFillSchema = {
         'liability_micros',
         'status',
         'maker_pnl_micros',
-        'created_at_ms'
+        'created_at_ms',
+        'legs'
     ],
     properties: {
         fill_id: {
@@ -2688,6 +2689,15 @@ export const MakerFillSchema = {
             type: 'integer',
             format: 'int64',
             description: 'When the fill happened, Unix ms.'
+        },
+        legs: {
+            type: 'array',
+            minItems: 1,
+            maxItems: 9,
+            description: 'The position\'s legs (the taker\'s directions) with their windows and outcomes so far.',
+            items: {
+                $ref: '#/components/schemas/PositionLeg'
+            }
         }
     }
 } as const;

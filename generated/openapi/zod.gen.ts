@@ -741,7 +741,8 @@ export const zMakerFill = z.object({
     liability_micros: zDecimalMicros,
     status: zPositionStatus,
     maker_pnl_micros: zSignedDecimalMicros.nullable(),
-    created_at_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' })
+    created_at_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
+    legs: z.array(zPositionLeg).min(1).max(9)
 });
 
 export const zMakerFillList = z.object({

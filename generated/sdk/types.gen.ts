@@ -1191,6 +1191,10 @@ export type MakerFill = {
      * When the fill happened, Unix ms.
      */
     created_at_ms: number;
+    /**
+     * The position's legs (the taker's directions) with their windows and outcomes so far.
+     */
+    legs: Array<PositionLeg>;
 };
 
 export type MakerFillList = {

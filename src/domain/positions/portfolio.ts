@@ -52,10 +52,11 @@ const repo = (em: Em) => positionsRepository(db(em));
 
 type PositionRow = NonNullable<Awaited<ReturnType<ReturnType<typeof positionsRepository>['position']>>>;
 
-async function withLegs(em: Em, rows: readonly PositionRow[]): Promise<PositionRecord[]> {
-  if (!rows.length) return [];
+/** Each position's legs with their windows, by position id. */
+async function legsByPosition(em: Em, positionIds: readonly string[]): Promise<Map<string, PositionLegRecord[]>> {
   const legs = new Map<string, PositionLegRecord[]>();
-  for (const l of await repo(em).legsOf(rows.map((r) => r.id))) {
+  if (!positionIds.length) return legs;
+  for (const l of await repo(em).legsOf(positionIds)) {
     const start = int8ToNumber(l.start_at_ms);
     const list = legs.get(l.position_id) ?? [];
     list.push({
@@ -70,6 +71,15 @@ async function withLegs(em: Em, rows: readonly PositionRow[]): Promise<PositionR
     });
     legs.set(l.position_id, list);
   }
+  return legs;
+}
+
+async function withLegs(em: Em, rows: readonly PositionRow[]): Promise<PositionRecord[]> {
+  if (!rows.length) return [];
+  const legs = await legsByPosition(
+    em,
+    rows.map((r) => r.id),
+  );
   return rows.map((r) => ({
     id: r.id,
     rfqId: r.rfq_id,
@@ -188,6 +198,8 @@ export interface MakerFillRecord {
   status: PositionStatus;
   makerPnlMicros: bigint | null;
   createdAtMs: number;
+  /** The position's legs (what the maker is exposed to). */
+  legs: PositionLegRecord[];
 }
 
 export async function listMakerFills(
@@ -199,7 +211,9 @@ export async function listMakerFills(
   const status = q.status ?? null;
   const after = cursors.decode(q.cursor, status);
   const rows = await repo(em).makerFills(makerWallet.toLowerCase(), status, after && { createdAtMs: after.atMs, id: after.id }, q.limit + 1);
-  const fills = rows.slice(0, q.limit).map((r) => ({
+  const page = rows.slice(0, q.limit);
+  const legs = await legsByPosition(em, [...new Set(page.map((r) => r.position_id))]);
+  const fills = page.map((r) => ({
     fillId: r.id,
     positionId: r.position_id,
     rfqId: r.rfq_id,
@@ -210,6 +224,7 @@ export async function listMakerFills(
     status: r.status,
     makerPnlMicros: r.maker_pnl === null ? null : int8ToBigint(r.maker_pnl),
     createdAtMs: int8ToNumber(r.created_at_ms),
+    legs: legs.get(r.position_id) ?? [],
   }));
   const last = fills.at(-1);
   return { fills, nextCursor: rows.length > q.limit && last ? cursors.encode({ atMs: last.createdAtMs, id: last.fillId }, status) : null };

@@ -1,7 +1,7 @@
 // Domain records of positions and PnL to their wire shapes (spec: Position, Portfolio, PnlEvent, MakerFill):
 // amounts as decimal strings, snake_case, mapped once here for the taker and market-maker routes.
-import type { MakerFill, PnlEvent as PnlEventWire, Portfolio, Position } from '../../../generated/openapi/types.gen.js';
-import type { MakerFillRecord, PnlEvent, PositionRecord, TradingFigures } from '../../domain/positions/portfolio.js';
+import type { MakerFill, PnlEvent as PnlEventWire, Portfolio, Position, PositionLeg } from '../../../generated/openapi/types.gen.js';
+import type { MakerFillRecord, PnlEvent, PositionLegRecord, PositionRecord, TradingFigures } from '../../domain/positions/portfolio.js';
 
 const dec = (v: bigint) => v.toString();
 const decOrNull = (v: bigint | null) => (v === null ? null : v.toString());
@@ -18,16 +18,20 @@ export function positionWire(p: PositionRecord): Position {
     pnl_micros: decOrNull(p.pnlMicros),
     created_at_ms: p.createdAtMs,
     resolved_at_ms: p.resolvedAtMs,
-    legs: p.legs.map((l) => ({
-      leg_index: l.legIndex,
-      market_id: l.marketId,
-      asset: l.asset,
-      duration_secs: l.durationSecs,
-      window_start_ms: l.windowStartMs,
-      end_at_ms: l.endAtMs,
-      direction: l.direction,
-      outcome: l.outcome,
-    })),
+    legs: p.legs.map(legWire),
+  };
+}
+
+function legWire(l: PositionLegRecord): PositionLeg {
+  return {
+    leg_index: l.legIndex,
+    market_id: l.marketId,
+    asset: l.asset,
+    duration_secs: l.durationSecs,
+    window_start_ms: l.windowStartMs,
+    end_at_ms: l.endAtMs,
+    direction: l.direction,
+    outcome: l.outcome,
   };
 }
 
@@ -61,5 +65,6 @@ export function makerFillWire(f: MakerFillRecord): MakerFill {
     status: f.status,
     maker_pnl_micros: decOrNull(f.makerPnlMicros),
     created_at_ms: f.createdAtMs,
+    legs: f.legs.map(legWire),
   };
 }
