@@ -43,8 +43,8 @@ afterAll(async () => {
 describe('README walkthroughs', () => {
   const blocks = walkthroughs();
 
-  it('the README marks the session, operator, money and client walkthroughs', () => {
-    expect(Object.keys(blocks).sort()).toEqual(['client', 'money', 'operator', 'session']);
+  it('the README marks the session, operator, money, trade and client walkthroughs', () => {
+    expect(Object.keys(blocks).sort()).toEqual(['client', 'money', 'operator', 'session', 'trade']);
   });
 
   it('the development operator token of a fresh embedded start registers a market maker', () => {
@@ -60,6 +60,18 @@ describe('README walkthroughs', () => {
     expect(run.stdout).toMatch(/^idempotent-replayed: true/im);
     expect(run.stdout).toContain('"kind":"withdraw","status":"success"');
     expect(run.stdout.trimEnd().endsWith('{"available_micros":"6000000"}')).toBe(true); // curl prints no newline
+  });
+
+  it('a fresh start trades: the demo maker fills the example taker, and the position is listed', () => {
+    const run = bash(blocks.trade!);
+    expect(run.status, run.stderr + run.stdout).toBe(0);
+    const filled = /^filled 1000000 of 1000000 micros at 1\.9x: pays 1900000 micros if it wins \(position ([0-9a-f-]{36})\)$/m.exec(run.stdout);
+    expect(filled, run.stdout).not.toBeNull();
+    // The last two lines: the positions answer, then the portfolio (curl prints no newline between them).
+    const tail = run.stdout.slice(run.stdout.lastIndexOf('\n') + 1);
+    const positions = JSON.parse(tail.slice(0, tail.indexOf('}{') + 1)) as { positions: { position_id: string; status: string; stake_micros: string }[] };
+    expect(positions.positions).toEqual([expect.objectContaining({ position_id: filled![1], status: 'open', stake_micros: '1000000' })]);
+    expect(JSON.parse(tail.slice(tail.indexOf('}{') + 1))).toMatchObject({ open_positions: 1 });
   });
 
   it('generating a client from the served document', () => {
