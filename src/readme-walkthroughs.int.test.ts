@@ -69,7 +69,9 @@ describe('README walkthroughs', () => {
     expect(filled, run.stdout).not.toBeNull();
     // The last two lines: the positions answer, then the portfolio (curl prints no newline between them).
     const tail = run.stdout.slice(run.stdout.lastIndexOf('\n') + 1);
-    const positions = JSON.parse(tail.slice(0, tail.indexOf('}{') + 1)) as { positions: { position_id: string; status: string; stake_micros: string }[] };
+    const positions = JSON.parse(tail.slice(0, tail.indexOf('}{') + 1)) as {
+      positions: { position_id: string; status: string; stake_micros: string }[];
+    };
     expect(positions.positions).toEqual([expect.objectContaining({ position_id: filled![1], status: 'open', stake_micros: '1000000' })]);
     expect(JSON.parse(tail.slice(tail.indexOf('}{') + 1))).toMatchObject({ open_positions: 1 });
   });
