@@ -88,8 +88,11 @@ export async function handleMatched(api: OpenAPIBackend, operation: Operation, r
   context.request = api.router.parseRequest(context.validation.coerced, operation);
   // parseRequest re-reads path parameters from the path (text); the validator's coerced ones are typed
   // (an integer `market_id` arrives as a number, as the generated operation types say).
-  const coercedParams = (context.validation.coerced as { params?: Record<string, unknown> }).params;
-  if (coercedParams) context.request.params = { ...context.request.params, ...coercedParams } as typeof context.request.params;
+  // Beyond 2^53 a number would not be the value sent: such a parameter stays text (the handler names it as sent).
+  const coercedParams = (context.validation.coerced as { params?: Record<string, unknown> }).params ?? {};
+  for (const [name, v] of Object.entries(coercedParams)) {
+    if (typeof v !== 'number' || Number.isSafeInteger(v)) (context.request.params as Record<string, unknown>)[name] = v;
+  }
   const handler = api.handlers[operation.operationId!] ?? api.handlers.notImplemented!;
   return handler(context, ...args);
 }
