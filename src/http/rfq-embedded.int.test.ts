@@ -10,7 +10,9 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { randomWallet } from '../testing/identity.js';
+import { call, randomWallet } from '../testing/identity.js';
+import { demoPriceMicros } from '../domain/prices/demo.js';
+import { windowOutcome } from '../domain/prices/feed.js';
 import { uniquePrefix } from '../testing/postgres.js';
 import { balances, buildOrder, currentMarketId, fetchDomain, fundWallet, postOrder, readyMaker, type MakerConnection } from '../testing/rfq-trade.js';
 import { startServiceProcess, type ServiceProcess } from '../testing/service-process.js';
@@ -33,6 +35,11 @@ beforeAll(async () => {
       SIWE_DOMAIN,
       OPERATOR_TOKEN: OPERATOR,
       RFQ_QUOTE_WINDOW_MS: '2000',
+      // 8-second windows beside the defaults, so a position settles within the test (resolution below).
+      MARKET_DURATIONS: '8,300,86400',
+      MARKET_BETTING_CLOSE_BUFFER_MS: '3500',
+      RESOLUTION_DELAY_MS: '0',
+      DEMO_PRICE_SEED: 'rfq-embedded',
     },
   });
 });
@@ -74,4 +81,34 @@ it('a best-mode order fills from a maker quoting over the WebSocket (in-process 
   });
   expect(run.stdout).toMatch(/^filled 1000000 of 1000000 micros at 3x: pays 3000000 micros/m);
   expect(await balances(svc.baseUrl, exampleTaker.token)).toEqual({ available: '1000000', reserved: '1000000' });
+});
+
+it('on the embedded default too, the window resolves from the demo feed and the position pays the winner exactly', async () => {
+  const domain = await fetchDomain(svc.baseUrl);
+  const maker = mm!;
+  const taker = await fundWallet(svc.baseUrl, randomWallet(), SIWE_DOMAIN, 3_000_000);
+  // An 8 s window with betting open long enough for the 2 s quote window.
+  let w = await currentMarketId(svc.baseUrl, 'ETH', 8);
+  while (w.bettingClosesAtMs - Date.now() < 3_000) {
+    await new Promise((r) => setTimeout(r, 250));
+    w = await currentMarketId(svc.baseUrl, 'ETH', 8);
+  }
+  const res = await postOrder(
+    svc.baseUrl,
+    taker,
+    domain,
+    buildOrder(taker.wallet.address, [{ market_id: w.marketId, direction: 'up' }], { stake_micros: 1_000_000 }),
+  );
+  expect(res.status).toBe(201);
+  expect(res.body).toMatchObject({ status: 'filled', payout_micros: '3000000' });
+  const positionId = res.body.position_id as string;
+  const position = async () => (await call(svc.baseUrl, `GET /v1/positions/${positionId}`, { token: taker.token })).body;
+  await expect.poll(async () => (await position()).status, { timeout: 40_000, interval: 250 }).not.toBe('open');
+  const end = w.startAtMs + 8_000;
+  const up = windowOutcome(demoPriceMicros('rfq-embedded', 'ETH', w.startAtMs, 50)!, demoPriceMicros('rfq-embedded', 'ETH', end, 50)!) === 'YES';
+  expect(await position()).toMatchObject({ status: up ? 'won' : 'lost', pnl_micros: up ? '2000000' : '-1000000' });
+  expect(await balances(svc.baseUrl, taker.token)).toEqual({ available: up ? '5000000' : '2000000', reserved: '0' });
+  const market = (await call(svc.baseUrl, `GET /v1/markets/${w.marketId}`)).body.market;
+  expect(market).toMatchObject({ status: 'RESOLVED', outcome: up ? 'YES' : 'NO', price_source: 'demo' });
+  expect(await maker.next('position_settled', (f) => f.position_id === positionId, 10_000)).toMatchObject({ outcome: up ? 'won' : 'lost' });
 });
