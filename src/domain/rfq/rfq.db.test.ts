@@ -357,4 +357,37 @@ describe('quotes and close', () => {
     });
     await expect(getOwnRfq(em(), users.mm1!, r.rfq.rfq.id)).rejects.toMatchObject({ code: 'RFQ_NOT_FOUND' });
   });
+
+  it('a maker with collateral for 3 liabilities is filled at most 3 times, whatever closes at once', async () => {
+    const thin = privateKeyToAccount('0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a');
+    const thinUser = await userWith(thin.address, 3_000_000n); // 3 liabilities of 1 USDC (1 at 2.0)
+    const roomy: RfqDeps = { ...deps, settings: { ...deps.settings, maxOpenPerUser: 10 } };
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i += 1) {
+      const o = order({ stake_micros: 1_000_000, order_type: 'FOK' });
+      const r = await em().transactional(async (tx) =>
+        createRfq(tx, roomy, {
+          userId: users.taker!,
+          sessionAddress: TAKER!.address,
+          order: o,
+          signature: await sign(o),
+          fillMode: 'best',
+          idempotencyKey: randomUUID(),
+        }),
+      );
+      ids.push(r.rfq.rfq.id);
+      expect((await quote(thin, r.rfq.rfq.id, 20_000, 1_000_000)).ack.accepted).toBe(true); // each fits the unlocked read
+    }
+    clock += 600;
+    const closed = await Promise.all(ids.map((id) => closeRfq(em(), roomy, id)));
+    const statuses = closed.map((c) => c.rfq.rfq.status);
+    expect(statuses.filter((s) => s === 'filled')).toHaveLength(3);
+    expect(closed.filter((c) => c.rfq.rfq.status === 'expired').map((c) => c.rfq.quotes[0]!.reason)).toEqual([
+      'insufficient_collateral',
+      'insufficient_collateral',
+      'insufficient_collateral',
+    ]);
+    expect(await userBalances(em(), thinUser)).toEqual({ available: 0n, reserved: 3_000_000n, appToken: 0n });
+    expect(await checkLedger(em())).toEqual([]);
+  });
 });
