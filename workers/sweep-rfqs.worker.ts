@@ -11,6 +11,9 @@ import type { WorkerSpec } from './worker-spec.js';
 
 export const sweepRfqsWorker: WorkerSpec<typeof QUEUE.rfq> = {
   concurrency: () => 1,
+  // A worker process that dies holding a sweep job must not stop sweeping for BullMQ's default 30 s lock:
+  // the job's lock is short (renewed every 2.5 s while it runs) and stalled jobs are looked for every 5 s.
+  options: { lockDuration: 5_000, stalledInterval: 5_000 },
   processor: ({ rt, log }) => {
     const { config } = rt;
     const closer = createRfqCloser({

@@ -24,7 +24,7 @@ const run = (script: string, args: string[] = []) =>
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'crfq-ledger-'));
-  svc = await startServiceProcess({ env: { NODE_ENV: 'development', DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '0' } });
+  svc = await startServiceProcess({ env: { NODE_ENV: 'development', DEMO_DATA: 'false', DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '0' } });
 });
 afterAll(async () => {
   await svc?.stop();

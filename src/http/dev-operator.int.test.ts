@@ -15,7 +15,7 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-const embedded = () => startServiceProcess({ env: { NODE_ENV: 'development', DATA_DIR: dataDir } });
+const embedded = () => startServiceProcess({ env: { NODE_ENV: 'development', DEMO_DATA: 'false', DATA_DIR: dataDir } });
 const tokenLine = (svc: ServiceProcess) => svc.logs.find((l) => typeof l.msg === 'string' && l.msg.startsWith('development operator token'));
 const register = (baseUrl: string, token: string) =>
   call(baseUrl, 'POST /v1/admin/market-makers', {

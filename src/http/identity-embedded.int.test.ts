@@ -27,6 +27,7 @@ beforeAll(async () => {
   svc = await startServiceProcess({
     env: {
       NODE_ENV: 'development',
+      DEMO_DATA: 'false', // identity only: no demo contests or maker to seed (PGlite seeding takes seconds)
       PORT: '0',
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,

@@ -494,7 +494,7 @@ describe('RFQ stream across two API processes', () => {
     await c.client.subscribe({ assets: ['BTC'], durations: [900] });
     // A third API process takes the best-mode POST; it holds the answer for the quote window, and its timer
     // would close the RFQ at the deadline. It dies first: only a sweep (on A or B) can close the RFQ.
-    const owner = await startServiceProcess({ env: t.env });
+    const owner = await startServiceProcess({ env: t.env, args: ['--role=api'] });
     extraProcesses.push(owner);
     const o = order([['BTC/900', 'up']], { deadline_ms: Date.now() + 30_000 });
     const posted = postOrder(owner.baseUrl, taker, signingDomain, o, { fillMode: 'best' }).catch((err: Error) => err);
