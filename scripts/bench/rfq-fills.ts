@@ -69,11 +69,16 @@ async function postBest(pair: Pair, { taker, order, signature }: Signed): Promis
  */
 async function startMakers(pair: Pair, count: number, legs: number) {
   const clients: MarketMakerClient[] = [];
-  const refused: string[] = [];
+  const refused = new Map<string, number>();
+  const refuse = (why: string) => refused.set(why, (refused.get(why) ?? 0) + 1);
+  /** Wall clock from the RFQ's created_at_ms to its frame at a maker, and to the maker's quote_ack: a quote acked after the window is too late. */
+  const frameLag: number[] = [];
+  const ackLag: number[] = [];
   for (let m = 0; m < count; m++) {
     const account = await newMaker(pair);
     const c = new MarketMakerClient({ url: `${pair.b.baseUrl.replace('http', 'ws')}/v1/ws`, account, reconnect: false, rfqDomain: pair.domain });
     c.on('rfq', (rfq) => {
+      frameLag.push(Date.now() - rfq.created_at_ms);
       void c
         .quote({
           rfq_id: rfq.rfq_id,
@@ -81,14 +86,17 @@ async function startMakers(pair: Pair, count: number, legs: number) {
           max_fill_micros: Number(rfq.stake_micros),
           valid_until_ms: rfq.expires_at_ms,
         })
-        .then((ack) => void (ack.accepted || refused.push(String(ack.error))))
-        .catch((err: Error) => void refused.push(err.message));
+        .then((ack) => {
+          ackLag.push(Date.now() - rfq.created_at_ms);
+          if (!ack.accepted) refuse(String(ack.error));
+        })
+        .catch((err: Error) => void refuse(err.message));
     });
     await c.start().waitForSession();
     await c.subscribe();
     clients.push(c);
   }
-  return { refused, stop: () => Promise.all(clients.map((c) => c.stop())) };
+  return { refused, frameLag, ackLag, stop: () => Promise.all(clients.map((c) => c.stop())) };
 }
 
 /** Item 2: sequential best-mode RFQs with one maker; response time minus the window. */
@@ -104,7 +112,7 @@ export async function closeOverhead(pair: Pair, takers: Party[], o: FillOptions)
       statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
       if (r.status === 'filled') over.push(r.tookMs - o.windowMs);
     }
-    return { overhead: stats(over), statuses, refused: makers.refused.length };
+    return { overhead: stats(over), statuses, refused: makers.refused };
   } finally {
     await makers.stop();
   }
@@ -139,7 +147,9 @@ export async function sustainedFills(pair: Pair, takers: Party[], makerCount: nu
     return {
       fillsPerSecond: filled / elapsedS,
       statuses,
-      refused: makers.refused.length,
+      refused: makers.refused,
+      frameLag: stats(makers.frameLag),
+      ackLag: stats(makers.ackLag),
       /** This process's share of one core (load generator + makers signing quotes). */
       coreShare: (cpu.user + cpu.system) / 1e6 / elapsedS,
     };

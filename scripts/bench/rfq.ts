@@ -1,5 +1,5 @@
 // `npm run bench:rfq [-- --items 1,2,3,5 --n 300 --rate 100 --legs 2 --takers 8 --via http --backends redis,postgres
-//   --window 100 --close-n 100 --fill-takers 32 --makers 1,4 --duration 10000 --sockets 500 --open 2000]`:
+//   --window 250 --close-n 50 --fill-takers 16 --makers 1,4 --duration 10000 --sockets 500 --open 2000]`:
 // rfq-design 3.15 items 1, 2, 3 and 5, each next to the floors and ceilings measured in the same run
 // (a benchmark, not a test). Two API processes A and B run on one database; makers are on B, POSTs go to A.
 //   1. RFQ -> first quote, per backend (PostgreSQL + Redis; PostgreSQL only: the bus is LISTEN/NOTIFY):
@@ -29,9 +29,9 @@ const { values } = parseArgs({
     floors: { type: 'string', default: '200' },
     takers: { type: 'string', default: '8' },
     via: { type: 'string', default: 'http' },
-    window: { type: 'string', default: '100' },
-    'close-n': { type: 'string', default: '100' },
-    'fill-takers': { type: 'string', default: '32' },
+    window: { type: 'string', default: '250' },
+    'close-n': { type: 'string', default: '50' },
+    'fill-takers': { type: 'string', default: '16' },
     makers: { type: 'string', default: '1,4' },
     duration: { type: 'string', default: '10000' },
     sockets: { type: 'string', default: '500' },
@@ -129,7 +129,7 @@ if (ITEMS.has('2') || ITEMS.has('3') || ITEMS.has('5')) {
       statsLine('floor: fill-shaped write tx (sequential)', tx.fill);
       statsLine('floor: reserve-shaped write tx (sequential)', tx.reserve);
       console.log(
-        `close overhead p50 = ${(r.overhead.p50 / tx.fill.p50).toFixed(1)}x the fill-tx floor (target <= 3x); answers ${JSON.stringify(Object.fromEntries(r.statuses))}, quotes refused ${r.refused}`,
+        `close overhead p50 = ${(r.overhead.p50 / tx.fill.p50).toFixed(1)}x the fill-tx floor (target <= 3x); answers ${JSON.stringify(Object.fromEntries(r.statuses))}, quotes refused ${JSON.stringify(Object.fromEntries(r.refused))}`,
       );
     }
 
@@ -161,8 +161,14 @@ if (ITEMS.has('2') || ITEMS.has('3') || ITEMS.has('5')) {
             [`${((100 * r.fillsPerSecond) / sigCeiling).toFixed(0)}%`, 14],
             [`${((100 * r.fillsPerSecond) / sql).toFixed(0)}%`, 8],
             [`${(100 * r.coreShare).toFixed(0)}%`, 10],
-            [`${JSON.stringify(Object.fromEntries(r.statuses))}${r.refused ? ` refused ${r.refused}` : ''}`, -40],
+            [
+              `${JSON.stringify(Object.fromEntries(r.statuses))}${r.refused.size ? ` quotes refused ${JSON.stringify(Object.fromEntries(r.refused))}` : ''}`,
+              -40,
+            ],
           ]),
+        );
+        console.log(
+          `${''.padEnd(8)} created -> rfq frame at a maker p50 ${r.frameLag.p50} / p99 ${r.frameLag.p99} ms; created -> quote_ack p50 ${r.ackLag.p50} / p99 ${r.ackLag.p99} ms (window ${fill.windowMs} ms)`,
         );
       }
       console.log(
@@ -179,7 +185,7 @@ if (ITEMS.has('2') || ITEMS.has('3') || ITEMS.has('5')) {
         `subscribed maker sockets: ${r.sockets.n}, RSS ${mib(r.sockets.beforeKb)} -> ${mib(r.sockets.afterKb)} MiB = ${r.sockets.perKb.toFixed(1)} KiB per socket`,
       );
       console.log(
-        `open manual-mode RFQs   : ${r.rfqs.n}${r.rfqs.failed ? ` (${r.rfqs.failed} refused)` : ''}, RSS ${mib(r.rfqs.beforeKb)} -> ${mib(r.rfqs.afterKb)} MiB = ${r.rfqs.perKb.toFixed(2)} KiB per RFQ` +
+        `open manual-mode RFQs   : ${r.rfqs.n}${r.rfqs.failed ? ` (${r.rfqs.failed} refused)` : ''}${r.rfqs.skipped ? ` (${r.rfqs.skipped} not sent: the deadline was near)` : ''}, RSS ${mib(r.rfqs.beforeKb)} -> ${mib(r.rfqs.afterKb)} MiB = ${r.rfqs.perKb.toFixed(2)} KiB per RFQ` +
           (r.rfqs.stillOpen ? '' : ' (WARNING: read after the deadline, some may have closed)'),
       );
     }
