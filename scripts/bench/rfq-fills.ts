@@ -129,6 +129,8 @@ export async function sustainedFills(pair: Pair, takers: Party[], makerCount: nu
     await Promise.all(orders.map((list) => postBest(pair, list.pop()!)));
     const statuses = new Map<string, number>();
     let filled = 0;
+    /** POST -> answer: a taker's cycle; K / its mean bounds the RFQs per second the loop offers. */
+    const answers: number[] = [];
     const cpu0 = process.cpuUsage();
     const started = Date.now();
     const end = started + o.durationMs;
@@ -138,6 +140,7 @@ export async function sustainedFills(pair: Pair, takers: Party[], makerCount: nu
           if (Date.now() >= end) break;
           const r = await postBest(pair, s);
           statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+          answers.push(r.tookMs);
           if (r.status === 'filled') filled++;
         }
       }),
@@ -148,6 +151,7 @@ export async function sustainedFills(pair: Pair, takers: Party[], makerCount: nu
       fillsPerSecond: filled / elapsedS,
       statuses,
       refused: makers.refused,
+      answer: stats(answers),
       frameLag: stats(makers.frameLag),
       ackLag: stats(makers.ackLag),
       /** This process's share of one core (load generator + makers signing quotes). */

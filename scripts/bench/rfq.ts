@@ -1,5 +1,5 @@
 // `npm run bench:rfq [-- --items 1,2,3,5 --n 300 --rate 100 --legs 2 --takers 8 --via http --backends redis,postgres
-//   --window 250 --close-n 50 --fill-takers 16 --makers 1,4 --duration 10000 --sockets 500 --open 2000]`:
+//   --window 250 --close-n 50 --fill-takers 16 --makers 1,4 --duration 8000 --sockets 500 --open 2000]`:
 // rfq-design 3.15 items 1, 2, 3 and 5, each next to the floors and ceilings measured in the same run
 // (a benchmark, not a test). Two API processes A and B run on one database; makers are on B, POSTs go to A.
 //   1. RFQ -> first quote, per backend (PostgreSQL + Redis; PostgreSQL only: the bus is LISTEN/NOTIFY):
@@ -34,7 +34,7 @@ const { values } = parseArgs({
     'close-n': { type: 'string', default: '50' },
     'fill-takers': { type: 'string', default: '16' },
     makers: { type: 'string', default: '1,4' },
-    duration: { type: 'string', default: '10000' },
+    duration: { type: 'string', default: '8000' },
     sockets: { type: 'string', default: '500' },
     open: { type: 'string', default: '2000' },
   },
@@ -169,7 +169,7 @@ if (ITEMS.has('2') || ITEMS.has('3') || ITEMS.has('5')) {
           ]),
         );
         console.log(
-          `${''.padEnd(8)} created -> rfq frame at a maker p50 ${r.frameLag.p50} / p99 ${r.frameLag.p99} ms; created -> quote_ack p50 ${r.ackLag.p50} / p99 ${r.ackLag.p99} ms (window ${fill.windowMs} ms)`,
+          `${''.padEnd(8)} POST -> answer p50 ${r.answer.p50.toFixed(0)} / p99 ${r.answer.p99.toFixed(0)} ms; created -> rfq frame at a maker p50 ${r.frameLag.p50} / p99 ${r.frameLag.p99} ms; created -> quote_ack p50 ${r.ackLag.p50} / p99 ${r.ackLag.p99} ms (window ${fill.windowMs} ms)`,
         );
       }
       console.log(
