@@ -1,0 +1,160 @@
+// What the parts of `bench:rfq` share: two API processes on one database (the maker on B, POSTs to A),
+// a funded market window, funded takers, registered and funded makers, latency statistics.
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { privateKeyToAccount, generatePrivateKey, type PrivateKeyAccount } from 'viem/accounts';
+import { loadConfig, type Config } from '../../src/config.js';
+import { createOrm, type Orm } from '../../src/db/orm.js';
+import { db } from '../../src/db/schema.js';
+import { post } from '../../src/domain/ledger/ledger.js';
+import { ensureWindows } from '../../src/domain/markets/markets.js';
+import { rfqDomain } from '../../src/domain/rfq/typed-data.js';
+import { createLogger } from '../../src/logger.js';
+import { createTestPrivy, type TestPrivy } from '../../src/testing/identity.js';
+import { createTestDatabase, TEST_REDIS_URL, uniquePrefix, type TestDatabase } from '../../src/testing/postgres.js';
+import { newTaker, type Party } from '../../src/testing/rfq-trade.js';
+import { startServiceProcess, type ServiceProcess } from '../../src/testing/service-process.js';
+import { percentile, row } from './harness.js';
+
+export const OPERATOR_TOKEN = 'bench-operator-token-0123456789';
+export const log = createLogger('warn');
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export const ms = (from: bigint, to: bigint) => Number(to - from) / 1e6;
+/** Resident set of a process in KiB, as the kernel counts it. */
+export const rssKb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
+
+export interface Stats {
+  p50: number;
+  p99: number;
+  max: number;
+  n: number;
+}
+export const stats = (xs: number[]): Stats => {
+  const s = [...xs].sort((a, b) => a - b);
+  return { p50: percentile(s, 50), p99: percentile(s, 99), max: s.at(-1) ?? NaN, n: s.length };
+};
+export const fmt = (v: number) => v.toFixed(2).padStart(8);
+
+export const statsHeader = () =>
+  console.log(
+    row([
+      ['', -50],
+      ['p50 ms', 8],
+      ['p99 ms', 8],
+      ['max ms', 8],
+      ['n', 6],
+    ]),
+  );
+export const statsLine = (label: string, s: Stats) =>
+  console.log(
+    row([
+      [label, -50],
+      [fmt(s.p50), 8],
+      [fmt(s.p99), 8],
+      [fmt(s.max), 8],
+      [s.n, 6],
+    ]),
+  );
+
+/** A user row for `address` with `micros` deposited (a maker's collateral is the balance of its wallet's user). */
+export async function fund(orm: Orm, address: string, micros: bigint): Promise<string> {
+  const id = randomUUID();
+  await db(orm.em.fork()).insertInto('users').values({ id, wallet_address: address }).execute();
+  await orm.em.fork().transactional((tx) =>
+    post(tx, {
+      kind: 'deposit',
+      reference: id,
+      entries: [
+        { account: { system: 'settlement_clearing' }, amount: -micros },
+        { account: { userId: id, kind: 'user_available' }, amount: micros },
+      ],
+    }),
+  );
+  return id;
+}
+
+export type Backend = 'redis' | 'postgres';
+
+export interface Pair {
+  a: ServiceProcess;
+  b: ServiceProcess;
+  env: Record<string, string | undefined>;
+  config: Readonly<Config>;
+  domain: ReturnType<typeof rfqDomain>;
+  dbUrl: string;
+  orm: Orm;
+  privy: TestPrivy;
+  /** The next 15-minute window of the first `legs` assets: betting open for the whole run. */
+  marketIds: number[];
+  stop(): Promise<void>;
+}
+
+/** Two API processes A and B on a fresh database; `extraEnv` overrides the bench defaults. */
+export async function startPair(name: string, mode: Backend, legs: number, extraEnv: Record<string, string> = {}): Promise<Pair> {
+  const testDb: TestDatabase = await createTestDatabase(name);
+  const privy = await createTestPrivy();
+  const env: Record<string, string | undefined> = {
+    LOG_LEVEL: 'info',
+    DATABASE_URL: testDb.url,
+    REDIS_URL: mode === 'redis' ? TEST_REDIS_URL : undefined,
+    QUEUE_PREFIX: uniquePrefix(name),
+    RATE_LIMIT_PER_MINUTE: '0',
+    OPERATOR_TOKEN,
+    HTTP_MAX_CONNECTIONS_PER_IP: '0', // every request comes from 127.0.0.1
+    RFQ_MAX_OPEN_PER_USER: '10000',
+    ...privy.env,
+    ...extraEnv,
+  };
+  const procs: ServiceProcess[] = [];
+  let orm: Orm | undefined;
+  const stop = async () => {
+    await orm?.close(true);
+    for (const p of procs) await p.stop();
+    await testDb.drop();
+  };
+  try {
+    procs.push(await startServiceProcess({ env }));
+    procs.push(await startServiceProcess({ env }));
+    const config = loadConfig(env);
+    orm = await createOrm({ databaseUrl: testDb.url });
+    const assets = config.markets.assets.slice(0, legs);
+    const startAtMs = (Math.floor(Date.now() / 900_000) + 1) * 900_000;
+    await ensureWindows(
+      orm.em.fork(),
+      assets.map((asset) => ({ asset, durationSecs: 900, startAtMs })),
+    );
+    const marketIds = (
+      await db(orm.em.fork())
+        .selectFrom('markets')
+        .select('market_id')
+        .where('kind', '=', 'rfq_window')
+        .where('duration_secs', '=', 900)
+        .where('start_at_ms', '=', String(startAtMs))
+        .where('asset', 'in', assets)
+        .execute()
+    ).map((r) => Number(r.market_id));
+    const [a, b] = procs as [ServiceProcess, ServiceProcess];
+    const domain = rfqDomain(config.rfq.eip712Name, config.rfq.signingChainId);
+    return { a, b, env, config, domain, dbUrl: testDb.url, orm, privy, marketIds, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/** `n` takers signed in on `baseUrl` (a session token for the POST), each funded with `micros` by deposit. */
+export const newTakers = (baseUrl: string, privy: TestPrivy, n: number, micros: number): Promise<Party[]> =>
+  Promise.all(Array.from({ length: n }, () => newTaker(baseUrl, privy, micros)));
+
+/** A market maker registered through the operator API, its collateral deposited to its wallet's user. */
+export async function newMaker(pair: Pair, micros = 1_000_000_000_000n): Promise<PrivateKeyAccount> {
+  const account = privateKeyToAccount(generatePrivateKey());
+  const reg = await fetch(`${pair.a.baseUrl}/v1/admin/market-makers`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${OPERATOR_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ wallet_address: account.address, name: 'bench' }),
+  });
+  if (reg.status !== 201) throw new Error(`registering the market maker: ${reg.status} ${await reg.text()}`);
+  await fund(pair.orm, account.address, micros);
+  return account;
+}

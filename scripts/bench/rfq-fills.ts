@@ -1,0 +1,163 @@
+// bench:rfq items 2 and 3 (rfq-design 3.15), on one pair of API processes with a short quote window:
+//   2. close overhead: best-mode POST /v1/rfq response time minus RFQ_QUOTE_WINDOW_MS, one taker at a time;
+//   3. sustained fills/s: K takers post best-mode FOK orders in a closed loop (each waits for its answer)
+//      against M makers on the other process that quote every RFQ at once; one hot maker vs several.
+// Orders are signed ahead (the takers' work, not on this process's clock during a run); the makers sign
+// their quotes live in this process, so its CPU share is reported next to the rates.
+import { randomUUID } from 'node:crypto';
+import { MarketMakerClient } from '@contest-rfq/sdk';
+import { orderTypedData, type RfqOrderJson } from '../../src/domain/rfq/typed-data.js';
+import type { Party } from '../../src/testing/rfq-trade.js';
+import { ms, newMaker, stats, type Pair } from './rfq-common.js';
+
+export interface FillOptions {
+  legs: number;
+  windowMs: number;
+  /** Sequential best-mode RFQs for the close overhead. */
+  closeN: number;
+  /** Closed-loop takers for the fills/s runs. */
+  takers: number;
+  /** One fills/s run per entry: how many makers quote each RFQ. */
+  makerCounts: number[];
+  durationMs: number;
+}
+
+type Signed = { taker: Party; order: RfqOrderJson; signature: `0x${string}` };
+let nonce = Date.now();
+
+/** Best-mode FOK orders for `takers`, `perTaker` each, signed now (valid for 55 s: the 60 s maximum less a margin). */
+async function signOrders(pair: Pair, takers: Party[], perTaker: number, legs: number): Promise<Signed[][]> {
+  const deadline = Date.now() + 55_000;
+  const legList = pair.marketIds.slice(0, legs).map((market_id) => ({ market_id, direction: 'up' as const }));
+  return Promise.all(
+    takers.map((taker) =>
+      Promise.all(
+        Array.from({ length: perTaker }, async () => {
+          const order: RfqOrderJson = {
+            taker: taker.wallet.address,
+            legs: legList,
+            stake_micros: 1_000_000,
+            min_odds_bps: 10_001,
+            order_type: 'FOK',
+            nonce: ++nonce,
+            deadline_ms: deadline,
+          };
+          return { taker, order, signature: await taker.wallet.signTypedData(orderTypedData(pair.domain, order)) };
+        }),
+      ),
+    ),
+  );
+}
+
+/** POST one best-mode order to A; the terminal status and the time to the answer. */
+async function postBest(pair: Pair, { taker, order, signature }: Signed): Promise<{ status: string; tookMs: number }> {
+  const t0 = process.hrtime.bigint();
+  const res = await fetch(`${pair.a.baseUrl}/v1/rfq`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${taker.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ order, signature, fill_mode: 'best', idempotency_key: randomUUID() }),
+  });
+  const body = (await res.json()) as { status?: string; code?: string };
+  const tookMs = ms(t0, process.hrtime.bigint());
+  if (res.status !== 201) return { status: `http ${res.status} ${body.code ?? ''}`, tookMs };
+  return { status: String(body.status), tookMs };
+}
+
+/**
+ * `count` makers on B, each quoting every RFQ at once at the same odds plus a little noise (so the best
+ * quote, hence the filled maker, varies among them rather than always being the first to register).
+ */
+async function startMakers(pair: Pair, count: number, legs: number) {
+  const clients: MarketMakerClient[] = [];
+  const refused = new Map<string, number>();
+  const refuse = (why: string) => refused.set(why, (refused.get(why) ?? 0) + 1);
+  /** Wall clock from the RFQ's created_at_ms to its frame at a maker, and to the maker's quote_ack: a quote acked after the window is too late. */
+  const frameLag: number[] = [];
+  const ackLag: number[] = [];
+  for (let m = 0; m < count; m++) {
+    const account = await newMaker(pair);
+    const c = new MarketMakerClient({ url: `${pair.b.baseUrl.replace('http', 'ws')}/v1/ws`, account, reconnect: false, rfqDomain: pair.domain });
+    c.on('rfq', (rfq) => {
+      frameLag.push(Date.now() - rfq.created_at_ms);
+      void c
+        .quote({
+          rfq_id: rfq.rfq_id,
+          odds_bps: 2 ** legs * 9_500 + Math.floor(Math.random() * 50),
+          max_fill_micros: Number(rfq.stake_micros),
+          valid_until_ms: rfq.expires_at_ms,
+        })
+        .then((ack) => {
+          ackLag.push(Date.now() - rfq.created_at_ms);
+          if (!ack.accepted) refuse(String(ack.error));
+        })
+        .catch((err: Error) => void refuse(err.message));
+    });
+    await c.start().waitForSession();
+    await c.subscribe();
+    clients.push(c);
+  }
+  return { refused, frameLag, ackLag, stop: () => Promise.all(clients.map((c) => c.stop())) };
+}
+
+/** Item 2: sequential best-mode RFQs with one maker; response time minus the window. */
+export async function closeOverhead(pair: Pair, takers: Party[], o: FillOptions) {
+  const makers = await startMakers(pair, 1, o.legs);
+  try {
+    const [orders] = await signOrders(pair, takers.slice(0, 1), o.closeN + 10, o.legs);
+    const over: number[] = [];
+    const statuses = new Map<string, number>();
+    for (const [i, s] of orders!.entries()) {
+      const r = await postBest(pair, s);
+      if (i < 10) continue; // warm-up
+      statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+      if (r.status === 'filled') over.push(r.tookMs - o.windowMs);
+    }
+    return { overhead: stats(over), statuses, refused: makers.refused };
+  } finally {
+    await makers.stop();
+  }
+}
+
+/** Item 3: `takers` in a closed loop for `durationMs` against `makerCount` makers. */
+export async function sustainedFills(pair: Pair, takers: Party[], makerCount: number, o: FillOptions) {
+  const makers = await startMakers(pair, makerCount, o.legs);
+  try {
+    // A taker cannot finish more than one RFQ per window: that bounds the orders it needs.
+    const perTaker = Math.ceil(o.durationMs / o.windowMs) + 5;
+    const orders = await signOrders(pair, takers, perTaker, o.legs);
+    // Warm-up: one RFQ per taker.
+    await Promise.all(orders.map((list) => postBest(pair, list.pop()!)));
+    const statuses = new Map<string, number>();
+    let filled = 0;
+    /** POST -> answer: a taker's cycle; K / its mean bounds the RFQs per second the loop offers. */
+    const answers: number[] = [];
+    const cpu0 = process.cpuUsage();
+    const started = Date.now();
+    const end = started + o.durationMs;
+    await Promise.all(
+      orders.map(async (list) => {
+        for (const s of list) {
+          if (Date.now() >= end) break;
+          const r = await postBest(pair, s);
+          statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+          answers.push(r.tookMs);
+          if (r.status === 'filled') filled++;
+        }
+      }),
+    );
+    const elapsedS = (Date.now() - started) / 1000;
+    const cpu = process.cpuUsage(cpu0);
+    return {
+      fillsPerSecond: filled / elapsedS,
+      statuses,
+      refused: makers.refused,
+      answer: stats(answers),
+      frameLag: stats(makers.frameLag),
+      ackLag: stats(makers.ackLag),
+      /** This process's share of one core (load generator + makers signing quotes). */
+      coreShare: (cpu.user + cpu.system) / 1e6 / elapsedS,
+    };
+  } finally {
+    await makers.stop();
+  }
+}
