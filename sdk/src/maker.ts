@@ -61,6 +61,17 @@ export function quoteTypedData(domain: RfqSigningDomain, q: QuoteJson) {
 }
 
 /** Signs a quote with the maker's account: the `signature` of the `quote` message (0x + 130 hex). */
+/** The `quote` frame for `q`, signed by `account` (its address is the quote's maker). */
+export async function signedQuoteMessage(
+  account: LocalAccount,
+  domain: RfqSigningDomain,
+  q: Omit<QuoteJson, 'maker'> & { client_quote_id?: string | undefined },
+) {
+  const { client_quote_id, ...fields } = q;
+  const signature = await signQuote(account, domain, { ...fields, maker: account.address });
+  return { type: 'quote' as const, ...fields, ...(client_quote_id ? { client_quote_id } : {}), signature };
+}
+
 export function signQuote(account: LocalAccount, domain: RfqSigningDomain, q: QuoteJson): Promise<Hex> {
   if (q.maker.toLowerCase() !== account.address.toLowerCase()) {
     throw new Error(`quote.maker ${q.maker} is not the signing account ${account.address}: the fill would reject the signature`);

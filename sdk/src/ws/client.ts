@@ -13,9 +13,10 @@
 // at a time, in order, so answers are matched to requests first in, first out.
 import WebSocket from 'ws';
 import type { ClientMessage, QuoteAckMessage, ServerMessage, SubscribedMessage } from '../../../generated/asyncapi/types.ts';
-import { DEFAULT_RFQ_DOMAIN, signQuote } from '../maker.ts';
+import { DEFAULT_RFQ_DOMAIN, signedQuoteMessage } from '../maker.ts';
 import { DEFAULT_AUTH_DOMAIN, signAuthChallenge } from './auth.ts';
 import { TypedEmitter, type Listener } from './emitter.ts';
+import { PendingRequests, type AnswerType } from './requests.ts';
 import {
   CLOSE_CODES,
   MarketMakerGoneError,
@@ -31,13 +32,6 @@ import {
 
 export { CLOSE_CODES, MarketMakerGoneError, MarketMakerRequestError } from './types.ts';
 export type { MarketMakerClientEvents, MarketMakerClientOptions, MarketMakerSession, MessageOf, QuoteRequest, SubscribeFilters } from './types.ts';
-
-/** A request waiting for its answer (subscribed or quote_ack), or an `error`. */
-interface Pending {
-  answer: 'subscribed' | 'quote_ack';
-  resolve(m: ServerMessage): void;
-  reject(err: Error): void;
-}
 
 const RFQ_EVENTS = new Set(['subscribed', 'rfq', 'quote_ack', 'quote_result', 'rfq_closed', 'position_settled']);
 
@@ -58,7 +52,7 @@ export class MarketMakerClient<In extends Message = ServerMessage, Out extends M
   /** The filters of the last subscribe(), re-sent after each authentication. */
   #subscription: SubscribeFilters | null = null;
   /** Requests of the current connection waiting for their answer, oldest first. */
-  #pending: Pending[] = [];
+  readonly #pending: PendingRequests;
 
   constructor(options: MarketMakerClientOptions) {
     super();
@@ -72,6 +66,7 @@ export class MarketMakerClient<In extends Message = ServerMessage, Out extends M
       requestTimeoutMs: 10_000,
       ...options,
     };
+    this.#pending = new PendingRequests(this.#opts.requestTimeoutMs);
   }
 
   get address(): string {
@@ -168,7 +163,7 @@ export class MarketMakerClient<In extends Message = ServerMessage, Out extends M
    */
   subscribe(filters: SubscribeFilters = {}): Promise<SubscribedMessage> {
     this.#subscription = { ...filters };
-    if (!this.#session) return this.#nextEvent('subscribed');
+    if (!this.#session) return this.nextEvent('subscribed', this.#opts.requestTimeoutMs);
     return this.#request({ type: 'subscribe', ...filters }, 'subscribed') as Promise<SubscribedMessage>;
   }
 
@@ -178,22 +173,7 @@ export class MarketMakerClient<In extends Message = ServerMessage, Out extends M
    * Rejects with a MarketMakerRequestError when the service answers `error` (e.g. not_authenticated).
    */
   async quote(q: QuoteRequest): Promise<QuoteAckMessage> {
-    const signature = await signQuote(this.#opts.account, this.#opts.rfqDomain, {
-      rfq_id: q.rfq_id,
-      maker: this.address,
-      odds_bps: q.odds_bps,
-      max_fill_micros: q.max_fill_micros,
-      valid_until_ms: q.valid_until_ms,
-    });
-    const message = {
-      type: 'quote',
-      rfq_id: q.rfq_id,
-      odds_bps: q.odds_bps,
-      max_fill_micros: q.max_fill_micros,
-      valid_until_ms: q.valid_until_ms,
-      ...(q.client_quote_id ? { client_quote_id: q.client_quote_id } : {}),
-      signature,
-    };
+    const message = await signedQuoteMessage(this.#opts.account, this.#opts.rfqDomain, q);
     return this.#request(message, 'quote_ack') as Promise<QuoteAckMessage>;
   }
 
@@ -202,34 +182,8 @@ export class MarketMakerClient<In extends Message = ServerMessage, Out extends M
     return this.#request({ type: 'quote_cancel', rfq_id: rfqId, quote_id: quoteId }, 'quote_ack') as Promise<QuoteAckMessage>;
   }
 
-  #request(message: { type: string; [field: string]: unknown }, answer: Pending['answer']): Promise<ServerMessage> {
-    const ws = this.#ws;
-    if (!ws || ws.readyState !== WebSocket.OPEN) return Promise.reject(new Error(`cannot send ${message.type}: the connection is not open`));
-    return new Promise((resolve, reject) => {
-      const entry: Pending = {
-        answer,
-        resolve: (m) => (clearTimeout(timer), resolve(m)),
-        reject: (e) => (clearTimeout(timer), reject(e)),
-      };
-      const timer = setTimeout(() => {
-        const i = this.#pending.indexOf(entry);
-        if (i >= 0) this.#pending.splice(i, 1);
-        reject(new Error(`no ${answer} for ${message.type} within ${this.#opts.requestTimeoutMs} ms`));
-      }, this.#opts.requestTimeoutMs);
-      this.#pending.push(entry);
-      ws.send(JSON.stringify(message));
-    });
-  }
-
-  #nextEvent<E extends 'subscribed'>(event: E): Promise<MarketMakerClientEvents[E]> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(
-        () => (this.off(event, on), reject(new Error(`no ${event} within ${this.#opts.requestTimeoutMs} ms`))),
-        this.#opts.requestTimeoutMs,
-      );
-      const on = (m: MarketMakerClientEvents[E]) => (clearTimeout(timer), this.off(event, on), resolve(m));
-      this.on(event, on);
-    });
+  #request(message: { type: string; [field: string]: unknown }, answer: AnswerType): Promise<ServerMessage> {
+    return this.#pending.send(this.#ws, message, answer);
   }
 
   /** Closes the connection (1000) and stops reconnecting. */
@@ -289,7 +243,7 @@ export class MarketMakerClient<In extends Message = ServerMessage, Out extends M
     ws.on('close', (code, reasonBuf) => {
       const reason = reasonBuf.toString();
       this.#session = null;
-      for (const p of this.#pending.splice(0)) p.reject(new Error(`the connection closed (${code}) before the answer`));
+      this.#pending.failAll(code);
       this.emit('close', { code, reason });
       this.#log('connection closed', { code, reason });
       if (code === CLOSE_CODES.removed) {
@@ -356,17 +310,11 @@ export class MarketMakerClient<In extends Message = ServerMessage, Out extends M
       case 'error': {
         this.#log('the service rejected a message', { code: frame.code, message: frame.message });
         // Answers come in request order: an error while requests wait is the answer to the oldest one.
-        this.#pending.shift()?.reject(new MarketMakerRequestError(frame.code, `${frame.code}: ${frame.message}`));
+        this.#pending.error(frame.code, frame.message);
         return;
       }
       default:
-        if (frame.type === 'subscribed' || frame.type === 'quote_ack') {
-          const head = this.#pending[0];
-          if (head?.answer === frame.type) {
-            this.#pending.shift();
-            head.resolve(frame);
-          }
-        }
+        if (frame.type === 'subscribed' || frame.type === 'quote_ack') this.#pending.answer(frame);
         if (RFQ_EVENTS.has(frame.type)) this.emit(frame.type as 'rfq', frame as MarketMakerClientEvents['rfq']);
         return; // every message also reaches onMessage()/'frame' listeners
     }

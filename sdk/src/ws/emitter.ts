@@ -30,6 +30,15 @@ export class TypedEmitter<Events extends Record<string, unknown>> {
     return this;
   }
 
+  /** The next `event`, or a rejection after `timeoutMs`. */
+  nextEvent<E extends keyof Events>(event: E, timeoutMs: number): Promise<Events[E]> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => (this.off(event, on), reject(new Error(`no ${String(event)} within ${timeoutMs} ms`))), timeoutMs);
+      const on = (m: Events[E]) => (clearTimeout(timer), this.off(event, on), resolve(m));
+      this.on(event, on);
+    });
+  }
+
   protected emit<E extends keyof Events>(event: E, value: Events[E]): void {
     for (const listener of [...(this.#listeners.get(event) ?? [])]) (listener as Listener<Events[E]>)(value);
   }
