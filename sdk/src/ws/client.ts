@@ -15,7 +15,7 @@ import WebSocket from 'ws';
 import type { ClientMessage, QuoteAckMessage, ServerMessage, SubscribedMessage } from '../../../generated/asyncapi/types.ts';
 import { DEFAULT_RFQ_DOMAIN, signedQuoteMessage } from '../maker.ts';
 import { DEFAULT_AUTH_DOMAIN, signAuthChallenge } from './auth.ts';
-import { TypedEmitter, type Listener } from './emitter.ts';
+import { stream, TypedEmitter, type Listener } from './emitter.ts';
 import { PendingRequests, type AnswerType } from './requests.ts';
 import {
   CLOSE_CODES,
@@ -128,25 +128,9 @@ export class MarketMakerClient<In extends Message = ServerMessage, Out extends M
   }
 
   /** Every received message, from now until stop() or giving up (for `for await`; may be called before start()). */
-  async *messages(): AsyncGenerator<In, void, undefined> {
-    const queue: In[] = [];
-    let ended = false;
-    let wake: (() => void) | null = null;
-    const onFrame = (f: In) => (queue.push(f), wake?.());
-    const onEnd = () => ((ended = true), wake?.());
-    this.on('frame', onFrame);
-    this.#onEnd.add(onEnd);
-    try {
-      for (;;) {
-        while (queue.length) yield queue.shift()!;
-        if (ended) return;
-        await new Promise<void>((r) => (wake = r));
-        wake = null;
-      }
-    } finally {
-      this.off('frame', onFrame);
-      this.#onEnd.delete(onEnd);
-    }
+  messages(): AsyncGenerator<In, void, undefined> {
+    const listen = (push: (f: In) => void) => (this.on('frame', push), () => void this.off('frame', push));
+    return stream(listen, this.#onEnd);
   }
 
   /** Sends a message of the AsyncAPI document on the open connection; throws when none is open. */
@@ -247,14 +231,7 @@ export class MarketMakerClient<In extends Message = ServerMessage, Out extends M
       this.emit('close', { code, reason });
       this.#log('connection closed', { code, reason });
       if (code === CLOSE_CODES.removed) {
-        this.#giveUp(
-          new MarketMakerGoneError(
-            'removed',
-            this.address,
-            `the operator removed market maker ${this.address} (close ${code}: ${reason || 'market maker removed'}); ` +
-              'reconnecting cannot succeed: ask the operator to register the wallet again (POST /v1/admin/market-makers)',
-          ),
-        );
+        this.#giveUp(MarketMakerGoneError.removed(this.address, code, reason));
       }
       if (this.#stopped || !this.#opts.reconnect) return;
       const attempt = ++this.#failures;

@@ -43,3 +43,24 @@ export class TypedEmitter<Events extends Record<string, unknown>> {
     for (const listener of [...(this.#listeners.get(event) ?? [])]) (listener as Listener<Events[E]>)(value);
   }
 }
+
+/** Yields every value `listen` delivers, from now until one of `ends` is called (for `for await`). */
+export async function* stream<V>(listen: (push: (v: V) => void) => () => void, ends: Set<() => void>): AsyncGenerator<V, void, undefined> {
+  const queue: V[] = [];
+  let ended = false;
+  let wake: (() => void) | null = null;
+  const unlisten = listen((v) => (queue.push(v), wake?.()));
+  const onEnd = () => ((ended = true), wake?.());
+  ends.add(onEnd);
+  try {
+    for (;;) {
+      while (queue.length) yield queue.shift()!;
+      if (ended) return;
+      await new Promise<void>((r) => (wake = r));
+      wake = null;
+    }
+  } finally {
+    unlisten();
+    ends.delete(onEnd);
+  }
+}

@@ -36,6 +36,16 @@ export class MarketMakerGoneError extends Error {
   ) {
     super(message);
   }
+
+  /** The operator removed the wallet (close 4004): reconnecting cannot succeed. */
+  static removed(wallet: string, code: number, reason: string): MarketMakerGoneError {
+    return new MarketMakerGoneError(
+      'removed',
+      wallet,
+      `the operator removed market maker ${wallet} (close ${code}: ${reason || 'market maker removed'}); ` +
+        'reconnecting cannot succeed: ask the operator to register the wallet again (POST /v1/admin/market-makers)',
+    );
+  }
 }
 
 export interface MarketMakerClientOptions {
