@@ -20,7 +20,6 @@ import { PendingRequests, type AnswerType } from './requests.ts';
 import {
   CLOSE_CODES,
   MarketMakerGoneError,
-  MarketMakerRequestError,
   type MarketMakerClientEvents,
   type MarketMakerClientOptions,
   type MarketMakerSession,
