@@ -21,16 +21,24 @@ export function mediaType(header: string | undefined): string {
   return (header ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
+/**
+ * A body at most this far over its limit is read to its end (and dropped) before the 413, so a client that
+ * is still writing it reads the answer instead of a reset (EPIPE) on a connection closed under it; a
+ * larger one is refused at once, unread, and its connection closed.
+ */
+export const DRAIN_OVER_LIMIT_BYTES = 8 * 1024 * 1024;
+
 export async function readRaw(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) throw new PayloadTooLarge(limit);
+  if (Number.isFinite(declared) && declared > limit + DRAIN_OVER_LIMIT_BYTES) throw new PayloadTooLarge(limit);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > limit) throw new PayloadTooLarge(limit);
-    chunks.push(chunk);
+    if (size > limit + DRAIN_OVER_LIMIT_BYTES) throw new PayloadTooLarge(limit); // leaves the loop: the request is destroyed
+    if (size <= limit) chunks.push(chunk);
   }
+  if (size > limit) throw new PayloadTooLarge(limit);
   return Buffer.concat(chunks);
 }
 
