@@ -1,4 +1,5 @@
 // Builds the HTTP service (and later the WebSocket gateway) on an open runtime.
+import { rfqDepsOf } from './domain/rfq/deps.js';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Runtime } from './runtime.js';
@@ -64,7 +65,7 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
   const shared = { deployment: config.deployment, redisUrl: config.redisUrl, prefix: config.queuePrefix, orm, log: logger };
   const sharedCap = createSharedConnectionCap({ ...shared, max: config.mm.maxConnectionsPerIp });
   // RFQ trading settings shared by the HTTP handlers, the WebSocket stream and the demo maker.
-  const rfqDeps = { settings: { ...config.rfq, bettingCloseBufferMs: config.markets.bettingCloseBufferMs } };
+  const rfqDeps = rfqDepsOf(config);
   const gateway = createGateway({
     mm: config.mm,
     orm,

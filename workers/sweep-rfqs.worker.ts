@@ -4,6 +4,7 @@
 // this is what closes the RFQ, fills or expires it and releases the taker's stake. closeRfq is idempotent
 // under the row lock, so a sweep racing the owner's timer (or another sweep) changes nothing twice, and the
 // closer publishes rfq_closed / quote_result only for the close that changed the row.
+import { rfqDepsOf } from '../src/domain/rfq/deps.js';
 import { createRfqCloser } from '../src/bus/rfq-events.js';
 import { dueRfqIds } from '../src/domain/rfq/api.js';
 import { RFQ_SWEEP_BATCH, RFQ_SWEEP_GRACE_MS, type QUEUE } from '../src/jobs/queues.js';
@@ -19,7 +20,7 @@ export const sweepRfqsWorker: WorkerSpec<typeof QUEUE.rfq> = {
     const closer = createRfqCloser({
       forkDb: () => rt.orm.em.fork(),
       bus: rt.bus,
-      rfq: { settings: { ...config.rfq, bettingCloseBufferMs: config.markets.bettingCloseBufferMs } },
+      rfq: rfqDepsOf(config),
       log,
     });
     return {

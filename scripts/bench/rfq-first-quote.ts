@@ -3,6 +3,7 @@
 //   via http: POST /v1/rfq to A (manual mode: answered at once), so every frame crosses from A to the maker on B;
 //   via domain: this process does what that handler does (createRfq in a transaction, publish after commit),
 //     which splits the time at the commit: create -> commit, commit -> frame (bus and gateway B).
+import { rfqDepsOf } from '../../src/domain/rfq/deps.js';
 import { randomUUID } from 'node:crypto';
 import { MarketMakerClient } from '@contest-rfq/sdk';
 import type { Bus } from '../../src/bus/bus.js';
@@ -33,7 +34,7 @@ export async function firstQuote(mode: Backend, o: FirstQuoteOptions) {
   let maker: MarketMakerClient | undefined;
   try {
     const { a, b, config, domain, orm, marketIds } = pair;
-    const deps: RfqDeps = { settings: { ...config.rfq, bettingCloseBufferMs: config.markets.bettingCloseBufferMs } };
+    const deps: RfqDeps = rfqDepsOf(config);
     bus = await createBus({ prefix: pair.env.QUEUE_PREFIX!, redisUrl: pair.env.REDIS_URL, databaseUrl: pair.dbUrl });
     const takers = await newTakers(a.baseUrl, pair.privy, o.takers, 1_000_000_000);
     const mmAccount = await newMaker(pair);

@@ -69,3 +69,7 @@ export class InvalidSiweMessage extends AppError {
     super(401, 'INVALID_SIWE_MESSAGE', message);
   }
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** A lowercase UUID as the service issues ids (an id of any other shape is found nowhere). */
+export const isUuid = (s: string) => UUID.test(s);

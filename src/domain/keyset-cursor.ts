@@ -5,7 +5,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Em } from '../db/orm.js';
 import { cursorKey } from './contests/lobby.js';
-import { ValidationFailed } from './errors.js';
+import { isUuid, ValidationFailed } from './errors.js';
 
 export interface Keyset {
   /** Epoch ms of the last row (created_at_ms or resolved_at_ms). */
@@ -20,7 +20,6 @@ interface Wire {
   f: string | null;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const tag = (key: Buffer, payload: string) => createHmac('sha256', key).update(`keyset:${payload}`).digest().subarray(0, 16);
 const invalid = (why: string) =>
   new ValidationFailed(`The cursor is not valid: ${why}. Use next_cursor from a previous page, unchanged.`, null, 'INVALID_CURSOR');
@@ -53,7 +52,7 @@ export class KeysetCursors {
     } catch {
       throw invalid('it was not produced by this service');
     }
-    if (!o || !Number.isSafeInteger(o.c) || typeof o.i !== 'string' || !UUID.test(o.i)) throw invalid('it was not produced by this service');
+    if (!o || !Number.isSafeInteger(o.c) || typeof o.i !== 'string' || !isUuid(o.i)) throw invalid('it was not produced by this service');
     if (o.k !== this.kind) throw invalid(`it belongs to another listing (${String(o.k)}), not ${this.kind}`);
     if ((o.f ?? null) !== filters) throw invalid('it belongs to a listing with other filters (keep the filters the same while paging)');
     return { atMs: o.c!, id: o.i };

@@ -6,7 +6,7 @@ import type { Em } from '../../db/orm.js';
 import { int8ToBigint, int8ToNumber, int8ToNumberOrNull } from '../../db/int8.js';
 import { positionsRepository } from '../../db/repositories/positions.repository.js';
 import { db } from '../../db/schema.js';
-import { NotFound } from '../errors.js';
+import { isUuid, NotFound } from '../errors.js';
 import { KeysetCursors } from '../keyset-cursor.js';
 import type { Direction } from '../rfq/typed-data.js';
 import type { LegOutcome, PositionStatus } from './outcome.js';
@@ -47,7 +47,6 @@ export interface TradingFigures {
   realizedPnlMicros: bigint;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const repo = (em: Em) => positionsRepository(db(em));
 
 type PositionRow = NonNullable<Awaited<ReturnType<ReturnType<typeof positionsRepository>['position']>>>;
@@ -109,7 +108,7 @@ export async function listPositions(
 }
 
 export async function getPosition(em: Em, userId: string, positionId: string): Promise<PositionRecord> {
-  const row = UUID.test(positionId) ? await repo(em).position(positionId) : undefined;
+  const row = isUuid(positionId) ? await repo(em).position(positionId) : undefined;
   if (!row || row.taker_user_id !== userId) throw new NotFound('POSITION_NOT_FOUND', 'no position with this id belongs to you');
   return (await withLegs(em, [row]))[0]!;
 }

@@ -5,7 +5,7 @@
 import type { Em } from '../../db/orm.js';
 import { rfqRepository } from '../../db/repositories/rfq.repository.js';
 import { db } from '../../db/schema.js';
-import { Conflict, NotFound, Unprocessable } from '../errors.js';
+import { Conflict, isUuid, NotFound, Unprocessable } from '../errors.js';
 import type { RfqWrite } from './create.js';
 import { nowOf, type RfqDeps } from './deps.js';
 import { expireRfq, fillRfq } from './fill.js';
@@ -13,12 +13,10 @@ import { loadRfq, rfqNotFound } from './queries.js';
 import { quoteFromRow, rfqFromRow } from './rows.js';
 import type { RfqRecord } from './records.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
 /** The locked RFQ and its live quotes (locked after it, best first). */
 async function lockOpen(tx: Em, rfqId: string) {
   const repo = rfqRepository(db(tx));
-  const row = UUID.test(rfqId) ? await repo.get(rfqId, 'update') : undefined;
+  const row = isUuid(rfqId) ? await repo.get(rfqId, 'update') : undefined;
   if (!row) return null;
   const live = row.status === 'open' ? (await repo.liveQuotes(rfqId)).map(quoteFromRow) : [];
   return { rfq: rfqFromRow(row, 0), live };

@@ -16,3 +16,8 @@ export interface RfqDeps {
 }
 
 export const nowOf = (deps: RfqDeps) => (deps.now ?? Date.now)();
+
+/** The RFQ settings of a loaded configuration (the API, the sweeper and the benches build them alike). */
+export function rfqDepsOf(config: { rfq: Omit<RfqSettings, 'bettingCloseBufferMs'>; markets: { bettingCloseBufferMs: number } }): RfqDeps {
+  return { settings: { ...config.rfq, bettingCloseBufferMs: config.markets.bettingCloseBufferMs } };
+}

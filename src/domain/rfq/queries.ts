@@ -3,19 +3,18 @@
 import type { Em } from '../../db/orm.js';
 import { rfqRepository } from '../../db/repositories/rfq.repository.js';
 import { db } from '../../db/schema.js';
-import { NotFound } from '../errors.js';
+import { isUuid, NotFound } from '../errors.js';
 import { KeysetCursors } from '../keyset-cursor.js';
 import type { RfqStatus, RfqWithQuotes } from './records.js';
 import { withQuotes } from './rows.js';
 
 const repo = (em: Em) => rfqRepository(db(em));
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export const rfqNotFound = () => new NotFound('RFQ_NOT_FOUND', 'no RFQ with this id belongs to you');
 
 /** One RFQ with every quote (best first), or null. */
 export async function loadRfq(em: Em, rfqId: string): Promise<RfqWithQuotes | null> {
-  if (!UUID.test(rfqId)) return null;
+  if (!isUuid(rfqId)) return null;
   const row = await repo(em).get(rfqId);
   if (!row) return null;
   return withQuotes([row], await repo(em).quotes([rfqId]))[0]!;
@@ -28,7 +27,7 @@ export async function getOwnRfq(em: Em, userId: string, rfqId: string): Promise<
 }
 
 export async function getMakerRfq(em: Em, makerWallet: string, rfqId: string): Promise<RfqWithQuotes> {
-  if (!UUID.test(rfqId)) throw new NotFound('RFQ_NOT_FOUND', 'no RFQ with this id');
+  if (!isUuid(rfqId)) throw new NotFound('RFQ_NOT_FOUND', 'no RFQ with this id');
   const row = await repo(em).get(rfqId);
   if (!row) throw new NotFound('RFQ_NOT_FOUND', 'no RFQ with this id');
   return withQuotes([row], await repo(em).makerQuotes(rfqId, makerWallet.toLowerCase()))[0]!;

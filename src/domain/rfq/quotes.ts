@@ -2,6 +2,7 @@
 // replaces it; recorded with the RFQ row held FOR SHARE, so a quote never lands on an RFQ that is closing.
 // The signature is stored, not checked here: it is verified only if the quote is chosen for a fill.
 // Rejections are acks (`quote_ack` with an error), never exceptions.
+import { isUuid } from '../errors.js';
 import { randomUUID } from 'node:crypto';
 import type { Em } from '../../db/orm.js';
 import { rfqRepository } from '../../db/repositories/rfq.repository.js';
@@ -44,8 +45,6 @@ export interface QuoteInput {
   signature: string;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
 export function quoteAck(rfqId: string, clientQuoteId: string | null, r: { quoteId: string } | { error: QuoteAckError }): QuoteAck {
   return 'quoteId' in r
     ? { type: 'quote_ack', rfq_id: rfqId, quote_id: r.quoteId, client_quote_id: clientQuoteId, accepted: true, error: null }
@@ -57,7 +56,7 @@ export async function submitQuote(em: Em, deps: RfqDeps, makerWallet: string, q:
   const clientQuoteId = q.client_quote_id ? q.client_quote_id.toLowerCase() : null;
   const reject = (error: QuoteAckError) => ({ ack: quoteAck(q.rfq_id, clientQuoteId, { error }), events: [] });
   const rfqId = q.rfq_id.toLowerCase();
-  if (!UUID.test(rfqId)) return reject('unknown_rfq');
+  if (!isUuid(rfqId)) return reject('unknown_rfq');
   if (!Number.isSafeInteger(q.odds_bps) || q.odds_bps < 10_001 || q.odds_bps > 10_000_000) return reject('invalid_odds');
   const signature = normalizeSignature(q.signature);
   if (!signature || !Number.isSafeInteger(q.max_fill_micros) || q.max_fill_micros < 1) return reject('invalid_odds');
@@ -140,7 +139,7 @@ export async function submitQuote(em: Em, deps: RfqDeps, makerWallet: string, q:
 export async function cancelQuote(em: Em, makerWallet: string, rfqId: string, quoteId: string): Promise<{ ack: QuoteAck; events: RfqEvent[] }> {
   const id = rfqId.toLowerCase();
   const qid = quoteId.toLowerCase();
-  if (!UUID.test(id) || !UUID.test(qid)) return { ack: quoteAck(rfqId, null, { error: 'quote_not_live' }), events: [] };
+  if (!isUuid(id) || !isUuid(qid)) return { ack: quoteAck(rfqId, null, { error: 'quote_not_live' }), events: [] };
   return em.transactional(async (tx) => {
     const repo = rfqRepository(db(tx));
     const row = await repo.get(id, 'share'); // as an insert: the quote's status only changes while the RFQ is not closing
