@@ -27,7 +27,10 @@ export async function publishRfqEvents(bus: Bus, events: readonly RfqEvent[], lo
 }
 
 export interface RfqCloser {
-  /** closeRfq now, then publish what changed. Never throws: a failure is logged (the sweeper retries). */
+  /**
+   * closeRfq now, and publish what changed (not awaited: the caller answers the taker while the events go
+   * out). Never throws: a failure is logged (the sweeper retries).
+   */
   close(rfqId: string): Promise<RfqWithQuotes | null>;
   /** Closes at `atMs` (a timer on this process); returns when it has run. */
   closeAt(rfqId: string, atMs: number): Promise<RfqWithQuotes | null>;
@@ -41,7 +44,7 @@ export function createRfqCloser(deps: { forkDb: () => Em; bus: Bus; rfq: RfqDeps
   async function close(rfqId: string): Promise<RfqWithQuotes | null> {
     try {
       const r = await closeRfq(deps.forkDb(), deps.rfq, rfqId);
-      if (r.changed) await publishRfqEvents(deps.bus, r.events, deps.log);
+      if (r.changed) void publishRfqEvents(deps.bus, r.events, deps.log);
       return r.rfq;
     } catch (err) {
       deps.log.error({ err, rfq_id: rfqId }, 'closing an RFQ failed; the sweeper will retry');

@@ -96,14 +96,14 @@ const decide = (row: KeyRow, print: string) =>
 
 /** Inside the caller's transaction: claims the key (waiting for a concurrent holder), or says what to replay. */
 async function claimIn(tx: Em, s: IdempotencyScope, print: string): Promise<ClaimResult> {
-  // Bound the wait for a concurrent request's uncommitted key row (55P03 answers 409 in progress).
-  await keys(tx).lockTimeout(DUPLICATE_WAIT_MS);
-  const claimed = await insertKey(tx, s, print);
-  let row = claimed ? undefined : await readKey(tx, s, false);
+  // Bound the wait for a concurrent request's uncommitted key row (55P03 answers 409 in progress). A new
+  // key (the common case) is one statement, which also restores lock_timeout once inserted.
+  const claimed = await keys(tx).insertWaiting(s, print, IDEMPOTENCY_LEASE_MS, DUPLICATE_WAIT_MS);
+  if (claimed) return { kind: 'claimed' };
+  let row = await readKey(tx, s, false);
   // Only a takeover needs the row lock (a replay only reads): lock, and decide again on what is locked.
   if (row && decide(row, print) === 'take_over') row = await readKey(tx, s, true);
   await keys(tx).lockTimeout(null);
-  if (claimed) return { kind: 'claimed' };
   if (!row) return claimIn(tx, s, print); // deleted between our insert and select: try again
   const d = decide(row, print);
   if (d === 'reused') throw reused();

@@ -39,8 +39,11 @@ export interface IdempotentWrite<Id extends KeyedOperationId, T> {
    * once it is durable (publishing its events). Must not throw: the write has happened whatever it does.
    */
   committed?: (value: T, req: HandlerRequest<Id>, ctx: RequestContext) => Promise<void>;
-  /** After commit, for the first request and every replay of a stored resource: the live answer. */
-  answer?: (req: HandlerRequest<Id>, ctx: RequestContext, resourceId: string) => Promise<Reply<Id>>;
+  /**
+   * After commit, for the first request and every replay of a stored resource: the live answer. `written`
+   * is what the write returned, on the first request only (a replay has only the resource id).
+   */
+  answer?: (req: HandlerRequest<Id>, ctx: RequestContext, resourceId: string, written?: T) => Promise<Reply<Id>>;
 }
 
 export function idempotentWrite<Id extends KeyedOperationId, T>(spec: IdempotentWrite<Id, T>): Handler<Id> {
@@ -70,7 +73,7 @@ export function idempotentWrite<Id extends KeyedOperationId, T>(spec: Idempotent
     }
     try {
       if (!r.replayed) failpoint(`after-commit:${req.operationId}`);
-      const res = await spec.answer(req, ctx, outcome.resourceId);
+      const res = await spec.answer(req, ctx, outcome.resourceId, r.replayed ? undefined : r.value);
       return r.replayed ? { ...res, headers: { ...res.headers, ...REPLAYED } } : res;
     } catch (err) {
       if (err instanceof AppError && err.status < 500) {

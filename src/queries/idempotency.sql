@@ -8,6 +8,15 @@ insert into "idempotency_keys" ("scope", "operation", "key", "fingerprint", "sta
   do nothing
   returning "key";
 
+-- IdempotencyRepository.insertWaiting
+-- parameters: $1 = "5000", $2 = "user:00000000-0000-4000-8000-000000000001", $3 = "createDeposit", $4 = "00000000-0000-4000-8000-000000000002", $5 = "f00d", $6 = 60000
+with prev as (select current_setting('lock_timeout') as v),
+       bound as (select set_config('lock_timeout', $1, true) as v from prev)
+  insert into idempotency_keys (scope, operation, key, fingerprint, state, lease_expires_at)
+  select $2, $3, $4, $5, 'in_progress', now() + ($6 * interval '1 millisecond') from bound
+  on conflict do nothing
+  returning key, set_config('lock_timeout', (select v from prev), true) as restored;
+
 -- IdempotencyRepository.read
 -- parameters: $1 = "user:00000000-0000-4000-8000-000000000001", $2 = "createDeposit", $3 = "00000000-0000-4000-8000-000000000002"
 select fingerprint, state, response_status, response_body, resource_id::text as resource_id,

@@ -34,7 +34,7 @@ insert into "rfqs" ("id", "taker_user_id", "taker_address", "nonce", "order_hash
   values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
   on conflict on constraint "rfqs_taker_nonce_key"
   do nothing
-  returning "id";
+  returning "id", "taker_user_id", "taker_address", "nonce", "order_hash", "signature", "legs", "stake", "min_odds_bps", "order_type", "fill_mode", "status", "deadline_ms", "quote_deadline_ms", "expires_at_ms", "created_at_ms", "closed_at_ms", "filled_stake", "payout", "odds_bps", "position_id", "close_reason", "idempotency_key";
 
 -- RfqRepository.get
 -- parameters: $1 = "00000000-0000-4000-8000-000000000001"
@@ -96,12 +96,11 @@ select "id", "rfq_id", "maker_address", "maker_user_id", "client_quote_id", "odd
   where "rfq_id" = $1
   and "maker_address" = $2;
 
--- RfqRepository.liveQuotes
+-- RfqRepository.quotesLocked
 -- parameters: $1 = "00000000-0000-4000-8000-000000000001"
 select "id", "rfq_id", "maker_address", "maker_user_id", "client_quote_id", "odds_bps", "max_fill", "valid_until_ms", "signature", "status", "reason", "filled_stake", "received_at_ms"
   from "rfq_quotes"
   where "rfq_id" = $1
-  and "status" = 'live'
   order by "odds_bps" desc, "received_at_ms", "id"
   for update;
 
@@ -112,11 +111,17 @@ select "id", "rfq_id", "maker_address", "maker_user_id", "client_quote_id", "odd
   where "maker_address" = $1
   and "client_quote_id" = $2;
 
--- RfqRepository.makerUser
--- parameters: $1 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266"
-select "id"
+-- RfqRepository.getForQuote
+-- parameters: $1 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $2 = 1, $3 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $4 = 1, $5 = "00000000-0000-4000-8000-000000000001"
+select "id", "taker_user_id", "taker_address", "nonce", "order_hash", "signature", "legs", "stake", "min_odds_bps", "order_type", "fill_mode", "status", "deadline_ms", "quote_deadline_ms", "expires_at_ms", "created_at_ms", "closed_at_ms", "filled_stake", "payout", "odds_bps", "position_id", "close_reason", "idempotency_key", (select "users"."id"
   from "users"
-  where lower(wallet_address) = $1;
+  where lower(wallet_address) = $1 limit $2) as "maker_user_id", (select "ledger_accounts"."balance"
+  from "users"
+  inner join "ledger_accounts" on "ledger_accounts"."user_id" = "users"."id"
+  where lower(wallet_address) = $3 and "ledger_accounts"."kind" = 'user_available' limit $4) as "maker_available"
+  from "rfqs"
+  where "rfqs"."id" = $5
+  for share of "rfqs";
 
 -- RfqRepository.replaceLive
 -- parameters: $1 = "replaced", $2 = "replaced", $3 = "00000000-0000-4000-8000-000000000001", $4 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266"

@@ -40,84 +40,64 @@ export interface NewFillRow {
   liability: bigint;
 }
 
+export interface NewPosition {
+  id: string;
+  rfqId: string;
+  takerUserId: string;
+  takerAddress: string;
+  stake: bigint;
+  payout: bigint;
+  oddsBps: number;
+  createdAtMs: number;
+  legs: ReadonlyArray<{ marketId: number; direction: 'up' | 'down' }>;
+  fills: readonly NewFillRow[];
+  stats: readonly StatsDelta[];
+}
+
 export class FillsRepository {
   constructor(private readonly db: Db) {}
 
-  /** Sets each quote's final status in one statement. */
-  async setQuoteOutcomes(rows: readonly QuoteOutcomeRow[]): Promise<void> {
-    if (!rows.length) return;
-    await sql`update rfq_quotes q set status = t.status, reason = t.reason, filled_stake = t.filled
-      from unnest(${rows.map((r) => r.id)}::uuid[], ${rows.map((r) => r.status)}::text[], ${rows.map((r) => r.reason)}::text[],
-        ${rows.map((r) => int8(r.filledStake))}::bigint[]) as t(id, status, reason, filled)
-      where q.id = t.id`.execute(this.db);
-  }
-
-  async close(id: string, c: RfqClose): Promise<void> {
-    await this.db
-      .updateTable('rfqs')
-      .set({
-        status: c.status,
-        closed_at_ms: int8(c.closedAtMs),
-        close_reason: c.closeReason as 'cancelled' | null,
-        filled_stake: int8(c.filledStake),
-        payout: c.payout === null ? null : int8(c.payout),
-        odds_bps: c.oddsBps,
-        position_id: c.positionId,
-      })
-      .where('id', '=', id)
-      .where('status', '=', sql.lit('open'))
-      .execute();
-  }
-
-  async insertPosition(p: {
-    id: string;
-    rfqId: string;
-    takerUserId: string;
-    takerAddress: string;
-    stake: bigint;
-    payout: bigint;
-    oddsBps: number;
-    createdAtMs: number;
-  }): Promise<void> {
-    await this.db
-      .insertInto('positions')
-      .values({
-        id: p.id,
-        rfq_id: p.rfqId,
-        taker_user_id: p.takerUserId,
-        taker_address: p.takerAddress,
-        stake: int8(p.stake),
-        payout: int8(p.payout),
-        odds_bps: p.oddsBps,
-        created_at_ms: int8(p.createdAtMs),
-      })
-      .execute();
-  }
-
-  async insertLegs(positionId: string, legs: ReadonlyArray<{ marketId: number; direction: 'up' | 'down' }>): Promise<void> {
-    await sql`insert into position_legs (position_id, leg_index, market_id, direction)
-      select ${positionId}::uuid, (n - 1)::smallint, m, d from unnest(${legs.map((l) => String(l.marketId))}::bigint[], ${legs.map((l) => l.direction)}::text[])
-        with ordinality as t(m, d, n)`.execute(this.db);
-  }
-
-  async insertFills(positionId: string, createdAtMs: number, fills: readonly NewFillRow[]): Promise<void> {
-    await sql`insert into position_fills (id, position_id, quote_id, maker_address, maker_user_id, stake, odds_bps, payout, liability, created_at_ms)
-      select t.id, ${positionId}::uuid, t.quote_id, t.maker, t.maker_user, t.stake, t.odds, t.payout, t.liability, ${int8(createdAtMs)}::int8
-      from unnest(${fills.map((f) => f.id)}::uuid[], ${fills.map((f) => f.quoteId)}::uuid[], ${fills.map((f) => f.makerAddress)}::text[],
-        ${fills.map((f) => f.makerUserId)}::uuid[], ${fills.map((f) => int8(f.stake))}::bigint[], ${fills.map((f) => f.oddsBps)}::integer[],
-        ${fills.map((f) => int8(f.payout))}::bigint[], ${fills.map((f) => int8(f.liability))}::bigint[])
-        as t(id, quote_id, maker, maker_user, stake, odds, payout, liability)`.execute(this.db);
-  }
-
-  /** Adds the deltas to each owner's counters (creating the rows), in owner order (no deadlocks). */
-  async bumpOpenStats(deltas: readonly StatsDelta[]): Promise<void> {
-    if (!deltas.length) return;
-    const d = [...deltas].sort((a, b) => (a.owner < b.owner ? -1 : a.owner > b.owner ? 1 : 0));
-    await sql`insert into trading_stats as s (owner, open_count, open_stake, potential_payout)
-      select * from unnest(${d.map((x) => x.owner)}::text[], ${d.map((x) => x.openCount)}::integer[], ${d.map((x) => int8(x.openStake))}::bigint[],
-        ${d.map((x) => int8(x.potentialPayout))}::bigint[])
-      on conflict (owner) do update set open_count = s.open_count + excluded.open_count, open_stake = s.open_stake + excluded.open_stake,
-        potential_payout = s.potential_payout + excluded.potential_payout`.execute(this.db);
+  /**
+   * Everything a close writes besides the ledger, in ONE statement: the RFQ's final state, each quote's
+   * outcome and, on a fill, the position with its legs, fill rows and trading counters (data-modifying
+   * CTEs; the foreign keys to the new position are checked at the end of the statement).
+   */
+  async closeWrites(rfqId: string, c: RfqClose, outcomes: readonly QuoteOutcomeRow[], position: NewPosition | null): Promise<void> {
+    const parts = [
+      sql`closed as (update rfqs set status = ${c.status}, closed_at_ms = ${int8(c.closedAtMs)}::int8, close_reason = ${c.closeReason},
+          filled_stake = ${int8(c.filledStake)}::int8, payout = ${c.payout === null ? null : int8(c.payout)}::int8, odds_bps = ${c.oddsBps}::integer,
+          position_id = ${c.positionId}::uuid
+        where id = ${rfqId}::uuid and status = 'open')`,
+      sql`outcomes as (update rfq_quotes q set status = t.status, reason = t.reason, filled_stake = t.filled
+        from unnest(${outcomes.map((r) => r.id)}::uuid[], ${outcomes.map((r) => r.status)}::text[], ${outcomes.map((r) => r.reason)}::text[],
+          ${outcomes.map((r) => int8(r.filledStake))}::bigint[]) as t(id, status, reason, filled)
+        where q.id = t.id)`,
+    ];
+    if (position) {
+      const p = position;
+      const f = p.fills;
+      const d = [...p.stats].sort((a, b) => (a.owner < b.owner ? -1 : a.owner > b.owner ? 1 : 0)); // owner order: no deadlocks
+      parts.unshift(
+        sql`pos as (insert into positions (id, rfq_id, taker_user_id, taker_address, stake, payout, odds_bps, created_at_ms)
+          values (${p.id}::uuid, ${p.rfqId}::uuid, ${p.takerUserId}::uuid, ${p.takerAddress}, ${int8(p.stake)}::int8, ${int8(p.payout)}::int8,
+            ${p.oddsBps}::integer, ${int8(p.createdAtMs)}::int8))`,
+        sql`legs as (insert into position_legs (position_id, leg_index, market_id, direction)
+          select ${p.id}::uuid, (n - 1)::smallint, m, d from unnest(${p.legs.map((l) => String(l.marketId))}::bigint[], ${p.legs.map((l) => l.direction)}::text[])
+            with ordinality as t(m, d, n))`,
+        sql`fills as (insert into position_fills (id, position_id, quote_id, maker_address, maker_user_id, stake, odds_bps, payout, liability, created_at_ms)
+          select t.id, ${p.id}::uuid, t.quote_id, t.maker, t.maker_user, t.stake, t.odds, t.payout, t.liability, ${int8(p.createdAtMs)}::int8
+          from unnest(${f.map((x) => x.id)}::uuid[], ${f.map((x) => x.quoteId)}::uuid[], ${f.map((x) => x.makerAddress)}::text[],
+            ${f.map((x) => x.makerUserId)}::uuid[], ${f.map((x) => int8(x.stake))}::bigint[], ${f.map((x) => x.oddsBps)}::integer[],
+            ${f.map((x) => int8(x.payout))}::bigint[], ${f.map((x) => int8(x.liability))}::bigint[])
+            as t(id, quote_id, maker, maker_user, stake, odds, payout, liability))`,
+        sql`stats as (insert into trading_stats as s (owner, open_count, open_stake, potential_payout)
+          select * from unnest(${d.map((x) => x.owner)}::text[], ${d.map((x) => x.openCount)}::integer[], ${d.map((x) => int8(x.openStake))}::bigint[],
+            ${d.map((x) => int8(x.potentialPayout))}::bigint[])
+          on conflict (owner) do update set open_count = s.open_count + excluded.open_count, open_stake = s.open_stake + excluded.open_stake,
+            potential_payout = s.potential_payout + excluded.potential_payout)`,
+      );
+    }
+    await sql`with ${sql.join(parts, sql`, `)} select 1`.execute(this.db);
   }
 }
 

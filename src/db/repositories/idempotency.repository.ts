@@ -34,6 +34,23 @@ export class IdempotencyRepository {
     return rows.length > 0;
   }
 
+  /**
+   * insert() in ONE statement with a bound on its wait for a concurrent holder's uncommitted key row: the
+   * transaction's lock_timeout is `waitMs` while the insert waits, and back to what it was once the key is
+   * inserted (RETURNING runs after the wait). When the key exists (nothing inserted), the bound stays set:
+   * the caller reads the key under it and then calls lockTimeout(null).
+   */
+  async insertWaiting(k: KeyAt, fingerprint: string, leaseMs: number, waitMs: number): Promise<boolean> {
+    const { rows } = await sql<{ key: string }>`
+      with prev as (select current_setting('lock_timeout') as v),
+           bound as (select set_config('lock_timeout', ${String(Math.trunc(waitMs))}, true) as v from prev)
+      insert into idempotency_keys (scope, operation, key, fingerprint, state, lease_expires_at)
+      select ${k.scope}, ${k.operation}, ${k.key}, ${fingerprint}, 'in_progress', ${lease(leaseMs)} from bound
+      on conflict do nothing
+      returning key, set_config('lock_timeout', (select v from prev), true) as restored`.execute(this.db);
+    return rows.length > 0;
+  }
+
   /** The key with how much of its lease is left (ms, 0 when none). */
   async read(k: KeyAt, forUpdate: boolean): Promise<IdempotencyKeyRow | undefined> {
     const lock = forUpdate ? sql` for update` : sql``;

@@ -10,15 +10,6 @@ export type UserAccountKind = 'user_available' | 'user_reserved' | 'user_app_tok
 export class LedgerRepository {
   constructor(private readonly db: Db) {}
 
-  systemAccounts(kinds: readonly SystemAccountKind[]) {
-    return this.db
-      .selectFrom('ledger_accounts')
-      .select(['id', 'kind'])
-      .where('user_id', 'is', null)
-      .where('kind', '=', anyOf(kinds, 'text'))
-      .execute();
-  }
-
   /** Creates the pot accounts that do not exist yet, then returns every requested one. */
   async potAccounts(contestIds: readonly string[]) {
     await sql`insert into ledger_accounts (kind, contest_id) select 'contest_pot', c from unnest(${contestIds}::uuid[]) as c on conflict do nothing`.execute(
@@ -44,25 +35,45 @@ export class LedgerRepository {
     return rows;
   }
 
-  /** Locks the accounts in id order (two postings never deadlock) and returns their balances. */
-  lockAccounts(ids: readonly string[]) {
-    return this.db.selectFrom('ledger_accounts').select(['id', 'balance']).where('id', '=', anyOf(ids, 'bigint')).orderBy('id').forUpdate().execute();
+  /**
+   * The existing accounts of these owners, locked in id order (two postings never deadlock), in ONE
+   * statement: users' (user, kind) pairs, system accounts by kind, contest pots. A missing account is
+   * simply absent (the caller creates it and locks again).
+   */
+  async lockOwned(q: {
+    userIds: readonly string[];
+    userKinds: readonly UserAccountKind[];
+    systems: readonly SystemAccountKind[];
+    pots: readonly string[];
+  }) {
+    const { rows } = await sql<{ id: string; balance: string; user_id: string | null; kind: string; contest_id: string | null }>`
+      select a.id, a.balance, a.user_id, a.kind, a.contest_id from ledger_accounts a
+       where a.id in (
+         select x.id from ledger_accounts x join unnest(${q.userIds}::uuid[], ${q.userKinds}::text[]) as t(u, k) on x.user_id = t.u and x.kind = t.k
+         union all
+         select x.id from ledger_accounts x where x.user_id is null and x.kind <> 'contest_pot' and x.kind = any(${q.systems}::text[])
+         union all
+         select x.id from ledger_accounts x where x.kind = 'contest_pot' and x.contest_id = any(${q.pots}::uuid[]))
+       order by a.id for update`.execute(this.db);
+    return rows;
   }
 
-  /** `idempotencyKey`: the write's key, unique per kind, so a second posting of one request cannot commit. */
-  async insertTransaction(t: { id: string; kind: string; reference: string; idempotencyKey: string | null }): Promise<void> {
-    await this.db
-      .insertInto('ledger_transactions')
-      .values({ id: t.id, kind: t.kind, reference: t.reference, idempotency_key: t.idempotencyKey })
-      .execute();
-  }
-
-  /** The entries in the posting's order (ids ascending as given). Amounts are int8 decimal strings. */
-  async insertEntries(transactionId: string, accountIds: readonly string[], amounts: readonly string[]): Promise<void> {
-    await sql`insert into ledger_entries (transaction_id, account_id, amount)
-      select ${transactionId}::uuid, a, m from unnest(${accountIds}::bigint[], ${amounts}::bigint[]) with ordinality as t(a, m, n) order by n`.execute(
-      this.db,
-    );
+  /**
+   * Several ledger transactions and their entries in ONE statement (entries in the given order, so the
+   * per-entry balance trigger sees them as sequential postings would). Amounts are int8 decimal strings.
+   */
+  async insertPostings(
+    txs: ReadonlyArray<{ id: string; kind: string; reference: string; idempotencyKey: string | null }>,
+    entries: { transactionIds: readonly string[]; accountIds: readonly string[]; amounts: readonly string[] },
+  ): Promise<void> {
+    await sql`with t as (
+        insert into ledger_transactions (id, kind, reference, idempotency_key)
+        select * from unnest(${txs.map((t) => t.id)}::uuid[], ${txs.map((t) => t.kind)}::text[], ${txs.map((t) => t.reference)}::text[],
+          ${txs.map((t) => t.idempotencyKey)}::text[])
+      )
+      insert into ledger_entries (transaction_id, account_id, amount)
+      select tx, a, m from unnest(${entries.transactionIds}::uuid[], ${entries.accountIds}::bigint[], ${entries.amounts}::bigint[])
+        with ordinality as e(tx, a, m, n) order by n`.execute(this.db);
   }
 
   userBalances(userId: string) {

@@ -122,8 +122,9 @@ export class RfqRepository {
   }
 
   /** Inserts unless the (taker, nonce) is taken; returns whether it inserted. */
-  async insert(r: NewRfqRow): Promise<boolean> {
-    const rows = await this.db
+  /** The new row as stored, or undefined when (taker, nonce) exists. */
+  async insert(r: NewRfqRow) {
+    return this.db
       .insertInto('rfqs')
       .values({
         id: r.id,
@@ -145,9 +146,8 @@ export class RfqRepository {
         idempotency_key: r.idempotencyKey,
       })
       .onConflict((oc) => oc.constraint('rfqs_taker_nonce_key').doNothing())
-      .returning('id')
-      .execute();
-    return rows.length === 1;
+      .returning(RFQ_COLUMNS)
+      .executeTakeFirst();
   }
 
   /** `lock`: 'update' for a close, 'share' for a quote insert (a quote never lands on a closing RFQ). */
@@ -191,13 +191,12 @@ export class RfqRepository {
     return this.db.selectFrom('rfq_quotes').select(QUOTE_COLUMNS).where('rfq_id', '=', rfqId).where('maker_address', '=', makerAddress).execute();
   }
 
-  /** Live quotes, locked (after the RFQ row), best first. */
-  liveQuotes(rfqId: string) {
+  /** Every quote of the RFQ, locked (after the RFQ row), best first: the live ones are the candidates. */
+  quotesLocked(rfqId: string) {
     return this.db
       .selectFrom('rfq_quotes')
       .select(QUOTE_COLUMNS)
       .where('rfq_id', '=', rfqId)
-      .where('status', '=', sql.lit('live'))
       .orderBy('odds_bps', 'desc')
       .orderBy('received_at_ms')
       .orderBy('id')
@@ -214,12 +213,33 @@ export class RfqRepository {
       .executeTakeFirst();
   }
 
-  /** The maker's user (its collateral account owner), by wallet, case-insensitively. */
-  makerUser(wallet: string) {
+  /**
+   * For a quote, in one statement: the RFQ row held FOR SHARE (its values as locked) with the maker's
+   * user (by wallet, case-insensitively) and that user's available balance, read without a lock (the
+   * cheap collateral check: the fill checks it again under lock).
+   */
+  getForQuote(rfqId: string, makerWallet: string) {
     return this.db
-      .selectFrom('users')
-      .select('id')
-      .where(sql<string>`lower(wallet_address)`, '=', wallet.toLowerCase())
+      .selectFrom('rfqs')
+      .select(RFQ_COLUMNS)
+      .select((eb) => [
+        eb
+          .selectFrom('users')
+          .select('users.id')
+          .where(sql<string>`lower(wallet_address)`, '=', makerWallet.toLowerCase())
+          .limit(1)
+          .as('maker_user_id'),
+        eb
+          .selectFrom('users')
+          .innerJoin('ledger_accounts', 'ledger_accounts.user_id', 'users.id')
+          .select('ledger_accounts.balance')
+          .where(sql<string>`lower(wallet_address)`, '=', makerWallet.toLowerCase())
+          .where('ledger_accounts.kind', '=', sql.lit('user_available'))
+          .limit(1)
+          .as('maker_available'),
+      ])
+      .where('rfqs.id', '=', rfqId)
+      .forShare('rfqs')
       .executeTakeFirst();
   }
 

@@ -46,9 +46,9 @@ export const TRADING_CATALOG: Record<string, Array<[string, (db: Db) => Promise<
     ['RfqRepository.due', (db) => new RfqRepository(db).due(1_700_000_000_000, 500)],
     ['RfqRepository.quotes', (db) => new RfqRepository(db).quotes([U1])],
     ['RfqRepository.makerQuotes', (db) => new RfqRepository(db).makerQuotes(U1, WALLET.toLowerCase())],
-    ['RfqRepository.liveQuotes', (db) => new RfqRepository(db).liveQuotes(U1)],
+    ['RfqRepository.quotesLocked', (db) => new RfqRepository(db).quotesLocked(U1)],
     ['RfqRepository.byClientQuoteId', (db) => new RfqRepository(db).byClientQuoteId(WALLET.toLowerCase(), U2)],
-    ['RfqRepository.makerUser', (db) => new RfqRepository(db).makerUser(WALLET)],
+    ['RfqRepository.getForQuote', (db) => new RfqRepository(db).getForQuote(U1, WALLET)],
     ['RfqRepository.replaceLive', (db) => new RfqRepository(db).replaceLive(U1, WALLET.toLowerCase())],
     [
       'RfqRepository.insertQuote',
@@ -70,47 +70,54 @@ export const TRADING_CATALOG: Record<string, Array<[string, (db: Db) => Promise<
   ],
   fills: [
     [
-      'FillsRepository.setQuoteOutcomes',
-      (db) => new FillsRepository(db).setQuoteOutcomes([{ id: U2, status: 'filled', reason: null, filledStake: 10n }]),
-    ],
-    [
-      'FillsRepository.close',
+      'FillsRepository.closeWrites.expired',
       (db) =>
-        new FillsRepository(db).close(U1, {
-          status: 'filled',
-          closedAtMs: 1_700_000_000_500,
-          closeReason: null,
-          filledStake: 10_000_000n,
-          payout: 20_000_000n,
-          oddsBps: 20_000,
-          positionId: U2,
-        }),
+        new FillsRepository(db).closeWrites(
+          U1,
+          {
+            status: 'expired',
+            closedAtMs: 1_700_000_000_500,
+            closeReason: 'no_quotes',
+            filledStake: 0n,
+            payout: null,
+            oddsBps: null,
+            positionId: null,
+          },
+          [{ id: U2, status: 'not_filled', reason: 'rfq_expired', filledStake: 0n }],
+          null,
+        ),
     ],
     [
-      'FillsRepository.insertPosition',
+      'FillsRepository.closeWrites.filled',
       (db) =>
-        new FillsRepository(db).insertPosition({
-          id: U2,
-          rfqId: U1,
-          takerUserId: U1,
-          takerAddress: WALLET.toLowerCase(),
-          stake: 10n,
-          payout: 20n,
-          oddsBps: 20_000,
-          createdAtMs: 1_700_000_000_500,
-        }),
-    ],
-    ['FillsRepository.insertLegs', (db) => new FillsRepository(db).insertLegs(U2, [{ marketId: 1042, direction: 'up' }])],
-    [
-      'FillsRepository.insertFills',
-      (db) =>
-        new FillsRepository(db).insertFills(U2, 1_700_000_000_500, [
-          { id: U1, quoteId: U2, makerAddress: WALLET.toLowerCase(), makerUserId: U2, stake: 10n, oddsBps: 20_000, payout: 20n, liability: 10n },
-        ]),
-    ],
-    [
-      'FillsRepository.bumpOpenStats',
-      (db) => new FillsRepository(db).bumpOpenStats([{ owner: `user:${U1}`, openCount: 1, openStake: 10n, potentialPayout: 20n }]),
+        new FillsRepository(db).closeWrites(
+          U1,
+          {
+            status: 'filled',
+            closedAtMs: 1_700_000_000_500,
+            closeReason: null,
+            filledStake: 10_000_000n,
+            payout: 20_000_000n,
+            oddsBps: 20_000,
+            positionId: U2,
+          },
+          [{ id: U2, status: 'filled', reason: null, filledStake: 10n }],
+          {
+            id: U2,
+            rfqId: U1,
+            takerUserId: U1,
+            takerAddress: WALLET.toLowerCase(),
+            stake: 10n,
+            payout: 20n,
+            oddsBps: 20_000,
+            createdAtMs: 1_700_000_000_500,
+            legs: [{ marketId: 1042, direction: 'up' }],
+            fills: [
+              { id: U1, quoteId: U2, makerAddress: WALLET.toLowerCase(), makerUserId: U2, stake: 10n, oddsBps: 20_000, payout: 20n, liability: 10n },
+            ],
+            stats: [{ owner: `user:${U1}`, openCount: 1, openStake: 10n, potentialPayout: 20n }],
+          },
+        ),
     ],
   ],
   positions: [

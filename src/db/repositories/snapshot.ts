@@ -33,15 +33,21 @@ const PRIVY = { sub: 'did:privy:abc', address: WALLET, xHandle: 'alice', xAvatar
 /** Sample calls per feature file. Each call may issue several statements (all are recorded, in order). */
 const CATALOG: Record<string, Array<[string, (db: Db) => Promise<unknown>]>> = {
   ledger: [
-    ['LedgerRepository.systemAccounts', (db) => new LedgerRepository(db).systemAccounts(['settlement_clearing', 'treasury'])],
     ['LedgerRepository.potAccounts', (db) => new LedgerRepository(db).potAccounts([U1])],
     ['LedgerRepository.userAccounts', (db) => new LedgerRepository(db).userAccounts([U1, U1], ['user_available', 'user_reserved'])],
-    ['LedgerRepository.lockAccounts', (db) => new LedgerRepository(db).lockAccounts(['1', '2'])],
     [
-      'LedgerRepository.insertTransaction',
-      (db) => new LedgerRepository(db).insertTransaction({ id: U2, kind: 'deposit', reference: U1, idempotencyKey: null }),
+      'LedgerRepository.lockOwned',
+      (db) => new LedgerRepository(db).lockOwned({ userIds: [U1], userKinds: ['user_available'], systems: ['settlement_clearing'], pots: [U2] }),
     ],
-    ['LedgerRepository.insertEntries', (db) => new LedgerRepository(db).insertEntries(U2, ['1', '2'], ['-100', '100'])],
+    [
+      'LedgerRepository.insertPostings',
+      (db) =>
+        new LedgerRepository(db).insertPostings([{ id: U2, kind: 'deposit', reference: U1, idempotencyKey: null }], {
+          transactionIds: [U2, U2],
+          accountIds: ['1', '2'],
+          amounts: ['-100', '100'],
+        }),
+    ],
     ['LedgerRepository.userBalances', (db) => new LedgerRepository(db).userBalances(U1)],
   ],
   demo: [['DemoRepository.claimMarker', (db) => new DemoRepository(db).claimMarker('demo_seed_v1', Buffer.alloc(16))]],
@@ -49,6 +55,10 @@ const CATALOG: Record<string, Array<[string, (db: Db) => Promise<unknown>]>> = {
     [
       'IdempotencyRepository.insert',
       (db) => new IdempotencyRepository(db).insert({ scope: `user:${U1}`, operation: 'createDeposit', key: U2 }, 'f00d', 60_000),
+    ],
+    [
+      'IdempotencyRepository.insertWaiting',
+      (db) => new IdempotencyRepository(db).insertWaiting({ scope: `user:${U1}`, operation: 'createDeposit', key: U2 }, 'f00d', 60_000, 5_000),
     ],
     ['IdempotencyRepository.read', (db) => new IdempotencyRepository(db).read({ scope: `user:${U1}`, operation: 'createDeposit', key: U2 }, false)],
     [

@@ -48,68 +48,94 @@ export function validatePosting(p: Posting): void {
 const refKey = (a: AccountRef) => ('system' in a ? `system:${a.system}` : 'pot' in a ? `pot:${a.pot}` : `${a.userId}:${a.kind}`);
 const isUser = (a: AccountRef): a is { userId: string; kind: UserAccountKind } => 'userId' in a;
 
-/** Account ids of every ref, creating user and pot accounts on first use: a constant number of queries per posting. */
-async function accountIds(repo: LedgerRepository, refs: readonly AccountRef[]): Promise<Map<string, string>> {
-  const ids = new Map<string, string>();
-  const systems = refs.filter((a): a is { system: SystemAccountKind } => 'system' in a).map((a) => a.system);
-  const pots = refs.filter((a): a is { pot: string } => 'pot' in a).map((a) => a.pot);
+/** Accounts locked in this transaction, by refKey (`${userId}:${kind}`, `system:<kind>`, `pot:<contest>`). */
+export type LockedAccounts = Map<string, { id: string; balance: bigint }>;
+
+const keyOfRow = (r: { user_id: string | null; kind: string; contest_id: string | null }) =>
+  r.user_id ? `${r.user_id}:${r.kind}` : r.kind === 'contest_pot' ? `pot:${r.contest_id}` : `system:${r.kind}`;
+
+/**
+ * Locks the accounts of `refs` in id order and returns them with their balances: ONE statement when they
+ * all exist; user and pot accounts missing are created first (then locked again), a missing system
+ * account is an error (migrations not applied).
+ */
+async function lockRefs(repo: LedgerRepository, refs: readonly AccountRef[], createMissing = true): Promise<LockedAccounts> {
   const users = refs.filter(isUser);
-  if (systems.length) {
-    for (const r of await repo.systemAccounts(systems)) ids.set(`system:${r.kind}`, r.id);
-    for (const k of systems) if (!ids.has(`system:${k}`)) throw new Error(`system ledger account ${k} is missing (migrations not applied?)`);
+  const q = {
+    userIds: users.map((u) => u.userId),
+    userKinds: users.map((u) => u.kind),
+    systems: refs.filter((a): a is { system: SystemAccountKind } => 'system' in a).map((a) => a.system),
+    pots: refs.filter((a): a is { pot: string } => 'pot' in a).map((a) => a.pot),
+  };
+  const lock = async () => new Map((await repo.lockOwned(q)).map((r) => [keyOfRow(r), { id: r.id, balance: microsFromDb(r.balance) }]));
+  let locked = await lock();
+  const missing = refs.filter((a) => !locked.has(refKey(a)));
+  if (missing.length && createMissing) {
+    const missingUsers = missing.filter(isUser);
+    const missingPots = missing.filter((a): a is { pot: string } => 'pot' in a).map((a) => a.pot);
+    const missingSystem = missing.find((a) => 'system' in a);
+    if (missingSystem) throw new Error(`system ledger account ${refKey(missingSystem)} is missing (migrations not applied?)`);
+    if (missingUsers.length) {
+      await repo.userAccounts(
+        missingUsers.map((u) => u.userId),
+        missingUsers.map((u) => u.kind),
+      );
+    }
+    if (missingPots.length) await repo.potAccounts(missingPots);
+    locked = await lock();
+    for (const a of refs) if (!locked.has(refKey(a))) throw new Error(`ledger account ${refKey(a)} could not be resolved`);
   }
-  if (pots.length) {
-    for (const r of await repo.potAccounts(pots)) ids.set(`pot:${r.contest_id}`, r.id);
-  }
-  if (users.length) {
-    const rows = await repo.userAccounts(
-      users.map((u) => u.userId),
-      users.map((u) => u.kind),
-    );
-    for (const r of rows) ids.set(`${r.user_id}:${r.kind}`, r.id);
-  }
-  for (const a of refs) if (!ids.has(refKey(a))) throw new Error(`ledger account ${refKey(a)} could not be resolved`);
-  return ids;
+  return locked;
 }
 
 /**
  * Posts one ledger transaction. Must run inside a database transaction (`em.transactional`): the account
  * locks are held until it commits. Throws InsufficientBalance (nothing written) when a user account would
  * go below zero. Returns the new balances of the touched accounts. Set-based: a posting of 2 entries and
- * one of 200,000 (a large contest's payout) both take a handful of statements.
+ * one of 200,000 (a large contest's payout) both take two statements (lock, insert).
  */
 export async function post(em: Em, p: Posting): Promise<Map<string, bigint>> {
-  validatePosting(p);
-  const byKey = new Map<string, { ref: AccountRef; amount: bigint }>();
-  for (const e of p.entries) {
-    const k = refKey(e.account);
-    const cur = byKey.get(k) ?? { ref: e.account, amount: 0n };
-    cur.amount += e.amount;
-    byKey.set(k, cur);
+  return postAll(em, [p]);
+}
+
+/**
+ * Posts several ledger transactions in order, as post() would one after another, in two statements: the
+ * touched accounts locked in id order (skipped when `locked` already holds every one of them: locks taken
+ * earlier in the same transaction by lockUserBalances), then every transaction and entry inserted. Each
+ * posting is checked against the balances left by the ones before it; InsufficientBalance writes nothing.
+ * Returns the balances after all of them.
+ */
+export async function postAll(em: Em, postings: readonly Posting[], locked?: LockedAccounts): Promise<Map<string, bigint>> {
+  const refs = new Map<string, AccountRef>();
+  for (const p of postings) {
+    validatePosting(p);
+    for (const e of p.entries) refs.set(refKey(e.account), e.account);
   }
   const repo = ledgerRepository(db(em));
-  const ids = await accountIds(
-    repo,
-    [...byKey.values()].map((v) => v.ref),
-  );
-  const keyById = new Map([...byKey.keys()].map((k) => [ids.get(k)!, k]));
-  // One statement locks every touched account in id order, so two postings never deadlock.
-  const locked = await repo.lockAccounts([...keyById.keys()]);
+  const accounts = locked && [...refs.keys()].every((k) => locked.has(k)) ? locked : await lockRefs(repo, [...refs.values()]);
   const after = new Map<string, bigint>();
-  for (const row of locked) {
-    const k = keyById.get(row.id)!;
-    const t = byKey.get(k)!;
-    const next = microsFromDb(row.balance) + t.amount;
-    if (isUser(t.ref) && next < 0n) throw new InsufficientBalance();
-    after.set(k, next);
+  for (const k of refs.keys()) after.set(k, accounts.get(k)!.balance);
+  const txs: Array<{ id: string; kind: string; reference: string; idempotencyKey: string | null }> = [];
+  const entries = { transactionIds: [] as string[], accountIds: [] as string[], amounts: [] as string[] };
+  for (const p of postings) {
+    const txId = p.id ?? randomUUID();
+    const net = new Map<string, bigint>();
+    for (const e of p.entries) {
+      const k = refKey(e.account);
+      net.set(k, (net.get(k) ?? 0n) + e.amount);
+      entries.transactionIds.push(txId);
+      entries.accountIds.push(accounts.get(k)!.id);
+      entries.amounts.push(int8(e.amount));
+    }
+    for (const [k, amount] of net) {
+      const next = after.get(k)! + amount;
+      if (isUser(refs.get(k)!) && next < 0n) throw new InsufficientBalance();
+      after.set(k, next);
+    }
+    txs.push({ id: txId, kind: p.kind, reference: p.reference, idempotencyKey: p.idempotencyKey ?? null });
   }
-  const txId = p.id ?? randomUUID();
-  await repo.insertTransaction({ id: txId, kind: p.kind, reference: p.reference, idempotencyKey: p.idempotencyKey ?? null });
-  await repo.insertEntries(
-    txId,
-    p.entries.map((e) => ids.get(refKey(e.account))!),
-    p.entries.map((e) => int8(e.amount)),
-  );
+  await repo.insertPostings(txs, entries);
+  if (locked) for (const [k, balance] of after) if (locked.has(k)) locked.set(k, { id: locked.get(k)!.id, balance });
   return after;
 }
 
@@ -226,20 +252,17 @@ export async function checkLedgerWith(query: <T>(sql: string) => Promise<T>): Pr
 
 /**
  * Locks the users' accounts of `kinds` (creating missing ones) in id order, in one statement, and returns
- * their balances by `${userId}:${kind}`. For a rule that must check several balances before it decides
- * what to post (an RFQ fill checks every chosen maker's collateral): a later post() of the same accounts
- * in the same transaction takes the locks it already holds.
+ * them with their balances by `${userId}:${kind}` (`createMissing: false`: a missing one is left out). For a rule that must check several balances before it
+ * decides what to post (an RFQ fill checks every chosen maker's collateral): postAll(em, postings, locked)
+ * then posts to them without locking again.
  */
-export async function lockUserBalances(em: Em, userIds: readonly string[], kinds: readonly UserAccountKind[]): Promise<Map<string, bigint>> {
-  const out = new Map<string, bigint>();
-  if (!userIds.length || !kinds.length) return out;
-  const repo = ledgerRepository(db(em));
-  const pairs = userIds.flatMap((u) => kinds.map((k) => [u, k] as const));
-  const rows = await repo.userAccounts(
-    pairs.map((p) => p[0]),
-    pairs.map((p) => p[1]),
-  );
-  const keyById = new Map(rows.map((r) => [r.id, `${r.user_id}:${r.kind}`]));
-  for (const row of await repo.lockAccounts([...keyById.keys()])) out.set(keyById.get(row.id)!, microsFromDb(row.balance));
-  return out;
+export async function lockUserBalances(
+  em: Em,
+  userIds: readonly string[],
+  kinds: readonly UserAccountKind[],
+  opts: { createMissing?: boolean } = {},
+): Promise<LockedAccounts> {
+  if (!userIds.length || !kinds.length) return new Map();
+  const refs = userIds.flatMap((userId) => kinds.map((kind): AccountRef => ({ userId, kind })));
+  return lockRefs(ledgerRepository(db(em)), refs, opts.createMissing ?? true);
 }

@@ -11,15 +11,15 @@ import { nowOf, type RfqDeps } from './deps.js';
 import { expireRfq, fillRfq } from './fill.js';
 import { loadRfq, rfqNotFound } from './queries.js';
 import { quoteFromRow, rfqFromRow } from './rows.js';
-import type { RfqRecord } from './records.js';
+import { compareQuoteRecords, type RfqRecord } from './records.js';
 
-/** The locked RFQ and its live quotes (locked after it, best first). */
+/** The locked RFQ with every quote (locked after it, best first) and the live ones among them. */
 async function lockOpen(tx: Em, rfqId: string) {
   const repo = rfqRepository(db(tx));
   const row = isUuid(rfqId) ? await repo.get(rfqId, 'update') : undefined;
   if (!row) return null;
-  const live = row.status === 'open' ? (await repo.liveQuotes(rfqId)).map(quoteFromRow) : [];
-  return { rfq: rfqFromRow(row, 0), live };
+  const all = row.status === 'open' ? (await repo.quotesLocked(rfqId)).map(quoteFromRow).sort(compareQuoteRecords) : [];
+  return { rfq: rfqFromRow(row, all.length), live: all.filter((q) => q.status === 'live'), all };
 }
 
 const bettingClosed = (r: RfqRecord, nowMs: number) => r.legs.some((l) => l.betting_closes_at_ms <= nowMs);
@@ -31,13 +31,13 @@ export async function closeRfq(em: Em, deps: RfqDeps, rfqId: string): Promise<Rf
   return em.transactional(async (tx) => {
     const locked = await lockOpen(tx, rfqId);
     if (!locked) throw new NotFound('RFQ_NOT_FOUND', `no RFQ ${rfqId}`);
-    const { rfq: r, live } = locked;
-    const unchanged = async () => ({ rfq: (await loadRfq(tx, rfqId))!, events: [], changed: false });
+    const { rfq: r, live, all } = locked;
+    const unchanged = async () => ({ rfq: r.status === 'open' ? { rfq: r, quotes: all } : (await loadRfq(tx, rfqId))!, events: [], changed: false });
     if (r.status !== 'open') return unchanged();
     const now = nowOf(deps);
-    if (bettingClosed(r, now)) return { ...(await expireRfq(tx, r, live, 'expired', 'betting_closed', 'betting_closed', now)), changed: true };
-    if (r.fillMode === 'best' && now >= r.quoteDeadlineMs) return { ...(await fillRfq(tx, deps, r, live, [], now)), changed: true };
-    if (now >= r.expiresAtMs) return { ...(await expireRfq(tx, r, live, 'expired', 'deadline', 'rfq_expired', now)), changed: true };
+    if (bettingClosed(r, now)) return { ...(await expireRfq(tx, r, live, 'expired', 'betting_closed', 'betting_closed', now, all)), changed: true };
+    if (r.fillMode === 'best' && now >= r.quoteDeadlineMs) return { ...(await fillRfq(tx, deps, r, live, [], now, all)), changed: true };
+    if (now >= r.expiresAtMs) return { ...(await expireRfq(tx, r, live, 'expired', 'deadline', 'rfq_expired', now, all)), changed: true };
     return unchanged();
   });
 }
@@ -46,7 +46,7 @@ export async function closeRfq(em: Em, deps: RfqDeps, rfqId: string): Promise<Rf
 export async function acceptQuote(tx: Em, deps: RfqDeps, userId: string, rfqId: string, quoteId: string): Promise<RfqWrite> {
   const locked = await lockOpen(tx, rfqId);
   if (!locked || locked.rfq.takerUserId !== userId) throw rfqNotFound();
-  const { rfq: r, live } = locked;
+  const { rfq: r, live, all } = locked;
   const now = nowOf(deps);
   if (r.status !== 'open' || now >= r.expiresAtMs) {
     throw new Conflict(
@@ -60,7 +60,7 @@ export async function acceptQuote(tx: Em, deps: RfqDeps, userId: string, rfqId: 
   if (bettingClosed(r, now)) throw new Conflict('BETTING_CLOSED', 'betting has closed on a leg of this RFQ; nothing can be filled');
   const chosen = live.find((q) => q.id === quoteId);
   if (!chosen) {
-    const any = (await loadRfq(tx, rfqId))!.quotes.find((q) => q.id === quoteId);
+    const any = all.find((q) => q.id === quoteId);
     if (!any) throw new NotFound('QUOTE_NOT_FOUND', `no quote ${quoteId} on this RFQ`);
     throw new Conflict('QUOTE_NOT_LIVE', `quote ${quoteId} is ${any.status}; accept a live quote (GET /v1/rfq/{rfq_id} lists them)`, {
       status: any.status,
@@ -80,6 +80,7 @@ export async function acceptQuote(tx: Em, deps: RfqDeps, userId: string, rfqId: 
     [chosen],
     live.filter((q) => q.id !== quoteId),
     now,
+    all,
   );
   if (closed.allocation?.status !== 'filled') {
     // Nothing is kept: the caller's transaction rolls back to the key's savepoint, the RFQ stays open.
@@ -99,11 +100,11 @@ export async function cancelRfq(em: Em, deps: RfqDeps, userId: string, rfqId: st
   return em.transactional(async (tx) => {
     const locked = await lockOpen(tx, rfqId);
     if (!locked || locked.rfq.takerUserId !== userId) throw rfqNotFound();
-    const { rfq: r, live } = locked;
+    const { rfq: r, live, all } = locked;
     if (r.status === 'cancelled') return { rfq: (await loadRfq(tx, rfqId))!, events: [] };
     if (r.status !== 'open') {
       throw new Conflict('RFQ_NOT_OPEN', `the RFQ is already ${r.status}; only an open RFQ can be cancelled`, { status: r.status });
     }
-    return expireRfq(tx, r, live, 'cancelled', 'cancelled', 'rfq_cancelled', nowOf(deps));
+    return expireRfq(tx, r, live, 'cancelled', 'cancelled', 'rfq_cancelled', nowOf(deps), all);
   });
 }

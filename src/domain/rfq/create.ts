@@ -7,12 +7,13 @@ import { int8ToNumber } from '../../db/int8.js';
 import { rfqRepository } from '../../db/repositories/rfq.repository.js';
 import { db } from '../../db/schema.js';
 import { Conflict, NotFound, Unprocessable } from '../errors.js';
-import { post } from '../ledger/ledger.js';
+import { lockUserBalances, postAll } from '../ledger/ledger.js';
 import { bettingClosesAt } from '../markets/windows.js';
 import { nowOf, type RfqDeps } from './deps.js';
 import type { RfqEvent } from './events.js';
 import { loadRfq } from './queries.js';
 import { rfqFrame, type RfqLegInfo, type RfqWithQuotes } from './records.js';
+import { rfqFromRow } from './rows.js';
 import { rfqDomain, verifyOrderSignature, type RfqOrderJson } from './typed-data.js';
 import { assertOrderAcceptable, type FillMode } from './validate.js';
 
@@ -113,7 +114,15 @@ export async function createRfq(tx: Em, deps: RfqDeps, input: CreateRfqInput): P
   const again = await earlier();
   if (again) return again;
 
-  if (!(await repo.lockUser(input.userId))) throw new NotFound('USER_NOT_FOUND', 'the session user no longer exists');
+  // The taker's ledger accounts, locked: creates of one taker run one at a time from here (the open count
+  // below is exact), and the reservation posts to them without locking again. A taker with no accounts
+  // yet has no money; the user row is checked (404 if gone) and the accounts created.
+  const kinds = ['user_available', 'user_reserved'] as const;
+  let locked = await lockUserBalances(tx, [input.userId], kinds, { createMissing: false });
+  if (locked.size < kinds.length) {
+    if (!(await repo.lockUser(input.userId))) throw new NotFound('USER_NOT_FOUND', 'the session user no longer exists');
+    locked = await lockUserBalances(tx, [input.userId], kinds);
+  }
   const open = await repo.countOpen(input.userId);
   if (open >= settings.maxOpenPerUser) {
     throw new Conflict(
@@ -150,15 +159,22 @@ export async function createRfq(tx: Em, deps: RfqDeps, input: CreateRfqInput): P
   });
   if (!inserted) return (await earlier())!; // a concurrent request with this nonce committed first
 
-  await post(tx, {
-    kind: 'rfq_reserve',
-    reference: id,
-    idempotencyKey: `rfq:${id}`,
-    entries: [
-      { account: { userId: input.userId, kind: 'user_available' }, amount: -stake },
-      { account: { userId: input.userId, kind: 'user_reserved' }, amount: stake },
+  await postAll(
+    tx,
+    [
+      {
+        kind: 'rfq_reserve',
+        reference: id,
+        idempotencyKey: `rfq:${id}`,
+        entries: [
+          { account: { userId: input.userId, kind: 'user_available' }, amount: -stake },
+          { account: { userId: input.userId, kind: 'user_reserved' }, amount: stake },
+        ],
+      },
     ],
-  });
-  const rfq = (await loadRfq(tx, id))!;
+    locked,
+  );
+  // What a read would return now: the row as inserted, no quotes yet.
+  const rfq: RfqWithQuotes = { rfq: rfqFromRow(inserted, 0), quotes: [] };
   return { rfq, events: [{ topic: 'rfq.open', frame: rfqFrame(rfq.rfq) }] };
 }

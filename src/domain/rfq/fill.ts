@@ -4,14 +4,14 @@
 // released). Both return the events to publish after commit: rfq_closed and one quote_result per quote.
 import { randomUUID } from 'node:crypto';
 import type { Em } from '../../db/orm.js';
-import { fillsRepository, type QuoteOutcomeRow } from '../../db/repositories/fills.repository.js';
+import { fillsRepository, type NewPosition, type QuoteOutcomeRow, type RfqClose } from '../../db/repositories/fills.repository.js';
 import { db } from '../../db/schema.js';
-import { lockUserBalances, post } from '../ledger/ledger.js';
+import { lockUserBalances, postAll, type LockedAccounts, type Posting } from '../ledger/ledger.js';
 import { allocate, type Allocation, type QuoteCandidate, type QuoteOutcome } from './allocate.js';
 import type { RfqDeps } from './deps.js';
 import { routeOf, type RfqEvent } from './events.js';
-import { loadRfq } from './queries.js';
 import {
+  compareQuoteRecords,
   rfqClosedFrame,
   rfqFrame,
   type CloseReason,
@@ -55,43 +55,77 @@ function resultFrame(r: RfqRecord, q: QuoteRecord, o: QuoteOutcome, positionId: 
   };
 }
 
+/**
+ * The close's writes besides the ledger (one statement), and what they leave: the RFQ and every quote as
+ * a fresh read would return them (built from what was written, not read back), with the events to publish.
+ * `all` is every quote of the RFQ (locked with it), `outcomes` those whose status changes.
+ */
 async function finish(
   tx: Em,
   r: RfqRecord,
-  quotes: readonly QuoteRecord[],
+  all: readonly QuoteRecord[],
   outcomes: readonly QuoteOutcome[],
-  positionId: string | null,
-  atMs: number,
+  close: RfqClose,
+  position: NewPosition | null,
 ) {
-  const byId = new Map(quotes.map((q) => [q.id, q]));
   const rows: QuoteOutcomeRow[] = outcomes.map((o) => ({
     id: o.quoteId,
     status: o.status,
     reason: o.status === 'filled' ? null : o.reason,
     filledStake: o.status === 'filled' ? o.fill.fillMicros : 0n,
   }));
-  await fillsRepository(db(tx)).setQuoteOutcomes(rows);
-  const after = (await loadRfq(tx, r.id))!;
-  const events: RfqEvent[] = [{ topic: 'rfq.closed', frame: rfqClosedFrame(after.rfq), route: routeOf(rfqFrame(after.rfq)) }];
+  await fillsRepository(db(tx)).closeWrites(r.id, close, rows, position);
+  const byId = new Map(rows.map((o) => [o.id, o]));
+  const quotes = all
+    .map((q): QuoteRecord => {
+      const o = byId.get(q.id);
+      return o ? { ...q, status: o.status, reason: o.reason as QuoteReason | null, filledStakeMicros: o.filledStake } : q;
+    })
+    .sort(compareQuoteRecords);
+  const rfq: RfqRecord = {
+    ...r,
+    status: close.status,
+    closedAtMs: close.closedAtMs,
+    closeReason: close.closeReason as CloseReason | null,
+    filledStakeMicros: close.filledStake,
+    payoutMicros: close.payout,
+    oddsBps: close.oddsBps,
+    positionId: close.positionId,
+    quotesReceived: all.length,
+  };
+  const quoteById = new Map(all.map((q) => [q.id, q]));
+  const events: RfqEvent[] = [{ topic: 'rfq.closed', frame: rfqClosedFrame(rfq), route: routeOf(rfqFrame(rfq)) }];
   for (const o of outcomes) {
-    const q = byId.get(o.quoteId)!;
-    events.push({ topic: 'mm.event', wallet: q.makerAddress, frame: resultFrame(after.rfq, q, o, positionId, atMs) });
+    const q = quoteById.get(o.quoteId)!;
+    events.push({ topic: 'mm.event', wallet: q.makerAddress, frame: resultFrame(rfq, q, o, close.positionId, close.closedAtMs) });
   }
-  return { rfq: after, events };
+  return { rfq: { rfq, quotes }, events };
 }
 
-async function release(tx: Em, r: RfqRecord, amount: bigint): Promise<void> {
-  if (amount <= 0n) return;
-  await post(tx, {
-    kind: 'rfq_release',
-    reference: r.id,
-    idempotencyKey: `rfq:${r.id}`,
-    entries: [
-      { account: { userId: r.takerUserId, kind: 'user_reserved' }, amount: -amount },
-      { account: { userId: r.takerUserId, kind: 'user_available' }, amount },
-    ],
-  });
-}
+const releasePosting = (r: RfqRecord, amount: bigint): Posting[] =>
+  amount <= 0n
+    ? []
+    : [
+        {
+          kind: 'rfq_release',
+          reference: r.id,
+          idempotencyKey: `rfq:${r.id}`,
+          entries: [
+            { account: { userId: r.takerUserId, kind: 'user_reserved' }, amount: -amount },
+            { account: { userId: r.takerUserId, kind: 'user_available' }, amount },
+          ],
+        },
+      ];
+
+const unfilled = (status: 'expired' | 'cancelled', closedAtMs: number, closeReason: CloseReason): RfqClose => ({
+  status,
+  closedAtMs,
+  closeReason,
+  filledStake: 0n,
+  payout: null,
+  oddsBps: null,
+  positionId: null,
+});
 
 /** Closes without a fill: every live quote not filled (`quoteReason`), the whole stake released. */
 export async function expireRfq(
@@ -102,19 +136,11 @@ export async function expireRfq(
   reason: CloseReason,
   quoteReason: QuoteReason,
   nowMs: number,
+  all: readonly QuoteRecord[] = live,
 ): Promise<Closed> {
-  await release(tx, r, r.stakeMicros);
-  await fillsRepository(db(tx)).close(r.id, {
-    status,
-    closedAtMs: nowMs,
-    closeReason: reason,
-    filledStake: 0n,
-    payout: null,
-    oddsBps: null,
-    positionId: null,
-  });
+  await postAll(tx, releasePosting(r, r.stakeMicros));
   const outcomes: QuoteOutcome[] = live.map((q) => ({ quoteId: q.id, status: 'not_filled', reason: quoteReason as 'rfq_expired' }));
-  return { ...(await finish(tx, r, live, outcomes, null, nowMs)), allocation: null };
+  return { ...(await finish(tx, r, all, outcomes, unfilled(status, nowMs, reason), null)), allocation: null };
 }
 
 /**
@@ -129,9 +155,12 @@ export async function fillRfq(
   candidates: readonly QuoteRecord[],
   others: readonly QuoteRecord[],
   nowMs: number,
+  all: readonly QuoteRecord[] = [...candidates, ...others],
 ): Promise<Closed> {
   const makerUsers = [...new Set(candidates.map((q) => q.makerUserId).filter((u): u is string => u !== null))];
-  const balances = await lockUserBalances(tx, [r.takerUserId, ...makerUsers], ['user_available', 'user_reserved']);
+  const locked: LockedAccounts = await lockUserBalances(tx, [r.takerUserId, ...makerUsers], ['user_available', 'user_reserved']);
+  /** What each maker still has available for collateral while the allocation runs (the locked balances stay as read). */
+  const collateral = new Map([...locked].map(([k, v]) => [k, v.balance]));
   const byId = new Map(candidates.map((q) => [q.id, q]));
   const domain = rfqDomain(deps.settings.eip712Name, deps.settings.signingChainId);
   const allocation = await allocate(
@@ -157,60 +186,22 @@ export async function fillRfq(
         const user = byId.get(c.quoteId)!.makerUserId;
         if (!user) return false;
         const key = `${user}:user_available`;
-        const available = balances.get(key) ?? 0n;
+        const available = collateral.get(key) ?? 0n;
         if (available < liability) return false;
-        balances.set(key, available - liability);
+        collateral.set(key, available - liability);
         return true;
       },
     },
   );
   const outbid: QuoteOutcome[] = others.map((q) => ({ quoteId: q.id, status: 'not_filled', reason: 'outbid' }));
-  const all = [...candidates, ...others];
+  const outcomes = [...allocation.quotes, ...outbid];
 
   if (allocation.status === 'expired') {
-    await release(tx, r, r.stakeMicros);
-    await fillsRepository(db(tx)).close(r.id, {
-      status: 'expired',
-      closedAtMs: nowMs,
-      closeReason: allocation.reason,
-      filledStake: 0n,
-      payout: null,
-      oddsBps: null,
-      positionId: null,
-    });
-    return { ...(await finish(tx, r, all, [...allocation.quotes, ...outbid], null, nowMs)), allocation };
+    await postAll(tx, releasePosting(r, r.stakeMicros), locked);
+    return { ...(await finish(tx, r, all, outcomes, unfilled('expired', nowMs, allocation.reason), null)), allocation };
   }
 
-  const repo = fillsRepository(db(tx));
   const positionId = randomUUID();
-  await repo.insertPosition({
-    id: positionId,
-    rfqId: r.id,
-    takerUserId: r.takerUserId,
-    takerAddress: r.takerAddress,
-    stake: allocation.filledStakeMicros,
-    payout: allocation.payoutMicros,
-    oddsBps: allocation.oddsBps,
-    createdAtMs: nowMs,
-  });
-  await repo.insertLegs(
-    positionId,
-    r.legs.map((l) => ({ marketId: l.market_id, direction: l.direction })),
-  );
-  await repo.insertFills(
-    positionId,
-    nowMs,
-    allocation.fills.map((f) => ({
-      id: randomUUID(),
-      quoteId: f.quote.quoteId,
-      makerAddress: f.quote.makerAddress,
-      makerUserId: byId.get(f.quote.quoteId)!.makerUserId!,
-      stake: f.fillMicros,
-      oddsBps: f.quote.oddsBps,
-      payout: f.payoutMicros,
-      liability: f.liabilityMicros,
-    })),
-  );
   // Each maker's liability moves from available to reserved (a dust fill's liability can be 0: no entry).
   const makerEntries = allocation.fills
     .filter((f) => f.liabilityMicros > 0n)
@@ -221,18 +212,41 @@ export async function fillRfq(
         { account: { userId, kind: 'user_reserved' as const }, amount: f.liabilityMicros },
       ];
     });
-  if (makerEntries.length) await post(tx, { kind: 'rfq_fill', reference: positionId, idempotencyKey: `rfq:${r.id}`, entries: makerEntries });
-  await release(tx, r, allocation.releasedMicros);
-  await repo.bumpOpenStats([
-    { owner: `user:${r.takerUserId}`, openCount: 1, openStake: allocation.filledStakeMicros, potentialPayout: allocation.payoutMicros },
-    ...allocation.fills.map((f) => ({
-      owner: `mm:${f.quote.makerAddress}`,
-      openCount: 1,
-      openStake: f.liabilityMicros,
-      potentialPayout: f.payoutMicros,
+  const postings: Posting[] = makerEntries.length
+    ? [{ kind: 'rfq_fill', reference: positionId, idempotencyKey: `rfq:${r.id}`, entries: makerEntries }]
+    : [];
+  await postAll(tx, [...postings, ...releasePosting(r, allocation.releasedMicros)], locked);
+  const position: NewPosition = {
+    id: positionId,
+    rfqId: r.id,
+    takerUserId: r.takerUserId,
+    takerAddress: r.takerAddress,
+    stake: allocation.filledStakeMicros,
+    payout: allocation.payoutMicros,
+    oddsBps: allocation.oddsBps,
+    createdAtMs: nowMs,
+    legs: r.legs.map((l) => ({ marketId: l.market_id, direction: l.direction })),
+    fills: allocation.fills.map((f) => ({
+      id: randomUUID(),
+      quoteId: f.quote.quoteId,
+      makerAddress: f.quote.makerAddress,
+      makerUserId: byId.get(f.quote.quoteId)!.makerUserId!,
+      stake: f.fillMicros,
+      oddsBps: f.quote.oddsBps,
+      payout: f.payoutMicros,
+      liability: f.liabilityMicros,
     })),
-  ]);
-  await repo.close(r.id, {
+    stats: [
+      { owner: `user:${r.takerUserId}`, openCount: 1, openStake: allocation.filledStakeMicros, potentialPayout: allocation.payoutMicros },
+      ...allocation.fills.map((f) => ({
+        owner: `mm:${f.quote.makerAddress}`,
+        openCount: 1,
+        openStake: f.liabilityMicros,
+        potentialPayout: f.payoutMicros,
+      })),
+    ],
+  };
+  const close: RfqClose = {
     status: 'filled',
     closedAtMs: nowMs,
     closeReason: null,
@@ -240,6 +254,6 @@ export async function fillRfq(
     payout: allocation.payoutMicros,
     oddsBps: allocation.oddsBps,
     positionId,
-  });
-  return { ...(await finish(tx, r, all, [...allocation.quotes, ...outbid], positionId, nowMs)), allocation };
+  };
+  return { ...(await finish(tx, r, all, outcomes, close, position)), allocation };
 }

@@ -8,7 +8,7 @@ import type { Em } from '../../db/orm.js';
 import { rfqRepository } from '../../db/repositories/rfq.repository.js';
 import { db } from '../../db/schema.js';
 import { isUniqueViolation } from '../database-errors.js';
-import { userBalances } from '../ledger/ledger.js';
+import { microsFromDb } from '../ledger/amounts.js';
 import { payoutFor } from './allocate.js';
 import { nowOf, type RfqDeps } from './deps.js';
 import type { RfqEvent } from './events.js';
@@ -76,17 +76,18 @@ export async function submitQuote(em: Em, deps: RfqDeps, makerWallet: string, q:
           return same ? { ack: quoteAck(rfqId, clientQuoteId, { quoteId: e.id }), events: [] } : reject('duplicate_client_quote_id');
         }
       }
-      const row = await repo.get(rfqId, 'share');
+      // The RFQ held FOR SHARE, with the maker's user and a cheap unlocked read of its available balance
+      // (the fill checks collateral again under lock).
+      const row = await repo.getForQuote(rfqId, maker);
       if (!row) return reject('unknown_rfq');
       const r = rfqFromRow(row, 0);
       if (r.status !== 'open' || now >= r.expiresAtMs || (r.fillMode === 'best' && now >= r.quoteDeadlineMs)) return reject('rfq_closed');
       if (r.takerAddress === maker) return reject('self_trade');
-      // Collateral: a cheap unlocked read of the maker's available balance (the fill checks it under lock).
-      const makerUser = await repo.makerUser(maker);
-      if (!makerUser) return reject('insufficient_collateral');
+      if (!row.maker_user_id) return reject('insufficient_collateral');
+      const makerUser = { id: row.maker_user_id };
       const fill = r.stakeMicros < BigInt(q.max_fill_micros) ? r.stakeMicros : BigInt(q.max_fill_micros);
       const liability = payoutFor(fill, q.odds_bps) - fill;
-      if ((await userBalances(tx, makerUser.id)).available < liability) return reject('insufficient_collateral');
+      if (microsFromDb(row.maker_available ?? '0') < liability) return reject('insufficient_collateral');
 
       const replaced = await repo.replaceLive(rfqId, maker);
       const id = randomUUID();

@@ -8,7 +8,20 @@ import { db } from '../../db/schema.js';
 import { migratedOrm, type MigratedOrm } from '../../testing/orm.js';
 import { checkLedger, post, userBalances } from '../ledger/ledger.js';
 import { ensureWindows } from '../markets/markets.js';
-import { acceptQuote, cancelQuote, cancelRfq, closeRfq, createRfq, dueRfqIds, getMakerRfq, getOwnRfq, listOwnRfqs, submitQuote } from './api.js';
+import {
+  acceptQuote,
+  cancelQuote,
+  cancelRfq,
+  closeRfq,
+  createRfq,
+  dueRfqIds,
+  getMakerRfq,
+  getOwnRfq,
+  listOwnRfqs,
+  loadRfq,
+  submitQuote,
+} from './api.js';
+import type { RfqWithQuotes } from './records.js';
 import type { RfqDeps } from './deps.js';
 import { orderTypedData, quoteTypedData, rfqDomain, type RfqOrderJson } from './typed-data.js';
 
@@ -114,6 +127,8 @@ async function quote(mm: typeof MM1, rfqId: string, oddsBps: number, maxFill: nu
 }
 
 const balances = async (u: string) => userBalances(em(), users[u]!);
+/** What a write returns is built from what it wrote, not read back: it must equal a fresh read. */
+const expectFresh = async (w: RfqWithQuotes) => expect(w).toEqual(await loadRfq(em(), w.rfq.id));
 
 describe('createRfq', () => {
   it('reserves the stake with the RFQ, and a retry of the same request returns the same RFQ', async () => {
@@ -140,6 +155,7 @@ describe('createRfq', () => {
       expect.objectContaining({ topic: 'rfq.open', frame: expect.objectContaining({ type: 'rfq', rfq_id: r.rfq.rfq.id, stake_micros: '10000000' }) }),
     ]);
     expect(JSON.stringify(r.events[0])).not.toContain('min_odds');
+    await expectFresh(r.rfq);
     const after = await balances('taker');
     expect(before.available - after.available).toBe(10_000_000n);
     expect(after.reserved - before.reserved).toBe(10_000_000n);
@@ -219,12 +235,15 @@ describe('quotes and close', () => {
 
     const early = await closeRfq(em(), deps, id);
     expect(early.changed).toBe(false);
+    await expectFresh(early.rfq);
     const mm1Before = await balances('mm1');
     const takerBefore = await balances('taker');
     clock += 500;
     const [a, b] = await Promise.all([closeRfq(em(), deps, id), closeRfq(em(), deps, id)]);
     expect([a.changed, b.changed].sort()).toEqual([false, true]);
     const closed = a.changed ? a : b;
+    await expectFresh(closed.rfq);
+    await expectFresh((a.changed ? b : a).rfq);
     // 4 at 2.1 (payout 8.4, liability 4.4) + 6 at 2.0 (payout 12, liability 6): 20.4 for 10 -> 20400 bps
     expect(closed.rfq.rfq).toMatchObject({ status: 'filled', filledStakeMicros: 10_000_000n, payoutMicros: 20_400_000n, oddsBps: 20_400 });
     const results = closed.events.flatMap((e) => (e.topic === 'mm.event' && e.frame.type === 'quote_result' ? [e.frame] : []));
@@ -262,6 +281,7 @@ describe('quotes and close', () => {
     clock += 600;
     const closed = await closeRfq(em(), deps, id);
     expect(closed.rfq.rfq).toMatchObject({ status: 'expired', closeReason: 'insufficient_liquidity' });
+    await expectFresh(closed.rfq);
     expect(closed.rfq.quotes.find((q) => q.makerAddress === MM1!.address.toLowerCase())).toMatchObject({
       status: 'rejected',
       reason: 'invalid_signature',
@@ -313,6 +333,7 @@ describe('quotes and close', () => {
     clock += 5_000; // manual: no quote window
     const filled = await em().transactional((tx) => acceptQuote(tx, deps, users.taker!, id, a.ack.quote_id!));
     expect(filled.rfq.rfq).toMatchObject({ status: 'filled', oddsBps: 19_000 });
+    await expectFresh(filled.rfq);
     expect(filled.rfq.quotes.find((q) => q.id === b.ack.quote_id)).toMatchObject({ status: 'not_filled', reason: 'outbid' });
     await expect(em().transactional((tx) => acceptQuote(tx, deps, users.taker!, id, a.ack.quote_id!))).rejects.toMatchObject({
       code: 'RFQ_NOT_OPEN',
@@ -323,6 +344,7 @@ describe('quotes and close', () => {
     const before = await balances('taker');
     const cancelled = await cancelRfq(em(), deps, users.taker!, c.rfq.rfq.id);
     expect(cancelled.rfq.rfq).toMatchObject({ status: 'cancelled', closeReason: 'cancelled' });
+    await expectFresh(cancelled.rfq);
     expect((await balances('taker')).available - before.available).toBe(10_000_000n);
     expect((await cancelRfq(em(), deps, users.taker!, c.rfq.rfq.id)).events).toEqual([]);
     expect(await checkLedger(em())).toEqual([]);

@@ -58,11 +58,11 @@ export function rfqTakerHandlers(deps: RfqTakerDeps): HandlersFor<RfqTakerOperat
     },
     // First answer and replays alike: the RFQ as it is now. Best mode waits for the end of the quote window
     // (also on a replay whose first request died mid-window: closing is idempotent).
-    answer: async (_req, ctx, rfqId) => {
-      let r = await read(ctx, rfqId);
+    // The first answer starts from what the write returned and the close's own result: no read back.
+    answer: async (_req, ctx, rfqId, written) => {
+      let r = written?.rfq ?? (await read(ctx, rfqId));
       if (r.rfq.status === 'open' && r.rfq.fillMode === 'best') {
-        await deps.closer.closeAt(rfqId, r.rfq.quoteDeadlineMs);
-        r = await read(ctx, rfqId);
+        r = (await deps.closer.closeAt(rfqId, r.rfq.quoteDeadlineMs)) ?? (await read(ctx, rfqId));
       }
       return { status: 201, body: rfqToWire(r), headers: { Location: `/v1/rfq/${rfqId}`, ...NO_STORE } };
     },

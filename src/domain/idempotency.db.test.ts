@@ -1,0 +1,76 @@
+// Medium tier: once() on real PostgreSQL: the claim bounds only its own wait for a concurrent holder of
+// the key (lock_timeout is restored before the write runs), and a concurrent duplicate waits for the
+// first request's commit and then replays its outcome.
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { db } from '../db/schema.js';
+import { migratedOrm, type MigratedOrm } from '../testing/orm.js';
+import { fingerprint, once } from './idempotency.js';
+import type { Em } from '../db/orm.js';
+
+let t: MigratedOrm;
+beforeAll(async () => {
+  t = await migratedOrm('idem');
+});
+afterAll(async () => t?.close());
+
+const lockTimeout = async (em: Em) => (await sql<{ v: string }>`select current_setting('lock_timeout') as v`.execute(db(em))).rows[0]!.v;
+const scope = () => ({ scope: `user:${randomUUID()}`, operation: 'createRfq', key: randomUUID() });
+const stored = (v: string) => ({ status: 201, body: { v }, resourceId: null });
+
+describe('once()', () => {
+  it('runs the write with the transaction`s own lock_timeout, not the claim`s bound', async () => {
+    const before = await lockTimeout(t.orm.em.fork());
+    const r = await once(t.orm.em.fork(), scope(), fingerprint({ a: 1 }), (tx) => lockTimeout(tx), stored);
+    expect(r.replayed).toBe(false);
+    expect(r.replayed ? null : r.value).toBe(before);
+  });
+
+  it('a concurrent duplicate waits for the first commit, then replays its outcome', async () => {
+    const s = scope();
+    const print = fingerprint({ a: 2 });
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let entered!: () => void;
+    const inWrite = new Promise<void>((r) => (entered = r));
+    const first = once(
+      t.orm.em.fork(),
+      s,
+      print,
+      async () => {
+        entered();
+        await held;
+        return 'first';
+      },
+      stored,
+    );
+    await inWrite; // the first holds the key's uncommitted row
+    let secondWrote = false;
+    const second = once(
+      t.orm.em.fork(),
+      s,
+      print,
+      async () => {
+        secondWrote = true;
+        return 'second';
+      },
+      stored,
+    );
+    // The second is blocked on the first's key row (seen in pg_stat_activity), then the first commits.
+    const waiting = async () =>
+      (
+        await sql<{
+          n: number;
+        }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(
+          db(t.orm.em.fork()),
+        )
+      ).rows[0]!.n;
+    while ((await waiting()) < 1) await new Promise((r) => setTimeout(r, 10));
+    release();
+    const [a, b] = await Promise.all([first, second]);
+    expect(a).toMatchObject({ replayed: false, value: 'first' });
+    expect(b).toMatchObject({ replayed: true, outcome: { status: 201, body: { v: 'first' } } });
+    expect(secondWrote).toBe(false);
+  });
+});
