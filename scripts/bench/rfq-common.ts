@@ -102,6 +102,8 @@ export async function startPair(name: string, mode: Backend, legs: number, extra
     OPERATOR_TOKEN,
     HTTP_MAX_CONNECTIONS_PER_IP: '0', // every request comes from 127.0.0.1
     RFQ_MAX_OPEN_PER_USER: '10000',
+    // e.g. BENCH_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile both API processes.
+    NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS,
     ...privy.env,
     ...extraEnv,
   };

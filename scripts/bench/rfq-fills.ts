@@ -22,6 +22,14 @@ export interface FillOptions {
   durationMs: number;
 }
 
+/** Wall-clock splits of one best-mode answer (ms; the service's clock is this host's): POST sent -> the RFQ's
+ * created_at_ms, its quote deadline -> closed_at_ms (the close timer and transaction), closed_at_ms -> answer received. */
+export interface Phases {
+  toCreated: number;
+  deadlineToClosed: number;
+  closedToAnswer: number;
+}
+
 type Signed = { taker: Party; order: RfqOrderJson; signature: `0x${string}` };
 let nonce = Date.now();
 
@@ -50,17 +58,33 @@ async function signOrders(pair: Pair, takers: Party[], perTaker: number, legs: n
 }
 
 /** POST one best-mode order to A; the terminal status and the time to the answer. */
-async function postBest(pair: Pair, { taker, order, signature }: Signed): Promise<{ status: string; tookMs: number }> {
+async function postBest(pair: Pair, { taker, order, signature }: Signed): Promise<{ status: string; tookMs: number; phases?: Phases }> {
+  const sentAt = Date.now();
   const t0 = process.hrtime.bigint();
   const res = await fetch(`${pair.a.baseUrl}/v1/rfq`, {
     method: 'POST',
     headers: { authorization: `Bearer ${taker.token}`, 'content-type': 'application/json' },
     body: JSON.stringify({ order, signature, fill_mode: 'best', idempotency_key: randomUUID() }),
   });
-  const body = (await res.json()) as { status?: string; code?: string };
+  const body = (await res.json()) as {
+    status?: string;
+    code?: string;
+    created_at_ms?: number;
+    quote_deadline_ms?: number;
+    closed_at_ms?: number | null;
+  };
   const tookMs = ms(t0, process.hrtime.bigint());
   if (res.status !== 201) return { status: `http ${res.status} ${body.code ?? ''}`, tookMs };
-  return { status: String(body.status), tookMs };
+  const answeredAt = Date.now();
+  const phases =
+    body.created_at_ms !== undefined && body.quote_deadline_ms !== undefined && typeof body.closed_at_ms === 'number'
+      ? {
+          toCreated: body.created_at_ms - sentAt,
+          deadlineToClosed: body.closed_at_ms - body.quote_deadline_ms,
+          closedToAnswer: answeredAt - body.closed_at_ms,
+        }
+      : undefined;
+  return { status: String(body.status), tookMs, ...(phases && { phases }) };
 }
 
 /**
@@ -105,14 +129,17 @@ export async function closeOverhead(pair: Pair, takers: Party[], o: FillOptions)
   try {
     const [orders] = await signOrders(pair, takers.slice(0, 1), o.closeN + 10, o.legs);
     const over: number[] = [];
+    const split = { toCreated: [] as number[], deadlineToClosed: [] as number[], closedToAnswer: [] as number[] };
     const statuses = new Map<string, number>();
     for (const [i, s] of orders!.entries()) {
       const r = await postBest(pair, s);
       if (i < 10) continue; // warm-up
       statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
       if (r.status === 'filled') over.push(r.tookMs - o.windowMs);
+      if (r.phases) for (const k of ['toCreated', 'deadlineToClosed', 'closedToAnswer'] as const) split[k].push(r.phases[k]);
     }
-    return { overhead: stats(over), statuses, refused: makers.refused };
+    const phases = { toCreated: stats(split.toCreated), deadlineToClosed: stats(split.deadlineToClosed), closedToAnswer: stats(split.closedToAnswer) };
+    return { overhead: stats(over), phases, statuses, refused: makers.refused };
   } finally {
     await makers.stop();
   }
@@ -131,6 +158,7 @@ export async function sustainedFills(pair: Pair, takers: Party[], makerCount: nu
     let filled = 0;
     /** POST -> answer: a taker's cycle; K / its mean bounds the RFQs per second the loop offers. */
     const answers: number[] = [];
+    const split = { toCreated: [] as number[], deadlineToClosed: [] as number[], closedToAnswer: [] as number[] };
     const cpu0 = process.cpuUsage();
     const started = Date.now();
     const end = started + o.durationMs;
@@ -141,6 +169,7 @@ export async function sustainedFills(pair: Pair, takers: Party[], makerCount: nu
           const r = await postBest(pair, s);
           statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
           answers.push(r.tookMs);
+          if (r.phases) for (const k of ['toCreated', 'deadlineToClosed', 'closedToAnswer'] as const) split[k].push(r.phases[k]);
           if (r.status === 'filled') filled++;
         }
       }),
@@ -152,6 +181,7 @@ export async function sustainedFills(pair: Pair, takers: Party[], makerCount: nu
       statuses,
       refused: makers.refused,
       answer: stats(answers),
+      phases: { toCreated: stats(split.toCreated), deadlineToClosed: stats(split.deadlineToClosed), closedToAnswer: stats(split.closedToAnswer) },
       frameLag: stats(makers.frameLag),
       ackLag: stats(makers.ackLag),
       /** This process's share of one core (load generator + makers signing quotes). */

@@ -1,0 +1,119 @@
+// `npx tsx scripts/bench/rfq-close-profile.ts [n]`: the in-process cost of one best-mode RFQ, step by step
+// (create, one quote, close), on a migrated database of its own: wall time per step (p50) and the SQL
+// statements each sends (pg's Client.query counted). Where the close overhead of bench:rfq item 2 goes.
+import { randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
+import pg from 'pg';
+import { privateKeyToAccount } from 'viem/accounts';
+import { db } from '../../src/db/schema.js';
+import { post } from '../../src/domain/ledger/ledger.js';
+import { ensureWindows } from '../../src/domain/markets/markets.js';
+import { closeRfq, createRfq, submitQuote } from '../../src/domain/rfq/api.js';
+import type { RfqDeps } from '../../src/domain/rfq/deps.js';
+import { orderTypedData, quoteTypedData, rfqDomain, type RfqOrderJson } from '../../src/domain/rfq/typed-data.js';
+import { migratedOrm } from '../../src/testing/orm.js';
+
+const N = Number(process.argv[2] ?? 200);
+const TAKER = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
+const MM = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
+
+let statements = 0;
+// MikroORM may bring its own copy of pg: count the queries of every copy.
+const mikroPg = createRequire(createRequire(import.meta.url).resolve('@mikro-orm/postgresql'))('pg') as typeof pg;
+for (const Client of new Set([pg.Client, mikroPg.Client])) {
+  const origQuery = Client.prototype.query;
+  (Client.prototype as unknown as { query: (...a: unknown[]) => unknown }).query = function (this: pg.Client, ...a: unknown[]) {
+    statements++;
+    return (origQuery as (...x: unknown[]) => unknown).apply(this, a);
+  };
+}
+
+const t = await migratedOrm('rfqprofile');
+let clock = Date.now();
+const T0 = Math.floor(clock / 300_000) * 300_000 + 300_000;
+clock = T0 + 1000;
+const deps: RfqDeps = {
+  settings: {
+    minStakeMicros: 500_000n,
+    maxStakeMicros: 10_000_000_000n,
+    maxPayoutMicros: 50_000_000_000n,
+    maxLegs: 9,
+    quoteWindowMs: 500,
+    maxDeadlineMs: 60_000,
+    maxOpenPerUser: 1000,
+    eip712Name: 'contest-rfq-service',
+    signingChainId: 8453,
+    bettingCloseBufferMs: 10_000,
+  },
+  now: () => clock,
+};
+const domain = rfqDomain('contest-rfq-service', 8453);
+const em = () => t.orm.em.fork();
+async function userWith(address: string, funds: bigint) {
+  const id = randomUUID();
+  await db(em()).insertInto('users').values({ id, wallet_address: address.toLowerCase() }).execute();
+  await em().transactional((tx) =>
+    post(tx, {
+      kind: 'deposit',
+      reference: id,
+      entries: [
+        { account: { system: 'settlement_clearing' }, amount: -funds },
+        { account: { userId: id, kind: 'user_available' }, amount: funds },
+      ],
+    }),
+  );
+  return id;
+}
+const taker = await userWith(TAKER.address, 10n ** 15n);
+await userWith(MM.address, 10n ** 15n);
+await ensureWindows(em(), [{ asset: 'BTC', durationSecs: 300, startAtMs: T0 + 300_000 }]);
+const market = Number(
+  (await db(em()).selectFrom('markets').select('market_id').where('kind', '=', 'rfq_window').executeTakeFirstOrThrow()).market_id,
+);
+
+const steps: Record<string, { ms: number[]; stmts: number[] }> = {
+  create: { ms: [], stmts: [] },
+  quote: { ms: [], stmts: [] },
+  close: { ms: [], stmts: [] },
+};
+async function step<T>(name: string, f: () => Promise<T>, record: boolean): Promise<T> {
+  const s0 = statements;
+  const t0 = performance.now();
+  const r = await f();
+  if (record) {
+    steps[name]!.ms.push(performance.now() - t0);
+    steps[name]!.stmts.push(statements - s0);
+  }
+  return r;
+}
+for (let i = 0; i < N + 20; i++) {
+  const rec = i >= 20;
+  const o: RfqOrderJson = {
+    taker: TAKER.address,
+    legs: [{ market_id: market, direction: 'up' }],
+    stake_micros: 1_000_000,
+    min_odds_bps: 15_000,
+    order_type: 'FOK',
+    nonce: i + 1,
+    deadline_ms: clock + 30_000,
+  };
+  const signature = await TAKER.signTypedData(orderTypedData(domain, o));
+  const r = await step(
+    'create',
+    () =>
+      em().transactional((tx) =>
+        createRfq(tx, deps, { userId: taker, sessionAddress: TAKER.address, order: o, signature, fillMode: 'best', idempotencyKey: randomUUID() }),
+      ),
+    rec,
+  );
+  const q = { rfq_id: r.rfq.rfq.id, maker: MM.address, odds_bps: 19_000, max_fill_micros: 1_000_000_000, valid_until_ms: clock + 20_000 };
+  const qs = await MM.signTypedData(quoteTypedData(domain, q));
+  await step('quote', () => submitQuote(em(), deps, MM.address, { ...q, signature: qs }), rec);
+  clock += 600;
+  const c = await step('close', () => closeRfq(em(), deps, r.rfq.rfq.id), rec);
+  if (c.rfq.rfq.status !== 'filled') throw new Error(`not filled: ${c.rfq.rfq.status}`);
+  clock -= 600;
+}
+const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+for (const [name, s] of Object.entries(steps)) console.log(`${name.padEnd(7)} p50 ${p50(s.ms).toFixed(2)} ms, ${p50(s.stmts)} statements`);
+await t.close();
