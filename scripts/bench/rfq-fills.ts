@@ -138,7 +138,11 @@ export async function closeOverhead(pair: Pair, takers: Party[], o: FillOptions)
       if (r.status === 'filled') over.push(r.tookMs - o.windowMs);
       if (r.phases) for (const k of ['toCreated', 'deadlineToClosed', 'closedToAnswer'] as const) split[k].push(r.phases[k]);
     }
-    const phases = { toCreated: stats(split.toCreated), deadlineToClosed: stats(split.deadlineToClosed), closedToAnswer: stats(split.closedToAnswer) };
+    const phases = {
+      toCreated: stats(split.toCreated),
+      deadlineToClosed: stats(split.deadlineToClosed),
+      closedToAnswer: stats(split.closedToAnswer),
+    };
     return { overhead: stats(over), phases, statuses, refused: makers.refused };
   } finally {
     await makers.stop();
