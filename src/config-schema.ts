@@ -1,4 +1,5 @@
 // The environment schema of src/config.ts: every key, its default and its bounds. Reads no environment.
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { DEMO_PRICE_SEED_DEFAULT, DEMO_PRICE_SPREAD_BPS_DEFAULT } from './constants.js';
 import { csv, intFrom, isP256PublicKeyPem, optionalString } from './config-parse.js';
@@ -111,6 +112,12 @@ export const schema = z.object({
     .regex(/^[\x20-\x7e]{1,64}$/, 'must be 1-64 printable ASCII characters')
     .default('contest-rfq-service'),
   MM_MAX_QUOTES_PER_SECOND: intFrom(100, 1, 100_000),
+  /**
+   * Worker threads recovering signatures (src/domain/signatures/recover.ts); 0: on the event loop. By
+   * default none below 4 cores (measured on 2: a thread halves handshakes/s, the database and the event
+   * loop need those cores), else cores - 2, at most 4.
+   */
+  SIGNATURE_THREADS: intFrom(availableParallelism() >= 4 ? Math.min(4, availableParallelism() - 2) : 0, 0, 16),
   PRICE_FEED: z.enum(['demo']).default('demo'),
   DEMO_PRICE_SEED: z.string().min(1).max(128).default(DEMO_PRICE_SEED_DEFAULT),
   DEMO_PRICE_SPREAD_BPS: intFrom(DEMO_PRICE_SPREAD_BPS_DEFAULT, 0, 9999),

@@ -18,6 +18,8 @@ export interface Config {
   queuePrefix: string;
   /** embedded: PGlite for data and queues; postgres: PostgreSQL for both; production: PostgreSQL + Redis. */
   deployment: 'embedded' | 'postgres' | 'production';
+  /** SIGNATURE_THREADS: worker threads for signature recoveries (0: inline). */
+  signatureThreads: number;
   operatorToken: string | undefined;
   privy: { appId: string | undefined; verificationKey: string | undefined };
   sessionTtlSeconds: number;
@@ -167,6 +169,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     prices: { feed: e.PRICE_FEED, demoSeed: e.DEMO_PRICE_SEED, demoSpreadBps: e.DEMO_PRICE_SPREAD_BPS },
     resolution: { delayMs: e.RESOLUTION_DELAY_MS, maxWaitMs: e.RESOLUTION_MAX_WAIT_MS },
     workerHeartbeatStaleMs: e.WORKER_HEARTBEAT_STALE_MS,
+    signatureThreads: e.SIGNATURE_THREADS,
     queueWaitMs: e.QUEUE_WAIT_MS,
     publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
     docsEnabled: e.DOCS_ENABLED,

@@ -2,7 +2,8 @@
 // issuing a challenge, and checking an auth_response against it in the documented order up to the
 // signature. Whether the wallet is a registered market maker is asked afterwards (gateway.ts).
 import { randomBytes } from 'node:crypto';
-import { recoverMessageAddress } from 'viem';
+import { hashMessage } from 'viem';
+import { recoverSigner } from '../domain/signatures/recover.js';
 import { validateAuthResponse } from '../../generated/asyncapi/validators.js';
 import type { AuthResultMessage } from '../../generated/asyncapi/types.js';
 import { checksumAddress } from '../domain/market-makers/market-makers.js';
@@ -43,10 +44,8 @@ export async function verifyAuthResponse(
   if (!signature) return { ok: false, error: 'invalid_signature' };
   let recovered: string;
   try {
-    recovered = await recoverMessageAddress({
-      message: { raw: buildAuthMessage(opts.authDomain, challenge.nonce, challenge.timestamp) },
-      signature,
-    });
+    // recoverMessageAddress, with the recovery on the pool's threads (src/domain/signatures/recover.ts).
+    recovered = await recoverSigner(hashMessage({ raw: buildAuthMessage(opts.authDomain, challenge.nonce, challenge.timestamp) }), signature);
   } catch {
     return { ok: false, error: 'invalid_signature' }; // r/s not on the curve and the like
   }

@@ -1,7 +1,8 @@
 // EIP-712 typed data of RFQ trading (rfq-design 3.2): the taker's RfqOrder and the market maker's Quote.
 // Pure apart from viem's hashing and recovery. The JSON shapes are the wire forms (snake_case, JSON
 // integers); the typed messages are what gets hashed. A bad signature is a result, never a throw.
-import { hashTypedData, recoverAddress, type Address, type Hex } from 'viem';
+import { hashTypedData, type Address, type Hex } from 'viem';
+import { recoverSigner } from '../signatures/recover.js';
 
 export type Direction = 'up' | 'down';
 export type OrderType = 'IOC' | 'FOK';
@@ -205,8 +206,8 @@ async function recover(build: () => ReturnType<typeof orderTypedData> | ReturnTy
     return { ok: false, reason: 'malformed_message' };
   }
   try {
-    // recoverTypedDataAddress is exactly this, but would hash a second time.
-    return { ok: true, address: await recoverAddress({ hash: digest, signature: sig }), digest };
+    // recoverTypedDataAddress is exactly this, but would hash a second time (and recover on this thread).
+    return { ok: true, address: await recoverSigner(digest, sig), digest };
   } catch {
     // r or s out of range, point not on the curve
     return { ok: false, reason: 'malformed_signature' };

@@ -1,0 +1,25 @@
+// The load generator of `bench:mm` item 2, run as its own process (so that its signing does not share a
+// core's time slices with the figure measured): `tsx scripts/bench/mm-clients.ts <ws url> <private key>
+// <handshakes> <concurrency>` opens that many authenticated connections, `concurrency` at a time (each
+// closed once its session is up), after a warm-up, and prints one JSON line: {handshakes, seconds, cpu}.
+import { MarketMakerClient } from '@contest-rfq/sdk';
+import { privateKeyToAccount } from 'viem/accounts';
+import { pool } from './harness.js';
+
+const [url, key, h, c] = process.argv.slice(2);
+const account = privateKeyToAccount(key as `0x${string}`);
+const H = Number(h);
+const C = Number(c);
+
+const handshake = async () => {
+  const client = new MarketMakerClient({ url: url!, account, reconnect: false, log: () => undefined }).start();
+  await client.waitForSession(30_000);
+  await client.stop();
+};
+await pool(Math.min(20, H), C, handshake); // warm-up
+const cpu0 = process.cpuUsage();
+const t = performance.now();
+await pool(H, C, handshake);
+const seconds = (performance.now() - t) / 1000;
+const cpu = process.cpuUsage(cpu0);
+console.log(JSON.stringify({ handshakes: H, seconds, cpu: (cpu.user + cpu.system) / 1e6 }));
