@@ -27,19 +27,15 @@ update "sessions"
   and "revoked_at" is null
   returning "id";
 
--- MarketMakersRepository.findActiveForShare
--- parameters: $1 = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
-select "wallet_address"
-  from "market_makers"
-  where lower("wallet_address") = lower($1)
-  and "removed_at" is null
-  for share;
-
--- MarketMakersRepository.insertSession
--- parameters: $1 = "00000000-0000-4000-8000-000000000001", $2 = <bytea 32 bytes>, $3 = "market_maker", $4 = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266", $5 = 86400000
+-- MarketMakersRepository.insertSessionIfActive
+-- parameters: $1 = "00000000-0000-4000-8000-000000000001", $2 = <bytea 32 bytes>, $3 = 86400000, $4 = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
 insert into "sessions" ("id", "token_hash", "kind", "market_maker_address", "expires_at")
-  values ($1, $2, $3, $4, now() + make_interval(secs => $5::double precision / 1000))
-  returning (extract(epoch from "expires_at") * 1000)::bigint as "expires_ms";
+  select $1::uuid as "id", $2::bytea as "token_hash", 'market_maker' as "kind", "wallet_address", now() + make_interval(secs => $3::double precision / 1000) as "expires_at"
+  from "market_makers"
+  where lower("wallet_address") = lower($4)
+  and "removed_at" is null
+  for share
+  returning "market_maker_address", (extract(epoch from "expires_at") * 1000)::bigint as "expires_ms";
 
 -- MarketMakersRepository.endedSessions
 -- parameters: $1 = ["00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000002"]

@@ -53,28 +53,31 @@ export class MarketMakersRepository {
   }
 
   /** The registered, not-removed maker, locked FOR SHARE (orders a handshake against a removal). */
-  findActiveForShare(walletAddress: string) {
-    return this.db
-      .selectFrom('market_makers')
-      .select('wallet_address')
-      .where(sameWallet('wallet_address', walletAddress))
-      .where('removed_at', 'is', null)
-      .forShare()
-      .executeTakeFirst();
-  }
-
-  insertSession(s: { id: string; tokenHash: Buffer; walletAddress: string; ttlMs: number }) {
+  /**
+   * A session for the market maker with this wallet if it is registered and not removed, in ONE statement:
+   * its row is read FOR SHARE (a removal committing meanwhile is waited for and then seen: no row, no
+   * session). Nothing inserted (undefined) when there is no such maker.
+   */
+  insertSessionIfActive(s: { id: string; tokenHash: Buffer; walletAddress: string; ttlMs: number }) {
     return this.db
       .insertInto('sessions')
-      .values({
-        id: s.id,
-        token_hash: s.tokenHash,
-        kind: 'market_maker',
-        market_maker_address: s.walletAddress,
-        expires_at: sql<string>`now() + make_interval(secs => ${s.ttlMs}::double precision / 1000)`,
-      })
-      .returning(epochMs('expires_at').as('expires_ms'))
-      .executeTakeFirstOrThrow();
+      .columns(['id', 'token_hash', 'kind', 'market_maker_address', 'expires_at'])
+      .expression((eb) =>
+        eb
+          .selectFrom('market_makers')
+          .select([
+            sql<string>`${s.id}::uuid`.as('id'),
+            sql<Buffer>`${s.tokenHash}::bytea`.as('token_hash'),
+            sql<string>`'market_maker'`.as('kind'),
+            'wallet_address',
+            sql<string>`now() + make_interval(secs => ${s.ttlMs}::double precision / 1000)`.as('expires_at'),
+          ])
+          .where(sameWallet('wallet_address', s.walletAddress))
+          .where('removed_at', 'is', null)
+          .forShare(),
+      )
+      .returning(['market_maker_address', epochMs('expires_at').as('expires_ms')])
+      .executeTakeFirst();
   }
 
   /** Of these sessions, those revoked or whose maker was removed. */

@@ -139,10 +139,9 @@ const CATALOG: Record<string, Array<[string, (db: Db) => Promise<unknown>]>> = {
     ['MarketMakersRepository.register', (db) => new MarketMakersRepository(db).register(WALLET, 'Demo MM')],
     ['MarketMakersRepository.remove', (db) => new MarketMakersRepository(db).remove(WALLET)],
     ['MarketMakersRepository.revokeSessions', (db) => new MarketMakersRepository(db).revokeSessions(WALLET)],
-    ['MarketMakersRepository.findActiveForShare', (db) => new MarketMakersRepository(db).findActiveForShare(WALLET)],
     [
-      'MarketMakersRepository.insertSession',
-      (db) => new MarketMakersRepository(db).insertSession({ id: U1, tokenHash: Buffer.alloc(32), walletAddress: WALLET, ttlMs: 86_400_000 }),
+      'MarketMakersRepository.insertSessionIfActive',
+      (db) => new MarketMakersRepository(db).insertSessionIfActive({ id: U1, tokenHash: Buffer.alloc(32), walletAddress: WALLET, ttlMs: 86_400_000 }),
     ],
     ['MarketMakersRepository.endedSessions', (db) => new MarketMakersRepository(db).endedSessions([U1, U2])],
   ],

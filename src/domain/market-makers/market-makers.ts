@@ -61,14 +61,11 @@ export async function createMarketMakerSession(
 ): Promise<(IssuedSession & { walletAddress: string; expiresAtMs: number }) | null> {
   const { token, hash } = newSessionToken(MARKET_MAKER_TOKEN_PREFIX);
   const sessionId = randomUUID();
-  return em.transactional(async (tx) => {
-    const repo = marketMakersRepository(db(tx));
-    const address = (await repo.findActiveForShare(walletAddress))?.wallet_address;
-    if (!address) return null;
-    const row = await repo.insertSession({ id: sessionId, tokenHash: hash, walletAddress: address, ttlMs });
-    const expiresAtMs = int8ToNumber(row.expires_ms);
-    return { sessionId, token, walletAddress: address, expiresAtMs, expiresAt: Math.floor(expiresAtMs / 1000) };
-  });
+  // One statement (the maker's row FOR SHARE, the session inserted): a handshake's only database round trip.
+  const row = await marketMakersRepository(db(em)).insertSessionIfActive({ id: sessionId, tokenHash: hash, walletAddress, ttlMs });
+  if (!row?.market_maker_address) return null;
+  const expiresAtMs = int8ToNumber(row.expires_ms);
+  return { sessionId, token, walletAddress: row.market_maker_address, expiresAtMs, expiresAt: Math.floor(expiresAtMs / 1000) };
 }
 
 /**
