@@ -24,6 +24,8 @@ export async function startBenchService(name: string, env: Record<string, string
         REDIS_URL: TEST_REDIS_URL,
         QUEUE_PREFIX: uniquePrefix(name),
         RATE_LIMIT_PER_MINUTE: '0',
+        // e.g. BENCH_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile the service.
+        NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS,
         ...env,
       },
     });

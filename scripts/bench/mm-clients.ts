@@ -11,15 +11,22 @@ const account = privateKeyToAccount(key as `0x${string}`);
 const H = Number(h);
 const C = Number(c);
 
+const toSession: number[] = [];
+const toStopped: number[] = [];
 const handshake = async () => {
+  const t0 = performance.now();
   const client = new MarketMakerClient({ url: url!, account, reconnect: false, log: () => undefined }).start();
   await client.waitForSession(30_000);
+  const t1 = performance.now();
   await client.stop();
+  toSession.push(t1 - t0);
+  toStopped.push(performance.now() - t1);
 };
+const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 await pool(Math.min(20, H), C, handshake); // warm-up
 const cpu0 = process.cpuUsage();
 const t = performance.now();
 await pool(H, C, handshake);
 const seconds = (performance.now() - t) / 1000;
 const cpu = process.cpuUsage(cpu0);
-console.log(JSON.stringify({ handshakes: H, seconds, cpu: (cpu.user + cpu.system) / 1e6 }));
+console.log(JSON.stringify({ handshakes: H, seconds, cpu: (cpu.user + cpu.system) / 1e6, sessionP50Ms: p50(toSession), stopP50Ms: p50(toStopped) }));

@@ -68,7 +68,13 @@ try {
     encoding: 'utf8',
     maxBuffer: 1 << 20,
   });
-  const gen = JSON.parse(out.trim().split('\n').at(-1)!) as { handshakes: number; seconds: number; cpu: number };
+  const gen = JSON.parse(out.trim().split('\n').at(-1)!) as {
+    handshakes: number;
+    seconds: number;
+    cpu: number;
+    sessionP50Ms: number;
+    stopP50Ms: number;
+  };
   const handshakesPerSec = gen.handshakes / gen.seconds;
 
   // 3. Idle authenticated connections.
@@ -99,6 +105,9 @@ try {
     `authenticated handshakes : ${handshakesPerSec.toFixed(0)}/s end to end (concurrency ${C}; clients signing in their own process, ${((100 * gen.cpu) / gen.seconds).toFixed(0)}% of a core)`,
   );
   console.log(`handshakes / recoveries  : ${(handshakesPerSec / recoveriesPerSec).toFixed(2)} (goal >= 0.5)`);
+  console.log(
+    `per handshake (client)   : connect -> session p50 ${gen.sessionP50Ms.toFixed(1)} ms, stop -> closed p50 ${gen.stopP50Ms.toFixed(1)} ms`,
+  );
   console.log(`ratio                    : a handshake costs ${(recoveriesPerSec / handshakesPerSec).toFixed(1)}x a raw recovery`);
   console.log(
     `idle authenticated conns : ${IDLE} opened in ${openSecs.toFixed(1)} s; service RSS ${(before / 1024).toFixed(0)} -> ${(after / 1024).toFixed(0)} MiB = ${perConnKb.toFixed(1)} KiB per connection`,
