@@ -2458,6 +2458,13 @@ export type GetRfqData = {
          * Longest wait for a change, in ms (0 = answer at once). Above 10000 is 400 `VALIDATION_FAILED`.
          */
         wait_ms?: number;
+        /**
+         * Answer at once, without waiting, when the RFQ's `quotes_received` is at least this (every
+         * quote recorded counts, replaced and cancelled ones included). Without it a long-poll waits for
+         * the next change whatever the RFQ already has.
+         *
+         */
+        min_quotes?: number;
     };
     url: '/v1/rfq/{rfq_id}';
 };

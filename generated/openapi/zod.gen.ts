@@ -1095,7 +1095,8 @@ export const zGetRfqPath = z.object({
 });
 
 export const zGetRfqQuery = z.object({
-    wait_ms: z.int().gte(0).lte(10000).optional().default(0)
+    wait_ms: z.int().gte(0).lte(10000).optional().default(0),
+    min_quotes: z.int().gte(1).lte(1000000).optional()
 });
 
 /**

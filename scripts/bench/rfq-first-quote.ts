@@ -57,6 +57,9 @@ export async function firstQuote(mode: Backend, o: FirstQuoteOptions) {
     let nonce = Date.now();
     const sentAt = new Map<string, bigint>();
     const committedAt = new Map<string, bigint>();
+    /** via http: when the taker's long-poll first showed quotes_received >= 1. */
+    const takerSawAt = new Map<string, bigint>();
+    const polls: Promise<void>[] = [];
     const failures: string[] = [];
     const legs = marketIds.map((market_id) => ({ market_id, direction: 'up' as const }));
     /** Orders signed ahead (the takers' work, not timed and not on this process's clock during the run). */
@@ -92,6 +95,20 @@ export async function firstQuote(mode: Backend, o: FirstQuoteOptions) {
         if (res.status !== 201 || !body.rfq_id) throw new Error(`POST /v1/rfq answered ${res.status} ${body.code ?? ''}`);
         sentAt.set(body.rfq_id, t0);
         committedAt.set(body.rfq_id, process.hrtime.bigint()); // the answer: after commit and publish
+        // Taker-visible: long-poll GET /v1/rfq/{id}?wait_ms until it shows a quote (woken by the quote's
+        // event); not awaited here, so the creation rate is the POSTs' alone.
+        const rfqId = body.rfq_id;
+        polls.push(
+          (async () => {
+            for (let i = 0; i < 5; i++) {
+              const got = await fetch(`${a.baseUrl}/v1/rfq/${rfqId}?wait_ms=3000&min_quotes=1`, {
+                headers: { authorization: `Bearer ${taker.token}` },
+              });
+              const r = (await got.json()) as { quotes_received?: number };
+              if ((r.quotes_received ?? 0) >= 1) return void takerSawAt.set(rfqId, process.hrtime.bigint());
+            }
+          })().catch((err: Error) => void failures.push(`long-poll: ${err.message}`)),
+        );
         return;
       }
       const write = await orm.em.fork().transactional((tx) =>
@@ -112,7 +129,9 @@ export async function firstQuote(mode: Backend, o: FirstQuoteOptions) {
     // Warm-up, then the open-loop run at `rate` per second.
     for (const x of await signed(20)) await createOne(x);
     await sleep(500);
-    for (const m of [sentAt, committedAt, frameAt, ackAt]) m.clear();
+    await Promise.all(polls);
+    polls.length = 0;
+    for (const m of [sentAt, committedAt, frameAt, ackAt, takerSawAt]) m.clear();
     const orders = await signed(o.n);
     const cpu0 = process.cpuUsage();
     const started = Date.now();
@@ -126,13 +145,17 @@ export async function firstQuote(mode: Backend, o: FirstQuoteOptions) {
     await Promise.all(inFlight);
     const elapsedS = (Date.now() - started) / 1000;
     const cpu = process.cpuUsage(cpu0);
+    await Promise.all(polls);
     for (let waited = 0; waited < 5_000 && ackAt.size + refused.size < sentAt.size; waited += 100) await sleep(100);
 
     const toFrame: number[] = [];
     const toAck: number[] = [];
     const toCommit: number[] = [];
     const commitToFrame: number[] = [];
+    const toTaker: number[] = [];
     for (const [id, t0] of sentAt) {
+      const seen = takerSawAt.get(id);
+      if (seen !== undefined) toTaker.push(ms(t0, seen));
       const f = frameAt.get(id);
       const k = ackAt.get(id);
       const c = committedAt.get(id)!;
@@ -164,6 +187,8 @@ export async function firstQuote(mode: Backend, o: FirstQuoteOptions) {
       ack: stats(toAck),
       commit: stats(toCommit),
       fanout: stats(commitToFrame),
+      /** via http: POST sent -> the taker's getRfq?wait_ms long-poll shows quotes_received >= 1. */
+      takerSees: stats(toTaker),
       lost: sentAt.size - toFrame.length,
       refused: refused.size,
       failures,

@@ -74,6 +74,7 @@ if (ITEMS.has('1')) {
     statsLine(`${VIA === 'http' ? 'POST' : 'create'} -> the maker's quote_ack`, r.ack);
     if (VIA === 'http') {
       statsLine('POST -> its 201 answer from A', r.commit);
+      if (VIA === 'http') statsLine('POST -> taker long-poll shows a quote (manual)', r.takerSees);
     } else {
       statsLine('  of which create -> commit (this process)', r.commit);
       statsLine('  of which commit -> rfq frame (bus, gateway B)', r.fanout);

@@ -492,10 +492,27 @@ describe('two API processes (the bus carries RFQs, quotes and closes between the
     const manual = await postOrder(b.baseUrl, tk, domain, buildOrder(tk.wallet.address, legs(market)), { fillMode: 'manual' });
     const id = manual.body.rfq_id;
     await m.next('rfq', (f) => f.rfq_id === id);
-    const poll = call(b.baseUrl, `GET /v1/rfq/${id}?wait_ms=10000`, { token: tk.token });
+    // Woken by the quote, not by its 10 s wait running out: the answer must come before 8 s have passed
+    // (it takes milliseconds; a lost wake-up would take the whole 10 s).
+    const beforeWaitEnds = <T>(p: Promise<T>) => Promise.race([p, new Promise<'still waiting'>((r) => setTimeout(() => r('still waiting'), 8_000))]);
+    const poll = beforeWaitEnds(call(b.baseUrl, `GET /v1/rfq/${id}?wait_ms=10000`, { token: tk.token }));
     await new Promise((r) => setTimeout(r, 300)); // let the long-poll on B start waiting before A records the quote
     const ack = await m.quote(id, { odds_bps: 22_000, max_fill_micros: 5 * USDC });
-    expect((await poll).body).toMatchObject({ status: 'open', quotes_received: 1, quotes: [expect.objectContaining({ quote_id: ack.quote_id })] });
+    const woken = await poll;
+    expect(woken).not.toBe('still waiting');
+    expect(woken !== 'still waiting' && woken.body).toMatchObject({
+      status: 'open',
+      quotes_received: 1,
+      quotes: [expect.objectContaining({ quote_id: ack.quote_id })],
+    });
+    // min_quotes: a quote already there answers at once; one more than there are waits for the next.
+    const have = await beforeWaitEnds(call(b.baseUrl, `GET /v1/rfq/${id}?wait_ms=10000&min_quotes=1`, { token: tk.token }));
+    expect(have !== 'still waiting' && have.body).toMatchObject({ quotes_received: 1 });
+    const next = beforeWaitEnds(call(b.baseUrl, `GET /v1/rfq/${id}?wait_ms=10000&min_quotes=2`, { token: tk.token }));
+    await new Promise((r) => setTimeout(r, 300));
+    await m.quote(id, { odds_bps: 23_000, max_fill_micros: 5 * USDC }); // replaces the first: a second quote received
+    const second = await next;
+    expect(second !== 'still waiting' && second.body).toMatchObject({ quotes_received: 2 });
     expect((await call(b.baseUrl, `POST /v1/rfq/${id}/cancel`, { token: tk.token, body: {} })).status).toBe(200);
   });
 });

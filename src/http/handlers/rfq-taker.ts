@@ -95,7 +95,8 @@ export function rfqTakerHandlers(deps: RfqTakerDeps): HandlersFor<RfqTakerOperat
       const waiter = waitMs > 0 ? deps.waiters.register(params.rfq_id) : null;
       try {
         let r = await read(ctx, params.rfq_id);
-        if (waiter && r.rfq.status === 'open' && (await waiter.wait(waitMs)) === 'changed') r = await read(ctx, params.rfq_id);
+        const enough = query.min_quotes !== undefined && r.rfq.quotesReceived >= query.min_quotes;
+        if (waiter && r.rfq.status === 'open' && !enough && (await waiter.wait(waitMs)) === 'changed') r = await read(ctx, params.rfq_id);
         return { status: 200, body: rfqToWire(r), headers: NO_STORE };
       } finally {
         waiter?.cancel();
