@@ -46,6 +46,7 @@ const deps: RfqDeps = {
     bettingCloseBufferMs: 10_000,
   },
   now: () => clock,
+  windows: new Map(),
 };
 const domain = rfqDomain('contest-rfq-service', 8453);
 const em = () => t.orm.em.fork();

@@ -121,30 +121,42 @@ export class RfqRepository {
     return Number(row.n);
   }
 
-  /** Inserts unless the (taker, nonce) is taken; returns whether it inserted. */
-  /** The new row as stored, or undefined when (taker, nonce) exists. */
-  async insert(r: NewRfqRow) {
+  /**
+   * Inserts the RFQ unless the (taker, nonce) is taken or the taker already has `maxOpen` open RFQs, in ONE
+   * statement (the count runs in the insert's own snapshot: after the caller's lock that serialises the
+   * taker's creates, so it is exact). Returns the new row as stored, or undefined when nothing was inserted
+   * (the caller tells the two apart with byNonce / countOpen, off the common path).
+   */
+  async insert(r: NewRfqRow, maxOpen: number) {
+    const open = sql<string>`(select count(*) from rfqs where taker_user_id = ${r.takerUserId}::uuid and status = 'open')`;
     return this.db
       .insertInto('rfqs')
-      .values({
-        id: r.id,
-        taker_user_id: r.takerUserId,
-        taker_address: r.takerAddress,
-        nonce: int8(r.nonce),
-        order_hash: r.orderHash,
-        signature: r.signature,
-        legs: JSON.stringify(r.legs),
-        stake: int8(r.stake),
-        min_odds_bps: r.minOddsBps,
-        order_type: r.orderType,
-        fill_mode: r.fillMode,
-        deadline_ms: int8(r.deadlineMs),
-        quote_deadline_ms: int8(r.quoteDeadlineMs),
-        expires_at_ms: int8(r.expiresAtMs),
-        due_at_ms: int8(r.dueAtMs),
-        created_at_ms: int8(r.createdAtMs),
-        idempotency_key: r.idempotencyKey,
-      })
+      .columns([
+        'id',
+        'taker_user_id',
+        'taker_address',
+        'nonce',
+        'order_hash',
+        'signature',
+        'legs',
+        'stake',
+        'min_odds_bps',
+        'order_type',
+        'fill_mode',
+        'deadline_ms',
+        'quote_deadline_ms',
+        'expires_at_ms',
+        'due_at_ms',
+        'created_at_ms',
+        'idempotency_key',
+      ])
+      .expression(
+        sql`select ${r.id}::uuid, ${r.takerUserId}::uuid, ${r.takerAddress}::text, ${int8(r.nonce)}::int8, ${r.orderHash}::text,
+          ${r.signature}::text, ${JSON.stringify(r.legs)}::jsonb, ${int8(r.stake)}::int8, ${r.minOddsBps}::integer, ${r.orderType}::text,
+          ${r.fillMode}::text, ${int8(r.deadlineMs)}::int8, ${int8(r.quoteDeadlineMs)}::int8, ${int8(r.expiresAtMs)}::int8,
+          ${int8(r.dueAtMs)}::int8, ${int8(r.createdAtMs)}::int8, ${r.idempotencyKey}::uuid
+          where ${open} < ${maxOpen}`,
+      )
       .onConflict((oc) => oc.constraint('rfqs_taker_nonce_key').doNothing())
       .returning(RFQ_COLUMNS)
       .executeTakeFirst();

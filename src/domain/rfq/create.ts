@@ -9,7 +9,7 @@ import { db } from '../../db/schema.js';
 import { Conflict, NotFound, Unprocessable } from '../errors.js';
 import { lockUserBalances, postAll } from '../ledger/ledger.js';
 import { bettingClosesAt } from '../markets/windows.js';
-import { nowOf, type RfqDeps } from './deps.js';
+import { MAX_KNOWN_WINDOWS, nowOf, type RfqDeps, type RfqWindowInfo } from './deps.js';
 import type { RfqEvent } from './events.js';
 import { loadRfq } from './queries.js';
 import { rfqFrame, type RfqLegInfo, type RfqWithQuotes } from './records.js';
@@ -33,11 +33,20 @@ export interface RfqWrite {
   events: RfqEvent[];
 }
 
-/** The legs with their windows, in the signed order; 404 MARKET_NOT_FOUND for a leg that is no RFQ window. */
+/**
+ * The legs with their windows, in the signed order; 404 MARKET_NOT_FOUND for a leg that is no RFQ window.
+ * Windows already known to this process (deps.windows) are not looked up again: their rows never change.
+ */
 async function legWindows(tx: Em, deps: RfqDeps, order: RfqOrderJson): Promise<RfqLegInfo[]> {
-  const rows = await rfqRepository(db(tx)).windows(order.legs.map((l) => l.market_id));
-  const byId = new Map(rows.map((r) => [int8ToNumber(r.market_id), r]));
-  const missing = order.legs.map((l, i) => [l, i] as const).filter(([l]) => !byId.has(l.market_id));
+  const known = deps.windows ?? new Map<number, RfqWindowInfo>();
+  const unknown = [...new Set(order.legs.map((l) => l.market_id))].filter((id) => !known.has(id));
+  if (unknown.length) {
+    if (known.size + unknown.length > MAX_KNOWN_WINDOWS) known.clear();
+    for (const r of await rfqRepository(db(tx)).windows(unknown)) {
+      known.set(int8ToNumber(r.market_id), { asset: r.asset, durationSecs: r.duration_secs, startAtMs: int8ToNumber(r.start_at_ms) });
+    }
+  }
+  const missing = order.legs.map((l, i) => [l, i] as const).filter(([l]) => !known.has(l.market_id));
   if (missing.length) {
     throw new NotFound(
       'MARKET_NOT_FOUND',
@@ -45,14 +54,13 @@ async function legWindows(tx: Em, deps: RfqDeps, order: RfqOrderJson): Promise<R
     );
   }
   return order.legs.map((l) => {
-    const w = byId.get(l.market_id)!;
-    const start = int8ToNumber(w.start_at_ms);
+    const w = known.get(l.market_id)!;
     return {
       market_id: l.market_id,
       asset: w.asset,
-      duration_secs: w.duration_secs,
-      window_start_ms: start,
-      betting_closes_at_ms: bettingClosesAt(start, w.duration_secs, deps.settings.bettingCloseBufferMs),
+      duration_secs: w.durationSecs,
+      window_start_ms: w.startAtMs,
+      betting_closes_at_ms: bettingClosesAt(w.startAtMs, w.durationSecs, deps.settings.bettingCloseBufferMs),
       direction: l.direction,
     };
   });
@@ -114,8 +122,8 @@ export async function createRfq(tx: Em, deps: RfqDeps, input: CreateRfqInput): P
   const again = await earlier();
   if (again) return again;
 
-  // The taker's ledger accounts, locked: creates of one taker run one at a time from here (the open count
-  // below is exact), and the reservation posts to them without locking again. A taker with no accounts
+  // The taker's ledger accounts, locked: creates of one taker run one at a time from here (the insert's
+  // open-RFQ count, RFQ_MAX_OPEN_PER_USER, is exact), and the reservation posts to them without locking again. A taker with no accounts
   // yet has no money; the user row is checked (404 if gone) and the accounts created.
   const kinds = ['user_available', 'user_reserved'] as const;
   let locked = await lockUserBalances(tx, [input.userId], kinds, { createMissing: false });
@@ -123,41 +131,43 @@ export async function createRfq(tx: Em, deps: RfqDeps, input: CreateRfqInput): P
     if (!(await repo.lockUser(input.userId))) throw new NotFound('USER_NOT_FOUND', 'the session user no longer exists');
     locked = await lockUserBalances(tx, [input.userId], kinds);
   }
-  const open = await repo.countOpen(input.userId);
-  if (open >= settings.maxOpenPerUser) {
-    throw new Conflict(
-      'OPEN_RFQ_LIMIT',
-      `you have ${open} open RFQs, the most allowed (RFQ_MAX_OPEN_PER_USER); wait for one to close or cancel one`,
-      {
-        open_rfqs: open,
-        limit: settings.maxOpenPerUser,
-      },
-    );
-  }
 
   const id = randomUUID();
   const expiresAtMs = Math.min(order.deadline_ms, firstClose);
   const stake = BigInt(order.stake_micros);
-  const inserted = await repo.insert({
-    id,
-    takerUserId: input.userId,
-    takerAddress: taker,
-    nonce: order.nonce,
-    orderHash: v.digest,
-    signature: input.signature.toLowerCase(),
-    legs,
-    stake,
-    minOddsBps: order.min_odds_bps,
-    orderType: order.order_type,
-    fillMode: input.fillMode,
-    deadlineMs: order.deadline_ms,
-    quoteDeadlineMs,
-    expiresAtMs,
-    dueAtMs: input.fillMode === 'best' ? quoteDeadlineMs : expiresAtMs,
-    createdAtMs: now,
-    idempotencyKey: input.idempotencyKey,
-  });
-  if (!inserted) return (await earlier())!; // a concurrent request with this nonce committed first
+  const inserted = await repo.insert(
+    {
+      id,
+      takerUserId: input.userId,
+      takerAddress: taker,
+      nonce: order.nonce,
+      orderHash: v.digest,
+      signature: input.signature.toLowerCase(),
+      legs,
+      stake,
+      minOddsBps: order.min_odds_bps,
+      orderType: order.order_type,
+      fillMode: input.fillMode,
+      deadlineMs: order.deadline_ms,
+      quoteDeadlineMs,
+      expiresAtMs,
+      dueAtMs: input.fillMode === 'best' ? quoteDeadlineMs : expiresAtMs,
+      createdAtMs: now,
+      idempotencyKey: input.idempotencyKey,
+    },
+    settings.maxOpenPerUser,
+  );
+  if (!inserted) {
+    // Off the common path: the nonce was taken meanwhile (a concurrent request committed first), or the limit.
+    const again = await earlier();
+    if (again) return again;
+    const open = await repo.countOpen(input.userId);
+    throw new Conflict(
+      'OPEN_RFQ_LIMIT',
+      `you have ${open} open RFQs, the most allowed (RFQ_MAX_OPEN_PER_USER); wait for one to close or cancel one`,
+      { open_rfqs: open, limit: settings.maxOpenPerUser },
+    );
+  }
 
   await postAll(
     tx,

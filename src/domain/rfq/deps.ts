@@ -9,15 +9,27 @@ export interface RfqSettings extends RfqLimits {
   bettingCloseBufferMs: number;
 }
 
+/** An RFQ market window as a leg needs it (a window's row never changes once created). */
+export interface RfqWindowInfo {
+  asset: string;
+  durationSecs: number;
+  startAtMs: number;
+}
+
 export interface RfqDeps {
   settings: RfqSettings;
   /** The clock (tests pin it); default Date.now. */
   now?: () => number;
+  /** Windows this process has seen, by market_id: a create looks up only the others. One per process and database. */
+  windows?: Map<number, RfqWindowInfo>;
 }
+
+/** Known windows kept at most (a few hundred open at a time; past this the map starts again). */
+export const MAX_KNOWN_WINDOWS = 10_000;
 
 export const nowOf = (deps: RfqDeps) => (deps.now ?? Date.now)();
 
 /** The RFQ settings of a loaded configuration (the API, the sweeper and the benches build them alike). */
 export function rfqDepsOf(config: { rfq: Omit<RfqSettings, 'bettingCloseBufferMs'>; markets: { bettingCloseBufferMs: number } }): RfqDeps {
-  return { settings: { ...config.rfq, bettingCloseBufferMs: config.markets.bettingCloseBufferMs } };
+  return { settings: { ...config.rfq, bettingCloseBufferMs: config.markets.bettingCloseBufferMs }, windows: new Map() };
 }
