@@ -218,6 +218,32 @@ describe('createRfq', () => {
     const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     expect(ok).toHaveLength(3);
     expect(refused.map((r) => (r.reason as { code: string }).code)).toEqual(['OPEN_RFQ_LIMIT', 'OPEN_RFQ_LIMIT', 'OPEN_RFQ_LIMIT']);
+    expect((refused[0]!.reason as { details: unknown }).details).toEqual({ open_rfqs: 3, limit: 3 });
+  });
+
+  it('remembers the windows it has seen (the API`s rfqDepsOf), never an unknown one', async () => {
+    const windows = new Map();
+    const cached: RfqDeps = { ...deps, windows };
+    const run = async (o: RfqOrderJson) => {
+      const signature = await sign(o);
+      return em().transactional((tx) =>
+        createRfq(tx, cached, {
+          userId: users.taker!,
+          sessionAddress: TAKER!.address,
+          order: o,
+          signature,
+          fillMode: 'best',
+          idempotencyKey: randomUUID(),
+        }),
+      );
+    };
+    const first = await run(order());
+    expect([...windows.keys()]).toEqual([markets[0]]);
+    const second = await run(order()); // from the map: the same legs as a lookup gives
+    expect(second.rfq.rfq.legs).toEqual(first.rfq.rfq.legs);
+    await expect(run(order({ legs: [{ market_id: 999_999_998, direction: 'up' }] }))).rejects.toMatchObject({ code: 'MARKET_NOT_FOUND' });
+    expect([...windows.keys()]).toEqual([markets[0]]);
+    for (const r of [first, second]) await cancelRfq(em(), deps, users.taker!, r.rfq.rfq.id);
   });
 });
 
