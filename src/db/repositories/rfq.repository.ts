@@ -170,10 +170,6 @@ export class RfqRepository {
     return q.executeTakeFirst();
   }
 
-  byIds(ids: readonly string[]) {
-    return this.db.selectFrom('rfqs').select(RFQ_COLUMNS).where('id', '=', anyOf(ids, 'uuid')).execute();
-  }
-
   /** A taker's RFQs, newest first, after the keyset position (created_at_ms, id). */
   page(userId: string, status: string | null, after: { createdAtMs: number; id: string } | null, limit: number) {
     let q = this.db.selectFrom('rfqs').select(RFQ_COLUMNS).where('taker_user_id', '=', userId);
