@@ -2,17 +2,11 @@
 
 -- OperationsRepository.insert
 -- parameters: $1 = "00000000-0000-4000-8000-000000000001", $2 = "00000000-0000-4000-8000-000000000002", $3 = "withdraw", $4 = "100", $5 = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266", $6 = "00000000-0000-4000-8000-000000000002"
-insert into "operations" ("id", "user_id", "kind", "amount", "destination_address", "idempotency_key")
+with "op" as (insert into "operations" ("id", "user_id", "kind", "amount", "destination_address", "idempotency_key")
   values ($1, $2, $3, $4, $5, $6)
-  on conflict ("user_id", "kind", "idempotency_key")
-  where "idempotency_key" is not null
-  do nothing
-  returning "id", "user_id", "kind", "status", "amount", "destination_address", "tx_hash", "failure_code", "created_at";
-
--- OperationsRepository.insertOutbox
--- parameters: $1 = "00000000-0000-4000-8000-000000000001"
-insert into "operation_outbox" ("operation_id")
-  values ($1);
+  on conflict ("user_id", "kind", "idempotency_key") where "idempotency_key" is not null do nothing returning "id", "user_id", "kind", "status", "amount", "destination_address", "tx_hash", "failure_code", "created_at"), "outbox" as (insert into "operation_outbox" ("operation_id") select "op"."id" from "op")
+  select *
+  from "op";
 
 -- OperationsRepository.findByKey
 -- parameters: $1 = "00000000-0000-4000-8000-000000000002", $2 = "deposit", $3 = "00000000-0000-4000-8000-000000000001"
@@ -36,16 +30,16 @@ select "id", "user_id", "kind", "status", "amount", "destination_address", "tx_h
   for update;
 
 -- OperationsRepository.markSettled
--- parameters: $1 = "success", $2 = "0xabc", $3 = "00000000-0000-4000-8000-000000000001"
-update "operations"
-  set "status" = $1, "tx_hash" = $2, "settled_at" = now()
-  where "id" = $3;
+-- parameters: $1 = "00000000-0000-4000-8000-000000000001", $2 = "success", $3 = "0xabc", $4 = "00000000-0000-4000-8000-000000000001"
+with "outbox" as (delete from "operation_outbox" where "operation_id" = $1) update "operations"
+  set "status" = $2, "tx_hash" = $3, "settled_at" = now()
+  where "id" = $4;
 
 -- OperationsRepository.markFailed
--- parameters: $1 = "failed", $2 = "SETTLEMENT_FAILED", $3 = "00000000-0000-4000-8000-000000000001"
-update "operations"
-  set "status" = $1, "failure_code" = $2, "settled_at" = now()
-  where "id" = $3;
+-- parameters: $1 = "00000000-0000-4000-8000-000000000001", $2 = "failed", $3 = "SETTLEMENT_FAILED", $4 = "00000000-0000-4000-8000-000000000001"
+with "outbox" as (delete from "operation_outbox" where "operation_id" = $1) update "operations"
+  set "status" = $2, "failure_code" = $3, "settled_at" = now()
+  where "id" = $4;
 
 -- OperationsRepository.deleteOutbox
 -- parameters: $1 = "00000000-0000-4000-8000-000000000001"

@@ -12,17 +12,28 @@ export class OperationsRepository {
   constructor(private readonly db: Db) {}
 
   /** The new operation, or undefined when one already carries this (user, kind, idempotency key). */
+  /**
+   * The operation with its outbox row, in one statement (the outbox row only if the operation was
+   * inserted); undefined when the (user, kind, key) exists.
+   */
   insert(o: { id: string; userId: string; kind: OperationKind; amount: string; destination: string | null; key: string | null }) {
     return this.db
-      .insertInto('operations')
-      .values({ id: o.id, user_id: o.userId, kind: o.kind, amount: o.amount, destination_address: o.destination, idempotency_key: o.key })
-      .onConflict((oc) => oc.columns(['user_id', 'kind', 'idempotency_key']).where('idempotency_key', 'is not', null).doNothing())
-      .returning(COLUMNS)
+      .with('op', (db) =>
+        db
+          .insertInto('operations')
+          .values({ id: o.id, user_id: o.userId, kind: o.kind, amount: o.amount, destination_address: o.destination, idempotency_key: o.key })
+          .onConflict((oc) => oc.columns(['user_id', 'kind', 'idempotency_key']).where('idempotency_key', 'is not', null).doNothing())
+          .returning(COLUMNS),
+      )
+      .with('outbox', (db) =>
+        db
+          .insertInto('operation_outbox')
+          .columns(['operation_id'])
+          .expression((eb) => eb.selectFrom('op').select('op.id')),
+      )
+      .selectFrom('op')
+      .selectAll()
       .executeTakeFirst();
-  }
-
-  async insertOutbox(operationId: string): Promise<void> {
-    await this.db.insertInto('operation_outbox').values({ operation_id: operationId }).execute();
   }
 
   findByKey(userId: string, kind: OperationKind, key: string | null) {
@@ -44,16 +55,20 @@ export class OperationsRepository {
     return this.db.selectFrom('operations').select(COLUMNS).where('id', '=', id).forUpdate().executeTakeFirst();
   }
 
+  /** Final status `success`, and its outbox row deleted, in one statement. */
   async markSettled(id: string, txHash: string): Promise<void> {
     await this.db
+      .with('outbox', (db) => db.deleteFrom('operation_outbox').where('operation_id', '=', id))
       .updateTable('operations')
       .set({ status: 'success', tx_hash: txHash, settled_at: sql<string>`now()` })
       .where('id', '=', id)
       .execute();
   }
 
+  /** Final status `failed`, and its outbox row deleted, in one statement. */
   async markFailed(id: string, failureCode: string): Promise<void> {
     await this.db
+      .with('outbox', (db) => db.deleteFrom('operation_outbox').where('operation_id', '=', id))
       .updateTable('operations')
       .set({ status: 'failed', failure_code: failureCode, settled_at: sql<string>`now()` })
       .where('id', '=', id)

@@ -88,7 +88,6 @@ const CATALOG: Record<string, Array<[string, (db: Db) => Promise<unknown>]>> = {
       'OperationsRepository.insert',
       (db) => new OperationsRepository(db).insert({ id: U1, userId: U2, kind: 'withdraw', amount: '100', destination: WALLET, key: U2 }),
     ],
-    ['OperationsRepository.insertOutbox', (db) => new OperationsRepository(db).insertOutbox(U1)],
     ['OperationsRepository.findByKey', (db) => new OperationsRepository(db).findByKey(U2, 'deposit', U1)],
     ['OperationsRepository.find', (db) => new OperationsRepository(db).find(U1)],
     ['OperationsRepository.findForUpdate', (db) => new OperationsRepository(db).findForUpdate(U1)],

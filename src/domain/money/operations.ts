@@ -60,10 +60,7 @@ async function openOperation(em: Em, userId: string, kind: OperationKind, amount
   const id = randomUUID();
   const repo = operationsRepository(db(em));
   const inserted = await repo.insert({ id, userId, kind, amount: amount.toString(), destination, key });
-  if (inserted) {
-    await repo.insertOutbox(id);
-    return { op: toRecord(inserted), created: true };
-  }
+  if (inserted) return { op: toRecord(inserted), created: true }; // with its outbox row
   const op = toRecord((await repo.findByKey(userId, kind, key))!);
   if (op.amount !== amount || op.destinationAddress !== destination) {
     throw new Conflict(
@@ -175,7 +172,7 @@ export async function settleOperation(em: Em, adapter: SettlementAdapter, operat
       }
       await repo.markFailed(op.id, result.failureCode);
     }
-    await repo.deleteOutbox(op.id);
+    // markSettled / markFailed deleted the outbox row with the status change.
     return result.ok ? 'settled' : 'failed';
   });
 }
