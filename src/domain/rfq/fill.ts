@@ -158,11 +158,32 @@ export async function fillRfq(
   all: readonly QuoteRecord[] = [...candidates, ...others],
 ): Promise<Closed> {
   const makerUsers = [...new Set(candidates.map((q) => q.makerUserId).filter((u): u is string => u !== null))];
-  const locked: LockedAccounts = await lockUserBalances(tx, [r.takerUserId, ...makerUsers], ['user_available', 'user_reserved']);
-  /** What each maker still has available for collateral while the allocation runs (the locked balances stay as read). */
-  const collateral = new Map([...locked].map(([k, v]) => [k, v.balance]));
   const byId = new Map(candidates.map((q) => [q.id, q]));
   const domain = rfqDomain(deps.settings.eip712Name, deps.settings.signingChainId);
+  const verified = new Map<string, Promise<boolean>>();
+  const verify = (q: QuoteRecord) => {
+    let v = verified.get(q.id);
+    if (!v) {
+      const quote = {
+        rfq_id: r.id,
+        maker: q.makerAddress,
+        odds_bps: q.oddsBps,
+        max_fill_micros: Number(q.maxFillMicros),
+        valid_until_ms: q.validUntilMs,
+      };
+      verified.set(q.id, (v = verifyQuoteSignature(domain, quote, q.signature).then((x) => x.ok)));
+    }
+    return v;
+  };
+  // The accounts' lock goes out first (its query is written within this turn's microtasks); the best
+  // candidate's signature is recovered on the next turn, while the lock is in flight. Its result counts
+  // only if the allocation chooses that quote (3.6: a signature matters only when chosen).
+  const lockedP = lockUserBalances(tx, [r.takerUserId, ...makerUsers], ['user_available', 'user_reserved']);
+  const best = candidates.find((q) => q.oddsBps >= r.minOddsBps && q.validUntilMs > nowMs);
+  if (best) setImmediate(() => void verify(best));
+  const locked: LockedAccounts = await lockedP;
+  /** What each maker still has available for collateral while the allocation runs (the locked balances stay as read). */
+  const collateral = new Map([...locked].map(([k, v]) => [k, v.balance]));
   const allocation = await allocate(
     {
       stakeMicros: r.stakeMicros,
@@ -173,15 +194,7 @@ export async function fillRfq(
       quotes: candidates.map(candidate),
     },
     {
-      verifySignature: async (c) => {
-        const q = byId.get(c.quoteId)!;
-        const v = await verifyQuoteSignature(
-          domain,
-          { rfq_id: r.id, maker: q.makerAddress, odds_bps: q.oddsBps, max_fill_micros: Number(q.maxFillMicros), valid_until_ms: q.validUntilMs },
-          q.signature,
-        );
-        return v.ok;
-      },
+      verifySignature: (c) => verify(byId.get(c.quoteId)!),
       hasCollateral: (c, liability) => {
         const user = byId.get(c.quoteId)!.makerUserId;
         if (!user) return false;
