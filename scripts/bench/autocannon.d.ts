@@ -12,6 +12,12 @@ declare module 'autocannon' {
     errors: number;
     timeouts: number;
   }
-  function autocannon(opts: { url: string; connections?: number; duration?: number; pipelining?: number }): Promise<Result>;
+  function autocannon(opts: {
+    url: string;
+    connections?: number;
+    duration?: number;
+    pipelining?: number;
+    headers?: Record<string, string>;
+  }): Promise<Result>;
   export default autocannon;
 }

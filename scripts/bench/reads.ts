@@ -1,8 +1,10 @@
-// `npm run bench:reads [-- --seconds 3 --rounds 2 --connections 32 --only 'markets current,healthz']`: every public read of the service as
+// `npm run bench:reads [-- --seconds 3 --rounds 2 --connections 32 --only 'markets current,healthz' --session]`: every public read of the service as
 // deployed (PostgreSQL + Redis, LOG_LEVEL=info, one JSON log line per request to a pipe) against bare
 // express and bare node:http serving the exact same captured bytes, each in its own child process:
 //   - seeds a database of its own (plain SQL after the service migrated it): 40 users, 30 lobby contests and
 //     one resolved lineups contest with 400 entries (leaderboard, top participants, popular entry);
+//   - with --session, every request carries a signed-in user's bearer token (caller fields: lobby and detail
+//     `joined`, leaderboard `caller`; the user holds 10 entries in the board's contest);
 //   - captures each read's response body and Content-Type once from the service;
 //   - runs interleaved rounds (service, express, node:http per route per round) with autocannon, 127.0.0.1 only;
 //   - prints req/s, service/express and service/node:http ratios, and p50/p99 latency (ms) per target.
@@ -17,6 +19,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { createTestPrivy } from '../../src/testing/identity.js';
+import { newUserSession } from '../../src/testing/money.js';
 import { startBenchService, type BenchService } from './harness.js';
 
 const { values } = parseArgs({
@@ -26,6 +29,8 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '32' },
     /** Comma-separated route names to run (e.g. 'markets current,healthz'); all when absent. */
     only: { type: 'string' },
+    /** Every request signed in as one user (caller fields computed); anonymous when absent. */
+    session: { type: 'boolean', default: false },
   },
 });
 const SECONDS = Number(values.seconds);
@@ -78,8 +83,9 @@ interface Shot {
   non2xx: number;
 }
 
+let headers: Record<string, string> = {};
 async function shoot(url: string): Promise<Shot> {
-  const r = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, pipelining: 1 });
+  const r = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, pipelining: 1, headers });
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx + r.errors + r.timeouts };
 }
 
@@ -106,6 +112,8 @@ try {
   client = new pg.Client({ connectionString: db.url });
   await client.connect();
   const sql = client;
+  // Created before the seed, so the session's user holds entries on the board like the seeded readers.
+  if (values.session) headers = { authorization: `Bearer ${(await newUserSession(svc.baseUrl, privy)).token}` };
   const now = Date.now();
   const bigId = randomUUID();
   await sql.query(
@@ -189,7 +197,7 @@ try {
   if (!routes.length) throw new Error(`--only matches none of: ${allRoutes.map(([n]) => n).join(', ')}`);
   const table: Record<string, { type: string; body: string }> = {};
   for (const [name, path] of routes) {
-    const res = await fetch(`${svc.baseUrl}${path}`);
+    const res = await fetch(`${svc.baseUrl}${path}`, { headers });
     const body = Buffer.from(await res.arrayBuffer());
     if (res.status !== 200) throw new Error(`${name}: ${path} answered ${res.status}: ${body.toString()}`);
     table[path] = { type: res.headers.get('content-type') ?? 'application/json', body: body.toString('base64') };
@@ -211,9 +219,11 @@ try {
     ['node', node.base],
   ] as const;
   const results = new Map<string, Shot[]>();
-  log(`${routes.length} routes x ${targets.length} targets x ${ROUNDS} rounds x ${SECONDS} s at ${CONNECTIONS} connections`);
+  log(
+    `${routes.length} routes x ${targets.length} targets x ${ROUNDS} rounds x ${SECONDS} s at ${CONNECTIONS} connections, ${values.session ? 'signed in' : 'anonymous'}`,
+  );
   // Warm-up: one second per route on the service (JIT, pools, first-request window upserts).
-  for (const [, path] of routes) await autocannon({ url: `${svc.baseUrl}${path}`, connections: CONNECTIONS, duration: 1 });
+  for (const [, path] of routes) await autocannon({ url: `${svc.baseUrl}${path}`, connections: CONNECTIONS, duration: 1, headers });
   for (let round = 0; round < ROUNDS; round++) {
     for (const [name, path] of routes) {
       for (const [target, base] of targets) {
