@@ -15,3 +15,10 @@ export const DEMO_PRICE_SPREAD_BPS_DEFAULT = 50;
 
 /** Time the server keeps between the end of the quote window and the deadline (Longshot PROCESSING_BUFFER_MS). */
 export const PROCESSING_BUFFER_MS = 100;
+
+/**
+ * How long an API process serves a public contest read (lobby, contest, leaderboard, top participants,
+ * popular entry) from its page cache. Writes through this process show at once (`contests.changed`); writes
+ * through another process when its bus message arrives, at the latest after this long if it is lost.
+ */
+export const CONTEST_PAGE_TTL_MS = 1000;

@@ -22,6 +22,9 @@ import { createGateway } from './ws/gateway.js';
 import { limitConnections } from './http/connection-limits.js';
 import { poolImagesHandlers } from './http/handlers/pool-images.js';
 import { contestsHandlers } from './http/handlers/contests.js';
+import { PageCache } from './http/page-cache.js';
+import { onContestsChanged, publishContestsChanged } from './bus/contest-events.js';
+import { CONTEST_PAGE_TTL_MS } from './constants.js';
 import { createResolutionProducer } from './jobs/resolution-producer.js';
 import { rfqHandlers } from './http/handlers/rfq.js';
 import { positionsHandlers } from './http/handlers/positions.js';
@@ -87,7 +90,10 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
   const windowSettlement = { enqueue: (marketId: number) => withDeadline(windowProducer.enqueue(marketId), config.queueWaitMs, 'enqueue') };
   const workerHealth = createWorkerHealth(orm, queues, config.workerHeartbeatStaleMs);
   const settlement = createSettlementAdapter({ mode: config.settlementMode, demoOnchainBalanceMicros: config.demoOnchainBalanceMicros });
-  await seedDemoOnStart(orm.em.fork(), settlement, config, logger);
+  // The public contest reads' pages, dropped on `contests.changed` from any process (src/http/page-cache.ts).
+  const contestPages = new PageCache({ ttlMs: CONTEST_PAGE_TTL_MS });
+  onContestsChanged(rt.bus, (contestId) => contestPages.invalidate(contestId));
+  if (await seedDemoOnStart(orm.em.fork(), settlement, config, logger)) await publishContestsChanged(rt.bus, null);
   const stopDemoMaker = await startDemoMakerOnStart({ allowed: demoSeedAllowed(config), bus: rt.bus, forkDb, rfq: rfqDeps, settlement, log: logger });
   const documents = createDocumentStore({ publicUrl: config.publicUrl, fallbackHost: `localhost:${config.port || 3000}` });
   // RFQ trading: this process closes the RFQs it created at their due time (the sweeper is the backstop)
@@ -96,8 +102,8 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
   const rfqWaiters = createRfqWaiters(rt.bus);
   const allHandlers: Handlers = {
     ...documentsHandlers(documents, { publicUrl: config.publicUrl }),
-    ...authHandlers({ privy, sessionTtlSeconds: config.sessionTtlSeconds, siwe: config.siwe }),
-    ...usersHandlers(),
+    ...authHandlers({ privy, sessionTtlSeconds: config.sessionTtlSeconds, siwe: config.siwe, bus: rt.bus }),
+    ...usersHandlers({ bus: rt.bus }),
     ...balancesHandlers({ producer: settlementProducer, settlement, syncWaitMs: config.depositSyncWaitMs, waiter: operationWaiter }),
     ...marketMakersHandlers({ onRemoved: (wallet) => gateway.endWallet(wallet) }),
     ...marketsHandlers({ settings: config.markets }),
@@ -105,7 +111,7 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
     ...positionsHandlers(),
     ...mmTradingHandlers(),
     ...marketWindowsHandlers({ settings: config.markets, settlement: windowSettlement }),
-    ...contestsHandlers({ resolution: resolutionProducer }),
+    ...contestsHandlers({ resolution: resolutionProducer, pages: contestPages, bus: rt.bus }),
     ...rfqHandlers({ settings: config.rfq }),
     ...rfqTakerHandlers({ rfq: rfqDeps, bus: rt.bus, closer, waiters: rfqWaiters }),
     ...rfqMakerHandlers(),

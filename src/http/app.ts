@@ -14,6 +14,7 @@ import { guardRequest } from './input-guard.js';
 import type { HttpMetrics } from './metrics.js';
 import { handlerFor, type HandlerResponse, type Handlers } from './handler.js';
 import { createRequestContext, type RequestContext } from './context.js';
+import { jsonText } from './json-body.js';
 import type { Em } from '../db/orm.js';
 import { AppError } from '../domain/errors.js';
 
@@ -189,7 +190,7 @@ function writeResult(res: Response, result: HandlerResponse): void {
     res.end();
   } else {
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
-    res.end(JSON.stringify(result.body));
+    res.end(jsonText(result.body));
   }
 }
 

@@ -26,6 +26,15 @@ select "w"."user_id", "w"."total", "w"."won", "u"."handle", "u"."x_handle", "u".
   order by "w"."total" desc, "w"."won" desc, "w"."user_id"
   limit $5;
 
+-- ContestBoardsRepository.resolutionTimesAround
+-- parameters: $1 = "1700000000000", $2 = "1700000000000", $3 = "sports", $4 = "lineups", $5 = "1699395200000"
+select min(resolved_at_ms) filter (where resolved_at_ms <= $1) as "oldest_in", min(resolved_at_ms) filter (where resolved_at_ms > $2) as "next_in"
+  from "contests"
+  where "status" = 'resolved'
+  and "category" = $3
+  and "game_type" = $4
+  and "resolved_at_ms" >= $5;
+
 -- ContestBoardsRepository.pickCounts
 -- parameters: $1 = "00000000-0000-4000-8000-000000000001"
 select "market_id", "up_count", "down_count"

@@ -66,6 +66,24 @@ export class ContestBoardsRepository {
       .execute();
   }
 
+  /**
+   * Over the resolved contests of a category and game type: the oldest resolution time in [fromMs, toMs] and
+   * the first after toMs (contests_resolved_kind_idx): when a top-participants answer can change by the clock.
+   */
+  resolutionTimesAround(p: { category: string; gameType: string; fromMs: string; toMs: string }) {
+    return this.db
+      .selectFrom('contests')
+      .select([
+        sql<string | null>`min(resolved_at_ms) filter (where resolved_at_ms <= ${p.toMs})`.as('oldest_in'),
+        sql<string | null>`min(resolved_at_ms) filter (where resolved_at_ms > ${p.toMs})`.as('next_in'),
+      ])
+      .where('status', '=', sql.lit('resolved'))
+      .where('category', '=', p.category as DB['contests']['category'])
+      .where('game_type', '=', p.gameType as DB['contests']['game_type'])
+      .where('resolved_at_ms', '>=', p.fromMs)
+      .executeTakeFirstOrThrow();
+  }
+
   /** Pick counters per market, in the contest's market order. */
   pickCounts(contestId: string) {
     return this.db

@@ -218,6 +218,16 @@ const CATALOG: Record<string, Array<[string, (db: Db) => Promise<unknown>]>> = {
           limit: 10,
         }),
     ],
+    [
+      'ContestBoardsRepository.resolutionTimesAround',
+      (db) =>
+        new ContestBoardsRepository(db).resolutionTimesAround({
+          category: 'sports',
+          gameType: 'lineups',
+          fromMs: '1699395200000',
+          toMs: '1700000000000',
+        }),
+    ],
     ['ContestBoardsRepository.pickCounts', (db) => new ContestBoardsRepository(db).pickCounts(U1)],
     ['ContestBoardsRepository.userIdByHandle', (db) => new ContestBoardsRepository(db).userIdByHandle('alice')],
     ['ContestBoardsRepository.entriesOfUser', (db) => new ContestBoardsRepository(db).entriesOfUser(U1, U2)],

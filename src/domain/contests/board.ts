@@ -54,18 +54,31 @@ function toRow(r: BoardRow, c: ContestRecord, counts: Array<{ score: number; ent
   };
 }
 
-export async function leaderboard(em: Em, contestId: string, limit: number, callerUserId: string | null): Promise<Leaderboard> {
-  const c = await loadContest(em, contestId);
+/** The public part of a leaderboard: the top slice, with what the caller's rows are ranked against. */
+export interface PublicBoard {
+  contest: ContestRecord;
+  counts: Array<{ score: number; entries: number }>;
+  entries: LeaderboardRow[];
+}
+
+export async function leaderboardTop(em: Em, contestId: string, limit: number): Promise<PublicBoard> {
+  const contest = await loadContest(em, contestId);
   const counts = await loadScoreCounts(em, contestId);
-  const repo = contestBoardsRepository(db(em));
-  const top = (await repo.leaderboardTop(contestId, limit)).map((r) => toRow(r, c, counts));
-  let callerRows: LeaderboardRow[] | null = null;
-  if (callerUserId) {
-    const inTop = new Set(top.map((r) => r.entryId));
-    const mine = await repo.leaderboardOfUser(contestId, callerUserId);
-    callerRows = mine.map((r) => toRow(r, c, counts)).filter((r) => !inTop.has(r.entryId));
-  }
-  return { totalEntries: c.entriesFilled, entries: top, callerRows };
+  const entries = (await contestBoardsRepository(db(em)).leaderboardTop(contestId, limit)).map((r) => toRow(r, contest, counts));
+  return { contest, counts, entries };
+}
+
+/** The user's rows outside the top slice of `board`, ranked against its score counts (one statement). */
+export async function callerRowsOf(em: Em, board: PublicBoard, userId: string): Promise<LeaderboardRow[]> {
+  const inTop = new Set(board.entries.map((r) => r.entryId));
+  const mine = await contestBoardsRepository(db(em)).leaderboardOfUser(board.contest.id, userId);
+  return mine.map((r) => toRow(r, board.contest, board.counts)).filter((r) => !inTop.has(r.entryId));
+}
+
+export async function leaderboard(em: Em, contestId: string, limit: number, callerUserId: string | null): Promise<Leaderboard> {
+  const board = await leaderboardTop(em, contestId, limit);
+  const callerRows = callerUserId ? await callerRowsOf(em, board, callerUserId) : null;
+  return { totalEntries: board.contest.entriesFilled, entries: board.entries, callerRows };
 }
 
 /** Lineups and outcast contests only: survivor and streak are CONTEST_NOT_FOUND on the public insight routes. */
@@ -87,15 +100,34 @@ export interface TopParticipant {
 
 /** Users ranked by payouts across contests of `{id}`'s category and game type resolved in the window. */
 export async function topParticipants(em: Em, contestId: string, windowMs: number, limit: number, nowMs = Date.now()): Promise<TopParticipant[]> {
+  return (await topParticipantsAt(em, contestId, windowMs, limit, nowMs)).participants;
+}
+
+/**
+ * topParticipants() with the instant from which the clock alone can change the answer: the oldest contest in
+ * the window leaving it, or the next resolution time after now entering it (null: neither exists).
+ */
+export async function topParticipantsAt(
+  em: Em,
+  contestId: string,
+  windowMs: number,
+  limit: number,
+  nowMs: number,
+): Promise<{ participants: TopParticipant[]; validUntilMs: number | null }> {
   const c = await loadPublicContest(em, contestId);
-  const rows = await contestBoardsRepository(db(em)).topParticipants({
-    category: c.category,
-    gameType: c.gameType,
-    fromMs: int8(Math.max(0, nowMs - windowMs)),
-    toMs: int8(nowMs),
-    limit,
-  });
-  return rows.map((r) => ({ ...userFields(r), wonCount: r.won, totalWinnings: int8ToBigint(r.total) }));
+  const repo = contestBoardsRepository(db(em));
+  const range = { category: c.category, gameType: c.gameType, fromMs: int8(Math.max(0, nowMs - windowMs)), toMs: int8(nowMs) };
+  const rows = await repo.topParticipants({ ...range, limit });
+  const bounds = await repo.resolutionTimesAround(range);
+  const edges = [
+    bounds.oldest_in === null ? Infinity : int8ToNumber(bounds.oldest_in) + windowMs + 1,
+    bounds.next_in === null ? Infinity : int8ToNumber(bounds.next_in),
+  ];
+  const validUntilMs = Math.min(...edges);
+  return {
+    participants: rows.map((r) => ({ ...userFields(r), wonCount: r.won, totalWinnings: int8ToBigint(r.total) })),
+    validUntilMs: Number.isFinite(validUntilMs) ? validUntilMs : null,
+  };
 }
 
 /**
@@ -110,13 +142,15 @@ export interface PopularEntry {
   totalEntries: number;
   /** False while the visibility rule hides picks: then `markets` is empty. */
   visible: boolean;
+  /** While hidden: when the picks show (betting_closes_ms). */
+  hiddenUntilMs?: number;
   markets: Array<{ marketId: number; yesCount: number; noCount: number }>;
 }
 
 /** Pick counts per market, from the counters kept with each entry; none while picks are hidden. */
 export async function popularEntry(em: Em, contestId: string, nowMs = Date.now()): Promise<PopularEntry> {
   const c = await loadPublicContest(em, contestId);
-  if (!picksVisible(c, nowMs)) return { totalEntries: c.entriesFilled, visible: false, markets: [] };
+  if (!picksVisible(c, nowMs)) return { totalEntries: c.entriesFilled, visible: false, markets: [], hiddenUntilMs: c.bettingClosesMs };
   const rows = await contestBoardsRepository(db(em)).pickCounts(contestId);
   return {
     totalEntries: c.entriesFilled,

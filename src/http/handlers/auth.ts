@@ -6,9 +6,13 @@ import { signInWithPrivy, signInWithWallet, type SignedIn, type SiweSettings } f
 import { issueNonce } from '../../domain/identity/wallet-nonces.js';
 import type { HandlersFor, RequestContext } from '../handler.js';
 import { requireUser } from './principal.js';
+import type { Bus } from '../../bus/bus.js';
+import { publishContestsChanged } from '../../bus/contest-events.js';
 
 export interface AuthDeps {
   privy: PrivyVerifier;
+  /** A Privy sign-in refreshes the user's X handle and avatar, which boards show: `contests.changed`. */
+  bus: Bus;
   sessionTtlSeconds: number;
   siwe: Omit<SiweSettings, 'ttlSeconds'>;
 }
@@ -24,7 +28,11 @@ function sessionResponse(ctx: RequestContext, s: SignedIn) {
 
 export function authHandlers(deps: AuthDeps): HandlersFor<'createSession' | 'getWalletNonce' | 'createWalletSession' | 'logout'> {
   return {
-    createSession: async ({ body }, ctx) => sessionResponse(ctx, await signInWithPrivy(ctx.db, deps.privy, body.privy_token, deps.sessionTtlSeconds)),
+    createSession: async ({ body }, ctx) => {
+      const signedIn = await signInWithPrivy(ctx.db, deps.privy, body.privy_token, deps.sessionTtlSeconds);
+      await publishContestsChanged(deps.bus, null);
+      return sessionResponse(ctx, signedIn);
+    },
     getWalletNonce: async (_req, { db }) => {
       const { nonce, expiresAt } = await issueNonce(db);
       const body: WalletNonce = { nonce, expires_at: expiresAt };

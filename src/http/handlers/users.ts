@@ -4,6 +4,8 @@ import { avatarSeed } from '../../domain/identity/avatar-seed.js';
 import { getUser, setHandle, type UserRecord } from '../../domain/identity/users.js';
 import type { HandlersFor } from '../handler.js';
 import { requireUser } from './principal.js';
+import type { Bus } from '../../bus/bus.js';
+import { publishContestsChanged } from '../../bus/contest-events.js';
 
 export function toPreferences(u: UserRecord): Preferences {
   return {
@@ -16,7 +18,8 @@ export function toPreferences(u: UserRecord): Preferences {
   };
 }
 
-export function usersHandlers(): HandlersFor<'getPreferences' | 'updatePreferences'> {
+/** `bus`: a new handle shows on leaderboards and top participants, so setting one publishes `contests.changed`. */
+export function usersHandlers(deps: { bus: Bus }): HandlersFor<'getPreferences' | 'updatePreferences'> {
   return {
     getPreferences: async (_req, { db, auth }) => {
       const { userId } = requireUser(auth);
@@ -26,6 +29,7 @@ export function usersHandlers(): HandlersFor<'getPreferences' | 'updatePreferenc
       const { userId } = requireUser(auth);
       const { handle } = body;
       const user = handle === undefined ? await getUser(db, userId) : await setHandle(db, userId, handle);
+      if (handle !== undefined) await publishContestsChanged(deps.bus, null);
       return { status: 200, body: toPreferences(user), headers: { 'Cache-Control': 'no-store' } };
     },
   };

@@ -1,0 +1,194 @@
+// The public contest reads are served from a per-process page cache (src/http/page-cache.ts) dropped by
+// `contests.changed` on the bus. Two API processes on one database (PostgreSQL + Redis): A (API and workers)
+// and B (API only). A write through A shows on A's very next read; on B once the bus message has arrived
+// (polled, never timed); caller fields are never shared between callers; the popular-entry reveal is served
+// from the first read after betting closes.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ServiceProcess } from '../testing/service-process.js';
+import { startServiceProcess } from '../testing/service-process.js';
+import { call } from '../testing/identity.js';
+import { newUserSession } from '../testing/money.js';
+import { startTestService, type TestService } from '../testing/test-service.js';
+
+let t: TestService;
+let a: ServiceProcess;
+let b: ServiceProcess;
+
+beforeAll(async () => {
+  t = await startTestService('contests-cache');
+  a = t.svc;
+  b = await startServiceProcess({ env: t.env, args: ['--role=api'] });
+});
+
+afterAll(async () => {
+  await b?.stop();
+  await t?.stop();
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const get = (svc: ServiceProcess, path: string, token?: string) => call(svc.baseUrl, `GET ${path}`, token === undefined ? {} : { token });
+
+interface User {
+  token: string;
+  userId: string;
+}
+
+async function fundedUser(handle = `c_${randomUUID().slice(0, 8)}`): Promise<User> {
+  const u = await newUserSession(a.baseUrl, t.privy);
+  const d = await call(a.baseUrl, 'POST /v1/users/deposit', { token: u.token, body: { amount_micros: 1_000_000, idempotency_key: randomUUID() } });
+  expect(d.status).toBe(200);
+  expect((await call(a.baseUrl, 'PATCH /v1/user/preferences', { token: u.token, body: { handle } })).status).toBe(200);
+  return u;
+}
+
+async function newContest(over: Record<string, unknown> = {}) {
+  const res = await call(a.baseUrl, 'POST /v1/admin/contests', {
+    token: t.operatorToken,
+    body: {
+      title: 'Cache contest',
+      category: 'sports',
+      game_type: 'lineups',
+      bet_amount_micros: 100_000,
+      protocol_prize_pool_micros: 0,
+      entry_cap: 100,
+      betting_closes_ms: Date.now() + 60_000,
+      bet_type: { kind: 'num_bets', value: 1 },
+      winning_split_bps: [10000],
+      entry_visibility: 'visible',
+      markets: [
+        { category: 'g', name: 'Home wins' },
+        { category: 'g', name: 'Over 2.5' },
+      ],
+      ...over,
+    },
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return { id: res.body.contest_id as string, markets: (res.body.markets as Array<{ market_id: number }>).map((m) => m.market_id) };
+}
+
+const enter = (u: User, contestId: string, marketId: number, direction: 'up' | 'down' = 'up') =>
+  call(a.baseUrl, `POST /v1/contests/${contestId}/entries`, {
+    token: u.token,
+    body: { picks: [{ market_id: marketId, direction }], idempotency_key: randomUUID() },
+  });
+
+/** Every public read of one contest, as the given caller sees it. */
+async function reads(svc: ServiceProcess, id: string, token?: string) {
+  const [lobby, detail, board, popular] = await Promise.all([
+    get(svc, '/v1/contests?limit=50', token),
+    get(svc, `/v1/contests/${id}`, token),
+    get(svc, `/v1/contests/${id}/leaderboard?limit=1`, token),
+    get(svc, `/v1/contests/${id}/popular-entry`, token),
+  ]);
+  for (const r of [lobby, detail, board, popular]) expect(r.status).toBe(200);
+  const row = (lobby.body.contests as Array<{ contest_id: string; entries_filled: number; caller: unknown }>).find((c) => c.contest_id === id);
+  return { row, detail: detail.body, board: board.body, popular: popular.body };
+}
+
+async function until<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean): Promise<T> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const v = await read();
+    if (done(v)) return v;
+    if (Date.now() > deadline) throw new Error(`${what}: not seen within 20 s; last: ${JSON.stringify(v)}`);
+    await sleep(25);
+  }
+}
+
+describe('contest reads from the page cache', () => {
+  it('a write through A shows on A at once and on B once the bus message arrives', async () => {
+    const c = await newContest();
+    const u = await fundedUser();
+    // Both processes have the pages cached (read twice: the second is a hit).
+    for (const svc of [a, b, a, b]) expect((await reads(svc, c.id)).detail.entries_filled).toBe(0);
+
+    expect((await enter(u, c.id, c.markets[0]!)).status).toBe(201);
+    const onA = await reads(a, c.id);
+    expect(onA.row?.entries_filled).toBe(1);
+    expect(onA.detail.entries_filled).toBe(1);
+    expect(onA.board.total_entries).toBe(1);
+    expect(onA.popular.markets[0]).toMatchObject({ market_id: c.markets[0], yes_count: 1 });
+
+    const onB = await until(
+      'the entry on B',
+      () => reads(b, c.id),
+      (r) => r.board.total_entries === 1,
+    );
+    expect(onB.row?.entries_filled).toBe(1);
+    expect(onB.detail.entries_filled).toBe(1);
+    expect(onB.popular.markets[0]).toMatchObject({ market_id: c.markets[0], yes_count: 1 });
+
+    // A market resolved through A: the detail on both shows it.
+    expect(
+      (await call(a.baseUrl, `POST /v1/admin/markets/${c.markets[0]}/resolve`, { token: t.operatorToken, body: { outcome: 'YES' } })).status,
+    ).toBe(200);
+    expect((await get(a, `/v1/contests/${c.id}`)).body.markets[0].status).toBe('RESOLVED');
+    await until(
+      'the resolution on B',
+      () => get(b, `/v1/contests/${c.id}`),
+      (r) => r.body.markets[0].status === 'RESOLVED',
+    );
+  });
+
+  it('a new contest and a new handle show on the next read of the same process', async () => {
+    const u = await fundedUser();
+    const first = await newContest();
+    await reads(a, first.id);
+    expect((await enter(u, first.id, first.markets[1]!)).status).toBe(201);
+    const second = await newContest({ title: 'Cache contest, the second' });
+    expect((await get(a, '/v1/contests?limit=1')).body.contests[0].contest_id).toBe(second.id);
+
+    expect((await reads(a, first.id)).board.entries[0].user_id).toBe(u.userId);
+    const handle = `n_${randomUUID().slice(0, 8)}`;
+    expect((await call(a.baseUrl, 'PATCH /v1/user/preferences', { token: u.token, body: { handle } })).status).toBe(200);
+    expect((await reads(a, first.id)).board.entries[0].handle).toBe(handle);
+    await until(
+      'the handle on B',
+      () => get(b, `/v1/contests/${first.id}/leaderboard?limit=1`),
+      (r) => r.body.entries[0]?.handle === handle,
+    );
+  });
+
+  it("two callers never see each other's caller fields, nor do anonymous readers, on either process", async () => {
+    const c = await newContest({ max_entries_per_user: 2 });
+    const [one, two] = [await fundedUser(), await fundedUser()];
+    expect((await enter(one, c.id, c.markets[0]!)).status).toBe(201);
+    expect((await enter(one, c.id, c.markets[1]!)).status).toBe(201);
+    for (const svc of [a, b, a, b]) {
+      const [r1, r2, anon] = await Promise.all([reads(svc, c.id, one.token), reads(svc, c.id, two.token), reads(svc, c.id)]);
+      expect(r1.row?.caller).toEqual({ joined: true });
+      expect(r1.detail.caller).toEqual({ joined: true });
+      // limit=1: one of the two entries is the top slice, the other the caller's row outside it.
+      expect(r1.board.caller.rows.map((r: { user_id: string }) => r.user_id)).toEqual([one.userId]);
+      expect(r2.row?.caller).toEqual({ joined: false });
+      expect(r2.detail.caller).toEqual({ joined: false });
+      expect(r2.board.caller).toEqual({ rows: [] });
+      expect(anon.row?.caller).toBeNull();
+      expect(anon.detail.caller).toBeNull();
+      expect(anon.board.caller).toBeNull();
+      expect({ ...r1.board, caller: null }).toEqual(anon.board);
+    }
+  });
+
+  it('popular entry: the picks of a hidden contest show from the first read after betting closes', async () => {
+    const closesAt = Date.now() + 5_000; // room for the set-up on a busy machine
+    const c = await newContest({ betting_closes_ms: closesAt, entry_visibility: 'hidden_while_betting_open' });
+    const u = await fundedUser();
+    expect((await enter(u, c.id, c.markets[1]!, 'down')).status).toBe(201);
+    const hidden = { total_entries: 1, entry_visibility: 'hidden_while_betting_open', markets: [] };
+    for (const svc of [a, b, a, b]) expect((await get(svc, `/v1/contests/${c.id}/popular-entry`)).body).toEqual(hidden);
+    expect(Date.now()).toBeLessThan(closesAt); // else the set-up took too long to test anything
+
+    await sleep(closesAt - Date.now() + 5);
+    const shown = {
+      total_entries: 1,
+      entry_visibility: 'visible',
+      markets: [
+        { market_id: c.markets[0], yes_count: 0, no_count: 0 },
+        { market_id: c.markets[1], yes_count: 0, no_count: 1 },
+      ],
+    };
+    for (const svc of [a, b]) expect((await get(svc, `/v1/contests/${c.id}/popular-entry`)).body).toEqual(shown);
+  });
+});

@@ -1,0 +1,121 @@
+// The public contest reads (lobby, contest by id, leaderboard, top participants, popular entry), served from
+// the per-process page cache (src/http/page-cache.ts): the anonymous body is cached (serialized once), and
+// the caller fields (lobby and detail `joined`, leaderboard `caller`) are computed per request with one
+// statement and put on a copy, never into the cached page. An anonymous hit runs no SQL and forks no ORM:
+// `ctx.db` is only touched inside a load or for the caller's statement.
+import { callerRowsOf, leaderboardTop, popularEntry, topParticipantsAt, type PublicBoard } from '../../domain/contests/board.js';
+import { joinedContests } from '../../domain/contests/entries.js';
+import { clampLimit, listContests } from '../../domain/contests/lobby.js';
+import { loadContest, loadMarkets } from '../../domain/contests/records.js';
+import type {
+  ContestById,
+  ContestLobbyRow,
+  Leaderboard as LeaderboardResponse,
+  PopularEntry as PopularEntryResponse,
+  TopParticipants as TopParticipantsResponse,
+} from '../../../generated/openapi/types.gen.js';
+import type { HandlersFor, RequestContext } from '../handler.js';
+import { preserialized } from '../json-body.js';
+import { CROSS_CONTEST, type PageCache } from '../page-cache.js';
+import { contestByIdWire, leaderboardRowWire, lobbyRowWire } from './contests-wire.js';
+
+type ContestReadId = 'listContests' | 'getContest' | 'getContestLeaderboard' | 'getContestTopParticipants' | 'getContestPopularEntry';
+
+const NO_STORE = { 'Cache-Control': 'no-store' };
+const DEFAULT_TOP_WINDOW_MS = 604_800_000;
+
+const callerOf = (ctx: RequestContext): string | null => (ctx.auth.kind === 'user' ? ctx.auth.userId : null);
+/** Contest ids in keys and scopes as the database writes them (a path id may arrive in upper case). */
+const idOf = (raw: string) => raw.toLowerCase();
+
+export function contestReadHandlers(pages: PageCache): HandlersFor<ContestReadId> {
+  return {
+    listContests: async ({ query: q }, ctx) => {
+      const limit = clampLimit(q.limit, 20, 50);
+      const key = `lobby|${q.status ?? ''}|${q.category ?? ''}|${limit}|${q.cursor ?? ''}`;
+      const page = await pages.read(key, CROSS_CONTEST, async () => {
+        const p = await listContests(ctx.db, { status: q.status, category: q.category, cursor: q.cursor, limit });
+        return { value: preserialized({ contests: p.contests.map((c) => lobbyRowWire(c, null)), next_cursor: p.nextCursor }) };
+      });
+      const me = callerOf(ctx);
+      if (!me) return { status: 200, body: page, headers: NO_STORE };
+      const joined = await joinedContests(
+        ctx.db,
+        me,
+        page.contests.map((c) => c.contest_id),
+      );
+      const contests = page.contests.map((c): ContestLobbyRow => ({ ...c, caller: { joined: joined.has(c.contest_id) } }));
+      return { status: 200, body: { contests, next_cursor: page.next_cursor }, headers: NO_STORE };
+    },
+
+    getContest: async ({ params }, ctx) => {
+      const id = idOf(params.id);
+      const page = await pages.read(`contest|${id}`, id, async () => {
+        const c = await loadContest(ctx.db, id);
+        return { value: preserialized(contestByIdWire(c, await loadMarkets(ctx.db, id), null)) };
+      });
+      const me = callerOf(ctx);
+      if (!me) return { status: 200, body: page, headers: NO_STORE };
+      const joined = (await joinedContests(ctx.db, me, [page.contest_id])).has(page.contest_id);
+      return { status: 200, body: { ...page, caller: { joined } } satisfies ContestById, headers: NO_STORE };
+    },
+
+    getContestLeaderboard: async ({ params, query }, ctx) => {
+      const id = idOf(params.id);
+      const limit = clampLimit(query.limit, 10, 100);
+      const page = await pages.read(`board|${id}|${limit}`, id, async () => {
+        const board = await leaderboardTop(ctx.db, id, limit);
+        const body: LeaderboardResponse = {
+          total_entries: board.contest.entriesFilled,
+          entries: board.entries.map(leaderboardRowWire),
+          caller: null,
+        };
+        return { value: { board, body: preserialized(body) } satisfies { board: PublicBoard; body: LeaderboardResponse } };
+      });
+      const me = callerOf(ctx);
+      if (!me) return { status: 200, body: page.body, headers: NO_STORE };
+      const rows = await callerRowsOf(ctx.db, page.board, me);
+      return { status: 200, body: { ...page.body, caller: { rows: rows.map(leaderboardRowWire) } }, headers: NO_STORE };
+    },
+
+    getContestTopParticipants: async ({ params, query }, ctx) => {
+      const id = idOf(params.id);
+      const windowMs = query.window_ms ?? DEFAULT_TOP_WINDOW_MS;
+      const limit = clampLimit(query.limit, 5, 25);
+      // Spans the contests of a category: dropped by any contest's change; expires when the window's edge
+      // moves past a resolution time (validUntilMs).
+      const body = await pages.read(`top|${id}|${windowMs}|${limit}`, CROSS_CONTEST, async (nowMs) => {
+        const r = await topParticipantsAt(ctx.db, id, windowMs, limit, nowMs);
+        const wire: TopParticipantsResponse = {
+          window_ms: windowMs,
+          participants: r.participants.map((p) => ({
+            user_id: p.userId,
+            handle: p.handle,
+            x_handle: p.xHandle,
+            x_avatar_url: p.xAvatarUrl,
+            avatar_seed: p.avatarSeed,
+            won_count: p.wonCount,
+            total_winnings_micros: Number(p.totalWinnings),
+          })),
+        };
+        return { value: preserialized(wire), expiresAtMs: r.validUntilMs ?? undefined };
+      });
+      return { status: 200, body, headers: NO_STORE };
+    },
+
+    getContestPopularEntry: async ({ params }, ctx) => {
+      const id = idOf(params.id);
+      // While picks are hidden the page expires when betting closes, so the reveal is never served late.
+      const body = await pages.read(`popular|${id}`, id, async (nowMs) => {
+        const p = await popularEntry(ctx.db, id, nowMs);
+        const wire: PopularEntryResponse = {
+          total_entries: p.totalEntries,
+          entry_visibility: p.visible ? 'visible' : 'hidden_while_betting_open',
+          markets: p.markets.map((m) => ({ market_id: m.marketId, yes_count: m.yesCount, no_count: m.noCount })),
+        };
+        return { value: preserialized(wire), expiresAtMs: p.hiddenUntilMs };
+      });
+      return { status: 200, body, headers: NO_STORE };
+    },
+  };
+}
