@@ -106,6 +106,8 @@ try {
   bench = await startBenchService('benchreads', {
     NODE_ENV: 'production',
     OPERATOR_TOKEN: 'bench-operator-token-0123456789',
+    // e.g. BENCH_SERVICE_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=/tmp/prof': a CPU profile of the service, written when it stops.
+    NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS,
     ...privy.env,
   });
   const { svc, db } = bench;

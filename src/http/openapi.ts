@@ -69,11 +69,41 @@ export function allowedMethods(api: OpenAPIBackend, path: string): string[] {
 
 /**
  * openapi-backend rebuilds its flattened operation list (a lodash chain over the document) on every match and
- * every getOperation(); the document is fixed once init() has run, so the list is computed once.
+ * every getOperation(); the document is fixed once init() has run, so the list is computed once. Its
+ * matchOperation also compiles a RegExp per templated path on every request: the non-strict match (the one
+ * app.ts and allowedMethods use) is compiled once here with the same rules (an exact path with the method
+ * first, then the templated paths that match, the longest literal part first, in document order on ties).
+ * A strict match (handleRequest's, for unmatched requests' 404/405) keeps the library's own code.
  */
 export function freezeOperations(api: OpenAPIBackend): void {
   const operations = api.router.getOperations();
   api.router.getOperations = () => operations;
+  const exact = new Map<string, Operation>();
+  for (const op of operations) if (!exact.has(`${op.method} ${op.path}`)) exact.set(`${op.method} ${op.path}`, op);
+  const literalLength = (path: string) => path.replace(/\{.*?\}/g, '').length;
+  const templates = operations
+    .map((op, i) => ({ op, i, re: new RegExp(templatePattern(op.path)), literal: literalLength(op.path) }))
+    .sort((a, b) => b.literal - a.literal || a.i - b.i);
+  const router = api.router;
+  if (router.apiRoot !== '/') throw new Error(`freezeOperations assumes the API root '/', not ${router.apiRoot}`);
+  const libraryMatch = router.matchOperation.bind(router);
+  router.matchOperation = ((req: OabRequest, strict?: boolean) => {
+    if (strict) return libraryMatch(req, true);
+    const normalized = router.normalizeRequest(req);
+    // The API root is '/' (createOpenApiBackend sets none), so a path is under it when it starts with '/'.
+    if (!normalized.path.startsWith('/')) return undefined;
+    const path = router.normalizePath(normalized.path);
+    const found = exact.get(`${normalized.method} ${path}`);
+    if (found) return found;
+    for (const t of templates) if (t.op.method === normalized.method && t.re.test(path)) return t.op;
+    return undefined;
+  }) as typeof router.matchOperation;
+}
+
+/** openapi-backend's pathTemplateToPattern: `{param}` matches one segment, literal parts are escaped. */
+function templatePattern(path: string): string {
+  const escape = (literal: string) => literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return `^${path.replace(/\{[^}]+\}/g, '\0').split('\0').map(escape).join('[^/]+')}$`;
 }
 
 /**
