@@ -103,7 +103,11 @@ export function freezeOperations(api: OpenAPIBackend): void {
 /** openapi-backend's pathTemplateToPattern: `{param}` matches one segment, literal parts are escaped. */
 function templatePattern(path: string): string {
   const escape = (literal: string) => literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return `^${path.replace(/\{[^}]+\}/g, '\0').split('\0').map(escape).join('[^/]+')}$`;
+  return `^${path
+    .replace(/\{[^}]+\}/g, '\0')
+    .split('\0')
+    .map(escape)
+    .join('[^/]+')}$`;
 }
 
 /**
