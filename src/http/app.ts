@@ -7,19 +7,21 @@ import type { OpenAPIV3_1 } from 'openapi-types';
 import type { Context } from 'openapi-backend';
 import type { Logger } from '../logger.js';
 import { authenticate, type Auth, type TokenResolver } from './auth.js';
-import { createOpenApiBackend, freezeOperations, handleMatched } from './openapi.js';
+import { createOpenApiBackend, freezeOperations, handleMatched, redispatch, validatedByUrl } from './openapi.js';
 import { toErrorResponse } from './errors.js';
 import { closeIfBodyUnread, hasBody, JSON_LIMIT_BYTES, mediaType, parseJson, readRaw, UnsupportedMediaType } from './body.js';
 import { guardRequest } from './input-guard.js';
 import type { HttpMetrics } from './metrics.js';
 import { handlerFor, type HandlerResponse, type Handlers } from './handler.js';
 import { createRequestContext, type RequestContext } from './context.js';
-import { jsonText } from './json-body.js';
+import { jsonPayload } from './json-body.js';
 import type { Em } from '../db/orm.js';
 import { AppError } from '../domain/errors.js';
 
 export const BINARY_LIMIT_BYTES = 2 * 1024 * 1024;
 const UNMETERED = new Set(['getHealth', 'getReadiness', 'getMetrics']);
+/** Validated GET URLs remembered per app (oldest dropped first). */
+const VALID_GETS_KEPT = 2000;
 
 export interface AppDeps {
   logger: Logger;
@@ -133,12 +135,21 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
       void limiter!(req, res, (err?: unknown) => (err ? reject(err) : resolve()));
     });
 
+  const validGets = new Map<string, Context>();
+  const rememberGet = (url: string, valid: Context) => {
+    if (validGets.size >= VALID_GETS_KEPT) validGets.delete(validGets.keys().next().value!);
+    validGets.set(url, valid);
+  };
+
   app.use(async (req: Request, res: Response) => {
     const log = res.locals.log as Logger;
     const requestId = res.locals.requestId as string;
     try {
+      // A GET whose URL was validated before (validatedByUrl) skips matching, the input guard, validation
+      // and parsing: they would give the same answer. Authentication and everything else still run.
+      const known = req.method === 'GET' ? validGets.get(req.url) : undefined;
       const probe = { method: req.method, path: req.path, headers: req.headers as Record<string, string> };
-      const operation = api.matchOperation(probe) as Operation | undefined;
+      const operation = (known?.operation ?? api.matchOperation(probe)) as Operation | undefined;
       let body: unknown;
       let contentType: string | undefined;
       let auth: Auth = { kind: 'anonymous' };
@@ -148,15 +159,22 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
         res.locals.operationId = operation.operationId;
         if (limiter && limited.has(operation.operationId)) await applyRateLimit(req, res);
         auth = await authenticate(operation.security ?? document.security, req.headers.authorization, deps.resolveToken);
-        ({ body, contentType } = await readBody(req, operation));
-        ({ path, query } = guardRequest(operation as Operation & { path: string }, req.path, query, body));
+        if (!known) ({ body, contentType } = await readBody(req, operation));
+        if (!known) ({ path, query } = guardRequest(operation as Operation & { path: string }, req.path, query, body));
       }
       // Matched once: a matched request goes straight to validation and dispatch; an unmatched one to
       // handleRequest, whose routing failure answers 404/405.
       const oabRequest = { method: req.method, path, query: query as Record<string, string>, headers: req.headers as Record<string, string>, body };
       const extras = { ctx: createRequestContext(deps.forkDb, { log, auth, requestId }), contentType } satisfies Extras;
+      const url = req.url;
+      const remember =
+        req.method === 'GET' && operation && validatedByUrl(operation as never) ? (valid: Context) => rememberGet(url, valid) : undefined;
       const result = (
-        operation ? await handleMatched(api, operation as never, oabRequest, extras) : await api.handleRequest(oabRequest, extras)
+        known
+          ? await redispatch(api, known, req.headers, extras)
+          : operation
+            ? await handleMatched(api, operation as never, oabRequest, remember, extras)
+            : await api.handleRequest(oabRequest, extras)
       ) as HandlerResponse;
       writeResult(res, result);
     } catch (err) {
@@ -190,7 +208,7 @@ function writeResult(res: Response, result: HandlerResponse): void {
     res.end();
   } else {
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
-    res.end(jsonText(result.body));
+    res.end(jsonPayload(result.body));
   }
 }
 

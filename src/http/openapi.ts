@@ -114,11 +114,22 @@ function templatePattern(path: string): string {
  * `handleRequest` for a request whose operation the caller has already matched (with `api.matchOperation`),
  * so the route is matched once: the same steps as handleRequest after its routing (security handlers are all
  * `() => true` here, authentication ran before), then validation against the spec, coercion, dispatch.
+ * `remember` is given the validated context before dispatch (see redispatch).
  */
-export async function handleMatched(api: OpenAPIBackend, operation: Operation, req: OabRequest, ...args: unknown[]): Promise<unknown> {
-  const context = { api, operation, request: api.router.parseRequest(req, operation), security: { authorized: true } } as unknown as Context;
+export async function handleMatched(
+  api: OpenAPIBackend,
+  operation: Operation,
+  req: OabRequest,
+  remember: ((valid: Context) => void) | undefined,
+  ...args: unknown[]
+): Promise<unknown> {
+  const context = { api, operation, security: { authorized: true } } as unknown as Context;
   context.validation = api.validator.validateRequest(req, operation);
-  if (context.validation.errors) return api.handlers.validationFail!(context, ...args);
+  // The request as sent is parsed only for a failure's handler; a valid one is parsed once, coerced, below.
+  if (context.validation.errors) {
+    context.request = api.router.parseRequest(req, operation);
+    return api.handlers.validationFail!(context, ...args);
+  }
   context.request = api.router.parseRequest(context.validation.coerced, operation);
   // parseRequest re-reads path parameters from the path (text); the validator's coerced ones are typed
   // (an integer `market_id` arrives as a number, as the generated operation types say).
@@ -127,6 +138,36 @@ export async function handleMatched(api: OpenAPIBackend, operation: Operation, r
   for (const [name, v] of Object.entries(coercedParams)) {
     if (typeof v !== 'number' || Number.isSafeInteger(v)) (context.request.params as Record<string, unknown>)[name] = v;
   }
-  const handler = api.handlers[operation.operationId!] ?? api.handlers.notImplemented!;
+  if (remember) remember(withOwnInputs(context));
+  return dispatchValid(api, context, args);
+}
+
+/**
+ * Whether a valid request's validated form is a function of its method and URL alone: a GET without a body
+ * whose operation reads no header or cookie parameter (the request's own headers are still passed on).
+ */
+export function validatedByUrl(operation: Operation): boolean {
+  const params = (operation.parameters ?? []) as Array<{ in?: string }>;
+  return operation.method === 'get' && !operation.requestBody && params.every((p) => p.in === 'path' || p.in === 'query');
+}
+
+/**
+ * Dispatches a request identical in method and URL to one handleMatched validated (`valid`, remembered for an
+ * operation where validatedByUrl holds): the same params and query (copied, so no handler shares them), this
+ * request's headers. Skips validation and parsing, which would give the same answer.
+ */
+export function redispatch(api: OpenAPIBackend, valid: Context, headers: Record<string, string | string[] | undefined>, ...args: unknown[]) {
+  return dispatchValid(api, withOwnInputs(valid, { ...headers }), args);
+}
+
+/** The context with its own copies of params and query (and the given headers), so no two handlers share them. */
+function withOwnInputs(c: Context, headers = c.request.headers): Context {
+  const copy = (o: unknown) =>
+    Object.fromEntries(Object.entries((o ?? {}) as Record<string, unknown>).map(([k, v]) => [k, Array.isArray(v) ? [...(v as unknown[])] : v]));
+  return { ...c, request: { ...c.request, params: copy(c.request.params), query: copy(c.request.query), headers } } as Context;
+}
+
+function dispatchValid(api: OpenAPIBackend, context: Context, args: unknown[]): Promise<unknown> {
+  const handler = api.handlers[context.operation.operationId!] ?? api.handlers.notImplemented!;
   return handler(context, ...args);
 }
