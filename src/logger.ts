@@ -25,6 +25,7 @@ export interface LoggerOptions {
 }
 
 const destinations = new WeakMap<Logger, { flushSync(): void }>();
+const unredacted = new WeakMap<Logger, Logger>();
 
 export function createLogger(level: string, base: Record<string, unknown> = {}, opts: LoggerOptions = {}): Logger {
   const options = {
@@ -34,12 +35,28 @@ export function createLogger(level: string, base: Record<string, unknown> = {}, 
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label: string) => ({ level: label }) },
   };
-  if (!opts.async) return pino(options);
+  const { redact: _redact, ...plain } = options;
+  if (!opts.async) {
+    const logger = pino(options);
+    unredacted.set(logger, pino(plain));
+    return logger;
+  }
   const destination = pino.destination({ dest: 1, sync: false });
   const logger = pino(options, destination);
   destinations.set(logger, destination);
+  unredacted.set(logger, pino(plain, destination));
   process.once('exit', () => flushLogs(logger));
   return logger;
+}
+
+/**
+ * The same logger (level, base fields, format, destination) without the redaction pass, for lines whose
+ * fields are fixed by their call site and hold no credential: the one line per HTTP request (method, path,
+ * operation, status, duration, error code), where redaction cost ~6% of a cached read's CPU for nothing.
+ * Anything else logs through the redacting logger.
+ */
+export function unredactedTwin(logger: Logger): Logger {
+  return unredacted.get(logger) ?? logger;
 }
 
 /** Writes out what an asynchronous logger has buffered (synchronously: safe right before process.exit). */

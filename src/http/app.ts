@@ -5,7 +5,7 @@ import express, { type Request, type Response, type NextFunction } from 'express
 import { rateLimit, type Store } from 'express-rate-limit';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import type { Context } from 'openapi-backend';
-import type { Logger } from '../logger.js';
+import { unredactedTwin, type Logger } from '../logger.js';
 import { authenticate, type Auth, type TokenResolver } from './auth.js';
 import { createOpenApiBackend, freezeOperations, handleMatched, redispatch, validatedByUrl } from './openapi.js';
 import { toErrorResponse } from './errors.js';
@@ -48,6 +48,7 @@ type Operation = OpenAPIV3_1.OperationObject & { operationId: string; security?:
 
 export async function createApp(deps: AppDeps): Promise<express.Express> {
   const { logger, document, handlers, metrics } = deps;
+  const access = unredactedTwin(logger);
   const operationIds = collectOperationIds(document);
   // Handlers with no operation in the spec are a programming error: fail at start-up, not at request time.
   for (const id of Object.keys(handlers)) if (!operationIds.has(id)) throw new Error(`handler ${id} has no operation in spec/openapi.yaml`);
@@ -93,8 +94,10 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
         metrics.duration.observe({ operation: op, method: req.method }, seconds);
       }
       const level = res.statusCode >= 500 ? 'error' : UNMETERED.has(op) ? 'debug' : 'info';
-      (res.locals.log as Logger)[level](
+      // The same line as through res.locals.log (request_id is its only binding), without the redaction pass.
+      access[level](
         {
+          request_id: requestId,
           method: req.method,
           path: req.path,
           operation_id: op,
@@ -154,7 +157,7 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
       let contentType: string | undefined;
       let auth: Auth = { kind: 'anonymous' };
       let path = req.path;
-      let query = req.query as Record<string, unknown>;
+      let query = (known ? undefined : req.query) as Record<string, unknown>;
       if (operation) {
         res.locals.operationId = operation.operationId;
         if (limiter && limited.has(operation.operationId)) await applyRateLimit(req, res);
