@@ -91,8 +91,11 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
   const workerHealth = createWorkerHealth(orm, queues, config.workerHeartbeatStaleMs);
   const settlement = createSettlementAdapter({ mode: config.settlementMode, demoOnchainBalanceMicros: config.demoOnchainBalanceMicros });
   // The public contest reads' pages, dropped on `contests.changed` from any process (src/http/page-cache.ts).
-  const contestPages = new PageCache({ ttlMs: CONTEST_PAGE_TTL_MS });
-  onContestsChanged(rt.bus, (contestId) => contestPages.invalidate(contestId));
+  const contestCaches = {
+    pages: new PageCache({ ttlMs: CONTEST_PAGE_TTL_MS }),
+    callers: new PageCache({ ttlMs: CONTEST_PAGE_TTL_MS, maxPages: 20_000 }),
+  };
+  onContestsChanged(rt.bus, (contestId) => (contestCaches.pages.invalidate(contestId), contestCaches.callers.invalidate(contestId)));
   if (await seedDemoOnStart(orm.em.fork(), settlement, config, logger)) await publishContestsChanged(rt.bus, null);
   const stopDemoMaker = await startDemoMakerOnStart({ allowed: demoSeedAllowed(config), bus: rt.bus, forkDb, rfq: rfqDeps, settlement, log: logger });
   const documents = createDocumentStore({ publicUrl: config.publicUrl, fallbackHost: `localhost:${config.port || 3000}` });
@@ -111,7 +114,7 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
     ...positionsHandlers(),
     ...mmTradingHandlers(),
     ...marketWindowsHandlers({ settings: config.markets, settlement: windowSettlement }),
-    ...contestsHandlers({ resolution: resolutionProducer, pages: contestPages, bus: rt.bus }),
+    ...contestsHandlers({ resolution: resolutionProducer, caches: contestCaches, bus: rt.bus }),
     ...rfqHandlers({ settings: config.rfq }),
     ...rfqTakerHandlers({ rfq: rfqDeps, bus: rt.bus, closer, waiters: rfqWaiters }),
     ...rfqMakerHandlers(),

@@ -151,6 +151,12 @@ export const updatePreferences = <ThrowOnError extends boolean = false>(options:
  * Optional auth: without a bearer token every row's `caller` is null; with a valid user session
  * `caller.joined` tells whether the signed-in user has entered the contest.
  *
+ * Freshness: answered from a per-process page cache. A write made through the same API process
+ * (an entry, a contest created, a market resolved, a contest voided, a handle changed) shows on the
+ * very next read; a write made through another process (another API replica, the contest-resolution
+ * worker) may lag by up to 1000 ms. `caller` follows the same rule; it is kept per user and never
+ * shown to another caller.
+ *
  */
 export const listContests = <ThrowOnError extends boolean = false>(options?: Options<ListContestsData, ThrowOnError>): RequestResult<ListContestsResponses, ListContestsErrors, ThrowOnError> => (options?.client ?? client).get<ListContestsResponses, ListContestsErrors, ThrowOnError>({
     security: [{
@@ -172,6 +178,12 @@ export const listContests = <ThrowOnError extends boolean = false>(options?: Opt
  *
  * Optional auth: `caller` is null without a bearer token; with a valid user session
  * `caller.joined` tells whether the signed-in user has entered.
+ *
+ * Freshness: answered from a per-process page cache. A write made through the same API process
+ * (an entry, a contest created, a market resolved, a contest voided, a handle changed) shows on the
+ * very next read; a write made through another process (another API replica, the contest-resolution
+ * worker) may lag by up to 1000 ms. `caller` follows the same rule; it is kept per user and never
+ * shown to another caller.
  *
  */
 export const getContest = <ThrowOnError extends boolean = false>(options: Options<GetContestData, ThrowOnError>): RequestResult<GetContestResponses, GetContestErrors, ThrowOnError> => (options.client ?? client).get<GetContestResponses, GetContestErrors, ThrowOnError>({
@@ -241,6 +253,12 @@ export const createContestEntry = <ThrowOnError extends boolean = false>(options
  * row shape as `entries`; it is empty when the user has not entered or all their entries are
  * already in `entries`.
  *
+ * Freshness: answered from a per-process page cache. A write made through the same API process
+ * (an entry, a contest created, a market resolved, a contest voided, a handle changed) shows on the
+ * very next read; a write made through another process (another API replica, the contest-resolution
+ * worker) may lag by up to 1000 ms. `caller.rows` follows the same rule; it is kept per user and
+ * never shown to another caller.
+ *
  */
 export const getContestLeaderboard = <ThrowOnError extends boolean = false>(options: Options<GetContestLeaderboardData, ThrowOnError>): RequestResult<GetContestLeaderboardResponses, GetContestLeaderboardErrors, ThrowOnError> => (options.client ?? client).get<GetContestLeaderboardResponses, GetContestLeaderboardErrors, ThrowOnError>({
     security: [{
@@ -261,6 +279,13 @@ export const getContestLeaderboard = <ThrowOnError extends boolean = false>(opti
  * user's entry had `net_payout_micros > 0`. Ordered by `total_winnings_micros`, then `won_count`,
  * both descending, then `user_id`. Only users with a payout in the window are listed.
  *
+ * Freshness: answered from a per-process page cache. A write made through the same API process
+ * (an entry, a contest created, a market resolved, a contest voided, a handle changed) shows on the
+ * very next read; a write made through another process (another API replica, the contest-resolution
+ * worker) may lag by up to 1000 ms.
+ * The window's edges are never late: a contest enters or leaves the answer at the very
+ * millisecond it enters or leaves `[now - window_ms, now]`.
+ *
  * Available for lineups and outcast contests; survivor and streak contests return 404
  * `CONTEST_NOT_FOUND`.
  *
@@ -279,6 +304,12 @@ export const getContestTopParticipants = <ThrowOnError extends boolean = false>(
  * is public as in the lobby. Once `now_ms >= betting_closes_ms`, and at all times for contests
  * configured `visible`, `entry_visibility` is `visible` and `markets` holds the counts of every
  * market.
+ *
+ * Freshness: answered from a per-process page cache. A write made through the same API process
+ * (an entry, a contest created, a market resolved, a contest voided, a handle changed) shows on the
+ * very next read; a write made through another process (another API replica, the contest-resolution
+ * worker) may lag by up to 1000 ms.
+ * The reveal is never late: the first read at or after `betting_closes_ms` shows the counts.
  *
  * Available for lineups and outcast contests; survivor and streak contests return 404
  * `CONTEST_NOT_FOUND`.

@@ -169,6 +169,18 @@ describe('contest reads from the page cache', () => {
       expect(anon.board.caller).toBeNull();
       expect({ ...r1.board, caller: null }).toEqual(anon.board);
     }
+    // The second caller enters through A: its own caller fields change on A's next read, on B once the message arrives.
+    expect((await enter(two, c.id, c.markets[0]!)).status).toBe(201);
+    const now = await reads(a, c.id, two.token);
+    expect(now.row?.caller).toEqual({ joined: true });
+    expect(now.detail.caller).toEqual({ joined: true });
+    // All scores 0: the earliest entry (one's first) is the top slice, two's entry is its caller row.
+    expect(now.board.caller.rows.map((r: { user_id: string }) => r.user_id)).toEqual([two.userId]);
+    await until(
+      'the second caller joined on B',
+      () => reads(b, c.id, two.token),
+      (r) => r.detail.caller?.joined === true && r.row?.caller?.joined === true,
+    );
   });
 
   it('popular entry: the picks of a hidden contest show from the first read after betting closes', async () => {

@@ -1,9 +1,10 @@
 // The public contest reads (lobby, contest by id, leaderboard, top participants, popular entry), served from
 // the per-process page cache (src/http/page-cache.ts): the anonymous body is cached (serialized once), and
-// the caller fields (lobby and detail `joined`, leaderboard `caller`) are computed per request with one
-// statement and put on a copy, never into the cached page. An anonymous hit runs no SQL and forks no ORM:
-// `ctx.db` is only touched inside a load or for the caller's statement.
-import { callerRowsOf, leaderboardTop, popularEntry, topParticipantsAt, type PublicBoard } from '../../domain/contests/board.js';
+// the caller fields (lobby and detail `joined`, leaderboard `caller`) are read with one statement and cached
+// per user and page in a cache of their own (`callers`, same TTL and invalidation, keyed by the user id, so
+// never served to another caller), then put on a copy of the page, never into it. A hit runs no SQL and
+// forks no ORM: `ctx.db` is only touched inside a load.
+import { callerRowsOf, leaderboardTop, popularEntry, topParticipantsAt } from '../../domain/contests/board.js';
 import { joinedContests } from '../../domain/contests/entries.js';
 import { clampLimit, listContests } from '../../domain/contests/lobby.js';
 import { loadContest, loadMarkets } from '../../domain/contests/records.js';
@@ -28,7 +29,15 @@ const callerOf = (ctx: RequestContext): string | null => (ctx.auth.kind === 'use
 /** Contest ids in keys and scopes as the database writes them (a path id may arrive in upper case). */
 const idOf = (raw: string) => raw.toLowerCase();
 
-export function contestReadHandlers(pages: PageCache): HandlersFor<ContestReadId> {
+export interface ContestReadCaches {
+  /** The public pages. */
+  pages: PageCache;
+  /** The caller fields, per user and page. */
+  callers: PageCache;
+}
+
+export function contestReadHandlers({ pages, callers }: ContestReadCaches): HandlersFor<ContestReadId> {
+  let boardLoads = 0;
   return {
     listContests: async ({ query: q }, ctx) => {
       const limit = clampLimit(q.limit, 20, 50);
@@ -39,11 +48,10 @@ export function contestReadHandlers(pages: PageCache): HandlersFor<ContestReadId
       });
       const me = callerOf(ctx);
       if (!me) return { status: 200, body: page, headers: NO_STORE };
-      const joined = await joinedContests(
-        ctx.db,
-        me,
-        page.contests.map((c) => c.contest_id),
-      );
+      const ids = page.contests.map((c) => c.contest_id);
+      const joined = await callers.read(`lobby|${me}|${ids.join(',')}`, CROSS_CONTEST, async () => ({
+        value: await joinedContests(ctx.db, me, ids),
+      }));
       const contests = page.contests.map((c): ContestLobbyRow => ({ ...c, caller: { joined: joined.has(c.contest_id) } }));
       return { status: 200, body: { contests, next_cursor: page.next_cursor }, headers: NO_STORE };
     },
@@ -56,7 +64,9 @@ export function contestReadHandlers(pages: PageCache): HandlersFor<ContestReadId
       });
       const me = callerOf(ctx);
       if (!me) return { status: 200, body: page, headers: NO_STORE };
-      const joined = (await joinedContests(ctx.db, me, [page.contest_id])).has(page.contest_id);
+      const joined = await callers.read(`contest|${me}|${id}`, id, async () => ({
+        value: (await joinedContests(ctx.db, me, [page.contest_id])).has(page.contest_id),
+      }));
       return { status: 200, body: { ...page, caller: { joined } } satisfies ContestById, headers: NO_STORE };
     },
 
@@ -70,12 +80,15 @@ export function contestReadHandlers(pages: PageCache): HandlersFor<ContestReadId
           entries: board.entries.map(leaderboardRowWire),
           caller: null,
         };
-        return { value: { board, body: preserialized(body) } satisfies { board: PublicBoard; body: LeaderboardResponse } };
+        return { value: { board, body: preserialized(body), load: ++boardLoads } };
       });
       const me = callerOf(ctx);
       if (!me) return { status: 200, body: page.body, headers: NO_STORE };
-      const rows = await callerRowsOf(ctx.db, page.board, me);
-      return { status: 200, body: { ...page.body, caller: { rows: rows.map(leaderboardRowWire) } }, headers: NO_STORE };
+      // Keyed by the page object's load: rows are ranked against that page's score counts and top slice.
+      const rows = await callers.read(`board|${me}|${id}|${limit}|${page.load}`, id, async () => ({
+        value: (await callerRowsOf(ctx.db, page.board, me)).map(leaderboardRowWire),
+      }));
+      return { status: 200, body: { ...page.body, caller: { rows } }, headers: NO_STORE };
     },
 
     getContestTopParticipants: async ({ params, query }, ctx) => {

@@ -11,15 +11,14 @@ import type { HandlersFor, RequestContext } from '../handler.js';
 import { idempotentWrite } from '../idempotent.js';
 import { requireUser } from './principal.js';
 import { contestByIdWire, contestDetailWire, marketWire } from './contests-wire.js';
-import { contestReadHandlers } from './contests-reads.js';
-import type { PageCache } from '../page-cache.js';
+import { contestReadHandlers, type ContestReadCaches } from './contests-reads.js';
 import { publishContestsChanged } from '../../bus/contest-events.js';
 import type { Bus } from '../../bus/bus.js';
 
 export interface ContestsDeps {
   resolution: ResolutionProducer;
-  /** The public reads' page cache; every write below publishes `contests.changed` after its commit. */
-  pages: PageCache;
+  /** The public reads' caches; every write below publishes `contests.changed` after its commit. */
+  caches: ContestReadCaches;
   bus: Bus;
 }
 
@@ -71,7 +70,7 @@ export function contestsHandlers(deps: ContestsDeps): HandlersFor<ContestsOperat
   });
 
   return {
-    ...contestReadHandlers(deps.pages),
+    ...contestReadHandlers(deps.caches),
 
     createContestEntry: async (req, ctx) => {
       const reply = await createEntry(req, ctx);
