@@ -138,7 +138,8 @@ export async function handleMatched(
   for (const [name, v] of Object.entries(coercedParams)) {
     if (typeof v !== 'number' || Number.isSafeInteger(v)) (context.request.params as Record<string, unknown>)[name] = v;
   }
-  if (remember) remember(withOwnInputs(context));
+  // Remembered without this request's headers (its credentials stay with it) nor the validator's copy of it.
+  if (remember) remember({ ...withOwnInputs(context, {}), validation: { valid: true, errors: null } } as Context);
   return dispatchValid(api, context, args);
 }
 
