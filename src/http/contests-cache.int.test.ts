@@ -82,7 +82,9 @@ async function reads(svc: ServiceProcess, id: string, token?: string) {
     get(svc, `/v1/contests/${id}/popular-entry`, token),
   ]);
   for (const r of [lobby, detail, board, popular]) expect(r.status).toBe(200);
-  const row = (lobby.body.contests as Array<{ contest_id: string; entries_filled: number; caller: { joined: boolean } | null }>).find((c) => c.contest_id === id);
+  const row = (lobby.body.contests as Array<{ contest_id: string; entries_filled: number; caller: { joined: boolean } | null }>).find(
+    (c) => c.contest_id === id,
+  );
   return { row, detail: detail.body, board: board.body, popular: popular.body };
 }
 
