@@ -124,6 +124,20 @@ if (ITEMS.has('2') || ITEMS.has('3') || ITEMS.has('5')) {
     };
     console.log(`\n== PostgreSQL + Redis, RFQ_QUOTE_WINDOW_MS=${fill.windowMs}, makers on B, POSTs to A (load average ${load()})`);
 
+    // Memory first, on the fresh pair: after the fills runs the heap has grown and new sockets fit in it.
+    if (ITEMS.has('5')) {
+      const r = await memory(pair, takers, { legs: LEGS, sockets, openRfqs });
+      const mib = (kb: number) => (kb / 1024).toFixed(0);
+      console.log(`\n5. memory of API process A (VmRSS; load average ${load()})`);
+      console.log(
+        `subscribed maker sockets: ${r.sockets.n}, RSS ${mib(r.sockets.beforeKb)} -> ${mib(r.sockets.afterKb)} MiB = ${r.sockets.perKb.toFixed(1)} KiB per socket`,
+      );
+      console.log(
+        `open manual-mode RFQs   : ${r.rfqs.n}${r.rfqs.failed ? ` (${r.rfqs.failed} refused)` : ''}${r.rfqs.skipped ? ` (${r.rfqs.skipped} not sent: the deadline was near)` : ''}, RSS ${mib(r.rfqs.beforeKb)} -> ${mib(r.rfqs.afterKb)} MiB = ${r.rfqs.perKb.toFixed(2)} KiB per RFQ` +
+          (r.rfqs.stillOpen ? '' : ' (WARNING: read after the deadline, some may have closed)'),
+      );
+    }
+
     if (ITEMS.has('2')) {
       const r = await closeOverhead(pair, takers, fill);
       const tx = await txFloors(pair.dbUrl, FLOOR_N);
@@ -189,19 +203,6 @@ if (ITEMS.has('2') || ITEMS.has('3') || ITEMS.has('5')) {
         '(SQL fills/s: the same writes per fill, reserve tx + one quote insert per maker + fill tx, as plain SQL from the same number of clients;',
       );
       console.log(' bench cpu: this process, which also signs every maker quote, as a share of one core)');
-    }
-
-    if (ITEMS.has('5')) {
-      const r = await memory(pair, takers, { legs: LEGS, sockets, openRfqs });
-      const mib = (kb: number) => (kb / 1024).toFixed(0);
-      console.log(`\n5. memory of API process A (VmRSS; load average ${load()})`);
-      console.log(
-        `subscribed maker sockets: ${r.sockets.n}, RSS ${mib(r.sockets.beforeKb)} -> ${mib(r.sockets.afterKb)} MiB = ${r.sockets.perKb.toFixed(1)} KiB per socket`,
-      );
-      console.log(
-        `open manual-mode RFQs   : ${r.rfqs.n}${r.rfqs.failed ? ` (${r.rfqs.failed} refused)` : ''}${r.rfqs.skipped ? ` (${r.rfqs.skipped} not sent: the deadline was near)` : ''}, RSS ${mib(r.rfqs.beforeKb)} -> ${mib(r.rfqs.afterKb)} MiB = ${r.rfqs.perKb.toFixed(2)} KiB per RFQ` +
-          (r.rfqs.stillOpen ? '' : ' (WARNING: read after the deadline, some may have closed)'),
-      );
     }
   } finally {
     await pair.stop();
