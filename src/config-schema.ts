@@ -114,8 +114,8 @@ export const schema = z.object({
   MM_MAX_QUOTES_PER_SECOND: intFrom(100, 1, 100_000),
   /**
    * Worker threads recovering signatures (src/domain/signatures/recover.ts); 0: on the event loop. By
-   * default none below 4 cores (measured on 2: a thread halves handshakes/s, the database and the event
-   * loop need those cores), else cores - 2, at most 4.
+   * default none below 4 cores (measured on 2: +4% handshakes/s on a quiet box, half as many on a busy one,
+   * ~75 MiB more RSS: the database and the event loop need those cores), else cores - 2, at most 4.
    */
   SIGNATURE_THREADS: intFrom(availableParallelism() >= 4 ? Math.min(4, availableParallelism() - 2) : 0, 0, 16),
   PRICE_FEED: z.enum(['demo']).default('demo'),
