@@ -24,8 +24,8 @@ interface Drift {
 
 const drifts: Drift[] = [
   { change: 'ContestLobbyRow.entries_filled renamed entries_count', expect: /contests-wire\.ts.*entries_(filled|count)/ },
-  { change: 'PopularMarket.yes_count renamed yes_total', expect: /handlers\/contests\.ts.*yes_(count|total)/ },
-  { change: 'query parameter window_ms of getContestTopParticipants renamed lookback_ms', expect: /handlers\/contests\.ts.*'window_ms'/ },
+  { change: 'PopularMarket.yes_count renamed yes_total', expect: /handlers\/contests(-reads)?\.ts.*yes_(count|total)/ },
+  { change: 'query parameter window_ms of getContestTopParticipants renamed lookback_ms', expect: /handlers\/contests(-reads)?\.ts.*'window_ms'/ },
   { change: 'uploadPoolImage answers 200 instead of 201', expect: /handlers\/pool-images\.ts.*(201|200)/ },
   { change: 'new WebSocket client message `drift`', expect: /ws\/(message-handlers|gateway)\.ts.*'drift'/ },
 ];
