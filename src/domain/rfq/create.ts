@@ -119,8 +119,8 @@ export async function createRfq(tx: Em, deps: RfqDeps, input: CreateRfqInput): P
       rfq_id: e.id,
     });
   };
-  const again = await earlier();
-  if (again) return again;
+  // A nonce already used is found by the insert below (ON CONFLICT), then told apart by earlier(): it costs
+  // no lookup on the common path, and the order of the answers is the same (NONCE_REUSED before the limit).
 
   // The taker's ledger accounts, locked: creates of one taker run one at a time from here (the insert's
   // open-RFQ count, RFQ_MAX_OPEN_PER_USER, is exact), and the reservation posts to them without locking again. A taker with no accounts
@@ -158,7 +158,7 @@ export async function createRfq(tx: Em, deps: RfqDeps, input: CreateRfqInput): P
     settings.maxOpenPerUser,
   );
   if (!inserted) {
-    // Off the common path: the nonce was taken meanwhile (a concurrent request committed first), or the limit.
+    // Off the common path: the nonce was used before (or by a concurrent request that committed first), or the limit.
     const again = await earlier();
     if (again) return again;
     const open = await repo.countOpen(input.userId);
