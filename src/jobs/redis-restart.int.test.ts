@@ -83,8 +83,16 @@ describe('Redis restarted empty', () => {
       await sql.end();
     }
     expect(workers.logs.some((l) => l.msg === 'job schedulers were missing and have been re-created')).toBe(true);
-    const after = await readyz(api.baseUrl);
-    expect(after).toMatchObject({ status: 200, checks: { workers: 'ok', schedulers: 'ok', queue: 'ok' } });
+    // Ready again once the API's bus has reconnected to the new Redis too (readiness checks it since the bus exists).
+    const after = await until(
+      'ready after the restart',
+      async () => {
+        const r = await readyz(api.baseUrl);
+        return r.status === 200 ? r : undefined;
+      },
+      15_000,
+    );
+    expect(after).toMatchObject({ status: 200, checks: { workers: 'ok', schedulers: 'ok', queue: 'ok', bus: 'ok' } });
     const client = new Redis(redis.url);
     try {
       for (const s of SCHEDULERS) expect(await client.exists(`bull:${prefix}_${s.queue}:repeat:${s.id}`), s.id).toBe(1);
