@@ -7,8 +7,7 @@ import pg from 'pg';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrm, type Orm } from '../src/db/orm.js';
-import { db } from '../src/db/schema.js';
-import { post, userBalances } from '../src/domain/ledger/ledger.js';
+import { userBalances } from '../src/domain/ledger/ledger.js';
 import { ensureWindows } from '../src/domain/markets/markets.js';
 import { demoPriceMicros } from '../src/domain/prices/demo.js';
 import { windowOutcome } from '../src/domain/prices/feed.js';
@@ -18,6 +17,7 @@ import { orderTypedData, quoteTypedData, rfqDomain, type Direction } from '../sr
 import { ledgerProblems } from '../src/testing/money.js';
 import { createTestDatabase, TEST_REDIS_URL, uniquePrefix, type TestDatabase } from '../src/testing/postgres.js';
 import { startServiceProcess, type ServiceProcess } from '../src/testing/service-process.js';
+import { fundedUser } from '../src/testing/funding.js';
 
 const DURATION = 8;
 const BUFFER = 3000;
@@ -75,21 +75,7 @@ afterAll(async () => {
   await database?.drop();
 });
 
-async function user(address: string, funds: bigint): Promise<string> {
-  const id = randomUUID();
-  await db(em()).insertInto('users').values({ id, wallet_address: address }).execute();
-  await em().transactional((tx) =>
-    post(tx, {
-      kind: 'deposit',
-      reference: id,
-      entries: [
-        { account: { system: 'settlement_clearing' }, amount: -funds },
-        { account: { userId: id, kind: 'user_available' }, amount: funds },
-      ],
-    }),
-  );
-  return id;
-}
+const user = (address: string, funds: bigint) => fundedUser(em, address, funds);
 
 let nonce = 0;
 async function fill(taker: string, marketId: number, direction: Direction): Promise<string> {

@@ -6,12 +6,12 @@ import { createRequire } from 'node:module';
 import pg from 'pg';
 import { privateKeyToAccount } from 'viem/accounts';
 import { db } from '../../src/db/schema.js';
-import { post } from '../../src/domain/ledger/ledger.js';
 import { ensureWindows } from '../../src/domain/markets/markets.js';
 import { closeRfq, createRfq, submitQuote } from '../../src/domain/rfq/api.js';
 import type { RfqDeps } from '../../src/domain/rfq/deps.js';
 import { orderTypedData, quoteTypedData, rfqDomain, type RfqOrderJson } from '../../src/domain/rfq/typed-data.js';
 import { migratedOrm } from '../../src/testing/orm.js';
+import { fundedUser } from '../../src/testing/funding.js';
 
 const N = Number(process.argv[2] ?? 200);
 const TAKER = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
@@ -50,21 +50,7 @@ const deps: RfqDeps = {
 };
 const domain = rfqDomain('contest-rfq-service', 8453);
 const em = () => t.orm.em.fork();
-async function userWith(address: string, funds: bigint) {
-  const id = randomUUID();
-  await db(em()).insertInto('users').values({ id, wallet_address: address.toLowerCase() }).execute();
-  await em().transactional((tx) =>
-    post(tx, {
-      kind: 'deposit',
-      reference: id,
-      entries: [
-        { account: { system: 'settlement_clearing' }, amount: -funds },
-        { account: { userId: id, kind: 'user_available' }, amount: funds },
-      ],
-    }),
-  );
-  return id;
-}
+const userWith = (address: string, funds: bigint) => fundedUser(em, address.toLowerCase(), funds);
 const taker = await userWith(TAKER.address, 10n ** 15n);
 await userWith(MM.address, 10n ** 15n);
 await ensureWindows(em(), [{ asset: 'BTC', durationSecs: 300, startAtMs: T0 + 300_000 }]);

@@ -1,12 +1,10 @@
 // What the parts of `bench:rfq` share: two API processes on one database (the maker on B, POSTs to A),
 // a funded market window, funded takers, registered and funded makers, latency statistics.
-import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { privateKeyToAccount, generatePrivateKey, type PrivateKeyAccount } from 'viem/accounts';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createOrm, type Orm } from '../../src/db/orm.js';
 import { db } from '../../src/db/schema.js';
-import { post } from '../../src/domain/ledger/ledger.js';
 import { ensureWindows } from '../../src/domain/markets/markets.js';
 import { rfqDomain } from '../../src/domain/rfq/typed-data.js';
 import { createLogger } from '../../src/logger.js';
@@ -15,6 +13,7 @@ import { createTestDatabase, TEST_REDIS_URL, uniquePrefix, type TestDatabase } f
 import { newTaker, type Party } from '../../src/testing/rfq-trade.js';
 import { startServiceProcess, type ServiceProcess } from '../../src/testing/service-process.js';
 import { percentile, row } from './harness.js';
+import { fundedUser } from '../../src/testing/funding.js';
 
 export const OPERATOR_TOKEN = 'bench-operator-token-0123456789';
 export const log = createLogger('warn');
@@ -57,21 +56,7 @@ export const statsLine = (label: string, s: Stats) =>
   );
 
 /** A user row for `address` with `micros` deposited (a maker's collateral is the balance of its wallet's user). */
-export async function fund(orm: Orm, address: string, micros: bigint): Promise<string> {
-  const id = randomUUID();
-  await db(orm.em.fork()).insertInto('users').values({ id, wallet_address: address }).execute();
-  await orm.em.fork().transactional((tx) =>
-    post(tx, {
-      kind: 'deposit',
-      reference: id,
-      entries: [
-        { account: { system: 'settlement_clearing' }, amount: -micros },
-        { account: { userId: id, kind: 'user_available' }, amount: micros },
-      ],
-    }),
-  );
-  return id;
-}
+export const fund = (orm: Orm, address: string, micros: bigint) => fundedUser(() => orm.em.fork(), address, micros);
 
 export type Backend = 'redis' | 'postgres';
 

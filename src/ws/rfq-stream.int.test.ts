@@ -22,7 +22,6 @@ import { createBus } from '../bus/create.js';
 import { loadConfig } from '../config.js';
 import { createOrm, type Orm } from '../db/orm.js';
 import { db } from '../db/schema.js';
-import { post } from '../domain/ledger/ledger.js';
 import { ensureWindows } from '../domain/markets/markets.js';
 import { rfqDomain, type Direction, type RfqOrderJson } from '../domain/rfq/typed-data.js';
 import { call } from '../testing/identity.js';
@@ -30,6 +29,7 @@ import { newTaker, postOrder, type Party } from '../testing/rfq-trade.js';
 import { TEST_REDIS_URL } from '../testing/postgres.js';
 import { startServiceProcess, type ServiceProcess } from '../testing/service-process.js';
 import { startTestService, type TestService } from '../testing/test-service.js';
+import { fundedUser } from '../testing/funding.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const QUOTES_PER_SECOND = 5;
@@ -101,21 +101,7 @@ afterEach(() => {
   expect(invalidFrames.splice(0)).toEqual([]);
 });
 
-async function userWithFunds(address: string, funds: bigint): Promise<string> {
-  const id = randomUUID();
-  await db(em()).insertInto('users').values({ id, wallet_address: address }).execute();
-  await em().transactional((tx) =>
-    post(tx, {
-      kind: 'deposit',
-      reference: id,
-      entries: [
-        { account: { system: 'settlement_clearing' }, amount: -funds },
-        { account: { userId: id, kind: 'user_available' }, amount: funds },
-      ],
-    }),
-  );
-  return id;
-}
+const userWithFunds = (address: string, funds: bigint) => fundedUser(em, address, funds);
 
 /** A registered market maker whose wallet also has a funded user account (its collateral). */
 async function maker(): Promise<PrivateKeyAccount> {

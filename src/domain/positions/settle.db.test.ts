@@ -7,7 +7,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { db } from '../../db/schema.js';
 import { migratedOrm, type MigratedOrm } from '../../testing/orm.js';
-import { checkLedger, post, userBalances } from '../ledger/ledger.js';
+import { checkLedger, userBalances } from '../ledger/ledger.js';
 import { ensureWindows } from '../markets/markets.js';
 import { getWindowState, resolveWindowByOperator, resolveWindowFromFeed } from '../markets/window-resolution.js';
 import { createDemoFeed, demoPriceMicros } from '../prices/demo.js';
@@ -17,6 +17,7 @@ import type { RfqDeps } from '../rfq/deps.js';
 import { orderTypedData, quoteTypedData, rfqDomain, type Direction } from '../rfq/typed-data.js';
 import { getPortfolio, getPosition, listMakerFills, listPositions, makerFigures, pnlHistory, takerStatsByWallet } from './portfolio.js';
 import { settleWindow } from './settle.js';
+import { fundedUser } from '../../testing/funding.js';
 
 const TAKER = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
 const MM = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
@@ -49,21 +50,7 @@ let btc: number;
 let eth: number;
 let nonce = 0;
 
-async function user(address: string, funds: bigint) {
-  const id = randomUUID();
-  await db(em()).insertInto('users').values({ id, wallet_address: address }).execute();
-  await em().transactional((tx) =>
-    post(tx, {
-      kind: 'deposit',
-      reference: id,
-      entries: [
-        { account: { system: 'settlement_clearing' }, amount: -funds },
-        { account: { userId: id, kind: 'user_available' }, amount: funds },
-      ],
-    }),
-  );
-  return id;
-}
+const user = (address: string, funds: bigint) => fundedUser(em, address, funds);
 
 /** A filled position: stake 1 USDC at 2.0 odds from the one maker. */
 async function position(legs: Array<[number, Direction]>, stake = 1_000_000, odds = 20_000): Promise<string> {

@@ -6,7 +6,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { db } from '../../db/schema.js';
 import { migratedOrm, type MigratedOrm } from '../../testing/orm.js';
-import { checkLedger, post, userBalances } from '../ledger/ledger.js';
+import { checkLedger, userBalances } from '../ledger/ledger.js';
 import { ensureWindows } from '../markets/markets.js';
 import {
   acceptQuote,
@@ -24,6 +24,7 @@ import {
 import type { RfqWithQuotes } from './records.js';
 import type { RfqDeps } from './deps.js';
 import { orderTypedData, quoteTypedData, rfqDomain, type RfqOrderJson } from './typed-data.js';
+import { fundedUser } from '../../testing/funding.js';
 
 const KEYS = [
   '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80',
@@ -57,23 +58,7 @@ let users: Record<string, string>;
 let markets: number[];
 let nonce = 0;
 
-async function userWith(address: string, funds: bigint): Promise<string> {
-  const id = randomUUID();
-  await db(em()).insertInto('users').values({ id, wallet_address: address }).execute();
-  if (funds > 0n) {
-    await em().transactional((tx) =>
-      post(tx, {
-        kind: 'deposit',
-        reference: id,
-        entries: [
-          { account: { system: 'settlement_clearing' }, amount: -funds },
-          { account: { userId: id, kind: 'user_available' }, amount: funds },
-        ],
-      }),
-    );
-  }
-  return id;
-}
+const userWith = (address: string, funds: bigint) => fundedUser(em, address, funds);
 
 beforeAll(async () => {
   t = await migratedOrm('rfq');
