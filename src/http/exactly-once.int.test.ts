@@ -8,6 +8,7 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { call, randomWallet, type TestPrivy } from '../testing/identity.js';
 import { ledgerProblems, newUserSession } from '../testing/money.js';
+import { expectReplayed, sendToProcessKilledAfterCommit } from '../testing/exactly-once.js';
 import { startServiceProcess, type ServiceProcess } from '../testing/service-process.js';
 import { startTestService, type TestService } from '../testing/test-service.js';
 
@@ -151,18 +152,12 @@ const flows: Flow[] = [
   },
 ];
 
-async function replayOnHealthyService(f: Flow, c: Ctx, key: string): Promise<JsonResponse> {
-  const replay = await f.send(svc.baseUrl, c, key);
-  expect(replay.status, JSON.stringify(replay.body)).toBe(f.replayStatus);
-  expect(replay.headers.get('idempotent-replayed')).toBe('true');
-  await f.check(c, key);
-  // Once more: still the same answer, still one write.
-  const again = await f.send(svc.baseUrl, c, key);
-  expect(again.status).toBe(f.replayStatus);
-  expect(again.body).toEqual(replay.body);
-  await f.check(c, key);
-  return replay;
-}
+const replayOnHealthyService = (f: Flow, c: Ctx, key: string) =>
+  expectReplayed(
+    () => f.send(svc.baseUrl, c, key),
+    f.replayStatus,
+    () => f.check(c, key),
+  );
 
 describe('a database error right after the write committed', () => {
   let faulty: ServiceProcess;
@@ -195,11 +190,8 @@ describe('an API process SIGKILLed between commit and response', () => {
   for (const f of flows) {
     it(`${f.operationId}: the retry on another process replays the committed write, one write`, async () => {
       const c = await f.prepare();
-      const killed = await faultyApi(`after-commit:${f.operationId}=kill`);
-      const exited = new Promise<NodeJS.Signals | null>((resolve) => killed.proc.once('exit', (_code, signal) => resolve(signal)));
       const key = randomUUID();
-      await expect(f.send(killed.baseUrl, c, key)).rejects.toThrow();
-      expect(await exited).toBe('SIGKILL');
+      await sendToProcessKilledAfterCommit(t.env, f.operationId, (baseUrl) => f.send(baseUrl, c, key));
       await replayOnHealthyService(f, c, key);
     });
   }

@@ -21,6 +21,7 @@ import {
   type MakerConnection,
   type Party,
 } from '../testing/rfq-trade.js';
+import { expectReplayed, sendToProcessKilledAfterCommit } from '../testing/exactly-once.js';
 import { startServiceProcess, type ServiceProcess } from '../testing/service-process.js';
 import { startTestService, type TestService } from '../testing/test-service.js';
 
@@ -115,17 +116,12 @@ const flows: Flow[] = [
   },
 ];
 
-async function replayOnHealthyService(f: Flow, c: Ctx, key: string): Promise<JsonResponse> {
-  const replay = await f.send(svc.baseUrl, c, key);
-  expect(replay.status, JSON.stringify(replay.body)).toBe(f.status);
-  expect(replay.headers.get('idempotent-replayed')).toBe('true');
-  await f.check(c, replay);
-  const again = await f.send(svc.baseUrl, c, key);
-  expect(again.status).toBe(f.status);
-  expect(again.body).toEqual(replay.body);
-  await f.check(c, again);
-  return replay;
-}
+const replayOnHealthyService = (f: Flow, c: Ctx, key: string) =>
+  expectReplayed(
+    () => f.send(svc.baseUrl, c, key),
+    f.status,
+    (res) => f.check(c, res),
+  );
 
 describe('RFQ writes: a database error right after the write committed', () => {
   let faulty: ServiceProcess;
@@ -158,11 +154,8 @@ describe('RFQ writes: an API process SIGKILLed between commit and response', () 
   for (const f of flows) {
     it(`${f.operationId}: the retry on another process replays the committed write, one write`, async () => {
       const c = await f.prepare();
-      const killed = await faultyApi(`after-commit:${f.operationId}=kill`);
-      const exited = new Promise<NodeJS.Signals | null>((resolve) => killed.proc.once('exit', (_code, signal) => resolve(signal)));
       const key = randomUUID();
-      await expect(f.send(killed.baseUrl, c, key)).rejects.toThrow();
-      expect(await exited).toBe('SIGKILL');
+      await sendToProcessKilledAfterCommit(t.env, f.operationId, (baseUrl) => f.send(baseUrl, c, key));
       await replayOnHealthyService(f, c, key);
     });
   }
