@@ -6,7 +6,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { createOrm, type Orm } from '../../src/db/orm.js';
 import { db } from '../../src/db/schema.js';
 import { ensureWindows } from '../../src/domain/markets/markets.js';
-import { rfqDomain } from '../../src/domain/rfq/typed-data.js';
+import { orderTypedData, rfqDomain, type OrderType, type RfqDomain, type RfqOrderJson } from '../../src/domain/rfq/typed-data.js';
 import { createLogger } from '../../src/logger.js';
 import { createTestPrivy, type TestPrivy } from '../../src/testing/identity.js';
 import { createTestDatabase, TEST_REDIS_URL, uniquePrefix, type TestDatabase } from '../../src/testing/postgres.js';
@@ -144,4 +144,38 @@ export async function newMaker(pair: Pair, micros = 1_000_000_000_000n): Promise
   if (reg.status !== 201) throw new Error(`registering the market maker: ${reg.status} ${await reg.text()}`);
   await fund(pair.orm, account.address, micros);
   return account;
+}
+
+export type SignedOrder = { taker: Party; order: RfqOrderJson; signature: `0x${string}` };
+let nonce = Date.now();
+
+/**
+ * `count` orders of 1 USDC on `marketIds` (up), taken by `takers` in turn, signed now: the takers' work, done
+ * ahead so that it is neither timed nor on this process's clock during a run. Valid for 55 s (RFQ_MAX_DEADLINE_MS
+ * is 60 s; signing takes a while on a busy machine, so no order expires before its turn).
+ */
+export function signOrdersAhead(
+  domain: RfqDomain,
+  takers: readonly Party[],
+  count: number,
+  marketIds: readonly number[],
+  orderType: OrderType,
+): Promise<SignedOrder[]> {
+  const deadline = Date.now() + 55_000;
+  const legs = marketIds.map((market_id) => ({ market_id, direction: 'up' as const }));
+  return Promise.all(
+    Array.from({ length: count }, async (_, i) => {
+      const taker = takers[i % takers.length]!;
+      const order: RfqOrderJson = {
+        taker: taker.wallet.address,
+        legs,
+        stake_micros: 1_000_000,
+        min_odds_bps: 10_001,
+        order_type: orderType,
+        nonce: ++nonce,
+        deadline_ms: deadline,
+      };
+      return { taker, order, signature: await taker.wallet.signTypedData(orderTypedData(domain, order)) };
+    }),
+  );
 }

@@ -6,9 +6,8 @@
 // their quotes live in this process, so its CPU share is reported next to the rates.
 import { randomUUID } from 'node:crypto';
 import { MarketMakerClient } from '@contest-rfq/sdk';
-import { orderTypedData, type RfqOrderJson } from '../../src/domain/rfq/typed-data.js';
 import type { Party } from '../../src/testing/rfq-trade.js';
-import { ms, newMaker, stats, type Pair } from './rfq-common.js';
+import { ms, newMaker, signOrdersAhead, stats, type Pair, type SignedOrder } from './rfq-common.js';
 
 export interface FillOptions {
   legs: number;
@@ -30,32 +29,11 @@ export interface Phases {
   closedToAnswer: number;
 }
 
-type Signed = { taker: Party; order: RfqOrderJson; signature: `0x${string}` };
-let nonce = Date.now();
+type Signed = SignedOrder;
 
-/** Best-mode FOK orders for `takers`, `perTaker` each, signed now (valid for 55 s: the 60 s maximum less a margin). */
-async function signOrders(pair: Pair, takers: Party[], perTaker: number, legs: number): Promise<Signed[][]> {
-  const deadline = Date.now() + 55_000;
-  const legList = pair.marketIds.slice(0, legs).map((market_id) => ({ market_id, direction: 'up' as const }));
-  return Promise.all(
-    takers.map((taker) =>
-      Promise.all(
-        Array.from({ length: perTaker }, async () => {
-          const order: RfqOrderJson = {
-            taker: taker.wallet.address,
-            legs: legList,
-            stake_micros: 1_000_000,
-            min_odds_bps: 10_001,
-            order_type: 'FOK',
-            nonce: ++nonce,
-            deadline_ms: deadline,
-          };
-          return { taker, order, signature: await taker.wallet.signTypedData(orderTypedData(pair.domain, order)) };
-        }),
-      ),
-    ),
-  );
-}
+/** Best-mode FOK orders for `takers`, `perTaker` each (one list per taker). */
+const signOrders = (pair: Pair, takers: Party[], perTaker: number, legs: number): Promise<Signed[][]> =>
+  Promise.all(takers.map((taker) => signOrdersAhead(pair.domain, [taker], perTaker, pair.marketIds.slice(0, legs), 'FOK')));
 
 /** POST one best-mode order to A; the terminal status and the time to the answer. */
 async function postBest(pair: Pair, { taker, order, signature }: Signed): Promise<{ status: string; tookMs: number; phases?: Phases }> {

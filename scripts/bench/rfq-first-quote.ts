@@ -11,9 +11,9 @@ import { createBus } from '../../src/bus/create.js';
 import { publishRfqEvents } from '../../src/bus/rfq-events.js';
 import { createRfq } from '../../src/domain/rfq/api.js';
 import type { RfqDeps } from '../../src/domain/rfq/deps.js';
-import { orderTypedData, type RfqOrderJson } from '../../src/domain/rfq/typed-data.js';
+import type { RfqOrderJson } from '../../src/domain/rfq/typed-data.js';
 import { busHop, recoveries, txFloors } from './rfq-floors.js';
-import { log, ms, newMaker, newTakers, sleep, startPair, stats, type Backend } from './rfq-common.js';
+import { log, ms, newMaker, newTakers, signOrdersAhead, sleep, startPair, stats, type Backend } from './rfq-common.js';
 
 export interface FirstQuoteOptions {
   n: number;
@@ -54,7 +54,6 @@ export async function firstQuote(mode: Backend, o: FirstQuoteOptions) {
     await maker.start().waitForSession();
     await maker.subscribe();
 
-    let nonce = Date.now();
     const sentAt = new Map<string, bigint>();
     const committedAt = new Map<string, bigint>();
     /** via http: when the taker's long-poll first showed quotes_received >= 1. */
@@ -62,27 +61,8 @@ export async function firstQuote(mode: Backend, o: FirstQuoteOptions) {
     const polls: Promise<void>[] = [];
     const failures: string[] = [];
     const legs = marketIds.map((market_id) => ({ market_id, direction: 'up' as const }));
-    /** Orders signed ahead (the takers' work, not timed and not on this process's clock during the run). */
-    const signed = async (count: number) => {
-      // Manual mode: open until the deadline (then swept). Signing takes a while on a busy machine: the
-      // latest deadline RFQ_MAX_DEADLINE_MS (60 s) allows, less a margin, so no order expires before its turn.
-      const deadline = Date.now() + 55_000;
-      return Promise.all(
-        Array.from({ length: count }, async (_, i) => {
-          const taker = takers[i % o.takers]!;
-          const order: RfqOrderJson = {
-            taker: taker.wallet.address,
-            legs,
-            stake_micros: 1_000_000,
-            min_odds_bps: 10_001,
-            order_type: 'IOC',
-            nonce: ++nonce,
-            deadline_ms: deadline,
-          };
-          return { taker, order, signature: await taker.wallet.signTypedData(orderTypedData(domain, order)) };
-        }),
-      );
-    };
+    /** Manual-mode IOC orders, open until their deadline (then swept). */
+    const signed = (count: number) => signOrdersAhead(domain, takers.slice(0, o.takers), count, marketIds, 'IOC');
     const createOne = async ({ taker, order, signature }: Awaited<ReturnType<typeof signed>>[number]) => {
       const t0 = process.hrtime.bigint();
       if (o.via === 'http') {

@@ -3,10 +3,9 @@
 // includes heap the collector has not returned yet, so these are upper bounds of the live cost.
 import { randomUUID } from 'node:crypto';
 import { MarketMakerClient } from '@contest-rfq/sdk';
-import { orderTypedData, type RfqOrderJson } from '../../src/domain/rfq/typed-data.js';
 import type { Party } from '../../src/testing/rfq-trade.js';
 import { pool } from './harness.js';
-import { newMaker, rssKb, sleep, type Pair } from './rfq-common.js';
+import { newMaker, rssKb, signOrdersAhead, sleep, type Pair } from './rfq-common.js';
 
 export interface MemoryOptions {
   legs: number;
@@ -40,24 +39,8 @@ export async function memory(pair: Pair, takers: Party[], o: MemoryOptions) {
   }
 
   // Open manual-mode RFQs, created on A (its closer holds a timer for each until the deadline).
-  const deadline = Date.now() + 55_000;
-  const legs = pair.marketIds.slice(0, o.legs).map((market_id) => ({ market_id, direction: 'up' as const }));
-  let nonce = Date.now();
-  const orders = await Promise.all(
-    Array.from({ length: o.openRfqs }, async (_, i) => {
-      const taker = takers[i % takers.length]!;
-      const order: RfqOrderJson = {
-        taker: taker.wallet.address,
-        legs,
-        stake_micros: 1_000_000,
-        min_odds_bps: 10_001,
-        order_type: 'IOC',
-        nonce: ++nonce,
-        deadline_ms: deadline,
-      };
-      return { taker, order, signature: await taker.wallet.signTypedData(orderTypedData(pair.domain, order)) };
-    }),
-  );
+  const orders = await signOrdersAhead(pair.domain, takers, o.openRfqs, pair.marketIds.slice(0, o.legs), 'IOC');
+  const deadline = orders[0]?.order.deadline_ms ?? Date.now();
   await sleep(SETTLE_MS);
   const beforeRfqs = rssKb(pid);
   let failed = 0;
