@@ -8,7 +8,8 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { db } from '../../src/db/schema.js';
 import { ensureWindows } from '../../src/domain/markets/markets.js';
 import { closeRfq, createRfq, submitQuote } from '../../src/domain/rfq/api.js';
-import type { RfqDeps } from '../../src/domain/rfq/deps.js';
+import { rfqDepsOf, type RfqDeps } from '../../src/domain/rfq/deps.js';
+import { loadConfig } from '../../src/config.js';
 import { orderTypedData, quoteTypedData, rfqDomain, type RfqOrderJson } from '../../src/domain/rfq/typed-data.js';
 import { migratedOrm } from '../../src/testing/orm.js';
 import { fundedUser } from '../../src/testing/funding.js';
@@ -32,23 +33,10 @@ const t = await migratedOrm('rfqprofile');
 let clock = Date.now();
 const T0 = Math.floor(clock / 300_000) * 300_000 + 300_000;
 clock = T0 + 1000;
-const deps: RfqDeps = {
-  settings: {
-    minStakeMicros: 500_000n,
-    maxStakeMicros: 10_000_000_000n,
-    maxPayoutMicros: 50_000_000_000n,
-    maxLegs: 9,
-    quoteWindowMs: 500,
-    maxDeadlineMs: 60_000,
-    maxOpenPerUser: 1000,
-    eip712Name: 'contest-rfq-service',
-    signingChainId: 8453,
-    bettingCloseBufferMs: 10_000,
-  },
-  now: () => clock,
-  windows: new Map(),
-};
-const domain = rfqDomain('contest-rfq-service', 8453);
+// The service's RFQ settings (defaults), with room for every RFQ the run leaves open, and a pinned clock.
+const config = loadConfig({ RFQ_MAX_OPEN_PER_USER: '10000' });
+const deps: RfqDeps = { ...rfqDepsOf(config), now: () => clock };
+const domain = rfqDomain(config.rfq.eip712Name, config.rfq.signingChainId);
 const em = () => t.orm.em.fork();
 const userWith = (address: string, funds: bigint) => fundedUser(em, address.toLowerCase(), funds);
 const taker = await userWith(TAKER.address, 10n ** 15n);

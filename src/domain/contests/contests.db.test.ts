@@ -2,14 +2,14 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migratedOrm, type MigratedOrm } from '../../testing/orm.js';
-import { db } from '../../db/schema.js';
-import { checkLedger, post, userBalances } from '../ledger/ledger.js';
+import { checkLedger, userBalances } from '../ledger/ledger.js';
 import { leaderboard, popularEntry } from './board.js';
 import { createContest } from './create.js';
 import { submitEntry } from './entries.js';
 import { listContests } from './lobby.js';
 import { loadContest, loadMarkets } from './records.js';
 import { contestsAwaitingResolution, resolveContest, resolveMarket } from './resolution.js';
+import { fundedUser as fundTestUser } from '../../testing/funding.js';
 
 let t: MigratedOrm;
 beforeAll(async () => {
@@ -18,25 +18,9 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 const em = () => t.orm.em.fork();
 
-async function fundedUser(micros: bigint): Promise<string> {
-  const id = randomUUID();
-  const wallet = `0x${randomUUID().replace(/-/g, '')}abcdefab`;
-  await db(em())
-    .insertInto('users')
-    .values({ id, wallet_address: wallet, handle: `u${id.slice(0, 8)}` })
-    .execute();
-  await em().transactional((tx) =>
-    post(tx, {
-      kind: 'deposit',
-      reference: id,
-      entries: [
-        { account: { system: 'settlement_clearing' }, amount: -micros },
-        { account: { userId: id, kind: 'user_available' }, amount: micros },
-      ],
-    }),
-  );
-  return id;
-}
+/** A funded user with a fresh wallet and handle. */
+const fundedUser = (micros: bigint) =>
+  fundTestUser(em, `0x${randomUUID().replace(/-/g, '')}abcdefab`, micros, { handle: `u${randomUUID().slice(0, 8)}` });
 
 describe('contests repository', () => {
   it('creates, lists, takes entries, resolves and pays once', async () => {
