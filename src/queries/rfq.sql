@@ -112,15 +112,15 @@ select "id", "rfq_id", "maker_address", "maker_user_id", "client_quote_id", "odd
   and "client_quote_id" = $2;
 
 -- RfqRepository.getForQuote
--- parameters: $1 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $2 = 1, $3 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $4 = 1, $5 = "00000000-0000-4000-8000-000000000001"
-select "id", "taker_user_id", "taker_address", "nonce", "order_hash", "signature", "legs", "stake", "min_odds_bps", "order_type", "fill_mode", "status", "deadline_ms", "quote_deadline_ms", "expires_at_ms", "created_at_ms", "closed_at_ms", "filled_stake", "payout", "odds_bps", "position_id", "close_reason", "idempotency_key", (select "users"."id"
-  from "users"
-  where lower(wallet_address) = $1 limit $2) as "maker_user_id", (select "ledger_accounts"."balance"
-  from "users"
-  inner join "ledger_accounts" on "ledger_accounts"."user_id" = "users"."id"
-  where lower(wallet_address) = $3 and "ledger_accounts"."kind" = 'user_available' limit $4) as "maker_available"
+-- parameters: $1 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $2 = 1, $3 = "00000000-0000-4000-8000-000000000001"
+select "rfqs"."id", "rfqs"."taker_user_id", "rfqs"."taker_address", "rfqs"."nonce", "rfqs"."order_hash", "rfqs"."signature", "rfqs"."legs", "rfqs"."stake", "rfqs"."min_odds_bps", "rfqs"."order_type", "rfqs"."fill_mode", "rfqs"."status", "rfqs"."deadline_ms", "rfqs"."quote_deadline_ms", "rfqs"."expires_at_ms", "rfqs"."created_at_ms", "rfqs"."closed_at_ms", "rfqs"."filled_stake", "rfqs"."payout", "rfqs"."odds_bps", "rfqs"."position_id", "rfqs"."close_reason", "rfqs"."idempotency_key", "maker"."maker_user_id", "maker"."maker_available"
   from "rfqs"
-  where "rfqs"."id" = $5
+  left join lateral (select "users"."id" as "maker_user_id", "ledger_accounts"."balance" as "maker_available"
+  from "users"
+  left join "ledger_accounts" on "ledger_accounts"."user_id" = "users"."id"
+  and "ledger_accounts"."kind" = 'user_available'
+  where lower(users.wallet_address) = $1 limit $2) as "maker" on true
+  where "rfqs"."id" = $3
   for share of "rfqs";
 
 -- RfqRepository.replaceLive

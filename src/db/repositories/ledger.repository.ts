@@ -2,7 +2,6 @@
 // Kysely's `sql` tag and one narrow result type each; the rest with the query builder, typed by the schema.
 import { sql } from 'kysely';
 import type { Db } from '../schema.js';
-import { anyOf } from '../sql.js';
 
 export type SystemAccountKind = 'settlement_clearing' | 'treasury';
 export type UserAccountKind = 'user_available' | 'user_reserved' | 'user_app_token';
@@ -10,29 +9,18 @@ export type UserAccountKind = 'user_available' | 'user_reserved' | 'user_app_tok
 export class LedgerRepository {
   constructor(private readonly db: Db) {}
 
-  /** Creates the pot accounts that do not exist yet, then returns every requested one. */
-  async potAccounts(contestIds: readonly string[]) {
+  /** Creates the contest pot accounts that do not exist yet (lockOwned then finds them). */
+  async createPotAccounts(contestIds: readonly string[]): Promise<void> {
     await sql`insert into ledger_accounts (kind, contest_id) select 'contest_pot', c from unnest(${contestIds}::uuid[]) as c on conflict do nothing`.execute(
       this.db,
     );
-    return this.db
-      .selectFrom('ledger_accounts')
-      .select(['id', 'contest_id'])
-      .where('kind', '=', sql.lit('contest_pot')) // the predicate of ledger_accounts_pot_key
-      .where('contest_id', '=', anyOf(contestIds, 'uuid'))
-      .$narrowType<{ contest_id: string }>()
-      .execute();
   }
 
-  /** Creates the user accounts that do not exist yet, then returns every requested (user, kind) pair. */
-  async userAccounts(userIds: readonly string[], kinds: readonly UserAccountKind[]) {
+  /** Creates the (user, kind) accounts that do not exist yet (lockOwned then finds them). */
+  async createUserAccounts(userIds: readonly string[], kinds: readonly UserAccountKind[]): Promise<void> {
     await sql`insert into ledger_accounts (user_id, kind) select u, k from unnest(${userIds}::uuid[], ${kinds}::text[]) as t(u, k) on conflict do nothing`.execute(
       this.db,
     );
-    const { rows } = await sql<{ id: string; user_id: string; kind: UserAccountKind }>`
-      select a.id, a.user_id, a.kind from ledger_accounts a
-        join unnest(${userIds}::uuid[], ${kinds}::text[]) as t(u, k) on a.user_id = t.u and a.kind = t.k`.execute(this.db);
-    return rows;
   }
 
   /**

@@ -229,23 +229,21 @@ export class RfqRepository {
   getForQuote(rfqId: string, makerWallet: string) {
     return this.db
       .selectFrom('rfqs')
-      .select(RFQ_COLUMNS)
-      .select((eb) => [
-        eb
-          .selectFrom('users')
-          .select('users.id')
-          .where(sql<string>`lower(wallet_address)`, '=', makerWallet.toLowerCase())
-          .limit(1)
-          .as('maker_user_id'),
-        eb
-          .selectFrom('users')
-          .innerJoin('ledger_accounts', 'ledger_accounts.user_id', 'users.id')
-          .select('ledger_accounts.balance')
-          .where(sql<string>`lower(wallet_address)`, '=', makerWallet.toLowerCase())
-          .where('ledger_accounts.kind', '=', sql.lit('user_available'))
-          .limit(1)
-          .as('maker_available'),
-      ])
+      .leftJoinLateral(
+        (eb) =>
+          eb
+            .selectFrom('users')
+            .leftJoin('ledger_accounts', (j) =>
+              j.onRef('ledger_accounts.user_id', '=', 'users.id').on('ledger_accounts.kind', '=', sql.lit('user_available')),
+            )
+            .select(['users.id as maker_user_id', 'ledger_accounts.balance as maker_available'])
+            .where(sql<string>`lower(users.wallet_address)`, '=', makerWallet.toLowerCase())
+            .limit(1)
+            .as('maker'),
+        (j) => j.onTrue(),
+      )
+      .select(RFQ_COLUMNS.map((c) => `rfqs.${c}` as const))
+      .select(['maker.maker_user_id', 'maker.maker_available'])
       .where('rfqs.id', '=', rfqId)
       .forShare('rfqs')
       .executeTakeFirst();

@@ -33,8 +33,8 @@ const PRIVY = { sub: 'did:privy:abc', address: WALLET, xHandle: 'alice', xAvatar
 /** Sample calls per feature file. Each call may issue several statements (all are recorded, in order). */
 const CATALOG: Record<string, Array<[string, (db: Db) => Promise<unknown>]>> = {
   ledger: [
-    ['LedgerRepository.potAccounts', (db) => new LedgerRepository(db).potAccounts([U1])],
-    ['LedgerRepository.userAccounts', (db) => new LedgerRepository(db).userAccounts([U1, U1], ['user_available', 'user_reserved'])],
+    ['LedgerRepository.createPotAccounts', (db) => new LedgerRepository(db).createPotAccounts([U1])],
+    ['LedgerRepository.createUserAccounts', (db) => new LedgerRepository(db).createUserAccounts([U1, U1], ['user_available', 'user_reserved'])],
     [
       'LedgerRepository.lockOwned',
       (db) => new LedgerRepository(db).lockOwned({ userIds: [U1], userKinds: ['user_available'], systems: ['settlement_clearing'], pots: [U2] }),

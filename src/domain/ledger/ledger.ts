@@ -76,12 +76,12 @@ async function lockRefs(repo: LedgerRepository, refs: readonly AccountRef[], cre
     const missingSystem = missing.find((a) => 'system' in a);
     if (missingSystem) throw new Error(`system ledger account ${refKey(missingSystem)} is missing (migrations not applied?)`);
     if (missingUsers.length) {
-      await repo.userAccounts(
+      await repo.createUserAccounts(
         missingUsers.map((u) => u.userId),
         missingUsers.map((u) => u.kind),
       );
     }
-    if (missingPots.length) await repo.potAccounts(missingPots);
+    if (missingPots.length) await repo.createPotAccounts(missingPots);
     locked = await lock();
     for (const a of refs) if (!locked.has(refKey(a))) throw new Error(`ledger account ${refKey(a)} could not be resolved`);
   }

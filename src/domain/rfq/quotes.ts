@@ -84,7 +84,6 @@ export async function submitQuote(em: Em, deps: RfqDeps, makerWallet: string, q:
       if (r.status !== 'open' || now >= r.expiresAtMs || (r.fillMode === 'best' && now >= r.quoteDeadlineMs)) return reject('rfq_closed');
       if (r.takerAddress === maker) return reject('self_trade');
       if (!row.maker_user_id) return reject('insufficient_collateral');
-      const makerUser = { id: row.maker_user_id };
       const fill = r.stakeMicros < BigInt(q.max_fill_micros) ? r.stakeMicros : BigInt(q.max_fill_micros);
       const liability = payoutFor(fill, q.odds_bps) - fill;
       if (microsFromDb(row.maker_available ?? '0') < liability) return reject('insufficient_collateral');
@@ -95,7 +94,7 @@ export async function submitQuote(em: Em, deps: RfqDeps, makerWallet: string, q:
         id,
         rfqId,
         makerAddress: maker,
-        makerUserId: makerUser.id,
+        makerUserId: row.maker_user_id,
         clientQuoteId,
         oddsBps: q.odds_bps,
         maxFill: BigInt(q.max_fill_micros),
