@@ -37,6 +37,8 @@ export const schema = z.object({
     .pipe(z.string().refine(isP256PublicKeyPem, 'must be an SPKI PEM P-256 (ES256) public key').optional()),
   /** User session lifetime; down to 1 s for tests and short-lived deployments. */
   SESSION_TTL_SECONDS: intFrom(86400, 1, 31 * 86400),
+  /** How long one API process remembers a live session (logout and other changes reach every process at once over the bus); 0: look it up on every request. */
+  SESSION_CACHE_MS: intFrom(1000, 0, 60000),
   /** EIP-4361 `domain` that wallet sign-in messages must name (host[:port] of the web app). */
   SIWE_DOMAIN: z
     .string()

@@ -23,6 +23,8 @@ export interface Config {
   operatorToken: string | undefined;
   privy: { appId: string | undefined; verificationKey: string | undefined };
   sessionTtlSeconds: number;
+  /** SESSION_CACHE_MS: how long a process remembers a live session (src/http/session-cache.ts); 0: never. */
+  sessionCacheMs: number;
   siwe: { domain: string; chainIds: number[] };
   mm: {
     authDomain: string;
@@ -126,6 +128,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     operatorToken: e.OPERATOR_TOKEN,
     privy: { appId: e.PRIVY_APP_ID, verificationKey: e.PRIVY_VERIFICATION_KEY },
     sessionTtlSeconds: e.SESSION_TTL_SECONDS,
+    sessionCacheMs: e.SESSION_CACHE_MS,
     siwe: { domain: (e.SIWE_DOMAIN ?? defaultSiweDomain(e.PUBLIC_URL, e.PORT)).toLowerCase(), chainIds: e.SIWE_CHAIN_IDS },
     mm: {
       authDomain: e.MM_AUTH_DOMAIN,

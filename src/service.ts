@@ -15,6 +15,7 @@ import { createSettlementAdapter } from './domain/settlement/index.js';
 import { marketsHandlers } from './http/handlers/markets.js';
 import { choosePrivyVerifier } from './domain/identity/privy-setup.js';
 import { createTokenResolver } from './http/token-resolver.js';
+import { createSessionCache } from './http/session-cache.js';
 import { readinessProbe } from './http/readiness.js';
 import type { Handlers } from './http/handler.js';
 import { marketMakersHandlers } from './http/handlers/market-makers.js';
@@ -103,6 +104,7 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
   // and wakes getRfq long-polls from the bus.
   const closer = createRfqCloser({ forkDb, bus: rt.bus, rfq: rfqDeps, log: logger });
   const rfqWaiters = createRfqWaiters(rt.bus);
+  const sessions = createSessionCache(config.sessionCacheMs, rt.bus, logger);
   const allHandlers: Handlers = {
     ...documentsHandlers(documents, { publicUrl: config.publicUrl }),
     ...authHandlers({ privy, sessionTtlSeconds: config.sessionTtlSeconds, siwe: config.siwe, bus: rt.bus }),
@@ -131,7 +133,7 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
     document: loadOpenApiDocument(),
     handlers,
     forkDb,
-    resolveToken: createTokenResolver(operatorToken, forkDb),
+    resolveToken: createTokenResolver(operatorToken, forkDb, sessions),
     metrics,
     rateLimitPerMinute: config.rateLimitPerMinute,
     rateLimitStore: rateLimitStore.store,
@@ -157,6 +159,7 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
       stopDemoMaker();
       closer.stop(); // pending best-mode answers read the RFQ as it is; the sweeper closes it
       rfqWaiters.close(); // long-polls answer now instead of holding the server open
+      sessions.close();
       await gateway.close(); // market makers get close code 1001 before the HTTP server stops
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

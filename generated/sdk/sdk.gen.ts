@@ -81,8 +81,10 @@ export const createWalletSession = <ThrowOnError extends boolean = false>(option
 /**
  * Revoke the current session
  *
- * Revokes the presented user session token. Later requests with it get 401 `INVALID_SESSION`.
- * Send no request body.
+ * Revokes the presented user session token. Later requests with it get 401 `INVALID_SESSION`:
+ * at once on the API process that answered, and on the others as soon as the revocation
+ * reaches them over the service's bus (milliseconds; at most `SESSION_CACHE_MS`, 1 s by
+ * default, if the message is lost). Send no request body.
  *
  */
 export const logout = <ThrowOnError extends boolean = false>(options?: Options<LogoutData, ThrowOnError>): RequestResult<LogoutResponses, LogoutErrors, ThrowOnError> => (options?.client ?? client).post<LogoutResponses, LogoutErrors, ThrowOnError>({

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { compileRepositoryQueries } from '../../src/db/repositories/snapshot.js';
 import { leaderboard, topParticipants } from '../../src/domain/contests/board.js';
 import { listContests, type LobbyQuery } from '../../src/domain/contests/lobby.js';
-import { resolveSessionToken } from '../../src/domain/identity/sessions.js';
+import { hashToken, liveSessionByHash } from '../../src/domain/identity/sessions.js';
 import { capture, type Captured } from './contests-capture.js';
 
 export interface Case {
@@ -51,7 +51,7 @@ export async function buildCases(sql: pg.ClientBase, ctx: CaseContext) {
     if (wire !== direct) throw new Error('lobby: HTTP and pg disagree on the page');
   };
   const callerQueries = [
-    ...(await capture(sql, (em) => resolveSessionToken(em, caller.token))),
+    ...(await capture(sql, (em) => liveSessionByHash(em, hashToken(caller.token)))),
     ...(await capture(sql, (em) => leaderboard(em, bigId, 10, caller.userId))),
   ];
   const cases: Case[] = [

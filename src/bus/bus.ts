@@ -10,7 +10,16 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 
-export const BUS_TOPICS = ['rfq.open', 'rfq.closed', 'rfq.quote', 'mm.event', 'mm.removed', 'operation.settled', 'contests.changed'] as const;
+export const BUS_TOPICS = [
+  'rfq.open',
+  'rfq.closed',
+  'rfq.quote',
+  'mm.event',
+  'mm.removed',
+  'operation.settled',
+  'contests.changed',
+  'sessions.changed',
+] as const;
 export type BusTopic = (typeof BUS_TOPICS)[number];
 
 /** Largest envelope (UTF-8 JSON) a publish accepts, on every backend: PostgreSQL NOTIFY stops at 8000 bytes. */

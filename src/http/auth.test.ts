@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { authenticate, bearerToken, sameSecret, type Principal } from './auth.js';
+import { authenticate, bearerToken, sameDigest, type Principal } from './auth.js';
+import { hashToken } from '../domain/identity/sessions.js';
 
 const user: Principal = { kind: 'user', userId: 'u1', sessionId: 's1', address: '0x0000000000000000000000000000000000000001' };
 const mm: Principal = { kind: 'market_maker', walletAddress: '0x0000000000000000000000000000000000000002', sessionId: 's2' };
@@ -42,11 +43,11 @@ describe('bearerToken', () => {
   });
 });
 
-describe('sameSecret', () => {
-  it('compares whole secrets', () => {
-    expect(sameSecret('a-long-operator-token', 'a-long-operator-token')).toBe(true);
-    expect(sameSecret('a-long-operator-toke', 'a-long-operator-token')).toBe(false);
-    expect(sameSecret('', 'x')).toBe(false);
+describe('sameDigest', () => {
+  it('compares whole secrets, by their digests', () => {
+    expect(sameDigest(hashToken('a-long-operator-token'), hashToken('a-long-operator-token'))).toBe(true);
+    expect(sameDigest(hashToken('a-long-operator-toke'), hashToken('a-long-operator-token'))).toBe(false);
+    expect(sameDigest(hashToken(''), hashToken('x'))).toBe(false);
   });
   it('operator routes with OPERATOR_TOKEN unset: 401 naming OPERATOR_TOKEN, whatever the header', async () => {
     const disabled = Object.assign(async (t: string) => tokens[t] ?? null, { operatorDisabled: true });

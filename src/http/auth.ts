@@ -4,7 +4,7 @@
 //   [{bearer: []}]                   user session required
 //   [{marketMakerBearer: []}]        market-maker session (from the WebSocket handshake)
 //   [{operatorBearer: []}]           OPERATOR_TOKEN
-import { timingSafeEqual, createHash } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { Forbidden, InvalidSession, Unauthorized } from '../domain/errors.js';
 
 export type Principal =
@@ -45,27 +45,44 @@ export function bearerToken(header: string | string[] | undefined): string | und
   return m?.[1] ?? null; // null: present but not a bearer credential
 }
 
+const ANONYMOUS: Auth = Object.freeze({ kind: 'anonymous' });
+
+interface Rules {
+  anonymousAllowed: boolean;
+  allowed: ReadonlySet<Principal['kind']>;
+}
+/** An operation's security requirements read once (the spec's arrays are the same objects on every request). */
+const rulesSeen = new WeakMap<SecurityRequirement[], Rules>();
+function rulesOf(requirements: SecurityRequirement[]): Rules {
+  let rules = rulesSeen.get(requirements);
+  if (!rules) {
+    const allowed = new Set(
+      requirements.flatMap((r) =>
+        Object.keys(r)
+          .map((s) => SCHEME_KIND[s])
+          .filter((k) => k !== undefined),
+      ),
+    );
+    rules = { anonymousAllowed: requirements.some((r) => Object.keys(r).length === 0), allowed };
+    rulesSeen.set(requirements, rules);
+  }
+  return rules;
+}
+
 export async function authenticate(
   security: SecurityRequirement[] | undefined,
   authorization: string | string[] | undefined,
   resolve: TokenResolver,
 ): Promise<Auth> {
   const requirements = security ?? [];
-  if (requirements.length === 0) return { kind: 'anonymous' };
-  const anonymousAllowed = requirements.some((r) => Object.keys(r).length === 0);
-  const allowed = new Set(
-    requirements.flatMap((r) =>
-      Object.keys(r)
-        .map((s) => SCHEME_KIND[s])
-        .filter((k) => k !== undefined),
-    ),
-  );
+  if (requirements.length === 0) return ANONYMOUS;
+  const { anonymousAllowed, allowed } = rulesOf(requirements);
   if (resolve.operatorDisabled && !anonymousAllowed && allowed.size === 1 && allowed.has('operator')) {
     throw new Unauthorized(OPERATOR_API_DISABLED);
   }
   const token = bearerToken(authorization);
   if (token === undefined) {
-    if (anonymousAllowed) return { kind: 'anonymous' };
+    if (anonymousAllowed) return ANONYMOUS;
     throw new Unauthorized();
   }
   if (token === null) throw new InvalidSession('the Authorization header is not of the form "Bearer <token>"');
@@ -78,9 +95,5 @@ export async function authenticate(
   return principal;
 }
 
-/** Constant-time comparison that does not leak the length of the secret. */
-export function sameSecret(presented: string, secret: string): boolean {
-  const a = createHash('sha256').update(presented).digest();
-  const b = createHash('sha256').update(secret).digest();
-  return timingSafeEqual(a, b);
-}
+/** Constant-time comparison of two SHA-256 digests: it leaks neither the secret nor its length. */
+export const sameDigest = (presented: Buffer, secret: Buffer): boolean => timingSafeEqual(presented, secret);

@@ -58,7 +58,7 @@ insert into "sessions" ("id", "token_hash", "kind", "user_id", "expires_at")
 
 -- IdentityRepository.liveSession
 -- parameters: $1 = <bytea 32 bytes>
-select "s"."id", "s"."kind", "s"."user_id", "s"."market_maker_address", "u"."wallet_address"
+select "s"."id", "s"."kind", "s"."user_id", "s"."market_maker_address", "u"."wallet_address", (extract(epoch from s.expires_at) * 1000)::bigint as "expires_ms"
   from "sessions" as "s"
   left join "users" as "u" on "u"."id" = "s"."user_id"
   where "s"."token_hash" = $1

@@ -95,12 +95,13 @@ export class IdentityRepository {
       .executeTakeFirstOrThrow();
   }
 
-  /** The live (unrevoked, unexpired) session of a token hash, with its user's wallet. */
+  /** The live (unrevoked, unexpired) session of a token hash, with its user's wallet and its expiry (epoch ms). */
   liveSession(tokenHash: Buffer) {
     return this.db
       .selectFrom('sessions as s')
       .leftJoin('users as u', 'u.id', 's.user_id')
       .select(['s.id', 's.kind', 's.user_id', 's.market_maker_address', 'u.wallet_address'])
+      .select(sql<string>`(extract(epoch from s.expires_at) * 1000)::bigint`.as('expires_ms'))
       .where('s.token_hash', '=', tokenHash)
       .where('s.revoked_at', 'is', null)
       .where('s.expires_at', '>', sql<string>`now()`)

@@ -1,10 +1,11 @@
 // Bearer sessions. A token is a kind prefix and 256 CSPRNG bits (base64url); only its SHA-256 is
 // stored, so the sessions table holds no usable credential. Expiry and revocation are checked by the
 // database clock on every lookup, so logout takes effect on the very next request.
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { hash, randomBytes, randomUUID } from 'node:crypto';
 import type { Em } from '../../db/orm.js';
 import { identityRepository } from '../../db/repositories/identity.repository.js';
 import { db } from '../../db/schema.js';
+import { int8ToNumber } from '../../db/int8.js';
 
 export const USER_TOKEN_PREFIX = 'us_';
 
@@ -12,7 +13,7 @@ export const USER_TOKEN_PREFIX = 'us_';
 const MAX_TOKEN_LENGTH = 256;
 
 export function hashToken(token: string): Buffer {
-  return createHash('sha256').update(token, 'utf8').digest();
+  return hash('sha256', token, 'buffer');
 }
 
 export function newSessionToken(prefix: string): { token: string; hash: Buffer } {
@@ -37,16 +38,25 @@ export async function createUserSession(em: Em, userId: string, ttlSeconds: numb
 export type SessionPrincipal =
   { kind: 'user'; sessionId: string; userId: string; address: string } | { kind: 'market_maker'; sessionId: string; walletAddress: string };
 
-/** The live (unrevoked, unexpired) session of a presented token, or null. */
-export async function resolveSessionToken(em: Em, token: string): Promise<SessionPrincipal | null> {
-  if (token.length === 0 || token.length > MAX_TOKEN_LENGTH) return null;
-  const row = await identityRepository(db(em)).liveSession(hashToken(token));
+/** A live session and when it expires (epoch ms, the database's clock). */
+export interface LiveSession {
+  principal: SessionPrincipal;
+  expiresAtMs: number;
+}
+
+/** Tokens that could be ours: anything else is refused without a lookup. */
+export const plausibleToken = (token: string): boolean => token.length > 0 && token.length <= MAX_TOKEN_LENGTH;
+
+/** The live (unrevoked, unexpired) session of a token's hash (hashToken), or null. */
+export async function liveSessionByHash(em: Em, tokenHash: Buffer): Promise<LiveSession | null> {
+  const row = await identityRepository(db(em)).liveSession(tokenHash);
   if (!row) return null;
+  const expiresAtMs = int8ToNumber(row.expires_ms);
   if (row.kind === 'user' && row.user_id && row.wallet_address) {
-    return { kind: 'user', sessionId: row.id, userId: row.user_id, address: row.wallet_address };
+    return { principal: { kind: 'user', sessionId: row.id, userId: row.user_id, address: row.wallet_address }, expiresAtMs };
   }
   if (row.kind === 'market_maker' && row.market_maker_address) {
-    return { kind: 'market_maker', sessionId: row.id, walletAddress: row.market_maker_address };
+    return { principal: { kind: 'market_maker', sessionId: row.id, walletAddress: row.market_maker_address }, expiresAtMs };
   }
   return null;
 }

@@ -8,10 +8,14 @@ import type { HandlersFor, RequestContext } from '../handler.js';
 import { requireUser } from './principal.js';
 import type { Bus } from '../../bus/bus.js';
 import { publishContestsChanged } from '../../bus/contest-events.js';
+import { publishSessionChange } from '../session-cache.js';
 
 export interface AuthDeps {
   privy: PrivyVerifier;
-  /** A Privy sign-in refreshes the user's X handle and avatar, which boards show: `contests.changed`. */
+  /**
+   * A Privy sign-in refreshes the user's X handle and avatar, which boards show (`contests.changed`), and
+   * may change the user's wallet (`sessions.changed`); a logout is `sessions.changed` too.
+   */
   bus: Bus;
   sessionTtlSeconds: number;
   siwe: Omit<SiweSettings, 'ttlSeconds'>;
@@ -30,6 +34,8 @@ export function authHandlers(deps: AuthDeps): HandlersFor<'createSession' | 'get
   return {
     createSession: async ({ body }, ctx) => {
       const signedIn = await signInWithPrivy(ctx.db, deps.privy, body.privy_token, deps.sessionTtlSeconds);
+      // A Privy sign-in may move the user to another wallet: the user's remembered sessions are dropped.
+      await publishSessionChange(deps.bus, { user_id: signedIn.userId });
       await publishContestsChanged(deps.bus, null);
       return sessionResponse(ctx, signedIn);
     },
@@ -45,6 +51,8 @@ export function authHandlers(deps: AuthDeps): HandlersFor<'createSession' | 'get
     logout: async (_req, { db, auth, log }) => {
       const user = requireUser(auth);
       await revokeSession(db, user.sessionId);
+      // This process forgets the session before answering; the others when the bus delivers (SESSION_CACHE_MS at most).
+      await publishSessionChange(deps.bus, { session_id: user.sessionId });
       log.info({ user_id: user.userId, session_id: user.sessionId }, 'session revoked');
       return { status: 204 };
     },

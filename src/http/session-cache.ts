@@ -1,0 +1,95 @@
+// Live sessions remembered per process for SESSION_CACHE_MS, so a signed-in read does not look its token up
+// in PostgreSQL on every request (the lookup was most of a signed-in cached read's cost: issue 14).
+// Freshness: a change to a session drops it from every process's cache through the bus topic
+// `sessions.changed`, and nothing is kept longer than SESSION_CACHE_MS even when a bus message is lost:
+//   logout                  {session_id}  the process that revoked it drops it before it answers 204;
+//                                         every other process when the bus delivers (milliseconds)
+//   Privy sign-in           {user_id}     the user's wallet may have changed: every session of that user
+//   market maker removed    mm.removed    {wallet}: every session of that maker (published by the gateway)
+// An expired session is never served: an entry also ends at the session's own expiry. Unknown tokens are
+// not remembered (a stream of random tokens cannot fill the cache) and a full cache drops its oldest entry.
+import type { Bus } from '../bus/bus.js';
+import type { LiveSession, SessionPrincipal } from '../domain/identity/sessions.js';
+
+/** Entries one process keeps at most (about 300 bytes each). */
+const MAX_ENTRIES = 50_000;
+
+export interface SessionCache {
+  /** The remembered live session of a presented token, or undefined. */
+  get(key: string, nowMs?: number): SessionPrincipal | undefined;
+  /**
+   * Counts the changes heard so far. Read it before a lookup and hand it to set(): a lookup that raced a
+   * change (it may have read the session just before a logout committed) is then not remembered.
+   */
+  readonly generation: number;
+  set(key: string, live: LiveSession, lookedUpAt: number, nowMs?: number): void;
+  /** Stops listening to the bus. */
+  close(): void;
+  readonly size: number;
+}
+
+interface Entry {
+  principal: SessionPrincipal;
+  /** min(cached at + ttl, session expiry). */
+  untilMs: number;
+}
+
+export type SessionChange = { session_id: string } | { user_id: string };
+
+/** Publishes a change to sessions (after its commit); every process's cache drops what it names. */
+export function publishSessionChange(bus: Bus, change: SessionChange): Promise<void> {
+  return bus.publish('sessions.changed', change);
+}
+
+export function createSessionCache(ttlMs: number, bus: Bus, log: { warn(obj: object, msg: string): void }): SessionCache {
+  const entries = new Map<string, Entry>();
+  const drop = (match: (p: SessionPrincipal) => boolean) => {
+    for (const [key, e] of entries) if (match(e.principal)) entries.delete(key);
+  };
+  let generation = 0;
+  const onChange = (payload: unknown) => {
+    generation++;
+    const p = payload as Partial<Record<'session_id' | 'user_id', unknown>> | null;
+    if (typeof p?.session_id === 'string') drop((s) => s.sessionId === p.session_id);
+    else if (typeof p?.user_id === 'string') drop((s) => s.kind === 'user' && s.userId === p.user_id);
+    else {
+      log.warn({ payload }, 'malformed sessions.changed bus message: every cached session dropped');
+      entries.clear();
+    }
+  };
+  const onMmRemoved = (payload: unknown) => {
+    generation++;
+    const wallet = (payload as { wallet?: unknown } | null)?.wallet;
+    if (typeof wallet === 'string') drop((s) => s.kind === 'market_maker' && s.walletAddress.toLowerCase() === wallet.toLowerCase());
+    else entries.clear();
+  };
+  const unsubscribe = ttlMs > 0 ? [bus.subscribe('sessions.changed', onChange), bus.subscribe('mm.removed', onMmRemoved)] : [];
+
+  return {
+    get(key, nowMs = Date.now()) {
+      const e = entries.get(key);
+      if (!e) return undefined;
+      if (nowMs < e.untilMs) return e.principal;
+      entries.delete(key);
+      return undefined;
+    },
+    get generation() {
+      return generation;
+    },
+    set(key, live, lookedUpAt, nowMs = Date.now()) {
+      if (ttlMs <= 0 || lookedUpAt !== generation) return;
+      const untilMs = Math.min(nowMs + ttlMs, live.expiresAtMs);
+      if (untilMs <= nowMs) return;
+      entries.delete(key);
+      if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
+      entries.set(key, { principal: Object.freeze({ ...live.principal }), untilMs });
+    },
+    close() {
+      for (const off of unsubscribe) off();
+      entries.clear();
+    },
+    get size() {
+      return entries.size;
+    },
+  };
+}
