@@ -14,3 +14,52 @@ export function preserialized<T extends object>(body: T): T {
 export function jsonPayload(body: unknown): Buffer | string {
   return (typeof body === 'object' && body !== null && bytes.get(body)) || JSON.stringify(body);
 }
+
+const CALLER_NULL = Buffer.from('"caller":null');
+/** A preserialized page's bytes cut at each `"caller":null` (computed on the first caller's copy). */
+const cuts = new WeakMap<object, Buffer[]>();
+
+function cutsOf(page: object): Buffer[] | undefined {
+  let parts = cuts.get(page);
+  if (parts) return parts;
+  const whole = bytes.get(page);
+  if (!whole) return undefined;
+  parts = [];
+  let from = 0;
+  for (let at = whole.indexOf(CALLER_NULL); at !== -1; at = whole.indexOf(CALLER_NULL, from)) {
+    parts.push(whole.subarray(from, at));
+    from = at + CALLER_NULL.length;
+  }
+  parts.push(whole.subarray(from));
+  cuts.set(page, parts);
+  return parts;
+}
+
+/**
+ * `copy` is the preserialized `page` with its `caller: null` fields, in document order, set to `callers`
+ * (and nothing else changed): its bytes are the page's bytes with each `"caller":null` replaced by
+ * `"caller":<that value's JSON>`, so a signed-in read is spliced from the cached page instead of being
+ * serialized again. (In JSON text `"caller":null` can only be a key and its value: a quote inside a string is
+ * escaped.) When the page does not have exactly that many such fields, the copy is serialized as usual.
+ */
+export function withCallerFields<T extends object>(page: object, copy: T, callers: readonly unknown[]): T {
+  const parts = cutsOf(page);
+  if (!parts || parts.length !== callers.length + 1) return copy;
+  const out: Buffer[] = [parts[0]!];
+  for (let i = 0; i < callers.length; i++) out.push(callerBytes(callers[i]), parts[i + 1]!);
+  bytes.set(copy, Buffer.concat(out));
+  return copy;
+}
+
+/** Small caller values repeat (a lobby's `{"joined":true}` and `{"joined":false}`): their bytes are kept. */
+const smallCallers = new Map<string, Buffer>();
+function callerBytes(value: unknown): Buffer {
+  const json = JSON.stringify(value);
+  if (json.length > 32) return Buffer.from(`"caller":${json}`, 'utf8');
+  let b = smallCallers.get(json);
+  if (!b) {
+    if (smallCallers.size >= 256) smallCallers.clear();
+    smallCallers.set(json, (b = Buffer.from(`"caller":${json}`, 'utf8')));
+  }
+  return b;
+}

@@ -2,8 +2,9 @@
 // the per-process page cache (src/http/page-cache.ts): the anonymous body is cached (serialized once), and
 // the caller fields (lobby and detail `joined`, leaderboard `caller`) are read with one statement and cached
 // per user and page in a cache of their own (`callers`, same TTL and invalidation, keyed by the user id, so
-// never served to another caller), then put on a copy of the page, never into it. A hit runs no SQL and
-// forks no ORM: `ctx.db` is only touched inside a load.
+// never served to another caller), then put on a copy of the page, never into it; the copy's bytes are spliced
+// from the page's (withCallerFields), not serialized again. A hit runs no SQL and forks no ORM: `ctx.db` is
+// only touched inside a load.
 import { callerRowsOf, leaderboardTop, popularEntry, topParticipantsAt } from '../../domain/contests/board.js';
 import { joinedContests } from '../../domain/contests/entries.js';
 import { clampLimit, listContests } from '../../domain/contests/lobby.js';
@@ -16,7 +17,7 @@ import type {
   TopParticipants as TopParticipantsResponse,
 } from '../../../generated/openapi/types.gen.js';
 import type { HandlersFor, RequestContext } from '../handler.js';
-import { preserialized } from '../json-body.js';
+import { preserialized, withCallerFields } from '../json-body.js';
 import { CROSS_CONTEST, type PageCache } from '../page-cache.js';
 import { contestByIdWire, leaderboardRowWire, lobbyRowWire } from './contests-wire.js';
 
@@ -52,8 +53,9 @@ export function contestReadHandlers({ pages, callers }: ContestReadCaches): Hand
       const joined = await callers.read(`lobby|${me}|${ids.join(',')}`, CROSS_CONTEST, async () => ({
         value: await joinedContests(ctx.db, me, ids),
       }));
-      const contests = page.contests.map((c): ContestLobbyRow => ({ ...c, caller: { joined: joined.has(c.contest_id) } }));
-      return { status: 200, body: { contests, next_cursor: page.next_cursor }, headers: NO_STORE };
+      const fields = page.contests.map((c) => ({ joined: joined.has(c.contest_id) }));
+      const contests = page.contests.map((c, i): ContestLobbyRow => ({ ...c, caller: fields[i]! }));
+      return { status: 200, body: withCallerFields(page, { contests, next_cursor: page.next_cursor }, fields), headers: NO_STORE };
     },
 
     getContest: async ({ params }, ctx) => {
@@ -67,7 +69,8 @@ export function contestReadHandlers({ pages, callers }: ContestReadCaches): Hand
       const joined = await callers.read(`contest|${me}|${id}`, id, async () => ({
         value: (await joinedContests(ctx.db, me, [page.contest_id])).has(page.contest_id),
       }));
-      return { status: 200, body: { ...page, caller: { joined } } satisfies ContestById, headers: NO_STORE };
+      const caller = { joined };
+      return { status: 200, body: withCallerFields(page, { ...page, caller } satisfies ContestById, [caller]), headers: NO_STORE };
     },
 
     getContestLeaderboard: async ({ params, query }, ctx) => {
@@ -88,7 +91,8 @@ export function contestReadHandlers({ pages, callers }: ContestReadCaches): Hand
       const rows = await callers.read(`board|${me}|${id}|${limit}|${page.load}`, id, async () => ({
         value: (await callerRowsOf(ctx.db, page.board, me)).map(leaderboardRowWire),
       }));
-      return { status: 200, body: { ...page.body, caller: { rows } }, headers: NO_STORE };
+      const caller = { rows };
+      return { status: 200, body: withCallerFields(page.body, { ...page.body, caller }, [caller]), headers: NO_STORE };
     },
 
     getContestTopParticipants: async ({ params, query }, ctx) => {

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { jsonPayload, preserialized, withCallerFields } from './json-body.js';
+
+const text = (b: Buffer | string) => (typeof b === 'string' ? b : b.toString('utf8'));
+
+describe('withCallerFields', () => {
+  const tricky = ['plain', 'a "caller":null in a title', 'back\\slash\\', '"caller":null', 'üñí €', '\\"caller\\":null'];
+  const lobby = () =>
+    preserialized({
+      contests: tricky.map((title, i) => ({ contest_id: `c${i}`, title, caller: null as null | { joined: boolean } })),
+      next_cursor: null,
+    });
+
+  it('splices the caller fields into the page bytes: the same bytes JSON.stringify writes for the copy', () => {
+    const page = lobby();
+    const fields = page.contests.map((_, i) => ({ joined: i % 2 === 0 }));
+    const copy = withCallerFields(page, { contests: page.contests.map((c, i) => ({ ...c, caller: fields[i]! })), next_cursor: null }, fields);
+    const bytes = jsonPayload(copy);
+    expect(Buffer.isBuffer(bytes)).toBe(true);
+    expect(text(bytes)).toBe(JSON.stringify(copy));
+    // The page itself is untouched.
+    expect(text(jsonPayload(page))).toBe(JSON.stringify(page));
+    expect(page.contests.every((c) => c.caller === null)).toBe(true);
+  });
+
+  it('splices a nested caller object (leaderboard rows) at the top level', () => {
+    const page = preserialized({ total_entries: 2, entries: [{ rank: 1, handle: '"caller":null' }], caller: null as unknown });
+    const caller = { rows: [{ rank: 7, handle: 'me "quoted"' }] };
+    const copy = withCallerFields(page, { ...page, caller }, [caller]);
+    expect(text(jsonPayload(copy))).toBe(JSON.stringify(copy));
+  });
+
+  it('falls back to serializing the copy when the page has another number of caller fields, or no stored bytes', () => {
+    const page = lobby();
+    const copy = { ...page, extra: true };
+    expect(withCallerFields(page, copy, [{ joined: true }])).toBe(copy);
+    expect(jsonPayload(copy)).toBe(JSON.stringify(copy));
+    const unserialized = { caller: null };
+    const copy2 = { caller: { joined: true } };
+    expect(jsonPayload(withCallerFields(unserialized, copy2, [copy2.caller]))).toBe(JSON.stringify(copy2));
+  });
+});
