@@ -6,7 +6,8 @@
 //   - with --session, every request carries a signed-in user's bearer token (caller fields: lobby and detail
 //     `joined`, leaderboard `caller`; the user holds 10 entries in the board's contest);
 //   - captures each read's response body and Content-Type once from the service;
-//   - runs interleaved rounds (service, express, node:http per route per round) with autocannon, 127.0.0.1 only;
+//   - runs interleaved rounds (service, express, node:http per route per round) with autocannon, 127.0.0.1 only,
+//     the service's output read and dropped (not parsed) once it is up;
 //   - prints req/s, service/express and service/node:http ratios, and p50/p99 latency (ms) per target.
 // A benchmark, never a timed test: the ratios are only comparable within one run on one machine.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -224,6 +225,9 @@ try {
   log(
     `${routes.length} routes x ${targets.length} targets x ${ROUNDS} rounds x ${SECONDS} s at ${CONNECTIONS} connections, ${values.session ? 'signed in' : 'anonymous'}`,
   );
+  // From here on the service's log lines (one per request) are read and dropped, not parsed: a deployment's
+  // log shipper parses them in its own process, and parsing them here took CPU from the load generator.
+  svc.discardOutput();
   // Warm-up: one second per route on the service (JIT, pools, first-request window upserts).
   for (const [, path] of routes) await autocannon({ url: `${svc.baseUrl}${path}`, connections: CONNECTIONS, duration: 1, headers });
   for (let round = 0; round < ROUNDS; round++) {

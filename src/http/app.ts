@@ -1,6 +1,7 @@
 // Request flow: request id -> rate limit -> route match -> body (size and media type) -> authentication
 // -> openapi-backend (validation, dispatch by operationId) -> handler -> one place writes the response.
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type Request, type Response, type NextFunction } from 'express';
 import { rateLimit, type Store } from 'express-rate-limit';
 import type { OpenAPIV3_1 } from 'openapi-types';
@@ -46,7 +47,17 @@ interface Extras {
 
 type Operation = OpenAPIV3_1.OperationObject & { operationId: string; security?: OpenAPIV3_1.SecurityRequirementObject[] };
 
-export async function createApp(deps: AppDeps): Promise<express.Express> {
+/** A response in either lane: express's, or node's with the `locals` the fast lane gives it. */
+type LaneResponse = ServerResponse & { locals: Record<string, unknown> };
+
+/** The path of a request URL (what express's req.path gives: the part before `?` or `#`). */
+const pathOf = (url: string): string => {
+  const end = url.search(/[?#]/);
+  return end === -1 ? url : url.slice(0, end);
+};
+
+/** The HTTP server's request listener: the fast lane or express. */
+export async function createApp(deps: AppDeps): Promise<(req: IncomingMessage, res: ServerResponse) => void> {
   const { logger, document, handlers, metrics } = deps;
   const access = unredactedTwin(logger);
   const operationIds = collectOperationIds(document);
@@ -79,9 +90,10 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
   app.set('query parser', 'simple');
   app.set('trust proxy', false);
 
-  app.use((req: Request, res: Response, next: NextFunction) => {
-    const incoming = req.header('x-request-id');
-    const requestId = incoming && /^[A-Za-z0-9._:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
+  // Request id, the per-request logger, metrics and the one access line: every request, either lane.
+  const begin = (req: IncomingMessage, res: LaneResponse) => {
+    const incoming = req.headers['x-request-id'];
+    const requestId = typeof incoming === 'string' && /^[A-Za-z0-9._:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
     res.locals.requestId = requestId;
     res.locals.log = logger.child({ request_id: requestId });
     res.setHeader('X-Request-Id', requestId);
@@ -90,8 +102,8 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
       const op = (res.locals.operationId as string | undefined) ?? 'unmatched';
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       if (!UNMETERED.has(op)) {
-        metrics.requests.inc({ operation: op, method: req.method, status: String(res.statusCode) });
-        metrics.duration.observe({ operation: op, method: req.method }, seconds);
+        metrics.requests.inc({ operation: op, method: req.method!, status: String(res.statusCode) });
+        metrics.duration.observe({ operation: op, method: req.method! }, seconds);
       }
       const level = res.statusCode >= 500 ? 'error' : UNMETERED.has(op) ? 'debug' : 'info';
       // The same line as through res.locals.log (request_id is its only binding), without the redaction pass.
@@ -99,7 +111,7 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
         {
           request_id: requestId,
           method: req.method,
-          path: req.path,
+          path: pathOf((req as { originalUrl?: string }).originalUrl ?? req.url ?? '/'),
           operation_id: op,
           status: res.statusCode,
           duration_ms: Math.round(seconds * 1e4) / 10,
@@ -108,6 +120,9 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
         'request',
       );
     });
+  };
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    begin(req, res as LaneResponse);
     next();
   });
 
@@ -144,32 +159,33 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
     validGets.set(url, valid);
   };
 
-  app.use(async (req: Request, res: Response) => {
+  // The request after begin(): match (or the remembered validation of its URL), rate limit, authenticate,
+  // read and guard the body, validate, dispatch, write. Node's request and response API only, so that the
+  // fast lane can call it without express. `rawQuery`: express's parsed query (unused when `known`).
+  const serve = async (req: IncomingMessage, res: LaneResponse, known: Context | undefined, rawQuery: Record<string, unknown> | undefined) => {
     const log = res.locals.log as Logger;
     const requestId = res.locals.requestId as string;
     try {
-      // A GET whose URL was validated before (validatedByUrl) skips matching, the input guard, validation
-      // and parsing: they would give the same answer. Authentication and everything else still run.
-      const known = req.method === 'GET' ? validGets.get(req.url) : undefined;
-      const probe = { method: req.method, path: req.path, headers: req.headers as Record<string, string> };
+      const url = req.url ?? '/';
+      const reqPath = pathOf(url);
+      const probe = { method: req.method!, path: reqPath, headers: req.headers as Record<string, string> };
       const operation = (known?.operation ?? api.matchOperation(probe)) as Operation | undefined;
       let body: unknown;
       let contentType: string | undefined;
       let auth: Auth = { kind: 'anonymous' };
-      let path = req.path;
-      let query = (known ? undefined : req.query) as Record<string, unknown>;
+      let path = reqPath;
+      let query = (known ? undefined : rawQuery) as Record<string, unknown>;
       if (operation) {
         res.locals.operationId = operation.operationId;
-        if (limiter && limited.has(operation.operationId)) await applyRateLimit(req, res);
+        if (limiter && limited.has(operation.operationId)) await applyRateLimit(req as Request, res as unknown as Response);
         auth = await authenticate(operation.security ?? document.security, req.headers.authorization, deps.resolveToken);
         if (!known) ({ body, contentType } = await readBody(req, operation));
-        if (!known) ({ path, query } = guardRequest(operation as Operation & { path: string }, req.path, query, body));
+        if (!known) ({ path, query } = guardRequest(operation as Operation & { path: string }, reqPath, query, body));
       }
       // Matched once: a matched request goes straight to validation and dispatch; an unmatched one to
       // handleRequest, whose routing failure answers 404/405.
-      const oabRequest = { method: req.method, path, query: query as Record<string, string>, headers: req.headers as Record<string, string>, body };
+      const oabRequest = { method: req.method!, path, query: query as Record<string, string>, headers: req.headers as Record<string, string>, body };
       const extras = { ctx: createRequestContext(deps.forkDb, { log, auth, requestId }), contentType } satisfies Extras;
-      const url = req.url;
       const remember =
         req.method === 'GET' && operation && validatedByUrl(operation as never) ? (valid: Context) => rememberGet(url, valid) : undefined;
       const result = (
@@ -183,11 +199,34 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
     } catch (err) {
       writeError(res, err, log, requestId);
     }
+  };
+  app.use((req: Request, res: Response) => {
+    // A GET whose URL was validated before (validatedByUrl) skips matching, the input guard, validation
+    // and parsing: they would give the same answer. Authentication and everything else still run.
+    const known = req.method === 'GET' ? validGets.get(req.url) : undefined;
+    void serve(req, res as LaneResponse, known, req.query as Record<string, unknown>);
   });
-  return app;
+
+  // The fast lane: a GET of a URL validated before, with no Origin (no CORS headers to add) on a route
+  // without a rate limit, skips express (its router, its request and response prototypes) and goes from
+  // begin() straight to serve(): the same steps, status, headers and bytes (app-lanes.int.test.ts).
+  // Every other request goes through express as before.
+  const fastLane = (req: IncomingMessage, res: ServerResponse): boolean => {
+    if (req.method !== 'GET' || req.headers.origin !== undefined) return false;
+    const known = validGets.get(req.url ?? '');
+    if (!known || (limiter && limited.has(known.operation.operationId!))) return false;
+    const lane = Object.assign(res, { locals: {} as Record<string, unknown> });
+    metrics.fastLane.inc();
+    begin(req, lane);
+    void serve(req, lane, known, undefined);
+    return true;
+  };
+  return (req: IncomingMessage, res: ServerResponse) => {
+    if (!fastLane(req, res)) app(req, res);
+  };
 }
 
-async function readBody(req: Request, operation: Operation): Promise<{ body: unknown; contentType: string | undefined }> {
+async function readBody(req: IncomingMessage, operation: Operation): Promise<{ body: unknown; contentType: string | undefined }> {
   const requestBody = operation.requestBody as OpenAPIV3_1.RequestBodyObject | undefined;
   if (!requestBody) return { body: undefined, contentType: undefined };
   const accepted = Object.keys(requestBody.content ?? {});
@@ -200,10 +239,10 @@ async function readBody(req: Request, operation: Operation): Promise<{ body: unk
   return { body: raw.length === 0 ? undefined : parseJson(raw), contentType: type };
 }
 
-function writeResult(res: Response, result: HandlerResponse): void {
+function writeResult(res: LaneResponse, result: HandlerResponse): void {
   for (const [k, v] of Object.entries(result.headers ?? {})) res.setHeader(k, v);
   closeIfBodyUnread(res);
-  res.status(result.status);
+  res.statusCode = result.status;
   if (result.raw) {
     res.setHeader('Content-Type', result.raw.contentType);
     res.end(result.raw.data);
@@ -215,11 +254,10 @@ function writeResult(res: Response, result: HandlerResponse): void {
   }
 }
 
-export function writeError(res: Response, err: unknown, log?: Logger, requestId?: string): void {
+export function writeError(res: ServerResponse & { locals: Record<string, unknown> }, err: unknown, log?: Logger, requestId?: string): void {
   const id = requestId ?? (res.locals.requestId as string) ?? 'unknown';
   const out = toErrorResponse(err, id);
-  const logger = log ?? (res.locals.log as Logger | undefined);
-  if (out.unexpected) logger?.error({ err }, 'unhandled error');
+  if (out.unexpected) (log ?? (res.locals.log as Logger | undefined))?.error({ err }, 'unhandled error');
   res.locals.errorCode = out.body.code;
   if (res.headersSent) {
     res.destroy();
@@ -229,7 +267,8 @@ export function writeError(res: Response, err: unknown, log?: Logger, requestId?
   // A body we did not read (413, 415, early 401/403/404/405/429) must not be drained or parsed as the next request.
   if (out.status === 413 || out.status === 415) res.setHeader('Connection', 'close');
   else closeIfBodyUnread(res);
-  res.status(out.status).setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.statusCode = out.status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.end(JSON.stringify(out.body));
 }
 

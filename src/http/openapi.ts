@@ -158,13 +158,22 @@ export function validatedByUrl(operation: Operation): boolean {
  * request's headers. Skips validation and parsing, which would give the same answer.
  */
 export function redispatch(api: OpenAPIBackend, valid: Context, headers: Record<string, string | string[] | undefined>, ...args: unknown[]) {
-  return dispatchValid(api, withOwnInputs(valid, { ...headers }), args);
+  return dispatchValid(api, withOwnInputs(valid, headers as Context['request']['headers']), args);
 }
 
-/** The context with its own copies of params and query (and the given headers), so no two handlers share them. */
+/** A copy of a parsed params or query object (arrays copied too). */
+function copyInputs(o: unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k in o as Record<string, unknown>) {
+    const v = (o as Record<string, unknown>)[k];
+    out[k] = Array.isArray(v) ? [...(v as unknown[])] : v;
+  }
+  return out;
+}
+
+/** The context with its own copies of params and query (and the given headers: this request's own), so no two handlers share them. */
 function withOwnInputs(c: Context, headers = c.request.headers): Context {
-  const copy = (o: unknown) =>
-    Object.fromEntries(Object.entries((o ?? {}) as Record<string, unknown>).map(([k, v]) => [k, Array.isArray(v) ? [...(v as unknown[])] : v]));
+  const copy = copyInputs;
   return { ...c, request: { ...c.request, params: copy(c.request.params), query: copy(c.request.query), headers } } as Context;
 }
 

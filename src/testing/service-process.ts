@@ -16,6 +16,11 @@ export interface ServiceProcess {
   /** Sends a signal and resolves with the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
   waitForLog(pred: (line: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
+  /**
+   * Stops parsing the process's output (it is still read, and dropped): a benchmark whose load generator runs
+   * in this process must not also parse the service's log lines, which a deployment's log shipper does elsewhere.
+   */
+  discardOutput(): void;
 }
 
 export interface StartOptions {
@@ -57,8 +62,7 @@ export async function startServiceProcess(opts: StartOptions): Promise<ServicePr
       }
     }
   };
-  createInterface({ input: proc.stdout! }).on('line', onLine);
-  createInterface({ input: proc.stderr! }).on('line', onLine);
+  const readers = [createInterface({ input: proc.stdout! }).on('line', onLine), createInterface({ input: proc.stderr! }).on('line', onLine)];
   const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
 
   const waitForLog = (pred: (l: Record<string, unknown>) => boolean, timeoutMs = 30_000) => {
@@ -98,6 +102,11 @@ export async function startServiceProcess(opts: StartOptions): Promise<ServicePr
     logs,
     rawOutput,
     waitForLog,
+    discardOutput() {
+      for (const r of readers) r.close();
+      proc.stdout!.resume();
+      proc.stderr!.resume();
+    },
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
       if (proc.exitCode !== null || proc.signalCode !== null) return proc.exitCode;
       proc.kill(signal);
