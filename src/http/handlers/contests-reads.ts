@@ -30,6 +30,14 @@ const callerOf = (ctx: RequestContext): string | null => (ctx.auth.kind === 'use
 /** Contest ids in keys and scopes as the database writes them (a path id may arrive in upper case). */
 const idOf = (raw: string) => raw.toLowerCase();
 
+/** A lobby page's contest ids as one key part, built once per page object. */
+const idsKeys = new WeakMap<object, string>();
+function idsKey(page: { contests: ReadonlyArray<{ contest_id: string }> }): string {
+  let key = idsKeys.get(page);
+  if (key === undefined) idsKeys.set(page, (key = page.contests.map((c) => c.contest_id).join(',')));
+  return key;
+}
+
 export interface ContestReadCaches {
   /** The public pages. */
   pages: PageCache;
@@ -49,11 +57,15 @@ export function contestReadHandlers({ pages, callers }: ContestReadCaches): Hand
       });
       const me = callerOf(ctx);
       if (!me) return { status: 200, body: page, headers: NO_STORE };
-      const ids = page.contests.map((c) => c.contest_id);
-      const joined = await callers.read(`lobby|${me}|${ids.join(',')}`, CROSS_CONTEST, async () => ({
-        value: await joinedContests(ctx.db, me, ids),
-      }));
-      const fields = page.contests.map((c) => ({ joined: joined.has(c.contest_id) }));
+      // The caller values themselves are cached (one object per row), so their bytes are computed once.
+      const fields = await callers.read(`lobby|${me}|${idsKey(page)}`, CROSS_CONTEST, async () => {
+        const joined = await joinedContests(
+          ctx.db,
+          me,
+          page.contests.map((c) => c.contest_id),
+        );
+        return { value: page.contests.map((c) => ({ joined: joined.has(c.contest_id) })) };
+      });
       const contests = page.contests.map((c, i): ContestLobbyRow => ({ ...c, caller: fields[i]! }));
       return { status: 200, body: withCallerFields(page, { contests, next_cursor: page.next_cursor }, fields), headers: NO_STORE };
     },
@@ -66,10 +78,9 @@ export function contestReadHandlers({ pages, callers }: ContestReadCaches): Hand
       });
       const me = callerOf(ctx);
       if (!me) return { status: 200, body: page, headers: NO_STORE };
-      const joined = await callers.read(`contest|${me}|${id}`, id, async () => ({
-        value: (await joinedContests(ctx.db, me, [page.contest_id])).has(page.contest_id),
+      const caller = await callers.read(`contest|${me}|${id}`, id, async () => ({
+        value: { joined: (await joinedContests(ctx.db, me, [page.contest_id])).has(page.contest_id) },
       }));
-      const caller = { joined };
       return { status: 200, body: withCallerFields(page, { ...page, caller } satisfies ContestById, [caller]), headers: NO_STORE };
     },
 
@@ -88,10 +99,9 @@ export function contestReadHandlers({ pages, callers }: ContestReadCaches): Hand
       const me = callerOf(ctx);
       if (!me) return { status: 200, body: page.body, headers: NO_STORE };
       // Keyed by the page object's load: rows are ranked against that page's score counts and top slice.
-      const rows = await callers.read(`board|${me}|${id}|${limit}|${page.load}`, id, async () => ({
-        value: (await callerRowsOf(ctx.db, page.board, me)).map(leaderboardRowWire),
+      const caller = await callers.read(`board|${me}|${id}|${limit}|${page.load}`, id, async () => ({
+        value: { rows: (await callerRowsOf(ctx.db, page.board, me)).map(leaderboardRowWire) },
       }));
-      const caller = { rows };
       return { status: 200, body: withCallerFields(page.body, { ...page.body, caller }, [caller]), headers: NO_STORE };
     },
 
