@@ -50,7 +50,7 @@ type Operation = OpenAPIV3_1.OperationObject & { operationId: string; security?:
 /** A response in either lane: express's, or node's with the `locals` the fast lane gives it. */
 type LaneResponse = ServerResponse & { locals: Record<string, unknown> };
 
-/** The path of a request URL (what express's req.path gives: the part before `?` or `#`). */
+/** The path of an origin-form request target (what express's req.path gives for it: the part before `?` or `#`). */
 const pathOf = (url: string): string => {
   const end = url.search(/[?#]/);
   return end === -1 ? url : url.slice(0, end);
@@ -111,7 +111,7 @@ export async function createApp(deps: AppDeps): Promise<(req: IncomingMessage, r
         {
           request_id: requestId,
           method: req.method,
-          path: pathOf((req as { originalUrl?: string }).originalUrl ?? req.url ?? '/'),
+          path: (req as { path?: string }).path ?? pathOf(req.url ?? '/'), // express's req.path in its lane
           operation_id: op,
           status: res.statusCode,
           duration_ms: Math.round(seconds * 1e4) / 10,
@@ -162,12 +162,17 @@ export async function createApp(deps: AppDeps): Promise<(req: IncomingMessage, r
   // The request after begin(): match (or the remembered validation of its URL), rate limit, authenticate,
   // read and guard the body, validate, dispatch, write. Node's request and response API only, so that the
   // fast lane can call it without express. `rawQuery`: express's parsed query (unused when `known`).
-  const serve = async (req: IncomingMessage, res: LaneResponse, known: Context | undefined, rawQuery: Record<string, unknown> | undefined) => {
+  const serve = async (
+    req: IncomingMessage,
+    res: LaneResponse,
+    reqPath: string,
+    known: Context | undefined,
+    rawQuery: Record<string, unknown> | undefined,
+  ) => {
     const log = res.locals.log as Logger;
     const requestId = res.locals.requestId as string;
     try {
       const url = req.url ?? '/';
-      const reqPath = pathOf(url);
       const probe = { method: req.method!, path: reqPath, headers: req.headers as Record<string, string> };
       const operation = (known?.operation ?? api.matchOperation(probe)) as Operation | undefined;
       let body: unknown;
@@ -204,7 +209,7 @@ export async function createApp(deps: AppDeps): Promise<(req: IncomingMessage, r
     // A GET whose URL was validated before (validatedByUrl) skips matching, the input guard, validation
     // and parsing: they would give the same answer. Authentication and everything else still run.
     const known = req.method === 'GET' ? validGets.get(req.url) : undefined;
-    void serve(req, res as LaneResponse, known, req.query as Record<string, unknown>);
+    void serve(req, res as LaneResponse, req.path, known, req.query as Record<string, unknown>);
   });
 
   // The fast lane: a GET of a URL validated before, with no Origin (no CORS headers to add) on a route
@@ -212,13 +217,14 @@ export async function createApp(deps: AppDeps): Promise<(req: IncomingMessage, r
   // begin() straight to serve(): the same steps, status, headers and bytes (app-lanes.int.test.ts).
   // Every other request goes through express as before.
   const fastLane = (req: IncomingMessage, res: ServerResponse): boolean => {
-    if (req.method !== 'GET' || req.headers.origin !== undefined) return false;
-    const known = validGets.get(req.url ?? '');
+    // Origin-form targets only ("/path?query"): express's req.path is then the text before '?' (pathOf).
+    if (req.method !== 'GET' || req.headers.origin !== undefined || req.url?.[0] !== '/') return false;
+    const known = validGets.get(req.url);
     if (!known || (limiter && limited.has(known.operation.operationId!))) return false;
     const lane = Object.assign(res, { locals: {} as Record<string, unknown> });
     metrics.fastLane.inc();
     begin(req, lane);
-    void serve(req, lane, known, undefined);
+    void serve(req, lane, pathOf(req.url), known, undefined);
     return true;
   };
   return (req: IncomingMessage, res: ServerResponse) => {
