@@ -95,7 +95,9 @@ export async function createApp(deps: AppDeps): Promise<(req: IncomingMessage, r
     const incoming = req.headers['x-request-id'];
     const requestId = typeof incoming === 'string' && /^[A-Za-z0-9._:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
     res.locals.requestId = requestId;
-    res.locals.log = logger.child({ request_id: requestId });
+    // The request's child logger, made on first use: most requests log nothing but the access line below.
+    let child: Logger | undefined;
+    res.locals.logOf = () => (child ??= logger.child({ request_id: requestId }));
     res.setHeader('X-Request-Id', requestId);
     const started = process.hrtime.bigint();
     res.on('finish', () => {
@@ -106,7 +108,7 @@ export async function createApp(deps: AppDeps): Promise<(req: IncomingMessage, r
         metrics.duration.observe({ operation: op, method: req.method! }, seconds);
       }
       const level = res.statusCode >= 500 ? 'error' : UNMETERED.has(op) ? 'debug' : 'info';
-      // The same line as through res.locals.log (request_id is its only binding), without the redaction pass.
+      // The same line as through res.locals.logOf() (request_id is its only binding), without the redaction pass.
       access[level](
         {
           request_id: requestId,
@@ -169,7 +171,7 @@ export async function createApp(deps: AppDeps): Promise<(req: IncomingMessage, r
     known: Context | undefined,
     rawQuery: Record<string, unknown> | undefined,
   ) => {
-    const log = res.locals.log as Logger;
+    const log = res.locals.logOf as () => Logger;
     const requestId = res.locals.requestId as string;
     try {
       const url = req.url ?? '/';
@@ -202,7 +204,7 @@ export async function createApp(deps: AppDeps): Promise<(req: IncomingMessage, r
       ) as HandlerResponse;
       writeResult(res, result);
     } catch (err) {
-      writeError(res, err, log, requestId);
+      writeError(res, err, undefined, requestId);
     }
   };
   app.use((req: Request, res: Response) => {
@@ -263,7 +265,7 @@ function writeResult(res: LaneResponse, result: HandlerResponse): void {
 export function writeError(res: ServerResponse & { locals: Record<string, unknown> }, err: unknown, log?: Logger, requestId?: string): void {
   const id = requestId ?? (res.locals.requestId as string) ?? 'unknown';
   const out = toErrorResponse(err, id);
-  if (out.unexpected) (log ?? (res.locals.log as Logger | undefined))?.error({ err }, 'unhandled error');
+  if (out.unexpected) (log ?? (res.locals.logOf as (() => Logger) | undefined)?.())?.error({ err }, 'unhandled error');
   res.locals.errorCode = out.body.code;
   if (res.headersSent) {
     res.destroy();

@@ -20,4 +20,17 @@ describe('request context', () => {
     expect(createRequestContext(fork, { log, auth: { kind: 'operator' }, requestId: 'r3' }).db).not.toBe(first);
     expect(forks).toBe(2);
   });
+
+  it('makes the child logger on first use of log, once, and never when unused', () => {
+    let made = 0;
+    const logOf = () => (made++, log);
+    const fork = () => ({}) as unknown as Em;
+    const unused = createRequestContext(fork, { log: logOf, auth: { kind: 'anonymous' }, requestId: 'r4' });
+    expect(unused.auth.kind).toBe('anonymous');
+    expect(made).toBe(0);
+    const ctx = createRequestContext(fork, { log: logOf, auth: { kind: 'anonymous' }, requestId: 'r5' });
+    expect(ctx.log).toBe(log);
+    expect(ctx.log).toBe(log);
+    expect(made).toBe(1);
+  });
 });

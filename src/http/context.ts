@@ -12,12 +12,29 @@ export interface RequestContext {
   readonly requestId: string;
 }
 
-export function createRequestContext(fork: () => Em, parts: { log: Logger; auth: Auth; requestId: string }): RequestContext {
-  let em: Em | undefined;
-  return {
-    ...parts,
-    get db() {
-      return (em ??= fork());
-    },
-  };
+/** `log` may be a function: the request's child logger is then made on first use (most requests never log through it). */
+export function createRequestContext(fork: () => Em, parts: { log: Logger | (() => Logger); auth: Auth; requestId: string }): RequestContext {
+  return new Context(fork, parts.log, parts.auth, parts.requestId);
+}
+
+class Context implements RequestContext {
+  #em: Em | undefined;
+  #log: Logger | undefined;
+  readonly #fork: () => Em;
+  readonly #logOf: (() => Logger) | undefined;
+  readonly auth: Auth;
+  readonly requestId: string;
+  constructor(fork: () => Em, log: Logger | (() => Logger), auth: Auth, requestId: string) {
+    this.#fork = fork;
+    if (typeof log === 'function') this.#logOf = log;
+    else this.#log = log;
+    this.auth = auth;
+    this.requestId = requestId;
+  }
+  get db(): Em {
+    return (this.#em ??= this.#fork());
+  }
+  get log(): Logger {
+    return (this.#log ??= this.#logOf!());
+  }
 }
