@@ -4,8 +4,8 @@
 // twice; the first goes through express, the second through the fast lane (http_fast_lane_requests_total
 // proves it); status, headers (but the request id and date) and body bytes must be equal.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call } from '../testing/identity.js';
 import { newUserSession } from '../testing/money.js';
+import { newContest } from '../testing/contests.js';
 import { startTestService, type TestService } from '../testing/test-service.js';
 
 let t: TestService;
@@ -15,24 +15,9 @@ let contestId: string;
 beforeAll(async () => {
   t = await startTestService('app-lanes');
   token = (await newUserSession(t.svc.baseUrl, t.privy)).token;
-  const res = await call(t.svc.baseUrl, 'POST /v1/admin/contests', {
-    token: t.operatorToken,
-    body: {
-      title: 'Lanes contest "quoted" \\ and ü',
-      category: 'sports',
-      game_type: 'lineups',
-      bet_amount_micros: 100_000,
-      protocol_prize_pool_micros: 0,
-      entry_cap: 100,
-      betting_closes_ms: Date.now() + 600_000,
-      bet_type: { kind: 'num_bets', value: 1 },
-      winning_split_bps: [10000],
-      entry_visibility: 'visible',
-      markets: [{ category: 'g', name: 'Home wins' }],
-    },
-  });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  contestId = res.body.contest_id as string;
+  contestId = (
+    await newContest(t.svc.baseUrl, t.operatorToken, { title: 'Lanes contest "quoted" \\ and ü', betting_closes_ms: Date.now() + 600_000 })
+  ).id;
   await fastLaneCount(); // /metrics remembered: from now on each read counts itself
 });
 

@@ -9,6 +9,7 @@ import type { ServiceProcess } from '../testing/service-process.js';
 import { startServiceProcess } from '../testing/service-process.js';
 import { call } from '../testing/identity.js';
 import { newUserSession } from '../testing/money.js';
+import { newContest as createContest } from '../testing/contests.js';
 import { startTestService, type TestService } from '../testing/test-service.js';
 
 let t: TestService;
@@ -42,30 +43,9 @@ async function fundedUser(handle = `c_${randomUUID().slice(0, 8)}`): Promise<Use
   return u;
 }
 
-async function newContest(over: Record<string, unknown> = {}) {
-  const res = await call(a.baseUrl, 'POST /v1/admin/contests', {
-    token: t.operatorToken,
-    body: {
-      title: 'Cache contest',
-      category: 'sports',
-      game_type: 'lineups',
-      bet_amount_micros: 100_000,
-      protocol_prize_pool_micros: 0,
-      entry_cap: 100,
-      betting_closes_ms: Date.now() + 60_000,
-      bet_type: { kind: 'num_bets', value: 1 },
-      winning_split_bps: [10000],
-      entry_visibility: 'visible',
-      markets: [
-        { category: 'g', name: 'Home wins' },
-        { category: 'g', name: 'Over 2.5' },
-      ],
-      ...over,
-    },
-  });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return { id: res.body.contest_id as string, markets: (res.body.markets as Array<{ market_id: number }>).map((m) => m.market_id) };
-}
+/** A contest closing in a minute (src/testing/contests.ts), as its id and market ids. */
+const newContest = async (over: Record<string, unknown> = {}) =>
+  createContest(a.baseUrl, t.operatorToken, { title: 'Cache contest', betting_closes_ms: Date.now() + 60_000, ...over });
 
 const enter = (u: User, contestId: string, marketId: number, direction: 'up' | 'down' = 'up') =>
   call(a.baseUrl, `POST /v1/contests/${contestId}/entries`, {

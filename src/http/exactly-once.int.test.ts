@@ -11,6 +11,7 @@ import { ledgerProblems, newUserSession } from '../testing/money.js';
 import { expectReplayed, sendToProcessKilledAfterCommit } from '../testing/exactly-once.js';
 import { startServiceProcess, type ServiceProcess } from '../testing/service-process.js';
 import { startTestService, type TestService } from '../testing/test-service.js';
+import { newContest } from '../testing/contests.js';
 
 type JsonResponse = Awaited<ReturnType<typeof call>>;
 
@@ -121,24 +122,15 @@ const flows: Flow[] = [
     replayStatus: 201,
     async prepare() {
       const u = await fundedUser(1000);
-      const res = await call(svc.baseUrl, 'POST /v1/admin/contests', {
-        token: OPERATOR,
-        body: {
-          title: 'Exactly once',
-          category: 'mentions',
-          game_type: 'lineups',
-          bet_amount_micros: 100,
-          protocol_prize_pool_micros: 0,
-          entry_cap: 10,
-          max_entries_per_user: 5,
-          betting_closes_ms: Date.now() + 3_600_000,
-          bet_type: { kind: 'num_bets', value: 1 },
-          winning_split_bps: [10000],
-          markets: [{ category: 'words', name: 'Says "once"' }],
-        },
+      const c = await newContest(svc.baseUrl, OPERATOR, {
+        title: 'Exactly once',
+        category: 'mentions',
+        bet_amount_micros: 100,
+        entry_cap: 10,
+        max_entries_per_user: 5,
+        markets: [{ category: 'words', name: 'Says "once"' }],
       });
-      expect(res.status).toBe(201);
-      return { ...u, contestId: res.body.contest_id, marketId: res.body.markets[0].market_id };
+      return { ...u, contestId: c.id, marketId: c.markets[0]! };
     },
     send: (base, c, key) =>
       call(base, `POST /v1/contests/${c.contestId}/entries`, {

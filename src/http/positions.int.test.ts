@@ -15,6 +15,7 @@ import { call, randomWallet, type TestWallet } from '../testing/identity.js';
 import { ledgerProblems } from '../testing/money.js';
 import { fillPosition, rfqTestDeps } from '../testing/position-fill.js';
 import { startTestService, type TestService } from '../testing/test-service.js';
+import { newContest } from '../testing/contests.js';
 
 const DURATION = 8;
 const BUFFER = 3000;
@@ -127,26 +128,8 @@ describe('getMarket and resolveMarketWindow', () => {
   });
 
   it('404 MARKET_NOT_FOUND for an unknown id and for a contest market, on both routes; 400 for a malformed id', async () => {
-    const contest = await call(base, 'POST /v1/admin/contests', {
-      token: t.operatorToken,
-      body: {
-        title: 'Positions contest',
-        category: 'mentions',
-        game_type: 'lineups',
-        bet_amount_micros: 1_000_000,
-        protocol_prize_pool_micros: 10_000_000,
-        entry_cap: 100,
-        betting_closes_ms: Date.now() + 60_000,
-        bet_type: { kind: 'num_bets', value: 2 },
-        winning_split_bps: [6000, 3000, 1000],
-        markets: [
-          { category: 'words', name: 'Says "inflation"' },
-          { category: 'words', name: 'Says "recession"' },
-        ],
-      },
-    });
-    expect(contest.status).toBe(201);
-    for (const id of [contest.body.markets[0].market_id, 987_654_321]) {
+    const contest = await newContest(base, t.operatorToken, { title: 'Positions contest', category: 'mentions' });
+    for (const id of [contest.markets[0]!, 987_654_321]) {
       const g = await market(id);
       expect([g.status, g.body.code]).toEqual([404, 'MARKET_NOT_FOUND']);
       const r = await resolve(id, 'NO');
