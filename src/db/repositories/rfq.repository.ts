@@ -129,34 +129,30 @@ export class RfqRepository {
    */
   async insert(r: NewRfqRow, maxOpen: number) {
     const open = sql<string>`(select count(*) from rfqs where taker_user_id = ${r.takerUserId}::uuid and status = 'open')`;
+    // Each column with its value, so the insert's column list and its select list cannot drift apart.
+    const values = [
+      ['id', sql`${r.id}::uuid`],
+      ['taker_user_id', sql`${r.takerUserId}::uuid`],
+      ['taker_address', sql`${r.takerAddress}::text`],
+      ['nonce', sql`${int8(r.nonce)}::int8`],
+      ['order_hash', sql`${r.orderHash}::text`],
+      ['signature', sql`${r.signature}::text`],
+      ['legs', sql`${JSON.stringify(r.legs)}::jsonb`],
+      ['stake', sql`${int8(r.stake)}::int8`],
+      ['min_odds_bps', sql`${r.minOddsBps}::integer`],
+      ['order_type', sql`${r.orderType}::text`],
+      ['fill_mode', sql`${r.fillMode}::text`],
+      ['deadline_ms', sql`${int8(r.deadlineMs)}::int8`],
+      ['quote_deadline_ms', sql`${int8(r.quoteDeadlineMs)}::int8`],
+      ['expires_at_ms', sql`${int8(r.expiresAtMs)}::int8`],
+      ['due_at_ms', sql`${int8(r.dueAtMs)}::int8`],
+      ['created_at_ms', sql`${int8(r.createdAtMs)}::int8`],
+      ['idempotency_key', sql`${r.idempotencyKey}::uuid`],
+    ] as const;
     return this.db
       .insertInto('rfqs')
-      .columns([
-        'id',
-        'taker_user_id',
-        'taker_address',
-        'nonce',
-        'order_hash',
-        'signature',
-        'legs',
-        'stake',
-        'min_odds_bps',
-        'order_type',
-        'fill_mode',
-        'deadline_ms',
-        'quote_deadline_ms',
-        'expires_at_ms',
-        'due_at_ms',
-        'created_at_ms',
-        'idempotency_key',
-      ])
-      .expression(
-        sql`select ${r.id}::uuid, ${r.takerUserId}::uuid, ${r.takerAddress}::text, ${int8(r.nonce)}::int8, ${r.orderHash}::text,
-          ${r.signature}::text, ${JSON.stringify(r.legs)}::jsonb, ${int8(r.stake)}::int8, ${r.minOddsBps}::integer, ${r.orderType}::text,
-          ${r.fillMode}::text, ${int8(r.deadlineMs)}::int8, ${int8(r.quoteDeadlineMs)}::int8, ${int8(r.expiresAtMs)}::int8,
-          ${int8(r.dueAtMs)}::int8, ${int8(r.createdAtMs)}::int8, ${r.idempotencyKey}::uuid
-          where ${open} < ${maxOpen}`,
-      )
+      .columns(values.map(([column]) => column))
+      .expression(sql`select ${sql.join(values.map(([, value]) => value))} where ${open} < ${maxOpen}`)
       .onConflict((oc) => oc.constraint('rfqs_taker_nonce_key').doNothing())
       .returning(RFQ_COLUMNS)
       .executeTakeFirst();
