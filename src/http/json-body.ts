@@ -51,26 +51,12 @@ export function withCallerFields<T extends object>(page: object, copy: T, caller
   return copy;
 }
 
-/**
- * A caller value's bytes: remembered per object (a cached caller value is the same object on every hit), and
- * per JSON text for small values built per request (a lobby's `{"joined":true}` and `{"joined":false}`).
- */
+/** A caller value's bytes, remembered per object: a cached caller value is the same object on every hit. */
 const callerObjects = new WeakMap<object, Buffer>();
-const smallCallers = new Map<string, Buffer>();
 function callerBytes(value: unknown): Buffer {
-  if (typeof value === 'object' && value !== null) {
-    const seen = callerObjects.get(value);
-    if (seen) return seen;
-  }
-  const json = JSON.stringify(value);
-  let b = json.length <= 32 ? smallCallers.get(json) : undefined;
-  if (!b) {
-    b = Buffer.from(`"caller":${json}`, 'utf8');
-    if (json.length <= 32) {
-      if (smallCallers.size >= 256) smallCallers.clear();
-      smallCallers.set(json, b);
-    }
-  }
+  const known = typeof value === 'object' && value !== null ? callerObjects.get(value) : undefined;
+  if (known) return known;
+  const b = Buffer.from(`"caller":${JSON.stringify(value)}`, 'utf8');
   if (typeof value === 'object' && value !== null) callerObjects.set(value, b);
   return b;
 }

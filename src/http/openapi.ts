@@ -173,8 +173,7 @@ function copyInputs(o: unknown): Record<string, unknown> {
 
 /** The context with its own copies of params and query (and the given headers: this request's own), so no two handlers share them. */
 function withOwnInputs(c: Context, headers = c.request.headers): Context {
-  const copy = copyInputs;
-  return { ...c, request: { ...c.request, params: copy(c.request.params), query: copy(c.request.query), headers } } as Context;
+  return { ...c, request: { ...c.request, params: copyInputs(c.request.params), query: copyInputs(c.request.query), headers } } as Context;
 }
 
 function dispatchValid(api: OpenAPIBackend, context: Context, args: unknown[]): Promise<unknown> {
