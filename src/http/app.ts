@@ -9,13 +9,12 @@ import type { Context } from 'openapi-backend';
 import { unredactedTwin, type Logger } from '../logger.js';
 import { authenticate, type Auth, type TokenResolver } from './auth.js';
 import { createOpenApiBackend, freezeOperations, handleMatched, redispatch, validatedByUrl } from './openapi.js';
-import { toErrorResponse } from './errors.js';
-import { closeIfBodyUnread, hasBody, JSON_LIMIT_BYTES, mediaType, parseJson, readRaw, UnsupportedMediaType } from './body.js';
+import { hasBody, JSON_LIMIT_BYTES, mediaType, parseJson, readRaw, UnsupportedMediaType } from './body.js';
 import { guardRequest } from './input-guard.js';
 import type { HttpMetrics } from './metrics.js';
 import { handlerFor, type HandlerResponse, type Handlers } from './handler.js';
 import { createRequestContext, type RequestContext } from './context.js';
-import { jsonPayload } from './json-body.js';
+import { writeError, writeResult, type LaneResponse } from './respond.js';
 import type { Em } from '../db/orm.js';
 import { AppError } from '../domain/errors.js';
 
@@ -46,9 +45,6 @@ interface Extras {
 }
 
 type Operation = OpenAPIV3_1.OperationObject & { operationId: string; security?: OpenAPIV3_1.SecurityRequirementObject[] };
-
-/** A response in either lane: express's, or node's with the `locals` the fast lane gives it. */
-type LaneResponse = ServerResponse & { locals: Record<string, unknown> };
 
 /** The path of an origin-form request target (what express's req.path gives for it: the part before `?` or `#`). */
 const pathOf = (url: string): string => {
@@ -245,39 +241,6 @@ async function readBody(req: IncomingMessage, operation: Operation): Promise<{ b
   const raw = await readRaw(req, isJson ? JSON_LIMIT_BYTES : BINARY_LIMIT_BYTES);
   if (!isJson) return { body: raw, contentType: type };
   return { body: raw.length === 0 ? undefined : parseJson(raw), contentType: type };
-}
-
-function writeResult(res: LaneResponse, result: HandlerResponse): void {
-  for (const [k, v] of Object.entries(result.headers ?? {})) res.setHeader(k, v);
-  closeIfBodyUnread(res);
-  res.statusCode = result.status;
-  if (result.raw) {
-    res.setHeader('Content-Type', result.raw.contentType);
-    res.end(result.raw.data);
-  } else if (result.status === 204 || result.body === undefined) {
-    res.end();
-  } else {
-    res.setHeader('Content-Type', 'application/json; charset=utf-8');
-    res.end(jsonPayload(result.body));
-  }
-}
-
-export function writeError(res: ServerResponse & { locals: Record<string, unknown> }, err: unknown, log?: Logger, requestId?: string): void {
-  const id = requestId ?? (res.locals.requestId as string) ?? 'unknown';
-  const out = toErrorResponse(err, id);
-  if (out.unexpected) (log ?? (res.locals.logOf as (() => Logger) | undefined)?.())?.error({ err }, 'unhandled error');
-  res.locals.errorCode = out.body.code;
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
-  for (const [k, v] of Object.entries(out.headers)) res.setHeader(k, v);
-  // A body we did not read (413, 415, early 401/403/404/405/429) must not be drained or parsed as the next request.
-  if (out.status === 413 || out.status === 415) res.setHeader('Connection', 'close');
-  else closeIfBodyUnread(res);
-  res.statusCode = out.status;
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.end(JSON.stringify(out.body));
 }
 
 function operationsDocumenting(document: OpenAPIV3_1.Document, status: string): Set<string> {

@@ -8,7 +8,7 @@ import express, { type Request, type Response } from 'express';
 import { matchesEtag } from './documents.js';
 import { loadAsset } from './assets.js';
 import { AppError } from '../../domain/errors.js';
-import { writeError } from '../app.js';
+import { writeError } from '../respond.js';
 
 export interface DocsOptions {
   /** Serve /docs and /docs/ws (the documents are always served). */

@@ -1,0 +1,44 @@
+// The one place a response is written, in either lane of src/http/app.ts: a handler's result, or an error in
+// the one error body (src/http/errors.ts).
+import type { ServerResponse } from 'node:http';
+import type { Logger } from '../logger.js';
+import { closeIfBodyUnread } from './body.js';
+import { toErrorResponse } from './errors.js';
+import type { HandlerResponse } from './handler.js';
+import { jsonPayload } from './json-body.js';
+
+/** A response in either lane: express's, or node's with the `locals` the fast lane gives it. */
+export type LaneResponse = ServerResponse & { locals: Record<string, unknown> };
+
+export function writeResult(res: LaneResponse, result: HandlerResponse): void {
+  for (const [k, v] of Object.entries(result.headers ?? {})) res.setHeader(k, v);
+  closeIfBodyUnread(res);
+  res.statusCode = result.status;
+  if (result.raw) {
+    res.setHeader('Content-Type', result.raw.contentType);
+    res.end(result.raw.data);
+  } else if (result.status === 204 || result.body === undefined) {
+    res.end();
+  } else {
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    res.end(jsonPayload(result.body));
+  }
+}
+
+export function writeError(res: LaneResponse, err: unknown, log?: Logger, requestId?: string): void {
+  const id = requestId ?? (res.locals.requestId as string) ?? 'unknown';
+  const out = toErrorResponse(err, id);
+  if (out.unexpected) (log ?? (res.locals.logOf as (() => Logger) | undefined)?.())?.error({ err }, 'unhandled error');
+  res.locals.errorCode = out.body.code;
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  for (const [k, v] of Object.entries(out.headers)) res.setHeader(k, v);
+  // A body we did not read (413, 415, early 401/403/404/405/429) must not be drained or parsed as the next request.
+  if (out.status === 413 || out.status === 415) res.setHeader('Connection', 'close');
+  else closeIfBodyUnread(res);
+  res.statusCode = out.status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.end(JSON.stringify(out.body));
+}
