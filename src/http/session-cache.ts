@@ -41,27 +41,44 @@ export function publishSessionChange(bus: Bus, change: SessionChange): Promise<v
   return bus.publish('sessions.changed', change);
 }
 
+/** What a change can name: the session, the user, or the maker's wallet. */
+const subjectsOf = (p: SessionPrincipal): string[] =>
+  p.kind === 'user' ? [`s:${p.sessionId}`, `u:${p.userId}`] : [`s:${p.sessionId}`, `w:${p.walletAddress.toLowerCase()}`];
+
 export function createSessionCache(ttlMs: number, bus: Bus, log: { warn(obj: object, msg: string): void }): SessionCache {
   const entries = new Map<string, Entry>();
-  const drop = (match: (p: SessionPrincipal) => boolean) => {
-    for (const [key, e] of entries) if (match(e.principal)) entries.delete(key);
+  // The keys of the entries of each subject, so a change drops its entries without scanning the cache.
+  const bySubject = new Map<string, Set<string>>();
+  const remove = (key: string) => {
+    const e = entries.get(key);
+    if (!e) return;
+    entries.delete(key);
+    for (const subject of subjectsOf(e.principal)) {
+      const keys = bySubject.get(subject);
+      keys?.delete(key);
+      if (keys?.size === 0) bySubject.delete(subject);
+    }
   };
+  const drop = (subject: string) => {
+    for (const key of [...(bySubject.get(subject) ?? [])]) remove(key);
+  };
+  const clear = () => (entries.clear(), bySubject.clear());
   let generation = 0;
   const onChange = (payload: unknown) => {
     generation++;
     const p = payload as Partial<Record<'session_id' | 'user_id', unknown>> | null;
-    if (typeof p?.session_id === 'string') drop((s) => s.sessionId === p.session_id);
-    else if (typeof p?.user_id === 'string') drop((s) => s.kind === 'user' && s.userId === p.user_id);
+    if (typeof p?.session_id === 'string') drop(`s:${p.session_id}`);
+    else if (typeof p?.user_id === 'string') drop(`u:${p.user_id}`);
     else {
       log.warn({ payload }, 'malformed sessions.changed bus message: every cached session dropped');
-      entries.clear();
+      clear();
     }
   };
   const onMmRemoved = (payload: unknown) => {
     generation++;
     const wallet = (payload as { wallet?: unknown } | null)?.wallet;
-    if (typeof wallet === 'string') drop((s) => s.kind === 'market_maker' && s.walletAddress.toLowerCase() === wallet.toLowerCase());
-    else entries.clear();
+    if (typeof wallet === 'string') drop(`w:${wallet.toLowerCase()}`);
+    else clear();
   };
   const unsubscribe = ttlMs > 0 ? [bus.subscribe('sessions.changed', onChange), bus.subscribe('mm.removed', onMmRemoved)] : [];
 
@@ -70,7 +87,7 @@ export function createSessionCache(ttlMs: number, bus: Bus, log: { warn(obj: obj
       const e = entries.get(key);
       if (!e) return undefined;
       if (nowMs < e.untilMs) return e.principal;
-      entries.delete(key);
+      remove(key);
       return undefined;
     },
     get generation() {
@@ -80,13 +97,19 @@ export function createSessionCache(ttlMs: number, bus: Bus, log: { warn(obj: obj
       if (ttlMs <= 0 || lookedUpAt !== generation) return;
       const untilMs = Math.min(nowMs + ttlMs, live.expiresAtMs);
       if (untilMs <= nowMs) return;
-      entries.delete(key);
-      if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
-      entries.set(key, { principal: Object.freeze({ ...live.principal }), untilMs });
+      remove(key);
+      if (entries.size >= MAX_ENTRIES) remove(entries.keys().next().value!);
+      const principal = Object.freeze({ ...live.principal });
+      entries.set(key, { principal, untilMs });
+      for (const subject of subjectsOf(principal)) {
+        let keys = bySubject.get(subject);
+        if (!keys) bySubject.set(subject, (keys = new Set()));
+        keys.add(key);
+      }
     },
     close() {
       for (const off of unsubscribe) off();
-      entries.clear();
+      clear();
     },
     get size() {
       return entries.size;
