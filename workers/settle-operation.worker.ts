@@ -1,23 +1,33 @@
 // Processor of the `settlement` queue.
-//   settle-operation (jobId = operation id): settles one deposit or withdrawal. Idempotent: settleOperation()
-//     locks the operation and does nothing when it is no longer pending, so a rerun after a crash (stalled
-//     job) or a duplicate changes nothing. Retried with exponential backoff; an operation id that does not
-//     exist is an impossible state: UnrecoverableError, no retry.
+//   settle-operation (jobId = operation id): settles one deposit or withdrawal. The jobs this process holds
+//     are settled together (src/jobs/batcher.ts): the first alone, then every job that arrived meanwhile in
+//     ONE transaction (settleOperations, at most SETTLE_BATCH_MAX), so the clearing account's lock and the
+//     commit are taken once per batch, not once per operation; a batch that fails is rerun operation by
+//     operation. Idempotent: settleOperations() locks the operations and leaves those no longer pending,
+//     so a rerun after a crash (stalled job) or a duplicate changes nothing. Retried with exponential
+//     backoff; an operation id that does not exist is an impossible state: UnrecoverableError, no retry.
 //   relay-outbox (scheduled): re-enqueues operations whose outbox row is older than RELAY_AFTER_MS
 //     (committed, then the API crashed before enqueueing; or a job that used every attempt).
 import { UnrecoverableError } from 'bullmq';
-import { settleOperation, staleOutbox } from '../src/domain/money/operations.js';
+import { settleOperations, staleOutbox } from '../src/domain/money/operations.js';
 import { createSettlementAdapter } from '../src/domain/settlement/index.js';
+import { createBatcher } from '../src/jobs/batcher.js';
 import { createSettlementProducer } from '../src/jobs/settlement-producer.js';
 import { JOB, RELAY_AFTER_MS, type QUEUE } from '../src/jobs/queues.js';
 import type { WorkerSpec } from './worker-spec.js';
 
+/** The most operations settled in one transaction. */
+export const SETTLE_BATCH_MAX = 64;
+
 export const settlementWorker: WorkerSpec<typeof QUEUE.settlement> = {
-  concurrency: (kind) => (kind === 'pglite' ? 1 : 8),
+  // Jobs held at once: what a batch can gather (one transaction at a time per process). BullMQ's PostgreSQL
+  // backend keeps its earlier 8 (its job fetches are database statements); embedded PGlite runs one at a time.
+  concurrency: (kind) => (kind === 'redis' ? SETTLE_BATCH_MAX : kind === 'postgres' ? 8 : 1),
   processor: ({ rt, log }) => {
     const { orm, config } = rt;
     const adapter = createSettlementAdapter({ mode: config.settlementMode, demoOnchainBalanceMicros: config.demoOnchainBalanceMicros });
     const producer = createSettlementProducer(rt.queues);
+    const batcher = createBatcher((ids) => settleOperations(orm.em.fork(), adapter, ids), SETTLE_BATCH_MAX);
     return {
       async process(job) {
         if (job.name === JOB.relayOutbox) {
@@ -27,7 +37,7 @@ export const settlementWorker: WorkerSpec<typeof QUEUE.settlement> = {
           return { relayed: ids.length };
         }
         const { operation_id } = job.data;
-        const outcome = await settleOperation(orm.em.fork(), adapter, operation_id);
+        const outcome = await batcher.submit(operation_id);
         if (outcome === 'missing') throw new UnrecoverableError(`operation ${operation_id} does not exist`);
         // Wakes the API request waiting for this settlement (src/bus/operation-waiter.ts); lost: it polls.
         await rt.bus

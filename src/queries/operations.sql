@@ -22,30 +22,27 @@ select "id", "user_id", "kind", "status", "amount", "destination_address", "tx_h
   from "operations"
   where "id" = $1;
 
--- OperationsRepository.findForUpdate
--- parameters: $1 = "00000000-0000-4000-8000-000000000001"
+-- OperationsRepository.findManyForUpdate
+-- parameters: $1 = ["00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000002"]
 select "id", "user_id", "kind", "status", "amount", "destination_address", "tx_hash", "failure_code", "created_at"
   from "operations"
-  where "id" = $1
+  where "id" = any($1::uuid[])
+  order by "id"
   for update;
 
--- OperationsRepository.markSettled
--- parameters: $1 = "00000000-0000-4000-8000-000000000001", $2 = "success", $3 = "0xabc", $4 = "00000000-0000-4000-8000-000000000001"
-with "outbox" as (delete from "operation_outbox" where "operation_id" = $1) update "operations"
-  set "status" = $2, "tx_hash" = $3, "settled_at" = now()
-  where "id" = $4;
+-- OperationsRepository.markFinal
+-- parameters: $1 = ["00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000002"], $2 = ["success","failed"], $3 = ["0xabc",null], $4 = [null,"SETTLEMENT_FAILED"]
+with f(id, status, tx_hash, failure_code) as (
+    select * from unnest($1::uuid[], $2::text[], $3::text[], $4::text[])),
+  outbox as (delete from operation_outbox where operation_id in (select id from f))
+  update operations o set status = f.status, tx_hash = f.tx_hash, failure_code = f.failure_code, settled_at = now()
+    from f where o.id = f.id;
 
--- OperationsRepository.markFailed
--- parameters: $1 = "00000000-0000-4000-8000-000000000001", $2 = "failed", $3 = "SETTLEMENT_FAILED", $4 = "00000000-0000-4000-8000-000000000001"
-with "outbox" as (delete from "operation_outbox" where "operation_id" = $1) update "operations"
-  set "status" = $2, "failure_code" = $3, "settled_at" = now()
-  where "id" = $4;
-
--- OperationsRepository.deleteOutbox
--- parameters: $1 = "00000000-0000-4000-8000-000000000001"
+-- OperationsRepository.deleteOutboxes
+-- parameters: $1 = ["00000000-0000-4000-8000-000000000001"]
 delete
   from "operation_outbox"
-  where "operation_id" = $1;
+  where "operation_id" = any($1::uuid[]);
 
 -- OperationsRepository.staleOutbox
 -- parameters: $1 = 30000, $2 = 500

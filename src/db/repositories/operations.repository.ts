@@ -3,6 +3,7 @@
 // transaction; int8 amounts leave as decimal text.
 import { sql } from 'kysely';
 import type { Db } from '../schema.js';
+import { anyOf } from '../sql.js';
 
 export type OperationKind = 'deposit' | 'withdraw';
 
@@ -50,33 +51,31 @@ export class OperationsRepository {
     return this.db.selectFrom('operations').select(COLUMNS).where('id', '=', id).executeTakeFirst();
   }
 
-  /** The settlement worker's lock on the operation. */
-  findForUpdate(id: string) {
-    return this.db.selectFrom('operations').select(COLUMNS).where('id', '=', id).forUpdate().executeTakeFirst();
+  /** The settlement worker's lock on these operations, taken in id order (two batches never deadlock). */
+  findManyForUpdate(ids: readonly string[]) {
+    return this.db.selectFrom('operations').select(COLUMNS).where('id', '=', anyOf(ids, 'uuid')).orderBy('id').forUpdate().execute();
   }
 
-  /** Final status `success`, and its outbox row deleted, in one statement. */
-  async markSettled(id: string, txHash: string): Promise<void> {
-    await this.db
-      .with('outbox', (db) => db.deleteFrom('operation_outbox').where('operation_id', '=', id))
-      .updateTable('operations')
-      .set({ status: 'success', tx_hash: txHash, settled_at: sql<string>`now()` })
-      .where('id', '=', id)
-      .execute();
+  /**
+   * Final statuses (`success` with its tx hash, `failed` with its code) and the outbox rows deleted, for
+   * several operations in one statement.
+   */
+  async markFinal(f: {
+    ids: readonly string[];
+    statuses: ReadonlyArray<'success' | 'failed'>;
+    txHashes: ReadonlyArray<string | null>;
+    failureCodes: ReadonlyArray<string | null>;
+  }) {
+    await sql`
+      with f(id, status, tx_hash, failure_code) as (
+        select * from unnest(${f.ids}::uuid[], ${f.statuses}::text[], ${f.txHashes}::text[], ${f.failureCodes}::text[])),
+      outbox as (delete from operation_outbox where operation_id in (select id from f))
+      update operations o set status = f.status, tx_hash = f.tx_hash, failure_code = f.failure_code, settled_at = now()
+        from f where o.id = f.id`.execute(this.db);
   }
 
-  /** Final status `failed`, and its outbox row deleted, in one statement. */
-  async markFailed(id: string, failureCode: string): Promise<void> {
-    await this.db
-      .with('outbox', (db) => db.deleteFrom('operation_outbox').where('operation_id', '=', id))
-      .updateTable('operations')
-      .set({ status: 'failed', failure_code: failureCode, settled_at: sql<string>`now()` })
-      .where('id', '=', id)
-      .execute();
-  }
-
-  async deleteOutbox(operationId: string): Promise<void> {
-    await this.db.deleteFrom('operation_outbox').where('operation_id', '=', operationId).execute();
+  async deleteOutboxes(operationIds: readonly string[]): Promise<void> {
+    await this.db.deleteFrom('operation_outbox').where('operation_id', '=', anyOf(operationIds, 'uuid')).execute();
   }
 
   /** Outbox rows older than `olderThanMs`, oldest first. */

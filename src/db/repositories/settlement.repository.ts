@@ -6,21 +6,18 @@ import type { Db } from '../schema.js';
 export class SettlementRepository {
   constructor(private readonly db: Db) {}
 
-  /** Locks the user's row (serialises that user's deposit settlements). */
-  async lockUser(userId: string): Promise<void> {
-    await this.db.selectFrom('users').select('id').where('id', '=', userId).forUpdate().execute();
-  }
-
-  /** The user's successful deposits, summed, as int8 text ('0' when none). */
-  async successfulDepositTotal(userId: string): Promise<string> {
-    const row = await this.db
-      .selectFrom('operations')
-      .select(sql<string>`coalesce(sum(amount), 0)::text`.as('total'))
-      .where('user_id', '=', userId)
-      .where('kind', '=', 'deposit')
-      .where('status', '=', 'success')
-      .executeTakeFirst();
-    return row?.total ?? '0';
+  /**
+   * Locks these users' rows in id order (serialises each user's deposit settlements) and returns each
+   * one's successful deposits, summed, as int8 text, in one statement.
+   */
+  async lockUsersWithDepositTotals(userIds: readonly string[]): Promise<Array<{ user_id: string; total: string }>> {
+    const { rows } = await sql<{ user_id: string; total: string }>`
+      with locked as (select id from users where id = any(${userIds}::uuid[]) order by id for update)
+      select l.id as user_id,
+             (select coalesce(sum(o.amount), 0) from operations o
+               where o.user_id = l.id and o.kind = 'deposit' and o.status = 'success')::text as total
+        from locked l`.execute(this.db);
+    return rows;
   }
 }
 

@@ -90,10 +90,18 @@ const CATALOG: Record<string, Array<[string, (db: Db) => Promise<unknown>]>> = {
     ],
     ['OperationsRepository.findByKey', (db) => new OperationsRepository(db).findByKey(U2, 'deposit', U1)],
     ['OperationsRepository.find', (db) => new OperationsRepository(db).find(U1)],
-    ['OperationsRepository.findForUpdate', (db) => new OperationsRepository(db).findForUpdate(U1)],
-    ['OperationsRepository.markSettled', (db) => new OperationsRepository(db).markSettled(U1, '0xabc')],
-    ['OperationsRepository.markFailed', (db) => new OperationsRepository(db).markFailed(U1, 'SETTLEMENT_FAILED')],
-    ['OperationsRepository.deleteOutbox', (db) => new OperationsRepository(db).deleteOutbox(U1)],
+    ['OperationsRepository.findManyForUpdate', (db) => new OperationsRepository(db).findManyForUpdate([U1, U2])],
+    [
+      'OperationsRepository.markFinal',
+      (db) =>
+        new OperationsRepository(db).markFinal({
+          ids: [U1, U2],
+          statuses: ['success', 'failed'],
+          txHashes: ['0xabc', null],
+          failureCodes: [null, 'SETTLEMENT_FAILED'],
+        }),
+    ],
+    ['OperationsRepository.deleteOutboxes', (db) => new OperationsRepository(db).deleteOutboxes([U1])],
     ['OperationsRepository.staleOutbox', (db) => new OperationsRepository(db).staleOutbox(30_000, 500)],
     ['OperationsRepository.userExists', (db) => new OperationsRepository(db).userExists(U1)],
     ['OperationsRepository.earlierAppTokenCredit', (db) => new OperationsRepository(db).earlierAppTokenCredit(U1, `${U1}:${U2}`)],
@@ -165,10 +173,7 @@ const CATALOG: Record<string, Array<[string, (db: Db) => Promise<unknown>]>> = {
     ['IdentityRepository.pruneNoncesBatch', (db) => new IdentityRepository(db).pruneNoncesBatch(5_000)],
     ['IdentityRepository.pruneLimitsBatch', (db) => new IdentityRepository(db).pruneLimitsBatch(5_000)],
   ],
-  settlement: [
-    ['SettlementRepository.lockUser', (db) => new SettlementRepository(db).lockUser(U1)],
-    ['SettlementRepository.successfulDepositTotal', (db) => new SettlementRepository(db).successfulDepositTotal(U1)],
-  ],
+  settlement: [['SettlementRepository.lockUsersWithDepositTotals', (db) => new SettlementRepository(db).lockUsersWithDepositTotals([U1, U2])]],
   heartbeats: [
     [
       'HeartbeatsRepository.record',

@@ -9,7 +9,7 @@ import { operationsRepository } from '../../db/repositories/operations.repositor
 import { db } from '../../db/schema.js';
 import { Conflict, NotFound } from '../errors.js';
 import { microsFromDb } from '../ledger/amounts.js';
-import { post } from '../ledger/ledger.js';
+import { post, postAll, type Posting } from '../ledger/ledger.js';
 import type { SettlementAdapter } from '../settlement/adapter.js';
 
 export type OperationKind = 'deposit' | 'withdraw';
@@ -121,26 +121,43 @@ export type SettleOutcome = 'settled' | 'failed' | 'already_final' | 'missing';
  * or not at all.
  */
 export async function settleOperation(em: Em, adapter: SettlementAdapter, operationId: string): Promise<SettleOutcome> {
+  return (await settleOperations(em, adapter, [operationId])).get(operationId)!;
+}
+
+/**
+ * Settles several operations in ONE transaction (the settlement worker's batch), idempotently, with the
+ * same effects as settleOperation on each in id order: their rows locked in id order, the adapter asked once,
+ * every ledger posting in one postAll, every final status and outbox delete in one statement. Operations no
+ * longer pending are left as they are (outbox row dropped); unknown ids are `missing`. An error rolls back
+ * the whole batch (the worker then settles its operations one by one).
+ */
+export async function settleOperations(em: Em, adapter: SettlementAdapter, ids: readonly string[]): Promise<Map<string, SettleOutcome>> {
   return em.transactional(async (tx) => {
     const repo = operationsRepository(db(tx));
-    const row = await repo.findForUpdate(operationId);
-    if (!row) return 'missing';
-    const op = toRecord(row);
-    if (op.status !== 'pending') {
-      await repo.deleteOutbox(op.id);
-      return 'already_final';
-    }
-    const result = await adapter.settle(tx, {
-      operationId: op.id,
-      userId: op.userId,
-      kind: op.kind,
-      amount: op.amount,
-      destinationAddress: op.destinationAddress,
-    });
+    const outcomes = new Map<string, SettleOutcome>(ids.map((id) => [id, 'missing']));
+    const ops = (await repo.findManyForUpdate([...outcomes.keys()])).map(toRecord);
+    const final = ops.filter((op) => op.status !== 'pending');
+    for (const op of final) outcomes.set(op.id, 'already_final');
+    if (final.length) await repo.deleteOutboxes(final.map((op) => op.id));
+    const pending = ops.filter((op) => op.status === 'pending');
+    if (!pending.length) return outcomes;
+    const results = await adapter.settle(
+      tx,
+      pending.map((op) => ({ operationId: op.id, userId: op.userId, kind: op.kind, amount: op.amount, destinationAddress: op.destinationAddress })),
+    );
     const clearing = { system: 'settlement_clearing' as const };
-    if (result.ok) {
-      if (op.kind === 'deposit') {
-        await post(tx, {
+    const postings: Posting[] = [];
+    const marks = {
+      ids: [] as string[],
+      statuses: [] as Array<'success' | 'failed'>,
+      txHashes: [] as Array<string | null>,
+      failureCodes: [] as Array<string | null>,
+    };
+    pending.forEach((op, i) => {
+      const result = results[i]!;
+      const reserved = { userId: op.userId, kind: 'user_reserved' as const };
+      if (result.ok && op.kind === 'deposit') {
+        postings.push({
           kind: 'deposit',
           reference: op.id,
           entries: [
@@ -148,32 +165,34 @@ export async function settleOperation(em: Em, adapter: SettlementAdapter, operat
             { account: { userId: op.userId, kind: 'user_available' }, amount: op.amount },
           ],
         });
-      } else {
-        await post(tx, {
+      } else if (result.ok) {
+        postings.push({
           kind: 'withdraw_settle',
           reference: op.id,
           entries: [
-            { account: { userId: op.userId, kind: 'user_reserved' }, amount: -op.amount },
+            { account: reserved, amount: -op.amount },
             { account: clearing, amount: op.amount },
           ],
         });
-      }
-      await repo.markSettled(op.id, result.txHash);
-    } else {
-      if (op.kind === 'withdraw') {
-        await post(tx, {
+      } else if (op.kind === 'withdraw') {
+        postings.push({
           kind: 'withdraw_refund',
           reference: op.id,
           entries: [
-            { account: { userId: op.userId, kind: 'user_reserved' }, amount: -op.amount },
+            { account: reserved, amount: -op.amount },
             { account: { userId: op.userId, kind: 'user_available' }, amount: op.amount },
           ],
         });
       }
-      await repo.markFailed(op.id, result.failureCode);
-    }
-    // markSettled / markFailed deleted the outbox row with the status change.
-    return result.ok ? 'settled' : 'failed';
+      marks.ids.push(op.id);
+      marks.statuses.push(result.ok ? 'success' : 'failed');
+      marks.txHashes.push(result.ok ? result.txHash : null);
+      marks.failureCodes.push(result.ok ? null : result.failureCode);
+      outcomes.set(op.id, result.ok ? 'settled' : 'failed');
+    });
+    if (postings.length) await postAll(tx, postings);
+    await repo.markFinal(marks);
+    return outcomes;
   });
 }
 

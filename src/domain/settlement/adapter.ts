@@ -16,12 +16,12 @@ export type SettlementResult = { ok: true; txHash: string } | { ok: false; failu
 export interface SettlementAdapter {
   readonly mode: 'demo' | 'onchain';
   /**
-   * Settles one operation. Called by the settlement worker inside the transaction that holds the
-   * operation's row lock and that will post the ledger transaction; it must be idempotent per
-   * operationId (a chain adapter submits with the operation id as its nonce/reference and looks the
-   * transfer up before submitting again).
+   * Settles operations (one, or a batch the worker gathered), answering in the order given. Called by the
+   * settlement worker inside the transaction that holds the operations' row locks and that will post their
+   * ledger transactions; it must be idempotent per operationId (a chain adapter submits with the operation
+   * id as its nonce/reference and looks the transfer up before submitting again).
    */
-  settle(em: Em, req: SettlementRequest): Promise<SettlementResult>;
+  settle(em: Em, reqs: readonly SettlementRequest[]): Promise<SettlementResult[]>;
   /** Where this user sends USDC for custodial deposits. */
   depositWallet(userId: string): { address: string; chainId: number; asset: 'USDC'; mode: 'demo' | 'onchain' };
 }

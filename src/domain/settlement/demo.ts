@@ -22,17 +22,26 @@ export const demoDepositAddress = (userId: string) =>
 export function createDemoSettlement(opts: { onchainBalanceMicros: bigint }): SettlementAdapter {
   return {
     mode: 'demo',
-    async settle(em: Em, req: SettlementRequest): Promise<SettlementResult> {
-      if (req.kind === 'withdraw') {
-        if (req.destinationAddress !== null && /^0x0{40}$/i.test(req.destinationAddress)) return { ok: false, failureCode: 'SETTLEMENT_FAILED' };
-        return { ok: true, txHash: demoTxHash(req.operationId) };
+    async settle(em: Em, reqs: readonly SettlementRequest[]): Promise<SettlementResult[]> {
+      // Serialise each user's deposit settlements (their rows locked in id order) so two of them cannot both
+      // spend the same demo balance; within a batch, each deposit spends what the earlier ones left.
+      const depositors = [...new Set(reqs.filter((r) => r.kind === 'deposit').map((r) => r.userId))];
+      const remaining = new Map<string, bigint>();
+      if (depositors.length) {
+        for (const r of await settlementRepository(db(em)).lockUsersWithDepositTotals(depositors)) {
+          remaining.set(r.user_id, opts.onchainBalanceMicros - microsFromDb(r.total));
+        }
       }
-      // Serialise this user's deposit settlements so two of them cannot both spend the same demo balance.
-      const repo = settlementRepository(db(em));
-      await repo.lockUser(req.userId);
-      const remaining = opts.onchainBalanceMicros - microsFromDb(await repo.successfulDepositTotal(req.userId));
-      if (req.amount > remaining) return { ok: false, failureCode: 'SETTLEMENT_FAILED' };
-      return { ok: true, txHash: demoTxHash(req.operationId) };
+      return reqs.map((req): SettlementResult => {
+        if (req.kind === 'withdraw') {
+          if (req.destinationAddress !== null && /^0x0{40}$/i.test(req.destinationAddress)) return { ok: false, failureCode: 'SETTLEMENT_FAILED' };
+          return { ok: true, txHash: demoTxHash(req.operationId) };
+        }
+        const left = remaining.get(req.userId) ?? 0n;
+        if (req.amount > left) return { ok: false, failureCode: 'SETTLEMENT_FAILED' };
+        remaining.set(req.userId, left - req.amount);
+        return { ok: true, txHash: demoTxHash(req.operationId) };
+      });
     },
     depositWallet(userId) {
       return { address: demoDepositAddress(userId), chainId: DEMO_CHAIN_ID, asset: 'USDC', mode: 'demo' };
