@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { jsonPayload, preserialized, withCallerFields } from './json-body.js';
+import { callerCopy, jsonPayload, preserialized, withCallerFields } from './json-body.js';
 
 const text = (b: Buffer | string) => (typeof b === 'string' ? b : b.toString('utf8'));
 
@@ -38,5 +38,30 @@ describe('withCallerFields', () => {
     const unserialized = { caller: null };
     const copy2 = { caller: { joined: true } };
     expect(jsonPayload(withCallerFields(unserialized, copy2, [copy2.caller]))).toBe(JSON.stringify(copy2));
+  });
+});
+
+describe('callerCopy', () => {
+  it('reuses the copy for the same caller value and page, and builds a new one when either changes', () => {
+    const page = preserialized({ total_entries: 1, caller: null as unknown });
+    const caller = { rows: [{ rank: 1 }] };
+    let builds = 0;
+    const build = (p: typeof page, c: object) => () => (builds++, { ...p, caller: c });
+    const first = callerCopy(page, caller, build(page, caller), [caller]);
+    expect(callerCopy(page, caller, build(page, caller), [caller])).toBe(first);
+    expect(builds).toBe(1);
+    expect(text(jsonPayload(first))).toBe(JSON.stringify({ total_entries: 1, caller }));
+
+    // The page was reloaded (another object): a new copy from the new page's bytes.
+    const reloaded = preserialized({ total_entries: 2, caller: null as unknown });
+    const second = callerCopy(reloaded, caller, build(reloaded, caller), [caller]);
+    expect(second).not.toBe(first);
+    expect(text(jsonPayload(second))).toBe(JSON.stringify({ total_entries: 2, caller }));
+
+    // Another caller value (another user, or the same user's fields reloaded) never gets this copy.
+    const other = { rows: [] };
+    const third = callerCopy(reloaded, other, build(reloaded, other), [other]);
+    expect(text(jsonPayload(third))).toBe(JSON.stringify({ total_entries: 2, caller: other }));
+    expect(builds).toBe(3);
   });
 });

@@ -60,3 +60,23 @@ function callerBytes(value: unknown): Buffer {
   if (typeof value === 'object' && value !== null) callerObjects.set(value, b);
   return b;
 }
+
+/**
+ * The signed-in copies themselves, remembered by their caller value (a cached object: the same one on every
+ * hit while the caller cache keeps it) together with the page they were made from: a repeated signed-in read
+ * of an unchanged page reuses the copy and its bytes instead of building and splicing them again. Bounded
+ * (oldest first) so that memory stays at most MAX_COPIES pages' bytes whatever the caller cache holds.
+ */
+const copies = new Map<object, { page: object; copy: object }>();
+const MAX_COPIES = 1000;
+
+/** withCallerFields(page, build(), callers), remembered by `callerValue` while `page` is the same object. */
+export function callerCopy<T extends object>(page: object, callerValue: object, build: () => T, callers: readonly unknown[]): T {
+  const known = copies.get(callerValue);
+  if (known && known.page === page) return known.copy as T;
+  const copy = withCallerFields(page, build(), callers);
+  copies.delete(callerValue);
+  if (copies.size >= MAX_COPIES) copies.delete(copies.keys().next().value!);
+  copies.set(callerValue, { page, copy });
+  return copy;
+}

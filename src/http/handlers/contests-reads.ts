@@ -17,7 +17,7 @@ import type {
   TopParticipants as TopParticipantsResponse,
 } from '../../../generated/openapi/types.gen.js';
 import type { HandlersFor, RequestContext } from '../handler.js';
-import { preserialized, withCallerFields } from '../json-body.js';
+import { callerCopy, preserialized } from '../json-body.js';
 import { CROSS_CONTEST, type PageCache } from '../page-cache.js';
 import { contestByIdWire, leaderboardRowWire, lobbyRowWire } from './contests-wire.js';
 
@@ -66,8 +66,13 @@ export function contestReadHandlers({ pages, callers }: ContestReadCaches): Hand
         );
         return { value: page.contests.map((c) => ({ joined: joined.has(c.contest_id) })) };
       });
-      const contests = page.contests.map((c, i): ContestLobbyRow => ({ ...c, caller: fields[i]! }));
-      return { status: 200, body: withCallerFields(page, { contests, next_cursor: page.next_cursor }, fields), headers: NO_STORE };
+      const body = callerCopy(
+        page,
+        fields,
+        () => ({ contests: page.contests.map((c, i): ContestLobbyRow => ({ ...c, caller: fields[i]! })), next_cursor: page.next_cursor }),
+        fields,
+      );
+      return { status: 200, body, headers: NO_STORE };
     },
 
     getContest: async ({ params }, ctx) => {
@@ -81,7 +86,8 @@ export function contestReadHandlers({ pages, callers }: ContestReadCaches): Hand
       const caller = await callers.read(`contest|${me}|${id}`, id, async () => ({
         value: { joined: (await joinedContests(ctx.db, me, [page.contest_id])).has(page.contest_id) },
       }));
-      return { status: 200, body: withCallerFields(page, { ...page, caller } satisfies ContestById, [caller]), headers: NO_STORE };
+      const body = callerCopy(page, caller, (): ContestById => ({ ...page, caller }), [caller]);
+      return { status: 200, body, headers: NO_STORE };
     },
 
     getContestLeaderboard: async ({ params, query }, ctx) => {
@@ -102,7 +108,8 @@ export function contestReadHandlers({ pages, callers }: ContestReadCaches): Hand
       const caller = await callers.read(`board|${me}|${id}|${limit}|${page.load}`, id, async () => ({
         value: { rows: (await callerRowsOf(ctx.db, page.board, me)).map(leaderboardRowWire) },
       }));
-      return { status: 200, body: withCallerFields(page.body, { ...page.body, caller }, [caller]), headers: NO_STORE };
+      const body = callerCopy(page.body, caller, (): LeaderboardResponse => ({ ...page.body, caller }), [caller]);
+      return { status: 200, body, headers: NO_STORE };
     },
 
     getContestTopParticipants: async ({ params, query }, ctx) => {
