@@ -1,7 +1,9 @@
-// `npm run bench:mm [-- --handshakes 300 --concurrency 16 --idle 5000 --signature-threads N]`: market-maker WebSocket costs,
+// `npm run bench:mm [-- --handshakes 1500 --concurrency 16 --idle 5000 --signature-threads N]`: market-maker WebSocket costs,
 // measured side by side in one run against the real service (PostgreSQL + Redis):
 //   1. raw EIP-191 signature recoveries per second (viem, this process) — the floor of a handshake;
-//   2. authenticated handshakes per second end to end (connect, auth, challenge, sign, verify, session row);
+//   2. authenticated handshakes per second end to end (connect, auth, challenge, sign, verify, session row),
+//      after 300 warm-up handshakes (the service JIT-compiles its handshake path and the curve code first, as
+//      the recoveries of item 1 are warmed up);
 //   3. service memory per idle authenticated connection with `--idle` connections open (RSS delta / n).
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -14,7 +16,7 @@ import { pool, startBenchService } from './harness.js';
 
 const { values } = parseArgs({
   options: {
-    handshakes: { type: 'string', default: '300' },
+    handshakes: { type: 'string', default: '1500' },
     concurrency: { type: 'string', default: '16' },
     idle: { type: 'string', default: '5000' },
     recoveries: { type: 'string', default: '500' },
