@@ -47,4 +47,27 @@ describe('operation waiter', () => {
     waiter.close();
     await bus.close();
   });
+
+  it('with the value just written: registers, then starts the settlement, and reads only after the wake', async () => {
+    const bus = createLocalBus();
+    const waiter = createOperationWaiter(bus);
+    let status = 'pending';
+    let reads = 0;
+    const read = async () => {
+      reads += 1;
+      return status;
+    };
+    // The settlement completes inside start(), before waitFor could have read anything: the message still
+    // wakes it, because it registered first.
+    const start = async () => {
+      status = 'success';
+      await bus.publish('operation.settled', { operation_id: 'op-5' });
+    };
+    const started = Date.now();
+    expect(await waiter.waitFor('op-5', Date.now() + 60_000, read, (s) => s !== 'pending', { value: 'pending', start })).toBe('success');
+    expect(reads).toBe(1);
+    expect(Date.now() - started).toBeLessThan(FALLBACK_POLL_MS);
+    waiter.close();
+    await bus.close();
+  });
 });

@@ -13,8 +13,19 @@ export interface OperationWaiter {
   /**
    * Resolves when `isFinal()` is true (checked now, on each `operation.settled` for the id, and every
    * FALLBACK_POLL_MS) or at `deadlineMs`; returns the last value read.
+   *
+   * `first`: the operation as its request just wrote it (pending), and what starts its settlement (the
+   * enqueue). The waiter registers, then calls `start()`, and takes `value` as its first read: nothing
+   * could settle the operation before its job existed, so the read that would follow registration is
+   * skipped (a settlement by the outbox relay in between only costs FALLBACK_POLL_MS of latency).
    */
-  waitFor<T>(operationId: string, deadlineMs: number, read: () => Promise<T>, isFinal: (v: T) => boolean): Promise<T>;
+  waitFor<T>(
+    operationId: string,
+    deadlineMs: number,
+    read: () => Promise<T>,
+    isFinal: (v: T) => boolean,
+    first?: { value: T; start: () => Promise<void> },
+  ): Promise<T>;
   close(): void;
 }
 
@@ -39,14 +50,20 @@ export function createOperationWaiter(bus: Bus): OperationWaiter {
     };
   };
   return {
-    async waitFor(operationId, deadlineMs, read, isFinal) {
-      for (;;) {
+    async waitFor(operationId, deadlineMs, read, isFinal, first) {
+      for (let known = first; ; known = undefined) {
         // Registered before the read: a settlement committed between the read and the wait still wakes us.
         let wake!: () => void;
         const woken = new Promise<void>((resolve) => (wake = resolve));
         const unregister = register(operationId, wake);
         try {
-          const value = await read();
+          let value;
+          if (known) {
+            await known.start();
+            value = known.value;
+          } else {
+            value = await read();
+          }
           const left = deadlineMs - Date.now();
           if (isFinal(value) || left <= 0) return value;
           let timer: NodeJS.Timeout | undefined;

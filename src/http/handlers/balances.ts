@@ -40,26 +40,31 @@ export function balancesHandlers(deps: BalancesDeps): HandlersFor<BalancesOperat
   const { producer, syncWaitMs } = deps;
   const userScope = (_req: unknown, ctx: RequestContext) => `user:${requireUser(ctx.auth).userId}`;
 
-  /** Enqueue (a failure is left to the outbox relay), wait, and answer 200 / 202 / 422 SETTLEMENT_FAILED. */
-  async function settleAndAnswer<B>(ctx: RequestContext, id: string, ok: (op: OperationRecord) => B): Promise<Settled<B>> {
-    const op = await getOwnOperation(ctx.db, requireUser(ctx.auth).userId, id);
-    if (op.status === 'pending') {
+  /**
+   * Enqueue (a failure is left to the outbox relay), wait, and answer 200 / 202 / 422 SETTLEMENT_FAILED.
+   * `written`: the operation as this request just wrote it (a replay has none and reads it).
+   */
+  async function settleAndAnswer<B>(ctx: RequestContext, id: string, ok: (op: OperationRecord) => B, written?: OperationRecord): Promise<Settled<B>> {
+    const userId = requireUser(ctx.auth).userId;
+    const read = () => getOwnOperation(ctx.db, userId, id);
+    const enqueue = async (op: OperationRecord) => {
       try {
         await producer.enqueue(op.id);
       } catch (err) {
         ctx.log.warn({ err, operation_id: op.id }, 'could not enqueue settlement; the outbox relay will');
       }
+    };
+    const isFinal = (o: OperationRecord) => o.status !== 'pending';
+    const deadline = Date.now() + syncWaitMs;
+    let final: OperationRecord;
+    if (written && written.status === 'pending' && syncWaitMs > 0) {
+      // Registered for the settlement's message before its job exists: no read needed before waiting.
+      final = await deps.waiter.waitFor(id, deadline, read, isFinal, { value: written, start: () => enqueue(written) });
+    } else {
+      const op = written ?? (await read());
+      if (op.status === 'pending') await enqueue(op);
+      final = syncWaitMs > 0 && op.status === 'pending' ? await deps.waiter.waitFor(id, deadline, read, isFinal) : op;
     }
-    const userId = requireUser(ctx.auth).userId;
-    const final =
-      syncWaitMs > 0 && op.status === 'pending'
-        ? await deps.waiter.waitFor(
-            op.id,
-            Date.now() + syncWaitMs,
-            () => getOwnOperation(ctx.db, userId, op.id),
-            (o) => o.status !== 'pending',
-          )
-        : op;
     if (final.status === 'success') return { status: 200, body: ok(final), headers: NO_STORE };
     if (final.status === 'failed') {
       const message =
@@ -68,7 +73,7 @@ export function balancesHandlers(deps: BalancesDeps): HandlersFor<BalancesOperat
           : 'the withdrawal could not be settled; the amount was returned to the available balance';
       throw new Unprocessable(final.failureCode ?? 'SETTLEMENT_FAILED', message, { operation_id: final.id });
     }
-    return { status: 202, body: { operation_id: op.id, status: 'pending' }, headers: NO_STORE };
+    return { status: 202, body: { operation_id: final.id, status: 'pending' }, headers: NO_STORE };
   }
 
   // The key, the operation (and a withdrawal's reserve) commit together; the answer, first or replayed, is the
@@ -81,13 +86,18 @@ export function balancesHandlers(deps: BalancesDeps): HandlersFor<BalancesOperat
       openWithdrawal(db, requireUser(auth).userId, microsFromRequest(body.amount_micros), body.destination_address, body.idempotency_key),
     outcome: pending,
     resourceOf: (op) => op.id,
-    answer: (_req, ctx, id) =>
-      settleAndAnswer(ctx, id, (f) => ({
-        amount_micros: microsToWire(f.amount),
-        operation_id: f.id,
-        destination_address: f.destinationAddress!,
-        tx_hash: f.txHash!,
-      })),
+    answer: (_req, ctx, id, written) =>
+      settleAndAnswer(
+        ctx,
+        id,
+        (f) => ({
+          amount_micros: microsToWire(f.amount),
+          operation_id: f.id,
+          destination_address: f.destinationAddress!,
+          tx_hash: f.txHash!,
+        }),
+        written,
+      ),
   });
 
   return {
@@ -108,7 +118,8 @@ export function balancesHandlers(deps: BalancesDeps): HandlersFor<BalancesOperat
       write: ({ body }, { db, auth }) => openDeposit(db, requireUser(auth).userId, microsFromRequest(body.amount_micros), body.idempotency_key),
       outcome: pending,
       resourceOf: (op) => op.id,
-      answer: (_req, ctx, id) => settleAndAnswer(ctx, id, (f) => ({ amount_micros: microsToWire(f.amount), operation_id: f.id, tx_hash: f.txHash! })),
+      answer: (_req, ctx, id, written) =>
+        settleAndAnswer(ctx, id, (f) => ({ amount_micros: microsToWire(f.amount), operation_id: f.id, tx_hash: f.txHash! }), written),
     }),
     createWithdrawal: async (req, ctx) => {
       // EIP-55 is checked before the idempotency claim: like any validation failure, it is not stored.
