@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { db } from '../db/schema.js';
 import { migratedOrm, type MigratedOrm } from '../testing/orm.js';
+import { Unprocessable } from './errors.js';
 import { fingerprint, once } from './idempotency.js';
 import type { Em } from '../db/orm.js';
 
@@ -72,5 +73,65 @@ describe('once()', () => {
     expect(a).toMatchObject({ replayed: false, value: 'first' });
     expect(b).toMatchObject({ replayed: true, outcome: { status: 201, body: { v: 'first' } } });
     expect(secondWrote).toBe(false);
+  });
+
+  it('a domain rejection keeps nothing the write did, stores the rejection, and a retry replays it without writing', async () => {
+    const s = scope();
+    const print = fingerprint({ a: 3 });
+    const marker = randomUUID();
+    let writes = 0;
+    const rejectingWrite = async (tx: Em) => {
+      writes += 1;
+      await sql`insert into service_keys (name, key) values (${marker}, decode(repeat('ab', 16), 'hex'))`.execute(db(tx));
+      throw new Unprocessable('INSUFFICIENT_BALANCE', 'not enough');
+    };
+    await expect(once(t.orm.em.fork(), s, print, rejectingWrite, stored)).rejects.toMatchObject({ code: 'INSUFFICIENT_BALANCE' });
+    const kept = await sql`select 1 from service_keys where name = ${marker}`.execute(db(t.orm.em.fork()));
+    expect(kept.rows).toHaveLength(0);
+    const retry = await once(t.orm.em.fork(), s, print, rejectingWrite, stored);
+    expect(retry).toMatchObject({ replayed: true, outcome: { status: 422, body: { code: 'INSUFFICIENT_BALANCE' } } });
+    expect(writes).toBe(1);
+  });
+
+  it('when a duplicate takes the key between the rejection and its storing, the rejected request answers the duplicate`s outcome', async () => {
+    const s = scope();
+    const print = fingerprint({ a: 4 });
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let entered!: () => void;
+    const inWrite = new Promise<void>((r) => (entered = r));
+    let secondEntered!: () => void;
+    const inSecond = new Promise<void>((r) => (secondEntered = r));
+    let releaseSecond!: () => void;
+    const secondHeld = new Promise<void>((r) => (releaseSecond = r));
+    const first = once(
+      t.orm.em.fork(),
+      s,
+      print,
+      async () => {
+        entered();
+        await held;
+        throw new Unprocessable('INSUFFICIENT_BALANCE', 'not enough (then)');
+      },
+      stored,
+    );
+    await inWrite;
+    const second = once(
+      t.orm.em.fork(),
+      s,
+      print,
+      async () => {
+        secondEntered();
+        await secondHeld; // holds the key while the first tries to store its rejection
+        return 'second';
+      },
+      stored,
+    );
+    release(); // the first rolls back; the second, blocked on its key row, claims the key and writes
+    await inSecond;
+    releaseSecond();
+    const [a, b] = await Promise.all([first, second]);
+    expect(b).toMatchObject({ replayed: false, value: 'second' });
+    expect(a).toMatchObject({ replayed: true, outcome: { status: 201, body: { v: 'second' } } });
   });
 });

@@ -7,7 +7,8 @@
 // of it: an error at any point, or a process killed at any point, leaves no key and no write, and a
 // retry runs afresh; once it has committed, every retry replays the stored outcome. A concurrent
 // duplicate blocks on the uncommitted key row (at most DUPLICATE_WAIT_MS, then 409 in progress) and then
-// replays. A domain rejection (4xx) rolls the write back to a savepoint and stores the rejection.
+// replays. A domain rejection (4xx) rolls the transaction back and stores the rejection under the key in a
+// second one (or answers what another request stored there meanwhile).
 // The writes also carry the key under a unique index of their own (operations, contest entries, ledger
 // transactions), so even a key row that is gone cannot let a second write commit.
 //
@@ -133,25 +134,37 @@ export async function once<T>(
   write: (tx: Em) => Promise<T>,
   outcomeOf: (value: T) => StoredOutcome,
 ): Promise<OnceResult<T>> {
-  const r = await em.transactional(async (tx): Promise<OnceResult<T> | { rejected: AppError }> => {
-    const claim = await claimIn(tx, s, print);
-    if (claim.kind === 'replay') return { replayed: true, outcome: { status: claim.status, body: claim.body, resourceId: claim.resourceId } };
-    await keys(tx).savepoint('idempotent_write');
-    try {
+  let rejected: AppError;
+  try {
+    return await em.transactional(async (tx): Promise<OnceResult<T>> => {
+      const claim = await claimIn(tx, s, print);
+      if (claim.kind === 'replay') return replayed(claim);
       const value = await write(tx);
       const outcome = outcomeOf(value);
       await store(tx, s, outcome);
       return { replayed: false, value, outcome };
-    } catch (err) {
-      if (!(err instanceof AppError) || err.status >= 500) throw err;
-      await keys(tx).rollbackToSavepoint('idempotent_write');
-      await store(tx, s, { status: err.status, body: errorBody(err), resourceId: null });
-      return { rejected: err };
-    }
+    });
+  } catch (err) {
+    if (!(err instanceof AppError) || err.status >= 500) throw err;
+    rejected = err;
+  }
+  // A domain rejection rolled back the claim with the write (no savepoint: one statement fewer on every
+  // write that succeeds). Store it under the key in a transaction of its own; if another request took the
+  // key in between, its outcome is the key's, and this request answers it as a replay.
+  const stored = await em.transactional(async (tx): Promise<OnceResult<T> | null> => {
+    const claim = await claimIn(tx, s, print);
+    if (claim.kind === 'replay') return replayed(claim);
+    await store(tx, s, { status: rejected.status, body: errorBody(rejected), resourceId: null });
+    return null;
   });
-  if ('rejected' in r) throw r.rejected;
-  return r;
+  if (stored) return stored;
+  throw rejected;
 }
+
+const replayed = (claim: Extract<ClaimResult, { kind: 'replay' }>): OnceResult<never> => ({
+  replayed: true,
+  outcome: { status: claim.status, body: claim.body, resourceId: claim.resourceId },
+});
 
 /** Two-phase claim (its own statement): the key stays in_progress, with a lease, until complete(). */
 export async function claim(em: Em, s: IdempotencyScope, print: string): Promise<ClaimResult> {

@@ -120,14 +120,6 @@ export class IdempotencyRepository {
   async lockTimeout(ms: number | null): Promise<void> {
     await (ms === null ? sql`set local lock_timeout to default` : sql.raw(`set local lock_timeout = ${Math.trunc(ms)}`)).execute(this.db);
   }
-
-  async savepoint(name: string): Promise<void> {
-    await sql.raw(`savepoint ${name}`).execute(this.db);
-  }
-
-  async rollbackToSavepoint(name: string): Promise<void> {
-    await sql.raw(`rollback to savepoint ${name}`).execute(this.db);
-  }
 }
 
 export const idempotencyRepository = (db: Db) => new IdempotencyRepository(db);

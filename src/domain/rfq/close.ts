@@ -83,7 +83,7 @@ export async function acceptQuote(tx: Em, deps: RfqDeps, userId: string, rfqId: 
     all,
   );
   if (closed.allocation?.status !== 'filled') {
-    // Nothing is kept: the caller's transaction rolls back to the key's savepoint, the RFQ stays open.
+    // Nothing is kept: the key's transaction rolls back (the rejection is stored in one of its own), the RFQ stays open.
     const why = closed.allocation?.quotes[0];
     const reason = why && why.status !== 'filled' ? why.reason : 'insufficient_liquidity';
     throw new Unprocessable(
