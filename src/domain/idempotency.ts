@@ -12,9 +12,9 @@
 // The writes also carry the key under a unique index of their own (operations, contest entries, ledger
 // transactions), so even a key row that is gone cannot let a second write commit.
 //
-// claim() / complete() / release() (two-phase, used by idempotent() for handlers that cannot run inside
-// the key's transaction) leave the key `in_progress` between requests; such a key has a lease
-// (IDEMPOTENCY_LEASE_MS) after which a retry takes it over and runs again (once() takes such keys over too).
+// A key row is `in_progress` only inside once()'s transaction; a committed in-progress key (left by the
+// two-phase claim of earlier versions, removed since no handler used it) has a lease (IDEMPOTENCY_LEASE_MS)
+// after which once() takes it over and runs the write again (its own unique key finds an earlier write).
 // Requests that fail validation never reach this module (the spec validator answers first).
 import { createHash } from 'node:crypto';
 import type { Em } from '../db/orm.js';
@@ -84,7 +84,6 @@ const inProgress = () =>
   new Conflict('IDEMPOTENCY_REQUEST_IN_PROGRESS', 'a request with this idempotency_key is still being processed; retry later with the same key');
 
 const keys = (em: Em) => idempotencyRepository(db(em));
-const insertKey = (em: Em, s: IdempotencyScope, print: string) => keys(em).insert(s, print, IDEMPOTENCY_LEASE_MS);
 const readKey = (em: Em, s: IdempotencyScope, forUpdate: boolean) => keys(em).read(s, forUpdate);
 
 function replayOf(row: KeyRow): ClaimResult {
@@ -165,29 +164,6 @@ const replayed = (claim: Extract<ClaimResult, { kind: 'replay' }>): OnceResult<n
   replayed: true,
   outcome: { status: claim.status, body: claim.body, resourceId: claim.resourceId },
 });
-
-/** Two-phase claim (its own statement): the key stays in_progress, with a lease, until complete(). */
-export async function claim(em: Em, s: IdempotencyScope, print: string): Promise<ClaimResult> {
-  for (;;) {
-    if (await insertKey(em, s, print)) return { kind: 'claimed' };
-    const row = await readKey(em, s, false);
-    if (!row) continue; // deleted between our insert and select: try again
-    const d = decide(row, print);
-    if (d === 'reused') throw reused();
-    if (d === 'in_progress') throw inProgress();
-    if (d === 'replay') return replayOf(row);
-    if (await keys(em).takeOverExpired(s, IDEMPOTENCY_LEASE_MS)) return { kind: 'claimed' };
-  }
-}
-
-export async function complete(em: Em, s: IdempotencyScope, status: number, body: unknown, resourceId: string | null = null): Promise<void> {
-  await store(em, s, { status, body, resourceId });
-}
-
-/** Deletes an in-progress claim; only for a request known to have written nothing. */
-export async function release(em: Em, s: IdempotencyScope): Promise<void> {
-  await keys(em).deleteInProgress(s);
-}
 
 /**
  * Deletes keys older than the retention whose request can no longer change: done, and not referring to

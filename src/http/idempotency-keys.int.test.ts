@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createOrm, type Orm } from '../db/orm.js';
-import { claim, complete, fingerprint, pruneIdempotencyKeys } from '../domain/idempotency.js';
+import { fingerprint, pruneIdempotencyKeys } from '../domain/idempotency.js';
 import { call, type TestPrivy } from '../testing/identity.js';
 import { ledgerProblems, newUserSession } from '../testing/money.js';
 import type { ServiceProcess } from '../testing/service-process.js';
@@ -95,19 +95,6 @@ describe('the lease of an in-progress key', () => {
         key,
       ]),
     ).rejects.toThrow(/operations_idempotency_key/);
-  });
-
-  it('two-phase claim() (idempotent()): in progress while the lease runs, taken over after it, replayed once complete', async () => {
-    const s = { scope: `user:${randomUUID()}`, operation: 'createRfq', key: randomUUID() };
-    const print = fingerprint({ a: 1 });
-    expect(await claim(orm.em.fork(), s, print)).toEqual({ kind: 'claimed' });
-    await expect(claim(orm.em.fork(), s, print)).rejects.toMatchObject({ status: 409, code: 'IDEMPOTENCY_REQUEST_IN_PROGRESS' });
-    await expect(claim(orm.em.fork(), s, fingerprint({ a: 2 }))).rejects.toMatchObject({ status: 409, code: 'IDEMPOTENCY_KEY_REUSED' });
-    await sql.query(`update idempotency_keys set lease_expires_at = now() - interval '1 second' where key = $1`, [s.key]);
-    expect(await claim(orm.em.fork(), s, print)).toEqual({ kind: 'claimed' });
-    await expect(claim(orm.em.fork(), s, print)).rejects.toMatchObject({ code: 'IDEMPOTENCY_REQUEST_IN_PROGRESS' }); // the new holder's lease
-    await complete(orm.em.fork(), s, 201, { b: 1, a: 2 });
-    expect(await claim(orm.em.fork(), s, print)).toEqual({ kind: 'replay', status: 201, body: { b: 1, a: 2 }, resourceId: null });
   });
 });
 

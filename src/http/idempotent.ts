@@ -6,14 +6,10 @@
 // settled) stores its resource id, and every answer, first or replayed, is `answer()`: the resource's
 // current state. An error after commit never undoes the write: when `answer()` fails for a reason other
 // than a domain rejection (the database went away while waiting), the stored outcome is the answer.
-//
-// idempotent(): two-phase, for a handler that cannot run inside the key's transaction: the key stays
-// in_progress (with a lease) while the handler runs and its response is stored after. On an unexpected
-// error the key keeps its lease (it is not released: the write may have committed), so the handler must
-// find its own earlier write when it runs again after the lease (a unique key on what it writes).
+
 import type { Operations } from '../../generated/openapi/operations.gen.js';
 import { AppError } from '../domain/errors.js';
-import { claim, complete, errorBody, fingerprint, once, type IdempotencyScope } from '../domain/idempotency.js';
+import { errorBody, fingerprint, once, type IdempotencyScope } from '../domain/idempotency.js';
 import { failpoint } from '../failpoints.js';
 import type { Handler, HandlerRequest, HandlerResponse, OperationId, Reply, RequestContext } from './handler.js';
 
@@ -84,32 +80,5 @@ export function idempotentWrite<Id extends KeyedOperationId, T>(spec: Idempotent
       ctx.log.warn({ err, resource_id: outcome.resourceId }, 'the write committed but its outcome could not be read; answering the stored outcome');
       return stored(r.replayed ? REPLAYED : NO_STORE);
     }
-  };
-}
-
-/**
- * Two-phase wrapper (see the top of this file). `fingerprintOf` picks what must be equal for a replay
- * (default: the body).
- */
-export function idempotent<Id extends KeyedOperationId>(
-  scopeOf: (req: HandlerRequest<Id>, ctx: RequestContext) => string,
-  handler: Handler<Id>,
-  fingerprintOf: (req: HandlerRequest<Id>) => unknown = (req) => req.body,
-): Handler<Id> {
-  return async (req, ctx) => {
-    const body: { idempotency_key: string } = req.body;
-    const s: IdempotencyScope = { scope: scopeOf(req, ctx), operation: req.operationId, key: body.idempotency_key };
-    const claimed = await claim(ctx.db, s, fingerprint(fingerprintOf(req)));
-    if (claimed.kind === 'replay') return { status: claimed.status, body: claimed.body, headers: REPLAYED } as unknown as Reply<Id>;
-    let res: Reply<Id>;
-    try {
-      res = await handler(req, ctx);
-    } catch (err) {
-      if (err instanceof AppError && err.status < 500) await complete(ctx.db, s, err.status, errorBody(err));
-      throw err;
-    }
-    const out = res as HandlerResponse; // every reply is one
-    if (out.status < 500) await complete(ctx.db, s, out.status, out.body);
-    return res;
   };
 }

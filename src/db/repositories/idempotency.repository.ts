@@ -23,19 +23,8 @@ const lease = (leaseMs: number) => sql<string>`now() + (${leaseMs} * interval '1
 export class IdempotencyRepository {
   constructor(private readonly db: Db) {}
 
-  /** True when this call inserted the key (in progress, with a lease). */
-  async insert(k: KeyAt, fingerprint: string, leaseMs: number): Promise<boolean> {
-    const rows = await this.db
-      .insertInto('idempotency_keys')
-      .values({ scope: k.scope, operation: k.operation, key: k.key, fingerprint, state: 'in_progress', lease_expires_at: lease(leaseMs) })
-      .onConflict((oc) => oc.doNothing())
-      .returning('key')
-      .execute();
-    return rows.length > 0;
-  }
-
   /**
-   * insert() in ONE statement with a bound on its wait for a concurrent holder's uncommitted key row: the
+   * Inserts the key (in progress, with a lease; true when this call inserted it) in ONE statement with a bound on its wait for a concurrent holder's uncommitted key row: the
    * transaction's lock_timeout is `waitMs` while the insert waits, and back to what it was once the key is
    * inserted (RETURNING runs after the wait). When the key exists (nothing inserted), the bound stays set:
    * the caller reads the key under it and then calls lockTimeout(null).
@@ -72,36 +61,11 @@ export class IdempotencyRepository {
       .execute();
   }
 
-  /** Takes over an in-progress key whose lease has run out; true when taken. */
-  async takeOverExpired(k: KeyAt, leaseMs: number): Promise<boolean> {
-    const rows = await this.db
-      .updateTable('idempotency_keys')
-      .set({ lease_expires_at: lease(leaseMs) })
-      .where('scope', '=', k.scope)
-      .where('operation', '=', k.operation)
-      .where('key', '=', k.key)
-      .where('state', '=', 'in_progress')
-      .where('lease_expires_at', '<=', sql<string>`now()`)
-      .returning('key')
-      .execute();
-    return rows.length > 0;
-  }
-
   /** Stores the outcome: done, with its status, body (json, byte for byte) and resource. */
   async store(k: KeyAt, status: number, bodyJson: string, resourceId: string | null): Promise<void> {
     await sql`update idempotency_keys set state = 'done', response_status = ${status}, response_body = ${bodyJson}::json,
         resource_id = ${resourceId}::uuid, lease_expires_at = null, completed_at = now()
       where scope = ${k.scope} and operation = ${k.operation} and key = ${k.key}`.execute(this.db);
-  }
-
-  async deleteInProgress(k: KeyAt): Promise<void> {
-    await this.db
-      .deleteFrom('idempotency_keys')
-      .where('scope', '=', k.scope)
-      .where('operation', '=', k.operation)
-      .where('key', '=', k.key)
-      .where('state', '=', 'in_progress')
-      .execute();
   }
 
   /** Deletes done keys older than the retention, except those of an operation still pending; returns how many. */

@@ -53,10 +53,6 @@ const CATALOG: Record<string, Array<[string, (db: Db) => Promise<unknown>]>> = {
   demo: [['DemoRepository.claimMarker', (db) => new DemoRepository(db).claimMarker('demo_seed_v1', Buffer.alloc(16))]],
   idempotency: [
     [
-      'IdempotencyRepository.insert',
-      (db) => new IdempotencyRepository(db).insert({ scope: `user:${U1}`, operation: 'createDeposit', key: U2 }, 'f00d', 60_000),
-    ],
-    [
       'IdempotencyRepository.insertWaiting',
       (db) => new IdempotencyRepository(db).insertWaiting({ scope: `user:${U1}`, operation: 'createDeposit', key: U2 }, 'f00d', 60_000, 5_000),
     ],
@@ -70,16 +66,8 @@ const CATALOG: Record<string, Array<[string, (db: Db) => Promise<unknown>]>> = {
       (db) => new IdempotencyRepository(db).renewLease({ scope: `user:${U1}`, operation: 'createDeposit', key: U2 }, 60_000),
     ],
     [
-      'IdempotencyRepository.takeOverExpired',
-      (db) => new IdempotencyRepository(db).takeOverExpired({ scope: `user:${U1}`, operation: 'createDeposit', key: U2 }, 60_000),
-    ],
-    [
       'IdempotencyRepository.store',
       (db) => new IdempotencyRepository(db).store({ scope: `user:${U1}`, operation: 'createDeposit', key: U2 }, 201, '{"a":1}', U1),
-    ],
-    [
-      'IdempotencyRepository.deleteInProgress',
-      (db) => new IdempotencyRepository(db).deleteInProgress({ scope: `user:${U1}`, operation: 'createDeposit', key: U2 }),
     ],
     ['IdempotencyRepository.prune', (db) => new IdempotencyRepository(db).prune(86_400_000)],
   ],
