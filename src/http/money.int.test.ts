@@ -86,6 +86,28 @@ describe('deposit and balances', () => {
     expect((await deposit(u.token, 10)).status).toBe(200); // exactly what is left still settles
   });
 
+  it('concurrent deposits of several users (settled by the worker in shared batches) are each credited once, within each demo balance', async () => {
+    const [u, v, w] = await Promise.all([1, 2, 3].map(() => newUserSession(svc.baseUrl, privy)));
+    // u asks for 15 x 100,000 against a demo balance of 1,000,000: exactly 10 fit, whatever batch each lands in.
+    const amount = DEMO_LIMIT / 10;
+    const results = await Promise.all([
+      ...Array.from({ length: 15 }, () => deposit(u!.token, amount)),
+      ...Array.from({ length: 10 }, () => deposit(v!.token, 7)),
+      ...Array.from({ length: 10 }, () => withdraw(w!.token, 1, randomWallet().address)), // nothing to withdraw: 422 at once
+    ]);
+    // Answered once settled (a 202 only if settlement outlasted DEPOSIT_SYNC_WAIT_MS on a loaded machine).
+    for (const r of results.slice(0, 25)) expect([200, 202, 422]).toContain(r.status);
+    for (const r of results.slice(0, 25).filter((x) => x.status === 422)) expect(r.body.code).toBe('SETTLEMENT_FAILED');
+    expect(results.slice(25).map((r) => r.body.code)).toEqual(Array(10).fill('INSUFFICIENT_BALANCE'));
+    await expect.poll(() => count('operations', `user_id = any($1) and status = 'pending'`, [[u!.userId, v!.userId]]), { timeout: 30_000 }).toBe(0);
+    expect(await count('operations', `user_id = $1 and status = 'success'`, [u!.userId])).toBe(10);
+    expect(await count('operations', `user_id = $1 and status = 'failed'`, [u!.userId])).toBe(5);
+    expect(await count('operations', `user_id = $1 and status = 'success'`, [v!.userId])).toBe(10);
+    expect((await balances(u!.token)).available).toBe(String(DEMO_LIMIT));
+    expect((await balances(v!.token)).available).toBe('70');
+    expect(await count('operation_outbox o join operations p on p.id = o.operation_id', 'p.user_id = any($1)', [[u!.userId, v!.userId]])).toBe(0);
+  });
+
   it('getDepositWallet is a deterministic checksummed demo address per user', async () => {
     const u = await newUserSession(svc.baseUrl, privy);
     const a = await call(svc.baseUrl, 'GET /v1/users/deposit-wallet', { token: u.token });
