@@ -20,6 +20,14 @@ const lockTimeout = async (em: Em) => (await sql<{ v: string }>`select current_s
 const scope = () => ({ scope: `user:${randomUUID()}`, operation: 'createRfq', key: randomUUID() });
 const stored = (v: string) => ({ status: 201, body: { v }, resourceId: null });
 
+/** Sessions of this database waiting for a lock (a duplicate blocked on an uncommitted key row). */
+const waiting = async () =>
+  (
+    await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(
+      db(t.orm.em.fork()),
+    )
+  ).rows[0]!.n;
+
 describe('once()', () => {
   it('runs the write with the transaction`s own lock_timeout, not the claim`s bound', async () => {
     const before = await lockTimeout(t.orm.em.fork());
@@ -59,14 +67,6 @@ describe('once()', () => {
       stored,
     );
     // The second is blocked on the first's key row (seen in pg_stat_activity), then the first commits.
-    const waiting = async () =>
-      (
-        await sql<{
-          n: number;
-        }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(
-          db(t.orm.em.fork()),
-        )
-      ).rows[0]!.n;
     while ((await waiting()) < 1) await new Promise((r) => setTimeout(r, 10));
     release();
     const [a, b] = await Promise.all([first, second]);
@@ -127,6 +127,7 @@ describe('once()', () => {
       },
       stored,
     );
+    while ((await waiting()) < 1) await new Promise((r) => setTimeout(r, 10));
     release(); // the first rolls back; the second, blocked on its key row, claims the key and writes
     await inSecond;
     releaseSecond();
