@@ -20,13 +20,33 @@ const lockTimeout = async (em: Em) => (await sql<{ v: string }>`select current_s
 const scope = () => ({ scope: `user:${randomUUID()}`, operation: 'createRfq', key: randomUUID() });
 const stored = (v: string) => ({ status: 201, body: { v }, resourceId: null });
 
-/** Sessions of this database waiting for a lock (a duplicate blocked on an uncommitted key row). */
-const waiting = async () =>
-  (
-    await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(
-      db(t.orm.em.fork()),
-    )
-  ).rows[0]!.n;
+/** Returns once a session of this database waits for a lock (a duplicate blocked on an uncommitted key row). */
+async function untilBlocked(): Promise<void> {
+  const waiting = async () =>
+    (
+      await sql<{
+        n: number;
+      }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(db(t.orm.em.fork()))
+    ).rows[0]!.n;
+  while ((await waiting()) < 1) await new Promise((r) => setTimeout(r, 10));
+}
+
+/** A write that says when it runs (`entered`), then waits for `go()` before answering `then()`. */
+function heldWrite<T>(then: () => T) {
+  let go!: () => void;
+  const gone = new Promise<void>((r) => (go = r));
+  let enter!: () => void;
+  const entered = new Promise<void>((r) => (enter = r));
+  return {
+    entered,
+    go,
+    write: async () => {
+      enter();
+      await gone;
+      return then();
+    },
+  };
+}
 
 describe('once()', () => {
   it('runs the write with the transaction`s own lock_timeout, not the claim`s bound', async () => {
@@ -39,22 +59,9 @@ describe('once()', () => {
   it('a concurrent duplicate waits for the first commit, then replays its outcome', async () => {
     const s = scope();
     const print = fingerprint({ a: 2 });
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    let entered!: () => void;
-    const inWrite = new Promise<void>((r) => (entered = r));
-    const first = once(
-      t.orm.em.fork(),
-      s,
-      print,
-      async () => {
-        entered();
-        await held;
-        return 'first';
-      },
-      stored,
-    );
-    await inWrite; // the first holds the key's uncommitted row
+    const held = heldWrite(() => 'first');
+    const first = once(t.orm.em.fork(), s, print, held.write, stored);
+    await held.entered; // the first holds the key's uncommitted row
     let secondWrote = false;
     const second = once(
       t.orm.em.fork(),
@@ -67,8 +74,8 @@ describe('once()', () => {
       stored,
     );
     // The second is blocked on the first's key row (seen in pg_stat_activity), then the first commits.
-    while ((await waiting()) < 1) await new Promise((r) => setTimeout(r, 10));
-    release();
+    await untilBlocked();
+    held.go();
     const [a, b] = await Promise.all([first, second]);
     expect(a).toMatchObject({ replayed: false, value: 'first' });
     expect(b).toMatchObject({ replayed: true, outcome: { status: 201, body: { v: 'first' } } });
@@ -96,41 +103,17 @@ describe('once()', () => {
   it('when a duplicate takes the key between the rejection and its storing, the rejected request answers the duplicate`s outcome', async () => {
     const s = scope();
     const print = fingerprint({ a: 4 });
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    let entered!: () => void;
-    const inWrite = new Promise<void>((r) => (entered = r));
-    let secondEntered!: () => void;
-    const inSecond = new Promise<void>((r) => (secondEntered = r));
-    let releaseSecond!: () => void;
-    const secondHeld = new Promise<void>((r) => (releaseSecond = r));
-    const first = once(
-      t.orm.em.fork(),
-      s,
-      print,
-      async () => {
-        entered();
-        await held;
-        throw new Unprocessable('INSUFFICIENT_BALANCE', 'not enough (then)');
-      },
-      stored,
-    );
-    await inWrite;
-    const second = once(
-      t.orm.em.fork(),
-      s,
-      print,
-      async () => {
-        secondEntered();
-        await secondHeld; // holds the key while the first tries to store its rejection
-        return 'second';
-      },
-      stored,
-    );
-    while ((await waiting()) < 1) await new Promise((r) => setTimeout(r, 10));
-    release(); // the first rolls back; the second, blocked on its key row, claims the key and writes
-    await inSecond;
-    releaseSecond();
+    const rejected = heldWrite((): string => {
+      throw new Unprocessable('INSUFFICIENT_BALANCE', 'not enough (then)');
+    });
+    const first = once(t.orm.em.fork(), s, print, rejected.write, stored);
+    await rejected.entered;
+    const duplicate = heldWrite(() => 'second'); // holds the key while the first tries to store its rejection
+    const second = once(t.orm.em.fork(), s, print, duplicate.write, stored);
+    await untilBlocked();
+    rejected.go(); // the first rolls back; the second, blocked on its key row, claims the key and writes
+    await duplicate.entered;
+    duplicate.go();
     const [a, b] = await Promise.all([first, second]);
     expect(b).toMatchObject({ replayed: false, value: 'second' });
     expect(a).toMatchObject({ replayed: true, outcome: { status: 201, body: { v: 'second' } } });
