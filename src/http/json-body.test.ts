@@ -47,20 +47,20 @@ describe('callerCopy', () => {
     const caller = { rows: [{ rank: 1 }] };
     let builds = 0;
     const build = (p: typeof page, c: object) => () => (builds++, { ...p, caller: c });
-    const first = callerCopy(page, caller, build(page, caller), [caller]);
-    expect(callerCopy(page, caller, build(page, caller), [caller])).toBe(first);
+    const first = callerCopy(page, caller, build(page, caller));
+    expect(callerCopy(page, caller, build(page, caller))).toBe(first);
     expect(builds).toBe(1);
     expect(text(jsonPayload(first))).toBe(JSON.stringify({ total_entries: 1, caller }));
 
     // The page was reloaded (another object): a new copy from the new page's bytes.
     const reloaded = preserialized({ total_entries: 2, caller: null as unknown });
-    const second = callerCopy(reloaded, caller, build(reloaded, caller), [caller]);
+    const second = callerCopy(reloaded, caller, build(reloaded, caller));
     expect(second).not.toBe(first);
     expect(text(jsonPayload(second))).toBe(JSON.stringify({ total_entries: 2, caller }));
 
     // Another caller value (another user, or the same user's fields reloaded) never gets this copy.
     const other = { rows: [] };
-    const third = callerCopy(reloaded, other, build(reloaded, other), [other]);
+    const third = callerCopy(reloaded, other, build(reloaded, other));
     expect(text(jsonPayload(third))).toBe(JSON.stringify({ total_entries: 2, caller: other }));
     expect(builds).toBe(3);
   });

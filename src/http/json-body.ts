@@ -70,13 +70,17 @@ function callerBytes(value: unknown): Buffer {
 const copies = new Map<object, { page: object; copy: object }>();
 const MAX_COPIES = 1000;
 
-/** withCallerFields(page, build(), callers), remembered by `callerValue` while `page` is the same object. */
-export function callerCopy<T extends object>(page: object, callerValue: object, build: () => T, callers: readonly unknown[]): T {
-  const known = copies.get(callerValue);
+/**
+ * withCallerFields(page, build(), callers), remembered by `caller` while `page` is the same object. `caller` is
+ * the cached caller value: one object for a page with one caller field, an array of them (one per row, in
+ * document order) for a page with several.
+ */
+export function callerCopy<T extends object>(page: object, caller: object, build: () => T): T {
+  const known = copies.get(caller);
   if (known && known.page === page) return known.copy as T;
-  const copy = withCallerFields(page, build(), callers);
-  copies.delete(callerValue);
+  const copy = withCallerFields(page, build(), Array.isArray(caller) ? caller : [caller]);
+  copies.delete(caller);
   if (copies.size >= MAX_COPIES) copies.delete(copies.keys().next().value!);
-  copies.set(callerValue, { page, copy });
+  copies.set(caller, { page, copy });
   return copy;
 }

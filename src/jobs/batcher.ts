@@ -7,10 +7,10 @@ export interface Batcher<R> {
 }
 
 export function createBatcher<R>(run: (keys: readonly string[]) => Promise<Map<string, R>>, max: number): Batcher<R> {
-  let queue: Array<{ key: string; resolve: (r: R) => void; reject: (err: unknown) => void }> = [];
+  const queue: Array<{ key: string; resolve: (r: R) => void; reject: (err: unknown) => void }> = [];
   let running = false;
 
-  const settleOne = async (w: (typeof queue)[number]) => {
+  const runOne = async (w: (typeof queue)[number]) => {
     try {
       w.resolve((await run([w.key])).get(w.key)!);
     } catch (err) {
@@ -21,17 +21,16 @@ export function createBatcher<R>(run: (keys: readonly string[]) => Promise<Map<s
   async function drain(): Promise<void> {
     running = true;
     while (queue.length) {
-      const batch = queue.slice(0, max);
-      queue = queue.slice(max);
+      const batch = queue.splice(0, max);
       if (batch.length === 1) {
-        await settleOne(batch[0]!);
+        await runOne(batch[0]!);
         continue;
       }
       try {
         const out = await run(batch.map((w) => w.key));
         for (const w of batch) w.resolve(out.get(w.key)!);
       } catch {
-        for (const w of batch) await settleOne(w);
+        for (const w of batch) await runOne(w);
       }
     }
     running = false;

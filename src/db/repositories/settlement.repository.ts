@@ -2,6 +2,7 @@
 // demo onchain balance is the limit minus their successful deposits.
 import { sql } from 'kysely';
 import type { Db } from '../schema.js';
+import { anyOf } from '../sql.js';
 
 export class SettlementRepository {
   constructor(private readonly db: Db) {}
@@ -12,7 +13,7 @@ export class SettlementRepository {
    */
   async lockUsersWithDepositTotals(userIds: readonly string[]): Promise<Array<{ user_id: string; total: string }>> {
     const { rows } = await sql<{ user_id: string; total: string }>`
-      with locked as (select id from users where id = any(${userIds}::uuid[]) order by id for update)
+      with locked as (select id from users where id = ${anyOf(userIds, 'uuid')} order by id for update)
       select l.id as user_id,
              (select coalesce(sum(o.amount), 0) from operations o
                where o.user_id = l.id and o.kind = 'deposit' and o.status = 'success')::text as total

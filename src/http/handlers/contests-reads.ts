@@ -66,12 +66,10 @@ export function contestReadHandlers({ pages, callers }: ContestReadCaches): Hand
         );
         return { value: page.contests.map((c) => ({ joined: joined.has(c.contest_id) })) };
       });
-      const body = callerCopy(
-        page,
-        fields,
-        () => ({ contests: page.contests.map((c, i): ContestLobbyRow => ({ ...c, caller: fields[i]! })), next_cursor: page.next_cursor }),
-        fields,
-      );
+      const body = callerCopy(page, fields, () => ({
+        contests: page.contests.map((c, i): ContestLobbyRow => ({ ...c, caller: fields[i]! })),
+        next_cursor: page.next_cursor,
+      }));
       return { status: 200, body, headers: NO_STORE };
     },
 
@@ -86,7 +84,7 @@ export function contestReadHandlers({ pages, callers }: ContestReadCaches): Hand
       const caller = await callers.read(`contest|${me}|${id}`, id, async () => ({
         value: { joined: (await joinedContests(ctx.db, me, [page.contest_id])).has(page.contest_id) },
       }));
-      const body = callerCopy(page, caller, (): ContestById => ({ ...page, caller }), [caller]);
+      const body = callerCopy(page, caller, (): ContestById => ({ ...page, caller }));
       return { status: 200, body, headers: NO_STORE };
     },
 
@@ -108,7 +106,7 @@ export function contestReadHandlers({ pages, callers }: ContestReadCaches): Hand
       const caller = await callers.read(`board|${me}|${id}|${limit}|${page.load}`, id, async () => ({
         value: { rows: (await callerRowsOf(ctx.db, page.board, me)).map(leaderboardRowWire) },
       }));
-      const body = callerCopy(page.body, caller, (): LeaderboardResponse => ({ ...page.body, caller }), [caller]);
+      const body = callerCopy(page.body, caller, (): LeaderboardResponse => ({ ...page.body, caller }));
       return { status: 200, body, headers: NO_STORE };
     },
 
