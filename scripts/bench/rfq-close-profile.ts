@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import pg from 'pg';
 import { privateKeyToAccount } from 'viem/accounts';
 import { db } from '../../src/db/schema.js';
+import { boxCpu, boxSnapshot, describePer, type BoxSnapshot } from './box-cpu.js';
 import { ensureWindows } from '../../src/domain/markets/markets.js';
 import { closeRfq, createRfq, submitQuote } from '../../src/domain/rfq/api.js';
 import { rfqDepsOf, type RfqDeps } from '../../src/domain/rfq/deps.js';
@@ -19,12 +20,16 @@ const TAKER = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbe
 const MM = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
 
 let statements = 0;
+/** With RFQ_PROFILE_SQL=1, the statements of the last RFQ are printed per step. */
+const texts: string[] | undefined = process.env.RFQ_PROFILE_SQL === '1' ? [] : undefined;
 // MikroORM may bring its own copy of pg: count the queries of every copy.
 const mikroPg = createRequire(createRequire(import.meta.url).resolve('@mikro-orm/postgresql'))('pg') as typeof pg;
 for (const Client of new Set([pg.Client, mikroPg.Client])) {
   const origQuery = Client.prototype.query;
   (Client.prototype as unknown as { query: (...a: unknown[]) => unknown }).query = function (this: pg.Client, ...a: unknown[]) {
     statements++;
+    const q = a[0] as string | { text?: string };
+    texts?.push((typeof q === 'string' ? q : (q.text ?? '')).replace(/\s+/g, ' ').slice(0, 140));
     return (origQuery as (...x: unknown[]) => unknown).apply(this, a);
   };
 }
@@ -51,18 +56,22 @@ const steps: Record<string, { ms: number[]; stmts: number[] }> = {
   quote: { ms: [], stmts: [] },
   close: { ms: [], stmts: [] },
 };
-async function step<T>(name: string, f: () => Promise<T>, record: boolean): Promise<T> {
+async function step<T>(name: string, f: () => Promise<T>, record: boolean, i: number): Promise<T> {
   const s0 = statements;
+  if (texts) texts.length = 0;
   const t0 = performance.now();
   const r = await f();
   if (record) {
     steps[name]!.ms.push(performance.now() - t0);
     steps[name]!.stmts.push(statements - s0);
   }
+  if (texts && i === N + 19) console.log(`${name}:\n  ${texts.join('\n  ')}`);
   return r;
 }
+let box0: BoxSnapshot | undefined;
 for (let i = 0; i < N + 20; i++) {
   const rec = i >= 20;
+  if (i === 20) box0 = boxSnapshot();
   const o: RfqOrderJson = {
     taker: TAKER.address,
     legs: [{ market_id: market, direction: 'up' }],
@@ -80,15 +89,18 @@ for (let i = 0; i < N + 20; i++) {
         createRfq(tx, deps, { userId: taker, sessionAddress: TAKER.address, order: o, signature, fillMode: 'best', idempotencyKey: randomUUID() }),
       ),
     rec,
+    i,
   );
   const q = { rfq_id: r.rfq.rfq.id, maker: MM.address, odds_bps: 19_000, max_fill_micros: 1_000_000_000, valid_until_ms: clock + 20_000 };
   const qs = await MM.signTypedData(quoteTypedData(domain, q));
-  await step('quote', () => submitQuote(em(), deps, MM.address, { ...q, signature: qs }), rec);
+  await step('quote', () => submitQuote(em(), deps, MM.address, { ...q, signature: qs }), rec, i);
   clock += 600;
-  const c = await step('close', () => closeRfq(em(), deps, r.rfq.rfq.id), rec);
+  const c = await step('close', () => closeRfq(em(), deps, r.rfq.rfq.id), rec, i);
   if (c.rfq.rfq.status !== 'filled') throw new Error(`not filled: ${c.rfq.rfq.status}`);
   clock -= 600;
 }
+// Signing the order and the quote (the takers' and the maker's work) is on this process's clock too.
+console.log(describePer(boxCpu(box0!, boxSnapshot(), {}), N, 'RFQ (create + quote + close, sequential, signing included)'));
 const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 for (const [name, s] of Object.entries(steps)) console.log(`${name.padEnd(7)} p50 ${p50(s.ms).toFixed(2)} ms, ${p50(s.stmts)} statements`);
 await t.close();

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { MarketMakerClient } from '@contest-rfq/sdk';
 import type { Party } from '../../src/testing/rfq-trade.js';
+import { boxCpu, boxSnapshot } from './box-cpu.js';
 import { ms, newMaker, signOrdersAhead, stats, type Pair, type SignedOrder } from './rfq-common.js';
 
 export interface FillOptions {
@@ -142,6 +143,7 @@ export async function sustainedFills(pair: Pair, takers: Party[], makerCount: nu
     const answers: number[] = [];
     const split = { toCreated: [] as number[], deadlineToClosed: [] as number[], closedToAnswer: [] as number[] };
     const cpu0 = process.cpuUsage();
+    const box0 = boxSnapshot();
     const started = Date.now();
     const end = started + o.durationMs;
     await Promise.all(
@@ -158,8 +160,12 @@ export async function sustainedFills(pair: Pair, takers: Party[], makerCount: nu
     );
     const elapsedS = (Date.now() - started) / 1000;
     const cpu = process.cpuUsage(cpu0);
+    const box = boxCpu(box0, boxSnapshot(), { A: pair.a.proc.pid!, B: pair.b.proc.pid! });
     return {
       fillsPerSecond: filled / elapsedS,
+      filled,
+      /** Every process's CPU over the run (A, B, this process, PostgreSQL, Redis), to divide by the fills. */
+      box,
       statuses,
       refused: makers.refused,
       answer: stats(answers),

@@ -12,6 +12,7 @@ import { publishRfqEvents } from '../../src/bus/rfq-events.js';
 import { createRfq } from '../../src/domain/rfq/api.js';
 import type { RfqDeps } from '../../src/domain/rfq/deps.js';
 import type { RfqOrderJson } from '../../src/domain/rfq/typed-data.js';
+import { boxCpu, boxSnapshot } from './box-cpu.js';
 import { busHop, recoveries, txFloors } from './rfq-floors.js';
 import { log, ms, newMaker, newTakers, signOrdersAhead, sleep, startPair, stats, type Backend } from './rfq-common.js';
 
@@ -114,6 +115,7 @@ export async function firstQuote(mode: Backend, o: FirstQuoteOptions) {
     for (const m of [sentAt, committedAt, frameAt, ackAt, takerSawAt]) m.clear();
     const orders = await signed(o.n);
     const cpu0 = process.cpuUsage();
+    const box0 = boxSnapshot();
     const started = Date.now();
     const inFlight: Promise<void>[] = [];
     for (let i = 0; i < o.n; i++) {
@@ -126,6 +128,7 @@ export async function firstQuote(mode: Backend, o: FirstQuoteOptions) {
     const elapsedS = (Date.now() - started) / 1000;
     const cpu = process.cpuUsage(cpu0);
     await Promise.all(polls);
+    const box = boxCpu(box0, boxSnapshot(), { A: a.proc.pid!, B: b.proc.pid! });
     for (let waited = 0; waited < 5_000 && ackAt.size + refused.size < sentAt.size; waited += 100) await sleep(100);
 
     const toFrame: number[] = [];
@@ -163,6 +166,8 @@ export async function firstQuote(mode: Backend, o: FirstQuoteOptions) {
       /** CPU time this process used per RFQ, and its share of one core: a low share means the machine is busy. */
       cpuPerRfqMs: (cpu.user + cpu.system) / 1000 / o.n,
       coreShare: (cpu.user + cpu.system) / 1e6 / elapsedS,
+      /** Every process's CPU from the first POST until the last long-poll answered. */
+      box,
       frame: stats(toFrame),
       ack: stats(toAck),
       commit: stats(toCommit),

@@ -13,6 +13,7 @@
 // created -> quote_ack time alone reached ~110 ms p50 at 100 ms, so most RFQs expired instead of filling).
 import { availableParallelism, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
+import { describePer } from './box-cpu.js';
 import { row } from './harness.js';
 import { newTakers, startPair, statsHeader, statsLine, type Backend } from './rfq-common.js';
 import { closeOverhead, sustainedFills, type FillOptions } from './rfq-fills.js';
@@ -86,6 +87,7 @@ if (ITEMS.has('1')) {
       `floor sum p50 ${floorP50.toFixed(2)} ms; rfq frame p50 = ${(r.frame.p50 / floorP50).toFixed(1)}x the floor` +
         `; frames lost ${r.lost}, quotes refused ${r.refused}, create failures ${r.failures.length}${r.failures.length ? ` (${r.failures[0]})` : ''}`,
     );
+    console.log(describePer(r.box, N, 'RFQ'));
   }
 }
 
@@ -176,7 +178,8 @@ if (ITEMS.has('2') || ITEMS.has('3') || ITEMS.has('5')) {
       );
       for (const m of fill.makerCounts) {
         const r = await sustainedFills(pair, takers, m, fill);
-        const sql = await sqlFillsPerSecond(pair.dbUrl, Math.min(fill.takers, SQL_CLIENTS), m, m, Math.min(fill.durationMs, 5_000));
+        const sqlRun = await sqlFillsPerSecond(pair.dbUrl, Math.min(fill.takers, SQL_CLIENTS), m, m, Math.min(fill.durationMs, 5_000));
+        const sql = sqlRun.perSecond;
         console.log(
           row([
             [m === 1 ? '1 (hot)' : m, -8],
@@ -198,6 +201,8 @@ if (ITEMS.has('2') || ITEMS.has('3') || ITEMS.has('5')) {
         console.log(
           `${''.padEnd(8)} split p50/p99 ms: POST sent -> created_at ${ph.toCreated.p50}/${ph.toCreated.p99}, quote deadline -> closed_at ${ph.deadlineToClosed.p50}/${ph.deadlineToClosed.p99}, closed_at -> answer received ${ph.closedToAnswer.p50}/${ph.closedToAnswer.p99}`,
         );
+        console.log(`${''.padEnd(8)} service: ${describePer(r.box, Math.max(1, r.filled), 'fill')}`);
+        console.log(`${''.padEnd(8)} plain SQL: ${describePer(sqlRun.box, Math.max(1, sqlRun.fills), 'fill')}`);
       }
       console.log(
         '(SQL fills/s: the same writes per fill, reserve tx + one quote insert per maker + fill tx, as plain SQL from the same number of clients;',
