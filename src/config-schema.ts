@@ -1,7 +1,7 @@
 // The environment schema of src/config.ts: every key, its default and its bounds. Reads no environment.
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
-import { DEMO_PRICE_SEED_DEFAULT, DEMO_PRICE_SPREAD_BPS_DEFAULT } from './constants.js';
+import { DEMO_PRICE_SEED_DEFAULT, DEMO_PRICE_SPREAD_BPS_DEFAULT, PREPARED_STATEMENTS_DEFAULT } from './constants.js';
 import { csv, intFrom, isP256PublicKeyPem, optionalString } from './config-parse.js';
 
 export const AUTH_DOMAIN_DEFAULT = 'contest-rfq-service market-maker v1';
@@ -23,6 +23,8 @@ export const schema = z.object({
       .regex(/^rediss?:\/\//, 'must be a redis:// URL')
       .optional(),
   ),
+  /** At most this many distinct parameterised statements kept prepared per database connection (src/db/prepared.ts); 0: none. */
+  DATABASE_PREPARED_STATEMENTS: intFrom(PREPARED_STATEMENTS_DEFAULT, 0, 10_000),
   DATA_DIR: z.string().min(1).default('.data'),
   /** Prefix for BullMQ queue names, so several test runs or deployments can share one Redis. */
   QUEUE_PREFIX: z

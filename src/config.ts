@@ -13,6 +13,8 @@ export interface Config {
   port: number;
   logLevel: Parsed['LOG_LEVEL'];
   databaseUrl: string | undefined;
+  /** DATABASE_PREPARED_STATEMENTS: named statements per connection (PostgreSQL only; 0: none). */
+  databasePreparedStatements: number;
   redisUrl: string | undefined;
   dataDir: string;
   queuePrefix: string;
@@ -121,6 +123,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     port: e.PORT,
     logLevel: e.LOG_LEVEL,
     databaseUrl: e.DATABASE_URL,
+    databasePreparedStatements: e.DATABASE_PREPARED_STATEMENTS,
     redisUrl: e.REDIS_URL,
     dataDir: e.DATA_DIR,
     queuePrefix: e.QUEUE_PREFIX,

@@ -10,6 +10,9 @@ export const DEMO_BASES_MICROS: Readonly<Record<string, bigint>> = Object.freeze
   HYPE: 30_000_000n,
 });
 
+/** Distinct parameterised statements run as named (prepared) ones per ORM pool (DATABASE_PREPARED_STATEMENTS). */
+export const PREPARED_STATEMENTS_DEFAULT = 500;
+
 export const DEMO_PRICE_SEED_DEFAULT = 'demo';
 export const DEMO_PRICE_SPREAD_BPS_DEFAULT = 50;
 

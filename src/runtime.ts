@@ -47,7 +47,7 @@ export async function openRuntime(config: Readonly<Config>, logger: Logger): Pro
       closers.push(() => db.close());
       logger.info({ data_dir: config.dataDir }, 'embedded PGlite database opened (single process; set DATABASE_URL for more)');
     }
-    const orm = await createOrm({ databaseUrl: config.databaseUrl, pglite });
+    const orm = await createOrm({ databaseUrl: config.databaseUrl, pglite, preparedStatements: config.databasePreparedStatements });
     closers.push(() => orm.close(true));
     const applied = await withMigrationLock(config.databaseUrl, () => migrate(orm));
     if (applied.length) logger.info({ migrations: applied }, 'database migrations applied');

@@ -89,6 +89,8 @@ export async function startPair(name: string, mode: Backend, legs: number, extra
     RFQ_MAX_OPEN_PER_USER: '10000',
     // e.g. BENCH_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile both API processes.
     NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS,
+    // e.g. DATABASE_PREPARED_STATEMENTS=0 to measure the service without named statements.
+    DATABASE_PREPARED_STATEMENTS: process.env.DATABASE_PREPARED_STATEMENTS,
     ...privy.env,
     ...extraEnv,
   };

@@ -8,6 +8,8 @@ import type { PGlite } from '@electric-sql/pglite';
 import { entities } from './entities/index.js';
 import { migrationsList } from './migrations/index.js';
 import { BULLMQ_SCHEMA } from './bullmq-schema.js';
+import { PREPARED_STATEMENTS_DEFAULT } from '../constants.js';
+import { preparingClient, StatementNames } from './prepared.js';
 
 /** Both drivers share the SQL entity manager; the domain only sees this. */
 export type Em = SqlEntityManager;
@@ -17,6 +19,8 @@ export interface OrmOptions {
   databaseUrl?: string | undefined;
   pglite?: PGlite | undefined;
   debug?: boolean;
+  /** PostgreSQL only: at most this many distinct parameterised statements run as named (prepared) ones; 0: none (src/db/prepared.ts). */
+  preparedStatements?: number | undefined;
 }
 
 const common = {
@@ -34,7 +38,9 @@ const common = {
 
 export async function createOrm(opts: OrmOptions): Promise<Orm> {
   if (opts.databaseUrl) {
-    return (await PgORM.init({ ...common, clientUrl: opts.databaseUrl, pool: { min: 0, max: 10 } })) as unknown as Orm;
+    const prepared = opts.preparedStatements ?? PREPARED_STATEMENTS_DEFAULT;
+    const driverOptions = prepared > 0 ? { Client: preparingClient(new StatementNames(prepared)) } : {};
+    return (await PgORM.init({ ...common, clientUrl: opts.databaseUrl, pool: { min: 0, max: 10 }, driverOptions })) as unknown as Orm;
   }
   if (opts.pglite) {
     return (await PgliteORM.init({ ...common, dbName: 'embedded', driverOptions: { pglite: opts.pglite } })) as unknown as Orm;
