@@ -81,6 +81,8 @@ try {
       QUEUE_PREFIX: uniquePrefix('benchcontests'),
       OPERATOR_TOKEN,
       RATE_LIMIT_PER_MINUTE: '0',
+      // e.g. DATABASE_PREPARED_STATEMENTS=0 to measure the service without named statements.
+      DATABASE_PREPARED_STATEMENTS: process.env.DATABASE_PREPARED_STATEMENTS,
       ...privy.env,
     },
   });

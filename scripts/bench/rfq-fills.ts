@@ -20,6 +20,8 @@ export interface FillOptions {
   /** One fills/s run per entry: how many makers quote each RFQ. */
   makerCounts: number[];
   durationMs: number;
+  /** Item 3: every taker posts to A (default), or takers alternate between A and B (as behind a load balancer). */
+  spread: boolean;
 }
 
 /** Wall-clock splits of one best-mode answer (ms; the service's clock is this host's): POST sent -> the RFQ's
@@ -37,10 +39,14 @@ const signOrders = (pair: Pair, takers: Party[], perTaker: number, legs: number)
   Promise.all(takers.map((taker) => signOrdersAhead(pair.domain, [taker], perTaker, pair.marketIds.slice(0, legs), 'FOK')));
 
 /** POST one best-mode order to A; the terminal status and the time to the answer. */
-async function postBest(pair: Pair, { taker, order, signature }: Signed): Promise<{ status: string; tookMs: number; phases?: Phases }> {
+async function postBest(
+  pair: Pair,
+  { taker, order, signature }: Signed,
+  to: 'a' | 'b' = 'a',
+): Promise<{ status: string; tookMs: number; phases?: Phases }> {
   const sentAt = Date.now();
   const t0 = process.hrtime.bigint();
-  const res = await fetch(`${pair.a.baseUrl}/v1/rfq`, {
+  const res = await fetch(`${pair[to].baseUrl}/v1/rfq`, {
     method: 'POST',
     headers: { authorization: `Bearer ${taker.token}`, 'content-type': 'application/json' },
     body: JSON.stringify({ order, signature, fill_mode: 'best', idempotency_key: randomUUID() }),
@@ -136,7 +142,8 @@ export async function sustainedFills(pair: Pair, takers: Party[], makerCount: nu
     const perTaker = Math.ceil(o.durationMs / o.windowMs) + 5;
     const orders = await signOrders(pair, takers, perTaker, o.legs);
     // Warm-up: one RFQ per taker.
-    await Promise.all(orders.map((list) => postBest(pair, list.pop()!)));
+    const to = (k: number) => (o.spread && k % 2 === 1 ? 'b' : 'a');
+    await Promise.all(orders.map((list, k) => postBest(pair, list.pop()!, to(k))));
     const statuses = new Map<string, number>();
     let filled = 0;
     /** POST -> answer: a taker's cycle; K / its mean bounds the RFQs per second the loop offers. */
@@ -147,10 +154,10 @@ export async function sustainedFills(pair: Pair, takers: Party[], makerCount: nu
     const started = Date.now();
     const end = started + o.durationMs;
     await Promise.all(
-      orders.map(async (list) => {
+      orders.map(async (list, k) => {
         for (const s of list) {
           if (Date.now() >= end) break;
-          const r = await postBest(pair, s);
+          const r = await postBest(pair, s, to(k));
           statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
           answers.push(r.tookMs);
           if (r.phases) for (const k of ['toCreated', 'deadlineToClosed', 'closedToAnswer'] as const) split[k].push(r.phases[k]);

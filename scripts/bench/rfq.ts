@@ -1,5 +1,5 @@
 // `npm run bench:rfq [-- --items 1,2,3,5 --n 300 --rate 100 --legs 2 --takers 8 --via http --backends redis,postgres
-//   --window 250 --close-n 50 --fill-takers 96 --makers 1,4 --duration 8000 --sockets 500 --open 2000]`:
+//   --window 250 --close-n 50 --fill-takers 96 --fill-via a|ab --makers 1,4 --duration 8000 --sockets 500 --open 2000]`:
 // rfq-design 3.15 items 1, 2, 3 and 5, each next to the floors and ceilings measured in the same run
 // (a benchmark, not a test). Two API processes A and B run on one database; makers are on B, POSTs go to A.
 //   1. RFQ -> first quote, per backend (PostgreSQL + Redis; PostgreSQL only: the bus is LISTEN/NOTIFY):
@@ -34,6 +34,8 @@ const { values } = parseArgs({
     window: { type: 'string', default: '250' },
     'close-n': { type: 'string', default: '50' },
     'fill-takers': { type: 'string', default: '96' },
+    /** Item 3: 'a' posts every order to A; 'ab' alternates takers between A and B, as a load balancer would. */
+    'fill-via': { type: 'string', default: 'a' },
     makers: { type: 'string', default: '1,4' },
     duration: { type: 'string', default: '8000' },
     sockets: { type: 'string', default: '500' },
@@ -100,6 +102,7 @@ if (ITEMS.has('2') || ITEMS.has('3') || ITEMS.has('5')) {
     takers: Number(values['fill-takers']),
     makerCounts,
     durationMs: Number(values.duration),
+    spread: values['fill-via'] === 'ab',
   };
   const sockets = Number(values.sockets);
   const openRfqs = Number(values.open);
@@ -163,7 +166,7 @@ if (ITEMS.has('2') || ITEMS.has('3') || ITEMS.has('5')) {
       const rec = await recoveries(pair.domain, order, FLOOR_N);
       const sigCeiling = (rec.perSecond * CORES) / 2;
       console.log(
-        `\n3. sustained fills: ${fill.takers} takers in a closed loop for ${fill.durationMs / 1000} s each run; signature ceiling ${rec.perSecond.toFixed(0)} recoveries/s x ${CORES} cores / 2 = ${sigCeiling.toFixed(0)} fills/s`,
+        `\n3. sustained fills: ${fill.takers} takers (posting to ${fill.spread ? 'A and B in turn' : 'A'}) in a closed loop for ${fill.durationMs / 1000} s each run; signature ceiling ${rec.perSecond.toFixed(0)} recoveries/s x ${CORES} cores / 2 = ${sigCeiling.toFixed(0)} fills/s`,
       );
       console.log(
         row([
