@@ -91,6 +91,8 @@ export async function startPair(name: string, mode: Backend, legs: number, extra
     NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS,
     // e.g. DATABASE_PREPARED_STATEMENTS=0 to measure the service without named statements.
     DATABASE_PREPARED_STATEMENTS: process.env.DATABASE_PREPARED_STATEMENTS,
+    // e.g. SIGNATURE_THREADS=1 to recover signatures on a worker thread (default: 0 below 4 cores).
+    SIGNATURE_THREADS: process.env.SIGNATURE_THREADS,
     ...privy.env,
     ...extraEnv,
   };
