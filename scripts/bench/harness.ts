@@ -26,6 +26,8 @@ export async function startBenchService(name: string, env: Record<string, string
         RATE_LIMIT_PER_MINUTE: '0',
         // e.g. BENCH_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile the service.
         NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS,
+        // e.g. DATABASE_PREPARED_STATEMENTS=0 to measure the service without named statements.
+        DATABASE_PREPARED_STATEMENTS: process.env.DATABASE_PREPARED_STATEMENTS,
         ...env,
       },
     });

@@ -180,7 +180,9 @@ try {
   }
   for (let r = 0; r < WARMUP + ROUNDS; r++) {
     const url = await copyOfTemplate(r);
-    const orm = await createOrm({ databaseUrl: url });
+    // DATABASE_PREPARED_STATEMENTS=0 measures the ORM without named statements (src/db/prepared.ts).
+    const prepared = process.env.DATABASE_PREPARED_STATEMENTS;
+    const orm = await createOrm({ databaseUrl: url, ...(prepared !== undefined && { preparedStatements: Number(prepared) }) });
     const client = new pg.Client({ connectionString: url });
     client.on('error', () => undefined);
     await client.connect();
