@@ -47,9 +47,14 @@ describe('prune-expired-auth', () => {
     const queue = new Queue(`${prefix}_${QUEUE.housekeeping}`, { connection });
     const events = new QueueEvents(`${prefix}_${QUEUE.housekeeping}`, { connection: connection.duplicate() });
     try {
+      // The service answers HTTP before its workers have started; under a loaded CI run that gap was once most of
+      // the 20 s this test used to allow the job, so it waits for the housekeeping worker first.
+      await t.svc.waitForLog((l) => l.msg === 'workers started', 30_000);
       await events.waitUntilReady();
       const job = await queue.add(JOB.pruneExpiredAuth, {}, { removeOnComplete: true });
-      const result = (await job.waitUntilFinished(events, 20_000)) as { sessions: number; walletNonces: number };
+      const result = (await job.waitUntilFinished(events, 30_000).catch((err: Error) => {
+        throw new Error(`${err.message}; the service's last output:\n${t.svc.rawOutput.slice(-30).join('\n')}`);
+      })) as { sessions: number; walletNonces: number };
       expect(result.sessions).toBeGreaterThanOrEqual(2);
       expect(result.walletNonces).toBeGreaterThanOrEqual(2);
     } finally {
@@ -67,7 +72,7 @@ describe('prune-expired-auth', () => {
     expect(nonces).not.toContain('expiredexpired0002');
     // The user's real session still works.
     expect((await call(t.svc.baseUrl, 'GET /v1/user/preferences', { token: user.token })).status).toBe(200);
-  }, 60_000);
+  }, 90_000);
 
   it('each prune predicate is an index scan (Migration20261123020000_auth_prune)', async () => {
     await t.sql.query('set enable_seqscan = off');
