@@ -4,21 +4,14 @@
 import type { Address, Hex, LocalAccount, TypedDataDomain } from 'viem';
 import type { Client } from '../../generated/sdk/client/index.ts';
 import { getRfqTypedData } from '../../generated/sdk/sdk.gen.ts';
-import type { RfqTypedData } from '../../generated/sdk/types.gen.ts';
+import type { RfqLeg, RfqOrder, RfqOrderType, RfqTypedData } from '../../generated/sdk/types.gen.ts';
 
-export type Direction = 'up' | 'down';
-export type OrderType = 'IOC' | 'FOK';
+/** A leg's direction and the order type, as the spec names them (generated from spec/openapi.yaml). */
+export type Direction = RfqLeg['direction'];
+export type OrderType = RfqOrderType;
 
-/** The order as sent in `POST /v1/rfq` (`order`): exactly what is signed. (Hand-written until POST /v1/rfq is in the spec.) */
-export interface RfqOrderJson {
-  taker: string;
-  legs: Array<{ market_id: number; direction: Direction }>;
-  stake_micros: number;
-  min_odds_bps: number;
-  order_type: OrderType;
-  nonce: number;
-  deadline_ms: number;
-}
+/** The order as sent in `POST /v1/rfq` (`order`): exactly what is signed. The spec's `RfqOrder` schema. */
+export type RfqOrderJson = RfqOrder;
 
 /** The `RfqOrder` typed message. */
 export interface RfqOrderMessage {
