@@ -20,6 +20,7 @@ import { replay, type Captured } from './contests-capture.js';
 import { buildCases } from './contests-cases.js';
 import { explainPlans, formatTable, type CaseResult } from './contests-report.js';
 import { seedContests } from './contests-seed.js';
+import { passedThroughEnv } from './harness.js';
 
 const { values } = parseArgs({
   options: {
@@ -81,8 +82,7 @@ try {
       QUEUE_PREFIX: uniquePrefix('benchcontests'),
       OPERATOR_TOKEN,
       RATE_LIMIT_PER_MINUTE: '0',
-      // e.g. DATABASE_PREPARED_STATEMENTS=0 to measure the service without named statements.
-      DATABASE_PREPARED_STATEMENTS: process.env.DATABASE_PREPARED_STATEMENTS,
+      ...passedThroughEnv(),
       ...privy.env,
     },
   });

@@ -3,6 +3,17 @@
 import { createTestDatabase, TEST_REDIS_URL, uniquePrefix, type TestDatabase } from '../../src/testing/postgres.js';
 import { startServiceProcess, type ServiceProcess } from '../../src/testing/service-process.js';
 
+/**
+ * Settings the bench's own environment passes to every service process it starts, to compare runs side by side:
+ * BENCH_NODE_OPTIONS (e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof' to profile the service), and the service's own
+ * DATABASE_PREPARED_STATEMENTS (0: without named statements) and SIGNATURE_THREADS (1: recover on a worker thread).
+ */
+export const passedThroughEnv = (): Record<string, string | undefined> => ({
+  NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS,
+  DATABASE_PREPARED_STATEMENTS: process.env.DATABASE_PREPARED_STATEMENTS,
+  SIGNATURE_THREADS: process.env.SIGNATURE_THREADS,
+});
+
 export interface BenchService {
   db: TestDatabase;
   svc: ServiceProcess;
@@ -24,10 +35,7 @@ export async function startBenchService(name: string, env: Record<string, string
         REDIS_URL: TEST_REDIS_URL,
         QUEUE_PREFIX: uniquePrefix(name),
         RATE_LIMIT_PER_MINUTE: '0',
-        // e.g. BENCH_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile the service.
-        NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS,
-        // e.g. DATABASE_PREPARED_STATEMENTS=0 to measure the service without named statements.
-        DATABASE_PREPARED_STATEMENTS: process.env.DATABASE_PREPARED_STATEMENTS,
+        ...passedThroughEnv(),
         ...env,
       },
     });

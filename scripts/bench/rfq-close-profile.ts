@@ -56,7 +56,9 @@ const steps: Record<string, { ms: number[]; stmts: number[] }> = {
   quote: { ms: [], stmts: [] },
   close: { ms: [], stmts: [] },
 };
-async function step<T>(name: string, f: () => Promise<T>, record: boolean, i: number): Promise<T> {
+/** Runs step `name` of RFQ `i`: recorded after the 20 warm-up RFQs, its statements printed for the last one. */
+async function step<T>(name: string, f: () => Promise<T>, i: number): Promise<T> {
+  const record = i >= 20;
   const s0 = statements;
   if (texts) texts.length = 0;
   const t0 = performance.now();
@@ -70,7 +72,6 @@ async function step<T>(name: string, f: () => Promise<T>, record: boolean, i: nu
 }
 let box0: BoxSnapshot | undefined;
 for (let i = 0; i < N + 20; i++) {
-  const rec = i >= 20;
   if (i === 20) box0 = boxSnapshot();
   const o: RfqOrderJson = {
     taker: TAKER.address,
@@ -88,14 +89,13 @@ for (let i = 0; i < N + 20; i++) {
       em().transactional((tx) =>
         createRfq(tx, deps, { userId: taker, sessionAddress: TAKER.address, order: o, signature, fillMode: 'best', idempotencyKey: randomUUID() }),
       ),
-    rec,
     i,
   );
   const q = { rfq_id: r.rfq.rfq.id, maker: MM.address, odds_bps: 19_000, max_fill_micros: 1_000_000_000, valid_until_ms: clock + 20_000 };
   const qs = await MM.signTypedData(quoteTypedData(domain, q));
-  await step('quote', () => submitQuote(em(), deps, MM.address, { ...q, signature: qs }), rec, i);
+  await step('quote', () => submitQuote(em(), deps, MM.address, { ...q, signature: qs }), i);
   clock += 600;
-  const c = await step('close', () => closeRfq(em(), deps, r.rfq.rfq.id), rec, i);
+  const c = await step('close', () => closeRfq(em(), deps, r.rfq.rfq.id), i);
   if (c.rfq.rfq.status !== 'filled') throw new Error(`not filled: ${c.rfq.rfq.status}`);
   clock -= 600;
 }

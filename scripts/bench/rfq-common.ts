@@ -12,7 +12,7 @@ import { createTestPrivy, type TestPrivy } from '../../src/testing/identity.js';
 import { createTestDatabase, TEST_REDIS_URL, uniquePrefix, type TestDatabase } from '../../src/testing/postgres.js';
 import { newTaker, type Party } from '../../src/testing/rfq-trade.js';
 import { startServiceProcess, type ServiceProcess } from '../../src/testing/service-process.js';
-import { percentile, row } from './harness.js';
+import { passedThroughEnv, percentile, row } from './harness.js';
 import { fundedUser } from '../../src/testing/funding.js';
 
 export const OPERATOR_TOKEN = 'bench-operator-token-0123456789';
@@ -90,12 +90,7 @@ export async function startPair(name: string, mode: Backend, legs: number, extra
     OPERATOR_TOKEN,
     HTTP_MAX_CONNECTIONS_PER_IP: '0', // every request comes from 127.0.0.1
     RFQ_MAX_OPEN_PER_USER: '10000',
-    // e.g. BENCH_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile both API processes.
-    NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS,
-    // e.g. DATABASE_PREPARED_STATEMENTS=0 to measure the service without named statements.
-    DATABASE_PREPARED_STATEMENTS: process.env.DATABASE_PREPARED_STATEMENTS,
-    // e.g. SIGNATURE_THREADS=1 to recover signatures on a worker thread (default: 0 below 4 cores).
-    SIGNATURE_THREADS: process.env.SIGNATURE_THREADS,
+    ...passedThroughEnv(), // to both API processes
     ...privy.env,
     ...extraEnv,
   };

@@ -46,13 +46,13 @@ async function postBest(
 ): Promise<{ status: string; tookMs: number; phases?: Phases }> {
   const sentAt = Date.now();
   const t0 = process.hrtime.bigint();
+  const sent = JSON.stringify({ order, signature, fill_mode: 'best', idempotency_key: randomUUID() });
   const post = () =>
     fetch(`${pair[to].baseUrl}/v1/rfq`, {
       method: 'POST',
       headers: { authorization: `Bearer ${taker.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ order, signature, fill_mode: 'best', idempotency_key: key }),
+      body: sent,
     });
-  const key = randomUUID();
   // A kept-alive socket that sat idle about as long as the server's keepAliveTimeout (5 s, e.g. between two items)
   // can be closed by the server as the POST goes out. The idempotency key makes sending it again safe: the
   // service answers the first attempt's outcome if it got that far.

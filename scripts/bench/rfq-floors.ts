@@ -8,7 +8,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createBus } from '../../src/bus/create.js';
 import { orderTypedData, type RfqDomain, type RfqOrderJson } from '../../src/domain/rfq/typed-data.js';
 import { TEST_REDIS_URL, uniquePrefix } from '../../src/testing/postgres.js';
-import { boxCpu, boxSnapshot } from './box-cpu.js';
+import { boxCpu, boxSnapshot, type BoxSnapshot } from './box-cpu.js';
 import { ms, stats, type Backend } from './rfq-common.js';
 
 const WARM = 20;
@@ -87,7 +87,7 @@ export async function txFloors(dbUrl: string, n: number) {
 export async function sqlFillsPerSecond(dbUrl: string, clients: number, makers: number, quotesPerRfq: number, durationMs: number) {
   const p = new pg.Pool({ connectionString: dbUrl, max: clients });
   let fills = 0;
-  let box0 = boxSnapshot();
+  let box0: BoxSnapshot | undefined;
   try {
     await prepare(p, clients + makers);
     box0 = boxSnapshot();
@@ -111,7 +111,7 @@ export async function sqlFillsPerSecond(dbUrl: string, clients: number, makers: 
     await p.end();
   }
   /** Every process's CPU over the run: what the same writes cost the box without the service. */
-  return { perSecond: fills / (durationMs / 1000), fills, box: boxCpu(box0, boxSnapshot(), {}) };
+  return { perSecond: fills / (durationMs / 1000), fills, box: boxCpu(box0!, boxSnapshot(), {}) };
 }
 
 /** Publish -> delivery at another bus instance, sequentially. */
