@@ -29,6 +29,9 @@ npx tsx scripts/generate.ts --check || fail "generated/ is stale"
 step "drift probe: a field, parameter, status or client message renamed in spec/ fails tsc (about 16 s of CPU)"
 npx tsx scripts/drift-probe.ts || fail "drift probe"
 
+step "contracts/build/ matches contracts/*.sol (solc-js)"
+npx tsx scripts/contracts.ts --check || fail "contracts/build/ is stale (npm run contracts)"
+
 step "src/queries/ matches the repositories' SQL"
 npx tsx scripts/sql-snapshot.ts --check || fail "SQL snapshots are stale (npm run sql:snapshot)"
 
