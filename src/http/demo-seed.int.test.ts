@@ -64,7 +64,7 @@ describe('demo data on the embedded development default', () => {
     try {
       expect(svc.logs.some(seededLine)).toBe(false);
       expect(await lobby(svc.baseUrl)).toHaveLength(3);
-      // examples/taker-client.ts as the README runs it, against the demo maker alone (a day window: betting stays open).
+      // examples/taker-client.ts as docs/getting-started.md runs it, against the demo maker alone (a day window: betting stays open).
       const key = generatePrivateKey();
       const taker = await fundWallet(svc.baseUrl, privateKeyToAccount(key), 'demo.test', 2_000_000);
       const run = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'examples/taker-client.ts'], {

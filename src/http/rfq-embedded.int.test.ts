@@ -69,7 +69,7 @@ it('a best-mode order fills from a maker quoting over the WebSocket (in-process 
   expect(await balances(svc.baseUrl, maker.party.token)).toEqual({ available: '8000000', reserved: '2000000' });
   expect(await maker.next('quote_result', (f) => f.rfq_id === res.body.rfq_id)).toMatchObject({ status: 'filled' });
 
-  // The example taker client, as the README runs it (a day window: its betting never closes mid-test).
+  // The example taker client, as docs/getting-started.md runs it (a day window: its betting never closes mid-test).
   const key = generatePrivateKey();
   const exampleTaker = await fundWallet(svc.baseUrl, privateKeyToAccount(key), SIWE_DOMAIN, 2_000_000);
   // Asynchronously: the maker answering the RFQ lives in this process's event loop.

@@ -1,6 +1,6 @@
 // The development operator token of the embedded default: with no OPERATOR_TOKEN, outside production and
 // on the embedded database only, the service keeps one in DATA_DIR/dev-operator-token (created once, 0600)
-// and prints it at start-up, so that the README's operator walkthroughs work on a fresh `npm start`.
+// and prints it at start-up, so that the operator walkthroughs of docs/getting-started.md work on a fresh `npm start`.
 // Production never reads, prints or accepts it (production requires OPERATOR_TOKEN and a PostgreSQL URL).
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
