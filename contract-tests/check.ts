@@ -171,7 +171,7 @@ export function checkErrorResponse(response: Response, bodyText: string, expecte
   return body;
 }
 
-/** Asserts the one error body of product-design.md: exactly {error, code, details}, `error` non-empty. */
+/** Asserts the one error body (src/http/errors.ts): exactly {error, code, details}, `error` non-empty. */
 export function expectErrorBody(body: unknown): asserts body is { error: string; code: string; details: unknown } {
   expect(Object.keys(body as object).sort()).toEqual(['code', 'details', 'error']);
   expect((body as { error: unknown }).error).toEqual(expect.stringMatching(/\S/));

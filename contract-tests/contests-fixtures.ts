@@ -129,7 +129,7 @@ export const sleepUntil = async (ms: number) => {
   if (wait > 0) await new Promise((r) => setTimeout(r, wait));
 };
 
-/** The lobby-row fields every contest shape shares, with the pot rule of product-design section 5. */
+/** The lobby-row fields every contest shape shares, with the pot rule of docs/getting-started.md (Contests). */
 export function expectPot(c: { protocol_prize_pool_micros: number; entries_filled: number; bet_amount_micros: number; total_pot_micros: number }) {
   expect(c.total_pot_micros).toBe(c.protocol_prize_pool_micros + c.entries_filled * c.bet_amount_micros);
 }

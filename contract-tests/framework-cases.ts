@@ -5,7 +5,7 @@ import { expect } from 'vitest';
 import { deref, mediaSchemaPointer, type Json, type SpecOperation, type SpecParameter } from './spec.ts';
 import { doc, expectErrorBody, schemaErrors, sdkFunction, type Checked, type ContractService, type RawRequest } from './harness.ts';
 
-/** product-design.md section 1 and the spec's "Requests": JSON bodies up to 64 KiB, images up to 2 MiB. */
+/** The spec's "Requests" section: JSON bodies up to 64 KiB, images up to 2 MiB. */
 export const JSON_LIMIT_BYTES = 64 * 1024;
 export const IMAGE_LIMIT_BYTES = 2 * 1024 * 1024;
 const PNG_SIGNATURE = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);

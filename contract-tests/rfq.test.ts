@@ -17,7 +17,7 @@ afterAll(async () => {
 });
 
 describe('getRfqTypedData', () => {
-  it('200: the configured domain, the types of rfq-design 3.2, cacheable; signing with it reproduces a viem signature', async () => {
+  it('200: the configured domain, the documented types, cacheable; signing with it reproduces a viem signature', async () => {
     const api = svc.client();
     const { data, checked } = await api.run(getRfqTypedData({ client: api.client }), { status: 200 });
     expect(checked.headers.get('cache-control')).toBe('public, max-age=3600');

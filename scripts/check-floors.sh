@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# No import runs back up a floor (house-style.md: http, ws, workers -> domain -> db). Floors, top to bottom:
+# No import runs back up a floor (docs/architecture.md, "Floors"). Floors, top to bottom:
 #   entry points (src/main, process, service, runtime, migrate) > http, ws, workers > jobs, bus > domain > db
 #   > base (src/config and its config-* parts, logger, failpoints, constants: import nothing of src/).
 # Prints every back-arrow and exits 1 when there is one. Tests (*.test.ts) and src/testing/ are exempt.

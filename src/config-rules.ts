@@ -9,7 +9,7 @@ export function bufferProblem(durations: readonly number[], bufferMs: number): s
   return `must be less than the shortest MARKET_DURATIONS window (${Math.min(...durations) * 1000} ms); ${bufferMs} ms leaves no betting time in the ${tooShort.join(', ')} s windows`;
 }
 
-/** Cross-field rules of the RFQ settings (rfq-design 3.14). */
+/** Cross-field rules of the RFQ settings (docs/configuration.md). */
 export function rfqProblems(e: Parsed): string[] {
   const problems: string[] = [];
   if (!e.SIWE_CHAIN_IDS.includes(e.RFQ_SIGNING_CHAIN_ID)) {

@@ -98,7 +98,7 @@ export const schema = z.object({
   DEMO_ONCHAIN_BALANCE_MICROS: intFrom(1_000_000_000_000, 0),
   SHUTDOWN_TIMEOUT_MS: intFrom(10000, 100),
   RATE_LIMIT_PER_MINUTE: intFrom(1200, 0),
-  // RFQ trading (rfq-design 3.14)
+  // RFQ trading (docs/configuration.md)
   RFQ_QUOTE_WINDOW_MS: intFrom(500, 10, 60_000),
   RFQ_MAX_DEADLINE_MS: intFrom(60_000, 1000, 15 * 60_000),
   RFQ_SWEEP_EVERY_MS: intFrom(1000, 100, 60_000),

@@ -122,7 +122,7 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ MARKET_BETTING_CLOSE_BUFFER_MS: '60000' })).toThrow(ConfigError);
   });
 
-  it('RFQ trading, price feed and resolution defaults (rfq-design 3.14)', () => {
+  it('RFQ trading, price feed and resolution defaults (docs/configuration.md)', () => {
     const c = loadConfig({});
     expect(c.rfq).toEqual({
       quoteWindowMs: 500,

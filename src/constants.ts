@@ -1,7 +1,7 @@
 // Fixed product values that configuration validation and the domain both read. The bottom floor: it imports
 // nothing, so config.ts never has to import the domain (imports point down: http, ws, workers -> domain -> db).
 
-/** Base prices of the demo feed in micros (rfq-design 3.9). An asset without a base has no demo price. */
+/** Base prices of the demo feed in micros (docs/trading.md, "The price rule"; published in spec/openapi.yaml getMarket). An asset without a base has no demo price. */
 export const DEMO_BASES_MICROS: Readonly<Record<string, bigint>> = Object.freeze({
   BTC: 100_000_000_000n,
   ETH: 3_000_000_000n,

@@ -1,4 +1,4 @@
-// The three deployments of product-design section 8, each started for real as `npm start` would:
+// The three deployments of docs/reliability.md ("Deployments"), each started for real as `npm start` would:
 // embedded (no DATABASE_URL, no REDIS_URL), PostgreSQL only, and PostgreSQL + Redis with the API and
 // the workers in separate processes. In each, /healthz and /readyz answer and a job is processed.
 import { mkdtempSync, rmSync, existsSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Processor of the `market-resolution` queue (rfq-design 3.9).
+// Processor of the `market-resolution` queue (docs/trading.md, "Resolution and settlement").
 //   relay-window-resolutions (scheduled): enqueues every window that ended RESOLUTION_DELAY_MS ago and still
 //     has pending legs (a lost job, a crash mid-settlement, an operator's override whose enqueue failed).
 //   resolve-window (jobId = window-<market id>): reads the open and close prices from the feed outside any

@@ -1,4 +1,4 @@
-// bench:rfq items 2 and 3 (rfq-design 3.15), on one pair of API processes with a short quote window:
+// bench:rfq items 2 and 3 (docs/performance.md), on one pair of API processes with a short quote window:
 //   2. close overhead: best-mode POST /v1/rfq response time minus RFQ_QUOTE_WINDOW_MS, one taker at a time;
 //   3. sustained fills/s: K takers post best-mode FOK orders in a closed loop (each waits for its answer)
 //      against M makers on the other process that quote every RFQ at once; one hot maker vs several.

@@ -1,4 +1,4 @@
-// bench:rfq item 1, "RFQ -> first quote" (rfq-design 3.15). A maker on B, subscribed to everything, quotes
+// bench:rfq item 1, "RFQ -> first quote" (docs/performance.md). A maker on B, subscribed to everything, quotes
 // each RFQ as soon as its frame arrives. RFQs are created at `rate` per second (open loop, orders signed ahead):
 //   via http: POST /v1/rfq to A (manual mode: answered at once), so every frame crosses from A to the maker on B;
 //   via domain: this process does what that handler does (createRfq in a transaction, publish after commit),

@@ -1,4 +1,4 @@
-// bench:rfq item 5 (rfq-design 3.15): resident memory of API process A (/proc/<pid>/status, VmRSS) per
+// bench:rfq item 5 (docs/performance.md): resident memory of API process A (/proc/<pid>/status, VmRSS) per
 // subscribed maker socket and per open manual-mode RFQ, each as (after - before) / count. The kernel's RSS
 // includes heap the collector has not returned yet, so these are upper bounds of the live cost.
 import { randomUUID } from 'node:crypto';

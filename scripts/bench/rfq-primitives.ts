@@ -1,6 +1,6 @@
 // Micro-benchmark of the RFQ building blocks (a benchmark, not a test): typed-data hashing, signing and
 // recovery on one core, and the bus round trip (publish on one instance -> handler on another) on Redis
-// and PostgreSQL. These are the raw ceilings of rfq-design 3.15.
+// and PostgreSQL. These are the raw ceilings of docs/performance.md.
 //   npm run bench:rfq-primitives [-- --messages=2000]
 import { hashTypedData, recoverTypedDataAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';

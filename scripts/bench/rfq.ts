@@ -1,6 +1,6 @@
 // `npm run bench:rfq [-- --items 1,2,3,5 --n 300 --rate 100 --legs 2 --takers 8 --via http --backends redis,postgres
 //   --window 250 --close-n 50 --fill-takers 96 --fill-via a|ab --makers 1,4 --duration 8000 --sockets 500 --open 2000]`:
-// rfq-design 3.15 items 1, 2, 3 and 5, each next to the floors and ceilings measured in the same run
+// the trading targets of docs/performance.md, items 1, 2, 3 and 5, each next to the floors and ceilings measured in the same run
 // (a benchmark, not a test). Two API processes A and B run on one database; makers are on B, POSTs go to A.
 //   1. RFQ -> first quote, per backend (PostgreSQL + Redis; PostgreSQL only: the bus is LISTEN/NOTIFY):
 //      rfq-first-quote.ts; floor = one order recovery + one reserve-shaped tx + one bus hop.

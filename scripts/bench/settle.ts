@@ -1,5 +1,5 @@
 // `npm run bench:settle [-- --positions 10000 --makers 10 --takers 200 --rounds 3 --warmup 1]`: positions
-// settled per second when one window resolves (rfq-design 3.15 item 4), the service's path next to the same
+// settled per second when one window resolves (docs/performance.md, trading item 4), the service's path next to the same
 // postings in plain SQL, measured side by side in one run on the same PostgreSQL:
 //   - a template database (migrated, then seeded with plain SQL, settle-seed.ts) holds one ended window per
 //     side, identical (N open single-leg positions each, half up, half down, same owners and amounts);
@@ -262,7 +262,7 @@ try {
   }
   const svc = rate('service');
   lines.push(
-    `targets (rfq-design 3.15): service >= 5,000/s: ${svc >= 5000 ? 'met' : 'MISSED'} (${svc.toFixed(0)}/s); ` +
+    `targets (docs/performance.md): service >= 5,000/s: ${svc >= 5000 ? 'met' : 'MISSED'} (${svc.toFixed(0)}/s); ` +
       `>= 50% of plain SQL: ${svc >= plain / 2 ? 'met' : 'MISSED'} (${((100 * svc) / plain).toFixed(0)}%). checkLedger empty after every side.`,
   );
   lines.push(await busLine(bus, N, ROUNDS));

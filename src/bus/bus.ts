@@ -1,4 +1,4 @@
-// Cross-process notifications (rfq-design 3.8). The database is the source of truth; the bus only cuts
+// Cross-process notifications (docs/trading.md, "The bus"). The database is the source of truth; the bus only cuts
 // latency: at-most-once, FIFO per publisher, and nothing may depend on a message arriving. Publish
 // after commit, never inside a money transaction (PostgreSQL's NOTIFY serialises notifying commits).
 // The backend is chosen like the queue backend (src/jobs/queue-backend.ts):

@@ -1,4 +1,4 @@
-// After commit, RFQ writes tell every process (rfq-design 3.8): the rules return RfqEvents, this module
+// After commit, RFQ writes tell every process (docs/trading.md, "The bus"): the rules return RfqEvents, this module
 // publishes them. The bus payload of each topic is the event object itself (JSON: amounts are strings):
 //   rfq.open   {topic, frame: rfq frame}                 -> every gateway sends it to matching makers
 //   rfq.quote  {topic, rfqId}                            -> wakes getRfq?wait_ms long-polls

@@ -41,7 +41,7 @@ export type ClaimResult = { kind: 'claimed' } | { kind: 'replay'; status: number
 
 /** Keys are kept at least this long (pruned by the idempotency queue's scheduled job). */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 3600 * 1000;
-/** An in-progress key left by a request that died is taken over after this (rfq-design: about 60 s). */
+/** An in-progress key left by a request that died is taken over after this (about 60 s). */
 export const IDEMPOTENCY_LEASE_MS = 60_000;
 /** How long a concurrent duplicate waits for the first request's transaction before 409 in progress. */
 export const DUPLICATE_WAIT_MS = 5_000;

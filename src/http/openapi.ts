@@ -1,4 +1,4 @@
-// openapi-backend set up as stack-notes.md prescribes for OpenAPI 3.1: quick mode, Ajv 2020 with formats,
+// openapi-backend set up for OpenAPI 3.1 (docs/dependencies.md): quick mode, Ajv 2020 with formats,
 // plain request objects, and every failure path registered so nothing unvalidated reaches a handler.
 import { OpenAPIBackend, type Context, type Operation, type Request as OabRequest } from 'openapi-backend';
 import { Ajv2020 } from 'ajv/dist/2020.js';

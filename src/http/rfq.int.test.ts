@@ -1,6 +1,6 @@
 // RFQ trading over HTTP against the real service (PostgreSQL + Redis, API and workers in one process):
 // a taker posts signed orders, market makers quote over the WebSocket, the service fills, expires or
-// cancels; balances move as rfq-design 3.7 says and the ledger check holds after every scenario.
+// cancels; balances move as docs/trading.md ("The ledger") says and the ledger check holds after every scenario.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -268,7 +268,7 @@ describe('manual mode', () => {
   });
 });
 
-describe('what bad input gets (rfq-design 3.12)', () => {
+describe('what bad input gets (docs/getting-started.md, Trading as a taker)', () => {
   it('400 VALIDATION_FAILED for what the schema refuses, with nothing reserved', async () => {
     const tk = await taker();
     const ok = buildOrder(tk.wallet.address, legs(market));

@@ -76,7 +76,7 @@ export interface ResolveWindowJob {
   market_id: number;
 }
 
-/** Window-resolution relay period (rfq-design 3.9): ended windows with pending legs are (re-)enqueued this often. */
+/** Window-resolution relay period (docs/trading.md, "Resolution and settlement"): ended windows with pending legs are (re-)enqueued this often. */
 export const RELAY_WINDOW_RESOLUTIONS_EVERY_MS = 5_000;
 /** resolve-window attempts (exponential from 1 s: about 4 minutes) before the relay re-enqueues it. */
 export const RESOLVE_WINDOW_ATTEMPTS = 8;

@@ -1,4 +1,4 @@
-// Enqueues RFQ window resolutions (rfq-design 3.9). jobId = window-<market id>: the relay and the operator's
+// Enqueues RFQ window resolutions (docs/trading.md, "Resolution and settlement"). jobId = window-<market id>: the relay and the operator's
 // override add one job per window; resolve + settle are idempotent (the outcome is immutable, only pending
 // legs and open positions are touched), so a replaced completed job or a retried failed one pays nothing twice.
 import type { QueueBackend } from './queue-backend.js';

@@ -1,4 +1,4 @@
-// Which connections receive an RFQ (rfq-design 3.8): each subscribed connection is filed under every
+// Which connections receive an RFQ (docs/trading.md, "The bus"): each subscribed connection is filed under every
 // (asset, duration) pair of its filters, so an RFQ reaches its audience by looking up its legs' pairs,
 // not by testing every connection. Pure; the stream (rfq-stream.ts) owns one per process.
 import type { RfqRoute } from '../domain/rfq/events.js';

@@ -1,4 +1,4 @@
-// The RFQ side of the market-maker WebSocket (rfq-design 3.4, 3.8): subscriptions, the fan-out of bus
+// The RFQ side of the market-maker WebSocket (spec/asyncapi.yaml "RFQ quoting"; docs/trading.md, "The bus"): subscriptions, the fan-out of bus
 // events to this process's connections, and quote intake. The gateway (gateway.ts) wires it in; every
 // API process runs one, and the bus carries each event to all of them.
 //

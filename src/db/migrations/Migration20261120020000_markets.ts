@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 // Markets: one row per market, RFQ windows now and contest markets later, all numbered from one sequence
-// (product-design section 6: "a market_id names one market"). An RFQ window is unique per
+// ("a market_id names one market": spec/openapi.yaml). An RFQ window is unique per
 // (asset, duration_secs, start_at_ms): concurrent creators (API on demand, several rollover workers)
 // insert ... on conflict do nothing and re-read, so each window gets exactly one market_id.
 export class Migration20261120020000_markets extends Migration {

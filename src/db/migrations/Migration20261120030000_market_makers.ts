@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-// Market makers registered by the operator API (product-design section 4). The wallet is stored in EIP-55
+// Market makers registered by the operator API (spec/openapi.yaml, the operator API). The wallet is stored in EIP-55
 // checksum form and is unique in any letter case. Removal is a soft delete (removed_at), so a removed
 // maker's sessions stay explainable; registering the wallet again clears removed_at.
 export class Migration20261120030000_market_makers extends Migration {

@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-// Contests (product-design sections 4 and 5): contests, their markets, entries and picks, pool images.
+// Contests (docs/getting-started.md, Contests): contests, their markets, entries and picks, pool images.
 // The reads that must not grow with table size each have an index:
 //   - lobby pages: keyset on (created_at_ms desc, id desc), one index per filter combination;
 //   - leaderboard: entries ordered by (score desc, created_at_ms, id) within a contest; ranks come from

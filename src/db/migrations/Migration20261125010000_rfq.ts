@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-// RFQ trading (rfq-design 3.13): taker RFQs, market makers' firm quotes, the positions fills create
+// RFQ trading (docs/trading.md): taker RFQs, market makers' firm quotes, the positions fills create
 // (with their legs and one fill row per maker), window resolutions and per-owner trading counters.
 // Money stays in the ledger (stakes and maker liabilities sit in the owners' user_reserved accounts);
 // these tables say why. Times are epoch milliseconds (int8), amounts int8 micros, addresses lowercase.

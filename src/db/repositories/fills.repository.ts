@@ -1,4 +1,4 @@
-// What closing an RFQ writes (rfq-design 3.6, 3.7): quote outcomes, the RFQ's final state, and on a fill
+// What closing an RFQ writes (docs/trading.md, "Fill and rounding rules"): quote outcomes, the RFQ's final state, and on a fill
 // the position, its legs, one fill row per maker and the trading counters. In the caller's transaction,
 // after the RFQ row (FOR UPDATE) and its live quotes are locked; the arrays are bound as one parameter each.
 import { sql } from 'kysely';

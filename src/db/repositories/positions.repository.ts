@@ -1,4 +1,4 @@
-// Positions' SQL (rfq-design 3.7, 3.9, 3.10): window resolutions, settling a window's positions in
+// Positions' SQL (docs/trading.md, "Resolution and settlement"): window resolutions, settling a window's positions in
 // set-based batches, counters, and the portfolio / PnL / maker reads. In the caller's transaction.
 import { sql } from 'kysely';
 import type { Db } from '../schema.js';

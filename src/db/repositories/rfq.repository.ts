@@ -1,4 +1,4 @@
-// RFQ trading's SQL (rfq-design 3.6, 3.11, 3.13): RFQs, quotes, and what a fill writes (the position, its
+// RFQ trading's SQL (docs/trading.md, "The RFQ lifecycle", "Quotes"): RFQs, quotes, and what a fill writes (the position, its
 // legs and fills, quote outcomes, trading counters). Every statement runs in the caller's transaction; the
 // set-based ones bind their arrays as one parameter each (the statement text is the same for 1 row or 9).
 // Lock order everywhere: RFQ row -> quote rows -> ledger accounts (the ledger locks its rows itself).

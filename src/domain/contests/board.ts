@@ -1,4 +1,4 @@
-// Leaderboard, top participants and popular entry (interface-spec 2.6-2.8, product-design section 5).
+// Leaderboard, top participants and popular entry (spec/openapi.yaml; docs/getting-started.md, Contests).
 // The leaderboard reads the top `limit` entries from the (contest_id, score desc, created_at_ms, id) index and
 // computes each row's rank from contest_score_counts (entries per score), so neither depends on how many
 // entries the contest holds.
@@ -131,7 +131,7 @@ export async function topParticipantsAt(
 }
 
 /**
- * The visibility rule of interface-spec section 3: picks of a contest configured hidden_while_betting_open
+ * The visibility rule of spec/openapi.yaml (hidden_while_betting_open): picks of a contest configured hidden_while_betting_open
  * are shown nowhere (profiles, popular entry) until betting closes.
  */
 export function picksVisible(c: Pick<ContestRecord, 'entryVisibility' | 'bettingClosesMs'>, nowMs: number): boolean {

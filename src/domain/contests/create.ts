@@ -1,4 +1,4 @@
-// Operator: create a contest with its markets (product-design section 4). Market ids come from the one
+// Operator: create a contest with its markets (spec/openapi.yaml createContest). Market ids come from the one
 // market_id_seq through the markets table (kind 'contest'), so a contest market never shares an id with an
 // RFQ window.
 import { randomUUID } from 'node:crypto';

@@ -1,4 +1,4 @@
-// Entry submission (product-design section 5). One database transaction holds the contest's row lock, so
+// Entry submission (docs/getting-started.md, Contests). One database transaction holds the contest's row lock, so
 // the cap, the per-user limit and the pick counters are checked and updated by one entry at a time per
 // contest (20 concurrent requests for the last 3 places: exactly 3 succeed). The bet moves from available
 // to reserved in the same transaction; an insufficient balance rolls everything back.

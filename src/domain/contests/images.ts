@@ -1,4 +1,4 @@
-// Contest images (product-design sections 4 and 5): operator uploads in pool_images, and one built-in
+// Contest images (docs/getting-started.md, Contest images): operator uploads in pool_images, and one built-in
 // image per category so that every contest's image_url works. Images never change under an id, which
 // is what lets the HTTP layer cache them forever and revalidate by the sha256.
 import { createHash, randomUUID } from 'node:crypto';

@@ -1,5 +1,5 @@
 // GET /v1/u/{handle}/contests/{id}: a contest as seen on a user's profile, with the visibility rule of
-// interface-spec section 3: for a contest configured hidden_while_betting_open, entries (and their picks) are
+// spec/openapi.yaml (the profile view of a contest): for a contest configured hidden_while_betting_open, entries (and their picks) are
 // listed only once now >= betting_closes_ms; before that `joined` alone tells whether the owner entered.
 import type { Em } from '../../db/orm.js';
 import { int8ToBigint, int8ToNumber } from '../../db/int8.js';

@@ -1,4 +1,4 @@
-// Market resolution, contest resolution and payouts, voiding (product-design section 5).
+// Market resolution, contest resolution and payouts, voiding (docs/getting-started.md, Contests).
 //   resolveMarket(): the operator sets a market's outcome; every entry picking it gets its leg counted in the
 //     same transaction (won legs, and the score: lineups every win, outcast only wins on the minority side).
 //   resolveContest(): run by the `contests` worker once no market is OPEN. Locks the contest and does nothing

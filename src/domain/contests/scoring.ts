@@ -1,4 +1,4 @@
-// Pure contest rules (product-design section 5): scoring, standard competition ranking and pot splitting.
+// Pure contest rules (docs/getting-started.md, Contests): scoring, standard competition ranking and pot splitting.
 // No I/O here: the resolution and the reads call these with rows they loaded.
 
 export type Direction = 'up' | 'down';

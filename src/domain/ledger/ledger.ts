@@ -191,7 +191,7 @@ export async function checkLedgerWith(query: <T>(sql: string) => Promise<T>): Pr
     'select id::text as id, balance::text as balance from ledger_accounts where user_id is not null and balance < 0',
   );
   for (const n of negative) problems.push({ kind: 'negative_user_balance', id: n.id, detail: `balance ${n.balance}` });
-  // rfq-design 3.7: what a user has reserved is exactly what is still at stake: pending withdrawals, bets
+  // docs/trading.md ("The ledger"): what a user has reserved is exactly what is still at stake: pending withdrawals, bets
   // on open contests, open RFQ stakes, open positions' stakes (taker) and open positions' liabilities (maker). One statement, so
   // one snapshot: each of these moves together with the ledger in one transaction.
   const reserved = await query<Array<{ user_id: string; balance: string; expected: string }>>(
@@ -215,7 +215,7 @@ export async function checkLedgerWith(query: <T>(sql: string) => Promise<T>): Pr
       detail: `user_reserved ${r.balance}, open stakes + liabilities + open contest bets + pending withdrawals ${r.expected}`,
     });
   }
-  // rfq-design 3.10: the trading counters (kept in the fill and settlement transactions) equal the sums
+  // docs/trading.md ("PnL"): the trading counters (kept in the fill and settlement transactions) equal the sums
   // over positions (takers) and position fills (makers).
   const stats = await query<Array<{ owner: string; kept: string; summed: string }>>(
     `with summed as (

@@ -1,4 +1,4 @@
-// RFQ market windows (product-design section 6): one markets row per (asset, duration_secs, start_at_ms),
+// RFQ market windows (docs/trading.md, "Words": windows): one markets row per (asset, duration_secs, start_at_ms),
 // numbered from market_id_seq. Rows are created ahead of time by the rollover job and on demand by reads;
 // every creator runs insert ... on conflict do nothing and re-reads, so concurrent processes converge on
 // one market_id per window.

@@ -1,4 +1,4 @@
-// RFQ window status and resolution (rfq-design 3.3 getMarket, 3.5 WINDOW, 3.9): a window is OPEN until its
+// RFQ window status and resolution (spec/openapi.yaml getMarket; docs/trading.md, "Resolution and settlement"): a window is OPEN until its
 // betting close, then CLOSED until a resolution row exists, then RESOLVED (YES/NO) or VOIDED. The
 // resolution is immutable: the first writer (the feed job or the operator) wins. Up (YES) wins only if
 // close > open. Prices are read outside any transaction; settling the positions is settleWindow's job.

@@ -1,4 +1,4 @@
-// Pure RFQ window arithmetic (product-design section 6): windows start at multiples of their duration
+// Pure RFQ window arithmetic (docs/trading.md, "Words": windows): windows start at multiples of their duration
 // since the Unix epoch; betting closes `bufferMs` before a window ends; the "current" window is the one
 // containing now, or the next one once now has reached its betting close.
 

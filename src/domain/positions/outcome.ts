@@ -1,4 +1,4 @@
-// Pure settlement rules of a position (rfq-design 3.5): each leg against its window's outcome, then
+// Pure settlement rules of a position (docs/trading.md, "Settling the positions"): each leg against its window's outcome, then
 // the parlay: lost as soon as one leg lost, won when every leg won, voided when no leg lost, at least
 // one is voided and none is pending; open otherwise.
 import type { Direction } from '../rfq/typed-data.js';

@@ -1,4 +1,4 @@
-// Reading positions and PnL (rfq-design 3.3, 3.10): a taker's positions (keyset pages, newest first),
+// Reading positions and PnL (docs/trading.md, "PnL"): a taker's positions (keyset pages, newest first),
 // one position, the portfolio summary and a maker's figures (one trading_stats row each: the counters are
 // kept in the fill and settlement transactions), the PnL history (settled positions in resolution order
 // with the running total), and a maker's fills.

@@ -1,4 +1,4 @@
-// Settling positions when a window resolves (rfq-design 3.7, 3.9): in batches of at most `batchSize`
+// Settling positions when a window resolves (docs/trading.md, "Settling the positions"): in batches of at most `batchSize`
 // positions, each batch one database transaction: lock the positions with a pending leg on the window,
 // apply the outcome to those legs, evaluate each open position (a parlay is lost at its first lost leg,
 // won when every leg has won, voided when none lost and one was voided), post ONE ledger transaction for

@@ -1,4 +1,4 @@
-// The deterministic demo price feed (PRICE_FEED=demo, rfq-design 3.9), published in the spec so anyone
+// The deterministic demo price feed (PRICE_FEED=demo, docs/trading.md "The price rule"), published in the spec so anyone
 // can predict a window's outcome. Same answer on every process and after restarts:
 //   s = floor(ts / 1000); h = sha256(`${seed}:${asset}:${s}`); w = floor(base * spreadBps / 10000)
 //   price = base - w + (uint32_be(h[0..4]) mod (2w + 1))

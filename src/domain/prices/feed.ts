@@ -1,4 +1,4 @@
-// The price source behind window resolution (rfq-design 3.9). Adapters plug in behind this interface:
+// The price source behind window resolution (docs/trading.md, "The price rule"). Adapters plug in behind this interface:
 // `demo` (the default, deterministic) ships; an exchange-kline or oracle adapter would be another file
 // here implementing PriceFeed, chosen by PRICE_FEED. The resolution job calls it outside any transaction.
 

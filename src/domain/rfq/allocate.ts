@@ -1,4 +1,4 @@
-// The fill allocation of rfq-design 3.6, pure: which live quotes fill how much of an RFQ's stake.
+// The fill allocation (docs/trading.md, "Fill and rounding rules"), pure: which live quotes fill how much of an RFQ's stake.
 // The caller (closeRfq / acceptQuote) reads the quotes and the RFQ under lock, passes the two checks
 // that cost something (maker signature recovery, maker collateral under the ledger locks) as hooks that
 // are called only for a quote about to be filled, and writes the result in one transaction.

@@ -1,4 +1,4 @@
-// Closing RFQs (rfq-design 3.5): at the quote deadline (best: fill), at expiry (manual: expired deadline),
+// Closing RFQs (docs/trading.md, "The RFQ lifecycle"): at the quote deadline (best: fill), at expiry (manual: expired deadline),
 // when a leg's betting closes (expired betting_closed), on the taker's accept (manual fill) or cancel.
 // Each runs with the RFQ row locked FOR UPDATE and checks `status = 'open'` first, so the owner's timer,
 // the sweeper on another process and the taker racing each other change it once.

@@ -1,4 +1,4 @@
-// A taker's RFQ (rfq-design 3.5, 3.11, 3.12): checks in the order schema (done by the spec) -> free checks
+// A taker's RFQ (docs/trading.md, "The RFQ lifecycle"): checks in the order schema (done by the spec) -> free checks
 // -> database lookups -> signature -> writes; the RFQ row and the stake's reservation commit together in
 // the caller's transaction (the idempotency key's), and the `rfq.open` event is published after commit.
 import { randomUUID } from 'node:crypto';

@@ -1,4 +1,4 @@
-// What an RFQ write tells other processes after it commits (rfq-design 3.8). The rules return these;
+// What an RFQ write tells other processes after it commits (docs/trading.md, "The bus"). The rules return these;
 // they never publish (the domain does not know the bus): src/bus/rfq-events.ts does, after commit.
 import type { PositionSettledFrame, QuoteResultFrame, RfqClosedFrame, RfqFrame } from './records.js';
 

@@ -1,4 +1,4 @@
-// What closing an RFQ writes (rfq-design 3.6, 3.7), in the caller's transaction with the RFQ row locked:
+// What closing an RFQ writes (docs/trading.md, "Fill and rounding rules"), in the caller's transaction with the RFQ row locked:
 // a fill (position, legs, one fill row per maker, quote outcomes, maker liabilities reserved, the IOC
 // remainder released, trading counters, the RFQ filled) or an expiry/cancel (quotes not filled, the stake
 // released). Both return the events to publish after commit: rfq_closed and one quote_result per quote.

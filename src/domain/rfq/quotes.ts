@@ -1,4 +1,4 @@
-// Market makers' firm quotes (rfq-design 3.1, 3.4, 3.11): one live quote per (RFQ, maker), a new one
+// Market makers' firm quotes (docs/trading.md, "Quotes"): one live quote per (RFQ, maker), a new one
 // replaces it; recorded with the RFQ row held FOR SHARE, so a quote never lands on an RFQ that is closing.
 // The signature is stored, not checked here: it is verified only if the quote is chosen for a fill.
 // Rejections are acks (`quote_ack` with an error), never exceptions.

@@ -1,4 +1,4 @@
-// What the RFQ rules read and return (rfq-design 3.3-3.5): an RFQ, its quotes, and the frames that
+// What the RFQ rules read and return (spec/openapi.yaml, spec/asyncapi.yaml): an RFQ, its quotes, and the frames that
 // market makers receive (plain JSON objects shaped as the messages of spec/asyncapi.yaml; the stream
 // module sends them as they are). Amounts are bigint here and decimal strings on the wire.
 import type { Direction, OrderType, RfqOrderJson } from './typed-data.js';

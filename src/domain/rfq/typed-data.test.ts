@@ -47,7 +47,7 @@ describe('RFQ typed data: the worked example', () => {
     expect(await verifyQuoteSignature(domain, EXAMPLE_QUOTE, QUOTE_SIGNATURE)).toEqual({ ok: true, address: ANVIL0, digest: QUOTE_DIGEST });
   });
 
-  it('the digest is the EIP-712 hash of the encodeType strings of rfq-design 3.2 (computed without hashTypedData)', () => {
+  it('the digest is the EIP-712 hash of the encodeType strings of GET /v1/rfq/typed-data (computed without hashTypedData)', () => {
     const legType = 'Leg(uint64 marketId,uint8 direction)';
     const orderType = `RfqOrder(address taker,Leg[] legs,uint64 stakeMicros,uint32 minOddsBps,uint8 orderType,uint64 nonce,uint64 deadlineMs)${legType}`;
     const th = (s: string) => keccak256(toHex(s));

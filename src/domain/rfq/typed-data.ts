@@ -1,4 +1,4 @@
-// EIP-712 typed data of RFQ trading (rfq-design 3.2): the taker's RfqOrder and the market maker's Quote.
+// EIP-712 typed data of RFQ trading (spec/openapi.yaml getRfqTypedData): the taker's RfqOrder and the market maker's Quote.
 // Pure apart from viem's hashing and recovery. The JSON shapes are the wire forms (snake_case, JSON
 // integers); the typed messages are what gets hashed. A bad signature is a result, never a throw.
 import { hashTypedData, type Address, type Hex } from 'viem';

@@ -15,7 +15,7 @@ const limits: RfqLimits = {
 };
 const order = (over: Partial<RfqOrderJson> = {}): RfqOrderJson => ({ ...EXAMPLE_ORDER, deadline_ms: NOW + 30_000, ...over });
 
-describe('deadline bounds (rfq-design 3.5)', () => {
+describe('deadline bounds (docs/trading.md, deadlines)', () => {
   it('best mode: now + window + 100 ms .. now + RFQ_MAX_DEADLINE_MS, both inclusive', () => {
     expect(deadlineBounds(NOW, 'best', limits)).toEqual({ earliestMs: NOW + 600, latestMs: NOW + 60_000 });
     expect(checkOrder(order({ deadline_ms: NOW + 600 }), 'best', limits, NOW)).toBeNull();
@@ -42,7 +42,7 @@ describe('deadline bounds (rfq-design 3.5)', () => {
   });
 });
 
-describe('free semantic checks (rfq-design 3.12)', () => {
+describe('free semantic checks (docs/getting-started.md, Trading as a taker)', () => {
   it('accepts the example order', () => {
     expect(checkOrder(order(), 'best', limits, NOW)).toBeNull();
     expect(() => assertOrderAcceptable(order(), 'best', limits, NOW)).not.toThrow();

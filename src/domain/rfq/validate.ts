@@ -1,5 +1,5 @@
-// The free semantic checks of a taker order (rfq-design 3.12, after the schema, before any database
-// lookup): duplicate markets, stake and payout bounds, the deadline bounds of 3.5. Pure.
+// The free semantic checks of a taker order (docs/getting-started.md "Trading as a taker", after the schema, before any database
+// lookup): duplicate markets, stake and payout bounds, the deadline bounds of docs/trading.md. Pure.
 import { Unprocessable } from '../errors.js';
 import { payoutFor } from './allocate.js';
 import type { RfqOrderJson } from './typed-data.js';

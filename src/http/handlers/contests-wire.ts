@@ -16,7 +16,7 @@ import { totalPot } from '../../domain/contests/scoring.js';
 const n = (v: bigint) => Number(v);
 const nOrNull = (v: bigint | null) => (v === null ? null : Number(v));
 
-/** The lobby-row fields (interface-spec 2.2) except `caller`. */
+/** The lobby-row fields (spec/openapi.yaml, the lobby row of listContests) except `caller`. */
 function commonFields(c: ContestRecord): Omit<ContestLobbyRow, 'caller' | 'created_at_ms' | 'image_url'> {
   return {
     contest_id: c.id,

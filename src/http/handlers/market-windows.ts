@@ -1,5 +1,5 @@
 // One RFQ market window with its status and resolution (getMarket), and the operator's override
-// (resolveMarketWindow, rfq-design 3.3, 3.9). The override only records the outcome; settling the
+// (resolveMarketWindow, docs/trading.md, "Resolution and settlement"). The override only records the outcome; settling the
 // positions on the window is the resolve-window job's, enqueued right after.
 import type { MarketWindowStateResponse } from '../../../generated/openapi/types.gen.js';
 import { getWindowState, resolveWindowByOperator, type WindowState } from '../../domain/markets/window-resolution.js';

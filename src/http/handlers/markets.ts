@@ -1,4 +1,4 @@
-// Public RFQ market windows: getCurrentMarket and lookupMarket (product-design section 6).
+// Public RFQ market windows: getCurrentMarket and lookupMarket (docs/trading.md, "Words": windows).
 import type { MarketWindowResponse } from '../../../generated/openapi/types.gen.js';
 import { getCurrentMarket, lookupMarket, WindowCache, type MarketSettings, type MarketWindowRecord } from '../../domain/markets/markets.js';
 import type { HandlersFor } from '../handler.js';

@@ -1,4 +1,4 @@
-// Market-maker trading reads (rfq-design 3.3, 3.10 and the decision on taker_pnl): a taker's lifetime
+// Market-maker trading reads (spec/openapi.yaml; docs/trading.md, "PnL"): a taker's lifetime
 // stats to price its flow (getTakerPnl ?wallet=), the maker's own figures (getMakerPnl) and its fills
 // (listMakerFills). Each is one read of counters kept by the fill and settlement transactions.
 import { getAddress } from 'viem';

@@ -1,4 +1,4 @@
-// The taker's positions, portfolio and PnL history (rfq-design 3.3, 3.10). Reads only: the figures are
+// The taker's positions, portfolio and PnL history (spec/openapi.yaml; docs/trading.md, "PnL"). Reads only: the figures are
 // kept by the fill and settlement transactions, so each route is one domain read.
 import { clampLimit } from '../../domain/contests/lobby.js';
 import { getPortfolio, getPosition, listPositions, pnlHistory } from '../../domain/positions/portfolio.js';

@@ -1,4 +1,4 @@
-// The market maker's RFQ route: reconcile one RFQ and its own quotes after a disconnect (rfq-design 3.3).
+// The market maker's RFQ route: reconcile one RFQ and its own quotes after a disconnect (spec/openapi.yaml getMakerRfq).
 // The spec's security (marketMakerBearer) already answers 403 to a user session.
 import { Unauthorized } from '../../domain/errors.js';
 import { getMakerRfq } from '../../domain/rfq/api.js';

@@ -1,4 +1,4 @@
-// The taker's RFQ routes (rfq-design 3.3): create (best mode answers after the quote window), read with
+// The taker's RFQ routes (spec/openapi.yaml; docs/trading.md, "The RFQ lifecycle"): create (best mode answers after the quote window), read with
 // long-poll, list, accept a quote (manual mode), cancel. The rules live in src/domain/rfq; this module
 // validates what the schema cannot (EIP-55), runs the writes under their idempotency keys, publishes
 // their events after commit and keeps this process's close timers.

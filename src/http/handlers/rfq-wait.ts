@@ -1,4 +1,4 @@
-// Long-poll waiters of `GET /v1/rfq/{rfq_id}?wait_ms=` (rfq-design 3.8). One bus subscription per process
+// Long-poll waiters of `GET /v1/rfq/{rfq_id}?wait_ms=` (docs/trading.md, "The bus"). One bus subscription per process
 // to `rfq.quote` and `rfq.closed` wakes the waiters of the RFQ a message names; a woken request re-reads
 // the RFQ from the database (the bus only says "look again": a lost message costs a timeout, never a
 // wrong answer). A waiter is registered BEFORE the request's first read, so a change that commits between
