@@ -45,9 +45,6 @@ export function toErrorResponse(err: unknown, requestId: string): ErrorResponse 
   };
 }
 
-/** Kept for importers: the rule lives in the one SQLSTATE mapper. */
-export { isDatabaseUnavailable } from '../domain/database-errors.js';
-
 /** Field-level validation failures, every one of them, as {in, path, message}. */
 export function validationFailed(errors: ErrorObject[] | null | undefined): ValidationFailed {
   const details = (errors ?? []).map(describeAjvError);

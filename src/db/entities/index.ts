@@ -2,11 +2,11 @@
 // of DDL: these schemas drive the ORM and the Kysely types (src/db/schema.ts), and src/db/schema.db.test.ts
 // fails when a migration and an entity disagree on a table, a column, its type or its nullability.
 import { WorkerHeartbeat, WorkerHeartbeatSchema } from './worker-heartbeat.entity.js';
-import { User, UserSchema } from './user.entity.js';
-import { Session, SessionSchema } from './session.entity.js';
+import { UserSchema } from './user.entity.js';
+import { SessionSchema } from './session.entity.js';
 import { WalletNonceSchema } from './wallet-nonce.entity.js';
-import { Market, MarketSchema } from './market.entity.js';
-import { MarketMaker, MarketMakerSchema } from './market-maker.entity.js';
+import { MarketSchema } from './market.entity.js';
+import { MarketMakerSchema } from './market-maker.entity.js';
 import { LedgerAccountSchema, LedgerEntrySchema, LedgerTransactionSchema } from './ledger.entity.js';
 import { IdempotencyKeySchema, OperationOutboxSchema, OperationSchema } from './money.entity.js';
 import { PoolImageSchema, ServiceKeySchema } from './pool-image.entity.js';
@@ -22,7 +22,7 @@ import {
 } from './rfq.entity.js';
 import { ContestEntryPickSchema, ContestEntrySchema, ContestMarketSchema, ContestSchema, ContestScoreCountSchema } from './contest.entity.js';
 
-export { WorkerHeartbeat, User, Session, Market, MarketMaker };
+export { WorkerHeartbeat };
 
 /** The schema objects, one per table (the Kysely DB type is inferred from this tuple). */
 export const schemas = [

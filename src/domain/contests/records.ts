@@ -67,8 +67,6 @@ export const ENTRY_GAME_TYPES: readonly GameType[] = ['lineups', 'outcast'];
 
 export const contestNotFound = () => new NotFound('CONTEST_NOT_FOUND', 'Contest not found.');
 
-export type { ContestMarketRow, ContestRow };
-
 export function contestFromRow(r: ContestRow): ContestRecord {
   return {
     id: r.id,

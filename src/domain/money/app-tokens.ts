@@ -46,7 +46,3 @@ export async function creditAppTokensOnce(tx: Em, userId: string, amount: bigint
   });
   return { transactionId, balance: after.get(`${userId}:user_app_token`)! };
 }
-
-export async function creditAppTokens(em: Em, userId: string, amount: bigint, key: string): Promise<bigint> {
-  return em.transactional(async (tx) => (await creditAppTokensOnce(tx, userId, amount, key)).balance);
-}

@@ -31,10 +31,6 @@ export interface Asset {
 
 const loaded = new Map<string, Asset>();
 
-export function assetNames(): string[] {
-  return Object.keys(FILES);
-}
-
 /** The asset, or undefined for a name that is not one of ours. */
 export function loadAsset(name: string): Asset | undefined {
   const file = Object.hasOwn(FILES, name) ? FILES[name] : undefined;
