@@ -1,17 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { legOutcome, positionStatus } from './outcome.js';
-
-describe('leg outcome', () => {
-  it('up wins on YES, down wins on NO, VOID voids, no result is pending', () => {
-    expect([legOutcome('up', 'YES'), legOutcome('up', 'NO'), legOutcome('down', 'YES'), legOutcome('down', 'NO')]).toEqual([
-      'won',
-      'lost',
-      'lost',
-      'won',
-    ]);
-    expect([legOutcome('up', 'VOID'), legOutcome('down', 'VOID'), legOutcome('up', null)]).toEqual(['voided', 'voided', 'pending']);
-  });
-});
+import { positionStatus } from './outcome.js';
 
 describe('parlay status', () => {
   it('lost as soon as one leg lost, even with legs pending', () => {
