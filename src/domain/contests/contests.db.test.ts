@@ -5,7 +5,7 @@ import { migratedOrm, type MigratedOrm } from '../../testing/orm.js';
 import { checkLedger, userBalances } from '../ledger/ledger.js';
 import { leaderboard, popularEntry } from './board.js';
 import { createContest } from './create.js';
-import { submitEntry } from './entries.js';
+import { enterContest, type PickInput } from './entries.js';
 import { listContests } from './lobby.js';
 import { loadContest, loadMarkets } from './records.js';
 import { contestsAwaitingResolution, resolveContest, resolveMarket } from './resolution.js';
@@ -21,6 +21,10 @@ const em = () => t.orm.em.fork();
 /** A funded user with a fresh wallet and handle. */
 const fundedUser = (micros: bigint) =>
   fundTestUser(em, `0x${randomUUID().replace(/-/g, '')}abcdefab`, micros, { handle: `u${randomUUID().slice(0, 8)}` });
+
+/** One paid entry under a fresh idempotency key, in a transaction of its own (as the createContestEntry handler runs it). */
+const enter = (userId: string, contestId: string, picks: PickInput[]) =>
+  em().transactional((tx) => enterContest(tx, userId, contestId, picks, randomUUID()));
 
 describe('contests repository', () => {
   it('creates, lists, takes entries, resolves and pays once', async () => {
@@ -55,11 +59,11 @@ describe('contests repository', () => {
     expect((await listContests(em(), { status: 'open', category: 'sports', limit: 5 })).contests.map((x) => x.id)).toContain(id);
 
     const [a, b] = [await fundedUser(1_000n), await fundedUser(1_000n)];
-    await submitEntry(em(), a, id, [
+    await enter(a, id, [
       { marketId: m1, direction: 'up' },
       { marketId: m2, direction: 'up' },
     ]);
-    await submitEntry(em(), b, id, [
+    await enter(b, id, [
       { marketId: m1, direction: 'down' },
       { marketId: m2, direction: 'up' },
     ]);

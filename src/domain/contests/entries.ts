@@ -73,11 +73,6 @@ export function checkPicks(
   return d;
 }
 
-/** Submits one paid entry for `userId` in a transaction of its own (no idempotency key). */
-export async function submitEntry(em: Em, userId: string, contestId: string, picks: PickInput[], nowMs = () => Date.now()): Promise<EntryRecord> {
-  return em.transactional((tx) => enterContest(tx, userId, contestId, picks, null, nowMs));
-}
-
 const samePicks = (a: readonly PickInput[], b: readonly PickInput[]) => {
   const key = (ps: readonly PickInput[]) =>
     ps
