@@ -6,18 +6,15 @@ import { ConfigError, loadConfig } from '../config.js';
 const print = fingerprint({ amount_micros: 100, idempotency_key: 'k' });
 
 describe('decideExisting: what a request does about a committed key row', () => {
-  it('another body is a reuse, whatever the state or the lease', () => {
+  it('another body is a reuse, whatever the state', () => {
     for (const state of ['done', 'in_progress'] as const) {
-      for (const leaseLeftMs of [0, 30_000])
-        expect(decideExisting({ fingerprint: fingerprint({ amount_micros: 101 }), state, leaseLeftMs }, print)).toBe('reused');
+      expect(decideExisting({ fingerprint: fingerprint({ amount_micros: 101 }), state }, print)).toBe('reused');
     }
   });
 
-  it('a done key replays; an in-progress key is in progress while its lease runs, then taken over', () => {
-    expect(decideExisting({ fingerprint: print, state: 'done', leaseLeftMs: 0 }, print)).toBe('replay');
-    expect(decideExisting({ fingerprint: print, state: 'in_progress', leaseLeftMs: 60_000 }, print)).toBe('in_progress');
-    expect(decideExisting({ fingerprint: print, state: 'in_progress', leaseLeftMs: 1 }, print)).toBe('in_progress');
-    expect(decideExisting({ fingerprint: print, state: 'in_progress', leaseLeftMs: 0 }, print)).toBe('take_over');
+  it("a done key replays; an in-progress key (an earlier version's leftover) is in progress, never taken over", () => {
+    expect(decideExisting({ fingerprint: print, state: 'done' }, print)).toBe('replay');
+    expect(decideExisting({ fingerprint: print, state: 'in_progress' }, print)).toBe('in_progress');
   });
 });
 

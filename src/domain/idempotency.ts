@@ -12,9 +12,10 @@
 // The writes also carry the key under a unique index of their own (operations, contest entries, ledger
 // transactions), so even a key row that is gone cannot let a second write commit.
 //
-// A key row is `in_progress` only inside once()'s transaction; a committed in-progress key (left by the
-// two-phase claim of earlier versions, removed since no handler used it) has a lease (IDEMPOTENCY_LEASE_MS)
-// after which once() takes it over and runs the write again (its own unique key finds an earlier write).
+// A key row is `in_progress` only inside once()'s transaction, so another request never sees one
+// committed. (A leftover of an earlier version's two-phase claim answers 409 in progress until pruning
+// deletes it after the retention; a retry then runs afresh and its write's own unique key finds any
+// earlier write.)
 // Requests that fail validation never reach this module (the spec validator answers first).
 import { createHash } from 'node:crypto';
 import type { Em } from '../db/orm.js';
@@ -41,8 +42,6 @@ export type ClaimResult = { kind: 'claimed' } | { kind: 'replay'; status: number
 
 /** Keys are kept at least this long (pruned by the idempotency queue's scheduled job). */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 3600 * 1000;
-/** An in-progress key left by a request that died is taken over after this (about 60 s). */
-export const IDEMPOTENCY_LEASE_MS = 60_000;
 /** How long a concurrent duplicate waits for the first request's transaction before 409 in progress. */
 export const DUPLICATE_WAIT_MS = 5_000;
 
@@ -65,17 +64,14 @@ export const fingerprint = (body: unknown) => createHash('sha256').update(canoni
 export interface ExistingKey {
   fingerprint: string;
   state: 'in_progress' | 'done';
-  /** Milliseconds left on an in-progress key's lease (0: expired), by the database's clock. */
-  leaseLeftMs: number;
 }
 
-export type ExistingDecision = 'reused' | 'replay' | 'in_progress' | 'take_over';
+export type ExistingDecision = 'reused' | 'replay' | 'in_progress';
 
 /** Pure: what a request does about a committed key row with the same (scope, operation, key). */
 export function decideExisting(row: ExistingKey, print: string): ExistingDecision {
   if (row.fingerprint !== print) return 'reused';
-  if (row.state === 'done') return 'replay';
-  return row.leaseLeftMs > 0 ? 'in_progress' : 'take_over';
+  return row.state === 'done' ? 'replay' : 'in_progress';
 }
 
 const reused = () =>
@@ -84,35 +80,25 @@ const inProgress = () =>
   new Conflict('IDEMPOTENCY_REQUEST_IN_PROGRESS', 'a request with this idempotency_key is still being processed; retry later with the same key');
 
 const keys = (em: Em) => idempotencyRepository(db(em));
-const readKey = (em: Em, s: IdempotencyScope, forUpdate: boolean) => keys(em).read(s, forUpdate);
 
 function replayOf(row: KeyRow): ClaimResult {
   const body = typeof row.response_body === 'string' ? (JSON.parse(row.response_body) as unknown) : row.response_body;
   return { kind: 'replay', status: row.response_status!, body, resourceId: row.resource_id };
 }
 
-const decide = (row: KeyRow, print: string) =>
-  decideExisting({ fingerprint: row.fingerprint, state: row.state, leaseLeftMs: Number(row.lease_left_ms) }, print);
-
 /** Inside the caller's transaction: claims the key (waiting for a concurrent holder), or says what to replay. */
 async function claimIn(tx: Em, s: IdempotencyScope, print: string): Promise<ClaimResult> {
   // Bound the wait for a concurrent request's uncommitted key row (55P03 answers 409 in progress). A new
   // key (the common case) is one statement, which also restores lock_timeout once inserted.
-  const claimed = await keys(tx).insertWaiting(s, print, IDEMPOTENCY_LEASE_MS, DUPLICATE_WAIT_MS);
+  const claimed = await keys(tx).insertWaiting(s, print, DUPLICATE_WAIT_MS);
   if (claimed) return { kind: 'claimed' };
-  let row = await readKey(tx, s, false);
-  // Only a takeover needs the row lock (a replay only reads): lock, and decide again on what is locked.
-  if (row && decide(row, print) === 'take_over') row = await readKey(tx, s, true);
+  const row = await keys(tx).read(s);
   await keys(tx).lockTimeout(null);
   if (!row) return claimIn(tx, s, print); // deleted between our insert and select: try again
-  const d = decide(row, print);
+  const d = decideExisting(row, print);
   if (d === 'reused') throw reused();
   if (d === 'in_progress') throw inProgress();
-  if (d === 'replay') return replayOf(row);
-  // take_over: a two-phase request died holding the key. We hold its row lock now; the write below finds
-  // whatever that request wrote through the write's own unique key, so running again writes nothing twice.
-  await keys(tx).renewLease(s, IDEMPOTENCY_LEASE_MS);
-  return { kind: 'claimed' };
+  return replayOf(row);
 }
 
 async function store(em: Em, s: IdempotencyScope, o: StoredOutcome): Promise<void> {
@@ -166,9 +152,9 @@ const replayed = (claim: Extract<ClaimResult, { kind: 'replay' }>): OnceResult<n
 });
 
 /**
- * Deletes keys older than the retention whose request can no longer change: done, and not referring to
- * an operation still pending (its retry answers from the operation's current state). In-progress keys
- * are never pruned (a retry takes them over after the lease). Returns how many were deleted.
+ * Deletes keys older than the retention, except a done key referring to an operation still pending (its
+ * retry answers from the operation's current state); an in-progress one is an earlier version's leftover.
+ * Returns how many were deleted.
  */
 export async function pruneIdempotencyKeys(em: Em, retentionMs = IDEMPOTENCY_RETENTION_MS): Promise<number> {
   return keys(em).prune(retentionMs);

@@ -1,8 +1,8 @@
-// Idempotency keys over time, against the real service (PostgreSQL + Redis): an in-progress key left by a
-// request that died is 409 while its lease runs and taken over after it, without a second write even when
-// the dead request's write had committed; pruning deletes only keys whose request can no longer change,
-// and a retry after a key was pruned still writes nothing twice (the write's own unique key); concurrent
-// duplicates wait for the first request and replay it, or get 409 after 5 s.
+// Idempotency keys over time, against the real service (PostgreSQL + Redis): an in-progress key left by an
+// earlier version's two-phase claim is 409 until pruning deletes it, and the retry then writes once, even
+// when the dead request's write had committed; pruning deletes only keys whose request can no longer
+// change, and a retry after a key was pruned still writes nothing twice (the write's own unique key);
+// concurrent duplicates wait for the first request and replay it, or get 409 after 5 s.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -42,57 +42,58 @@ const depositBody = (amount: number, key: string) => ({ amount_micros: amount, i
 const deposit = (token: string, amount: number, key: string) =>
   call(svc.baseUrl, 'POST /v1/users/deposit', { token, body: depositBody(amount, key) });
 
-/** A key as a two-phase request that died left it: in progress, its lease running for `leaseMs` more (negative: expired). */
-async function strandedKey(userId: string, key: string, body: unknown, leaseMs: number, createdAgo = '1 minute') {
+/** A key as an earlier version's two-phase request that died left it: committed in progress. */
+async function strandedKey(userId: string, key: string, body: unknown, createdAgo = '1 minute') {
   await sql.query(
     `insert into idempotency_keys (scope, operation, key, fingerprint, state, lease_expires_at, created_at)
-     values ($1, 'createDeposit', $2, $3, 'in_progress', now() + ($4 * interval '1 millisecond'), now() - $5::interval)`,
-    [`user:${userId}`, key, fingerprint(body), leaseMs, createdAgo],
+     values ($1, 'createDeposit', $2, $3, 'in_progress', now() - interval '1 second', now() - $4::interval)`,
+    [`user:${userId}`, key, fingerprint(body), createdAgo],
   );
 }
 
-describe('the lease of an in-progress key', () => {
-  it('409 while the lease runs; after it, a retry takes the key over and writes once', async () => {
+describe('an in-progress key left by an earlier version', () => {
+  it('is 409 (never taken over) until pruning deletes it; the retry then writes once, also when the dead request had committed', async () => {
     const u = await newUserSession(svc.baseUrl, privy);
-    const key = randomUUID();
-    await strandedKey(u.userId, key, depositBody(300, key), 60_000);
-    const blocked = await deposit(u.token, 300, key);
-    expect(blocked.status).toBe(409);
-    expect(blocked.body.code).toBe('IDEMPOTENCY_REQUEST_IN_PROGRESS');
-    expect(await count('operations', 'user_id = $1', [u.userId])).toBe(0);
-
-    await sql.query(`update idempotency_keys set lease_expires_at = now() - interval '1 second' where key = $1`, [key]);
-    const taken = await deposit(u.token, 300, key);
-    expect(taken.status).toBe(200);
-    expect(await count('operations', 'user_id = $1', [u.userId])).toBe(1);
-    const row = (await sql.query('select state, resource_id::text as resource_id, lease_expires_at from idempotency_keys where key = $1', [key]))
-      .rows[0];
-    expect(row).toEqual({ state: 'done', resource_id: taken.body.operation_id, lease_expires_at: null });
-    const replay = await deposit(u.token, 300, key);
-    expect(replay.headers.get('idempotent-replayed')).toBe('true');
-    expect(replay.body).toEqual(taken.body);
-    expect(await available(u.token)).toBe('300');
-  });
-
-  it('a taken-over key whose dead request had committed its write answers that write: still one operation', async () => {
-    const u = await newUserSession(svc.baseUrl, privy);
-    const key = randomUUID();
-    await strandedKey(u.userId, key, depositBody(400, key), -1000);
-    // What the dead request had committed: the operation with its key, and its outbox row (never enqueued).
+    const [lost, committed] = [randomUUID(), randomUUID()];
+    await strandedKey(u.userId, lost, depositBody(300, lost));
+    await strandedKey(u.userId, committed, depositBody(400, committed));
+    // What the second dead request had committed: the operation with its key, and its outbox row (never enqueued).
     const opId = randomUUID();
-    await sql.query(`insert into operations (id, user_id, kind, amount, idempotency_key) values ($1, $2, 'deposit', 400, $3)`, [opId, u.userId, key]);
+    await sql.query(`insert into operations (id, user_id, kind, amount, idempotency_key) values ($1, $2, 'deposit', 400, $3)`, [
+      opId,
+      u.userId,
+      committed,
+    ]);
     await sql.query('insert into operation_outbox (operation_id) values ($1)', [opId]);
-    const res = await deposit(u.token, 400, key);
-    expect(res.status).toBe(200);
-    expect(res.body.operation_id).toBe(opId);
-    expect(await count('operations', 'user_id = $1', [u.userId])).toBe(1);
-    expect(await available(u.token)).toBe('400');
+    for (const [key, amount] of [
+      [lost, 300],
+      [committed, 400],
+    ] as const) {
+      const blocked = await deposit(u.token, amount, key);
+      expect(blocked.status).toBe(409);
+      expect(blocked.body.code).toBe('IDEMPOTENCY_REQUEST_IN_PROGRESS');
+    }
+
+    await sql.query(`update idempotency_keys set created_at = now() - interval '2 days' where key = any($1::uuid[])`, [[lost, committed]]);
+    expect(await pruneIdempotencyKeys(orm.em.fork())).toBeGreaterThanOrEqual(2);
+    expect(await count('idempotency_keys', 'key = any($1::uuid[])', [[lost, committed]])).toBe(0);
+
+    const first = await deposit(u.token, 300, lost);
+    expect(first.status).toBe(200);
+    const again = await deposit(u.token, 400, committed);
+    expect(again.status).toBe(200);
+    expect(again.body.operation_id).toBe(opId); // found by the operation's own unique key, not written twice
+    expect(await count('operations', 'user_id = $1', [u.userId])).toBe(2);
+    const replay = await deposit(u.token, 300, lost);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body).toEqual(first.body);
+    expect(await available(u.token)).toBe('700');
     // The database itself refuses a second operation under the same key.
     await expect(
       sql.query(`insert into operations (id, user_id, kind, amount, idempotency_key) values ($1, $2, 'deposit', 400, $3)`, [
         randomUUID(),
         u.userId,
-        key,
+        committed,
       ]),
     ).rejects.toThrow(/operations_idempotency_key/);
   });
@@ -132,19 +133,19 @@ describe('pruning', () => {
         pendingOp,
       ],
     );
-    // An in-progress key (a request that died), lease long over: kept.
+    // An in-progress key left by an earlier version: pruned once old.
     const strandedKeyId = randomUUID();
-    await strandedKey(u.userId, strandedKeyId, depositBody(7, strandedKeyId), -1000, '2 days');
+    await strandedKey(u.userId, strandedKeyId, depositBody(7, strandedKeyId), '2 days');
     // A fresh settled key: kept.
     const freshKey = randomUUID();
     expect((await deposit(u.token, 20, freshKey)).status).toBe(200);
     await sql.query(`update idempotency_keys set created_at = ${old} where key = any($1::uuid[])`, [[settledKey, rejectedKey, pendingKey]]);
 
-    expect(await pruneIdempotencyKeys(orm.em.fork())).toBe(2);
+    expect(await pruneIdempotencyKeys(orm.em.fork())).toBe(3);
     const left = (await sql.query('select key::text as key from idempotency_keys where scope = $1', [`user:${u.userId}`])).rows
       .map((r) => r.key)
       .sort();
-    expect(left).toEqual([pendingKey, strandedKeyId, freshKey].sort());
+    expect(left).toEqual([pendingKey, freshKey].sort());
 
     // The pruned settled deposit, retried: its operation is found by its own unique key, not written again.
     const retry = await deposit(u.token, 10, settledKey);

@@ -54,17 +54,9 @@ const CATALOG: Record<string, Array<[string, (db: Db) => Promise<unknown>]>> = {
   idempotency: [
     [
       'IdempotencyRepository.insertWaiting',
-      (db) => new IdempotencyRepository(db).insertWaiting({ scope: `user:${U1}`, operation: 'createDeposit', key: U2 }, 'f00d', 60_000, 5_000),
+      (db) => new IdempotencyRepository(db).insertWaiting({ scope: `user:${U1}`, operation: 'createDeposit', key: U2 }, 'f00d', 5_000),
     ],
-    ['IdempotencyRepository.read', (db) => new IdempotencyRepository(db).read({ scope: `user:${U1}`, operation: 'createDeposit', key: U2 }, false)],
-    [
-      'IdempotencyRepository.read.forUpdate',
-      (db) => new IdempotencyRepository(db).read({ scope: `user:${U1}`, operation: 'createDeposit', key: U2 }, true),
-    ],
-    [
-      'IdempotencyRepository.renewLease',
-      (db) => new IdempotencyRepository(db).renewLease({ scope: `user:${U1}`, operation: 'createDeposit', key: U2 }, 60_000),
-    ],
+    ['IdempotencyRepository.read', (db) => new IdempotencyRepository(db).read({ scope: `user:${U1}`, operation: 'createDeposit', key: U2 })],
     [
       'IdempotencyRepository.store',
       (db) => new IdempotencyRepository(db).store({ scope: `user:${U1}`, operation: 'createDeposit', key: U2 }, 201, '{"a":1}', U1),
