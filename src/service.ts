@@ -32,6 +32,7 @@ import { marketWindowsHandlers } from './http/handlers/market-windows.js';
 import { mmTradingHandlers } from './http/handlers/mm-trading.js';
 import { createWindowResolutionProducer } from './jobs/window-resolution-producer.js';
 import { createProbes } from './http/probes.js';
+import { createClientAddress } from './http/client-address.js';
 import { createSystemStatus, registerStatusGauges } from './http/system-status.js';
 import { systemStatusHandlers } from './http/handlers/system-status.js';
 import type { ProcessRole } from './http/handlers/operations.js';
@@ -74,7 +75,10 @@ export async function startHttp(rt: Runtime, role: ProcessRole = 'api'): Promise
   const sharedCap = createSharedConnectionCap({ ...shared, max: config.mm.maxConnectionsPerIp });
   // RFQ trading settings shared by the HTTP handlers, the WebSocket stream and the demo maker.
   const rfqDeps = rfqDepsOf(config);
+  // Who the client is, for rate limits, WebSocket caps and logs alike (TRUST_PROXY).
+  const clientAddress = createClientAddress(config.trustProxy);
   const gateway = createGateway({
+    clientAddress,
     mm: config.mm,
     orm,
     logger,
@@ -153,6 +157,7 @@ export async function startHttp(rt: Runtime, role: ProcessRole = 'api'): Promise
     metrics,
     rateLimitPerMinute: config.rateLimitPerMinute,
     rateLimitStore: rateLimitStore.store,
+    clientAddress,
     routes: [createCors(config.corsOrigins), createDocsRouter({ enabled: config.docsEnabled, publicUrl: config.publicUrl })],
   });
   // headersTimeout and requestTimeout are checked every connectionsCheckingInterval (node's default: 30 s).
