@@ -1,7 +1,9 @@
 // The only module that reads process.env: parse once, report every bad key at once, freeze.
 // Its parts: config-schema.ts (the keys), config-rules.ts (cross-field rules), config-parse.ts (helpers).
 import { parseFailpoints, type FailpointAction } from './failpoints.js';
-import { deepFreeze, defaultSiweDomain, parseCorsOrigins } from './config-parse.js';
+import { deepFreeze, defaultSiweDomain, parseCorsOrigins, parseTrustProxy, type TrustProxy } from './config-parse.js';
+
+export type { TrustProxy } from './config-parse.js';
 import { bufferProblem, rfqProblems } from './config-rules.js';
 import { schema, type Parsed } from './config-schema.js';
 
@@ -76,6 +78,8 @@ export interface Config {
   demoData: boolean;
   /** Origins allowed by CORS (`*`: any; empty: CORS off). */
   corsOrigins: '*' | string[];
+  /** TRUST_PROXY: which peers may tell the client address in X-Forwarded-For (src/http/client-address.ts). */
+  trustProxy: TrustProxy;
 }
 
 export class ConfigError extends Error {
@@ -110,6 +114,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const cors = parseCorsOrigins(e.CORS_ORIGINS, e.NODE_ENV);
   if (typeof cors === 'string' && cors !== '*') problems.push(`CORS_ORIGINS: ${cors}`);
+  const trustProxy = parseTrustProxy(e.TRUST_PROXY);
+  if ('problem' in trustProxy) problems.push(`TRUST_PROXY: ${trustProxy.problem}`);
   const buffer = bufferProblem(e.MARKET_DURATIONS, e.MARKET_BETTING_CLOSE_BUFFER_MS);
   if (buffer) problems.push(`MARKET_BETTING_CLOSE_BUFFER_MS: ${buffer}`);
   problems.push(...rfqProblems(e));
@@ -181,6 +187,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     docsEnabled: e.DOCS_ENABLED,
     demoData: e.DEMO_DATA,
     corsOrigins: cors as '*' | string[],
+    trustProxy: trustProxy as TrustProxy,
   };
   return deepFreeze(config);
 }

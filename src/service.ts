@@ -16,7 +16,6 @@ import { marketsHandlers } from './http/handlers/markets.js';
 import { choosePrivyVerifier } from './domain/identity/privy-setup.js';
 import { createTokenResolver } from './http/token-resolver.js';
 import { createSessionCache } from './http/session-cache.js';
-import { readinessProbe } from './http/readiness.js';
 import type { Handlers } from './http/handler.js';
 import { marketMakersHandlers } from './http/handlers/market-makers.js';
 import { createGateway } from './ws/gateway.js';
@@ -32,7 +31,13 @@ import { positionsHandlers } from './http/handlers/positions.js';
 import { marketWindowsHandlers } from './http/handlers/market-windows.js';
 import { mmTradingHandlers } from './http/handlers/mm-trading.js';
 import { createWindowResolutionProducer } from './jobs/window-resolution-producer.js';
-import { createWorkerHealth } from './http/worker-health.js';
+import { createProbes } from './http/probes.js';
+import { createClientAddress } from './http/client-address.js';
+import { createSystemStatus, registerStatusGauges } from './http/system-status.js';
+import { systemStatusHandlers } from './http/handlers/system-status.js';
+import type { ProcessRole } from './http/handlers/operations.js';
+import { priceSourceComponent, type StatusComponent } from './domain/status.js';
+import { createPriceFeed } from './domain/prices/create.js';
 import { createOperationWaiter } from './bus/operation-waiter.js';
 import { boundEnqueue, withDeadline } from './jobs/queue-gate.js';
 import { requireQueue } from './http/queue-gate.js';
@@ -56,7 +61,7 @@ export interface HttpService {
   close(): Promise<void>;
 }
 
-export async function startHttp(rt: Runtime): Promise<HttpService> {
+export async function startHttp(rt: Runtime, role: ProcessRole = 'api'): Promise<HttpService> {
   const { config, logger, orm, queues } = rt;
   const metrics = createMetrics();
   const forkDb = () => orm.em.fork();
@@ -70,7 +75,10 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
   const sharedCap = createSharedConnectionCap({ ...shared, max: config.mm.maxConnectionsPerIp });
   // RFQ trading settings shared by the HTTP handlers, the WebSocket stream and the demo maker.
   const rfqDeps = rfqDepsOf(config);
+  // Who the client is, for rate limits, WebSocket caps and logs alike (TRUST_PROXY).
+  const clientAddress = createClientAddress(config.trustProxy);
   const gateway = createGateway({
+    clientAddress,
     mm: config.mm,
     orm,
     logger,
@@ -89,7 +97,21 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
   const operationWaiter = createOperationWaiter(rt.bus);
   const windowProducer = createWindowResolutionProducer(queues);
   const windowSettlement = { enqueue: (marketId: number) => withDeadline(windowProducer.enqueue(marketId), config.queueWaitMs, 'enqueue') };
-  const workerHealth = createWorkerHealth(orm, queues, config.workerHeartbeatStaleMs);
+  const probes = createProbes(rt, role);
+  // The external components an operator watches (GET /v1/admin/status, crfq_component_up): every price
+  // source, and the chain once an onchain settlement adapter adds itself here.
+  const components: StatusComponent[] = [priceSourceComponent(createPriceFeed(config.prices), config.markets.assets[0]!)];
+  const systemStatus = createSystemStatus({
+    orm,
+    schedulerQueues: probes.schedulerQueues,
+    queue: queues,
+    bus: rt.bus,
+    staleAfterMs: config.workerHeartbeatStaleMs,
+    cadence: { 'sweep-rfqs': config.rfq.sweepEveryMs },
+    components,
+    log: logger,
+  });
+  registerStatusGauges(metrics.registry, systemStatus);
   const settlement = createSettlementAdapter({ mode: config.settlementMode, demoOnchainBalanceMicros: config.demoOnchainBalanceMicros });
   // The public contest reads' pages, dropped on `contests.changed` from any process (src/http/page-cache.ts).
   const contestCaches = {
@@ -120,10 +142,8 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
     ...rfqHandlers({ settings: config.rfq }),
     ...rfqTakerHandlers({ rfq: rfqDeps, bus: rt.bus, closer, waiters: rfqWaiters }),
     ...rfqMakerHandlers(),
-    ...operationsHandlers(
-      readinessProbe({ forkDb, queue: queues, bus: rt.bus, migrationsApplied: () => rt.migrationsApplied, workers: workerHealth }),
-      metrics,
-    ),
+    ...operationsHandlers(probes.readiness, metrics),
+    ...systemStatusHandlers(systemStatus),
   };
   // Deposits and withdrawals wait at most QUEUE_WAIT_MS for the queue, then answer 503 with Retry-After.
   const handlers = requireQueue(allHandlers, queues, config.queueWaitMs);
@@ -137,6 +157,7 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
     metrics,
     rateLimitPerMinute: config.rateLimitPerMinute,
     rateLimitStore: rateLimitStore.store,
+    clientAddress,
     routes: [createCors(config.corsOrigins), createDocsRouter({ enabled: config.docsEnabled, publicUrl: config.publicUrl })],
   });
   // headersTimeout and requestTimeout are checked every connectionsCheckingInterval (node's default: 30 s).
@@ -169,7 +190,7 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
       await settlementProducer.close();
       await resolutionProducer.close();
       await windowProducer.close();
-      await workerHealth.close();
+      await probes.close();
       await rateLimitStore.close();
       await sharedCap.close();
     },

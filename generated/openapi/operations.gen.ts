@@ -760,6 +760,19 @@ export interface Operations {
       503: { body: T.CreditAppTokensErrors[503] };
     };
   };
+  /** GET /v1/admin/status */
+  getSystemStatus: {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    contentType: undefined;
+    body: undefined;
+    responses: {
+      200: { body: T.GetSystemStatusResponses[200] };
+      401: { body: T.GetSystemStatusErrors[401] };
+      403: { body: T.GetSystemStatusErrors[403] };
+      500: { body: T.GetSystemStatusErrors[500] };
+    };
+  };
   /** GET /healthz */
   getHealth: {
     params: Record<string, never>;

@@ -10,11 +10,16 @@ export interface RequestContext {
   readonly log: Logger;
   readonly auth: Auth;
   readonly requestId: string;
+  /** The client's address (src/http/client-address.ts: the TCP peer, or X-Forwarded-For through trusted proxies). */
+  readonly clientIp: string;
 }
 
 /** `log` may be a function: the request's child logger is then made on first use (most requests never log through it). */
-export function createRequestContext(fork: () => Em, parts: { log: Logger | (() => Logger); auth: Auth; requestId: string }): RequestContext {
-  return new Context(fork, parts.log, parts.auth, parts.requestId);
+export function createRequestContext(
+  fork: () => Em,
+  parts: { log: Logger | (() => Logger); auth: Auth; requestId: string; clientIp?: string },
+): RequestContext {
+  return new Context(fork, parts.log, parts.auth, parts.requestId, parts.clientIp ?? 'unknown');
 }
 
 class Context implements RequestContext {
@@ -24,8 +29,10 @@ class Context implements RequestContext {
   readonly #logOf: (() => Logger) | undefined;
   readonly auth: Auth;
   readonly requestId: string;
-  constructor(fork: () => Em, log: Logger | (() => Logger), auth: Auth, requestId: string) {
+  readonly clientIp: string;
+  constructor(fork: () => Em, log: Logger | (() => Logger), auth: Auth, requestId: string, clientIp: string) {
     this.#fork = fork;
+    this.clientIp = clientIp;
     if (typeof log === 'function') this.#logOf = log;
     else this.#log = log;
     this.auth = auth;

@@ -42,6 +42,8 @@ export interface GatewayDeps {
   bus: Bus;
   /** RFQ quoting (rfq-stream.ts). */
   rfq: RfqStreamSettings;
+  /** The client address of an upgrade request (TRUST_PROXY, src/http/client-address.ts); default: the TCP peer. */
+  clientAddress?: (req: IncomingMessage) => string;
 }
 
 export interface Gateway {
@@ -93,7 +95,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       }
       if (path !== WS_PATH) return refuse(socket, 404, 'Not Found');
       if (closing) return refuse(socket, 503, 'Service Unavailable');
-      const ip = req.socket.remoteAddress ?? 'unknown';
+      const ip = deps.clientAddress ? deps.clientAddress(req) : (req.socket.remoteAddress ?? 'unknown');
       const refusal = slots.check(ip);
       if (refusal) {
         log.warn(

@@ -160,6 +160,7 @@ const CATALOG: Record<string, Array<[string, (db: Db) => Promise<unknown>]>> = {
       (db) => new HeartbeatsRepository(db).record({ workerId: 'w1', hostname: 'h', pid: 1, startedAt: new Date(0), lastSeenAt: new Date(0) }),
     ],
     ['HeartbeatsRepository.latest', (db) => new HeartbeatsRepository(db).latest()],
+    ['HeartbeatsRepository.recent', (db) => new HeartbeatsRepository(db).recent(100)],
   ],
   contests: [
     ['ContestsRepository.findContest', (db) => new ContestsRepository(db).findContest(U1)],
