@@ -3,6 +3,7 @@
 import type { Em } from '../db/orm.js';
 import type { Logger } from '../logger.js';
 import type { Auth } from './auth.js';
+import { NO_AUDIT, type AuditScope } from './audit-scope.js';
 
 export interface RequestContext {
   /** This request's entity manager, forked from the ORM on first use: one per request. */
@@ -10,6 +11,8 @@ export interface RequestContext {
   readonly log: Logger;
   readonly auth: Auth;
   readonly requestId: string;
+  /** The operator audit trail of this request (set by src/http/audit.ts); a pass-through for any other request. */
+  audit: AuditScope;
 }
 
 /** `log` may be a function: the request's child logger is then made on first use (most requests never log through it). */
@@ -24,6 +27,8 @@ class Context implements RequestContext {
   readonly #logOf: (() => Logger) | undefined;
   readonly auth: Auth;
   readonly requestId: string;
+  /** Set by the dispatcher for an operator's write (src/http/audit.ts). */
+  audit: AuditScope = NO_AUDIT;
   constructor(fork: () => Em, log: Logger | (() => Logger), auth: Auth, requestId: string) {
     this.#fork = fork;
     if (typeof log === 'function') this.#logOf = log;
