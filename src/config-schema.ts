@@ -32,6 +32,10 @@ export const schema = z.object({
     .regex(/^[a-z0-9_-]{1,32}$/i, 'must be 1-32 of [A-Za-z0-9_-]')
     .default('crfq'),
   OPERATOR_TOKEN: optionalString.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
+  /** A file of named operator accounts, `<name> <sha256 of the token>` per line (src/config-operator-tokens.ts); re-read while running. */
+  OPERATOR_TOKENS_FILE: optionalString,
+  /** How often OPERATOR_TOKENS_FILE is re-read: a changed file takes effect within this long, without a restart. */
+  OPERATOR_TOKENS_RELOAD_MS: intFrom(5000, 100, 3_600_000),
   PRIVY_APP_ID: optionalString,
   PRIVY_VERIFICATION_KEY: optionalString
     // Env files often carry a PEM on one line with literal \n escapes.

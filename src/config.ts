@@ -1,11 +1,13 @@
 // The only module that reads process.env: parse once, report every bad key at once, freeze.
 // Its parts: config-schema.ts (the keys), config-rules.ts (cross-field rules), config-parse.ts (helpers).
+import { readFileSync } from 'node:fs';
 import { parseFailpoints, type FailpointAction } from './failpoints.js';
 import { deepFreeze, defaultSiweDomain, parseCorsOrigins, parseTrustProxy, type TrustProxy } from './config-parse.js';
 
 export type { TrustProxy } from './config-parse.js';
 import { bufferProblem, rfqProblems } from './config-rules.js';
 import { schema, type Parsed } from './config-schema.js';
+import { DEFAULT_OPERATOR_NAME, parseOperatorTokens, type OperatorTokenLine } from './config-operator-tokens.js';
 
 export { AUTH_DOMAIN_DEFAULT } from './config-schema.js';
 
@@ -24,7 +26,10 @@ export interface Config {
   deployment: 'embedded' | 'postgres' | 'production';
   /** SIGNATURE_THREADS: worker threads for signature recoveries (0: inline). */
   signatureThreads: number;
+  /** OPERATOR_TOKEN: the operator account named `default`. */
   operatorToken: string | undefined;
+  /** OPERATOR_TOKENS_FILE as read at start-up; the service re-reads it every `reloadMs`. */
+  operatorTokens: { file: string; accounts: OperatorTokenLine[]; reloadMs: number } | undefined;
   privy: { appId: string | undefined; verificationKey: string | undefined };
   sessionTtlSeconds: number;
   /** SESSION_CACHE_MS: how long a process remembers a live session (src/http/session-cache.ts); 0: never. */
@@ -99,7 +104,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const problems: string[] = [];
   if (e.NODE_ENV === 'production') {
     if (!e.DATABASE_URL) problems.push('DATABASE_URL: required when NODE_ENV=production (embedded PGlite is single-process)');
-    if (!e.OPERATOR_TOKEN) problems.push('OPERATOR_TOKEN: required when NODE_ENV=production');
+    if (!e.OPERATOR_TOKEN && !e.OPERATOR_TOKENS_FILE)
+      problems.push('OPERATOR_TOKEN / OPERATOR_TOKENS_FILE: one is required when NODE_ENV=production');
     if (!e.PRIVY_APP_ID || !e.PRIVY_VERIFICATION_KEY) {
       problems.push(
         'PRIVY_APP_ID / PRIVY_VERIFICATION_KEY: required when NODE_ENV=production (the development identity key is never used in production)',
@@ -116,6 +122,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (typeof cors === 'string' && cors !== '*') problems.push(`CORS_ORIGINS: ${cors}`);
   const trustProxy = parseTrustProxy(e.TRUST_PROXY);
   if ('problem' in trustProxy) problems.push(`TRUST_PROXY: ${trustProxy.problem}`);
+  const operatorTokens = readOperatorTokens(e.OPERATOR_TOKENS_FILE, e.OPERATOR_TOKEN !== undefined, problems);
   const buffer = bufferProblem(e.MARKET_DURATIONS, e.MARKET_BETTING_CLOSE_BUFFER_MS);
   if (buffer) problems.push(`MARKET_BETTING_CLOSE_BUFFER_MS: ${buffer}`);
   problems.push(...rfqProblems(e));
@@ -135,6 +142,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     queuePrefix: e.QUEUE_PREFIX,
     deployment: e.REDIS_URL ? 'production' : e.DATABASE_URL ? 'postgres' : 'embedded',
     operatorToken: e.OPERATOR_TOKEN,
+    operatorTokens: operatorTokens && { ...operatorTokens, reloadMs: e.OPERATOR_TOKENS_RELOAD_MS },
     privy: { appId: e.PRIVY_APP_ID, verificationKey: e.PRIVY_VERIFICATION_KEY },
     sessionTtlSeconds: e.SESSION_TTL_SECONDS,
     sessionCacheMs: e.SESSION_CACHE_MS,
@@ -190,6 +198,21 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxy: trustProxy as TrustProxy,
   };
   return deepFreeze(config);
+}
+
+/** OPERATOR_TOKENS_FILE at start-up: every bad line is a problem (the service does not start on a bad file). */
+function readOperatorTokens(file: string | undefined, hasDefault: boolean, problems: string[]) {
+  if (file === undefined) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    problems.push(`OPERATOR_TOKENS_FILE: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+    return undefined;
+  }
+  const parsed = parseOperatorTokens(text, hasDefault ? [DEFAULT_OPERATOR_NAME] : []);
+  for (const p of parsed.problems) problems.push(`OPERATOR_TOKENS_FILE: ${file} ${p}`);
+  return { file, accounts: parsed.accounts };
 }
 
 /** For scripts that must refuse to run in production before anything else is checked. */

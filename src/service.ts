@@ -45,6 +45,7 @@ import { createRateLimitStore } from './http/rate-limit-store.js';
 import { createSharedConnectionCap } from './ws/connection-slots.js';
 import { createCors } from './http/cors.js';
 import { chooseOperatorToken } from './domain/identity/dev-operator.js';
+import { OperatorAccounts } from './domain/identity/operator-accounts.js';
 import { demoSeedAllowed, seedDemoOnStart } from './domain/demo/seed.js';
 import { startDemoMakerOnStart } from './bus/demo-maker.js';
 import { createDocsRouter } from './http/docs/router.js';
@@ -54,6 +55,7 @@ import { createRfqCloser } from './bus/rfq-events.js';
 import { createRfqWaiters } from './http/handlers/rfq-wait.js';
 import { rfqTakerHandlers } from './http/handlers/rfq-taker.js';
 import { rfqMakerHandlers } from './http/handlers/rfq-maker.js';
+import { auditHandlers } from './http/handlers/audit.js';
 
 export interface HttpService {
   server: Server;
@@ -65,11 +67,12 @@ export async function startHttp(rt: Runtime, role: ProcessRole = 'api'): Promise
   const { config, logger, orm, queues } = rt;
   const metrics = createMetrics();
   const forkDb = () => orm.em.fork();
-  const operatorToken = chooseOperatorToken(config, logger);
-  if (!operatorToken)
+  const operators = new OperatorAccounts({ token: chooseOperatorToken(config, logger), file: config.operatorTokens }, logger).start();
+  if (operators.disabled)
     logger.warn(
-      'operator API disabled: OPERATOR_TOKEN is unset, so every /v1/admin request is refused (401); set it (at least 16 characters) to enable it',
+      'operator API disabled: OPERATOR_TOKEN and OPERATOR_TOKENS_FILE are unset, so every /v1/admin request is refused (401); set one to enable it',
     );
+  else logger.info({ operators: operators.names() }, 'operator accounts');
   const privy = await choosePrivyVerifier({ ...config.privy, production: config.nodeEnv === 'production', dataDir: config.dataDir }, logger);
   const shared = { deployment: config.deployment, redisUrl: config.redisUrl, prefix: config.queuePrefix, orm, log: logger };
   const sharedCap = createSharedConnectionCap({ ...shared, max: config.mm.maxConnectionsPerIp });
@@ -135,6 +138,7 @@ export async function startHttp(rt: Runtime, role: ProcessRole = 'api'): Promise
     ...marketMakersHandlers({ onRemoved: (wallet) => gateway.endWallet(wallet) }),
     ...marketsHandlers({ settings: config.markets }),
     ...poolImagesHandlers(),
+    ...auditHandlers(),
     ...positionsHandlers(),
     ...mmTradingHandlers(),
     ...marketWindowsHandlers({ settings: config.markets, settlement: windowSettlement }),
@@ -153,7 +157,7 @@ export async function startHttp(rt: Runtime, role: ProcessRole = 'api'): Promise
     document: loadOpenApiDocument(),
     handlers,
     forkDb,
-    resolveToken: createTokenResolver(operatorToken, forkDb, sessions),
+    resolveToken: createTokenResolver(operators, forkDb, sessions),
     metrics,
     rateLimitPerMinute: config.rateLimitPerMinute,
     rateLimitStore: rateLimitStore.store,
@@ -181,6 +185,7 @@ export async function startHttp(rt: Runtime, role: ProcessRole = 'api'): Promise
       closer.stop(); // pending best-mode answers read the RFQ as it is; the sweeper closes it
       rfqWaiters.close(); // long-polls answer now instead of holding the server open
       sessions.close();
+      operators.stop();
       await gateway.close(); // market makers get close code 1001 before the HTTP server stops
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -1831,6 +1831,106 @@ export const RfqSchema = {
     }
 } as const;
 
+export const AuditEntrySchema = {
+    description: 'One operator write (see `listAuditEntries`).',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'audit_id',
+        'at_ms',
+        'operator',
+        'request_id',
+        'operation_id',
+        'method',
+        'path',
+        'target',
+        'body',
+        'status',
+        'error_code',
+        'in_transaction'
+    ],
+    properties: {
+        audit_id: {
+            type: 'string',
+            format: 'uuid'
+        },
+        at_ms: {
+            type: 'integer',
+            format: 'int64',
+            description: 'When the entry was written (Unix ms).'
+        },
+        operator: {
+            type: 'string',
+            description: 'The operator account\'s name (`default` for `OPERATOR_TOKEN`; else its line in `OPERATOR_TOKENS_FILE`).'
+        },
+        request_id: {
+            type: 'string',
+            description: 'The request\'s `X-Request-Id`, as in the service\'s logs.'
+        },
+        operation_id: {
+            type: 'string',
+            description: 'The operation of this document that was called.'
+        },
+        method: {
+            type: 'string'
+        },
+        path: {
+            type: 'string',
+            description: 'The request path (no query string).'
+        },
+        target: {
+            type: [
+                'string',
+                'null'
+            ],
+            description: 'What was changed or made (the path\'s id, or the id of what a create made); null when neither exists.'
+        },
+        body: {
+            description: 'The request body as recorded; fields that hold secrets are `[redacted]`; a binary body (an image) is `{content_type, size_bytes, sha256}`; null without a body.'
+        },
+        status: {
+            type: 'integer',
+            format: 'int32',
+            description: 'The outcome\'s HTTP status (for an entry written with its change, the operation\'s success status).'
+        },
+        error_code: {
+            type: [
+                'string',
+                'null'
+            ],
+            description: 'The error `code` of a refused or failed request; null on success.'
+        },
+        in_transaction: {
+            type: 'boolean',
+            description: 'True when the entry was written in the same database transaction as the change it records.'
+        }
+    }
+} as const;
+
+export const AuditPageSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'entries',
+        'next_cursor'
+    ],
+    properties: {
+        entries: {
+            type: 'array',
+            items: {
+                $ref: '#/components/schemas/AuditEntry'
+            }
+        },
+        next_cursor: {
+            type: [
+                'string',
+                'null'
+            ],
+            description: 'Cursor of the next page; null on the last page.'
+        }
+    }
+} as const;
+
 export const RfqListSchema = {
     type: 'object',
     additionalProperties: false,

@@ -824,6 +824,62 @@ export type Rfq = {
     quotes: Array<RfqQuote>;
 };
 
+/**
+ * One operator write (see `listAuditEntries`).
+ */
+export type AuditEntry = {
+    audit_id: string;
+    /**
+     * When the entry was written (Unix ms).
+     */
+    at_ms: number;
+    /**
+     * The operator account's name (`default` for `OPERATOR_TOKEN`; else its line in `OPERATOR_TOKENS_FILE`).
+     */
+    operator: string;
+    /**
+     * The request's `X-Request-Id`, as in the service's logs.
+     */
+    request_id: string;
+    /**
+     * The operation of this document that was called.
+     */
+    operation_id: string;
+    method: string;
+    /**
+     * The request path (no query string).
+     */
+    path: string;
+    /**
+     * What was changed or made (the path's id, or the id of what a create made); null when neither exists.
+     */
+    target: string | null;
+    /**
+     * The request body as recorded; fields that hold secrets are `[redacted]`; a binary body (an image) is `{content_type, size_bytes, sha256}`; null without a body.
+     */
+    body: unknown;
+    /**
+     * The outcome's HTTP status (for an entry written with its change, the operation's success status).
+     */
+    status: number;
+    /**
+     * The error `code` of a refused or failed request; null on success.
+     */
+    error_code: string | null;
+    /**
+     * True when the entry was written in the same database transaction as the change it records.
+     */
+    in_transaction: boolean;
+};
+
+export type AuditPage = {
+    entries: Array<AuditEntry>;
+    /**
+     * Cursor of the next page; null on the last page.
+     */
+    next_cursor: string | null;
+};
+
 export type RfqList = {
     rfqs: Array<Rfq>;
     /**
@@ -3993,6 +4049,59 @@ export type GetSystemStatusResponses = {
 };
 
 export type GetSystemStatusResponse = GetSystemStatusResponses[keyof GetSystemStatusResponses];
+
+export type ListAuditEntriesData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Page size. Default 50; clamped to 1..200 (out-of-range int32 values are clamped, not rejected). A non-integer, or an integer beyond int32, is 400.
+         */
+        limit?: number;
+        /**
+         * Opaque value from a prior response's `next_cursor`, sent unchanged. Signed per deployment:
+         * any other value is 400 `INVALID_CURSOR`. The example has the right shape but is not valid
+         * on any deployment.
+         *
+         */
+        cursor?: string;
+    };
+    url: '/v1/admin/audit';
+};
+
+export type ListAuditEntriesErrors = {
+    /**
+     * Invalid query (`VALIDATION_FAILED`) or a cursor not produced by this service (`INVALID_CURSOR`).
+     */
+    400: Error;
+    /**
+     * No bearer token (`UNAUTHORIZED`), or a token that is unknown, revoked or expired (`INVALID_SESSION`).
+     */
+    401: Error;
+    /**
+     * Authenticated with the wrong kind of token (a market-maker token on a user route, a user token on a market-maker or operator route).
+     */
+    403: Error;
+    /**
+     * Unexpected server error. `details.request_id` identifies the request in the logs.
+     */
+    500: Error;
+    /**
+     * A dependency (database or queue) is unavailable. Safe to retry, with the same idempotency key for idempotent requests.
+     */
+    503: Error;
+};
+
+export type ListAuditEntriesError = ListAuditEntriesErrors[keyof ListAuditEntriesErrors];
+
+export type ListAuditEntriesResponses = {
+    /**
+     * One page of the audit trail.
+     */
+    200: AuditPage;
+};
+
+export type ListAuditEntriesResponse = ListAuditEntriesResponses[keyof ListAuditEntriesResponses];
 
 export type GetHealthData = {
     body?: never;

@@ -536,6 +536,29 @@ export const zRfq = z.object({
     quotes: z.array(zRfqQuote)
 });
 
+/**
+ * One operator write (see `listAuditEntries`).
+ */
+export const zAuditEntry = z.object({
+    audit_id: z.uuid(),
+    at_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
+    operator: z.string(),
+    request_id: z.string(),
+    operation_id: z.string(),
+    method: z.string(),
+    path: z.string(),
+    target: z.string().nullable(),
+    body: z.unknown(),
+    status: z.int().min(-2147483648, { error: 'Invalid value: Expected int32 to be >= -2147483648' }).max(2147483647, { error: 'Invalid value: Expected int32 to be <= 2147483647' }),
+    error_code: z.string().nullable(),
+    in_transaction: z.boolean()
+});
+
+export const zAuditPage = z.object({
+    entries: z.array(zAuditEntry),
+    next_cursor: z.string().nullable()
+});
+
 export const zRfqList = z.object({
     rfqs: z.array(zRfq),
     next_cursor: z.string().nullable()
@@ -1389,6 +1412,16 @@ export const zCreditAppTokensResponse = zAppTokenCreditResponse;
  * The system as this process sees it now.
  */
 export const zGetSystemStatusResponse = zSystemStatus;
+
+export const zListAuditEntriesQuery = z.object({
+    limit: z.int().min(-2147483648, { error: 'Invalid value: Expected int32 to be >= -2147483648' }).max(2147483647, { error: 'Invalid value: Expected int32 to be <= 2147483647' }).optional().default(50),
+    cursor: z.string().min(1).optional()
+});
+
+/**
+ * One page of the audit trail.
+ */
+export const zListAuditEntriesResponse = zAuditPage;
 
 /**
  * The process is up.

@@ -14,6 +14,7 @@ import { guardRequest } from './input-guard.js';
 import type { HttpMetrics } from './metrics.js';
 import { handlerFor, type HandlerResponse, type Handlers } from './handler.js';
 import { createRequestContext, type RequestContext } from './context.js';
+import { createAuditedDispatch } from './audit.js';
 import { writeError, writeResult, type LaneResponse } from './respond.js';
 import type { Em } from '../db/orm.js';
 import { AppError } from '../domain/errors.js';
@@ -64,6 +65,7 @@ export async function createApp(deps: AppDeps): Promise<(req: IncomingMessage, r
   // Handlers with no operation in the spec are a programming error: fail at start-up, not at request time.
   for (const id of Object.keys(handlers)) if (!operationIds.has(id)) throw new Error(`handler ${id} has no operation in spec/openapi.yaml`);
   // Operations without a handler fall to openapi-backend's notImplemented: 501 NOT_IMPLEMENTED.
+  const audited = createAuditedDispatch(document, deps.forkDb);
   const api = createOpenApiBackend(document, new Set(Object.keys(handlers)), async (c: Context, ...args: unknown[]) => {
     const extras = args[0] as Extras;
     const handler = handlerFor(handlers, c.operation.operationId!);
@@ -75,8 +77,10 @@ export async function createApp(deps: AppDeps): Promise<(req: IncomingMessage, r
       body: c.request.requestBody,
       contentType: extras.contentType,
       headers: c.request.headers as Record<string, string | string[] | undefined>,
+      method: c.request.method.toUpperCase(),
+      path: c.request.path,
     };
-    return handler(request, extras.ctx);
+    return audited(handler, request, extras.ctx); // an operator's write leaves its audit row (src/http/audit.ts)
   });
   for (const name of Object.keys(document.components?.securitySchemes ?? {})) {
     api.registerSecurityHandler(name, () => true); // authentication already ran in authenticate() below

@@ -97,7 +97,7 @@ describe('operator API with OPERATOR_TOKEN unset', () => {
       const body = (await res.json()) as { error: string; code: string };
       expect(res.status).toBe(401);
       expect(body.code).toBe('UNAUTHORIZED');
-      expect(body.error).toContain('OPERATOR_TOKEN is not set');
+      expect(body.error).toContain('neither OPERATOR_TOKEN nor OPERATOR_TOKENS_FILE is set');
       expect(body.error).not.toMatch(/not of the form|sign in again/);
     }
   });

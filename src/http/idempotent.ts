@@ -53,6 +53,7 @@ export function idempotentWrite<Id extends KeyedOperationId, T>(spec: Idempotent
       auth: ctx.auth,
       requestId: ctx.requestId,
       clientIp: ctx.clientIp,
+      audit: ctx.audit,
     });
     const r = await once(
       ctx.db,

@@ -15,6 +15,7 @@ import { LedgerRepository } from './ledger.repository.js';
 import { MarketMakersRepository } from './market-makers.repository.js';
 import { MarketsRepository } from './markets.repository.js';
 import { PoolImagesRepository } from './pool-images.repository.js';
+import { OperatorAuditRepository } from './operator-audit.repository.js';
 import { TRADING_CATALOG } from './snapshot-trading.js';
 import { SettlementRepository } from './settlement.repository.js';
 
@@ -231,6 +232,28 @@ const CATALOG: Record<string, Array<[string, (db: Db) => Promise<unknown>]>> = {
     ],
     ['PoolImagesRepository.find', (db) => new PoolImagesRepository(db).find(U1)],
     ['PoolImagesRepository.exists', (db) => new PoolImagesRepository(db).exists(U1)],
+  ],
+  'operator-audit': [
+    [
+      'OperatorAuditRepository.append',
+      (db) =>
+        new OperatorAuditRepository(db).append({
+          id: U1,
+          atMs: 1700000000000,
+          operator: 'alice',
+          requestId: 'req-1',
+          operationId: 'createMarketMaker',
+          method: 'POST',
+          path: '/v1/admin/market-makers',
+          target: WALLET,
+          body: { wallet_address: WALLET, name: 'Acme' },
+          status: 201,
+          errorCode: null,
+          inTransaction: true,
+        }),
+    ],
+    ['OperatorAuditRepository.page', (db) => new OperatorAuditRepository(db).page(null, 51)],
+    ['OperatorAuditRepository.page:after', (db) => new OperatorAuditRepository(db).page({ atMs: 1700000000000, id: U1 }, 51)],
   ],
 };
 

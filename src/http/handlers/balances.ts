@@ -153,7 +153,12 @@ export function balancesHandlers(deps: BalancesDeps): HandlersFor<BalancesOperat
     },
     creditAppTokens: idempotentWrite<'creditAppTokens', AppTokenCredit>({
       scope: ({ params }) => `operator:user:${params.user_id}`,
-      write: ({ params, body }, { db }) => creditAppTokensOnce(db, params.user_id, microsFromRequest(body.amount_micros), body.idempotency_key),
+      // The credit, its idempotency key and its audit row commit together.
+      write: async ({ params, body }, { db, audit }) => {
+        const credit = await creditAppTokensOnce(db, params.user_id, microsFromRequest(body.amount_micros), body.idempotency_key);
+        await audit.record(db);
+        return credit;
+      },
       outcome: (credit, { params, body }) => ({
         status: 200,
         body: {

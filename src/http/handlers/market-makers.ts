@@ -10,15 +10,23 @@ export interface MarketMakerHandlerDeps {
 
 export function marketMakersHandlers(deps: MarketMakerHandlerDeps): HandlersFor<'createMarketMaker' | 'deleteMarketMaker'> {
   return {
-    createMarketMaker: async (req, { db, log }) => {
+    createMarketMaker: async (req, { db, log, audit }) => {
       const { wallet_address, name } = req.body;
-      const mm = await registerMarketMaker(db, wallet_address, name);
+      const mm = await audit.within(
+        db,
+        (tx) => registerMarketMaker(tx, wallet_address, name),
+        (m) => m.walletAddress,
+      );
       log.info({ wallet: mm.walletAddress }, 'market maker registered');
       const body: MarketMaker = { wallet_address: mm.walletAddress, name: mm.name, created_at_ms: mm.createdAtMs };
       return { status: 201, body };
     },
-    deleteMarketMaker: async ({ params }, { db, log }) => {
-      const removed = await removeMarketMaker(db, params.wallet_address);
+    deleteMarketMaker: async ({ params }, { db, log, audit }) => {
+      const removed = await audit.within(
+        db,
+        (tx) => removeMarketMaker(tx, params.wallet_address),
+        (r) => r.walletAddress,
+      );
       log.info({ wallet: removed.walletAddress, revoked_sessions: removed.revokedSessions }, 'market maker removed; its sessions are revoked');
       deps.onRemoved?.(removed.walletAddress);
       return { status: 204 };
