@@ -9,6 +9,7 @@ import {
   createPublicClient,
   createWalletClient,
   erc20Abi,
+  getAddress,
   http,
   parseAbiItem,
   type Abi,
@@ -86,7 +87,7 @@ export async function startTestChain(opts: TestChainOptions = {}): Promise<TestC
     const build = JSON.parse(readFileSync(BUILD, 'utf8')) as { abi: Abi; bytecode: Hex };
     const deploy = async (decimals: number) => {
       const hash = await serial(() => wallet(faucet).deployContract({ abi: build.abi, bytecode: build.bytecode, args: [decimals] }));
-      return (await client.waitForTransactionReceipt({ hash, timeout: 60_000 })).contractAddress!;
+      return getAddress((await client.waitForTransactionReceipt({ hash, timeout: 60_000 })).contractAddress!);
     };
     const token = await deploy(6);
     const mint = (to: Address, amount: bigint) =>
