@@ -6,6 +6,12 @@ import { csv, intFrom, isP256PublicKeyPem, optionalString } from './config-parse
 
 export const AUTH_DOMAIN_DEFAULT = 'contest-rfq-service market-maker v1';
 
+const bool = (def: 'true' | 'false') =>
+  z
+    .enum(['true', 'false', '1', '0'])
+    .default(def)
+    .transform((v) => v === 'true' || v === '1');
+
 export const schema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   HOST: z.string().default('0.0.0.0'),
@@ -97,7 +103,42 @@ export const schema = z.object({
   MARKET_BETTING_CLOSE_BUFFER_MS: intFrom(10000, 0),
   MARKET_LOOKUP_HORIZON_MS: intFrom(7 * 86400 * 1000, 0),
   DEPOSIT_SYNC_WAIT_MS: intFrom(5000, 0, 60000),
-  SETTLEMENT_MODE: z.enum(['demo']).default('demo'),
+  /** demo: no chain, made-up hashes (the development default); onchain: USDC on an EVM chain (docs/settlement.md). */
+  SETTLEMENT_MODE: z.enum(['demo', 'onchain']).default('demo'),
+  /** NODE_ENV=production refuses SETTLEMENT_MODE=demo unless this is true (a staging deployment on play money). */
+  ALLOW_DEMO_SETTLEMENT: bool('false'),
+  // Onchain settlement (SETTLEMENT_MODE=onchain; docs/settlement.md). Secrets: also as *_FILE, never logged.
+  CHAIN_RPC_URL: optionalString.pipe(
+    z
+      .string()
+      .regex(/^(https?|wss?):\/\/\S+$/, 'must be an http(s):// or ws(s):// URL')
+      .optional(),
+  ),
+  /** The chain the node must report (eth_chainId); Base by default. */
+  CHAIN_ID: intFrom(8453, 1),
+  USDC_ADDRESS: optionalString.pipe(
+    z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address')
+      .optional(),
+  ),
+  SETTLEMENT_PRIVATE_KEY: optionalString,
+  SETTLEMENT_PRIVATE_KEY_FILE: optionalString,
+  DEPOSIT_MNEMONIC: optionalString,
+  DEPOSIT_MNEMONIC_FILE: optionalString,
+  /** Blocks a transaction needs (its own included) before a deposit or withdrawal is final. */
+  CHAIN_CONFIRMATIONS: intFrom(3, 1, 1000),
+  /** A settlement transaction not mined after this long is replaced at the same nonce with a higher fee. */
+  CHAIN_REPLACE_AFTER_MS: intFrom(60_000, 100, 3_600_000),
+  /** How often a waiting settlement asks the node for its receipt and the chain head. */
+  CHAIN_POLL_MS: intFrom(1000, 20, 60_000),
+  /** Gas (wei) the settlement wallet should keep; below it the service logs a warning (and the gauge shows it). */
+  SETTLEMENT_GAS_FLOOR_WEI: z
+    .string()
+    .trim()
+    .regex(/^\d{1,40}$/, 'must be a whole number of wei')
+    .default('10000000000000000')
+    .transform(BigInt),
   /** Demo settlement: each user's finite onchain balance; deposits beyond what is left fail (SETTLEMENT_FAILED). */
   DEMO_ONCHAIN_BALANCE_MICROS: intFrom(1_000_000_000_000, 0),
   SHUTDOWN_TIMEOUT_MS: intFrom(10000, 100),

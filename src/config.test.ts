@@ -76,7 +76,7 @@ describe('loadConfig', () => {
   });
 
   it('refuses production without a Privy app (the development identity is never used there)', () => {
-    const prod = { NODE_ENV: 'production', DATABASE_URL: 'postgres://u@h/db', OPERATOR_TOKEN: 'x'.repeat(32) };
+    const prod = { NODE_ENV: 'production', DATABASE_URL: 'postgres://u@h/db', OPERATOR_TOKEN: 'x'.repeat(32), ALLOW_DEMO_SETTLEMENT: 'true' };
     expect(() => loadConfig(prod)).toThrow(/PRIVY_APP_ID \/ PRIVY_VERIFICATION_KEY: required when NODE_ENV=production/);
     expect(loadConfig({ ...prod, PRIVY_APP_ID: 'app', PRIVY_VERIFICATION_KEY: P256_PEM }).privy.appId).toBe('app');
   });

@@ -6,10 +6,12 @@ import { deepFreeze, defaultSiweDomain, parseCorsOrigins, parseTrustProxy, type 
 
 export type { TrustProxy } from './config-parse.js';
 import { bufferProblem, rfqProblems } from './config-rules.js';
+import { chainSettings, type ChainSettings } from './config-chain.js';
 import { schema, type Parsed } from './config-schema.js';
 import { DEFAULT_OPERATOR_NAME, parseOperatorTokens, type OperatorTokenLine } from './config-operator-tokens.js';
 
 export { AUTH_DOMAIN_DEFAULT } from './config-schema.js';
+export type { ChainSettings } from './config-chain.js';
 
 export interface Config {
   nodeEnv: Parsed['NODE_ENV'];
@@ -53,6 +55,8 @@ export interface Config {
   markets: { assets: string[]; durations: number[]; bettingCloseBufferMs: number; lookupHorizonMs: number };
   depositSyncWaitMs: number;
   settlementMode: Parsed['SETTLEMENT_MODE'];
+  /** SETTLEMENT_MODE=onchain: the chain, the token, the settlement wallet (src/config-chain.ts); demo: undefined. */
+  chain: ChainSettings | undefined;
   demoOnchainBalanceMicros: bigint;
   shutdownTimeoutMs: number;
   rateLimitPerMinute: number;
@@ -126,6 +130,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const buffer = bufferProblem(e.MARKET_DURATIONS, e.MARKET_BETTING_CLOSE_BUFFER_MS);
   if (buffer) problems.push(`MARKET_BETTING_CLOSE_BUFFER_MS: ${buffer}`);
   problems.push(...rfqProblems(e));
+  const chain = chainSettings(e, problems);
   const failpoints = parseFailpoints(e.FAILPOINTS ?? '');
   for (const p of failpoints.problems) problems.push(`FAILPOINTS: ${p}`);
   if (e.FAILPOINTS && e.NODE_ENV === 'production') problems.push('FAILPOINTS: fault injection is refused when NODE_ENV=production');
@@ -169,6 +174,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     depositSyncWaitMs: e.DEPOSIT_SYNC_WAIT_MS,
     settlementMode: e.SETTLEMENT_MODE,
+    chain,
     demoOnchainBalanceMicros: BigInt(e.DEMO_ONCHAIN_BALANCE_MICROS),
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,

@@ -11,7 +11,7 @@ import { authHandlers } from './http/handlers/auth.js';
 import { usersHandlers } from './http/handlers/users.js';
 import { balancesHandlers } from './http/handlers/balances.js';
 import { createSettlementProducer } from './jobs/settlement-producer.js';
-import { createSettlementAdapter } from './domain/settlement/index.js';
+import { openSettlement } from './domain/settlement/index.js';
 import { marketsHandlers } from './http/handlers/markets.js';
 import { choosePrivyVerifier } from './domain/identity/privy-setup.js';
 import { createTokenResolver } from './http/token-resolver.js';
@@ -115,7 +115,7 @@ export async function startHttp(rt: Runtime, role: ProcessRole = 'api'): Promise
     log: logger,
   });
   registerStatusGauges(metrics.registry, systemStatus);
-  const settlement = createSettlementAdapter({ mode: config.settlementMode, demoOnchainBalanceMicros: config.demoOnchainBalanceMicros });
+  const settlement = await openSettlement(config, orm.em.fork(), logger);
   // The public contest reads' pages, dropped on `contests.changed` from any process (src/http/page-cache.ts).
   const contestCaches = {
     pages: new PageCache({ ttlMs: CONTEST_PAGE_TTL_MS }),
@@ -193,6 +193,7 @@ export async function startHttp(rt: Runtime, role: ProcessRole = 'api'): Promise
       });
       operationWaiter.close();
       await settlementProducer.close();
+      await settlement.close?.();
       await resolutionProducer.close();
       await windowProducer.close();
       await probes.close();

@@ -18,6 +18,7 @@ import { PoolImagesRepository } from './pool-images.repository.js';
 import { OperatorAuditRepository } from './operator-audit.repository.js';
 import { TRADING_CATALOG } from './snapshot-trading.js';
 import { SettlementRepository } from './settlement.repository.js';
+import { ChainRepository } from './chain.repository.js';
 
 export interface CompiledQuery {
   /** `Repository.method` (with a suffix when one method issues several statements or has variants). */
@@ -155,6 +156,32 @@ const CATALOG: Record<string, Array<[string, (db: Db) => Promise<unknown>]>> = {
     ['IdentityRepository.pruneLimitsBatch', (db) => new IdentityRepository(db).pruneLimitsBatch(5_000)],
   ],
   settlement: [['SettlementRepository.lockUsersWithDepositTotals', (db) => new SettlementRepository(db).lockUsersWithDepositTotals([U1, U2])]],
+  chain: [
+    ['ChainRepository.ensureNonce', (db) => new ChainRepository(db).ensureNonce(8453, WALLET, 7n)],
+    ['ChainRepository.allocateNonce', (db) => new ChainRepository(db).allocateNonce(8453, WALLET)],
+    ['ChainRepository.operation', (db) => new ChainRepository(db).operation(U1, false)],
+    ['ChainRepository.operation (for update)', (db) => new ChainRepository(db).operation(U1, true)],
+    ['ChainRepository.transactions', (db) => new ChainRepository(db).transactions(U1)],
+    [
+      'ChainRepository.insertTransaction',
+      (db) =>
+        new ChainRepository(db).insertTransaction({
+          hash: `0x${'ab'.repeat(32)}`,
+          chainId: 8453,
+          operationId: U1,
+          from: WALLET,
+          nonce: 7n,
+          attempt: 0,
+          raw: '0x02f8',
+          maxFeePerGas: 2_000_000_000n,
+          maxPriorityFeePerGas: 1_000_000n,
+        }),
+    ],
+    ['ChainRepository.recordOutcome', (db) => new ChainRepository(db).recordOutcome(U1, `0x${'ab'.repeat(32)}`, 'success', 123n)],
+    ['ChainRepository.outcomes', (db) => new ChainRepository(db).outcomes([U1, U2])],
+    ['ChainRepository.lockUserPendingDeposits', (db) => new ChainRepository(db).lockUserPendingDeposits(U1)],
+    ['ChainRepository.depositIndex', (db) => new ChainRepository(db).depositIndex(U1)],
+  ],
   heartbeats: [
     [
       'HeartbeatsRepository.record',
