@@ -296,7 +296,8 @@ export interface QuoteAckMessage {
    * another quote), `quote_not_live` (`quote_cancel` of a quote that is
    * filled, replaced, cancelled or not yours), `rate_limited` (more than
    * `MM_MAX_QUOTES_PER_SECOND` quotes and cancels on this connection: nothing
-   * was recorded, retry later).
+   * was recorded, retry later), `unknown_market_maker` (an operator removed
+   * your wallet: the connection is about to close).
    */
   error:
     | "unknown_rfq"
@@ -308,6 +309,7 @@ export interface QuoteAckMessage {
     | "duplicate_client_quote_id"
     | "quote_not_live"
     | "rate_limited"
+    | "unknown_market_maker"
     | null;
 }
 
