@@ -75,10 +75,12 @@ export const schema = z.object({
   MM_MAX_CONNECTIONS_PER_IP: intFrom(20, 1, 100000),
   /** Of those, connections not yet authenticated (they have MM_AUTH_TIMEOUT_MS to do it); more get HTTP 429. At most MM_MAX_CONNECTIONS_PER_IP. */
   MM_MAX_UNAUTHENTICATED_PER_IP: intFrom(4, 1, 100000),
-  /** Frames per second one connection may send (a bucket of this many, refilled at this rate); past it: close 1008. */
+  /** Frames per second one connection may keep up (the refill rate of its frame bucket); past the bucket: close 1008. */
   MM_MAX_FRAMES_PER_SECOND: intFrom(200, 1, 100000),
-  /** Frames one connection may have waiting while an earlier one is handled; past it: close 1008. */
-  MM_MAX_QUEUED_FRAMES: intFrom(32, 1, 100000),
+  /** Frames one connection may send at once (the size of its frame bucket, at least MM_MAX_FRAMES_PER_SECOND): a burst of quotes answering a burst of RFQs. */
+  MM_MAX_FRAME_BURST: intFrom(1000, 1, 1_000_000),
+  /** Frames one connection may have waiting while an earlier one is handled; more are answered rate_limited at once (the connection stays). */
+  MM_MAX_QUEUED_FRAMES: intFrom(128, 1, 100000),
   /** Frames a connection may send before it authenticates (pongs that answer a ping are free); the next: close 1008. */
   MM_MAX_UNAUTHENTICATED_FRAMES: intFrom(24, 2, 100000),
   /** Open TCP connections (HTTP and WebSocket) per client address; more are closed at once. 0: no cap. */

@@ -21,7 +21,8 @@ describe('loadConfig', () => {
       maxConnectionsPerIp: 20,
       maxUnauthenticatedPerIp: 4,
       maxFramesPerSecond: 200,
-      maxQueuedFrames: 32,
+      frameBurst: 1000,
+      maxQueuedFrames: 128,
       maxUnauthenticatedFrames: 24,
     });
     expect(c.connections).toEqual({ maxPerIp: 256, maxTotal: 8192 });

@@ -47,6 +47,7 @@ export interface Config {
     maxConnectionsPerIp: number;
     maxUnauthenticatedPerIp: number;
     maxFramesPerSecond: number;
+    frameBurst: number;
     maxQueuedFrames: number;
     maxUnauthenticatedFrames: number;
   };
@@ -162,6 +163,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxConnectionsPerIp: e.MM_MAX_CONNECTIONS_PER_IP,
       maxUnauthenticatedPerIp: Math.min(e.MM_MAX_UNAUTHENTICATED_PER_IP, e.MM_MAX_CONNECTIONS_PER_IP),
       maxFramesPerSecond: e.MM_MAX_FRAMES_PER_SECOND,
+      frameBurst: e.MM_MAX_FRAME_BURST,
       maxQueuedFrames: e.MM_MAX_QUEUED_FRAMES,
       maxUnauthenticatedFrames: e.MM_MAX_UNAUTHENTICATED_FRAMES,
     },

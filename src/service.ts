@@ -51,7 +51,7 @@ import { startDemoMakerOnStart } from './bus/demo-maker.js';
 import { createDocsRouter } from './http/docs/router.js';
 import { createDocumentStore } from './http/docs/documents.js';
 import { documentsHandlers } from './http/handlers/documents.js';
-import { createRfqCloser } from './bus/rfq-events.js';
+import { createRfqCloser, publishRfqEvents } from './bus/rfq-events.js';
 import { createRfqWaiters } from './http/handlers/rfq-wait.js';
 import { rfqTakerHandlers } from './http/handlers/rfq-taker.js';
 import { rfqMakerHandlers } from './http/handlers/rfq-maker.js';
@@ -135,7 +135,16 @@ export async function startHttp(rt: Runtime, role: ProcessRole = 'api'): Promise
     ...authHandlers({ privy, sessionTtlSeconds: config.sessionTtlSeconds, siwe: config.siwe, bus: rt.bus }),
     ...usersHandlers({ bus: rt.bus }),
     ...balancesHandlers({ producer: settlementProducer, settlement, syncWaitMs: config.depositSyncWaitMs, waiter: operationWaiter }),
-    ...marketMakersHandlers({ onRemoved: (wallet) => gateway.endWallet(wallet) }),
+    ...marketMakersHandlers({
+      onRemoved: (wallet, rfqIds) => {
+        gateway.endWallet(wallet);
+        void publishRfqEvents(
+          rt.bus,
+          rfqIds.map((rfqId) => ({ topic: 'rfq.quote', rfqId })),
+          logger,
+        );
+      },
+    }),
     ...marketsHandlers({ settings: config.markets }),
     ...poolImagesHandlers(),
     ...auditHandlers(),

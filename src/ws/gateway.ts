@@ -73,6 +73,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     // Connections authenticate and close only after rfq exists.
     onAuthenticated: (c) => rfq.authenticated(c),
     onClosed: (c) => rfq.forget(c),
+    admit: (c, frame) => rfq.admit(c, frame),
   };
   const rfq = createRfqStream(ctx, deps.bus, deps.rfq, (wallet) => endWallet(ctx, wallet));
   const handlers: ClientMessageHandlers<Connection> = { ...messageHandlers(ctx), ...rfq.handlers };
