@@ -5,6 +5,8 @@ import type { AddressInfo } from 'node:net';
 import type { Runtime } from './runtime.js';
 import { createApp } from './http/app.js';
 import { createMetrics } from './http/metrics.js';
+import { registerPriceSourceMetrics } from './http/price-metrics.js';
+import { sourceHealth } from './domain/prices/health.js';
 import { loadOpenApiDocument } from './http/spec.js';
 import { operationsHandlers } from './http/handlers/operations.js';
 import { authHandlers } from './http/handlers/auth.js';
@@ -59,6 +61,7 @@ export interface HttpService {
 export async function startHttp(rt: Runtime): Promise<HttpService> {
   const { config, logger, orm, queues } = rt;
   const metrics = createMetrics();
+  registerPriceSourceMetrics(metrics.registry, () => sourceHealth(orm.em.fork()));
   const forkDb = () => orm.em.fork();
   const operatorToken = chooseOperatorToken(config, logger);
   if (!operatorToken)
@@ -121,7 +124,14 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
     ...rfqTakerHandlers({ rfq: rfqDeps, bus: rt.bus, closer, waiters: rfqWaiters }),
     ...rfqMakerHandlers(),
     ...operationsHandlers(
-      readinessProbe({ forkDb, queue: queues, bus: rt.bus, migrationsApplied: () => rt.migrationsApplied, workers: workerHealth }),
+      readinessProbe({
+        forkDb,
+        queue: queues,
+        bus: rt.bus,
+        migrationsApplied: () => rt.migrationsApplied,
+        workers: workerHealth,
+        priceSources: config.prices.sources,
+      }),
       metrics,
     ),
   };

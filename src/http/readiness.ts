@@ -1,8 +1,9 @@
 // What "ready" means for an API process: migrations applied here, the database answering, the queue
 // backend and the bus answering, a worker heartbeat that is recent and every job scheduler present (checked with a
-// timeout each by the getReadiness handler).
+// timeout each by the getReadiness handler); and, never failing, each price source's last success.
 import type { Em } from '../db/orm.js';
 import type { ReadinessProbe } from './handlers/operations.js';
+import { sourceHealth } from '../domain/prices/health.js';
 
 export function readinessProbe(deps: {
   forkDb: () => Em;
@@ -10,6 +11,8 @@ export function readinessProbe(deps: {
   bus: { ping(): Promise<void> };
   migrationsApplied: () => boolean;
   workers: Pick<ReadinessProbe, 'workers' | 'schedulers'>;
+  /** PRICE_FEED: the sources whose health /readyz shows. */
+  priceSources: readonly string[];
 }): ReadinessProbe {
   return {
     migrations: deps.migrationsApplied,
@@ -20,5 +23,9 @@ export function readinessProbe(deps: {
     bus: () => deps.bus.ping(),
     workers: () => deps.workers.workers(),
     schedulers: () => deps.workers.schedulers(),
+    prices: async () => {
+      const all = await sourceHealth(deps.forkDb());
+      return deps.priceSources.map((source) => all.find((h) => h.source === source) ?? { source, lastSuccessAtMs: null, lastFailureAtMs: null });
+    },
   };
 }

@@ -1,4 +1,4 @@
-// Every table the migrations create (28), described once. Migrations (src/db/migrations) stay the only source
+// Every table the migrations create (31), described once. Migrations (src/db/migrations) stay the only source
 // of DDL: these schemas drive the ORM and the Kysely types (src/db/schema.ts), and src/db/schema.db.test.ts
 // fails when a migration and an entity disagree on a table, a column, its type or its nullability.
 import { WorkerHeartbeat, WorkerHeartbeatSchema } from './worker-heartbeat.entity.js';
@@ -20,6 +20,7 @@ import {
   TradingStatsSchema,
   WindowResolutionSchema,
 } from './rfq.entity.js';
+import { PriceSourceHealthSchema, WindowPriceCheckSchema, WindowPriceReadingSchema } from './prices.entity.js';
 import { ContestEntryPickSchema, ContestEntrySchema, ContestMarketSchema, ContestSchema, ContestScoreCountSchema } from './contest.entity.js';
 
 export { WorkerHeartbeat, User, Session, Market, MarketMaker };
@@ -54,6 +55,9 @@ export const schemas = [
   PositionFillSchema,
   WindowResolutionSchema,
   TradingStatsSchema,
+  WindowPriceCheckSchema,
+  WindowPriceReadingSchema,
+  PriceSourceHealthSchema,
 ] as const;
 
 /** Every entity the ORM knows; migrations (not schema sync) create their tables. */

@@ -10,6 +10,7 @@ import { Migration20261123020000_auth_prune } from './Migration20261123020000_au
 import { Migration20261123030000_shared_limits } from './Migration20261123030000_shared_limits.js';
 import { Migration20261125010000_rfq } from './Migration20261125010000_rfq.js';
 import { Migration20261125020000_ledger_check_once } from './Migration20261125020000_ledger_check_once.js';
+import { Migration20261126030000_price_quorum } from './Migration20261126030000_price_quorum.js';
 
 export const migrationsList = [
   { name: 'Migration20261120000000_initial', class: Migration20261120000000_initial },
@@ -23,4 +24,5 @@ export const migrationsList = [
   { name: 'Migration20261123030000_shared_limits', class: Migration20261123030000_shared_limits },
   { name: 'Migration20261125010000_rfq', class: Migration20261125010000_rfq },
   { name: 'Migration20261125020000_ledger_check_once', class: Migration20261125020000_ledger_check_once },
+  { name: 'Migration20261126030000_price_quorum', class: Migration20261126030000_price_quorum },
 ];

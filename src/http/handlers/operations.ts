@@ -16,6 +16,25 @@ export interface ReadinessProbe {
   workers(): Promise<void>;
   /** Throws CheckState('missing') when a job scheduler does not exist. */
   schedulers(): Promise<void>;
+  /** The listed price sources' last success and failure (a degraded check: it never fails readiness). */
+  prices?(): Promise<Array<{ source: string; lastSuccessAtMs: number | null; lastFailureAtMs: number | null }>>;
+}
+
+type PriceSources = Awaited<ReturnType<NonNullable<ReadinessProbe['prices']>>>;
+
+/** 'ok', 'degraded' when a source's last failure is newer than its last success, 'unknown' before any reading. */
+async function pricesCheck(probe: ReadinessProbe, log: Logger): Promise<{ state: 'ok' | 'degraded' | 'unknown'; sources: PriceSources }> {
+  if (!probe.prices) return { state: 'unknown', sources: [] };
+  try {
+    const sources = await withDeadline(probe.prices(), CHECK_TIMEOUT_MS, 'readiness check prices');
+    if (!sources.length) return { state: 'unknown', sources };
+    const down = sources.filter((s) => s.lastFailureAtMs !== null && (s.lastSuccessAtMs === null || s.lastFailureAtMs > s.lastSuccessAtMs));
+    if (down.length) log.warn({ check: 'prices', sources: down.map((s) => s.source) }, 'readiness check prices degraded');
+    return { state: down.length ? 'degraded' : 'ok', sources };
+  } catch (err) {
+    log.warn({ check: 'prices', err }, 'readiness check prices could not read the sources');
+    return { state: 'unknown', sources: [] };
+  }
 }
 
 /** A failed check with a state more precise than 'failed' (e.g. workers 'stale'). */
@@ -52,20 +71,30 @@ export function operationsHandlers(probe: ReadinessProbe, metrics: HttpMetrics):
   return {
     getHealth: () => ({ status: 200, body: { status: 'ok' }, headers: { 'Cache-Control': 'no-store' } }),
     getReadiness: async (_req, { log }) => {
-      const [database, queue, bus, workers, schedulers] = await Promise.all([
+      const [database, queue, bus, workers, schedulers, prices] = await Promise.all([
         check('database', probe.database, log),
         check('queue', probe.queue, log),
         check('bus', probe.bus, log),
         check('workers', probe.workers, log),
         check('schedulers', probe.schedulers, log),
+        pricesCheck(probe, log),
       ]);
+      const priceSources = prices.sources.map((s) => ({
+        source: s.source,
+        last_success_at_ms: s.lastSuccessAtMs,
+        last_failure_at_ms: s.lastFailureAtMs,
+      }));
       const checks = { database, queue, bus, migrations: probe.migrations() ? 'ok' : 'pending', workers, schedulers };
       const failing = Object.entries(checks).filter(([, v]) => v !== 'ok');
       if (failing.length) {
-        throw new Unavailable(`not ready: ${failing.map(([k, v]) => `${k} ${v}`).join('; ')}`, { checks });
+        throw new Unavailable(`not ready: ${failing.map(([k, v]) => `${k} ${v}`).join('; ')}`, { checks: { ...checks, prices: prices.state } });
       }
       const ready = { database: 'ok', queue: 'ok', bus: 'ok', migrations: 'ok', workers: 'ok', schedulers: 'ok' } as const; // what `checks` holds here
-      return { status: 200, body: { status: 'ready', checks: ready }, headers: { 'Cache-Control': 'no-store' } };
+      return {
+        status: 200,
+        body: { status: 'ready', checks: { ...ready, prices: prices.state }, price_sources: priceSources },
+        headers: { 'Cache-Control': 'no-store' },
+      };
     },
     getMetrics: async () => ({
       status: 200,
