@@ -27,7 +27,7 @@ async function pricesCheck(probe: ReadinessProbe, log: Logger): Promise<{ state:
   if (!probe.prices) return { state: 'unknown', sources: [] };
   try {
     const sources = await withDeadline(probe.prices(), CHECK_TIMEOUT_MS, 'readiness check prices');
-    if (!sources.length) return { state: 'unknown', sources };
+    if (sources.every((s) => s.lastSuccessAtMs === null && s.lastFailureAtMs === null)) return { state: 'unknown', sources };
     const down = sources.filter((s) => s.lastFailureAtMs !== null && (s.lastSuccessAtMs === null || s.lastFailureAtMs > s.lastSuccessAtMs));
     if (down.length) log.warn({ check: 'prices', sources: down.map((s) => s.source) }, 'readiness check prices degraded');
     return { state: down.length ? 'degraded' : 'ok', sources };
