@@ -2476,7 +2476,7 @@ export const SourceReadingSchema = {
             ]
         },
         vote: {
-            description: '`YES` / `NO` (close > open, or not), `stale` (a reading older than `max_age_ms`) or `missing` (no reading).',
+            description: '`YES` / `NO` (close > open, or not), `stale` (a reading older than `max_age_ms`, or one observation for both) or `missing` (no reading).',
             type: 'string',
             enum: [
                 'YES',

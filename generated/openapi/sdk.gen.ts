@@ -434,9 +434,11 @@ export const lookupMarket = <ThrowOnError extends boolean = false>(options: Opti
  * - Every price source the deployment lists (`PRICE_FEED`: `chainlink`, `binance`, `coinbase`, or
  * `demo` in development) is asked for its last observation at or before `start_at_ms` (the open)
  * and at or before `end_at_ms = start_at_ms + duration_secs * 1000` (the close).
- * - A source votes only when both readings exist and neither was observed more than
- * `resolution_rule.max_age_ms` before its time; **its vote is `YES` (up) if and only if close >
- * open, strictly.** A tie votes `NO` (down).
+ * - A source votes only when both readings exist, neither was observed more than
+ * `resolution_rule.max_age_ms` before its time, and they are two different observations (one
+ * observation for both means the source saw nothing during the window, e.g. a 60 s candle under
+ * a shorter window: `stale`, no vote). **Its vote is `YES` (up) if and only if close > open,
+ * strictly.** A tie votes `NO` (down).
  * - The window resolves to an outcome when at least `resolution_rule.quorum` sources vote for it and
  * more vote for it than against it. `open_price_micros`, `close_price_micros` and `price_source`
  * are then those of the first agreeing source in `resolution_rule.sources` order.

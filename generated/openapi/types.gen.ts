@@ -1084,7 +1084,7 @@ export type SourceObservation = {
 export type SourceReading = {
     source: 'demo' | 'chainlink' | 'binance' | 'coinbase';
     /**
-     * `YES` / `NO` (close > open, or not), `stale` (a reading older than `max_age_ms`) or `missing` (no reading).
+     * `YES` / `NO` (close > open, or not), `stale` (a reading older than `max_age_ms`, or one observation for both) or `missing` (no reading).
      */
     vote: 'YES' | 'NO' | 'stale' | 'missing';
     /**

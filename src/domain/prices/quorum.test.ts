@@ -38,6 +38,12 @@ describe('the quorum rule', () => {
     expect(judge({ source: 'a', open: obs(1n, START - 5000), close: obs(2n, END) }, START, END, 5000)).toBe('YES');
     expect(judge({ source: 'a', open: obs(1n, START - 5001), close: obs(2n, END) }, START, END, 5000)).toBe('stale');
     expect(judge({ source: 'a', open: obs(1n, START), close: obs(2n, END + 1) }, START, END, 5000)).toBe('stale'); // from the future
+    // One observation for both (a candle longer than the window, a round not updated): no vote, not a tie.
+    const same = { priceMicros: 5n, observedAtMs: START - 1, sourceRef: 'candle:1' };
+    expect(judge({ source: 'a', open: same, close: { ...same } }, START, START + 8000, 60_000)).toBe('stale');
+    expect(
+      judge({ source: 'a', open: same, close: { ...same, observedAtMs: START + 7000, sourceRef: 'candle:2' } }, START, START + 8000, 60_000),
+    ).toBe('NO');
   });
 
   it('resolves when a quorum agrees and outnumbers the others; the first agreeing source in order gives the prices', () => {

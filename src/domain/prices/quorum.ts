@@ -1,6 +1,8 @@
 // The quorum rule of window resolution (docs/prices.md), pure. Each listed source gives an open reading (at
-// or before start_at_ms) and a close reading (at or before end_at_ms). A source votes only when both exist
-// and neither was observed more than `maxAgeMs` before its time; its vote is YES iff close > open.
+// or before start_at_ms) and a close reading (at or before end_at_ms). A source votes only when both exist,
+// neither was observed more than `maxAgeMs` before its time, and they are two observations (the same one at
+// open and close means the source saw nothing during the window: a 60 s candle under an 8 s window, a
+// Chainlink round that was not updated); its vote is YES iff close > open.
 // An outcome wins when at least `quorum` sources vote for it and more vote for it than against it.
 // Otherwise the window waits for more readings, and is DISPUTED once every listed source has voted
 // (nothing more can come) or the wait is over.
@@ -14,7 +16,7 @@ export interface SourceReading {
   error?: string;
 }
 
-/** The source's vote, or why it has none: `stale` (a reading older than maxAgeMs), `missing` (no reading). */
+/** The source's vote, or why it has none: `stale` (a reading older than maxAgeMs, or one observation for both), `missing` (no reading). */
 export type Verdict = WindowOutcome | 'stale' | 'missing';
 
 export interface QuorumRule {
@@ -36,6 +38,7 @@ const fresh = (o: PriceObservation, atMs: number, maxAgeMs: number) => o.observe
 export function judge(r: SourceReading, startMs: number, endMs: number, maxAgeMs: number): Verdict {
   if (!r.open || !r.close) return 'missing';
   if (!fresh(r.open, startMs, maxAgeMs) || !fresh(r.close, endMs, maxAgeMs)) return 'stale';
+  if (r.open.observedAtMs === r.close.observedAtMs && r.open.sourceRef === r.close.sourceRef) return 'stale';
   return windowOutcome(r.open.priceMicros, r.close.priceMicros);
 }
 
