@@ -22,7 +22,11 @@ describe('operations', () => {
   it('getReadiness: 200 once migrations ran and the database and queue answer', async () => {
     const api = svc.client();
     const { data } = await api.run(getReadiness({ client: api.client }), { status: 200 });
-    expect(data).toEqual({ status: 'ready', checks: { database: 'ok', queue: 'ok', bus: 'ok', migrations: 'ok', workers: 'ok', schedulers: 'ok' } });
+    expect(data).toEqual({
+      status: 'ready',
+      checks: { database: 'ok', queue: 'ok', bus: 'ok', migrations: 'ok', workers: 'ok', schedulers: 'ok' },
+      signature_backend: 'libsecp256k1',
+    });
   });
 
   it('getMetrics: 200 Prometheus text that counts HTTP requests', async () => {

@@ -4,6 +4,7 @@ import { parseFailpoints, type FailpointAction } from './failpoints.js';
 import { deepFreeze, defaultSiweDomain, parseCorsOrigins } from './config-parse.js';
 import { bufferProblem, rfqProblems } from './config-rules.js';
 import { schema, type Parsed } from './config-schema.js';
+import { RFQ_EIP712_SALT_DEV } from './constants.js';
 
 export { AUTH_DOMAIN_DEFAULT } from './config-schema.js';
 
@@ -20,8 +21,6 @@ export interface Config {
   queuePrefix: string;
   /** embedded: PGlite for data and queues; postgres: PostgreSQL for both; production: PostgreSQL + Redis. */
   deployment: 'embedded' | 'postgres' | 'production';
-  /** SIGNATURE_THREADS: worker threads for signature recoveries (0: inline). */
-  signatureThreads: number;
   operatorToken: string | undefined;
   privy: { appId: string | undefined; verificationKey: string | undefined };
   sessionTtlSeconds: number;
@@ -62,6 +61,9 @@ export interface Config {
     maxOpenPerUser: number;
     signingChainId: number;
     eip712Name: string;
+    /** RFQ_EIP712_SALT (RFQ_EIP712_SALT_DEV outside production). */
+    eip712Salt: `0x${string}`;
+    minFillMicros: bigint;
     /** Per market-maker connection (token bucket). */
     mmMaxQuotesPerSecond: number;
   };
@@ -170,12 +172,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxOpenPerUser: e.RFQ_MAX_OPEN_PER_USER,
       signingChainId: e.RFQ_SIGNING_CHAIN_ID,
       eip712Name: e.RFQ_EIP712_NAME,
+      eip712Salt: e.RFQ_EIP712_SALT ?? RFQ_EIP712_SALT_DEV,
+      minFillMicros: BigInt(e.RFQ_MIN_FILL_MICROS),
       mmMaxQuotesPerSecond: e.MM_MAX_QUOTES_PER_SECOND,
     },
     prices: { feed: e.PRICE_FEED, demoSeed: e.DEMO_PRICE_SEED, demoSpreadBps: e.DEMO_PRICE_SPREAD_BPS },
     resolution: { delayMs: e.RESOLUTION_DELAY_MS, maxWaitMs: e.RESOLUTION_MAX_WAIT_MS },
     workerHeartbeatStaleMs: e.WORKER_HEARTBEAT_STALE_MS,
-    signatureThreads: e.SIGNATURE_THREADS,
     queueWaitMs: e.QUEUE_WAIT_MS,
     publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
     docsEnabled: e.DOCS_ENABLED,

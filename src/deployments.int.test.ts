@@ -35,6 +35,7 @@ async function expectReady(baseUrl: string): Promise<void> {
   expect(await ready.json()).toEqual({
     status: 'ready',
     checks: { database: 'ok', queue: 'ok', bus: 'ok', migrations: 'ok', workers: 'ok', schedulers: 'ok' },
+    signature_backend: 'libsecp256k1',
   });
 }
 

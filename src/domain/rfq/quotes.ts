@@ -1,6 +1,6 @@
 // Market makers' firm quotes (rfq-design 3.1, 3.4, 3.11): one live quote per (RFQ, maker), a new one
 // replaces it; recorded with the RFQ row held FOR SHARE, so a quote never lands on an RFQ that is closing.
-// The signature is stored, not checked here: it is verified only if the quote is chosen for a fill.
+// The signature is checked here, before the transaction (invalid_signature): a close never recovers one.
 // Rejections are acks (`quote_ack` with an error), never exceptions.
 import { isUuid } from '../errors.js';
 import { randomUUID } from 'node:crypto';
@@ -13,12 +13,14 @@ import { payoutFor } from './allocate.js';
 import { nowOf, type RfqDeps } from './deps.js';
 import type { RfqEvent } from './events.js';
 import { quoteFromRow, rfqFromRow } from './rows.js';
-import { normalizeSignature } from './typed-data.js';
+import { normalizeSignature, rfqDomainOf, verifyQuoteSignature } from './typed-data.js';
 
 export type QuoteAckError =
   | 'unknown_rfq'
   | 'rfq_closed'
   | 'invalid_odds'
+  | 'invalid_signature'
+  | 'below_min_fill'
   | 'quote_expired'
   | 'self_trade'
   | 'insufficient_collateral'
@@ -58,10 +60,15 @@ export async function submitQuote(em: Em, deps: RfqDeps, makerWallet: string, q:
   const rfqId = q.rfq_id.toLowerCase();
   if (!isUuid(rfqId)) return reject('unknown_rfq');
   if (!Number.isSafeInteger(q.odds_bps) || q.odds_bps < 10_001 || q.odds_bps > 10_000_000) return reject('invalid_odds');
+  if (!Number.isSafeInteger(q.max_fill_micros) || q.max_fill_micros < 1) return reject('invalid_odds');
+  if (BigInt(q.max_fill_micros) < deps.settings.minFillMicros) return reject('below_min_fill');
   const signature = normalizeSignature(q.signature);
-  if (!signature || !Number.isSafeInteger(q.max_fill_micros) || q.max_fill_micros < 1) return reject('invalid_odds');
+  if (!signature) return reject('invalid_signature');
   const now = nowOf(deps);
   if (q.valid_until_ms <= now) return reject('quote_expired');
+  // About 0.2 ms (hashing + native recovery), on the process that received the quote, outside any transaction.
+  const signed = { rfq_id: rfqId, maker, odds_bps: q.odds_bps, max_fill_micros: q.max_fill_micros, valid_until_ms: q.valid_until_ms };
+  if (!verifyQuoteSignature(rfqDomainOf(deps.settings), signed, signature).ok) return reject('invalid_signature');
 
   const attempt = () =>
     em.transactional(async (tx) => {
@@ -70,8 +77,12 @@ export async function submitQuote(em: Em, deps: RfqDeps, makerWallet: string, q:
         const earlier = await repo.byClientQuoteId(maker, clientQuoteId);
         if (earlier) {
           const e = quoteFromRow(earlier);
+          // (valid_until_ms may be stored capped at the RFQ's expiry: the signature, which covers it, then tells.)
           const same =
-            e.rfqId === rfqId && e.oddsBps === q.odds_bps && e.maxFillMicros === BigInt(q.max_fill_micros) && e.validUntilMs === q.valid_until_ms;
+            e.rfqId === rfqId &&
+            e.oddsBps === q.odds_bps &&
+            e.maxFillMicros === BigInt(q.max_fill_micros) &&
+            (e.validUntilMs === q.valid_until_ms || e.signature === signature);
           // A replay of the same quote gets the same ack; other content under the id is refused.
           return same ? { ack: quoteAck(rfqId, clientQuoteId, { quoteId: e.id }), events: [] } : reject('duplicate_client_quote_id');
         }
@@ -88,6 +99,8 @@ export async function submitQuote(em: Em, deps: RfqDeps, makerWallet: string, q:
       const liability = payoutFor(fill, q.odds_bps) - fill;
       if (microsFromDb(row.maker_available ?? '0') < liability) return reject('insufficient_collateral');
 
+      // Live no longer than the RFQ can fill (the signature covers the value sent).
+      const validUntilMs = Math.min(q.valid_until_ms, r.expiresAtMs);
       const replaced = await repo.replaceLive(rfqId, maker);
       const id = randomUUID();
       await repo.insertQuote({
@@ -98,7 +111,7 @@ export async function submitQuote(em: Em, deps: RfqDeps, makerWallet: string, q:
         clientQuoteId,
         oddsBps: q.odds_bps,
         maxFill: BigInt(q.max_fill_micros),
-        validUntilMs: q.valid_until_ms,
+        validUntilMs,
         signature,
         receivedAtMs: now,
       });

@@ -1,4 +1,5 @@
 // Liveness, readiness and metrics: what an orchestrator and a Prometheus scraper call.
+import { SIGNATURE_BACKEND } from '../../domain/signatures/recover.js';
 import type { HandlersFor } from '../handler.js';
 import type { HttpMetrics } from '../metrics.js';
 import { Unavailable } from '../../domain/errors.js';
@@ -65,7 +66,9 @@ export function operationsHandlers(probe: ReadinessProbe, metrics: HttpMetrics):
         throw new Unavailable(`not ready: ${failing.map(([k, v]) => `${k} ${v}`).join('; ')}`, { checks });
       }
       const ready = { database: 'ok', queue: 'ok', bus: 'ok', migrations: 'ok', workers: 'ok', schedulers: 'ok' } as const; // what `checks` holds here
-      return { status: 200, body: { status: 'ready', checks: ready }, headers: { 'Cache-Control': 'no-store' } };
+      // The start-up self-test passed, or the process would not be serving (src/domain/signatures/recover.ts).
+      const body = { status: 'ready', checks: ready, signature_backend: SIGNATURE_BACKEND } as const;
+      return { status: 200, body, headers: { 'Cache-Control': 'no-store' } };
     },
     getMetrics: async () => ({
       status: 200,
