@@ -275,6 +275,18 @@ export class RfqRepository {
       .execute();
   }
 
+  /** A live quote that cannot fill (a failed accept) becomes `rejected` with `reason`; returns it (or nothing). */
+  rejectLive(rfqId: string, quoteId: string, reason: string) {
+    return this.db
+      .updateTable('rfq_quotes')
+      .set({ status: 'rejected', reason })
+      .where('id', '=', quoteId)
+      .where('rfq_id', '=', rfqId)
+      .where('status', '=', sql.lit('live'))
+      .returning(['id', 'client_quote_id', 'maker_address', 'odds_bps'])
+      .executeTakeFirst();
+  }
+
   cancelQuote(rfqId: string, quoteId: string, makerAddress: string) {
     return this.db
       .updateTable('rfq_quotes')
