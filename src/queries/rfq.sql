@@ -105,38 +105,59 @@ select "id", "rfq_id", "maker_address", "maker_user_id", "client_quote_id", "odd
   order by "odds_bps" desc, "received_at_ms", "id"
   for update;
 
--- RfqRepository.byClientQuoteId
--- parameters: $1 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $2 = "00000000-0000-4000-8000-000000000002"
-select "id", "rfq_id", "maker_address", "maker_user_id", "client_quote_id", "odds_bps", "max_fill", "valid_until_ms", "signature", "status", "reason", "filled_stake", "received_at_ms"
-  from "rfq_quotes"
-  where "maker_address" = $1
-  and "client_quote_id" = $2;
+-- RfqRepository.recordQuote
+-- parameters: $1 = "00000000-0000-4000-8000-000000000001", $2 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $3 = null, $4 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $5 = null, $6 = "1700000000100", $7 = "1700000000100", $8 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $9 = "10000000", $10 = 20000, $11 = "10000000", $12 = "00000000-0000-4000-8000-000000000001", $13 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $14 = "00000000-0000-4000-8000-000000000002", $15 = "00000000-0000-4000-8000-000000000001", $16 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $17 = null, $18 = 20000, $19 = "10000000", $20 = "1700000010000", $21 = "0xcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd", $22 = "1700000000100"
+with r as (
+    select id, status, taker_address, stake, expires_at_ms, quote_deadline_ms, fill_mode from rfqs where id = $1::uuid for share
+  ),
+  m as (
+    select u.id as user_id, coalesce(a.balance, 0) as available from users u
+      left join ledger_accounts a on a.user_id = u.id and a.kind = 'user_available'
+    where lower(u.wallet_address) = $2 limit 1
+  ),
+  prior as (
+    select id, rfq_id, odds_bps, max_fill, valid_until_ms, signature from rfq_quotes
+    where $3::uuid is not null and maker_address = $4 and client_quote_id = $5::uuid
+  ),
+  verdict as (
+    select case
+      when exists (select 1 from prior) then 'prior'
+      when r.id is null then 'unknown_rfq'
+      when r.status <> 'open' or $6::int8 >= r.expires_at_ms
+        or (r.fill_mode = 'best' and $7::int8 >= r.quote_deadline_ms) then 'rfq_closed'
+      when r.taker_address = $8 then 'self_trade'
+      when m.user_id is null
+        or m.available < (least(r.stake, $9::int8) * $10::int8 + 9999) / 10000 - least(r.stake, $11::int8) then 'insufficient_collateral'
+      else 'ok' end as v,
+      m.user_id, r.expires_at_ms
+    from (select 1) one left join r on true left join m on true
+  ),
+  replaced as (
+    update rfq_quotes set status = 'replaced', reason = 'replaced'
+    where rfq_id = $12::uuid and maker_address = $13 and status = 'live' and (select v from verdict) = 'ok'
+    returning id, client_quote_id, odds_bps
+  ),
+  ins as (
+    insert into rfq_quotes (id, rfq_id, maker_address, maker_user_id, client_quote_id, odds_bps, max_fill, valid_until_ms, signature, received_at_ms)
+    select $14::uuid, $15::uuid, $16, v.user_id, $17::uuid, $18::integer, $19::int8,
+      least($20::int8, v.expires_at_ms), $21, $22::int8
+    from verdict v where v.v = 'ok' and (select count(*) from replaced) >= 0
+    returning id
+  )
+  select (select v from verdict) as verdict,
+    rp.id as replaced_id, rp.client_quote_id as replaced_client_quote_id, rp.odds_bps as replaced_odds_bps,
+    p.id as prior_id, p.rfq_id as prior_rfq_id, p.odds_bps as prior_odds_bps, p.max_fill::text as prior_max_fill,
+    p.valid_until_ms::text as prior_valid_until_ms, p.signature as prior_signature
+  from (select count(*) from ins) done left join replaced rp on true left join prior p on true;
 
--- RfqRepository.getForQuote
--- parameters: $1 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $2 = 1, $3 = "00000000-0000-4000-8000-000000000001"
-select "rfqs"."id", "rfqs"."taker_user_id", "rfqs"."taker_address", "rfqs"."nonce", "rfqs"."order_hash", "rfqs"."signature", "rfqs"."legs", "rfqs"."stake", "rfqs"."min_odds_bps", "rfqs"."order_type", "rfqs"."fill_mode", "rfqs"."status", "rfqs"."deadline_ms", "rfqs"."quote_deadline_ms", "rfqs"."expires_at_ms", "rfqs"."created_at_ms", "rfqs"."closed_at_ms", "rfqs"."filled_stake", "rfqs"."payout", "rfqs"."odds_bps", "rfqs"."position_id", "rfqs"."close_reason", "rfqs"."idempotency_key", "maker"."maker_user_id", "maker"."maker_available"
-  from "rfqs"
-  left join lateral (select "users"."id" as "maker_user_id", "ledger_accounts"."balance" as "maker_available"
-  from "users"
-  left join "ledger_accounts" on "ledger_accounts"."user_id" = "users"."id"
-  and "ledger_accounts"."kind" = 'user_available'
-  where lower(users.wallet_address) = $1 limit $2) as "maker" on true
-  where "rfqs"."id" = $3
-  for share of "rfqs";
-
--- RfqRepository.replaceLive
--- parameters: $1 = "replaced", $2 = "replaced", $3 = "00000000-0000-4000-8000-000000000001", $4 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266"
+-- RfqRepository.rejectLive
+-- parameters: $1 = "rejected", $2 = "insufficient_collateral", $3 = "00000000-0000-4000-8000-000000000002", $4 = "00000000-0000-4000-8000-000000000001"
 update "rfq_quotes"
   set "status" = $1, "reason" = $2
-  where "rfq_id" = $3
-  and "maker_address" = $4
+  where "id" = $3
+  and "rfq_id" = $4
   and "status" = 'live'
-  returning "id", "client_quote_id", "odds_bps";
-
--- RfqRepository.insertQuote
--- parameters: $1 = "00000000-0000-4000-8000-000000000002", $2 = "00000000-0000-4000-8000-000000000001", $3 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $4 = "00000000-0000-4000-8000-000000000002", $5 = null, $6 = 20000, $7 = "10000000", $8 = "1700000010000", $9 = "0xcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd", $10 = "1700000000100"
-insert into "rfq_quotes" ("id", "rfq_id", "maker_address", "maker_user_id", "client_quote_id", "odds_bps", "max_fill", "valid_until_ms", "signature", "received_at_ms")
-  values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10);
+  returning "id", "client_quote_id", "maker_address", "odds_bps";
 
 -- RfqRepository.cancelQuote
 -- parameters: $1 = "cancelled", $2 = null, $3 = "00000000-0000-4000-8000-000000000002", $4 = "00000000-0000-4000-8000-000000000001", $5 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266"
