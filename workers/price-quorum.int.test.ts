@@ -35,9 +35,34 @@ let svc: ServiceProcess;
 let orm: Orm;
 let sql: pg.Client;
 const em = () => orm.em.fork();
-// The window, chosen before the servers answer: its start and end drive every source's prices.
+// The window, chosen once the service runs: its start and end drive every source's prices.
 let S = 0;
 let E = 0;
+let wallet: ReturnType<typeof walletOf>;
+const walletOf = (url: string) =>
+  createWalletClient({ account: privateKeyToAccount(ANVIL_KEYS[0]), chain: anvilChain, transport: http(url) }).extend(publicActions);
+const feeds: Record<string, Hex> = {};
+
+/** The next window starting at least 8 s from now, with its Chainlink rounds (written at block timestamps before its start and end). */
+async function chooseWindow(): Promise<void> {
+  const d = DURATION * 1000;
+  S = Math.ceil((Date.now() + 8000) / d) * d;
+  E = S + d;
+  // Chainlink: BTC up, ETH and SOL down; the open round a few seconds before the start, the close round before the end.
+  const rounds: Array<[string, bigint, number]> = [
+    ['BTC', 9_700_000_000_000n, S - 6000],
+    ['ETH', 300_000_000_000n, S - 5000],
+    ['SOL', 15_000_000_000n, S - 4000],
+    ['BTC', 9_710_000_000_000n, E - 3000],
+    ['ETH', 299_000_000_000n, E - 2000],
+    ['SOL', 14_900_000_000n, E - 1000],
+  ];
+  for (const [asset, answer, atMs] of rounds) {
+    await chain.rpc('evm_setNextBlockTimestamp', [atMs / 1000]);
+    const hash = await wallet.writeContract({ address: feeds[asset]!, abi: build.abi, functionName: 'submit', args: [answer] });
+    await wallet.waitForTransactionReceipt({ hash });
+  }
+}
 
 // Binance 1 s klines: BTC and SOL close higher than they opened, ETH lower.
 const binancePrice = (symbol: string, t: number) => {
@@ -54,33 +79,11 @@ beforeAll(async () => {
   coinbase = await startCoinbaseServer((product) => (product === 'BTC-USD' ? '97000.25' : null));
   coinbase.faultFor = (url) => (url.pathname.includes('ETH-USD') ? { status: 503 } : undefined);
 
-  // The next window starting at least 9 s from now: the chain's rounds are written at block timestamps before it.
-  const d = DURATION * 1000;
-  S = Math.ceil((Date.now() + 9000) / d) * d;
-  E = S + d;
-  const wallet = createWalletClient({ account: privateKeyToAccount(ANVIL_KEYS[0]), chain: anvilChain, transport: http(chain.url) }).extend(
-    publicActions,
-  );
-  const feeds: Record<string, Hex> = {};
+  wallet = walletOf(chain.url);
   for (const asset of ['BTC', 'ETH', 'SOL']) {
     const hash = await wallet.deployContract({ abi: build.abi, bytecode: build.bytecode, args: [8, `${asset} / USD`, 1] });
     feeds[asset] = (await wallet.waitForTransactionReceipt({ hash })).contractAddress!;
   }
-  // Chainlink: BTC up, ETH and SOL down; the open round a few seconds before the start, the close round before the end.
-  const rounds: Array<[string, bigint, number]> = [
-    ['BTC', 9_700_000_000_000n, S - 6000],
-    ['ETH', 300_000_000_000n, S - 5000],
-    ['SOL', 15_000_000_000n, S - 4000],
-    ['BTC', 9_710_000_000_000n, E - 3000],
-    ['ETH', 299_000_000_000n, E - 2000],
-    ['SOL', 14_900_000_000n, E - 1000],
-  ];
-  for (const [asset, answer, atMs] of rounds) {
-    await chain.rpc('evm_setNextBlockTimestamp', [atMs / 1000]);
-    const hash = await wallet.writeContract({ address: feeds[asset]!, abi: build.abi, functionName: 'submit', args: [answer] });
-    await wallet.waitForTransactionReceipt({ hash });
-  }
-
   svc = await startServiceProcess({
     env: {
       NODE_ENV: 'test',
@@ -127,6 +130,7 @@ const status = async (id: string) => (await sql.query('select status from positi
 
 describe('a quorum of chainlink, binance and coinbase', () => {
   it('agreement pays, one source down still resolves, a split stays DISPUTED until the operator resolves it', async () => {
+    await chooseWindow();
     const taker = { wallet: randomWallet(), userId: '' };
     const maker = randomWallet();
     taker.userId = await fundedUser(em, taker.wallet.address, 100_000_000n);
