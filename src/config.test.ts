@@ -219,3 +219,20 @@ describe('loadConfig', () => {
     }
   });
 });
+
+describe('MIGRATE_ON_START', () => {
+  const prod = {
+    NODE_ENV: 'production',
+    DATABASE_URL: 'postgres://x',
+    OPERATOR_TOKEN: 'o'.repeat(16),
+    PRIVY_APP_ID: 'a',
+    PRIVY_VERIFICATION_KEY: P256_PEM,
+  };
+  it('migrates at start outside production, not in production; either default can be overridden; a bad value is named', () => {
+    expect(loadConfig({}).migrateOnStart).toBe(true);
+    expect(loadConfig(prod).migrateOnStart).toBe(false);
+    expect(loadConfig({ ...prod, MIGRATE_ON_START: 'true' }).migrateOnStart).toBe(true);
+    expect(loadConfig({ MIGRATE_ON_START: '0' }).migrateOnStart).toBe(false);
+    expect(() => loadConfig({ MIGRATE_ON_START: 'yes' })).toThrow(/MIGRATE_ON_START/);
+  });
+});

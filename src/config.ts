@@ -78,6 +78,8 @@ export interface Config {
   demoData: boolean;
   /** Origins allowed by CORS (`*`: any; empty: CORS off). */
   corsOrigins: '*' | string[];
+  /** MIGRATE_ON_START: apply pending migrations at start; when false, refuse to start while any is pending. */
+  migrateOnStart: boolean;
   /** TRUST_PROXY: which peers may tell the client address in X-Forwarded-For (src/http/client-address.ts). */
   trustProxy: TrustProxy;
 }
@@ -188,6 +190,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     demoData: e.DEMO_DATA,
     corsOrigins: cors as '*' | string[],
     trustProxy: trustProxy as TrustProxy,
+    migrateOnStart: e.MIGRATE_ON_START === undefined ? e.NODE_ENV !== 'production' : e.MIGRATE_ON_START === 'true' || e.MIGRATE_ON_START === '1',
   };
   return deepFreeze(config);
 }
