@@ -236,3 +236,11 @@ describe('MIGRATE_ON_START', () => {
     expect(() => loadConfig({ MIGRATE_ON_START: 'yes' })).toThrow(/MIGRATE_ON_START/);
   });
 });
+
+describe('the probe port of a workers process', () => {
+  it('is PORT when set, else 0 (a free port), never the API default 3000', () => {
+    expect(loadConfig({}).probePort).toBe(0);
+    expect(loadConfig({ PORT: '9100' }).probePort).toBe(9100);
+    expect(loadConfig({ PORT: '0' }).probePort).toBe(0);
+  });
+});

@@ -13,6 +13,8 @@ export interface Config {
   nodeEnv: Parsed['NODE_ENV'];
   host: string;
   port: number;
+  /** The port of a workers process's probes (/healthz, /readyz, /metrics): PORT when set, else 0 (a free port, logged). */
+  probePort: number;
   logLevel: Parsed['LOG_LEVEL'];
   databaseUrl: string | undefined;
   /** DATABASE_PREPARED_STATEMENTS: named statements per connection (PostgreSQL only; 0: none). */
@@ -129,6 +131,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     nodeEnv: e.NODE_ENV,
     host: e.HOST,
     port: e.PORT,
+    // Unset, a workers process must not take the API's default 3000 (several processes share one host in development).
+    probePort: env.PORT?.trim() ? e.PORT : 0,
     logLevel: e.LOG_LEVEL,
     databaseUrl: e.DATABASE_URL,
     databasePreparedStatements: e.DATABASE_PREPARED_STATEMENTS,
