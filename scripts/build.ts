@@ -7,6 +7,8 @@
 // the served documents (spec/*.yaml), the generated AsyncAPI validators (plain JavaScript), and every
 // non-TypeScript file under src/ and workers/ (the docs portal's scripts and styles, the signature
 // recovery thread). dist/ keeps importing packages from the node_modules of the checkout it sits in.
+// tsconfig.build.json empties `paths`: the `@contest-rfq/sdk` alias (tests and examples only) resolves
+// nowhere at run time, so a service file importing it fails this build instead of the deployment.
 import { spawnSync } from 'node:child_process';
 import { cpSync, globSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
