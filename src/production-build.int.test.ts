@@ -2,7 +2,7 @@
 // no tsx in between: the migration step on its own, then an API process and a workers process that refuse
 // to start while a migration is pending (NODE_ENV=production does not migrate at start) and serve once it
 // ran. Money moves through them: a deposit and a withdrawal settle, the ledger balances; the docs portal's
-// static files and the served documents come from the build.
+// static files and the served documents come from the build; an RFQ fills (signatures on a worker thread).
 import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -11,6 +11,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTestPrivy, randomWallet, type TestPrivy } from './testing/identity.js';
 import { ledgerProblems, newUserSession } from './testing/money.js';
+import { buildOrder, currentMarketId, fetchDomain, fundWallet, postOrder, readyMaker } from './testing/rfq-trade.js';
 import { createTestDatabase, TEST_REDIS_URL, uniquePrefix, type TestDatabase } from './testing/postgres.js';
 import { startServiceProcess, type ServiceProcess } from './testing/service-process.js';
 
@@ -45,6 +46,9 @@ beforeAll(async () => {
     LOG_LEVEL: 'info',
     PORT: '0',
     HOST: '127.0.0.1',
+    SIWE_DOMAIN: 'build.test',
+    // Signatures recovered on a worker thread: the thread's script (recover.worker.mjs) must be in the build.
+    SIGNATURE_THREADS: '1',
     ...privy.env,
   };
 }, 240_000);
@@ -104,6 +108,25 @@ describe('the production build, run with plain node', () => {
     expect(await settled(withdrawal.body.operation_id)).toBe('success');
     const balance = await call(api.baseUrl, 'GET /v1/user/available_balance', { token: user.token });
     expect(balance.body).toMatchObject({ available_micros: '4500000' });
+
+    // An RFQ fill: a maker signs in over the WebSocket and quotes, a taker's signed order fills.
+    const domain = await fetchDomain(api.baseUrl);
+    const maker = await readyMaker(api.baseUrl, {
+      operatorToken: env.OPERATOR_TOKEN!,
+      siweDomain: 'build.test',
+      domain,
+      collateralMicros: 10_000_000,
+    });
+    try {
+      maker.autoQuote(() => ({ odds_bps: 30_000, max_fill_micros: 5_000_000 }));
+      const taker = await fundWallet(api.baseUrl, randomWallet(), 'build.test', 5_000_000);
+      const { marketId } = await currentMarketId(api.baseUrl, 'BTC', 86400);
+      const order = buildOrder(taker.wallet.address, [{ market_id: marketId, direction: 'up' }], { stake_micros: 1_000_000 });
+      const rfq = await postOrder(api.baseUrl, taker, domain, order);
+      expect(rfq, JSON.stringify(rfq.body)).toMatchObject({ status: 201, body: { status: 'filled', payout_micros: '3000000' } });
+    } finally {
+      maker.close();
+    }
 
     // What the build copied is served: the documents and the docs portal's files.
     expect((await fetch(`${api.baseUrl}/openapi.json`)).status).toBe(200);
