@@ -8,6 +8,7 @@ export default defineConfig(
   {
     ignores: [
       'generated/**', // written by `npm run generate`
+      'dist/**', // written by `npm run build`
       'node_modules/**',
       '.data/**',
       'coverage/**',

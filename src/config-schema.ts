@@ -227,6 +227,8 @@ export const schema = z.object({
     .enum(['true', 'false', '1', '0'])
     .default('true')
     .transform((v) => v === 'true' || v === '1'),
+  /** Apply pending database migrations at start (default: yes, except NODE_ENV=production, where `node dist/src/migrate.js` is its own step). */
+  MIGRATE_ON_START: z.enum(['true', 'false', '1', '0']).optional(),
   /** Reverse proxies trusted to tell the client address in X-Forwarded-For: off (default), a hop count, or addresses/CIDRs. */
   TRUST_PROXY: optionalString,
   /** Origins allowed by CORS: unset = any outside production and none in production; `*`; a comma list; `none`. */

@@ -320,3 +320,31 @@ describe('price sources (docs/prices.md)', () => {
     expect(problems({ PRICE_FEED: 'demo' }).filter((p) => p.startsWith('PRICE_FEED'))).toEqual([]);
   });
 });
+
+describe('MIGRATE_ON_START', () => {
+  const prod = {
+    NODE_ENV: 'production',
+    DATABASE_URL: 'postgres://x',
+    OPERATOR_TOKEN: 'o'.repeat(16),
+    PRIVY_APP_ID: 'a',
+    PRIVY_VERIFICATION_KEY: P256_PEM,
+    ALLOW_DEMO_SETTLEMENT: 'true',
+    ALLOW_DEMO_PRICES: 'true',
+    RFQ_EIP712_SALT: `0x${'11'.repeat(32)}`,
+  };
+  it('migrates at start outside production, not in production; either default can be overridden; a bad value is named', () => {
+    expect(loadConfig({}).migrateOnStart).toBe(true);
+    expect(loadConfig(prod).migrateOnStart).toBe(false);
+    expect(loadConfig({ ...prod, MIGRATE_ON_START: 'true' }).migrateOnStart).toBe(true);
+    expect(loadConfig({ MIGRATE_ON_START: '0' }).migrateOnStart).toBe(false);
+    expect(() => loadConfig({ MIGRATE_ON_START: 'yes' })).toThrow(/MIGRATE_ON_START/);
+  });
+});
+
+describe('the probe port of a workers process', () => {
+  it('is PORT when set, else 0 (a free port), never the API default 3000', () => {
+    expect(loadConfig({}).probePort).toBe(0);
+    expect(loadConfig({ PORT: '9100' }).probePort).toBe(9100);
+    expect(loadConfig({ PORT: '0' }).probePort).toBe(0);
+  });
+});

@@ -18,6 +18,8 @@ export interface Config {
   nodeEnv: Parsed['NODE_ENV'];
   host: string;
   port: number;
+  /** The port of a workers process's probes (/healthz, /readyz, /metrics): PORT when set, else 0 (a free port, logged). */
+  probePort: number;
   logLevel: Parsed['LOG_LEVEL'];
   databaseUrl: string | undefined;
   /** DATABASE_PREPARED_STATEMENTS: named statements per connection (PostgreSQL only; 0: none). */
@@ -104,6 +106,8 @@ export interface Config {
   demoData: boolean;
   /** Origins allowed by CORS (`*`: any; empty: CORS off). */
   corsOrigins: '*' | string[];
+  /** MIGRATE_ON_START: apply pending migrations at start; when false, refuse to start while any is pending. */
+  migrateOnStart: boolean;
   /** TRUST_PROXY: which peers may tell the client address in X-Forwarded-For (src/http/client-address.ts). */
   trustProxy: TrustProxy;
 }
@@ -157,6 +161,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     nodeEnv: e.NODE_ENV,
     host: e.HOST,
     port: e.PORT,
+    // Unset, a workers process must not take the API's default 3000 (several processes share one host in development).
+    probePort: env.PORT?.trim() ? e.PORT : 0,
     logLevel: e.LOG_LEVEL,
     databaseUrl: e.DATABASE_URL,
     databasePreparedStatements: e.DATABASE_PREPARED_STATEMENTS,
@@ -234,6 +240,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     demoData: e.DEMO_DATA,
     corsOrigins: cors as '*' | string[],
     trustProxy: trustProxy as TrustProxy,
+    migrateOnStart: e.MIGRATE_ON_START === undefined ? e.NODE_ENV !== 'production' : e.MIGRATE_ON_START === 'true' || e.MIGRATE_ON_START === '1',
   };
   return deepFreeze(config);
 }

@@ -1,12 +1,14 @@
-// `npm run db:migrate`: applies the application's and BullMQ's migrations, then exits. Every process also
-// migrates at start, serialised by an advisory lock, so running this first is optional.
+// The migration step (`node dist/src/migrate.js` in production, `npm run db:migrate` from the sources):
+// applies the application's and BullMQ's migrations, then exits. Processes with MIGRATE_ON_START (the
+// default outside NODE_ENV=production) also migrate at start, serialised by an advisory lock; the others
+// refuse to start while a migration is pending (docs/deployment.md).
 import { loadConfig, ConfigError } from './config.js';
 import { createLogger } from './logger.js';
 import { openRuntime } from './runtime.js';
 
 try {
   const config = loadConfig();
-  const rt = await openRuntime(config, createLogger(config.logLevel, { role: 'migrate' }));
+  const rt = await openRuntime(config, createLogger(config.logLevel, { role: 'migrate' }), { migrate: true });
   await rt.close();
   process.stdout.write(`migrations are up to date (${config.deployment} deployment)\n`);
 } catch (err) {

@@ -3,7 +3,7 @@
 import { loadConfig, ConfigError } from './config.js';
 import { setFailpoints } from './failpoints.js';
 import { createLogger, flushLogs } from './logger.js';
-import { openRuntime } from './runtime.js';
+import { openRuntime, PendingMigrationsError } from './runtime.js';
 
 export type Role = 'all' | 'api' | 'workers';
 
@@ -26,7 +26,9 @@ export async function runProcess(role: Role): Promise<void> {
     runtime = await openRuntime(config, logger);
   } catch (err) {
     logger.fatal({ err }, `start-up failed: ${(err as Error).message}`);
-    process.exit(1);
+    flushLogs(logger);
+    // EX_TEMPFAIL: a supervisor restarting this process later (after the migration step) is the remedy.
+    process.exit(err instanceof PendingMigrationsError ? 75 : 1);
   }
   const rt = runtime;
   const stops: Array<() => Promise<void>> = [];

@@ -4,7 +4,7 @@ import pg from 'pg';
 import type { PGlite } from '@electric-sql/pglite';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
-import { createOrm, migrate, type Orm } from './db/orm.js';
+import { createOrm, migrate, pendingMigrations, type Orm } from './db/orm.js';
 import { lockDataDir, openEmbeddedDatabase } from './db/pglite.js';
 import { createQueueBackend, type QueueBackend } from './jobs/queue-backend.js';
 import type { Bus } from './bus/bus.js';
@@ -19,13 +19,28 @@ export interface Runtime {
   /** Cross-process notifications (src/bus): Redis, PostgreSQL LISTEN/NOTIFY or in-process. */
   readonly bus: Bus;
   readonly pglite: PGlite | undefined;
-  readonly migrationsApplied: boolean;
   close(): Promise<void>;
+}
+
+/** Start-up refused: this process does not migrate (MIGRATE_ON_START=false) and the database is behind the code. */
+export class PendingMigrationsError extends Error {
+  constructor(readonly pending: string[]) {
+    super(
+      `${pending.length} database migration(s) pending (${pending.join(', ')}); this process does not migrate (MIGRATE_ON_START=false): ` +
+        'run the migration step first (node dist/src/migrate.js, or npm run db:migrate), then start it again',
+    );
+    this.name = 'PendingMigrationsError';
+  }
+}
+
+export interface RuntimeOptions {
+  /** Apply pending migrations (default: config.migrateOnStart); otherwise refuse to open while any is pending. */
+  migrate?: boolean;
 }
 
 const MIGRATION_LOCK_KEY = 0x63726671; // 'crfq': serialises migrations of several processes on one database
 
-export async function openRuntime(config: Readonly<Config>, logger: Logger): Promise<Runtime> {
+export async function openRuntime(config: Readonly<Config>, logger: Logger, opts: RuntimeOptions = {}): Promise<Runtime> {
   const closers: Array<() => Promise<void> | void> = [];
   const closeAll = async () => {
     for (const c of closers.reverse()) {
@@ -49,8 +64,13 @@ export async function openRuntime(config: Readonly<Config>, logger: Logger): Pro
     }
     const orm = await createOrm({ databaseUrl: config.databaseUrl, pglite, preparedStatements: config.databasePreparedStatements });
     closers.push(() => orm.close(true));
-    const applied = await withMigrationLock(config.databaseUrl, () => migrate(orm));
-    if (applied.length) logger.info({ migrations: applied }, 'database migrations applied');
+    if (opts.migrate ?? config.migrateOnStart) {
+      const applied = await withMigrationLock(config.databaseUrl, () => migrate(orm));
+      if (applied.length) logger.info({ migrations: applied }, 'database migrations applied');
+    } else {
+      const pending = await pendingMigrations(orm);
+      if (pending.length) throw new PendingMigrationsError(pending);
+    }
     const queues = await createQueueBackend({
       prefix: config.queuePrefix,
       redisUrl: config.redisUrl,
@@ -66,7 +86,7 @@ export async function openRuntime(config: Readonly<Config>, logger: Logger): Pro
     });
     closers.push(() => bus.close());
     logger.info({ deployment: config.deployment, queue_backend: queues.kind, bus_backend: bus.kind }, 'runtime ready');
-    return { config, logger, orm, queues, bus, pglite, migrationsApplied: true, close: closeAll };
+    return { config, logger, orm, queues, bus, pglite, close: closeAll };
   } catch (err) {
     await closeAll();
     throw err;

@@ -34,7 +34,7 @@ import { marketWindowsHandlers } from './http/handlers/market-windows.js';
 import { mmTradingHandlers } from './http/handlers/mm-trading.js';
 import { createWindowResolutionProducer } from './jobs/window-resolution-producer.js';
 import { createProbes } from './http/probes.js';
-import { createClientAddress } from './http/client-address.js';
+import { createClientAddress, createTrustedPeer } from './http/client-address.js';
 import { createSystemStatus, registerStatusGauges } from './http/system-status.js';
 import { systemStatusHandlers } from './http/handlers/system-status.js';
 import type { ProcessRole } from './http/handlers/operations.js';
@@ -180,7 +180,9 @@ export async function startHttp(rt: Runtime, role: ProcessRole = 'api'): Promise
   server.keepAliveTimeout = 5_000;
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
-  limitConnections(server, { ...config.connections, silentTimeoutMs: server.headersTimeout }, logger);
+  // Trusted proxies carry many clients on one address: exempt from the per-address TCP cap (the total still counts them).
+  const trustedPeer = createTrustedPeer(config.trustProxy);
+  limitConnections(server, { ...config.connections, silentTimeoutMs: server.headersTimeout, trustedPeer }, logger);
   server.on('upgrade', (req, socket, head) => gateway.handleUpgrade(req, socket, head));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

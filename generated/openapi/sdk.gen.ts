@@ -1378,7 +1378,8 @@ export const getHealth = <ThrowOnError extends boolean = false>(options?: Option
  * balancer or an orchestrator's readiness probe. An API process (and `all`) needs migrations applied,
  * its database, its queue connection and its bus (the cross-process notifications of RFQ trading:
  * Redis, PostgreSQL or in-process); a workers process needs migrations, its database and its queue
- * (a workers process answers this on its own `PORT`, with `/healthz` and `/metrics`). Checks the role
+ * (a workers process answers this, `/healthz` and `/metrics` on a port of its own: `PORT` when set,
+ * else a free port named in its `listening` log line). Checks the role
  * does not need are still reported: worker heartbeats (`workers`, older than
  * `WORKER_HEARTBEAT_STALE_MS` is `stale`, none ever is `missing`), job schedulers and, for a workers
  * process, the bus. When one of those is not `ok` the answer is still 200 with `status: degraded`, so a

@@ -35,6 +35,7 @@ export async function startBenchService(name: string, env: Record<string, string
         REDIS_URL: TEST_REDIS_URL,
         QUEUE_PREFIX: uniquePrefix(name),
         RATE_LIMIT_PER_MINUTE: '0',
+        MIGRATE_ON_START: 'true', // a fresh database, also when a bench runs NODE_ENV=production
         ...passedThroughEnv(),
         ...env,
       },

@@ -90,6 +90,7 @@ export async function startPair(name: string, mode: Backend, legs: number, extra
     OPERATOR_TOKEN,
     HTTP_MAX_CONNECTIONS_PER_IP: '0', // every request comes from 127.0.0.1
     RFQ_MAX_OPEN_PER_USER: '10000',
+    MIGRATE_ON_START: 'true', // a fresh database (production processes leave migrating to its own step)
     ...passedThroughEnv(), // to both API processes
     ...privy.env,
     ...extraEnv,

@@ -11,6 +11,8 @@ import { ledgerProblems, newUserSession } from '../../src/testing/money.js';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export const DEPOSIT_MICROS = 1_000_000;
+export const DRILL_OPERATOR_TOKEN = `drill-operator-${randomUUID()}`;
+export const DRILL_SIWE_DOMAIN = 'drill.test';
 
 export interface Env {
   pg: PrivatePostgres;
@@ -43,6 +45,9 @@ export async function openEnv(label: string): Promise<Env> {
     DEPOSIT_SYNC_WAIT_MS: '2000',
     QUEUE_WAIT_MS: '2000',
     LOG_LEVEL: 'info',
+    // For drills that trade (workers-outage): an operator registers a market maker, which signs in with SIWE.
+    OPERATOR_TOKEN: DRILL_OPERATOR_TOKEN,
+    SIWE_DOMAIN: DRILL_SIWE_DOMAIN,
     ...privy.env,
   };
   const e: Env = {
@@ -93,14 +98,20 @@ export class DepositStream {
   constructor(
     private readonly env: Env,
     private readonly tokens: string[],
+    /** The stream's users: verify() checks their books (other users of a drill trade, e.g. workers-outage). */
+    readonly userIds: string[],
     private readonly concurrency = 6,
     private readonly maxRequests = 400,
   ) {}
 
   static async create(env: Env, users = 6): Promise<DepositStream> {
-    const tokens: string[] = [];
-    for (let i = 0; i < users; i++) tokens.push((await newUserSession(env.api.baseUrl, env.privy)).token);
-    return new DepositStream(env, tokens);
+    const sessions: Array<{ token: string; userId: string }> = [];
+    for (let i = 0; i < users; i++) sessions.push(await newUserSession(env.api.baseUrl, env.privy));
+    return new DepositStream(
+      env,
+      sessions.map((s) => s.token),
+      sessions.map((s) => s.userId),
+    );
   }
 
   start(): void {
@@ -202,18 +213,23 @@ export async function verify(env: Env, stream: DepositStream, timeoutMs = 90_000
   }
   const q = async <T>(text: string, params: unknown[] = []) => (await env.sql.query(text, params)).rows as T[];
   for (;;) {
-    const n = (await q<{ n: number }>(`select count(*)::int as n from operations where status = 'pending'`))[0]!.n;
+    const n = (
+      await q<{ n: number }>(`select count(*)::int as n from operations where status = 'pending' and user_id = any($1)`, [stream.userIds])
+    )[0]!.n;
     if (n === 0 || Date.now() > until) break;
     await sleep(500);
   }
   const answered = new Set(stream.keys.map((k) => k.final?.operationId).filter((id): id is string => !!id));
   const ops = await q<{ id: string; status: string; txs: number }>(
-    `select o.id, o.status, (select count(*)::int from ledger_transactions t where t.reference = o.id::text and t.kind = 'deposit') as txs from operations o`,
+    `select o.id, o.status, (select count(*)::int from ledger_transactions t where t.reference = o.id::text and t.kind = 'deposit') as txs
+       from operations o where o.user_id = any($1)`,
+    [stream.userIds],
   );
   const mismatches = await q<{ user_id: string }>(
     `select a.user_id from ledger_accounts a
-      where a.kind = 'user_available'
+      where a.kind = 'user_available' and a.user_id = any($1)
         and a.balance <> coalesce((select sum(o.amount) from operations o where o.user_id = a.user_id and o.kind = 'deposit' and o.status = 'success'), 0)`,
+    [stream.userIds],
   );
   const inProgress = (await q<{ n: number }>(`select count(*)::int as n from idempotency_keys where state = 'in_progress'`))[0]!.n;
   const problems = await ledgerProblems(env.sql as unknown as pg.Client);

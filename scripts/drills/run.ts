@@ -2,9 +2,11 @@
 // free ports in temp dirs; never the shared 5432/6379), the service as an API process and a workers
 // process. Each drill streams deposits, injects its fault, recovers, then prints what clients were
 // answered per phase and checks the books (scripts/drills/harness.ts verify()). Exit 1 if any drill fails.
-// Drills: postgres-restart, redis-kill-keep, redis-kill-empty, api-sigkill, workers-sigkill; and the abuse
+// Drills: postgres-restart, redis-kill-keep, redis-kill-empty, api-sigkill, workers-sigkill, workers-outage
+// (scripts/drills/workers-outage.ts: workers gone for 60 s under deposits, reads and RFQ trading); and the abuse
 // drills of scripts/drills/abuse.ts (ws-frame-flood, socket-flood), which print their own numbers.
 import { ABUSE_DRILLS, type AbuseDrill } from './abuse.js';
+import { workersOutage } from './workers-outage.js';
 import { DepositStream, openEnv, sleep, verify, waitReady, type Env } from './harness.js';
 
 interface Drill {
@@ -106,7 +108,7 @@ async function runDrill(d: Drill | AbuseDrill): Promise<boolean> {
   }
 }
 
-const ALL: Array<Drill | AbuseDrill> = [...DRILLS, ...ABUSE_DRILLS];
+const ALL: Array<Drill | AbuseDrill> = [...DRILLS, workersOutage, ...ABUSE_DRILLS];
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const unknown = wanted.filter((w) => !ALL.some((d) => d.name === w));
 if (unknown.length) {

@@ -42,14 +42,22 @@ function forwardedHops(req: IncomingMessage): string[] {
     .reverse();
 }
 
+/** Whether a TCP peer is a trusted proxy: in the CIDR list, or any peer with a hop count; none when off. */
+export function createTrustedPeer(trust: TrustProxy): (address: string) => boolean {
+  if (trust.kind === 'off') return () => false;
+  if (trust.kind === 'hops') return () => true;
+  const ranges = trustedRanges(trust.cidrs);
+  return (address) => {
+    const a = normalizeAddress(address);
+    const family = isIP(a);
+    return family !== 0 && ranges.check(a, family === 6 ? 'ipv6' : 'ipv4');
+  };
+}
+
 export function createClientAddress(trust: TrustProxy): ClientAddress {
   if (trust.kind === 'off') return (req) => normalizeAddress(req.socket.remoteAddress);
-  const ranges = trust.kind === 'cidrs' ? trustedRanges(trust.cidrs) : undefined;
-  const trusted = (address: string, index: number): boolean => {
-    if (trust.kind === 'hops') return index < trust.hops;
-    const family = isIP(address);
-    return family !== 0 && ranges!.check(address, family === 6 ? 'ipv6' : 'ipv4');
-  };
+  const trustedPeer = createTrustedPeer(trust);
+  const trusted = (address: string, index: number): boolean => (trust.kind === 'hops' ? index < trust.hops : trustedPeer(address));
   return (req) => {
     let client = normalizeAddress(req.socket.remoteAddress);
     if (!trusted(client, 0)) return client;

@@ -19,6 +19,11 @@ export interface ConnectionCaps {
   maxTotal: number;
   /** A connection that has not sent a complete request (or upgrade) within this is closed. */
   silentTimeoutMs: number;
+  /**
+   * Peers exempt from `maxPerIp`: the trusted reverse proxies of TRUST_PROXY (src/http/client-address.ts),
+   * whose one address carries every client behind them. `maxTotal` still counts them.
+   */
+  trustedPeer?: (address: string) => boolean;
 }
 
 /** File descriptors kept for everything but client connections (database, Redis, files, logs). */
@@ -100,7 +105,8 @@ export function limitConnections(server: Server, caps: ConnectionCaps, logger: L
         );
       socket.destroy();
     };
-    if (caps.maxPerIp > 0 && (perIp.get(ip) ?? 0) >= caps.maxPerIp && !shedOne(idleByIp.get(ip))) return refuse('per_ip');
+    const capped = caps.maxPerIp > 0 && !caps.trustedPeer?.(ip);
+    if (capped && (perIp.get(ip) ?? 0) >= caps.maxPerIp && !shedOne(idleByIp.get(ip))) return refuse('per_ip');
     if (maxTotal > 0 && conns.size >= maxTotal && !shedOne(idle)) return refuse('total');
     const c: Conn = { ip, silent: true, busy: 0, upgraded: false };
     socket.setTimeout(caps.silentTimeoutMs); // node's own 'timeout' listener destroys it

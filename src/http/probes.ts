@@ -1,5 +1,5 @@
 // The probes of a process of any role: the readiness checks (src/http/readiness.ts) on its runtime, and for a
-// workers process, which has no API, a small HTTP server of its own on PORT that answers /healthz, /readyz
+// workers process, which has no API, a small HTTP server of its own (on PORT when set) that answers /healthz, /readyz
 // and /metrics exactly as an API process does (same handlers, same bodies) and 404 to everything else.
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
@@ -39,7 +39,7 @@ export interface ProbeServer {
 
 const PROBE_PATHS = { '/healthz': 'getHealth', '/readyz': 'getReadiness', '/metrics': 'getMetrics' } as const;
 
-/** A workers process's probe server on config.port (0: a free port, logged). */
+/** A workers process's probe server on config.probePort (PORT when set; else a free port, logged). */
 export async function startProbeServer(rt: Runtime, probes: Probes, metrics: HttpMetrics = createMetrics()): Promise<ProbeServer> {
   const { config, logger } = rt;
   const handlers = operationsHandlers(probes.readiness, metrics);
@@ -69,7 +69,7 @@ export async function startProbeServer(rt: Runtime, probes: Probes, metrics: Htt
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
+    server.listen(config.probePort, config.host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
   logger.info({ port, host: config.host, probes: Object.keys(PROBE_PATHS) }, 'listening');

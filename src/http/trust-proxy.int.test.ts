@@ -4,6 +4,7 @@
 // forging the header talks to the service directly from 127.0.0.2. Rate limits, WebSocket caps and the
 // access log all follow the same client address.
 import { request } from 'node:http';
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startServiceProcess, type ServiceProcess } from '../testing/service-process.js';
@@ -19,6 +20,7 @@ beforeAll(async () => {
     MM_MAX_CONNECTIONS_PER_IP: '10',
     MM_MAX_UNAUTHENTICATED_PER_IP: '2',
     MM_AUTH_TIMEOUT_MS: '60000',
+    HTTP_MAX_CONNECTIONS_PER_IP: '4',
   });
   proxy = await startServiceProcess({ entry: 'src/testing/reverse-proxy.ts', args: ['--target', t.svc.baseUrl], env: {} });
 }, 90_000);
@@ -83,5 +85,41 @@ describe('TRUST_PROXY=127.0.0.1 with a reverse proxy in front', () => {
     } finally {
       for (const ws of opened) ws.terminate();
     }
+  });
+});
+
+/** Opens `n` TCP connections from `from`, then asks GET /healthz on each: which ones the service answered (the others it shed). */
+async function answeredOf(n: number, from: string): Promise<boolean[]> {
+  const socks: net.Socket[] = [];
+  const closed = new Set<net.Socket>();
+  for (let i = 0; i < n; i++) {
+    const s = net.connect({ host: '127.0.0.1', port: t.svc.port, localAddress: from });
+    s.on('error', () => undefined);
+    s.once('close', () => closed.add(s));
+    await new Promise((r) => s.once('connect', r));
+    socks.push(s);
+  }
+  const ask = (s: net.Socket) =>
+    new Promise<boolean>((resolve) => {
+      if (closed.has(s) || s.destroyed) return resolve(false);
+      let data = '';
+      s.on('data', (b: Buffer) => {
+        data += b;
+        if (data.includes('\r\n\r\n')) resolve(data.startsWith('HTTP/1.1 200'));
+      });
+      s.once('close', () => resolve(false));
+      if (!s.destroyed) s.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+    });
+  // The newest first: once it is answered, the service has seen (and capped) every earlier connection.
+  const last = await ask(socks[n - 1]!);
+  const earlier = await Promise.all(socks.slice(0, -1).map(ask));
+  for (const s of socks) s.destroy();
+  return [...earlier, last];
+}
+
+describe('HTTP_MAX_CONNECTIONS_PER_IP=4 with TRUST_PROXY', () => {
+  it('caps an untrusted address (its oldest idle connections are shed) but not the trusted proxy, which carries many clients', async () => {
+    expect((await answeredOf(6, '127.0.0.2')).filter(Boolean)).toHaveLength(4);
+    expect(await answeredOf(6, '127.0.0.1')).toEqual([true, true, true, true, true, true]);
   });
 });

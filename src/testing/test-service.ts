@@ -48,6 +48,8 @@ export async function startTestService(
     QUEUE_PREFIX: uniquePrefix(label),
     RATE_LIMIT_PER_MINUTE: '0',
     OPERATOR_TOKEN: operatorToken,
+    // A fresh database: migrate at start even where NODE_ENV=production would not (production-build.int.test.ts covers that).
+    MIGRATE_ON_START: 'true',
     ...privy.env,
     // Production requires a deployment salt of its own (src/config-rules.ts).
     ...(env.NODE_ENV === 'production' ? { RFQ_EIP712_SALT: `0x${'5a'.repeat(32)}` } : {}),

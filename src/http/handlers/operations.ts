@@ -94,7 +94,14 @@ export function operationsHandlers(probe: ReadinessProbe, metrics: HttpMetrics):
         check('bus', probe.bus, log),
         check('workers', probe.workers, log),
         check('schedulers', probe.schedulers, log),
-        probe.migrations().catch(() => 'failed' as const),
+        check(
+          'migrations',
+          async () => {
+            if ((await probe.migrations()) === 'pending')
+              throw new CheckState('pending', 'the database is behind this build: run the migration step');
+          },
+          log,
+        ),
         pricesCheck(probe, log),
       ]);
       const checks: Readiness['checks'] = { database, queue, bus, migrations, workers, schedulers, prices: prices.state };
