@@ -66,7 +66,7 @@ export const getWalletNonce = <ThrowOnError extends boolean = false>(options?: O
  *
  * Sign-In with Ethereum. Build an EIP-4361 message whose `domain` is the service's configured
  * sign-in domain, whose `Chain ID` is the configured chain and whose `Nonce` comes from
- * `GET /v1/auth/wallet/nonce`; sign it with EIP-191 `personal_sign` and send the full message
+ * `GET /v1/auth/wallet/nonce` (which returns the domain, URI, version and chain id to use too); sign it with EIP-191 `personal_sign` and send the full message
  * text and the signature. The response is the same `Session` as `POST /v1/auth/session`; its
  * `address` is the signing wallet, and the first sign-in of a wallet creates the user.
  *
