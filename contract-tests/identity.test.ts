@@ -4,7 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { createSession, createWalletSession, getPreferences, getWalletNonce, logout, updatePreferences } from '../generated/openapi/sdk.gen.ts';
-import { createTestPrivy, randomWallet, signSiwe, type TestPrivy } from '../src/testing/identity.js';
+import { createSiweMessage } from 'viem/siwe';
+import { createTestPrivy, randomWallet, type TestPrivy } from '../src/testing/identity.js';
 import { expectErrorBody, startContractService, type ContractService } from './harness.ts';
 import { jsonOfSize, JSON_LIMIT_BYTES } from './framework-cases.ts';
 
@@ -79,8 +80,27 @@ describe('wallet sign-in', () => {
     const api = svc.client();
     const { data: nonce } = await api.run(getWalletNonce({ client: api.client }), { status: 200 });
     expect(nonce!.expires_at).toBeGreaterThan(Date.now() / 1000);
+    // Everything the message must carry comes from the nonce response: this deployment's settings.
+    expect(nonce).toMatchObject({
+      domain: SIWE_DOMAIN,
+      uri: `https://${SIWE_DOMAIN}`,
+      version: '1',
+      chain_id: 8453,
+      accepted_chain_ids: [1, 8453, 84532],
+      statement: expect.any(String),
+    });
     const wallet = randomWallet();
-    const body = await signSiwe(wallet, { domain: SIWE_DOMAIN, nonce: nonce!.nonce });
+    const message = createSiweMessage({
+      domain: nonce!.domain,
+      address: wallet.address,
+      statement: nonce!.statement,
+      uri: nonce!.uri,
+      version: nonce!.version,
+      chainId: nonce!.chain_id,
+      nonce: nonce!.nonce,
+      issuedAt: new Date(),
+    });
+    const body = { message, signature: await wallet.signMessage({ message }) };
     const { data } = await api.run(createWalletSession({ client: api.client, body }), { status: 200 });
     expect(data!.address).toBe(wallet.address);
     await api.run(createWalletSession({ client: api.client, body }), { status: 401, code: 'INVALID_SIWE_MESSAGE' });

@@ -47,6 +47,7 @@ import { createSharedConnectionCap } from './ws/connection-slots.js';
 import { createCors } from './http/cors.js';
 import { chooseOperatorToken } from './domain/identity/dev-operator.js';
 import { OperatorAccounts } from './domain/identity/operator-accounts.js';
+import { siweUri } from './domain/identity/siwe.js';
 import { demoSeedAllowed, seedDemoOnStart } from './domain/demo/seed.js';
 import { startDemoMakerOnStart } from './bus/demo-maker.js';
 import { createDocsRouter } from './http/docs/router.js';
@@ -134,7 +135,13 @@ export async function startHttp(rt: Runtime, role: ProcessRole = 'api'): Promise
   const sessions = createSessionCache(config.sessionCacheMs, rt.bus, logger);
   const allHandlers: Handlers = {
     ...documentsHandlers(documents, { publicUrl: config.publicUrl }),
-    ...authHandlers({ privy, sessionTtlSeconds: config.sessionTtlSeconds, siwe: config.siwe, bus: rt.bus }),
+    ...authHandlers({
+      privy,
+      sessionTtlSeconds: config.sessionTtlSeconds,
+      siwe: config.siwe,
+      signIn: { uri: siweUri(config.siwe.domain, config.publicUrl), chainId: config.rfq.signingChainId },
+      bus: rt.bus,
+    }),
     ...usersHandlers({ bus: rt.bus }),
     ...balancesHandlers({ producer: settlementProducer, settlement, syncWaitMs: config.depositSyncWaitMs, waiter: operationWaiter }),
     ...marketMakersHandlers({

@@ -224,9 +224,47 @@ export const WalletNonceSchema = {
     additionalProperties: false,
     required: [
         'nonce',
-        'expires_at'
+        'expires_at',
+        'domain',
+        'uri',
+        'version',
+        'chain_id',
+        'accepted_chain_ids',
+        'statement'
     ],
     properties: {
+        domain: {
+            type: 'string',
+            description: 'The EIP-4361 `domain` the message must name (`SIWE_DOMAIN`; by default the host of `PUBLIC_URL`). Any other domain is 401 `INVALID_SIWE_MESSAGE`.'
+        },
+        uri: {
+            type: 'string',
+            description: 'The `URI:` line to sign (`PUBLIC_URL` when set, else `http(s)://<domain>`). The service does not check it; it is what wallets show.'
+        },
+        version: {
+            type: 'string',
+            enum: [
+                '1'
+            ],
+            description: 'The `Version:` line; only 1 exists.'
+        },
+        chain_id: {
+            type: 'integer',
+            format: 'int64',
+            description: 'The `Chain ID:` to sign for (EIP-155), the chain RFQ orders are signed for as well (`RFQ_SIGNING_CHAIN_ID`).'
+        },
+        accepted_chain_ids: {
+            type: 'array',
+            items: {
+                type: 'integer',
+                format: 'int64'
+            },
+            description: 'Every chain id a sign-in message may name (`SIWE_CHAIN_IDS`); it includes `chain_id`.'
+        },
+        statement: {
+            type: 'string',
+            description: 'A statement to show in the wallet (optional in the message; the service does not check it).'
+        },
         nonce: {
             type: 'string',
             pattern: '^[A-Za-z0-9]{8,}$',
@@ -2256,7 +2294,7 @@ export const DepositWalletSchema = {
         chain_id: {
             type: 'integer',
             format: 'int64',
-            description: 'EIP-155 chain id of the chain to send on.'
+            description: 'EIP-155 chain id of the chain to send on (in `demo` mode always Base Sepolia, 84532; see `getDepositWallet`).'
         },
         asset: {
             type: 'string',

@@ -164,6 +164,30 @@ export type Session = {
 
 export type WalletNonce = {
     /**
+     * The EIP-4361 `domain` the message must name (`SIWE_DOMAIN`; by default the host of `PUBLIC_URL`). Any other domain is 401 `INVALID_SIWE_MESSAGE`.
+     */
+    domain: string;
+    /**
+     * The `URI:` line to sign (`PUBLIC_URL` when set, else `http(s)://<domain>`). The service does not check it; it is what wallets show.
+     */
+    uri: string;
+    /**
+     * The `Version:` line; only 1 exists.
+     */
+    version: '1';
+    /**
+     * The `Chain ID:` to sign for (EIP-155), the chain RFQ orders are signed for as well (`RFQ_SIGNING_CHAIN_ID`).
+     */
+    chain_id: number;
+    /**
+     * Every chain id a sign-in message may name (`SIWE_CHAIN_IDS`); it includes `chain_id`.
+     */
+    accepted_chain_ids: Array<number>;
+    /**
+     * A statement to show in the wallet (optional in the message; the service does not check it).
+     */
+    statement: string;
+    /**
      * Single-use alphanumeric nonce (at least 8 characters, as EIP-4361 requires).
      */
     nonce: string;
@@ -1002,7 +1026,7 @@ export type DepositWallet = {
      */
     address: EvmAddress;
     /**
-     * EIP-155 chain id of the chain to send on.
+     * EIP-155 chain id of the chain to send on (in `demo` mode always Base Sepolia, 84532; see `getDepositWallet`).
      */
     chain_id: number;
     asset: 'USDC';

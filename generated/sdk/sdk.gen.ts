@@ -47,9 +47,16 @@ export const createSession = <ThrowOnError extends boolean = false>(options: Opt
 /**
  * Get a Sign-In with Ethereum nonce
  *
- * Issues a single-use nonce for Sign-In with Ethereum (EIP-4361). Put it in the `Nonce:` line of
- * the message signed for `POST /v1/auth/wallet`. The nonce expires at `expires_at`
- * (5 minutes after issue) and is consumed by its first use, successful or not.
+ * Issues a single-use nonce for Sign-In with Ethereum (EIP-4361), with everything else the
+ * message signed for `POST /v1/auth/wallet` must carry on this deployment: its `domain`, `uri`,
+ * `version`, `chain_id` and a `statement`. Put them in the message as the example of
+ * `POST /v1/auth/wallet` shows (`<domain> wants you to sign in ...`, `URI:`, `Version:`,
+ * `Chain ID:`, `Nonce:`). The nonce expires at `expires_at` (5 minutes after issue) and is consumed
+ * by its first use, successful or not.
+ *
+ * `chain_id` is the chain the service asks wallets to use: RFQ orders and quotes are signed for
+ * the same chain (their EIP-712 domain, `GET /v1/rfq/typed-data`), so one wallet connection serves
+ * both. A sign-in message for another chain of `accepted_chain_ids` is accepted too.
  *
  */
 export const getWalletNonce = <ThrowOnError extends boolean = false>(options?: Options<GetWalletNonceData, ThrowOnError>): RequestResult<GetWalletNonceResponses, GetWalletNonceErrors, ThrowOnError> => (options?.client ?? client).get<GetWalletNonceResponses, GetWalletNonceErrors, ThrowOnError>({ url: '/v1/auth/wallet/nonce', ...options });
@@ -59,7 +66,7 @@ export const getWalletNonce = <ThrowOnError extends boolean = false>(options?: O
  *
  * Sign-In with Ethereum. Build an EIP-4361 message whose `domain` is the service's configured
  * sign-in domain, whose `Chain ID` is the configured chain and whose `Nonce` comes from
- * `GET /v1/auth/wallet/nonce`; sign it with EIP-191 `personal_sign` and send the full message
+ * `GET /v1/auth/wallet/nonce` (which returns the domain, URI, version and chain id to use too); sign it with EIP-191 `personal_sign` and send the full message
  * text and the signature. The response is the same `Session` as `POST /v1/auth/session`; its
  * `address` is the signing wallet, and the first sign-in of a wallet creates the user.
  *
@@ -803,6 +810,12 @@ export const getOperation = <ThrowOnError extends boolean = false>(options: Opti
  * Where to send USDC for custodial deposits of the signed-in user: transfer `asset` on chain
  * `chain_id` to `address`, and the deposit listener credits the available balance. In `demo`
  * mode no chain is watched and the address is a demo address.
+ *
+ * Why this `chain_id` may differ from the one sign-in and orders use (`GET /v1/auth/wallet/nonce`
+ * `chain_id`, 8453 by default): that one is a signature domain, while this one is where funds
+ * move. In `demo` mode nobody holds the key of a demo address, so it is always given on Base
+ * Sepolia (84532), a test network, and never on a chain where real USDC could be sent to it and
+ * lost. In `onchain` mode it is the chain the deployment settles on.
  *
  */
 export const getDepositWallet = <ThrowOnError extends boolean = false>(options?: Options<GetDepositWalletData, ThrowOnError>): RequestResult<GetDepositWalletResponses, GetDepositWalletErrors, ThrowOnError> => (options?.client ?? client).get<GetDepositWalletResponses, GetDepositWalletErrors, ThrowOnError>({

@@ -88,7 +88,10 @@ describe('CORS in production: only CORS_ORIGINS', () => {
 
 describe('operator API with OPERATOR_TOKEN unset', () => {
   it('logs at start-up that it is disabled', async () => {
-    await dev.svc.waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith('operator API disabled: OPERATOR_TOKEN is unset'), 5_000);
+    await dev.svc.waitForLog(
+      (l) => typeof l.msg === 'string' && l.msg.startsWith('operator API disabled: OPERATOR_TOKEN and OPERATOR_TOKENS_FILE are unset'),
+      5_000,
+    );
     expect(prod.svc.logs.some((l) => typeof l.msg === 'string' && l.msg.startsWith('operator API disabled'))).toBe(false);
   });
 

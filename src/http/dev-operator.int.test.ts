@@ -26,7 +26,8 @@ const register = (baseUrl: string, token: string) =>
 describe('development operator token', () => {
   let devToken: string;
 
-  it('embedded development start: printed, written to DATA_DIR, accepted by the operator API; a restart keeps it', async () => {
+  // Two embedded starts, the first migrating a fresh PGlite: 48 s measured on a busy shared 2-core box, so more than the default 60 s budget.
+  it('embedded development start: printed, written to DATA_DIR, accepted by the operator API; a restart keeps it', { timeout: 180_000 }, async () => {
     const first = await embedded();
     try {
       const line = await first.waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith('development operator token'), 5_000);

@@ -26,7 +26,8 @@ afterAll(async () => {
 async function nonce(): Promise<string> {
   const res = await call(svc.baseUrl, 'GET /v1/auth/wallet/nonce');
   expect(res.status).toBe(200);
-  expect(Object.keys(res.body).sort()).toEqual(['expires_at', 'nonce']);
+  expect(Object.keys(res.body).sort()).toEqual(['accepted_chain_ids', 'chain_id', 'domain', 'expires_at', 'nonce', 'statement', 'uri', 'version']);
+  expect(res.body.domain).toBe(DOMAIN);
   expect(res.body.nonce).toMatch(/^[A-Za-z0-9]{16,}$/);
   const now = Date.now() / 1000;
   expect(res.body.expires_at).toBeGreaterThan(now + 290);

@@ -5,6 +5,16 @@ import { parseSiweMessage } from 'viem/siwe';
 import { InvalidSiweMessage } from '../errors.js';
 import { normalizeSignature, recoverSigner } from '../signatures/recover.js';
 
+/** The statement GET /v1/auth/wallet/nonce suggests (the message may carry any statement, or none). */
+export const SIWE_STATEMENT = 'Sign in to contest-rfq-service';
+
+/** The URI a sign-in message should carry: PUBLIC_URL, else the domain over https (http for a local host). */
+export function siweUri(domain: string, publicUrl: string | undefined): string {
+  if (publicUrl) return publicUrl;
+  const local = /^(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/i.test(domain);
+  return `${local ? 'http' : 'https'}://${domain}`;
+}
+
 /** Clock difference tolerated for `Issued At` in the future. */
 export const SIWE_CLOCK_SKEW_MS = 60_000;
 

@@ -13,6 +13,20 @@ describe('published documents', () => {
     expect(Object.values(asyncapi.servers).map((s) => [s.host, s.protocol, s.pathname])).toEqual([['api.example.com', 'wss', '/rfq']]);
   });
 
+  it("the examples name this instance, not the development default's localhost:3000 (a SIWE message, the WebSocket URL)", () => {
+    const store = createDocumentStore({ publicUrl: 'https://api.example.com', fallbackHost: 'localhost:3000' });
+    for (const name of ['openapi', 'asyncapi'] as const) {
+      for (const format of ['json', 'yaml'] as const) expect(store.get(name, format, undefined).body.toString()).not.toContain('localhost:3000');
+    }
+    const openapi = JSON.parse(store.get('openapi', 'json', undefined).body.toString()) as {
+      paths: Record<string, { post: { requestBody: { content: Record<string, { example: { message: string } }> } } }>;
+    };
+    const message = openapi.paths['/v1/auth/wallet']!.post.requestBody.content['application/json']!.example.message;
+    expect(message).toMatch(/^api\.example\.com wants you to sign in/);
+    expect(message).toContain('\nURI: https://api.example.com\n');
+    expect(store.get('asyncapi', 'yaml', undefined).body.toString()).toContain('wss://api.example.com/v1/ws');
+  });
+
   it('a Host header that is no host[:port] falls back to the configured host', () => {
     const store = createDocumentStore({ publicUrl: undefined, fallbackHost: 'localhost:3000' });
     for (const host of ['a b', 'x/y', 'evil.test@other', '"quoted"', undefined]) {

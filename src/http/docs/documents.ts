@@ -1,5 +1,6 @@
 // The published documents: spec/openapi.yaml and spec/asyncapi.yaml as JSON and YAML, with the server
-// entries rewritten to the instance that serves them (PUBLIC_URL, else the request's Host), an ETag per
+// entries and the examples' localhost:3000 rewritten to the instance that serves them (PUBLIC_URL, else the
+// request's Host), an ETag per
 // variant and If-None-Match revalidation. Read from spec/ once at start-up; comments survive in the YAML.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -90,8 +91,15 @@ const BASE_URL = 'crfq-placeholder-base-url';
 const HOST = 'crfq-placeholder-host';
 const WS_PROTOCOL = 'crfq-placeholder-ws-protocol';
 
+/**
+ * The examples of spec/ name the development default, localhost:3000 (a SIWE message, the WebSocket URL):
+ * served, they name this instance instead, so that what a partner copies works against what they read.
+ */
+const withThisInstance = (text: string) =>
+  text.replaceAll('http://localhost:3000', BASE_URL).replaceAll('ws://localhost:3000', `${WS_PROTOCOL}://${HOST}`).replaceAll('localhost:3000', HOST);
+
 function render(text: string, name: DocumentName, format: DocumentFormat, pathname: string): string {
-  const doc = parseDocument(text);
+  const doc = parseDocument(withThisInstance(text));
   if (name === 'openapi') {
     doc.set('servers', doc.createNode([{ url: BASE_URL, description: 'This instance (the service that served this document).' }]));
   } else {

@@ -4,6 +4,7 @@ import type { PrivyVerifier } from '../../domain/identity/privy-token.js';
 import { revokeSession } from '../../domain/identity/sessions.js';
 import { signInWithPrivy, signInWithWallet, type SignedIn, type SiweSettings } from '../../domain/identity/sign-in.js';
 import { issueNonce } from '../../domain/identity/wallet-nonces.js';
+import { SIWE_STATEMENT } from '../../domain/identity/siwe.js';
 import type { HandlersFor, RequestContext } from '../handler.js';
 import { requireUser } from './principal.js';
 import type { Bus } from '../../bus/bus.js';
@@ -19,6 +20,8 @@ export interface AuthDeps {
   bus: Bus;
   sessionTtlSeconds: number;
   siwe: Omit<SiweSettings, 'ttlSeconds'>;
+  /** What GET /v1/auth/wallet/nonce tells a wallet to sign besides the nonce. */
+  signIn: { uri: string; chainId: number };
 }
 
 const NO_STORE = { 'Cache-Control': 'no-store' };
@@ -41,7 +44,16 @@ export function authHandlers(deps: AuthDeps): HandlersFor<'createSession' | 'get
     },
     getWalletNonce: async (_req, { db }) => {
       const { nonce, expiresAt } = await issueNonce(db);
-      const body: WalletNonce = { nonce, expires_at: expiresAt };
+      const body: WalletNonce = {
+        nonce,
+        expires_at: expiresAt,
+        domain: deps.siwe.domain,
+        uri: deps.signIn.uri,
+        version: '1',
+        chain_id: deps.signIn.chainId,
+        accepted_chain_ids: [...deps.siwe.chainIds],
+        statement: SIWE_STATEMENT,
+      };
       return { status: 200, body, headers: NO_STORE };
     },
     createWalletSession: async ({ body }, ctx) => {
