@@ -4,7 +4,7 @@ import type { PrivyVerifier } from '../../domain/identity/privy-token.js';
 import { revokeSession } from '../../domain/identity/sessions.js';
 import { signInWithPrivy, signInWithWallet, type SignedIn, type SiweSettings } from '../../domain/identity/sign-in.js';
 import { issueNonce } from '../../domain/identity/wallet-nonces.js';
-import type { HandlersFor, RequestContext } from '../handler.js';
+import { NO_STORE, type HandlersFor, type RequestContext } from '../handler.js';
 import { requireUser } from './principal.js';
 import type { Bus } from '../../bus/bus.js';
 import { publishContestsChanged } from '../../bus/contest-events.js';
@@ -20,8 +20,6 @@ export interface AuthDeps {
   sessionTtlSeconds: number;
   siwe: Omit<SiweSettings, 'ttlSeconds'>;
 }
-
-const NO_STORE = { 'Cache-Control': 'no-store' };
 
 function sessionResponse(ctx: RequestContext, s: SignedIn) {
   // Never log the token; the session id identifies it in the logs.
