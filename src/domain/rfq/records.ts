@@ -5,7 +5,6 @@ import { bestFirst } from './allocate.js';
 import type { Direction, OrderType, RfqOrderJson } from './typed-data.js';
 import type { FillMode } from './validate.js';
 
-export type { FillMode };
 export type RfqStatus = 'open' | 'filled' | 'expired' | 'cancelled';
 export type CloseReason = 'no_quotes' | 'below_min_odds' | 'insufficient_liquidity' | 'deadline' | 'betting_closed' | 'cancelled';
 export type QuoteStatus = 'live' | 'filled' | 'not_filled' | 'rejected' | 'replaced' | 'cancelled';
