@@ -29,7 +29,7 @@ describe('getReadiness', () => {
     const started = Date.now();
     const { checked } = await api.run(getReadiness({ client: api.client }), { status: 503, code: 'UNAVAILABLE' });
     expect(Date.now() - started).toBeLessThan(2_000);
-    expect(checked.body).toMatchObject({ details: { checks: { database: 'failed', queue: 'ok', migrations: 'ok' } } });
+    expect(checked.body).toMatchObject({ details: { role: 'all', checks: { database: 'failed', queue: 'ok' } } });
     // The driver's reason (it names the database) stays in the logs, off the wire.
     expect(JSON.stringify(checked.body)).not.toContain(svc.db.name);
     expect(checked.headers.get('retry-after')).toBe('1');

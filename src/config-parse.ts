@@ -1,5 +1,6 @@
 // Parsing helpers of src/config.ts: zod field builders and small value parsers. Reads no environment.
 import { createPublicKey } from 'node:crypto';
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 export const intFrom = (def: number, min: number, max = Number.MAX_SAFE_INTEGER) =>
@@ -58,6 +59,32 @@ export function isP256PublicKeyPem(pem: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** TRUST_PROXY: whom to believe about the client address (src/http/client-address.ts). */
+export type TrustProxy = { kind: 'off' } | { kind: 'hops'; hops: number } | { kind: 'cidrs'; cidrs: string[] };
+
+/** Parses TRUST_PROXY: unset/off/false/0, a hop count (1-32), or a comma list of addresses and CIDRs. */
+export function parseTrustProxy(value: string | undefined): TrustProxy | { problem: string } {
+  const v = (value ?? '').trim().toLowerCase();
+  if (v === '' || v === 'off' || v === 'false' || v === '0') return { kind: 'off' };
+  if (/^\d+$/.test(v)) {
+    const hops = Number(v);
+    return hops >= 1 && hops <= 32 ? { kind: 'hops', hops } : { problem: 'a hop count must be 1-32' };
+  }
+  const cidrs = v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const bad = cidrs.filter((c) => {
+    const [address, prefix, extra] = c.split('/');
+    const family = isIP(address ?? '');
+    if (family === 0 || extra !== undefined) return true;
+    if (prefix === undefined) return false;
+    return !/^\d{1,3}$/.test(prefix) || Number(prefix) > (family === 6 ? 128 : 32);
+  });
+  if (bad.length) return { problem: `not an address or CIDR: ${bad.join(', ')} (use a hop count, or addresses such as 10.0.0.0/8,::1)` };
+  return { kind: 'cidrs', cidrs };
 }
 
 export function deepFreeze<T>(o: T): T {

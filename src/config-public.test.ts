@@ -4,7 +4,14 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from './config.js';
 
 const PRIVY_VERIFICATION_KEY = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
-const PROD = { NODE_ENV: 'production', DATABASE_URL: 'postgres://x', OPERATOR_TOKEN: 'o'.repeat(16), PRIVY_APP_ID: 'a', PRIVY_VERIFICATION_KEY };
+const PROD = {
+  NODE_ENV: 'production',
+  DATABASE_URL: 'postgres://x',
+  OPERATOR_TOKEN: 'o'.repeat(16),
+  PRIVY_APP_ID: 'a',
+  PRIVY_VERIFICATION_KEY,
+  ALLOW_DEMO_SETTLEMENT: 'true',
+};
 
 describe('SIWE_DOMAIN default', () => {
   it('follows PORT, then PUBLIC_URL; an explicit SIWE_DOMAIN wins', () => {

@@ -37,6 +37,11 @@ export function rfqProblems(e: Parsed): string[] {
       `MM_MAX_QUOTES_PER_SECOND: must be less than MM_MAX_FRAMES_PER_SECOND (${e.MM_MAX_FRAMES_PER_SECOND}), or a maker quoting too fast is disconnected (1008) instead of answered rate_limited`,
     );
   }
+  if (e.MM_MAX_FRAME_BURST < e.MM_MAX_FRAMES_PER_SECOND) {
+    problems.push(
+      `MM_MAX_FRAME_BURST: must be at least MM_MAX_FRAMES_PER_SECOND (${e.MM_MAX_FRAMES_PER_SECOND}): the burst is the size of the bucket the rate refills`,
+    );
+  }
   if (e.RESOLUTION_MAX_WAIT_MS <= e.RESOLUTION_DELAY_MS) problems.push('RESOLUTION_MAX_WAIT_MS: must be greater than RESOLUTION_DELAY_MS');
   return problems;
 }

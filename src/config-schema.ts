@@ -6,6 +6,12 @@ import { csv, intFrom, isP256PublicKeyPem, optionalString } from './config-parse
 
 export const AUTH_DOMAIN_DEFAULT = 'contest-rfq-service market-maker v1';
 
+const bool = (def: 'true' | 'false') =>
+  z
+    .enum(['true', 'false', '1', '0'])
+    .default(def)
+    .transform((v) => v === 'true' || v === '1');
+
 export const schema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   HOST: z.string().default('0.0.0.0'),
@@ -32,6 +38,10 @@ export const schema = z.object({
     .regex(/^[a-z0-9_-]{1,32}$/i, 'must be 1-32 of [A-Za-z0-9_-]')
     .default('crfq'),
   OPERATOR_TOKEN: optionalString.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
+  /** A file of named operator accounts, `<name> <sha256 of the token>` per line (src/config-operator-tokens.ts); re-read while running. */
+  OPERATOR_TOKENS_FILE: optionalString,
+  /** How often OPERATOR_TOKENS_FILE is re-read: a changed file takes effect within this long, without a restart. */
+  OPERATOR_TOKENS_RELOAD_MS: intFrom(5000, 100, 3_600_000),
   PRIVY_APP_ID: optionalString,
   PRIVY_VERIFICATION_KEY: optionalString
     // Env files often carry a PEM on one line with literal \n escapes.
@@ -65,10 +75,12 @@ export const schema = z.object({
   MM_MAX_CONNECTIONS_PER_IP: intFrom(20, 1, 100000),
   /** Of those, connections not yet authenticated (they have MM_AUTH_TIMEOUT_MS to do it); more get HTTP 429. At most MM_MAX_CONNECTIONS_PER_IP. */
   MM_MAX_UNAUTHENTICATED_PER_IP: intFrom(4, 1, 100000),
-  /** Frames per second one connection may send (a bucket of this many, refilled at this rate); past it: close 1008. */
+  /** Frames per second one connection may keep up (the refill rate of its frame bucket); past the bucket: close 1008. */
   MM_MAX_FRAMES_PER_SECOND: intFrom(200, 1, 100000),
-  /** Frames one connection may have waiting while an earlier one is handled; past it: close 1008. */
-  MM_MAX_QUEUED_FRAMES: intFrom(32, 1, 100000),
+  /** Frames one connection may send at once (the size of its frame bucket, at least MM_MAX_FRAMES_PER_SECOND): a burst of quotes answering a burst of RFQs. */
+  MM_MAX_FRAME_BURST: intFrom(1000, 1, 1_000_000),
+  /** Frames one connection may have waiting while an earlier one is handled; more are answered rate_limited at once (the connection stays). */
+  MM_MAX_QUEUED_FRAMES: intFrom(128, 1, 100000),
   /** Frames a connection may send before it authenticates (pongs that answer a ping are free); the next: close 1008. */
   MM_MAX_UNAUTHENTICATED_FRAMES: intFrom(24, 2, 100000),
   /** Open TCP connections (HTTP and WebSocket) per client address; more are closed at once. 0: no cap. */
@@ -93,7 +105,42 @@ export const schema = z.object({
   MARKET_BETTING_CLOSE_BUFFER_MS: intFrom(10000, 0),
   MARKET_LOOKUP_HORIZON_MS: intFrom(7 * 86400 * 1000, 0),
   DEPOSIT_SYNC_WAIT_MS: intFrom(5000, 0, 60000),
-  SETTLEMENT_MODE: z.enum(['demo']).default('demo'),
+  /** demo: no chain, made-up hashes (the development default); onchain: USDC on an EVM chain (docs/settlement.md). */
+  SETTLEMENT_MODE: z.enum(['demo', 'onchain']).default('demo'),
+  /** NODE_ENV=production refuses SETTLEMENT_MODE=demo unless this is true (a staging deployment on play money). */
+  ALLOW_DEMO_SETTLEMENT: bool('false'),
+  // Onchain settlement (SETTLEMENT_MODE=onchain; docs/settlement.md). Secrets: also as *_FILE, never logged.
+  CHAIN_RPC_URL: optionalString.pipe(
+    z
+      .string()
+      .regex(/^(https?|wss?):\/\/\S+$/, 'must be an http(s):// or ws(s):// URL')
+      .optional(),
+  ),
+  /** The chain the node must report (eth_chainId); Base by default. */
+  CHAIN_ID: intFrom(8453, 1),
+  USDC_ADDRESS: optionalString.pipe(
+    z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address')
+      .optional(),
+  ),
+  SETTLEMENT_PRIVATE_KEY: optionalString,
+  SETTLEMENT_PRIVATE_KEY_FILE: optionalString,
+  DEPOSIT_MNEMONIC: optionalString,
+  DEPOSIT_MNEMONIC_FILE: optionalString,
+  /** Blocks a transaction needs (its own included) before a deposit or withdrawal is final. */
+  CHAIN_CONFIRMATIONS: intFrom(3, 1, 1000),
+  /** A settlement transaction not mined after this long is replaced at the same nonce with a higher fee. */
+  CHAIN_REPLACE_AFTER_MS: intFrom(60_000, 100, 3_600_000),
+  /** How often a waiting settlement asks the node for its receipt and the chain head. */
+  CHAIN_POLL_MS: intFrom(1000, 20, 60_000),
+  /** Gas (wei) the settlement wallet should keep; below it the service logs a warning (and the gauge shows it). */
+  SETTLEMENT_GAS_FLOOR_WEI: z
+    .string()
+    .trim()
+    .regex(/^\d{1,40}$/, 'must be a whole number of wei')
+    .default('10000000000000000')
+    .transform(BigInt),
   /** Demo settlement: each user's finite onchain balance; deposits beyond what is left fail (SETTLEMENT_FAILED). */
   DEMO_ONCHAIN_BALANCE_MICROS: intFrom(1_000_000_000_000, 0),
   SHUTDOWN_TIMEOUT_MS: intFrom(10000, 100),
@@ -145,6 +192,8 @@ export const schema = z.object({
     .enum(['true', 'false', '1', '0'])
     .default('true')
     .transform((v) => v === 'true' || v === '1'),
+  /** Reverse proxies trusted to tell the client address in X-Forwarded-For: off (default), a hop count, or addresses/CIDRs. */
+  TRUST_PROXY: optionalString,
   /** Origins allowed by CORS: unset = any outside production and none in production; `*`; a comma list; `none`. */
   CORS_ORIGINS: optionalString,
 });

@@ -21,7 +21,8 @@ describe('loadConfig', () => {
       maxConnectionsPerIp: 20,
       maxUnauthenticatedPerIp: 4,
       maxFramesPerSecond: 200,
-      maxQueuedFrames: 32,
+      frameBurst: 1000,
+      maxQueuedFrames: 128,
       maxUnauthenticatedFrames: 24,
     });
     expect(c.connections).toEqual({ maxPerIp: 256, maxTotal: 8192 });
@@ -76,7 +77,7 @@ describe('loadConfig', () => {
   });
 
   it('refuses production without a Privy app (the development identity is never used there)', () => {
-    const prod = { NODE_ENV: 'production', DATABASE_URL: 'postgres://u@h/db', OPERATOR_TOKEN: 'x'.repeat(32) };
+    const prod = { NODE_ENV: 'production', DATABASE_URL: 'postgres://u@h/db', OPERATOR_TOKEN: 'x'.repeat(32), ALLOW_DEMO_SETTLEMENT: 'true' };
     expect(() => loadConfig(prod)).toThrow(/PRIVY_APP_ID \/ PRIVY_VERIFICATION_KEY: required when NODE_ENV=production/);
     expect(loadConfig({ ...prod, PRIVY_APP_ID: 'app', PRIVY_VERIFICATION_KEY: P256_PEM }).privy.appId).toBe('app');
   });

@@ -1,11 +1,17 @@
 // The only module that reads process.env: parse once, report every bad key at once, freeze.
 // Its parts: config-schema.ts (the keys), config-rules.ts (cross-field rules), config-parse.ts (helpers).
+import { readFileSync } from 'node:fs';
 import { parseFailpoints, type FailpointAction } from './failpoints.js';
-import { deepFreeze, defaultSiweDomain, parseCorsOrigins } from './config-parse.js';
+import { deepFreeze, defaultSiweDomain, parseCorsOrigins, parseTrustProxy, type TrustProxy } from './config-parse.js';
+
+export type { TrustProxy } from './config-parse.js';
 import { bufferProblem, rfqProblems } from './config-rules.js';
+import { chainSettings, type ChainSettings } from './config-chain.js';
 import { schema, type Parsed } from './config-schema.js';
+import { DEFAULT_OPERATOR_NAME, parseOperatorTokens, type OperatorTokenLine } from './config-operator-tokens.js';
 
 export { AUTH_DOMAIN_DEFAULT } from './config-schema.js';
+export type { ChainSettings } from './config-chain.js';
 
 export interface Config {
   nodeEnv: Parsed['NODE_ENV'];
@@ -22,7 +28,10 @@ export interface Config {
   deployment: 'embedded' | 'postgres' | 'production';
   /** SIGNATURE_THREADS: worker threads for signature recoveries (0: inline). */
   signatureThreads: number;
+  /** OPERATOR_TOKEN: the operator account named `default`. */
   operatorToken: string | undefined;
+  /** OPERATOR_TOKENS_FILE as read at start-up; the service re-reads it every `reloadMs`. */
+  operatorTokens: { file: string; accounts: OperatorTokenLine[]; reloadMs: number } | undefined;
   privy: { appId: string | undefined; verificationKey: string | undefined };
   sessionTtlSeconds: number;
   /** SESSION_CACHE_MS: how long a process remembers a live session (src/http/session-cache.ts); 0: never. */
@@ -38,6 +47,7 @@ export interface Config {
     maxConnectionsPerIp: number;
     maxUnauthenticatedPerIp: number;
     maxFramesPerSecond: number;
+    frameBurst: number;
     maxQueuedFrames: number;
     maxUnauthenticatedFrames: number;
   };
@@ -46,6 +56,8 @@ export interface Config {
   markets: { assets: string[]; durations: number[]; bettingCloseBufferMs: number; lookupHorizonMs: number };
   depositSyncWaitMs: number;
   settlementMode: Parsed['SETTLEMENT_MODE'];
+  /** SETTLEMENT_MODE=onchain: the chain, the token, the settlement wallet (src/config-chain.ts); demo: undefined. */
+  chain: ChainSettings | undefined;
   demoOnchainBalanceMicros: bigint;
   shutdownTimeoutMs: number;
   rateLimitPerMinute: number;
@@ -76,6 +88,8 @@ export interface Config {
   demoData: boolean;
   /** Origins allowed by CORS (`*`: any; empty: CORS off). */
   corsOrigins: '*' | string[];
+  /** TRUST_PROXY: which peers may tell the client address in X-Forwarded-For (src/http/client-address.ts). */
+  trustProxy: TrustProxy;
 }
 
 export class ConfigError extends Error {
@@ -95,7 +109,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const problems: string[] = [];
   if (e.NODE_ENV === 'production') {
     if (!e.DATABASE_URL) problems.push('DATABASE_URL: required when NODE_ENV=production (embedded PGlite is single-process)');
-    if (!e.OPERATOR_TOKEN) problems.push('OPERATOR_TOKEN: required when NODE_ENV=production');
+    if (!e.OPERATOR_TOKEN && !e.OPERATOR_TOKENS_FILE)
+      problems.push('OPERATOR_TOKEN / OPERATOR_TOKENS_FILE: one is required when NODE_ENV=production');
     if (!e.PRIVY_APP_ID || !e.PRIVY_VERIFICATION_KEY) {
       problems.push(
         'PRIVY_APP_ID / PRIVY_VERIFICATION_KEY: required when NODE_ENV=production (the development identity key is never used in production)',
@@ -110,9 +125,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const cors = parseCorsOrigins(e.CORS_ORIGINS, e.NODE_ENV);
   if (typeof cors === 'string' && cors !== '*') problems.push(`CORS_ORIGINS: ${cors}`);
+  const trustProxy = parseTrustProxy(e.TRUST_PROXY);
+  if ('problem' in trustProxy) problems.push(`TRUST_PROXY: ${trustProxy.problem}`);
+  const operatorTokens = readOperatorTokens(e.OPERATOR_TOKENS_FILE, e.OPERATOR_TOKEN !== undefined, problems);
   const buffer = bufferProblem(e.MARKET_DURATIONS, e.MARKET_BETTING_CLOSE_BUFFER_MS);
   if (buffer) problems.push(`MARKET_BETTING_CLOSE_BUFFER_MS: ${buffer}`);
   problems.push(...rfqProblems(e));
+  const chain = chainSettings(e, problems);
   const failpoints = parseFailpoints(e.FAILPOINTS ?? '');
   for (const p of failpoints.problems) problems.push(`FAILPOINTS: ${p}`);
   if (e.FAILPOINTS && e.NODE_ENV === 'production') problems.push('FAILPOINTS: fault injection is refused when NODE_ENV=production');
@@ -129,6 +148,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     queuePrefix: e.QUEUE_PREFIX,
     deployment: e.REDIS_URL ? 'production' : e.DATABASE_URL ? 'postgres' : 'embedded',
     operatorToken: e.OPERATOR_TOKEN,
+    operatorTokens: operatorTokens && { ...operatorTokens, reloadMs: e.OPERATOR_TOKENS_RELOAD_MS },
     privy: { appId: e.PRIVY_APP_ID, verificationKey: e.PRIVY_VERIFICATION_KEY },
     sessionTtlSeconds: e.SESSION_TTL_SECONDS,
     sessionCacheMs: e.SESSION_CACHE_MS,
@@ -143,6 +163,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxConnectionsPerIp: e.MM_MAX_CONNECTIONS_PER_IP,
       maxUnauthenticatedPerIp: Math.min(e.MM_MAX_UNAUTHENTICATED_PER_IP, e.MM_MAX_CONNECTIONS_PER_IP),
       maxFramesPerSecond: e.MM_MAX_FRAMES_PER_SECOND,
+      frameBurst: e.MM_MAX_FRAME_BURST,
       maxQueuedFrames: e.MM_MAX_QUEUED_FRAMES,
       maxUnauthenticatedFrames: e.MM_MAX_UNAUTHENTICATED_FRAMES,
     },
@@ -155,6 +176,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     depositSyncWaitMs: e.DEPOSIT_SYNC_WAIT_MS,
     settlementMode: e.SETTLEMENT_MODE,
+    chain,
     demoOnchainBalanceMicros: BigInt(e.DEMO_ONCHAIN_BALANCE_MICROS),
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
@@ -181,8 +203,24 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     docsEnabled: e.DOCS_ENABLED,
     demoData: e.DEMO_DATA,
     corsOrigins: cors as '*' | string[],
+    trustProxy: trustProxy as TrustProxy,
   };
   return deepFreeze(config);
+}
+
+/** OPERATOR_TOKENS_FILE at start-up: every bad line is a problem (the service does not start on a bad file). */
+function readOperatorTokens(file: string | undefined, hasDefault: boolean, problems: string[]) {
+  if (file === undefined) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    problems.push(`OPERATOR_TOKENS_FILE: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+    return undefined;
+  }
+  const parsed = parseOperatorTokens(text, hasDefault ? [DEFAULT_OPERATOR_NAME] : []);
+  for (const p of parsed.problems) problems.push(`OPERATOR_TOKENS_FILE: ${file} ${p}`);
+  return { file, accounts: parsed.accounts };
 }
 
 /** For scripts that must refuse to run in production before anything else is checked. */

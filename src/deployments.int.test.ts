@@ -21,19 +21,23 @@ function track(p: ServiceProcess): ServiceProcess {
 
 const heartbeat = (l: Record<string, unknown>) => l.msg === 'heartbeat recorded';
 
-async function expectReady(baseUrl: string): Promise<void> {
+async function expectReady(baseUrl: string, role: 'all' | 'api' = 'all'): Promise<void> {
   const health = await fetch(`${baseUrl}/healthz`);
   expect(health.status).toBe(200);
   expect(await health.json()).toEqual({ status: 'ok' });
-  // The workers' first heartbeat may land just after the API listens: ready within a few seconds.
+  // 200 at once; the workers' first heartbeat may land just after the API listens: `ready` within a few seconds.
   let ready = await fetch(`${baseUrl}/readyz`);
-  for (let i = 0; i < 40 && ready.status !== 200; i++) {
+  let body = (await ready.json()) as { status: string };
+  for (let i = 0; i < 40 && body.status !== 'ready'; i++) {
+    expect(ready.status).toBe(200);
     await new Promise((r) => setTimeout(r, 250));
     ready = await fetch(`${baseUrl}/readyz`);
+    body = (await ready.json()) as { status: string };
   }
   expect(ready.status).toBe(200);
-  expect(await ready.json()).toEqual({
+  expect(body).toEqual({
     status: 'ready',
+    role,
     checks: { database: 'ok', queue: 'ok', bus: 'ok', migrations: 'ok', workers: 'ok', schedulers: 'ok' },
   });
 }
@@ -113,7 +117,7 @@ describe('production deployment (DATABASE_URL + REDIS_URL), API and workers as s
       ])
     ).map(track);
     for (const api of [api1!, api2!]) {
-      await expectReady(api.baseUrl);
+      await expectReady(api.baseUrl, 'api');
       expect(api.logs.some((l) => l.msg === 'workers started')).toBe(false);
     }
     // The scheduler's heartbeat jobs are taken by the worker processes, never by the API processes.

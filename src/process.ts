@@ -61,16 +61,24 @@ export async function runProcess(role: Role): Promise<void> {
   process.on('unhandledRejection', (err) => logger.error({ err }, 'unhandled promise rejection'));
 
   started = (async () => {
-    // Workers first: their first heartbeat and schedulers exist by the time the API answers /readyz.
+    // Workers first: their first heartbeat and schedulers exist by the time the API answers /readyz
+    // (which no longer waits for them: a missing heartbeat only degrades an API's readiness).
     // Shutdown still stops the API first (stops[0]), then the workers.
     if (role === 'all' || role === 'workers') {
       const { startWorkers } = await import('../workers/start.js');
       const workers = await startWorkers(rt);
       stops.push(() => workers.close());
+      if (role === 'workers') {
+        // A workers process has no API: its own /healthz, /readyz and /metrics on PORT (src/http/probes.ts).
+        const { createProbes, startProbeServer } = await import('./http/probes.js');
+        const probes = createProbes(rt, role);
+        const server = await startProbeServer(rt, probes);
+        stops.unshift(async () => (await server.close(), await probes.close()));
+      }
     }
     if (role === 'all' || role === 'api') {
       const { startHttp } = await import('./service.js');
-      const http = await startHttp(rt);
+      const http = await startHttp(rt, role);
       stops.unshift(() => http.close());
     }
   })();

@@ -11,12 +11,11 @@ import { authHandlers } from './http/handlers/auth.js';
 import { usersHandlers } from './http/handlers/users.js';
 import { balancesHandlers } from './http/handlers/balances.js';
 import { createSettlementProducer } from './jobs/settlement-producer.js';
-import { createSettlementAdapter } from './domain/settlement/index.js';
+import { openSettlement } from './domain/settlement/index.js';
 import { marketsHandlers } from './http/handlers/markets.js';
 import { choosePrivyVerifier } from './domain/identity/privy-setup.js';
 import { createTokenResolver } from './http/token-resolver.js';
 import { createSessionCache } from './http/session-cache.js';
-import { readinessProbe } from './http/readiness.js';
 import type { Handlers } from './http/handler.js';
 import { marketMakersHandlers } from './http/handlers/market-makers.js';
 import { createGateway } from './ws/gateway.js';
@@ -32,7 +31,13 @@ import { positionsHandlers } from './http/handlers/positions.js';
 import { marketWindowsHandlers } from './http/handlers/market-windows.js';
 import { mmTradingHandlers } from './http/handlers/mm-trading.js';
 import { createWindowResolutionProducer } from './jobs/window-resolution-producer.js';
-import { createWorkerHealth } from './http/worker-health.js';
+import { createProbes } from './http/probes.js';
+import { createClientAddress } from './http/client-address.js';
+import { createSystemStatus, registerStatusGauges } from './http/system-status.js';
+import { systemStatusHandlers } from './http/handlers/system-status.js';
+import type { ProcessRole } from './http/handlers/operations.js';
+import { priceSourceComponent, type StatusComponent } from './domain/status.js';
+import { createPriceFeed } from './domain/prices/create.js';
 import { createOperationWaiter } from './bus/operation-waiter.js';
 import { boundEnqueue, withDeadline } from './jobs/queue-gate.js';
 import { requireQueue } from './http/queue-gate.js';
@@ -40,15 +45,17 @@ import { createRateLimitStore } from './http/rate-limit-store.js';
 import { createSharedConnectionCap } from './ws/connection-slots.js';
 import { createCors } from './http/cors.js';
 import { chooseOperatorToken } from './domain/identity/dev-operator.js';
+import { OperatorAccounts } from './domain/identity/operator-accounts.js';
 import { demoSeedAllowed, seedDemoOnStart } from './domain/demo/seed.js';
 import { startDemoMakerOnStart } from './bus/demo-maker.js';
 import { createDocsRouter } from './http/docs/router.js';
 import { createDocumentStore } from './http/docs/documents.js';
 import { documentsHandlers } from './http/handlers/documents.js';
-import { createRfqCloser } from './bus/rfq-events.js';
+import { createRfqCloser, publishRfqEvents } from './bus/rfq-events.js';
 import { createRfqWaiters } from './http/handlers/rfq-wait.js';
 import { rfqTakerHandlers } from './http/handlers/rfq-taker.js';
 import { rfqMakerHandlers } from './http/handlers/rfq-maker.js';
+import { auditHandlers } from './http/handlers/audit.js';
 
 export interface HttpService {
   server: Server;
@@ -56,21 +63,25 @@ export interface HttpService {
   close(): Promise<void>;
 }
 
-export async function startHttp(rt: Runtime): Promise<HttpService> {
+export async function startHttp(rt: Runtime, role: ProcessRole = 'api'): Promise<HttpService> {
   const { config, logger, orm, queues } = rt;
   const metrics = createMetrics();
   const forkDb = () => orm.em.fork();
-  const operatorToken = chooseOperatorToken(config, logger);
-  if (!operatorToken)
+  const operators = new OperatorAccounts({ token: chooseOperatorToken(config, logger), file: config.operatorTokens }, logger).start();
+  if (operators.disabled)
     logger.warn(
-      'operator API disabled: OPERATOR_TOKEN is unset, so every /v1/admin request is refused (401); set it (at least 16 characters) to enable it',
+      'operator API disabled: OPERATOR_TOKEN and OPERATOR_TOKENS_FILE are unset, so every /v1/admin request is refused (401); set one to enable it',
     );
+  else logger.info({ operators: operators.names() }, 'operator accounts');
   const privy = await choosePrivyVerifier({ ...config.privy, production: config.nodeEnv === 'production', dataDir: config.dataDir }, logger);
   const shared = { deployment: config.deployment, redisUrl: config.redisUrl, prefix: config.queuePrefix, orm, log: logger };
   const sharedCap = createSharedConnectionCap({ ...shared, max: config.mm.maxConnectionsPerIp });
   // RFQ trading settings shared by the HTTP handlers, the WebSocket stream and the demo maker.
   const rfqDeps = rfqDepsOf(config);
+  // Who the client is, for rate limits, WebSocket caps and logs alike (TRUST_PROXY).
+  const clientAddress = createClientAddress(config.trustProxy);
   const gateway = createGateway({
+    clientAddress,
     mm: config.mm,
     orm,
     logger,
@@ -89,8 +100,22 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
   const operationWaiter = createOperationWaiter(rt.bus);
   const windowProducer = createWindowResolutionProducer(queues);
   const windowSettlement = { enqueue: (marketId: number) => withDeadline(windowProducer.enqueue(marketId), config.queueWaitMs, 'enqueue') };
-  const workerHealth = createWorkerHealth(orm, queues, config.workerHeartbeatStaleMs);
-  const settlement = createSettlementAdapter({ mode: config.settlementMode, demoOnchainBalanceMicros: config.demoOnchainBalanceMicros });
+  const probes = createProbes(rt, role);
+  // The external components an operator watches (GET /v1/admin/status, crfq_component_up): every price
+  // source, and the chain once an onchain settlement adapter adds itself here.
+  const components: StatusComponent[] = [priceSourceComponent(createPriceFeed(config.prices), config.markets.assets[0]!)];
+  const systemStatus = createSystemStatus({
+    orm,
+    schedulerQueues: probes.schedulerQueues,
+    queue: queues,
+    bus: rt.bus,
+    staleAfterMs: config.workerHeartbeatStaleMs,
+    cadence: { 'sweep-rfqs': config.rfq.sweepEveryMs },
+    components,
+    log: logger,
+  });
+  registerStatusGauges(metrics.registry, systemStatus);
+  const settlement = await openSettlement(config, orm.em.fork(), logger);
   // The public contest reads' pages, dropped on `contests.changed` from any process (src/http/page-cache.ts).
   const contestCaches = {
     pages: new PageCache({ ttlMs: CONTEST_PAGE_TTL_MS }),
@@ -110,9 +135,19 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
     ...authHandlers({ privy, sessionTtlSeconds: config.sessionTtlSeconds, siwe: config.siwe, bus: rt.bus }),
     ...usersHandlers({ bus: rt.bus }),
     ...balancesHandlers({ producer: settlementProducer, settlement, syncWaitMs: config.depositSyncWaitMs, waiter: operationWaiter }),
-    ...marketMakersHandlers({ onRemoved: (wallet) => gateway.endWallet(wallet) }),
+    ...marketMakersHandlers({
+      onRemoved: (wallet, rfqIds) => {
+        gateway.endWallet(wallet);
+        void publishRfqEvents(
+          rt.bus,
+          rfqIds.map((rfqId) => ({ topic: 'rfq.quote', rfqId })),
+          logger,
+        );
+      },
+    }),
     ...marketsHandlers({ settings: config.markets }),
     ...poolImagesHandlers(),
+    ...auditHandlers(),
     ...positionsHandlers(),
     ...mmTradingHandlers(),
     ...marketWindowsHandlers({ settings: config.markets, settlement: windowSettlement }),
@@ -120,10 +155,8 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
     ...rfqHandlers({ settings: config.rfq }),
     ...rfqTakerHandlers({ rfq: rfqDeps, bus: rt.bus, closer, waiters: rfqWaiters }),
     ...rfqMakerHandlers(),
-    ...operationsHandlers(
-      readinessProbe({ forkDb, queue: queues, bus: rt.bus, migrationsApplied: () => rt.migrationsApplied, workers: workerHealth }),
-      metrics,
-    ),
+    ...operationsHandlers(probes.readiness, metrics),
+    ...systemStatusHandlers(systemStatus),
   };
   // Deposits and withdrawals wait at most QUEUE_WAIT_MS for the queue, then answer 503 with Retry-After.
   const handlers = requireQueue(allHandlers, queues, config.queueWaitMs);
@@ -133,10 +166,11 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
     document: loadOpenApiDocument(),
     handlers,
     forkDb,
-    resolveToken: createTokenResolver(operatorToken, forkDb, sessions),
+    resolveToken: createTokenResolver(operators, forkDb, sessions),
     metrics,
     rateLimitPerMinute: config.rateLimitPerMinute,
     rateLimitStore: rateLimitStore.store,
+    clientAddress,
     routes: [createCors(config.corsOrigins), createDocsRouter({ enabled: config.docsEnabled, publicUrl: config.publicUrl })],
   });
   // headersTimeout and requestTimeout are checked every connectionsCheckingInterval (node's default: 30 s).
@@ -160,6 +194,7 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
       closer.stop(); // pending best-mode answers read the RFQ as it is; the sweeper closes it
       rfqWaiters.close(); // long-polls answer now instead of holding the server open
       sessions.close();
+      operators.stop();
       await gateway.close(); // market makers get close code 1001 before the HTTP server stops
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -167,9 +202,10 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
       });
       operationWaiter.close();
       await settlementProducer.close();
+      await settlement.close?.();
       await resolutionProducer.close();
       await windowProducer.close();
-      await workerHealth.close();
+      await probes.close();
       await rateLimitStore.close();
       await sharedCap.close();
     },

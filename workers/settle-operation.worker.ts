@@ -10,7 +10,6 @@
 //     (committed, then the API crashed before enqueueing; or a job that used every attempt).
 import { UnrecoverableError } from 'bullmq';
 import { settleOperations, staleOutbox } from '../src/domain/money/operations.js';
-import { createSettlementAdapter } from '../src/domain/settlement/index.js';
 import { createBatcher } from '../src/jobs/batcher.js';
 import { createSettlementProducer } from '../src/jobs/settlement-producer.js';
 import { JOB, RELAY_AFTER_MS, type QUEUE } from '../src/jobs/queues.js';
@@ -23,9 +22,8 @@ export const settlementWorker: WorkerSpec<typeof QUEUE.settlement> = {
   // Jobs held at once: what a batch can gather (one transaction at a time per process). BullMQ's PostgreSQL
   // backend keeps its earlier 8 (its job fetches are database statements); embedded PGlite runs one at a time.
   concurrency: (kind) => (kind === 'redis' ? SETTLE_BATCH_MAX : kind === 'postgres' ? 8 : 1),
-  processor: ({ rt, log }) => {
-    const { orm, config } = rt;
-    const adapter = createSettlementAdapter({ mode: config.settlementMode, demoOnchainBalanceMicros: config.demoOnchainBalanceMicros });
+  processor: ({ rt, log, settlement: adapter, stopping }) => {
+    const { orm } = rt;
     const producer = createSettlementProducer(rt.queues);
     const batcher = createBatcher((ids) => settleOperations(orm.em.fork(), adapter, ids), SETTLE_BATCH_MAX);
     return {
@@ -37,8 +35,12 @@ export const settlementWorker: WorkerSpec<typeof QUEUE.settlement> = {
           return { relayed: ids.length };
         }
         const { operation_id } = job.data;
+        // Onchain: the transaction is signed, sent and confirmed first, outside any transaction (src/domain/settlement/onchain/sender.ts).
+        if (adapter.advance) await adapter.advance(orm.em.fork(), operation_id, stopping);
         const outcome = await batcher.submit(operation_id);
         if (outcome === 'missing') throw new UnrecoverableError(`operation ${operation_id} does not exist`);
+        if (outcome === 'pending')
+          throw new Error(`operation ${operation_id}: no chain outcome yet (the process is closing, or the node is away); retried`);
         // Wakes the API request waiting for this settlement (src/bus/operation-waiter.ts); lost: it polls.
         await rt.bus
           .publish('operation.settled', { operation_id })

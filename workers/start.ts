@@ -8,6 +8,7 @@ import type { Runtime } from '../src/runtime.js';
 import type { JobOf } from '../src/jobs/job-table.js';
 import { SCHEDULER_CHECK_EVERY_MS, type QueueNoun } from '../src/jobs/queues.js';
 import { startSchedulerKeeper } from '../src/jobs/schedulers.js';
+import { openSettlement } from '../src/domain/settlement/index.js';
 import { WORKERS } from './table.js';
 import type { Processor, WorkerDeps, WorkerSpec } from './worker-spec.js';
 
@@ -20,7 +21,11 @@ export async function startWorkers(rt: Runtime): Promise<Workers> {
   const { queues, logger } = rt;
   const me = { workerId: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`, startedAt: new Date() };
   const log = logger.child({ worker_id: me.workerId });
-  const deps: WorkerDeps = { rt, log, me };
+  // SETTLEMENT_MODE's adapter; onchain: the chain checked before any job runs (a wrong chain refuses the start).
+  const settlement = await openSettlement(rt.config, rt.orm.em.fork(), log);
+  // Aborted first on close: a settlement waiting on the chain gives its job back instead of holding the close.
+  const stopping = new AbortController();
+  const deps: WorkerDeps = { rt, log, me, settlement, stopping: stopping.signal };
   // Short lock and stall intervals: a job of a crashed worker is picked up again within ~30 s.
   const common = { connection: queues.connection, lockDuration: 15_000, stalledInterval: 10_000, maxStalledCount: 5 };
 
@@ -50,9 +55,11 @@ export async function startWorkers(rt: Runtime): Promise<Workers> {
     workerId: me.workerId,
     async close() {
       // Worker.close() waits for the jobs in progress to finish: nothing is left half-done.
+      stopping.abort();
       await Promise.all(workers.map((w) => w.close()));
       await keeper.close();
       for (const p of processors) await p.close?.();
+      await settlement.close?.();
       log.info('workers stopped');
     },
   };

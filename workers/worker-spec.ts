@@ -8,11 +8,16 @@ import type { WorkerIdentity } from '../src/domain/heartbeats.js';
 import type { JobOf } from '../src/jobs/job-table.js';
 import type { QueueBackend } from '../src/jobs/queue-backend.js';
 import type { QueueNoun } from '../src/jobs/queues.js';
+import type { SettlementAdapter } from '../src/domain/settlement/adapter.js';
 
 export interface WorkerDeps {
   rt: Runtime;
   log: Logger;
   me: WorkerIdentity;
+  /** SETTLEMENT_MODE's adapter, opened (and, onchain, checked) once per worker process. */
+  settlement: SettlementAdapter;
+  /** Aborted when the process starts closing: long waits (a settlement waiting on the chain) give up. */
+  stopping: AbortSignal;
 }
 
 export interface Processor<Q extends QueueNoun> {

@@ -296,7 +296,15 @@ export interface QuoteAckMessage {
    * another quote), `quote_not_live` (`quote_cancel` of a quote that is
    * filled, replaced, cancelled or not yours), `rate_limited` (more than
    * `MM_MAX_QUOTES_PER_SECOND` quotes and cancels on this connection: nothing
-   * was recorded, retry later).
+   * was recorded, retry later), `unknown_market_maker` (an operator removed
+   * your wallet: the connection is about to close), `malformed_quote` (the
+   * quote breaks its schema in another way than a bad value: a missing or
+   * unknown field, a `client_quote_id` that is not a UUID). A quote (or
+   * `quote_cancel`) with a string `rfq_id` whose fields break the schema is
+   * answered by this `quote_ack` with the specific code, not by `error`:
+   * `odds_bps`, `max_fill_micros` or `signature` out of range
+   * `invalid_odds`, `valid_until_ms` `quote_expired`, `rfq_id` not a UUID
+   * `unknown_rfq`, a `quote_cancel` `quote_not_live`.
    */
   error:
     | "unknown_rfq"
@@ -308,6 +316,8 @@ export interface QuoteAckMessage {
     | "duplicate_client_quote_id"
     | "quote_not_live"
     | "rate_limited"
+    | "unknown_market_maker"
+    | "malformed_quote"
     | null;
 }
 

@@ -760,6 +760,34 @@ export interface Operations {
       503: { body: T.CreditAppTokensErrors[503] };
     };
   };
+  /** GET /v1/admin/status */
+  getSystemStatus: {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    contentType: undefined;
+    body: undefined;
+    responses: {
+      200: { body: T.GetSystemStatusResponses[200] };
+      401: { body: T.GetSystemStatusErrors[401] };
+      403: { body: T.GetSystemStatusErrors[403] };
+      500: { body: T.GetSystemStatusErrors[500] };
+    };
+  };
+  /** GET /v1/admin/audit */
+  listAuditEntries: {
+    params: Record<string, never>;
+    query: NonNullable<T.ListAuditEntriesData['query']>;
+    contentType: undefined;
+    body: undefined;
+    responses: {
+      200: { body: T.ListAuditEntriesResponses[200] };
+      400: { body: T.ListAuditEntriesErrors[400] };
+      401: { body: T.ListAuditEntriesErrors[401] };
+      403: { body: T.ListAuditEntriesErrors[403] };
+      500: { body: T.ListAuditEntriesErrors[500] };
+      503: { body: T.ListAuditEntriesErrors[503] };
+    };
+  };
   /** GET /healthz */
   getHealth: {
     params: Record<string, never>;

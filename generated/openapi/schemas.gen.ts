@@ -1831,6 +1831,106 @@ export const RfqSchema = {
     }
 } as const;
 
+export const AuditEntrySchema = {
+    description: 'One operator write (see `listAuditEntries`).',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'audit_id',
+        'at_ms',
+        'operator',
+        'request_id',
+        'operation_id',
+        'method',
+        'path',
+        'target',
+        'body',
+        'status',
+        'error_code',
+        'in_transaction'
+    ],
+    properties: {
+        audit_id: {
+            type: 'string',
+            format: 'uuid'
+        },
+        at_ms: {
+            type: 'integer',
+            format: 'int64',
+            description: 'When the entry was written (Unix ms).'
+        },
+        operator: {
+            type: 'string',
+            description: 'The operator account\'s name (`default` for `OPERATOR_TOKEN`; else its line in `OPERATOR_TOKENS_FILE`).'
+        },
+        request_id: {
+            type: 'string',
+            description: 'The request\'s `X-Request-Id`, as in the service\'s logs.'
+        },
+        operation_id: {
+            type: 'string',
+            description: 'The operation of this document that was called.'
+        },
+        method: {
+            type: 'string'
+        },
+        path: {
+            type: 'string',
+            description: 'The request path (no query string).'
+        },
+        target: {
+            type: [
+                'string',
+                'null'
+            ],
+            description: 'What was changed or made (the path\'s id, or the id of what a create made); null when neither exists.'
+        },
+        body: {
+            description: 'The request body as recorded; fields that hold secrets are `[redacted]`; a binary body (an image) is `{content_type, size_bytes, sha256}`; null without a body.'
+        },
+        status: {
+            type: 'integer',
+            format: 'int32',
+            description: 'The outcome\'s HTTP status (for an entry written with its change, the operation\'s success status).'
+        },
+        error_code: {
+            type: [
+                'string',
+                'null'
+            ],
+            description: 'The error `code` of a refused or failed request; null on success.'
+        },
+        in_transaction: {
+            type: 'boolean',
+            description: 'True when the entry was written in the same database transaction as the change it records.'
+        }
+    }
+} as const;
+
+export const AuditPageSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'entries',
+        'next_cursor'
+    ],
+    properties: {
+        entries: {
+            type: 'array',
+            items: {
+                $ref: '#/components/schemas/AuditEntry'
+            }
+        },
+        next_cursor: {
+            type: [
+                'string',
+                'null'
+            ],
+            description: 'Cursor of the next page; null on the last page.'
+        }
+    }
+} as const;
+
 export const RfqListSchema = {
     type: 'object',
     additionalProperties: false,
@@ -3154,62 +3254,305 @@ export const ReadinessSchema = {
     additionalProperties: false,
     required: [
         'status',
+        'role',
         'checks'
     ],
     properties: {
         status: {
             type: 'string',
             enum: [
-                'ready'
-            ]
+                'ready',
+                'degraded'
+            ],
+            description: '`ready`: every check is `ok`. `degraded`: this process serves its role, but a check it does not need is not `ok`.'
+        },
+        role: {
+            type: 'string',
+            enum: [
+                'all',
+                'api',
+                'workers'
+            ],
+            description: 'The role this process was started with (`--role=`).'
         },
         checks: {
+            $ref: '#/components/schemas/ReadinessChecks'
+        }
+    }
+} as const;
+
+export const ReadinessChecksSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'database',
+        'queue',
+        'bus',
+        'migrations',
+        'workers',
+        'schedulers'
+    ],
+    properties: {
+        database: {
+            $ref: '#/components/schemas/CheckState'
+        },
+        queue: {
+            $ref: '#/components/schemas/CheckState'
+        },
+        bus: {
+            $ref: '#/components/schemas/CheckState'
+        },
+        migrations: {
+            $ref: '#/components/schemas/CheckState'
+        },
+        workers: {
+            $ref: '#/components/schemas/CheckState'
+        },
+        schedulers: {
+            $ref: '#/components/schemas/CheckState'
+        }
+    }
+} as const;
+
+export const CheckStateSchema = {
+    type: 'string',
+    enum: [
+        'ok',
+        'failed',
+        'timeout',
+        'pending',
+        'stale',
+        'missing'
+    ],
+    description: '`ok`; `failed` (the dependency answered with an error); `timeout` (no answer within 2 s);\n`pending` (migrations not applied yet); `stale` (a heartbeat older than `WORKER_HEARTBEAT_STALE_MS`);\n`missing` (no worker ever recorded a heartbeat, or a job scheduler does not exist).\n'
+} as const;
+
+export const SystemStatusSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'status',
+        'checked_at_ms',
+        'dependencies',
+        'workers',
+        'schedulers',
+        'queues',
+        'components'
+    ],
+    properties: {
+        status: {
+            type: 'string',
+            enum: [
+                'ok',
+                'degraded'
+            ],
+            description: '`ok` when every dependency, worker check, scheduler and component is `ok`.'
+        },
+        checked_at_ms: {
+            type: 'integer',
+            format: 'int64',
+            description: 'When this report was made (Unix ms).'
+        },
+        dependencies: {
             type: 'object',
             additionalProperties: false,
             required: [
                 'database',
                 'queue',
-                'bus',
-                'migrations',
-                'workers',
-                'schedulers'
+                'bus'
             ],
+            description: 'The dependencies of the API process that answered.',
             properties: {
                 database: {
-                    type: 'string',
-                    enum: [
-                        'ok'
-                    ]
+                    $ref: '#/components/schemas/CheckState'
                 },
                 queue: {
-                    type: 'string',
-                    enum: [
-                        'ok'
-                    ]
+                    $ref: '#/components/schemas/CheckState'
                 },
                 bus: {
-                    type: 'string',
-                    enum: [
-                        'ok'
-                    ]
+                    $ref: '#/components/schemas/CheckState'
+                }
+            }
+        },
+        workers: {
+            type: 'object',
+            additionalProperties: false,
+            required: [
+                'state',
+                'alive',
+                'stale_after_ms',
+                'newest_heartbeat_ms',
+                'processes'
+            ],
+            properties: {
+                state: {
+                    $ref: '#/components/schemas/CheckState'
                 },
-                migrations: {
-                    type: 'string',
-                    enum: [
-                        'ok'
-                    ]
+                alive: {
+                    type: 'integer',
+                    minimum: 0,
+                    description: 'Worker processes whose heartbeat is younger than `stale_after_ms`.'
                 },
-                workers: {
-                    type: 'string',
-                    enum: [
-                        'ok'
-                    ]
+                stale_after_ms: {
+                    type: 'integer',
+                    description: '`WORKER_HEARTBEAT_STALE_MS`.'
                 },
-                schedulers: {
-                    type: 'string',
-                    enum: [
-                        'ok'
-                    ]
+                newest_heartbeat_ms: {
+                    type: [
+                        'integer',
+                        'null'
+                    ],
+                    format: 'int64',
+                    description: 'The newest heartbeat of any worker (Unix ms); null when none ever beat.'
+                },
+                processes: {
+                    type: 'array',
+                    description: 'The 100 most recently seen worker processes, newest first (rows of stopped processes stay until the database is pruned).',
+                    maxItems: 100,
+                    items: {
+                        type: 'object',
+                        additionalProperties: false,
+                        required: [
+                            'worker_id',
+                            'hostname',
+                            'pid',
+                            'started_at_ms',
+                            'last_seen_ms',
+                            'state'
+                        ],
+                        properties: {
+                            worker_id: {
+                                type: 'string'
+                            },
+                            hostname: {
+                                type: 'string'
+                            },
+                            pid: {
+                                type: 'integer'
+                            },
+                            started_at_ms: {
+                                type: 'integer',
+                                format: 'int64'
+                            },
+                            last_seen_ms: {
+                                type: 'integer',
+                                format: 'int64'
+                            },
+                            state: {
+                                type: 'string',
+                                enum: [
+                                    'ok',
+                                    'stale'
+                                ]
+                            }
+                        }
+                    }
+                }
+            }
+        },
+        schedulers: {
+            type: 'array',
+            description: 'Every job scheduler the workers keep.',
+            items: {
+                type: 'object',
+                additionalProperties: false,
+                required: [
+                    'id',
+                    'queue',
+                    'every_ms',
+                    'state'
+                ],
+                properties: {
+                    id: {
+                        type: 'string'
+                    },
+                    queue: {
+                        type: 'string'
+                    },
+                    every_ms: {
+                        type: 'integer'
+                    },
+                    state: {
+                        $ref: '#/components/schemas/CheckState'
+                    }
+                }
+            }
+        },
+        queues: {
+            type: 'array',
+            description: 'Job counts of every queue (empty when the queue backend did not answer).',
+            items: {
+                type: 'object',
+                additionalProperties: false,
+                required: [
+                    'queue',
+                    'waiting',
+                    'active',
+                    'delayed',
+                    'failed'
+                ],
+                properties: {
+                    queue: {
+                        type: 'string'
+                    },
+                    waiting: {
+                        type: 'integer',
+                        minimum: 0
+                    },
+                    active: {
+                        type: 'integer',
+                        minimum: 0
+                    },
+                    delayed: {
+                        type: 'integer',
+                        minimum: 0
+                    },
+                    failed: {
+                        type: 'integer',
+                        minimum: 0
+                    }
+                }
+            }
+        },
+        components: {
+            type: 'array',
+            description: 'External components of this deployment (price sources; the chain in `onchain` mode), each checked with a 2 s bound.',
+            items: {
+                type: 'object',
+                additionalProperties: false,
+                required: [
+                    'name',
+                    'kind',
+                    'state',
+                    'detail'
+                ],
+                properties: {
+                    name: {
+                        type: 'string'
+                    },
+                    kind: {
+                        type: 'string',
+                        enum: [
+                            'price_source',
+                            'chain'
+                        ]
+                    },
+                    state: {
+                        type: 'string',
+                        enum: [
+                            'ok',
+                            'degraded',
+                            'failed',
+                            'timeout'
+                        ]
+                    },
+                    detail: {
+                        type: [
+                            'string',
+                            'null'
+                        ],
+                        description: 'A short explanation when not `ok` (never a secret or a connection string).'
+                    }
                 }
             }
         }

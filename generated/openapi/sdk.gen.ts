@@ -2,8 +2,8 @@
 
 import { client } from './client.gen.ts';
 import type { Client, ClientMeta, Options as Options2, RequestResult, TDataShape } from './client/index.ts';
-import type { AcceptRfqQuoteData, AcceptRfqQuoteErrors, AcceptRfqQuoteResponses, CancelRfqData, CancelRfqErrors, CancelRfqResponses, CreateContestData, CreateContestEntryData, CreateContestEntryErrors, CreateContestEntryResponses, CreateContestErrors, CreateContestResponses, CreateDepositData, CreateDepositErrors, CreateDepositResponses, CreateMarketMakerData, CreateMarketMakerErrors, CreateMarketMakerResponses, CreateRfqData, CreateRfqErrors, CreateRfqResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, CreateWalletSessionData, CreateWalletSessionErrors, CreateWalletSessionResponses, CreateWithdrawalData, CreateWithdrawalErrors, CreateWithdrawalResponses, CreditAppTokensData, CreditAppTokensErrors, CreditAppTokensResponses, DeleteMarketMakerData, DeleteMarketMakerErrors, DeleteMarketMakerResponses, GetAsyncApiJsonData, GetAsyncApiJsonErrors, GetAsyncApiJsonResponses, GetAsyncApiYamlData, GetAsyncApiYamlErrors, GetAsyncApiYamlResponses, GetAvailableAppTokenBalanceData, GetAvailableAppTokenBalanceErrors, GetAvailableAppTokenBalanceResponses, GetAvailableBalanceData, GetAvailableBalanceErrors, GetAvailableBalanceResponses, GetContestData, GetContestErrors, GetContestLeaderboardData, GetContestLeaderboardErrors, GetContestLeaderboardResponses, GetContestPopularEntryData, GetContestPopularEntryErrors, GetContestPopularEntryResponses, GetContestResponses, GetContestTopParticipantsData, GetContestTopParticipantsErrors, GetContestTopParticipantsResponses, GetCurrentMarketData, GetCurrentMarketErrors, GetCurrentMarketResponses, GetDepositWalletData, GetDepositWalletErrors, GetDepositWalletResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMakerPnlData, GetMakerPnlErrors, GetMakerPnlResponses, GetMakerRfqData, GetMakerRfqErrors, GetMakerRfqResponses, GetMarketData, GetMarketErrors, GetMarketResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetOpenApiJsonData, GetOpenApiJsonErrors, GetOpenApiJsonResponses, GetOpenApiYamlData, GetOpenApiYamlErrors, GetOpenApiYamlResponses, GetOperationData, GetOperationErrors, GetOperationResponses, GetPnlHistoryData, GetPnlHistoryErrors, GetPnlHistoryResponses, GetPoolImageRawData, GetPoolImageRawErrors, GetPoolImageRawResponses, GetPortfolioData, GetPortfolioErrors, GetPortfolioResponses, GetPositionData, GetPositionErrors, GetPositionResponses, GetPreferencesData, GetPreferencesErrors, GetPreferencesResponses, GetProfileContestData, GetProfileContestErrors, GetProfileContestResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetReservedBalanceData, GetReservedBalanceErrors, GetReservedBalanceResponses, GetRfqData, GetRfqErrors, GetRfqResponses, GetRfqTypedDataData, GetRfqTypedDataErrors, GetRfqTypedDataResponses, GetTakerPnlData, GetTakerPnlErrors, GetTakerPnlResponses, GetWalletNonceData, GetWalletNonceErrors, GetWalletNonceResponses, ListContestsData, ListContestsErrors, ListContestsResponses, ListMakerFillsData, ListMakerFillsErrors, ListMakerFillsResponses, ListPositionsData, ListPositionsErrors, ListPositionsResponses, ListRfqsData, ListRfqsErrors, ListRfqsResponses, LogoutData, LogoutErrors, LogoutResponses, LookupMarketData, LookupMarketErrors, LookupMarketResponses, ResolveMarketData, ResolveMarketErrors, ResolveMarketResponses, ResolveMarketWindowData, ResolveMarketWindowErrors, ResolveMarketWindowResponses, UpdatePreferencesData, UpdatePreferencesErrors, UpdatePreferencesResponses, UploadPoolImageData, UploadPoolImageErrors, UploadPoolImageResponses, VoidContestData, VoidContestErrors, VoidContestResponses } from './types.gen.ts';
-import { zAcceptRfqQuoteResponse, zCancelRfqResponse, zCreateContestEntryResponse, zCreateContestResponse, zCreateDepositResponse, zCreateMarketMakerResponse, zCreateRfqResponse, zCreateSessionResponse, zCreateWalletSessionResponse, zCreateWithdrawalResponse, zCreditAppTokensResponse, zDeleteMarketMakerResponse, zGetAsyncApiJsonResponse, zGetAsyncApiYamlResponse, zGetAvailableAppTokenBalanceResponse, zGetAvailableBalanceResponse, zGetContestLeaderboardResponse, zGetContestPopularEntryResponse, zGetContestResponse, zGetContestTopParticipantsResponse, zGetCurrentMarketResponse, zGetDepositWalletResponse, zGetHealthResponse, zGetMakerPnlResponse, zGetMakerRfqResponse, zGetMarketResponse, zGetMetricsResponse, zGetOpenApiJsonResponse, zGetOpenApiYamlResponse, zGetOperationResponse, zGetPnlHistoryResponse, zGetPoolImageRawResponse, zGetPortfolioResponse, zGetPositionResponse, zGetPreferencesResponse, zGetProfileContestResponse, zGetReadinessResponse, zGetReservedBalanceResponse, zGetRfqResponse, zGetRfqTypedDataResponse, zGetTakerPnlResponse, zGetWalletNonceResponse, zListContestsResponse, zListMakerFillsResponse, zListPositionsResponse, zListRfqsResponse, zLogoutResponse, zLookupMarketResponse, zResolveMarketResponse, zResolveMarketWindowResponse, zUpdatePreferencesResponse, zUploadPoolImageResponse, zVoidContestResponse } from './zod.gen.ts';
+import type { AcceptRfqQuoteData, AcceptRfqQuoteErrors, AcceptRfqQuoteResponses, CancelRfqData, CancelRfqErrors, CancelRfqResponses, CreateContestData, CreateContestEntryData, CreateContestEntryErrors, CreateContestEntryResponses, CreateContestErrors, CreateContestResponses, CreateDepositData, CreateDepositErrors, CreateDepositResponses, CreateMarketMakerData, CreateMarketMakerErrors, CreateMarketMakerResponses, CreateRfqData, CreateRfqErrors, CreateRfqResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, CreateWalletSessionData, CreateWalletSessionErrors, CreateWalletSessionResponses, CreateWithdrawalData, CreateWithdrawalErrors, CreateWithdrawalResponses, CreditAppTokensData, CreditAppTokensErrors, CreditAppTokensResponses, DeleteMarketMakerData, DeleteMarketMakerErrors, DeleteMarketMakerResponses, GetAsyncApiJsonData, GetAsyncApiJsonErrors, GetAsyncApiJsonResponses, GetAsyncApiYamlData, GetAsyncApiYamlErrors, GetAsyncApiYamlResponses, GetAvailableAppTokenBalanceData, GetAvailableAppTokenBalanceErrors, GetAvailableAppTokenBalanceResponses, GetAvailableBalanceData, GetAvailableBalanceErrors, GetAvailableBalanceResponses, GetContestData, GetContestErrors, GetContestLeaderboardData, GetContestLeaderboardErrors, GetContestLeaderboardResponses, GetContestPopularEntryData, GetContestPopularEntryErrors, GetContestPopularEntryResponses, GetContestResponses, GetContestTopParticipantsData, GetContestTopParticipantsErrors, GetContestTopParticipantsResponses, GetCurrentMarketData, GetCurrentMarketErrors, GetCurrentMarketResponses, GetDepositWalletData, GetDepositWalletErrors, GetDepositWalletResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMakerPnlData, GetMakerPnlErrors, GetMakerPnlResponses, GetMakerRfqData, GetMakerRfqErrors, GetMakerRfqResponses, GetMarketData, GetMarketErrors, GetMarketResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetOpenApiJsonData, GetOpenApiJsonErrors, GetOpenApiJsonResponses, GetOpenApiYamlData, GetOpenApiYamlErrors, GetOpenApiYamlResponses, GetOperationData, GetOperationErrors, GetOperationResponses, GetPnlHistoryData, GetPnlHistoryErrors, GetPnlHistoryResponses, GetPoolImageRawData, GetPoolImageRawErrors, GetPoolImageRawResponses, GetPortfolioData, GetPortfolioErrors, GetPortfolioResponses, GetPositionData, GetPositionErrors, GetPositionResponses, GetPreferencesData, GetPreferencesErrors, GetPreferencesResponses, GetProfileContestData, GetProfileContestErrors, GetProfileContestResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetReservedBalanceData, GetReservedBalanceErrors, GetReservedBalanceResponses, GetRfqData, GetRfqErrors, GetRfqResponses, GetRfqTypedDataData, GetRfqTypedDataErrors, GetRfqTypedDataResponses, GetSystemStatusData, GetSystemStatusErrors, GetSystemStatusResponses, GetTakerPnlData, GetTakerPnlErrors, GetTakerPnlResponses, GetWalletNonceData, GetWalletNonceErrors, GetWalletNonceResponses, ListAuditEntriesData, ListAuditEntriesErrors, ListAuditEntriesResponses, ListContestsData, ListContestsErrors, ListContestsResponses, ListMakerFillsData, ListMakerFillsErrors, ListMakerFillsResponses, ListPositionsData, ListPositionsErrors, ListPositionsResponses, ListRfqsData, ListRfqsErrors, ListRfqsResponses, LogoutData, LogoutErrors, LogoutResponses, LookupMarketData, LookupMarketErrors, LookupMarketResponses, ResolveMarketData, ResolveMarketErrors, ResolveMarketResponses, ResolveMarketWindowData, ResolveMarketWindowErrors, ResolveMarketWindowResponses, UpdatePreferencesData, UpdatePreferencesErrors, UpdatePreferencesResponses, UploadPoolImageData, UploadPoolImageErrors, UploadPoolImageResponses, VoidContestData, VoidContestErrors, VoidContestResponses } from './types.gen.ts';
+import { zAcceptRfqQuoteResponse, zCancelRfqResponse, zCreateContestEntryResponse, zCreateContestResponse, zCreateDepositResponse, zCreateMarketMakerResponse, zCreateRfqResponse, zCreateSessionResponse, zCreateWalletSessionResponse, zCreateWithdrawalResponse, zCreditAppTokensResponse, zDeleteMarketMakerResponse, zGetAsyncApiJsonResponse, zGetAsyncApiYamlResponse, zGetAvailableAppTokenBalanceResponse, zGetAvailableBalanceResponse, zGetContestLeaderboardResponse, zGetContestPopularEntryResponse, zGetContestResponse, zGetContestTopParticipantsResponse, zGetCurrentMarketResponse, zGetDepositWalletResponse, zGetHealthResponse, zGetMakerPnlResponse, zGetMakerRfqResponse, zGetMarketResponse, zGetMetricsResponse, zGetOpenApiJsonResponse, zGetOpenApiYamlResponse, zGetOperationResponse, zGetPnlHistoryResponse, zGetPoolImageRawResponse, zGetPortfolioResponse, zGetPositionResponse, zGetPreferencesResponse, zGetProfileContestResponse, zGetReadinessResponse, zGetReservedBalanceResponse, zGetRfqResponse, zGetRfqTypedDataResponse, zGetSystemStatusResponse, zGetTakerPnlResponse, zGetWalletNonceResponse, zListAuditEntriesResponse, zListContestsResponse, zListMakerFillsResponse, zListPositionsResponse, zListRfqsResponse, zLogoutResponse, zLookupMarketResponse, zResolveMarketResponse, zResolveMarketWindowResponse, zUpdatePreferencesResponse, zUploadPoolImageResponse, zVoidContestResponse } from './zod.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -1268,6 +1268,56 @@ export const creditAppTokens = <ThrowOnError extends boolean = false>(options: O
 });
 
 /**
+ * Whole-system status
+ *
+ * What an operator (or a dashboard) needs to see at once, as this API process sees it: its
+ * dependencies (database, queue, bus), every worker process that recorded a heartbeat (alive when
+ * its heartbeat is younger than `WORKER_HEARTBEAT_STALE_MS`), every job scheduler, the job counts of
+ * every queue, and the deployment's external components (price sources and, in `onchain` mode, the
+ * chain). `status` is `ok` when everything is, else `degraded`; the answer is 200 either way (this is
+ * a report, not a probe: probes are `/healthz` and `/readyz`). The same facts are Prometheus gauges on
+ * `/metrics` (`crfq_dependency_up`, `crfq_workers_alive`, `crfq_worker_heartbeat_age_seconds`,
+ * `crfq_scheduler_present`, `crfq_queue_jobs`, `crfq_component_up`). Each check is bounded by 2 s;
+ * a check that did not answer in time says `timeout`.
+ *
+ */
+export const getSystemStatus = <ThrowOnError extends boolean = false>(options?: Options<GetSystemStatusData, ThrowOnError>): RequestResult<GetSystemStatusResponses, GetSystemStatusErrors, ThrowOnError> => (options?.client ?? client).get<GetSystemStatusResponses, GetSystemStatusErrors, ThrowOnError>({
+    responseValidator: async (data) => await zGetSystemStatusResponse.parseAsync(data),
+    security: [{
+            key: 'operatorBearer',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/admin/status',
+    ...options
+});
+
+/**
+ * Page through the operator audit trail
+ *
+ * Every write an operator account made, newest first (`at_ms`, then `audit_id`): who (the
+ * operator account's name), which request (`request_id`, the `X-Request-Id` it was answered
+ * with), when, and what (operation, target, request body with secrets removed and images as their
+ * size and SHA-256, outcome status). A write that changed something is recorded in the same
+ * database transaction as the change (`in_transaction: true`), so a committed change always has
+ * its entry; a rejected request, an idempotent replay or a failure is recorded after it
+ * (`in_transaction: false`). The trail is append-only: the database refuses to change or delete
+ * an entry. Pass the `next_cursor` of a page as `cursor` to get the next page; `next_cursor` is
+ * null on the last page. Entries written after the first page never shift later pages.
+ *
+ */
+export const listAuditEntries = <ThrowOnError extends boolean = false>(options?: Options<ListAuditEntriesData, ThrowOnError>): RequestResult<ListAuditEntriesResponses, ListAuditEntriesErrors, ThrowOnError> => (options?.client ?? client).get<ListAuditEntriesResponses, ListAuditEntriesErrors, ThrowOnError>({
+    responseValidator: async (data) => await zListAuditEntriesResponse.parseAsync(data),
+    security: [{
+            key: 'operatorBearer',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/admin/audit',
+    ...options
+});
+
+/**
  * Liveness probe
  *
  * Answers 200 while the process is up. Does not check dependencies (see `/readyz`).
@@ -1281,11 +1331,17 @@ export const getHealth = <ThrowOnError extends boolean = false>(options?: Option
 /**
  * Readiness probe
  *
- * Answers 200 only once migrations have run, the database, the queue and the bus (the
- * cross-process notifications of RFQ trading: Redis, PostgreSQL or in-process) answer, a worker process
- * recorded a heartbeat recently (`WORKER_HEARTBEAT_STALE_MS`) and every job scheduler exists;
- * otherwise 503 `UNAVAILABLE` whose `details.checks` names the state of each check. An API whose
- * workers are down is reported not ready: deposits and withdrawals would stay pending.
+ * Whether THIS process can serve its role (`--role=api`, `--role=workers` or `all`), for a load
+ * balancer or an orchestrator's readiness probe. An API process (and `all`) needs migrations applied,
+ * its database, its queue connection and its bus (the cross-process notifications of RFQ trading:
+ * Redis, PostgreSQL or in-process); a workers process needs migrations, its database and its queue
+ * (a workers process answers this on its own `PORT`, with `/healthz` and `/metrics`). Checks the role
+ * does not need are still reported: worker heartbeats (`workers`, older than
+ * `WORKER_HEARTBEAT_STALE_MS` is `stale`, none ever is `missing`), job schedulers and, for a workers
+ * process, the bus. When one of those is not `ok` the answer is still 200 with `status: degraded`, so a
+ * worker outage never pulls the API out of rotation and processes become ready in any start order.
+ * A required check that fails is 503 `UNAVAILABLE` whose `details` carry the role and every check.
+ * The whole-system view is `GET /v1/admin/status`.
  *
  */
 export const getReadiness = <ThrowOnError extends boolean = false>(options?: Options<GetReadinessData, ThrowOnError>): RequestResult<GetReadinessResponses, GetReadinessErrors, ThrowOnError> => (options?.client ?? client).get<GetReadinessResponses, GetReadinessErrors, ThrowOnError>({

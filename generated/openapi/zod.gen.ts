@@ -536,6 +536,29 @@ export const zRfq = z.object({
     quotes: z.array(zRfqQuote)
 });
 
+/**
+ * One operator write (see `listAuditEntries`).
+ */
+export const zAuditEntry = z.object({
+    audit_id: z.uuid(),
+    at_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
+    operator: z.string(),
+    request_id: z.string(),
+    operation_id: z.string(),
+    method: z.string(),
+    path: z.string(),
+    target: z.string().nullable(),
+    body: z.unknown(),
+    status: z.int().min(-2147483648, { error: 'Invalid value: Expected int32 to be >= -2147483648' }).max(2147483647, { error: 'Invalid value: Expected int32 to be <= 2147483647' }),
+    error_code: z.string().nullable(),
+    in_transaction: z.boolean()
+});
+
+export const zAuditPage = z.object({
+    entries: z.array(zAuditEntry),
+    next_cursor: z.string().nullable()
+});
+
 export const zRfqList = z.object({
     rfqs: z.array(zRfq),
     next_cursor: z.string().nullable()
@@ -847,16 +870,86 @@ export const zHealth = z.object({
     status: z.enum(['ok'])
 });
 
+/**
+ * `ok`; `failed` (the dependency answered with an error); `timeout` (no answer within 2 s);
+ * `pending` (migrations not applied yet); `stale` (a heartbeat older than `WORKER_HEARTBEAT_STALE_MS`);
+ * `missing` (no worker ever recorded a heartbeat, or a job scheduler does not exist).
+ *
+ */
+export const zCheckState = z.enum([
+    'ok',
+    'failed',
+    'timeout',
+    'pending',
+    'stale',
+    'missing'
+]);
+
+export const zReadinessChecks = z.object({
+    database: zCheckState,
+    queue: zCheckState,
+    bus: zCheckState,
+    migrations: zCheckState,
+    workers: zCheckState,
+    schedulers: zCheckState
+});
+
 export const zReadiness = z.object({
-    status: z.enum(['ready']),
-    checks: z.object({
-        database: z.enum(['ok']),
-        queue: z.enum(['ok']),
-        bus: z.enum(['ok']),
-        migrations: z.enum(['ok']),
-        workers: z.enum(['ok']),
-        schedulers: z.enum(['ok'])
-    })
+    status: z.enum(['ready', 'degraded']),
+    role: z.enum([
+        'all',
+        'api',
+        'workers'
+    ]),
+    checks: zReadinessChecks
+});
+
+export const zSystemStatus = z.object({
+    status: z.enum(['ok', 'degraded']),
+    checked_at_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
+    dependencies: z.object({
+        database: zCheckState,
+        queue: zCheckState,
+        bus: zCheckState
+    }),
+    workers: z.object({
+        state: zCheckState,
+        alive: z.int().gte(0),
+        stale_after_ms: z.int(),
+        newest_heartbeat_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }).nullable(),
+        processes: z.array(z.object({
+            worker_id: z.string(),
+            hostname: z.string(),
+            pid: z.int(),
+            started_at_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
+            last_seen_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
+            state: z.enum(['ok', 'stale'])
+        })).max(100)
+    }),
+    schedulers: z.array(z.object({
+        id: z.string(),
+        queue: z.string(),
+        every_ms: z.int(),
+        state: zCheckState
+    })),
+    queues: z.array(z.object({
+        queue: z.string(),
+        waiting: z.int().gte(0),
+        active: z.int().gte(0),
+        delayed: z.int().gte(0),
+        failed: z.int().gte(0)
+    })),
+    components: z.array(z.object({
+        name: z.string(),
+        kind: z.enum(['price_source', 'chain']),
+        state: z.enum([
+            'ok',
+            'degraded',
+            'failed',
+            'timeout'
+        ]),
+        detail: z.string().nullable()
+    }))
 });
 
 /**
@@ -1316,12 +1409,27 @@ export const zCreditAppTokensPath = z.object({
 export const zCreditAppTokensResponse = zAppTokenCreditResponse;
 
 /**
+ * The system as this process sees it now.
+ */
+export const zGetSystemStatusResponse = zSystemStatus;
+
+export const zListAuditEntriesQuery = z.object({
+    limit: z.int().min(-2147483648, { error: 'Invalid value: Expected int32 to be >= -2147483648' }).max(2147483647, { error: 'Invalid value: Expected int32 to be <= 2147483647' }).optional().default(50),
+    cursor: z.string().min(1).optional()
+});
+
+/**
+ * One page of the audit trail.
+ */
+export const zListAuditEntriesResponse = zAuditPage;
+
+/**
  * The process is up.
  */
 export const zGetHealthResponse = zHealth;
 
 /**
- * Ready to serve traffic.
+ * This process can serve its role (`status` says whether everything else is too).
  */
 export const zGetReadinessResponse = zReadiness;
 

@@ -824,6 +824,62 @@ export type Rfq = {
     quotes: Array<RfqQuote>;
 };
 
+/**
+ * One operator write (see `listAuditEntries`).
+ */
+export type AuditEntry = {
+    audit_id: string;
+    /**
+     * When the entry was written (Unix ms).
+     */
+    at_ms: number;
+    /**
+     * The operator account's name (`default` for `OPERATOR_TOKEN`; else its line in `OPERATOR_TOKENS_FILE`).
+     */
+    operator: string;
+    /**
+     * The request's `X-Request-Id`, as in the service's logs.
+     */
+    request_id: string;
+    /**
+     * The operation of this document that was called.
+     */
+    operation_id: string;
+    method: string;
+    /**
+     * The request path (no query string).
+     */
+    path: string;
+    /**
+     * What was changed or made (the path's id, or the id of what a create made); null when neither exists.
+     */
+    target: string | null;
+    /**
+     * The request body as recorded; fields that hold secrets are `[redacted]`; a binary body (an image) is `{content_type, size_bytes, sha256}`; null without a body.
+     */
+    body: unknown;
+    /**
+     * The outcome's HTTP status (for an entry written with its change, the operation's success status).
+     */
+    status: number;
+    /**
+     * The error `code` of a refused or failed request; null on success.
+     */
+    error_code: string | null;
+    /**
+     * True when the entry was written in the same database transaction as the change it records.
+     */
+    in_transaction: boolean;
+};
+
+export type AuditPage = {
+    entries: Array<AuditEntry>;
+    /**
+     * Cursor of the next page; null on the last page.
+     */
+    next_cursor: string | null;
+};
+
 export type RfqList = {
     rfqs: Array<Rfq>;
     /**
@@ -1361,15 +1417,108 @@ export type Health = {
 };
 
 export type Readiness = {
-    status: 'ready';
-    checks: {
-        database: 'ok';
-        queue: 'ok';
-        bus: 'ok';
-        migrations: 'ok';
-        workers: 'ok';
-        schedulers: 'ok';
+    /**
+     * `ready`: every check is `ok`. `degraded`: this process serves its role, but a check it does not need is not `ok`.
+     */
+    status: 'ready' | 'degraded';
+    /**
+     * The role this process was started with (`--role=`).
+     */
+    role: 'all' | 'api' | 'workers';
+    checks: ReadinessChecks;
+};
+
+export type ReadinessChecks = {
+    database: CheckState;
+    queue: CheckState;
+    bus: CheckState;
+    migrations: CheckState;
+    workers: CheckState;
+    schedulers: CheckState;
+};
+
+/**
+ * `ok`; `failed` (the dependency answered with an error); `timeout` (no answer within 2 s);
+ * `pending` (migrations not applied yet); `stale` (a heartbeat older than `WORKER_HEARTBEAT_STALE_MS`);
+ * `missing` (no worker ever recorded a heartbeat, or a job scheduler does not exist).
+ *
+ */
+export type CheckState = 'ok' | 'failed' | 'timeout' | 'pending' | 'stale' | 'missing';
+
+export type SystemStatus = {
+    /**
+     * `ok` when every dependency, worker check, scheduler and component is `ok`.
+     */
+    status: 'ok' | 'degraded';
+    /**
+     * When this report was made (Unix ms).
+     */
+    checked_at_ms: number;
+    /**
+     * The dependencies of the API process that answered.
+     */
+    dependencies: {
+        database: CheckState;
+        queue: CheckState;
+        bus: CheckState;
     };
+    workers: {
+        state: CheckState;
+        /**
+         * Worker processes whose heartbeat is younger than `stale_after_ms`.
+         */
+        alive: number;
+        /**
+         * `WORKER_HEARTBEAT_STALE_MS`.
+         */
+        stale_after_ms: number;
+        /**
+         * The newest heartbeat of any worker (Unix ms); null when none ever beat.
+         */
+        newest_heartbeat_ms: number | null;
+        /**
+         * The 100 most recently seen worker processes, newest first (rows of stopped processes stay until the database is pruned).
+         */
+        processes: Array<{
+            worker_id: string;
+            hostname: string;
+            pid: number;
+            started_at_ms: number;
+            last_seen_ms: number;
+            state: 'ok' | 'stale';
+        }>;
+    };
+    /**
+     * Every job scheduler the workers keep.
+     */
+    schedulers: Array<{
+        id: string;
+        queue: string;
+        every_ms: number;
+        state: CheckState;
+    }>;
+    /**
+     * Job counts of every queue (empty when the queue backend did not answer).
+     */
+    queues: Array<{
+        queue: string;
+        waiting: number;
+        active: number;
+        delayed: number;
+        failed: number;
+    }>;
+    /**
+     * External components of this deployment (price sources; the chain in `onchain` mode), each checked with a 2 s bound.
+     */
+    components: Array<{
+        name: string;
+        kind: 'price_source' | 'chain';
+        state: 'ok' | 'degraded' | 'failed' | 'timeout';
+        /**
+         * A short explanation when not `ok` (never a secret or a connection string).
+         */
+        detail: string | null;
+    }>;
 };
 
 /**
@@ -3868,6 +4017,92 @@ export type CreditAppTokensResponses = {
 
 export type CreditAppTokensResponse = CreditAppTokensResponses[keyof CreditAppTokensResponses];
 
+export type GetSystemStatusData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/v1/admin/status';
+};
+
+export type GetSystemStatusErrors = {
+    /**
+     * No bearer token (`UNAUTHORIZED`), or a token that is unknown, revoked or expired (`INVALID_SESSION`).
+     */
+    401: Error;
+    /**
+     * Authenticated with the wrong kind of token (a market-maker token on a user route, a user token on a market-maker or operator route).
+     */
+    403: Error;
+    /**
+     * Unexpected server error. `details.request_id` identifies the request in the logs.
+     */
+    500: Error;
+};
+
+export type GetSystemStatusError = GetSystemStatusErrors[keyof GetSystemStatusErrors];
+
+export type GetSystemStatusResponses = {
+    /**
+     * The system as this process sees it now.
+     */
+    200: SystemStatus;
+};
+
+export type GetSystemStatusResponse = GetSystemStatusResponses[keyof GetSystemStatusResponses];
+
+export type ListAuditEntriesData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Page size. Default 50; clamped to 1..200 (out-of-range int32 values are clamped, not rejected). A non-integer, or an integer beyond int32, is 400.
+         */
+        limit?: number;
+        /**
+         * Opaque value from a prior response's `next_cursor`, sent unchanged. Signed per deployment:
+         * any other value is 400 `INVALID_CURSOR`. The example has the right shape but is not valid
+         * on any deployment.
+         *
+         */
+        cursor?: string;
+    };
+    url: '/v1/admin/audit';
+};
+
+export type ListAuditEntriesErrors = {
+    /**
+     * Invalid query (`VALIDATION_FAILED`) or a cursor not produced by this service (`INVALID_CURSOR`).
+     */
+    400: Error;
+    /**
+     * No bearer token (`UNAUTHORIZED`), or a token that is unknown, revoked or expired (`INVALID_SESSION`).
+     */
+    401: Error;
+    /**
+     * Authenticated with the wrong kind of token (a market-maker token on a user route, a user token on a market-maker or operator route).
+     */
+    403: Error;
+    /**
+     * Unexpected server error. `details.request_id` identifies the request in the logs.
+     */
+    500: Error;
+    /**
+     * A dependency (database or queue) is unavailable. Safe to retry, with the same idempotency key for idempotent requests.
+     */
+    503: Error;
+};
+
+export type ListAuditEntriesError = ListAuditEntriesErrors[keyof ListAuditEntriesErrors];
+
+export type ListAuditEntriesResponses = {
+    /**
+     * One page of the audit trail.
+     */
+    200: AuditPage;
+};
+
+export type ListAuditEntriesResponse = ListAuditEntriesResponses[keyof ListAuditEntriesResponses];
+
 export type GetHealthData = {
     body?: never;
     path?: never;
@@ -3906,11 +4141,11 @@ export type GetReadinessErrors = {
      */
     500: Error;
     /**
-     * Not ready; `details.checks` names each check with `ok`, `failed`, `timeout` (no answer within
-     * 2 s) or, for migrations, `pending`; for workers, `stale` (the newest worker heartbeat is older
-     * than `WORKER_HEARTBEAT_STALE_MS`) or `missing` (no worker ever ran); for schedulers, `missing`
-     * (a job scheduler is gone, e.g. Redis restarted empty; the workers re-create it within seconds).
-     * The reason of a failure is in the service's logs.
+     * Not ready: a check this process's role needs is not `ok`. `details.role` is the role and
+     * `details.checks` names each check with `ok`, `failed`, `timeout` (no answer within 2 s) or, for
+     * migrations, `pending`; for workers `stale` or `missing`; for schedulers `missing` (a job
+     * scheduler is gone, e.g. Redis restarted empty; the workers re-create it within seconds). The
+     * reason of a failure is in the service's logs.
      *
      */
     503: Error;
@@ -3920,7 +4155,7 @@ export type GetReadinessError = GetReadinessErrors[keyof GetReadinessErrors];
 
 export type GetReadinessResponses = {
     /**
-     * Ready to serve traffic.
+     * This process can serve its role (`status` says whether everything else is too).
      */
     200: Readiness;
 };

@@ -53,3 +53,7 @@ export async function migrate(orm: Orm): Promise<string[]> {
   const applied = await orm.migrator.up();
   return applied.map((m) => m.name);
 }
+
+export async function pendingMigrations(orm: Orm): Promise<string[]> {
+  return (await orm.migrator.getPending()).map((m) => m.name);
+}

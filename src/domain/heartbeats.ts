@@ -24,3 +24,23 @@ export async function latestHeartbeat(em: Em): Promise<{ workerId: string; lastS
   const row = await heartbeatsRepository(db(em)).latest();
   return row ? { workerId: row.worker_id, lastSeenAt: new Date(int8ToNumber(row.last_seen_ms)) } : null;
 }
+
+export interface WorkerSeen {
+  workerId: string;
+  hostname: string;
+  pid: number;
+  startedAtMs: number;
+  lastSeenAtMs: number;
+}
+
+/** The `limit` most recently seen worker processes, newest first. */
+export async function recentHeartbeats(em: Em, limit: number): Promise<WorkerSeen[]> {
+  const rows = await heartbeatsRepository(db(em)).recent(limit);
+  return rows.map((r) => ({
+    workerId: r.worker_id,
+    hostname: r.hostname,
+    pid: r.pid,
+    startedAtMs: int8ToNumber(r.started_ms),
+    lastSeenAtMs: int8ToNumber(r.last_seen_ms),
+  }));
+}

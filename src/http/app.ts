@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type Request, type Response, type NextFunction } from 'express';
-import { rateLimit, type Store } from 'express-rate-limit';
+import { ipKeyGenerator, rateLimit, type Store } from 'express-rate-limit';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import type { Context } from 'openapi-backend';
 import { unredactedTwin, type Logger } from '../logger.js';
@@ -14,9 +14,11 @@ import { guardRequest } from './input-guard.js';
 import type { HttpMetrics } from './metrics.js';
 import { handlerFor, type HandlerResponse, type Handlers } from './handler.js';
 import { createRequestContext, type RequestContext } from './context.js';
+import { createAuditedDispatch } from './audit.js';
 import { writeError, writeResult, type LaneResponse } from './respond.js';
 import type { Em } from '../db/orm.js';
 import { AppError } from '../domain/errors.js';
+import { createClientAddress, type ClientAddress } from './client-address.js';
 
 export const BINARY_LIMIT_BYTES = 2 * 1024 * 1024;
 const UNMETERED = new Set(['getHealth', 'getReadiness', 'getMetrics']);
@@ -35,6 +37,8 @@ export interface AppDeps {
   rateLimitPerMinute: number;
   /** Shared counters across API processes (src/http/rate-limit-store.ts); in-process memory when absent. */
   rateLimitStore?: Store | undefined;
+  /** Who the client is (TRUST_PROXY, src/http/client-address.ts); default: the TCP peer. */
+  clientAddress?: ClientAddress;
   /** Mounted after request ids and before rate limiting and dispatch (CORS, published documents, docs portal). */
   routes?: express.RequestHandler[];
 }
@@ -56,10 +60,12 @@ const pathOf = (url: string): string => {
 export async function createApp(deps: AppDeps): Promise<(req: IncomingMessage, res: ServerResponse) => void> {
   const { logger, document, handlers, metrics } = deps;
   const access = unredactedTwin(logger);
+  const clientAddress = deps.clientAddress ?? createClientAddress({ kind: 'off' });
   const operationIds = collectOperationIds(document);
   // Handlers with no operation in the spec are a programming error: fail at start-up, not at request time.
   for (const id of Object.keys(handlers)) if (!operationIds.has(id)) throw new Error(`handler ${id} has no operation in spec/openapi.yaml`);
   // Operations without a handler fall to openapi-backend's notImplemented: 501 NOT_IMPLEMENTED.
+  const audited = createAuditedDispatch(document, deps.forkDb);
   const api = createOpenApiBackend(document, new Set(Object.keys(handlers)), async (c: Context, ...args: unknown[]) => {
     const extras = args[0] as Extras;
     const handler = handlerFor(handlers, c.operation.operationId!);
@@ -71,8 +77,10 @@ export async function createApp(deps: AppDeps): Promise<(req: IncomingMessage, r
       body: c.request.requestBody,
       contentType: extras.contentType,
       headers: c.request.headers as Record<string, string | string[] | undefined>,
+      method: c.request.method.toUpperCase(),
+      path: c.request.path,
     };
-    return handler(request, extras.ctx);
+    return audited(handler, request, extras.ctx); // an operator's write leaves its audit row (src/http/audit.ts)
   });
   for (const name of Object.keys(document.components?.securitySchemes ?? {})) {
     api.registerSecurityHandler(name, () => true); // authentication already ran in authenticate() below
@@ -91,6 +99,8 @@ export async function createApp(deps: AppDeps): Promise<(req: IncomingMessage, r
     const incoming = req.headers['x-request-id'];
     const requestId = typeof incoming === 'string' && /^[A-Za-z0-9._:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
     res.locals.requestId = requestId;
+    const clientIp = clientAddress(req);
+    res.locals.clientIp = clientIp;
     // The request's child logger, made on first use: most requests log nothing but the access line below.
     let child: Logger | undefined;
     res.locals.logOf = () => (child ??= logger.child({ request_id: requestId }));
@@ -108,6 +118,7 @@ export async function createApp(deps: AppDeps): Promise<(req: IncomingMessage, r
       access[level](
         {
           request_id: requestId,
+          client_ip: clientIp,
           method: req.method,
           path: (req as { path?: string }).path ?? pathOf(req.url ?? '/'), // express's req.path in its lane
           operation_id: op,
@@ -136,6 +147,9 @@ export async function createApp(deps: AppDeps): Promise<(req: IncomingMessage, r
           standardHeaders: 'draft-8',
           legacyHeaders: false,
           ...(deps.rateLimitStore ? { store: deps.rateLimitStore } : {}),
+          // Per client address as TRUST_PROXY defines it (IPv6 per /56, as express-rate-limit's default), never req.ip.
+          keyGenerator: (_req, res) => ipKeyGenerator(res.locals.clientIp as string),
+          validate: { xForwardedForHeader: false, forwardedHeader: false, trustProxy: false, keyGeneratorIpFallback: false, ip: false },
           handler: (_req, _res, next, options) => {
             const retryAfter = String(Math.ceil(options.windowMs / 1000));
             next(
@@ -188,7 +202,10 @@ export async function createApp(deps: AppDeps): Promise<(req: IncomingMessage, r
       // Matched once: a matched request goes straight to validation and dispatch; an unmatched one to
       // handleRequest, whose routing failure answers 404/405.
       const oabRequest = { method: req.method!, path, query: query as Record<string, string>, headers: req.headers as Record<string, string>, body };
-      const extras = { ctx: createRequestContext(deps.forkDb, { log, auth, requestId }), contentType } satisfies Extras;
+      const extras = {
+        ctx: createRequestContext(deps.forkDb, { log, auth, requestId, clientIp: res.locals.clientIp as string }),
+        contentType,
+      } satisfies Extras;
       const remember =
         req.method === 'GET' && operation && validatedByUrl(operation as never) ? (valid: Context) => rememberGet(url, valid) : undefined;
       const result = (

@@ -4,7 +4,7 @@ import { hashToken } from '../domain/identity/sessions.js';
 
 const user: Principal = { kind: 'user', userId: 'u1', sessionId: 's1', address: '0x0000000000000000000000000000000000000001' };
 const mm: Principal = { kind: 'market_maker', walletAddress: '0x0000000000000000000000000000000000000002', sessionId: 's2' };
-const tokens: Record<string, Principal> = { usertoken: user, mmtoken: mm, optoken: { kind: 'operator' } };
+const tokens: Record<string, Principal> = { usertoken: user, mmtoken: mm, optoken: { kind: 'operator', name: 'default' } };
 const resolve = async (t: string) => tokens[t] ?? null;
 const codeOf = async (p: Promise<unknown>) =>
   p.then(
@@ -30,7 +30,7 @@ describe('authenticate', () => {
     expect(await codeOf(authenticate([{ bearer: [] }], 'Bearer mmtoken', resolve))).toBe('403 FORBIDDEN');
     expect(await codeOf(authenticate([{ marketMakerBearer: [] }], 'Bearer usertoken', resolve))).toBe('403 FORBIDDEN');
     expect(await codeOf(authenticate([{ operatorBearer: [] }], 'Bearer usertoken', resolve))).toBe('403 FORBIDDEN');
-    expect(await authenticate([{ operatorBearer: [] }], 'Bearer optoken', resolve)).toEqual({ kind: 'operator' });
+    expect(await authenticate([{ operatorBearer: [] }], 'Bearer optoken', resolve)).toEqual({ kind: 'operator', name: 'default' });
   });
 });
 
@@ -58,7 +58,7 @@ describe('sameDigest', () => {
       );
     for (const header of [undefined, 'Bearer ', 'Bearer optoken', 'Bearer usertoken']) {
       const answer = await messageOf(authenticate([{ operatorBearer: [] }], header, disabled));
-      expect(answer).toMatch(/^401 UNAUTHORIZED the operator API is disabled .*OPERATOR_TOKEN is not set/);
+      expect(answer).toMatch(/^401 UNAUTHORIZED the operator API is disabled .*OPERATOR_TOKEN nor OPERATOR_TOKENS_FILE is set/);
       expect(answer).not.toMatch(/not of the form|sign in again/);
     }
     // Other routes are not affected.

@@ -3,14 +3,14 @@
 //   [{}, {bearer: []}]               optional user session (caller-owned fields)
 //   [{bearer: []}]                   user session required
 //   [{marketMakerBearer: []}]        market-maker session (from the WebSocket handshake)
-//   [{operatorBearer: []}]           OPERATOR_TOKEN
+//   [{operatorBearer: []}]           an operator account (OPERATOR_TOKEN or OPERATOR_TOKENS_FILE)
 import { timingSafeEqual } from 'node:crypto';
 import { Forbidden, InvalidSession, Unauthorized } from '../domain/errors.js';
 
 export type Principal =
   | { kind: 'user'; userId: string; sessionId: string; address: string }
   | { kind: 'market_maker'; walletAddress: string; sessionId: string }
-  | { kind: 'operator' };
+  | { kind: 'operator'; name: string };
 
 export type Auth = Principal | { kind: 'anonymous' };
 
@@ -21,8 +21,8 @@ export type Auth = Principal | { kind: 'anonymous' };
 export type TokenResolver = ((token: string) => Promise<Principal | null>) & { operatorDisabled?: boolean };
 
 export const OPERATOR_API_DISABLED =
-  'the operator API is disabled on this deployment: OPERATOR_TOKEN is not set, so /v1/admin routes accept no token; ' +
-  'set OPERATOR_TOKEN (at least 16 characters) in the service environment, restart it and send Authorization: Bearer <OPERATOR_TOKEN>';
+  'the operator API is disabled on this deployment: neither OPERATOR_TOKEN nor OPERATOR_TOKENS_FILE is set, so /v1/admin routes accept no token; ' +
+  'set OPERATOR_TOKEN (at least 16 characters) or OPERATOR_TOKENS_FILE in the service environment, restart it and send Authorization: Bearer <token>';
 
 const SCHEME_KIND: Record<string, Principal['kind']> = {
   bearer: 'user',
@@ -33,7 +33,7 @@ const SCHEME_KIND: Record<string, Principal['kind']> = {
 const KIND_NAME: Record<Principal['kind'], string> = {
   user: 'a user session token',
   market_maker: 'a market-maker session token',
-  operator: 'the operator token',
+  operator: 'an operator token',
 };
 
 type SecurityRequirement = Record<string, string[]>;

@@ -13,11 +13,11 @@ describe('request context', () => {
     expect(unused.requestId).toBe('r1');
     expect(forks).toBe(0);
 
-    const ctx = createRequestContext(fork, { log, auth: { kind: 'operator' }, requestId: 'r2' });
+    const ctx = createRequestContext(fork, { log, auth: { kind: 'operator', name: 'default' }, requestId: 'r2' });
     const first = ctx.db;
     expect(ctx.db).toBe(first);
     expect(forks).toBe(1);
-    expect(createRequestContext(fork, { log, auth: { kind: 'operator' }, requestId: 'r3' }).db).not.toBe(first);
+    expect(createRequestContext(fork, { log, auth: { kind: 'operator', name: 'default' }, requestId: 'r3' }).db).not.toBe(first);
     expect(forks).toBe(2);
   });
 

@@ -11,7 +11,7 @@ const PARTNER = 'https://app.partner.test';
 beforeAll(async () => {
   [dev, prod] = await Promise.all([
     startTestService('corsdev', { OPERATOR_TOKEN: undefined }),
-    startTestService('corsprod', { NODE_ENV: 'production', CORS_ORIGINS: `${PARTNER}, http://localhost:5173` }),
+    startTestService('corsprod', { NODE_ENV: 'production', ALLOW_DEMO_SETTLEMENT: 'true', CORS_ORIGINS: `${PARTNER}, http://localhost:5173` }),
   ]);
 });
 afterAll(async () => {
@@ -97,7 +97,7 @@ describe('operator API with OPERATOR_TOKEN unset', () => {
       const body = (await res.json()) as { error: string; code: string };
       expect(res.status).toBe(401);
       expect(body.code).toBe('UNAUTHORIZED');
-      expect(body.error).toContain('OPERATOR_TOKEN is not set');
+      expect(body.error).toContain('neither OPERATOR_TOKEN nor OPERATOR_TOKENS_FILE is set');
       expect(body.error).not.toMatch(/not of the form|sign in again/);
     }
   });

@@ -94,9 +94,11 @@ describe('demo data on the embedded development default', () => {
   });
 
   it('never seeds outside the embedded development default', () => {
-    expect(demoSeedAllowed({ nodeEnv: 'development', deployment: 'embedded', demoData: true })).toBe(true);
-    expect(demoSeedAllowed({ nodeEnv: 'production', deployment: 'production', demoData: true })).toBe(false);
-    expect(demoSeedAllowed({ nodeEnv: 'development', deployment: 'postgres', demoData: true })).toBe(false);
-    expect(demoSeedAllowed({ nodeEnv: 'test', deployment: 'embedded', demoData: true })).toBe(false);
+    expect(demoSeedAllowed({ nodeEnv: 'development', deployment: 'embedded', demoData: true, settlementMode: 'demo' })).toBe(true);
+    expect(demoSeedAllowed({ nodeEnv: 'production', deployment: 'production', demoData: true, settlementMode: 'demo' })).toBe(false);
+    expect(demoSeedAllowed({ nodeEnv: 'development', deployment: 'postgres', demoData: true, settlementMode: 'demo' })).toBe(false);
+    expect(demoSeedAllowed({ nodeEnv: 'test', deployment: 'embedded', demoData: true, settlementMode: 'demo' })).toBe(false);
+    // Real money never mixes with demo money: onchain settlement seeds nothing, even embedded.
+    expect(demoSeedAllowed({ nodeEnv: 'development', deployment: 'embedded', demoData: true, settlementMode: 'onchain' })).toBe(false);
   });
 });

@@ -46,7 +46,14 @@ export function idempotentWrite<Id extends KeyedOperationId, T>(spec: Idempotent
     const body: { idempotency_key: string } = req.body;
     const s: IdempotencyScope = { scope: spec.scope(req, ctx), operation: req.operationId, key: body.idempotency_key };
     const print = fingerprint((spec.fingerprint ?? ((r: HandlerRequest<Id>) => r.body))(req));
-    const inTx = (db: RequestContext['db']): RequestContext => ({ db, log: ctx.log, auth: ctx.auth, requestId: ctx.requestId });
+    const inTx = (db: RequestContext['db']): RequestContext => ({
+      db,
+      log: ctx.log,
+      auth: ctx.auth,
+      requestId: ctx.requestId,
+      clientIp: ctx.clientIp,
+      audit: ctx.audit,
+    });
     const r = await once(
       ctx.db,
       s,

@@ -1,20 +1,26 @@
-// What "ready" means for an API process: migrations applied here, the database answering, the queue
-// backend and the bus answering, a worker heartbeat that is recent and every job scheduler present (checked with a
-// timeout each by the getReadiness handler).
-import type { Em } from '../db/orm.js';
-import type { ReadinessProbe } from './handlers/operations.js';
+// What the checks of /readyz ask (src/http/handlers/operations.ts decides which of them a role needs):
+// migrations applied to this process's database, the database, the queue backend and the bus answering,
+// a worker heartbeat that is recent and every job scheduler present.
+import type { Orm } from '../db/orm.js';
+import { pendingMigrations } from '../db/orm.js';
+import type { ProcessRole, ReadinessProbe } from './handlers/operations.js';
 
 export function readinessProbe(deps: {
-  forkDb: () => Em;
+  role: ProcessRole;
+  orm: Orm;
   queue: { ping(): Promise<void> };
   bus: { ping(): Promise<void> };
-  migrationsApplied: () => boolean;
   workers: Pick<ReadinessProbe, 'workers' | 'schedulers'>;
 }): ReadinessProbe {
+  let migrated = false; // once applied, migrations never become pending again in this process's lifetime
   return {
-    migrations: deps.migrationsApplied,
+    role: deps.role,
+    migrations: async () => {
+      if (!migrated) migrated = (await pendingMigrations(deps.orm)).length === 0;
+      return migrated ? 'ok' : 'pending';
+    },
     database: async () => {
-      await deps.forkDb().getConnection().execute('select 1');
+      await deps.orm.em.fork().getConnection().execute('select 1');
     },
     queue: () => deps.queue.ping(),
     bus: () => deps.bus.ping(),

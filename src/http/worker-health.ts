@@ -1,19 +1,16 @@
 // What /readyz asks about the workers: is one alive (a recent heartbeat row), and does every job scheduler
-// exist (src/jobs/schedulers.ts)? An API whose workers are gone accepts deposits that stay pending.
+// exist (src/jobs/schedulers.ts)? Reported by every role; required by none (src/http/handlers/operations.ts).
 import type { Orm } from '../db/orm.js';
 import { latestHeartbeat } from '../domain/heartbeats.js';
 import { CheckState } from './handlers/operations.js';
-import type { QueueBackend } from '../jobs/queue-backend.js';
-import { SchedulerQueues } from '../jobs/schedulers.js';
+import type { SchedulerQueues } from '../jobs/schedulers.js';
 
 export interface WorkerHealth {
   workers(): Promise<void>;
   schedulers(): Promise<void>;
-  close(): Promise<void>;
 }
 
-export function createWorkerHealth(orm: Orm, backend: QueueBackend, staleAfterMs: number): WorkerHealth {
-  const queues = new SchedulerQueues(backend);
+export function createWorkerHealth(orm: Orm, queues: SchedulerQueues, staleAfterMs: number): WorkerHealth {
   return {
     async workers() {
       const beat = await latestHeartbeat(orm.em.fork());
@@ -25,6 +22,5 @@ export function createWorkerHealth(orm: Orm, backend: QueueBackend, staleAfterMs
       const missing = await queues.missing();
       if (missing.length) throw new CheckState('missing', `job schedulers missing: ${missing.join(', ')}`);
     },
-    close: () => queues.close(),
   };
 }

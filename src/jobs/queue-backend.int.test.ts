@@ -12,6 +12,7 @@ import { heartbeatWorker } from '../../workers/heartbeat.worker.js';
 import type { JobOf } from './job-table.js';
 import { JOB, QUEUE } from './queues.js';
 import { WorkerHeartbeat } from '../db/entities/index.js';
+import { createSettlementAdapter } from '../domain/settlement/index.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterAll(async () => {
@@ -45,7 +46,13 @@ describe.each(['embedded', 'postgres', 'production'] as const)('queue backend: %
     const me = { workerId: `test-${mode}`, startedAt: new Date() };
     const queue = new rt.queues.Queue(name, { connection });
     const events = new rt.queues.QueueEvents(name, { connection });
-    const heartbeat = heartbeatWorker.processor({ rt, log: rt.logger, me });
+    const heartbeat = heartbeatWorker.processor({
+      rt,
+      log: rt.logger,
+      me,
+      settlement: createSettlementAdapter(rt.config),
+      stopping: new AbortController().signal,
+    });
     const worker = new rt.queues.Worker(name, (job) => heartbeat.process(job as JobOf<typeof QUEUE.system>), { connection });
     try {
       await events.waitUntilReady();

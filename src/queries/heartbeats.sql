@@ -14,3 +14,10 @@ select "worker_id", (extract(epoch from last_seen_at) * 1000)::bigint as "last_s
   from "worker_heartbeats"
   order by "last_seen_at" desc
   limit $1;
+
+-- HeartbeatsRepository.recent
+-- parameters: $1 = 100
+select "worker_id", "hostname", "pid", (extract(epoch from started_at) * 1000)::bigint as "started_ms", (extract(epoch from last_seen_at) * 1000)::bigint as "last_seen_ms"
+  from "worker_heartbeats"
+  order by "last_seen_at" desc
+  limit $1;

@@ -99,7 +99,9 @@ select "id", "rfq_id", "maker_address", "maker_user_id", "client_quote_id", "odd
 
 -- RfqRepository.quotesLocked
 -- parameters: $1 = "00000000-0000-4000-8000-000000000001"
-select "id", "rfq_id", "maker_address", "maker_user_id", "client_quote_id", "odds_bps", "max_fill", "valid_until_ms", "signature", "status", "reason", "filled_stake", "received_at_ms"
+select "id", "rfq_id", "maker_address", "maker_user_id", "client_quote_id", "odds_bps", "max_fill", "valid_until_ms", "signature", "status", "reason", "filled_stake", "received_at_ms", exists (select 1
+  from market_makers m
+  where lower(m.wallet_address) = maker_address and m.removed_at is not null) as "maker_removed"
   from "rfq_quotes"
   where "rfq_id" = $1
   order by "odds_bps" desc, "received_at_ms", "id"
@@ -113,15 +115,17 @@ select "id", "rfq_id", "maker_address", "maker_user_id", "client_quote_id", "odd
   and "client_quote_id" = $2;
 
 -- RfqRepository.getForQuote
--- parameters: $1 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $2 = 1, $3 = "00000000-0000-4000-8000-000000000001"
-select "rfqs"."id", "rfqs"."taker_user_id", "rfqs"."taker_address", "rfqs"."nonce", "rfqs"."order_hash", "rfqs"."signature", "rfqs"."legs", "rfqs"."stake", "rfqs"."min_odds_bps", "rfqs"."order_type", "rfqs"."fill_mode", "rfqs"."status", "rfqs"."deadline_ms", "rfqs"."quote_deadline_ms", "rfqs"."expires_at_ms", "rfqs"."created_at_ms", "rfqs"."closed_at_ms", "rfqs"."filled_stake", "rfqs"."payout", "rfqs"."odds_bps", "rfqs"."position_id", "rfqs"."close_reason", "rfqs"."idempotency_key", "maker"."maker_user_id", "maker"."maker_available"
+-- parameters: $1 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $2 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $3 = 1, $4 = "00000000-0000-4000-8000-000000000001"
+select "rfqs"."id", "rfqs"."taker_user_id", "rfqs"."taker_address", "rfqs"."nonce", "rfqs"."order_hash", "rfqs"."signature", "rfqs"."legs", "rfqs"."stake", "rfqs"."min_odds_bps", "rfqs"."order_type", "rfqs"."fill_mode", "rfqs"."status", "rfqs"."deadline_ms", "rfqs"."quote_deadline_ms", "rfqs"."expires_at_ms", "rfqs"."created_at_ms", "rfqs"."closed_at_ms", "rfqs"."filled_stake", "rfqs"."payout", "rfqs"."odds_bps", "rfqs"."position_id", "rfqs"."close_reason", "rfqs"."idempotency_key", "maker"."maker_user_id", "maker"."maker_available", (select m.removed_at is not null
+  from market_makers m
+  where lower(m.wallet_address) = $1 for share) as "maker_removed"
   from "rfqs"
   left join lateral (select "users"."id" as "maker_user_id", "ledger_accounts"."balance" as "maker_available"
   from "users"
   left join "ledger_accounts" on "ledger_accounts"."user_id" = "users"."id"
   and "ledger_accounts"."kind" = 'user_available'
-  where lower(users.wallet_address) = $1 limit $2) as "maker" on true
-  where "rfqs"."id" = $3
+  where lower(users.wallet_address) = $2 limit $3) as "maker" on true
+  where "rfqs"."id" = $4
   for share of "rfqs";
 
 -- RfqRepository.replaceLive

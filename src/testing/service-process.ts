@@ -25,7 +25,8 @@ export interface ServiceProcess {
 
 export interface StartOptions {
   env: Record<string, string | undefined>;
-  entry?: 'src/main.ts';
+  /** Default src/main.ts (through tsx); a `.js` entry (the build in dist/) runs on plain node, no tsx. */
+  entry?: string;
   args?: string[];
   /** Resolve once this log predicate matches (default: the "listening" line). */
   readyWhen?: (line: Record<string, unknown>) => boolean;
@@ -38,7 +39,9 @@ export async function startServiceProcess(opts: StartOptions): Promise<ServicePr
   for (const [k, v] of Object.entries({ ...defaults, ...opts.env })) {
     if (v !== undefined) env[k] = v;
   }
-  const proc = spawn(process.execPath, ['--import', 'tsx', opts.entry ?? 'src/main.ts', ...(opts.args ?? [])], {
+  const entry = opts.entry ?? 'src/main.ts';
+  const loader = entry.endsWith('.js') ? [] : ['--import', 'tsx'];
+  const proc = spawn(process.execPath, [...loader, entry, ...(opts.args ?? [])], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

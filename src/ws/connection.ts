@@ -12,7 +12,7 @@ import { receiveFrames } from './inbound.js';
 import { CLOSE, closeMeaning, MAX_BUFFERED_BYTES, type ConnectionSlots } from './limits.js';
 import type { Release } from './connection-slots.js';
 import { dispatchClientMessage, type ClientMessageHandlers } from './messages.js';
-import { serializeServerMessage, type ParsedFrame } from './protocol.js';
+import { rateLimitedAnswer, serializeServerMessage, type ParsedFrame } from './protocol.js';
 
 export interface Connection {
   id: string;
@@ -41,6 +41,8 @@ export interface GatewayContext {
   readonly onAuthenticated?: (c: Connection) => void;
   /** Called once a connection has closed (the RFQ stream forgets its subscription and wallet). */
   readonly onClosed?: (c: Connection) => void;
+  /** An authenticated connection's frame at arrival (the RFQ stream's quote budget); false: it was answered, drop it. */
+  readonly admit?: (c: Connection, frame: ParsedFrame) => boolean;
 }
 
 export function send(ctx: GatewayContext, c: Connection, msg: ServerMessage): boolean {
@@ -116,6 +118,7 @@ export function openConnection(
   }, mm.authTimeoutMs);
   const frameLimits = {
     framesPerSecond: mm.maxFramesPerSecond,
+    frameBurst: mm.frameBurst,
     maxQueuedFrames: mm.maxQueuedFrames,
     maxUnauthenticatedFrames: mm.maxUnauthenticatedFrames,
   };
@@ -126,6 +129,10 @@ export function openConnection(
       if (c.missedPongs === 0) return false;
       c.missedPongs = 0;
       return true;
+    },
+    ...(ctx.admit ? { admit: (frame: ParsedFrame) => ctx.admit!(c, frame) } : {}),
+    busy: (frame) => {
+      if (!c.ending) send(ctx, c, rateLimitedAnswer(frame, `more than ${mm.maxQueuedFrames} frames waiting on this connection: nothing was done`));
     },
     handle: (frame) => onFrame(ctx, handlers, c, frame),
     refuse: (reason) => {
@@ -177,6 +184,12 @@ function onFrame(ctx: GatewayContext, handlers: ClientMessageHandlers<Connection
   if (parsed.kind === 'error') {
     ctx.log.debug({ conn_id: c.id, code: parsed.code, detail: parsed.message }, 'frame rejected');
     return void send(ctx, c, { type: 'error', code: parsed.code, message: parsed.message });
+  }
+  if (parsed.kind === 'quote_refused') {
+    if (!c.session)
+      return void send(ctx, c, { type: 'error', code: 'not_authenticated', message: `authenticate (auth, auth_response) before ${parsed.type}` });
+    const { rfqId, clientQuoteId, error } = parsed;
+    return void send(ctx, c, { type: 'quote_ack', rfq_id: rfqId, quote_id: null, client_quote_id: clientQuoteId, accepted: false, error });
   }
   return dispatchClientMessage(handlers, c, parsed);
 }

@@ -42,6 +42,8 @@ export interface GatewayDeps {
   bus: Bus;
   /** RFQ quoting (rfq-stream.ts). */
   rfq: RfqStreamSettings;
+  /** The client address of an upgrade request (TRUST_PROXY, src/http/client-address.ts); default: the TCP peer. */
+  clientAddress?: (req: IncomingMessage) => string;
 }
 
 export interface Gateway {
@@ -71,6 +73,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     // Connections authenticate and close only after rfq exists.
     onAuthenticated: (c) => rfq.authenticated(c),
     onClosed: (c) => rfq.forget(c),
+    admit: (c, frame) => rfq.admit(c, frame),
   };
   const rfq = createRfqStream(ctx, deps.bus, deps.rfq, (wallet) => endWallet(ctx, wallet));
   const handlers: ClientMessageHandlers<Connection> = { ...messageHandlers(ctx), ...rfq.handlers };
@@ -93,7 +96,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       }
       if (path !== WS_PATH) return refuse(socket, 404, 'Not Found');
       if (closing) return refuse(socket, 503, 'Service Unavailable');
-      const ip = req.socket.remoteAddress ?? 'unknown';
+      const ip = deps.clientAddress ? deps.clientAddress(req) : (req.socket.remoteAddress ?? 'unknown');
       const refusal = slots.check(ip);
       if (refusal) {
         log.warn(

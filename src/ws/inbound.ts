@@ -1,13 +1,16 @@
 // Inbound frames of one market-maker connection, with a constant cost per frame whatever the sender does:
-// each frame is checked against the frame budget (rate, and before authentication a count), parsed at
-// once, outside any promise, and queued in a bounded array that one loop drains in order (the socket is
-// paused while it runs). A frame past a bound closes the connection with 1008.
+// each frame is checked against the frame budget (a burst, then a rate; junk frames have a smaller budget;
+// before authentication a count), parsed at once, outside any promise, offered to `admit` (the quote
+// budget, which answers `rate_limited` itself), and queued in a bounded array that one loop drains in
+// order. The socket keeps being read meanwhile, so that a burst is answered at once: a frame that finds
+// the queue full is answered (`busy`: `rate_limited`) without waiting, and the connection stays; only the frame budget, the junk budget and the
+// pre-authentication count close it with 1008 (a sustained flood, junk, or frames before authenticating).
 //
 // Why not a promise chain (`queue = queue.then(...)`): with thousands of frames queued, every error
 // thrown inside a link (a JSON.parse failure) captured an async stack through all pending links, so the
 // cost per bad frame grew with the queue: 40,000 bad frames stalled the whole process for 12 s.
 import type { WebSocket } from 'ws';
-import { FrameBudget, type FrameLimits } from './limits.js';
+import { FrameBudget, JUNK_FRAME_BURST, type FrameLimits } from './limits.js';
 import { parseClientFrame, type ParsedFrame } from './protocol.js';
 
 export interface InboundHooks {
@@ -15,6 +18,13 @@ export interface InboundHooks {
   ending(): boolean;
   /** A valid pong: true when it answered an outstanding ping (handled at once, outside the budget). */
   answerPong(): boolean;
+  /**
+   * An authenticated connection's frame, at arrival: false when it was answered at once and must not be
+   * handled (a quote past the connection's quote budget gets `quote_ack` `rate_limited`).
+   */
+  admit?(frame: ParsedFrame): boolean;
+  /** The queue is full: answer this frame (`rate_limited`) without handling it. */
+  busy(frame: ParsedFrame): void;
   /** Handles one parsed frame; frames are handled one at a time, in order. */
   handle(frame: ParsedFrame): Promise<void> | void;
   /** A bound was passed: close the connection with 1008 and this reason. */
@@ -29,11 +39,9 @@ export function receiveFrames(ws: WebSocket, limits: FrameLimits, hooks: Inbound
   let pending: ParsedFrame[] = [];
   let head = 0; // next frame to handle (shift() would copy the array)
   let draining = false;
-  let refused = false;
 
   /** Closes 1008 and stops reading: the rest of a flood stays in the kernel's buffers and costs nothing. */
   const refuse = (reason: string) => {
-    refused = true;
     hooks.refuse(reason);
     ws.pause(); // the peer gets the close frame; the gateway cuts the socket off if it never answers
   };
@@ -51,28 +59,39 @@ export function receiveFrames(ws: WebSocket, limits: FrameLimits, hooks: Inbound
 
   const drain = async (inFlight: Promise<void>) => {
     draining = true;
-    ws.pause(); // stop reading the socket until the queue drains
     try {
       await inFlight;
-      while (head < pending.length && !hooks.ending()) await run(pending[head++]!);
+      while (head < pending.length && !hooks.ending()) {
+        await run(pending[head++]!);
+        // Frames keep arriving while the queue drains: drop the handled ones now and then.
+        if (head >= 1024) {
+          pending = pending.slice(head);
+          head = 0;
+        }
+      }
     } finally {
       pending = [];
       head = 0;
       draining = false;
-      if (!refused) ws.resume();
     }
   };
 
   ws.on('message', (data, isBinary) => {
     if (hooks.ending()) return; // closing: only the peer's close frame matters now
-    if (!budget.takeFrame(Date.now())) return refuse(`more than ${limits.framesPerSecond} frames per second`);
+    const now = Date.now();
+    if (!budget.takeFrame(now)) {
+      return refuse(`more than ${Math.max(limits.frameBurst, limits.framesPerSecond)} frames at once or ${limits.framesPerSecond} per second`);
+    }
     const frame = parseClientFrame(data, isBinary);
+    if (frame.kind === 'error' && !budget.takeJunk(now)) return refuse(`more than ${JUNK_FRAME_BURST} malformed frames`);
     if (frame.kind === 'message' && frame.message.type === 'pong' && hooks.answerPong()) return;
-    if (!hooks.authenticated() && !budget.takeUnauthenticated()) {
+    const authenticated = hooks.authenticated();
+    if (!authenticated && !budget.takeUnauthenticated()) {
       return refuse(`more than ${limits.maxUnauthenticatedFrames} frames before authentication`);
     }
+    if (authenticated && hooks.admit && !hooks.admit(frame)) return;
     if (draining) {
-      if (pending.length - head >= limits.maxQueuedFrames) return refuse(`more than ${limits.maxQueuedFrames} frames waiting`);
+      if (pending.length - head >= limits.maxQueuedFrames) return hooks.busy(frame);
       pending.push(frame);
       return;
     }

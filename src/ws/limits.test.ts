@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { effectiveTotal } from '../http/connection-limits.js';
-import { FrameBudget, LocalConnectionSlots } from './limits.js';
+import { FrameBudget, JUNK_FRAME_BURST, LocalConnectionSlots } from './limits.js';
 
 describe('FrameBudget', () => {
   it('a bucket of framesPerSecond refilled at that rate', () => {
-    const b = new FrameBudget({ framesPerSecond: 10, maxQueuedFrames: 5, maxUnauthenticatedFrames: 3 }, 0);
+    const b = new FrameBudget({ framesPerSecond: 10, frameBurst: 10, maxQueuedFrames: 5, maxUnauthenticatedFrames: 3 }, 0);
     for (let i = 0; i < 10; i++) expect(b.takeFrame(0)).toBe(true);
     expect(b.takeFrame(0)).toBe(false);
     expect(b.takeFrame(99)).toBe(false); // 0.99 of a frame refilled
@@ -14,8 +14,18 @@ describe('FrameBudget', () => {
     expect(b.takeFrame(100_000)).toBe(false);
   });
 
+  it('a burst bucket larger than the rate: the burst at once, then the rate; junk has its own small bucket', () => {
+    const b = new FrameBudget({ framesPerSecond: 10, frameBurst: 250, maxQueuedFrames: 5, maxUnauthenticatedFrames: 3 }, 0);
+    for (let i = 0; i < 250; i++) expect(b.takeFrame(0)).toBe(true);
+    expect(b.takeFrame(0)).toBe(false);
+    expect(b.takeFrame(100)).toBe(true); // refilled at 10 per second
+    expect(b.takeFrame(100)).toBe(false);
+    for (let i = 0; i < JUNK_FRAME_BURST; i++) expect(b.takeJunk(0)).toBe(true);
+    expect(b.takeJunk(0)).toBe(false);
+  });
+
   it('counts frames before authentication', () => {
-    const b = new FrameBudget({ framesPerSecond: 10, maxQueuedFrames: 5, maxUnauthenticatedFrames: 3 }, 0);
+    const b = new FrameBudget({ framesPerSecond: 10, frameBurst: 10, maxQueuedFrames: 5, maxUnauthenticatedFrames: 3 }, 0);
     expect([1, 2, 3, 4].map(() => b.takeUnauthenticated())).toEqual([true, true, true, false]);
   });
 });

@@ -113,38 +113,65 @@ export class LocalConnectionSlots implements ConnectionSlots {
 }
 
 export interface FrameLimits {
-  /** Bucket size and refill rate (frames per second). */
+  /** Refill rate of the frame bucket (frames per second): the rate a connection may keep up. */
   framesPerSecond: number;
-  /** Frames waiting behind the one being handled. */
+  /** Size of the frame bucket: frames a connection may send at once (a burst of quotes) before the rate applies. */
+  frameBurst: number;
+  /** Frames waiting behind the one being handled; more are answered `rate_limited` at once. */
   maxQueuedFrames: number;
   /** Frames counted before authentication. */
   maxUnauthenticatedFrames: number;
 }
 
+/** Frames that are not a JSON object with a known `type` (junk): a bucket of this many... */
+export const JUNK_FRAME_BURST = 32;
+/** ...refilled at this rate per second. Past it the connection is closed 1008. */
+export const JUNK_FRAMES_PER_SECOND = 2;
+
+/** A bucket of `size` tokens refilled at `perSecond`; O(1), no timers. */
+class Bucket {
+  private tokens: number;
+  constructor(
+    private readonly size: number,
+    private readonly perSecond: number,
+    private lastMs: number,
+  ) {
+    this.tokens = size;
+  }
+
+  take(nowMs: number): boolean {
+    this.tokens = Math.min(this.size, this.tokens + (Math.max(0, nowMs - this.lastMs) * this.perSecond) / 1000);
+    this.lastMs = Math.max(this.lastMs, nowMs);
+    if (this.tokens < 1) return false;
+    this.tokens -= 1;
+    return true;
+  }
+}
+
 /**
- * Per-connection inbound frame budget: a token bucket of `framesPerSecond` frames refilled at that rate,
- * and a count of frames sent before authentication. Every method is O(1).
+ * Per-connection inbound frame budget: a bucket of `frameBurst` frames refilled at `framesPerSecond`, a
+ * smaller bucket for junk frames, and a count of frames sent before authentication. Every method is O(1).
  */
 export class FrameBudget {
-  private tokens: number;
-  private lastMs: number;
+  private readonly frames: Bucket;
+  private readonly junk: Bucket;
   private unauthenticatedFrames = 0;
   constructor(
     private readonly limits: FrameLimits,
     nowMs: number,
   ) {
-    this.tokens = limits.framesPerSecond;
-    this.lastMs = nowMs;
+    this.frames = new Bucket(Math.max(limits.frameBurst, limits.framesPerSecond), limits.framesPerSecond, nowMs);
+    this.junk = new Bucket(JUNK_FRAME_BURST, JUNK_FRAMES_PER_SECOND, nowMs);
   }
 
   /** Takes one frame from the bucket; false when the connection sends faster than the limit. */
   takeFrame(nowMs: number): boolean {
-    const rate = this.limits.framesPerSecond;
-    this.tokens = Math.min(rate, this.tokens + ((nowMs - this.lastMs) * rate) / 1000);
-    this.lastMs = nowMs;
-    if (this.tokens < 1) return false;
-    this.tokens -= 1;
-    return true;
+    return this.frames.take(nowMs);
+  }
+
+  /** Takes one junk frame; false past the junk budget. */
+  takeJunk(nowMs: number): boolean {
+    return this.junk.take(nowMs);
   }
 
   /** Counts a frame sent before authentication; false past the limit. */

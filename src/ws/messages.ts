@@ -16,7 +16,7 @@ export type ClientMessageHandlers<C> = { [T in ClientMessageType]: (c: C, m: Rec
 export function dispatchClientMessage<C>(
   handlers: ClientMessageHandlers<C>,
   c: C,
-  parsed: Exclude<ParsedFrame, { kind: 'error' }>,
+  parsed: Extract<ParsedFrame, { kind: 'message' | 'auth_response' }>,
 ): Promise<void> | void {
   if (parsed.kind === 'auth_response') return handlers.auth_response(c, parsed.frame);
   // TypeScript cannot pair a union member with its own key of the map; `type` selects exactly that handler.

@@ -1,13 +1,35 @@
 // Frames in and out: classifying a client frame (spec/asyncapi.yaml "Errors"), and serializing server
 // messages, each checked against the AsyncAPI schema outside production.
 import { clientMessageTypes, validateClientMessage, validateServerMessage } from '../../generated/asyncapi/validators.js';
-import type { ClientMessage, ErrorMessage, ServerMessage } from '../../generated/asyncapi/types.js';
+import type { ClientMessage, ErrorMessage, QuoteAckMessage, ServerMessage } from '../../generated/asyncapi/types.js';
 
 export type ParsedFrame =
   | { kind: 'message'; message: ClientMessage }
   /** type auth_response with any fields: its field errors are auth_result failures, checked in order later. */
   | { kind: 'auth_response'; frame: Record<string, unknown> }
+  /** A `quote` or `quote_cancel` with a string rfq_id whose other fields break the schema: answered by its quote_ack. */
+  | {
+      kind: 'quote_refused';
+      type: 'quote' | 'quote_cancel';
+      rfqId: string;
+      clientQuoteId: string | null;
+      error: NonNullable<QuoteAckMessage['error']>;
+    }
   | { kind: 'error'; code: ErrorMessage['code']; message: string };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The quote_ack error of a quote whose field at `path` breaks the schema (spec/asyncapi.yaml QuoteAckMessage):
+ * the specific code where there is one, so the maker can tell a bad value from a broken frame.
+ */
+function quoteFieldError(type: 'quote' | 'quote_cancel', path: string): NonNullable<QuoteAckMessage['error']> {
+  if (type === 'quote_cancel') return 'quote_not_live';
+  if (path === '/rfq_id') return 'unknown_rfq';
+  if (path === '/odds_bps' || path === '/max_fill_micros' || path === '/signature') return 'invalid_odds';
+  if (path === '/valid_until_ms') return 'quote_expired';
+  return 'malformed_quote';
+}
 
 export function parseClientFrame(data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean): ParsedFrame {
   if (isBinary) return { kind: 'error', code: 'malformed_message', message: 'binary frames are not used: send one JSON object per text frame' };
@@ -33,6 +55,11 @@ export function parseClientFrame(data: Buffer | ArrayBuffer | Buffer[], isBinary
   }
   if (!validateClientMessage(value)) {
     const first = validateClientMessage.errors?.[0];
+    const { rfq_id: rfqId, client_quote_id: cqid } = value as { rfq_id?: unknown; client_quote_id?: unknown };
+    if ((type === 'quote' || type === 'quote_cancel') && typeof rfqId === 'string' && rfqId.length <= 64) {
+      const clientQuoteId = type === 'quote' && typeof cqid === 'string' && UUID.test(cqid) ? cqid.toLowerCase() : null;
+      return { kind: 'quote_refused', type, rfqId, clientQuoteId, error: quoteFieldError(type, first?.instancePath ?? '') };
+    }
     const where = first ? `${first.instancePath || '/'} ${first.message ?? ''}`.trim() : 'does not match its schema';
     return { kind: 'error', code: 'malformed_message', message: `${type} message: ${where}` };
   }
@@ -45,4 +72,20 @@ export function serializeServerMessage(msg: ServerMessage, checkSchema: boolean)
     throw new Error(`server message does not match spec/asyncapi.yaml: ${JSON.stringify(validateServerMessage.errors)}`);
   }
   return JSON.stringify(msg);
+}
+
+/**
+ * The answer to a frame refused for its rate (spec/asyncapi.yaml "Frame limits"): a quote or quote_cancel
+ * gets its `quote_ack` `rate_limited` (with its ids, so the maker can correlate it), anything else `error`
+ * `rate_limited`. Nothing of the frame was acted on.
+ */
+export function rateLimitedAnswer(frame: ParsedFrame, why: string): ServerMessage {
+  const quote =
+    frame.kind === 'quote_refused'
+      ? { rfqId: frame.rfqId, clientQuoteId: frame.clientQuoteId }
+      : frame.kind === 'message' && (frame.message.type === 'quote' || frame.message.type === 'quote_cancel')
+        ? { rfqId: frame.message.rfq_id, clientQuoteId: frame.message.type === 'quote' ? (frame.message.client_quote_id ?? null) : null }
+        : null;
+  if (!quote) return { type: 'error', code: 'rate_limited', message: why };
+  return { type: 'quote_ack', rfq_id: quote.rfqId, quote_id: null, client_quote_id: quote.clientQuoteId, accepted: false, error: 'rate_limited' };
 }

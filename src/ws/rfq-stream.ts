@@ -11,13 +11,13 @@
 // is at-most-once: nothing here is needed for correctness, makers reconcile over HTTP (GET /v1/mm/rfq/{id}).
 import type { Bus, BusHandler } from '../bus/bus.js';
 import { publishRfqEvents } from '../bus/rfq-events.js';
-import { cancelQuote, submitQuote, type QuoteAck, type QuoteAckError } from '../domain/rfq/api.js';
+import { cancelQuote, submitQuote } from '../domain/rfq/api.js';
 import type { RfqDeps } from '../domain/rfq/deps.js';
 import type { RfqRoute } from '../domain/rfq/events.js';
 import type { ServerMessage } from '../../generated/asyncapi/types.js';
 import { send, sendText, type Connection, type GatewayContext } from './connection.js';
 import type { ClientMessageHandlers } from './messages.js';
-import { serializeServerMessage } from './protocol.js';
+import { rateLimitedAnswer, serializeServerMessage, type ParsedFrame } from './protocol.js';
 import { effectiveFilters, SubscriptionIndex, type RfqFilters } from './rfq-index.js';
 import { TokenBucket } from './token-bucket.js';
 
@@ -32,6 +32,11 @@ export interface RfqStreamSettings {
 
 export interface RfqStream {
   handlers: Pick<ClientMessageHandlers<Connection>, 'subscribe' | 'quote' | 'quote_cancel'>;
+  /**
+   * A frame of an authenticated connection, at arrival: a subscribe, quote or quote_cancel takes a token
+   * of the connection's budget, or is answered `rate_limited` at once (false: drop it, nothing was done).
+   */
+  admit(c: Connection, frame: ParsedFrame): boolean;
   /** A connection authenticated: mm.event frames for its wallet reach it from now on. */
   authenticated(c: Connection): void;
   /** A connection closed: drop its subscription and its place under its wallet. */
@@ -65,14 +70,15 @@ export function createRfqStream(ctx: GatewayContext, bus: Bus, settings: RfqStre
     return null;
   };
 
-  const refused = (rfqId: string, clientQuoteId: string | null, error: QuoteAckError): QuoteAck => ({
-    type: 'quote_ack',
-    rfq_id: rfqId,
-    quote_id: null,
-    client_quote_id: clientQuoteId,
-    accepted: false,
-    error,
-  });
+  const budgeted = (frame: ParsedFrame): boolean =>
+    frame.kind === 'quote_refused' ||
+    (frame.kind === 'message' && (frame.message.type === 'quote' || frame.message.type === 'quote_cancel' || frame.message.type === 'subscribe'));
+
+  const admit = (c: Connection, frame: ParsedFrame): boolean => {
+    if (!budgeted(frame) || takeBudget(c)) return true;
+    send(ctx, c, rateLimitedAnswer(frame, `more than ${settings.maxQuotesPerSecond} subscribes, quotes and cancels per second on this connection`));
+    return false;
+  };
 
   /** Serializes once, then sends to each open authenticated connection; a frame that breaks the schema is dropped. */
   const broadcast = (frame: ServerMessage, to: Iterable<Connection>): number => {
@@ -130,13 +136,6 @@ export function createRfqStream(ctx: GatewayContext, bus: Bus, settings: RfqStre
   const handlers: RfqStreamHandlers = {
     subscribe: (c, m) => {
       if (!walletOf(c, 'subscribe')) return;
-      if (!takeBudget(c)) {
-        return void send(ctx, c, {
-          type: 'error',
-          code: 'rate_limited',
-          message: `more than ${settings.maxQuotesPerSecond} subscribes, quotes and cancels per second on this connection`,
-        });
-      }
       const f = effectiveFilters(m, settings.offered);
       index.set(c, f);
       send(ctx, c, { type: 'subscribed', assets: [...f.assets], durations: [...f.durations] });
@@ -146,7 +145,6 @@ export function createRfqStream(ctx: GatewayContext, bus: Bus, settings: RfqStre
     quote: async (c, m) => {
       const wallet = walletOf(c, 'quote');
       if (!wallet) return;
-      if (!takeBudget(c)) return void send(ctx, c, refused(m.rfq_id, m.client_quote_id ?? null, 'rate_limited'));
       const { ack, events } = await submitQuote(ctx.orm.em.fork(), settings.rfq, wallet, {
         rfq_id: m.rfq_id,
         odds_bps: m.odds_bps,
@@ -163,7 +161,6 @@ export function createRfqStream(ctx: GatewayContext, bus: Bus, settings: RfqStre
     quote_cancel: async (c, m) => {
       const wallet = walletOf(c, 'quote_cancel');
       if (!wallet) return;
-      if (!takeBudget(c)) return void send(ctx, c, refused(m.rfq_id, null, 'rate_limited'));
       const { ack, events } = await cancelQuote(ctx.orm.em.fork(), wallet, m.rfq_id, m.quote_id);
       send(ctx, c, ack);
       await publishRfqEvents(bus, events, log);
@@ -172,6 +169,7 @@ export function createRfqStream(ctx: GatewayContext, bus: Bus, settings: RfqStre
 
   return {
     handlers,
+    admit,
     authenticated(c) {
       const w = walletKey(c);
       if (!w) return;

@@ -15,6 +15,8 @@ export const UserSchema = defineEntity({
     handle: p.text().nullable(),
     xHandle: p.text().fieldName('x_handle').nullable(),
     xAvatarUrl: p.text().fieldName('x_avatar_url').nullable(),
+    /** Custodial deposit address index (m/44'/60'/0'/0/<index> of DEPOSIT_MNEMONIC), from users_deposit_index_seq. */
+    depositIndex: p.bigint('string').fieldName('deposit_index').defaultRaw("nextval('users_deposit_index_seq')"),
     createdAt: timestamptz().fieldName('created_at').defaultRaw('now()'),
     updatedAt: timestamptz().fieldName('updated_at').defaultRaw('now()'),
   },

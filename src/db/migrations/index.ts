@@ -10,6 +10,9 @@ import { Migration20261123020000_auth_prune } from './Migration20261123020000_au
 import { Migration20261123030000_shared_limits } from './Migration20261123030000_shared_limits.js';
 import { Migration20261125010000_rfq } from './Migration20261125010000_rfq.js';
 import { Migration20261125020000_ledger_check_once } from './Migration20261125020000_ledger_check_once.js';
+import { Migration20261126010100_operator_audit } from './Migration20261126010100_operator_audit.js';
+import { Migration20261126020000_onchain_settlement } from './Migration20261126020000_onchain_settlement.js';
+import { Migration20261126050000_market_makers_first_class } from './Migration20261126050000_market_makers_first_class.js';
 
 export const migrationsList = [
   { name: 'Migration20261120000000_initial', class: Migration20261120000000_initial },
@@ -23,4 +26,7 @@ export const migrationsList = [
   { name: 'Migration20261123030000_shared_limits', class: Migration20261123030000_shared_limits },
   { name: 'Migration20261125010000_rfq', class: Migration20261125010000_rfq },
   { name: 'Migration20261125020000_ledger_check_once', class: Migration20261125020000_ledger_check_once },
+  { name: 'Migration20261126010100_operator_audit', class: Migration20261126010100_operator_audit },
+  { name: 'Migration20261126020000_onchain_settlement', class: Migration20261126020000_onchain_settlement },
+  { name: 'Migration20261126050000_market_makers_first_class', class: Migration20261126050000_market_makers_first_class },
 ];

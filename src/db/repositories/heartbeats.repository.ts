@@ -34,6 +34,22 @@ export class HeartbeatsRepository {
       .limit(1)
       .executeTakeFirst();
   }
+
+  /** The `limit` most recently seen workers, newest first (for the operator's status). */
+  recent(limit: number) {
+    return this.db
+      .selectFrom('worker_heartbeats')
+      .select([
+        'worker_id',
+        'hostname',
+        'pid',
+        sql<string>`(extract(epoch from started_at) * 1000)::bigint`.as('started_ms'),
+        sql<string>`(extract(epoch from last_seen_at) * 1000)::bigint`.as('last_seen_ms'),
+      ])
+      .orderBy('last_seen_at', 'desc')
+      .limit(limit)
+      .execute();
+  }
 }
 
 export const heartbeatsRepository = (db: Db) => new HeartbeatsRepository(db);

@@ -52,7 +52,21 @@ export class MarketMakersRepository {
       .execute();
   }
 
-  /** The registered, not-removed maker, locked FOR SHARE (orders a handshake against a removal). */
+  /**
+   * Cancels every live quote of the maker (quote rows store the wallet lowercase); returns them. Run after
+   * `remove` in its transaction: the maker's row is locked, so a quote being recorded meanwhile (it reads
+   * that row FOR SHARE) either committed first and is cancelled here, or sees the removal and is refused.
+   */
+  withdrawLiveQuotes(walletAddress: string) {
+    return this.db
+      .updateTable('rfq_quotes')
+      .set({ status: 'cancelled', reason: null })
+      .where('maker_address', '=', walletAddress.toLowerCase())
+      .where('status', '=', sql.lit('live'))
+      .returning(['id', 'rfq_id', 'client_quote_id', 'odds_bps'])
+      .execute();
+  }
+
   /**
    * A session for the market maker with this wallet if it is registered and not removed, in ONE statement:
    * its row is read FOR SHARE (a removal committing meanwhile is waited for and then seen: no row, no

@@ -49,6 +49,15 @@ const QUOTE_COLUMNS = [
   'received_at_ms',
 ] as const;
 
+/**
+ * Whether the maker of this wallet was removed by an operator, its market_makers row read FOR SHARE: a
+ * removal committing meanwhile is waited for and then seen (true), and a removal starting later waits for
+ * the caller's transaction (which it then sees). Null when the wallet was never registered (only
+ * in-process callers, such as tests, quote for such a wallet).
+ */
+const makerRemoved = (wallet: string) =>
+  sql<boolean | null>`(select m.removed_at is not null from market_makers m where lower(m.wallet_address) = ${wallet.toLowerCase()} for share)`;
+
 export interface NewRfqRow {
   id: string;
   takerUserId: string;
@@ -195,11 +204,19 @@ export class RfqRepository {
     return this.db.selectFrom('rfq_quotes').select(QUOTE_COLUMNS).where('rfq_id', '=', rfqId).where('maker_address', '=', makerAddress).execute();
   }
 
-  /** Every quote of the RFQ, locked (after the RFQ row), best first: the live ones are the candidates. */
+  /**
+   * Every quote of the RFQ, locked (after the RFQ row), best first: the live ones whose maker was not
+   * removed (`maker_removed`) are the candidates.
+   */
   quotesLocked(rfqId: string) {
     return this.db
       .selectFrom('rfq_quotes')
       .select(QUOTE_COLUMNS)
+      .select(
+        sql<boolean>`exists (select 1 from market_makers m where lower(m.wallet_address) = maker_address and m.removed_at is not null)`.as(
+          'maker_removed',
+        ),
+      )
       .where('rfq_id', '=', rfqId)
       .orderBy('odds_bps', 'desc')
       .orderBy('received_at_ms')
@@ -240,6 +257,7 @@ export class RfqRepository {
       )
       .select(RFQ_COLUMNS.map((c) => `rfqs.${c}` as const))
       .select(['maker.maker_user_id', 'maker.maker_available'])
+      .select(makerRemoved(makerWallet).as('maker_removed'))
       .where('rfqs.id', '=', rfqId)
       .forShare('rfqs')
       .executeTakeFirst();

@@ -15,8 +15,10 @@ import { LedgerRepository } from './ledger.repository.js';
 import { MarketMakersRepository } from './market-makers.repository.js';
 import { MarketsRepository } from './markets.repository.js';
 import { PoolImagesRepository } from './pool-images.repository.js';
+import { OperatorAuditRepository } from './operator-audit.repository.js';
 import { TRADING_CATALOG } from './snapshot-trading.js';
 import { SettlementRepository } from './settlement.repository.js';
+import { ChainRepository } from './chain.repository.js';
 
 export interface CompiledQuery {
   /** `Repository.method` (with a suffix when one method issues several statements or has variants). */
@@ -154,12 +156,39 @@ const CATALOG: Record<string, Array<[string, (db: Db) => Promise<unknown>]>> = {
     ['IdentityRepository.pruneLimitsBatch', (db) => new IdentityRepository(db).pruneLimitsBatch(5_000)],
   ],
   settlement: [['SettlementRepository.lockUsersWithDepositTotals', (db) => new SettlementRepository(db).lockUsersWithDepositTotals([U1, U2])]],
+  chain: [
+    ['ChainRepository.ensureNonce', (db) => new ChainRepository(db).ensureNonce(8453, WALLET, 7n)],
+    ['ChainRepository.allocateNonce', (db) => new ChainRepository(db).allocateNonce(8453, WALLET)],
+    ['ChainRepository.operation', (db) => new ChainRepository(db).operation(U1, false)],
+    ['ChainRepository.operation (for update)', (db) => new ChainRepository(db).operation(U1, true)],
+    ['ChainRepository.transactions', (db) => new ChainRepository(db).transactions(U1)],
+    [
+      'ChainRepository.insertTransaction',
+      (db) =>
+        new ChainRepository(db).insertTransaction({
+          hash: `0x${'ab'.repeat(32)}`,
+          chainId: 8453,
+          operationId: U1,
+          from: WALLET,
+          nonce: 7n,
+          attempt: 0,
+          raw: '0x02f8',
+          maxFeePerGas: 2_000_000_000n,
+          maxPriorityFeePerGas: 1_000_000n,
+        }),
+    ],
+    ['ChainRepository.recordOutcome', (db) => new ChainRepository(db).recordOutcome(U1, `0x${'ab'.repeat(32)}`, 'success', 123n)],
+    ['ChainRepository.outcomes', (db) => new ChainRepository(db).outcomes([U1, U2])],
+    ['ChainRepository.lockUserPendingDeposits', (db) => new ChainRepository(db).lockUserPendingDeposits(U1)],
+    ['ChainRepository.depositIndex', (db) => new ChainRepository(db).depositIndex(U1)],
+  ],
   heartbeats: [
     [
       'HeartbeatsRepository.record',
       (db) => new HeartbeatsRepository(db).record({ workerId: 'w1', hostname: 'h', pid: 1, startedAt: new Date(0), lastSeenAt: new Date(0) }),
     ],
     ['HeartbeatsRepository.latest', (db) => new HeartbeatsRepository(db).latest()],
+    ['HeartbeatsRepository.recent', (db) => new HeartbeatsRepository(db).recent(100)],
   ],
   contests: [
     ['ContestsRepository.findContest', (db) => new ContestsRepository(db).findContest(U1)],
@@ -230,6 +259,28 @@ const CATALOG: Record<string, Array<[string, (db: Db) => Promise<unknown>]>> = {
     ],
     ['PoolImagesRepository.find', (db) => new PoolImagesRepository(db).find(U1)],
     ['PoolImagesRepository.exists', (db) => new PoolImagesRepository(db).exists(U1)],
+  ],
+  'operator-audit': [
+    [
+      'OperatorAuditRepository.append',
+      (db) =>
+        new OperatorAuditRepository(db).append({
+          id: U1,
+          atMs: 1700000000000,
+          operator: 'alice',
+          requestId: 'req-1',
+          operationId: 'createMarketMaker',
+          method: 'POST',
+          path: '/v1/admin/market-makers',
+          target: WALLET,
+          body: { wallet_address: WALLET, name: 'Acme' },
+          status: 201,
+          errorCode: null,
+          inTransaction: true,
+        }),
+    ],
+    ['OperatorAuditRepository.page', (db) => new OperatorAuditRepository(db).page(null, 51)],
+    ['OperatorAuditRepository.page:after', (db) => new OperatorAuditRepository(db).page({ atMs: 1700000000000, id: U1 }, 51)],
   ],
 };
 

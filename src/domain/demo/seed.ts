@@ -112,10 +112,12 @@ export interface DemoSeedSettings {
   nodeEnv: 'development' | 'test' | 'production';
   deployment: 'embedded' | 'postgres' | 'production';
   demoData: boolean;
+  settlementMode: 'demo' | 'onchain';
 }
 
-/** Demo data only on the embedded development default (the database is the newcomer's own) and DEMO_DATA on. */
-export const demoSeedAllowed = (s: DemoSeedSettings) => s.demoData && s.nodeEnv === 'development' && s.deployment === 'embedded';
+/** Demo data only on the embedded development default (the database is the newcomer's own), DEMO_DATA on, and demo settlement (its money is play money). */
+export const demoSeedAllowed = (s: DemoSeedSettings) =>
+  s.demoData && s.nodeEnv === 'development' && s.deployment === 'embedded' && s.settlementMode === 'demo';
 
 /** At start-up: seeds when allowed and not yet done, and says what it did. A failure is logged, never fatal. */
 export async function seedDemoOnStart(em: Em, settlement: SettlementAdapter, s: DemoSeedSettings, log: Logger): Promise<DemoSeedResult | null> {

@@ -13,12 +13,14 @@ export interface DevOperatorSettings {
   nodeEnv: 'development' | 'test' | 'production';
   deployment: 'embedded' | 'postgres' | 'production';
   operatorToken: string | undefined;
+  /** OPERATOR_TOKENS_FILE: when set, no development token is made. */
+  operatorTokens?: unknown;
   dataDir: string;
 }
 
-/** Whether this process may use a development operator token: embedded, development, no OPERATOR_TOKEN. */
+/** Whether this process may use a development operator token: embedded, development, no OPERATOR_TOKEN(S_FILE). */
 export function devOperatorTokenAllowed(s: DevOperatorSettings): boolean {
-  return s.nodeEnv === 'development' && s.deployment === 'embedded' && s.operatorToken === undefined;
+  return s.nodeEnv === 'development' && s.deployment === 'embedded' && s.operatorToken === undefined && s.operatorTokens === undefined;
 }
 
 /** Reads DATA_DIR/dev-operator-token, creating it on first use; `created` tells which. */

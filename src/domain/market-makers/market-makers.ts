@@ -39,14 +39,30 @@ export async function registerMarketMaker(em: Em, walletAddress: string, name: s
   return { walletAddress: row.wallet_address, name: row.name, createdAtMs: int8ToNumber(row.created_ms) };
 }
 
-/** Removes a market maker and revokes its sessions in one transaction. 404 NOT_FOUND when not registered. */
-export async function removeMarketMaker(em: Em, walletAddress: string): Promise<{ walletAddress: string; revokedSessions: number }> {
+export interface RemovedMarketMaker {
+  walletAddress: string;
+  revokedSessions: number;
+  /** The maker's quotes that were live: cancelled by the removal (RFQ ids, to wake their watchers). */
+  withdrawnQuotes: Array<{ id: string; rfqId: string }>;
+}
+
+/**
+ * Removes a market maker, revokes its sessions and cancels every live quote of it, in one transaction:
+ * once it commits no quote of the maker can fill (the fill also skips quotes of unregistered makers).
+ * 404 NOT_FOUND when not registered.
+ */
+export async function removeMarketMaker(em: Em, walletAddress: string): Promise<RemovedMarketMaker> {
   return em.transactional(async (tx) => {
     const repo = marketMakersRepository(db(tx));
     const row = await repo.remove(walletAddress);
     if (!row) throw new NotFound('NOT_FOUND', 'No registered market maker has this wallet address.');
     const revoked = await repo.revokeSessions(row.wallet_address);
-    return { walletAddress: row.wallet_address, revokedSessions: revoked.length };
+    const withdrawn = await repo.withdrawLiveQuotes(row.wallet_address);
+    return {
+      walletAddress: row.wallet_address,
+      revokedSessions: revoked.length,
+      withdrawnQuotes: withdrawn.map((q) => ({ id: q.id, rfqId: q.rfq_id })),
+    };
   });
 }
 

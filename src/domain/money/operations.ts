@@ -113,7 +113,8 @@ export async function getOwnOperation(em: Em, userId: string, id: string): Promi
   return op;
 }
 
-export type SettleOutcome = 'settled' | 'failed' | 'already_final' | 'missing';
+/** `pending`: the adapter has no outcome yet (onchain, before the transaction is confirmed); nothing changed. */
+export type SettleOutcome = 'settled' | 'failed' | 'already_final' | 'missing' | 'pending';
 
 /**
  * Settles one operation, idempotently. Everything happens in one transaction holding the operation's row
@@ -155,6 +156,7 @@ export async function settleOperations(em: Em, adapter: SettlementAdapter, ids: 
     };
     pending.forEach((op, i) => {
       const result = results[i]!;
+      if (result.ok === 'pending') return void outcomes.set(op.id, 'pending');
       const reserved = { userId: op.userId, kind: 'user_reserved' as const };
       if (result.ok && op.kind === 'deposit') {
         postings.push({
@@ -191,7 +193,7 @@ export async function settleOperations(em: Em, adapter: SettlementAdapter, ids: 
       outcomes.set(op.id, result.ok ? 'settled' : 'failed');
     });
     if (postings.length) await postAll(tx, postings);
-    await repo.markFinal(marks);
+    if (marks.ids.length) await repo.markFinal(marks);
     return outcomes;
   });
 }

@@ -18,8 +18,11 @@ async function lockOpen(tx: Em, rfqId: string) {
   const repo = rfqRepository(db(tx));
   const row = isUuid(rfqId) ? await repo.get(rfqId, 'update') : undefined;
   if (!row) return null;
-  const all = row.status === 'open' ? (await repo.quotesLocked(rfqId)).map(quoteFromRow).sort(compareQuoteRecords) : [];
-  return { rfq: rfqFromRow(row, all.length), live: all.filter((q) => q.status === 'live'), all };
+  const rows = row.status === 'open' ? await repo.quotesLocked(rfqId) : [];
+  // A maker removed since quoting cannot fill (its removal cancelled its live quotes; this is the backstop).
+  const unregistered = new Set(rows.filter((q) => q.maker_removed).map((q) => q.id));
+  const all = rows.map(quoteFromRow).sort(compareQuoteRecords);
+  return { rfq: rfqFromRow(row, all.length), live: all.filter((q) => q.status === 'live' && !unregistered.has(q.id)), all };
 }
 
 const bettingClosed = (r: RfqRecord, nowMs: number) => r.legs.some((l) => l.betting_closes_at_ms <= nowMs);

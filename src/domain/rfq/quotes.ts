@@ -24,7 +24,8 @@ export type QuoteAckError =
   | 'insufficient_collateral'
   | 'duplicate_client_quote_id'
   | 'quote_not_live'
-  | 'rate_limited';
+  | 'rate_limited'
+  | 'unknown_market_maker';
 
 export interface QuoteAck {
   type: 'quote_ack';
@@ -80,6 +81,7 @@ export async function submitQuote(em: Em, deps: RfqDeps, makerWallet: string, q:
       // (the fill checks collateral again under lock).
       const row = await repo.getForQuote(rfqId, maker);
       if (!row) return reject('unknown_rfq');
+      if (row.maker_removed) return reject('unknown_market_maker');
       const r = rfqFromRow(row, 0);
       if (r.status !== 'open' || now >= r.expiresAtMs || (r.fillMode === 'best' && now >= r.quoteDeadlineMs)) return reject('rfq_closed');
       if (r.takerAddress === maker) return reject('self_trade');

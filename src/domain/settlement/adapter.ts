@@ -1,6 +1,6 @@
 // Settlement: moving USDC between the user's onchain settlement balance and the service. Handlers and
-// workers only see this interface; `SETTLEMENT_MODE=demo` picks the demo adapter, and a chain adapter
-// (viem) can implement the same interface without touching them.
+// workers only see this interface; SETTLEMENT_MODE picks the adapter: `demo` (no chain, src/domain/
+// settlement/demo.ts) or `onchain` (USDC on an EVM chain with viem, src/domain/settlement/onchain/).
 import type { Em } from '../../db/orm.js';
 
 export interface SettlementRequest {
@@ -11,17 +11,40 @@ export interface SettlementRequest {
   destinationAddress: string | null;
 }
 
-export type SettlementResult = { ok: true; txHash: string } | { ok: false; failureCode: string };
+/** `pending`: the chain has no final outcome yet (onchain only); the operation stays pending. */
+export type SettlementResult = { ok: true; txHash: string } | { ok: false; failureCode: string } | { ok: 'pending' };
+
+export interface DepositWallet {
+  address: string;
+  chainId: number;
+  asset: 'USDC';
+  mode: 'demo' | 'onchain';
+  /** Onchain: the token's contract address. */
+  assetAddress?: string;
+  /** Onchain: the settlement wallet, which a pull deposit's approve() must name as spender. */
+  spenderAddress?: string;
+}
 
 export interface SettlementAdapter {
   readonly mode: 'demo' | 'onchain';
   /**
    * Settles operations (one, or a batch the worker gathered), answering in the order given. Called by the
    * settlement worker inside the transaction that holds the operations' row locks and that will post their
-   * ledger transactions; it must be idempotent per operationId (a chain adapter submits with the operation
-   * id as its nonce/reference and looks the transfer up before submitting again).
+   * ledger transactions; it must be idempotent per operationId. The onchain adapter sends nothing here: it
+   * answers the outcome `advance` recorded.
    */
   settle(em: Em, reqs: readonly SettlementRequest[]): Promise<SettlementResult[]>;
+  /**
+   * Onchain only, before `settle`, outside any transaction: signs, broadcasts and waits for the operation's
+   * transaction until its outcome is recorded (or `signal` aborts). Idempotent; safe in two processes at once.
+   */
+  advance?(em: Em, operationId: string, signal?: AbortSignal): Promise<void>;
+  /**
+   * Onchain only, in the deposit's write transaction before it opens: 422 BALANCE_TOO_LOW or
+   * ALLOWANCE_TOO_LOW when the user's wallet cannot cover this deposit on top of its pending ones.
+   */
+  checkDeposit?(em: Em, userId: string, walletAddress: string, amount: bigint): Promise<void>;
   /** Where this user sends USDC for custodial deposits. */
-  depositWallet(userId: string): { address: string; chainId: number; asset: 'USDC'; mode: 'demo' | 'onchain' };
+  depositWallet(em: Em, userId: string): Promise<DepositWallet>;
+  close?(): Promise<void>;
 }

@@ -43,8 +43,8 @@ export function createDemoSettlement(opts: { onchainBalanceMicros: bigint }): Se
         return { ok: true, txHash: demoTxHash(req.operationId) };
       });
     },
-    depositWallet(userId) {
-      return { address: demoDepositAddress(userId), chainId: DEMO_CHAIN_ID, asset: 'USDC', mode: 'demo' };
+    depositWallet(_em, userId) {
+      return Promise.resolve({ address: demoDepositAddress(userId), chainId: DEMO_CHAIN_ID, asset: 'USDC', mode: 'demo' });
     },
   };
 }

@@ -1,9 +1,36 @@
+import type { ChainSettings } from '../../config-chain.js';
+import type { Em } from '../../db/orm.js';
+import type { Logger } from '../../logger.js';
 import type { SettlementAdapter } from './adapter.js';
 import { createDemoSettlement } from './demo.js';
+import { createOnchainSettlement, startOnchain } from './onchain/adapter.js';
+import { createChain } from './onchain/chain.js';
 
-export type { SettlementAdapter, SettlementRequest, SettlementResult } from './adapter.js';
+export type { DepositWallet, SettlementAdapter, SettlementRequest, SettlementResult } from './adapter.js';
 
-/** The adapter of SETTLEMENT_MODE (only `demo` exists so far). */
-export function createSettlementAdapter(opts: { mode: 'demo'; demoOnchainBalanceMicros: bigint }): SettlementAdapter {
+export interface SettlementSettings {
+  settlementMode: 'demo' | 'onchain';
+  demoOnchainBalanceMicros: bigint;
+  chain: ChainSettings | undefined;
+}
+
+/** The demo adapter (SETTLEMENT_MODE=demo): no chain, nothing to check. */
+export function createSettlementAdapter(opts: { demoOnchainBalanceMicros: bigint }): SettlementAdapter {
   return createDemoSettlement({ onchainBalanceMicros: opts.demoOnchainBalanceMicros });
+}
+
+/**
+ * The adapter of SETTLEMENT_MODE, opened once per process at start-up. Onchain: the node's chain id and the
+ * token's decimals are checked first (a ChainCheckError refuses the start) and the nonce row is prepared.
+ */
+export async function openSettlement(s: SettlementSettings, em: Em, log: Logger): Promise<SettlementAdapter> {
+  if (s.settlementMode === 'demo' || !s.chain) return createSettlementAdapter(s);
+  const chain = createChain(s.chain);
+  try {
+    await startOnchain(em, chain, log);
+  } catch (err) {
+    await chain.close().catch(() => undefined);
+    throw err;
+  }
+  return createOnchainSettlement(chain, log);
 }

@@ -23,7 +23,7 @@ export interface AuthDeps {
 
 function sessionResponse(ctx: RequestContext, s: SignedIn) {
   // Never log the token; the session id identifies it in the logs.
-  ctx.log.info({ user_id: s.userId, session_id: s.sessionId, method: s.method }, 'session created');
+  ctx.log.info({ user_id: s.userId, session_id: s.sessionId, method: s.method, client_ip: ctx.clientIp }, 'session created');
   const body: Session = { session_token: s.token, address: s.address, user_id: s.userId, expires_at: s.expiresAt };
   return { status: 200, body, headers: NO_STORE } as const;
 }
@@ -46,12 +46,12 @@ export function authHandlers(deps: AuthDeps): HandlersFor<'createSession' | 'get
       const settings = { ...deps.siwe, ttlSeconds: deps.sessionTtlSeconds };
       return sessionResponse(ctx, await signInWithWallet(ctx.db, settings, body.message, body.signature));
     },
-    logout: async (_req, { db, auth, log }) => {
+    logout: async (_req, { db, auth, log, clientIp }) => {
       const user = requireUser(auth);
       await revokeSession(db, user.sessionId);
       // This process forgets the session before answering; the others when the bus delivers (SESSION_CACHE_MS at most).
       await publishSessionChange(deps.bus, { session_id: user.sessionId });
-      log.info({ user_id: user.userId, session_id: user.sessionId }, 'session revoked');
+      log.info({ user_id: user.userId, session_id: user.sessionId, client_ip: clientIp }, 'session revoked');
       return { status: 204 };
     },
   };

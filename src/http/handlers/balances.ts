@@ -113,7 +113,13 @@ export function balancesHandlers(deps: BalancesDeps): HandlersFor<BalancesOperat
     },
     createDeposit: idempotentWrite<'createDeposit', OperationRecord>({
       scope: userScope,
-      write: ({ body }, { db, auth }) => openDeposit(db, requireUser(auth).userId, microsFromRequest(body.amount_micros), body.idempotency_key),
+      write: async ({ body }, { db, auth }) => {
+        const user = requireUser(auth);
+        const amount = microsFromRequest(body.amount_micros);
+        // Onchain: the wallet's balance and allowance cover it (422 BALANCE_TOO_LOW / ALLOWANCE_TOO_LOW, nothing opened).
+        await deps.settlement.checkDeposit?.(db, user.userId, user.address, amount);
+        return openDeposit(db, user.userId, amount, body.idempotency_key);
+      },
       outcome: pending,
       resourceOf: (op) => op.id,
       answer: (_req, ctx, id, written) =>
@@ -145,13 +151,19 @@ export function balancesHandlers(deps: BalancesDeps): HandlersFor<BalancesOperat
         headers: NO_STORE,
       };
     },
-    getDepositWallet: async (_req, { auth }) => {
-      const w = deps.settlement.depositWallet(requireUser(auth).userId);
-      return { status: 200, body: { address: w.address, chain_id: w.chainId, asset: w.asset, mode: w.mode } };
+    getDepositWallet: async (_req, { db, auth }) => {
+      const w = await deps.settlement.depositWallet(db, requireUser(auth).userId);
+      const onchain = w.assetAddress === undefined ? {} : { asset_address: w.assetAddress, spender_address: w.spenderAddress };
+      return { status: 200, body: { address: w.address, chain_id: w.chainId, asset: w.asset, mode: w.mode, ...onchain } };
     },
     creditAppTokens: idempotentWrite<'creditAppTokens', AppTokenCredit>({
       scope: ({ params }) => `operator:user:${params.user_id}`,
-      write: ({ params, body }, { db }) => creditAppTokensOnce(db, params.user_id, microsFromRequest(body.amount_micros), body.idempotency_key),
+      // The credit, its idempotency key and its audit row commit together.
+      write: async ({ params, body }, { db, audit }) => {
+        const credit = await creditAppTokensOnce(db, params.user_id, microsFromRequest(body.amount_micros), body.idempotency_key);
+        await audit.record(db);
+        return credit;
+      },
       outcome: (credit, { params, body }) => ({
         status: 200,
         body: {

@@ -1,7 +1,8 @@
 // Contests: lobby, contest by id, entries, leaderboard, top participants, popular entry, profile detail,
 // and the operator's create / resolve-market / void. Thin: each handler calls one domain function and maps
 // its record to the wire (src/http/handlers/contests-wire.ts).
-import { createContest } from '../../domain/contests/create.js';
+import { createContest, type NewContest } from '../../domain/contests/create.js';
+import type { CreateContestRequest } from '../../../generated/openapi/types.gen.js';
 import { enterContest, type EntryRecord } from '../../domain/contests/entries.js';
 import { profileContest } from '../../domain/contests/profile.js';
 import { loadContest, loadMarkets } from '../../domain/contests/records.js';
@@ -82,43 +83,20 @@ export function contestsHandlers(deps: ContestsDeps): HandlersFor<ContestsOperat
     },
 
     createContest: async ({ body: b }, ctx) => {
-      const id = await createContest(ctx.db, {
-        title: b.title,
-        category: b.category,
-        gameType: b.game_type,
-        description: b.description,
-        betAmount: BigInt(b.bet_amount_micros),
-        prizePool: BigInt(b.protocol_prize_pool_micros),
-        entryCap: b.entry_cap,
-        maxEntriesPerUser: b.max_entries_per_user ?? 1,
-        entryOpensAtMs: b.entry_opens_at_ms,
-        bettingClosesMs: b.betting_closes_ms,
-        liveEndsAtMs: b.live_ends_at_ms,
-        betType: b.bet_type,
-        winningSplitBps: b.winning_split_bps,
-        imageId: b.image_id,
-        entryVisibility: b.entry_visibility ?? 'hidden_while_betting_open',
-        markets: b.markets.map((m) => ({
-          category: m.category,
-          name: m.name,
-          description: m.description,
-          sourceKind: m.source_kind,
-          sourceEventId: m.source_event_id,
-          sourceMarketId: m.source_market_id,
-          bettingClosesAtMs: m.betting_closes_at_ms,
-          liveEndsAtMs: m.live_ends_at_ms,
-          resolutionTimeMs: m.resolution_time_ms,
-        })),
-      });
+      const id = await ctx.audit.within(
+        ctx.db,
+        (tx) => createContest(tx, contestOf(b)),
+        (contestId) => contestId,
+      );
       ctx.log.info({ contest_id: id, game_type: b.game_type, markets: b.markets.length }, 'contest created');
       await changed(id);
       return { status: 201, body: await contestById(ctx, id), headers: NO_STORE };
     },
 
-    resolveMarket: async ({ params, body }, { db, log }) => {
+    resolveMarket: async ({ params, body }, { db, log, audit }) => {
       const marketId = params.market_id;
       const { outcome } = body;
-      const r = await resolveMarket(db, marketId, outcome);
+      const r = await audit.within(db, (tx) => resolveMarket(tx, marketId, outcome));
       log.info({ market_id: marketId, outcome, contest_id: r.market.contestId, contest_ready: r.contestReady }, 'contest market resolved');
       await changed(r.market.contestId);
       if (r.contestReady) {
@@ -132,10 +110,42 @@ export function contestsHandlers(deps: ContestsDeps): HandlersFor<ContestsOperat
 
     voidContest: async ({ params }, ctx) => {
       const id = params.id;
-      await voidContest(ctx.db, id);
+      await ctx.audit.within(ctx.db, (tx) => voidContest(tx, id));
       ctx.log.info({ contest_id: id }, 'contest voided and refunded');
       await changed(id.toLowerCase());
       return { status: 200, body: await contestById(ctx, id), headers: NO_STORE };
     },
+  };
+}
+
+/** The create request as the domain's NewContest. */
+function contestOf(b: CreateContestRequest): NewContest {
+  return {
+    title: b.title,
+    category: b.category,
+    gameType: b.game_type,
+    description: b.description,
+    betAmount: BigInt(b.bet_amount_micros),
+    prizePool: BigInt(b.protocol_prize_pool_micros),
+    entryCap: b.entry_cap,
+    maxEntriesPerUser: b.max_entries_per_user ?? 1,
+    entryOpensAtMs: b.entry_opens_at_ms,
+    bettingClosesMs: b.betting_closes_ms,
+    liveEndsAtMs: b.live_ends_at_ms,
+    betType: b.bet_type,
+    winningSplitBps: b.winning_split_bps,
+    imageId: b.image_id,
+    entryVisibility: b.entry_visibility ?? 'hidden_while_betting_open',
+    markets: b.markets.map((m) => ({
+      category: m.category,
+      name: m.name,
+      description: m.description,
+      sourceKind: m.source_kind,
+      sourceEventId: m.source_event_id,
+      sourceMarketId: m.source_market_id,
+      bettingClosesAtMs: m.betting_closes_at_ms,
+      liveEndsAtMs: m.live_ends_at_ms,
+      resolutionTimeMs: m.resolution_time_ms,
+    })),
   };
 }

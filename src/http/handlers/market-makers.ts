@@ -4,23 +4,37 @@ import { registerMarketMaker, removeMarketMaker } from '../../domain/market-make
 import type { HandlersFor } from '../handler.js';
 
 export interface MarketMakerHandlerDeps {
-  /** Called after a removal commits; the gateway ends this process's connections of the wallet at once. */
-  onRemoved?: (walletAddress: string) => void;
+  /**
+   * Called after a removal commits with the RFQs whose quotes it withdrew: the gateway ends the wallet's
+   * connections at once and those RFQs' watchers are woken (not awaited: the 204 does not wait on the bus).
+   */
+  onRemoved?: (walletAddress: string, rfqIds: string[]) => void;
 }
 
 export function marketMakersHandlers(deps: MarketMakerHandlerDeps): HandlersFor<'createMarketMaker' | 'deleteMarketMaker'> {
   return {
-    createMarketMaker: async (req, { db, log }) => {
+    createMarketMaker: async (req, { db, log, audit }) => {
       const { wallet_address, name } = req.body;
-      const mm = await registerMarketMaker(db, wallet_address, name);
+      const mm = await audit.within(
+        db,
+        (tx) => registerMarketMaker(tx, wallet_address, name),
+        (m) => m.walletAddress,
+      );
       log.info({ wallet: mm.walletAddress }, 'market maker registered');
       const body: MarketMaker = { wallet_address: mm.walletAddress, name: mm.name, created_at_ms: mm.createdAtMs };
       return { status: 201, body };
     },
-    deleteMarketMaker: async ({ params }, { db, log }) => {
-      const removed = await removeMarketMaker(db, params.wallet_address);
-      log.info({ wallet: removed.walletAddress, revoked_sessions: removed.revokedSessions }, 'market maker removed; its sessions are revoked');
-      deps.onRemoved?.(removed.walletAddress);
+    deleteMarketMaker: async ({ params }, { db, log, audit }) => {
+      const removed = await audit.within(
+        db,
+        (tx) => removeMarketMaker(tx, params.wallet_address),
+        (r) => r.walletAddress,
+      );
+      log.info(
+        { wallet: removed.walletAddress, revoked_sessions: removed.revokedSessions, withdrawn_quotes: removed.withdrawnQuotes.length },
+        'market maker removed; its sessions are revoked and its live quotes cancelled',
+      );
+      deps.onRemoved?.(removed.walletAddress, [...new Set(removed.withdrawnQuotes.map((q) => q.rfqId))]);
       return { status: 204 };
     },
   };

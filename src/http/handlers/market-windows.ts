@@ -49,8 +49,8 @@ export function marketWindowsHandlers(deps: MarketWindowHandlerDeps): HandlersFo
       const w = await getWindowState(db, marketIdOf(params.market_id), bufferMs);
       return { status: 200, body: marketStateWire(w), headers: { 'Cache-Control': windowCacheControl(w) } };
     },
-    resolveMarketWindow: async ({ params, body }, { db, log }) => {
-      const w = await resolveWindowByOperator(db, marketIdOf(params.market_id), body.outcome, bufferMs);
+    resolveMarketWindow: async ({ params, body }, { db, log, audit }) => {
+      const w = await audit.within(db, (tx) => resolveWindowByOperator(tx, marketIdOf(params.market_id), body.outcome, bufferMs));
       log.info({ market_id: w.marketId, outcome: body.outcome }, 'market window resolved by the operator');
       // The outcome is committed; a lost enqueue leaves the positions to the resolution relay.
       await deps.settlement.enqueue(w.marketId).catch((err: unknown) => {

@@ -35,14 +35,19 @@ function toPoolImage(image: StoredImage): PoolImage {
 
 export function poolImagesHandlers(): HandlersFor<'uploadPoolImage' | 'getPoolImageRaw'> {
   return {
-    uploadPoolImage: async (req, { db }) => {
+    uploadPoolImage: async (req, { db, audit }) => {
       // The type says bytes (the body is required); an empty upload is still answered here, with 400.
       if (!Buffer.isBuffer(req.body)) {
         throw new ValidationFailed('the request body is empty; send the image bytes as the body', [
           { in: 'body', path: '', message: 'must not be empty' },
         ]);
       }
-      const image = await storeImage(db, req.contentType, req.body);
+      const bytes = req.body;
+      const image = await audit.within(
+        db,
+        (tx) => storeImage(tx, req.contentType, bytes),
+        (i) => i.imageId,
+      );
       return { status: 201, body: toPoolImage(image) };
     },
     getPoolImageRaw: async (req, { db }) => {

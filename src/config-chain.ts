@@ -1,0 +1,110 @@
+// Settlement settings of src/config.ts: SETTLEMENT_MODE, the chain, and the two secrets (each given inline
+// or as a *_FILE path). Reads no environment (config.ts hands it the parsed keys). A secret lives in a
+// Secret, whose JSON, string and inspect forms are `[redacted]`: logging the config never shows it, and no
+// problem message quotes a secret's value.
+import { readFileSync } from 'node:fs';
+import { inspect } from 'node:util';
+import { english } from 'viem/accounts';
+import type { Parsed } from './config-schema.js';
+
+export class Secret {
+  readonly #value: string;
+  constructor(value: string) {
+    this.#value = value;
+  }
+  reveal(): string {
+    return this.#value;
+  }
+  toJSON() {
+    return '[redacted]';
+  }
+  toString() {
+    return '[redacted]';
+  }
+  [inspect.custom]() {
+    return '[redacted]';
+  }
+}
+
+export interface ChainSettings {
+  rpcUrl: string;
+  chainId: number;
+  /** EIP-55 is not required here: the chain module checksums it. */
+  usdcAddress: `0x${string}`;
+  settlementKey: Secret;
+  /** Custodial deposit addresses; absent: only pull deposits. */
+  depositMnemonic: Secret | undefined;
+  confirmations: number;
+  replaceAfterMs: number;
+  pollMs: number;
+  gasFloorWei: bigint;
+}
+
+const WORDS = new Set(english);
+
+/** Null when the phrase is 12-24 words of the BIP-39 English list (the checksum is left to derivation). */
+function mnemonicProblem(m: string): string | null {
+  const words = m.trim().split(/\s+/);
+  if (![12, 15, 18, 21, 24].includes(words.length)) return 'must be a BIP-39 phrase of 12, 15, 18, 21 or 24 words';
+  if (words.some((w) => !WORDS.has(w))) return 'holds a word outside the BIP-39 English list';
+  return null;
+}
+
+/** A secret from KEY or KEY_FILE (not both); the problem names the key, never the value. */
+function secretOf(e: Parsed, key: 'SETTLEMENT_PRIVATE_KEY' | 'DEPOSIT_MNEMONIC', problems: string[], read: (path: string) => string) {
+  const inline = e[key];
+  const file = e[`${key}_FILE`];
+  if (inline !== undefined && file !== undefined) {
+    problems.push(`${key} / ${key}_FILE: set one, not both`);
+    return undefined;
+  }
+  if (file === undefined) return inline?.trim();
+  try {
+    return read(file).trim();
+  } catch (err) {
+    problems.push(`${key}_FILE: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    return undefined;
+  }
+}
+
+const readSecretFile = (path: string) => readFileSync(path, 'utf8');
+
+/**
+ * The chain settings when SETTLEMENT_MODE=onchain (else undefined), pushing every problem found.
+ * Production refuses demo settlement unless ALLOW_DEMO_SETTLEMENT=true.
+ */
+export function chainSettings(e: Parsed, problems: string[], read = readSecretFile): ChainSettings | undefined {
+  if (e.SETTLEMENT_MODE === 'demo') {
+    if (e.NODE_ENV === 'production' && !e.ALLOW_DEMO_SETTLEMENT) {
+      problems.push(
+        'SETTLEMENT_MODE: demo settlement (made-up transaction hashes, no chain) is refused when NODE_ENV=production; set SETTLEMENT_MODE=onchain, or ALLOW_DEMO_SETTLEMENT=true for a play-money deployment',
+      );
+    }
+    return undefined;
+  }
+  const before = problems.length;
+  if (!e.CHAIN_RPC_URL) problems.push('CHAIN_RPC_URL: required when SETTLEMENT_MODE=onchain');
+  if (!e.USDC_ADDRESS) problems.push('USDC_ADDRESS: required when SETTLEMENT_MODE=onchain');
+  const key = secretOf(e, 'SETTLEMENT_PRIVATE_KEY', problems, read);
+  if (key === undefined) {
+    if (!problems.some((p) => p.startsWith('SETTLEMENT_PRIVATE_KEY')))
+      problems.push('SETTLEMENT_PRIVATE_KEY (or SETTLEMENT_PRIVATE_KEY_FILE): required when SETTLEMENT_MODE=onchain');
+  } else if (!/^0x[0-9a-fA-F]{64}$/.test(key) || /^0x0{64}$/.test(key)) {
+    problems.push('SETTLEMENT_PRIVATE_KEY: must be a 0x-prefixed 32-byte hex private key (the value is not shown)');
+  }
+  const mnemonic = secretOf(e, 'DEPOSIT_MNEMONIC', problems, read);
+  const bad = mnemonic === undefined ? null : mnemonicProblem(mnemonic);
+  if (bad) problems.push(`DEPOSIT_MNEMONIC: ${bad} (the value is not shown)`);
+  if (problems.length > before) return undefined;
+  return {
+    rpcUrl: e.CHAIN_RPC_URL!,
+    chainId: e.CHAIN_ID,
+    usdcAddress: e.USDC_ADDRESS as `0x${string}`,
+    settlementKey: new Secret(key!),
+    depositMnemonic: mnemonic === undefined ? undefined : new Secret(mnemonic.split(/\s+/).join(' ')),
+    confirmations: e.CHAIN_CONFIRMATIONS,
+    replaceAfterMs: e.CHAIN_REPLACE_AFTER_MS,
+    pollMs: e.CHAIN_POLL_MS,
+    gasFloorWei: e.SETTLEMENT_GAS_FLOOR_WEI,
+  };
+}

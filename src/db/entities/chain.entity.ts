@@ -1,0 +1,39 @@
+import { defineEntity, p } from '@mikro-orm/core';
+import { timestamptz } from './columns.js';
+
+// Onchain settlement: the settlement wallet's nonces and every transaction it signed (migration ..._onchain_settlement).
+
+export const ChainNonceSchema = defineEntity({
+  name: 'ChainNonce',
+  tableName: 'chain_nonces',
+  properties: {
+    chainId: p.integer().primary().fieldName('chain_id'),
+    address: p.text().primary(),
+    nextNonce: p.bigint('string').fieldName('next_nonce'),
+  },
+});
+
+export const ChainTransactionSchema = defineEntity({
+  name: 'ChainTransaction',
+  tableName: 'chain_transactions',
+  properties: {
+    hash: p.text().primary(),
+    chainId: p.integer().fieldName('chain_id'),
+    operationId: p.uuid().fieldName('operation_id'),
+    fromAddress: p.text().fieldName('from_address'),
+    nonce: p.bigint('string'),
+    /** 0: the first signature; 1, 2, ...: same-nonce replacements at a higher fee. */
+    attempt: p.integer(),
+    /** The signed transaction (0x hex), broadcast as is, again after a restart. */
+    raw: p.text(),
+    maxFeePerGas: p.bigint('string').fieldName('max_fee_per_gas'),
+    maxPriorityFeePerGas: p.bigint('string').fieldName('max_priority_fee_per_gas'),
+    createdAt: timestamptz().fieldName('created_at').defaultRaw('now()'),
+    /** Set once mined with CHAIN_CONFIRMATIONS confirmations (dropped: another transaction took the nonce). */
+    blockNumber: p.bigint('string').fieldName('block_number').nullable(),
+    receiptStatus: p
+      .enum(['success', 'reverted', 'dropped'] as const)
+      .fieldName('receipt_status')
+      .nullable(),
+  },
+});

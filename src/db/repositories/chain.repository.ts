@@ -1,0 +1,135 @@
+// Onchain settlement's SQL (src/domain/settlement/onchain/): the settlement wallet's nonces, the signed
+// transactions of each operation, their recorded outcomes, and the pull-deposit check's per-user sum.
+import { sql } from 'kysely';
+import type { Db } from '../schema.js';
+import { anyOf } from '../sql.js';
+
+export type ReceiptStatus = 'success' | 'reverted' | 'dropped';
+
+export interface ChainTxRow {
+  hash: string;
+  nonce: string;
+  attempt: number;
+  raw: string;
+  max_fee_per_gas: string;
+  max_priority_fee_per_gas: string;
+  receipt_status: ReceiptStatus | null;
+}
+
+export interface OperationForChain {
+  id: string;
+  kind: 'deposit' | 'withdraw';
+  status: 'pending' | 'success' | 'failed';
+  amount: string;
+  destination_address: string | null;
+  /** The user's wallet: a pull deposit's source. */
+  wallet_address: string;
+}
+
+const TX_COLUMNS = ['hash', 'nonce', 'attempt', 'raw', 'max_fee_per_gas', 'max_priority_fee_per_gas', 'receipt_status'] as const;
+
+export class ChainRepository {
+  constructor(private readonly db: Db) {}
+
+  /** The nonce row of a sender, starting at `nodeNonce` when it has none yet (start-up only). */
+  async ensureNonce(chainId: number, address: string, nodeNonce: bigint): Promise<void> {
+    await this.db
+      .insertInto('chain_nonces')
+      .values({ chain_id: chainId, address, next_nonce: nodeNonce.toString() })
+      .onConflict((oc) => oc.columns(['chain_id', 'address']).doNothing())
+      .execute();
+  }
+
+  /** Takes the sender's next nonce under its row lock (held until the caller's transaction ends). */
+  async allocateNonce(chainId: number, address: string): Promise<bigint> {
+    const row = await this.db
+      .updateTable('chain_nonces')
+      .set({ next_nonce: sql<string>`next_nonce + 1` })
+      .where('chain_id', '=', chainId)
+      .where('address', '=', address)
+      .returning(sql<string>`(next_nonce - 1)::text`.as('nonce'))
+      .executeTakeFirstOrThrow();
+    return BigInt(row.nonce);
+  }
+
+  /** The operation with its user's wallet, locked (FOR UPDATE OF operations) when `lock`. */
+  operation(id: string, lock: boolean): Promise<OperationForChain | undefined> {
+    const q = this.db
+      .selectFrom('operations as o')
+      .innerJoin('users as u', 'u.id', 'o.user_id')
+      .select(['o.id', 'o.kind', 'o.status', 'o.amount', 'o.destination_address', 'u.wallet_address'])
+      .where('o.id', '=', id);
+    return (lock ? q.forUpdate('o') : q).executeTakeFirst();
+  }
+
+  /** Every transaction the operation signed, first attempt first. */
+  transactions(operationId: string): Promise<ChainTxRow[]> {
+    return this.db
+      .selectFrom('chain_transactions')
+      .select(TX_COLUMNS)
+      .where('operation_id', '=', operationId)
+      .orderBy('attempt')
+      .execute() as Promise<ChainTxRow[]>;
+  }
+
+  async insertTransaction(t: {
+    hash: string;
+    chainId: number;
+    operationId: string;
+    from: string;
+    nonce: bigint;
+    attempt: number;
+    raw: string;
+    maxFeePerGas: bigint;
+    maxPriorityFeePerGas: bigint;
+  }): Promise<void> {
+    await this.db
+      .insertInto('chain_transactions')
+      .values({
+        hash: t.hash,
+        chain_id: t.chainId,
+        operation_id: t.operationId,
+        from_address: t.from,
+        nonce: t.nonce.toString(),
+        attempt: t.attempt,
+        raw: t.raw,
+        max_fee_per_gas: t.maxFeePerGas.toString(),
+        max_priority_fee_per_gas: t.maxPriorityFeePerGas.toString(),
+      })
+      .execute();
+  }
+
+  /** The outcome of a transaction with its confirmations; a second recording of the operation changes nothing. */
+  async recordOutcome(operationId: string, hash: string, status: ReceiptStatus, blockNumber: bigint | null): Promise<void> {
+    await sql`
+      update chain_transactions set receipt_status = ${status}, block_number = ${blockNumber?.toString() ?? null}
+       where hash = ${hash}
+         and not exists (select 1 from chain_transactions where operation_id = ${operationId} and receipt_status is not null)`.execute(this.db);
+  }
+
+  /** The recorded outcomes of these operations (at most one per operation). */
+  outcomes(operationIds: readonly string[]) {
+    return this.db
+      .selectFrom('chain_transactions')
+      .select(['operation_id', 'hash', 'receipt_status'])
+      .where('operation_id', '=', anyOf(operationIds, 'uuid'))
+      .where('receipt_status', 'is not', null)
+      .execute();
+  }
+
+  /** Locks the user's row (serialises their deposit checks) and sums their pending deposits, as int8 text. */
+  async lockUserPendingDeposits(userId: string): Promise<string> {
+    const { rows } = await sql<{ total: string }>`
+      with locked as (select id from users where id = ${userId} for update)
+      select (select coalesce(sum(o.amount), 0) from operations o, locked l
+               where o.user_id = l.id and o.kind = 'deposit' and o.status = 'pending')::text as total`.execute(this.db);
+    return rows[0]?.total ?? '0';
+  }
+
+  /** A user's custodial deposit index (users.deposit_index), as int8 text. */
+  async depositIndex(userId: string): Promise<string | undefined> {
+    return (await this.db.selectFrom('users').select('deposit_index').where('id', '=', userId).executeTakeFirst())?.deposit_index;
+  }
+}
+
+export const chainRepository = (db: Db) => new ChainRepository(db);

@@ -1,0 +1,92 @@
+// SETTLEMENT_MODE=onchain (docs/settlement.md). `advance` does the chain work of one operation outside any
+// transaction (src/domain/settlement/onchain/sender.ts) and records its outcome; `settle`, inside the
+// settlement worker's transaction, only reads that outcome, so the ledger posting commits with the final
+// status exactly once whatever crashed in between.
+import { getAddress, type Address } from 'viem';
+import type { Em } from '../../../db/orm.js';
+import { chainRepository } from '../../../db/repositories/chain.repository.js';
+import { db } from '../../../db/schema.js';
+import type { Logger } from '../../../logger.js';
+import { Unavailable, Unprocessable } from '../../errors.js';
+import { microsFromDb } from '../../ledger/amounts.js';
+import type { SettlementAdapter, SettlementResult } from '../adapter.js';
+import { checkChain, shortReason, type Chain } from './chain.js';
+import { advanceOnchain } from './sender.js';
+
+export function createOnchainSettlement(chain: Chain, log: Logger): SettlementAdapter {
+  const { settings } = chain;
+  return {
+    mode: 'onchain',
+    async settle(em, reqs) {
+      const outcomes = new Map((await chainRepository(db(em)).outcomes(reqs.map((r) => r.operationId))).map((o) => [o.operation_id, o]));
+      return reqs.map((r): SettlementResult => {
+        const o = outcomes.get(r.operationId);
+        if (!o) return { ok: 'pending' };
+        return o.receipt_status === 'success' ? { ok: true, txHash: o.hash } : { ok: false, failureCode: 'SETTLEMENT_FAILED' };
+      });
+    },
+    advance: (em, operationId, signal) => advanceOnchain(em, chain, operationId, { log, signal }),
+    async checkDeposit(em, userId, walletAddress, amount) {
+      const pending = microsFromDb(await chainRepository(db(em)).lockUserPendingDeposits(userId));
+      const wallet = getAddress(walletAddress);
+      let balance: bigint;
+      let allowance: bigint;
+      try {
+        [balance, allowance] = await Promise.all([chain.tokenBalance(wallet), chain.allowance(wallet, chain.settlementAddress)]);
+      } catch (err) {
+        log.warn({ reason: shortReason(err) }, 'chain node error while checking a pull deposit');
+        throw new Unavailable('the chain node did not answer; nothing was sent or reserved, retry shortly');
+      }
+      const needed = amount + pending;
+      const details = { wallet_address: wallet, needed_micros: needed.toString(), pending_deposits_micros: pending.toString() };
+      if (balance < needed) {
+        throw new Unprocessable(
+          'BALANCE_TOO_LOW',
+          "the wallet's USDC balance does not cover this deposit (and its pending deposits); nothing was sent",
+          {
+            ...details,
+            balance_micros: balance.toString(),
+          },
+        );
+      }
+      if (allowance < needed) {
+        throw new Unprocessable(
+          'ALLOWANCE_TOO_LOW',
+          "the wallet's USDC allowance for spender_address (GET /v1/users/deposit-wallet) does not cover this deposit (and its pending deposits); approve more, then retry with a new idempotency_key",
+          { ...details, allowance_micros: allowance.toString(), spender_address: chain.settlementAddress },
+        );
+      }
+    },
+    async depositWallet(em, userId) {
+      const index = await chainRepository(db(em)).depositIndex(userId);
+      const custodial = index === undefined ? undefined : chain.depositAddress(BigInt(index));
+      return {
+        // Without DEPOSIT_MNEMONIC there are no custodial addresses: pull deposits only, into the settlement wallet.
+        address: custodial ?? chain.settlementAddress,
+        chainId: settings.chainId,
+        asset: 'USDC',
+        mode: 'onchain',
+        assetAddress: chain.token,
+        spenderAddress: chain.settlementAddress,
+      };
+    },
+    close: () => chain.close(),
+  };
+}
+
+/**
+ * The start-up of onchain settlement: the node's chain and the token's decimals checked (refusing to start
+ * otherwise), the settlement wallet's nonce row created from the node's count the first time, and its gas
+ * compared with SETTLEMENT_GAS_FLOOR_WEI.
+ */
+export async function startOnchain(em: Em, chain: Chain, log: Logger): Promise<{ settlementAddress: Address }> {
+  const checked = await checkChain(chain);
+  const nodeNonce = await chain.client.getTransactionCount({ address: chain.settlementAddress, blockTag: 'pending' });
+  await chainRepository(db(em)).ensureNonce(checked.chainId, chain.settlementAddress, BigInt(nodeNonce));
+  const fields = { chain_id: checked.chainId, token: chain.token, settlement_address: chain.settlementAddress, gas_wei: checked.gasWei.toString() };
+  if (checked.gasWei < chain.settings.gasFloorWei) {
+    log.warn({ ...fields, floor_wei: chain.settings.gasFloorWei.toString() }, 'the settlement wallet holds less gas than SETTLEMENT_GAS_FLOOR_WEI');
+  }
+  log.info({ ...fields, confirmations: chain.settings.confirmations }, 'onchain settlement ready');
+  return { settlementAddress: chain.settlementAddress };
+}

@@ -1,0 +1,102 @@
+// The one door to the chain (SETTLEMENT_MODE=onchain; docs/settlement.md): viem's public client over
+// CHAIN_RPC_URL (http or ws), the settlement wallet's local account (it signs; the node never holds the key),
+// the token (ERC-20, USDC_ADDRESS), the start-up checks, and the custodial deposit addresses derived from
+// DEPOSIT_MNEMONIC along BIP-44 m/44'/60'/0'/0/<index>.
+import { createPublicClient, erc20Abi, getAddress, http, webSocket, type Address, type Hex, type PublicClient, type Transport } from 'viem';
+import { mnemonicToAccount, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import type { ChainSettings } from '../../../config-chain.js';
+
+export { erc20Abi };
+
+/** USDC's decimals: 1 token unit = 1 micro, so ledger micros and token units are the same integers. */
+export const USDC_DECIMALS = 6;
+
+export interface Chain {
+  readonly settings: ChainSettings;
+  readonly client: PublicClient;
+  /** The settlement wallet: holds the pooled USDC and the gas, signs every transaction. */
+  readonly account: PrivateKeyAccount;
+  readonly settlementAddress: Address;
+  readonly token: Address;
+  /** The custodial deposit address of this index; undefined without DEPOSIT_MNEMONIC. */
+  depositAddress(index: bigint): Address | undefined;
+  /** USDC units (= micros) held by an address. */
+  tokenBalance(owner: Address): Promise<bigint>;
+  allowance(owner: Address, spender: Address): Promise<bigint>;
+  close(): Promise<void>;
+}
+
+export class ChainCheckError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ChainCheckError';
+  }
+}
+
+function transportOf(url: string): Transport {
+  // Short timeouts and few retries: a settlement waiting on the chain polls again on its own.
+  return /^wss?:/.test(url) ? webSocket(url, { timeout: 10_000, retryCount: 2 }) : http(url, { timeout: 10_000, retryCount: 2 });
+}
+
+/** Builds the clients; talks to no node (see checkChain). */
+export function createChain(settings: ChainSettings): Chain {
+  const transport = transportOf(settings.rpcUrl);
+  const client = createPublicClient({ transport, pollingInterval: settings.pollMs }) as PublicClient;
+  const account = privateKeyToAccount(settings.settlementKey.reveal() as Hex);
+  const token = getAddress(settings.usdcAddress);
+  const derived = new Map<bigint, Address>();
+  return {
+    settings,
+    client,
+    account,
+    settlementAddress: account.address,
+    token,
+    depositAddress(index) {
+      if (!settings.depositMnemonic) return undefined;
+      let a = derived.get(index);
+      if (!a) {
+        a = mnemonicToAccount(settings.depositMnemonic.reveal(), { addressIndex: Number(index) }).address;
+        derived.set(index, a);
+      }
+      return a;
+    },
+    tokenBalance: (owner) => client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [owner] }),
+    allowance: (owner, spender) => client.readContract({ address: token, abi: erc20Abi, functionName: 'allowance', args: [owner, spender] }),
+    async close() {
+      const t = client.transport as { getRpcClient?: () => Promise<{ close(): void }> };
+      if (t.getRpcClient) (await t.getRpcClient()).close();
+    },
+  };
+}
+
+/**
+ * The start-up checks: the node answers the configured CHAIN_ID, and USDC_ADDRESS is a contract whose
+ * decimals() is 6. Throws ChainCheckError naming the key at fault (never a secret).
+ */
+export async function checkChain(chain: Chain): Promise<{ chainId: number; settlementAddress: Address; gasWei: bigint }> {
+  const { settings, client, token } = chain;
+  let chainId: number;
+  try {
+    chainId = await client.getChainId();
+  } catch (err) {
+    throw new ChainCheckError(`CHAIN_RPC_URL: the node did not answer eth_chainId (${shortReason(err)})`);
+  }
+  if (chainId !== settings.chainId) {
+    throw new ChainCheckError(`CHAIN_ID: the node at CHAIN_RPC_URL is on chain ${chainId}, not the configured ${settings.chainId}`);
+  }
+  let decimals: number;
+  try {
+    decimals = await client.readContract({ address: token, abi: erc20Abi, functionName: 'decimals' });
+  } catch (err) {
+    throw new ChainCheckError(`USDC_ADDRESS: ${token} did not answer decimals() on chain ${chainId} (${shortReason(err)})`);
+  }
+  if (decimals !== USDC_DECIMALS) throw new ChainCheckError(`USDC_ADDRESS: ${token} has ${decimals} decimals; USDC has ${USDC_DECIMALS}`);
+  const gasWei = await client.getBalance({ address: chain.settlementAddress });
+  return { chainId, settlementAddress: chain.settlementAddress, gasWei };
+}
+
+/** The first line of an RPC error, without the request body viem appends (it can be long). */
+export function shortReason(err: unknown): string {
+  const e = err as { shortMessage?: string; message?: string };
+  return (e.shortMessage ?? e.message ?? String(err)).split('\n')[0]!.slice(0, 200);
+}

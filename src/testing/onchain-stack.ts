@@ -1,0 +1,126 @@
+// The service in SETTLEMENT_MODE=onchain as separate real processes against a local chain
+// (src/testing/chain.ts): a fresh PostgreSQL database, Redis queues (or BullMQ's PostgreSQL backend for the
+// PostgreSQL-only deployment), API processes and a workers process. Used by the onchain integration tests
+// and the settlement drills. Users sign in with wallets whose keys the test holds, so they can approve.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { PrivateKeyAccount } from 'viem/accounts';
+import { startTestChain, type TestChain, type TestChainOptions } from './chain.js';
+import { call, createTestPrivy, type TestPrivy } from './identity.js';
+import { ledgerProblems } from './money.js';
+import { createTestDatabase, TEST_REDIS_URL, uniquePrefix, type TestDatabase } from './postgres.js';
+import { startServiceProcess, type ServiceProcess } from './service-process.js';
+
+export interface OnchainUser {
+  wallet: PrivateKeyAccount;
+  token: string;
+  userId: string;
+}
+
+export interface OnchainStack {
+  chain: TestChain;
+  db: TestDatabase;
+  sql: pg.Client;
+  privy: TestPrivy;
+  env: Record<string, string>;
+  apis: ServiceProcess[];
+  workers: ServiceProcess[];
+  startWorkers(extra?: Record<string, string>): Promise<ServiceProcess>;
+  /** A user signed in with a fresh wallet holding gas and `usdcMicros` on the chain (and nothing in the app). */
+  newUser(usdcMicros?: bigint): Promise<OnchainUser>;
+  /** A user with `micros` available in the app, deposited by a real pull deposit (approve + POST /v1/users/deposit). */
+  fundedUser(micros: bigint): Promise<OnchainUser>;
+  /** Polls GET /v1/users/operations/{id} until the operation is final. */
+  final(user: OnchainUser, operationId: string, timeoutMs?: number): Promise<Record<string, unknown>>;
+  ledgerProblems(): Promise<unknown[]>;
+  stop(): Promise<void>;
+}
+
+export interface OnchainStackOptions {
+  label: string;
+  deployment: 'redis' | 'postgres';
+  apis?: number;
+  chain?: TestChainOptions;
+  env?: Record<string, string>;
+  /** Start no workers process (the test starts them). */
+  noWorkers?: boolean;
+}
+
+export async function startOnchainStack(opts: OnchainStackOptions): Promise<OnchainStack> {
+  const chain = await startTestChain({ settlementUsdcMicros: 0n, ...opts.chain });
+  const db = await createTestDatabase(opts.label);
+  const privy = await createTestPrivy();
+  const sql = new pg.Client({ connectionString: db.url });
+  await sql.connect();
+  const env: Record<string, string> = {
+    NODE_ENV: 'test',
+    DATABASE_URL: db.url,
+    QUEUE_PREFIX: uniquePrefix(opts.label),
+    RATE_LIMIT_PER_MINUTE: '0',
+    DEPOSIT_SYNC_WAIT_MS: '0',
+    ...(opts.deployment === 'redis' ? { REDIS_URL: TEST_REDIS_URL } : {}),
+    ...privy.env,
+    ...chain.env,
+    ...opts.env,
+  };
+  const apis: ServiceProcess[] = [];
+  const workers: ServiceProcess[] = [];
+  const stack: OnchainStack = {
+    chain,
+    db,
+    sql,
+    privy,
+    env,
+    apis,
+    workers,
+    async startWorkers(extra = {}) {
+      const w = await startServiceProcess({ env: { ...env, ...extra }, args: ['--role=workers'], readyWhen: (l) => l.msg === 'workers started' });
+      workers.push(w);
+      return w;
+    },
+    async newUser(usdcMicros = 0n) {
+      const wallet = await chain.newWallet(usdcMicros);
+      const res = await call(apis[0]!.baseUrl, 'POST /v1/auth/session', {
+        body: { privy_token: await privy.token(`did:privy:${randomBytes(10).toString('hex')}`, wallet.address) },
+      });
+      if (res.status !== 200) throw new Error(`session exchange answered ${res.status}: ${JSON.stringify(res.body)}`);
+      return { wallet, token: res.body.session_token as string, userId: res.body.user_id as string };
+    },
+    async fundedUser(micros) {
+      const u = await stack.newUser(micros);
+      await chain.approve(u.wallet, chain.settlement.address, micros);
+      const res = await call(apis[0]!.baseUrl, 'POST /v1/users/deposit', {
+        token: u.token,
+        body: { amount_micros: Number(micros), idempotency_key: crypto.randomUUID() },
+      });
+      if (res.status !== 200 && res.status !== 202) throw new Error(`deposit answered ${res.status}: ${JSON.stringify(res.body)}`);
+      const op = await stack.final(u, res.body.operation_id as string);
+      if (op.status !== 'success') throw new Error(`deposit ended ${JSON.stringify(op)}`);
+      return u;
+    },
+    async final(user, operationId, timeoutMs = 60_000) {
+      const until = Date.now() + timeoutMs;
+      for (;;) {
+        const r = await call(apis[0]!.baseUrl, `GET /v1/users/operations/${operationId}`, { token: user.token });
+        if (r.status === 200 && r.body.status !== 'pending') return r.body as Record<string, unknown>;
+        if (Date.now() > until) throw new Error(`operation ${operationId} still ${JSON.stringify(r.body)} after ${timeoutMs} ms`);
+        await new Promise((res) => setTimeout(res, 100));
+      }
+    },
+    ledgerProblems: () => ledgerProblems(sql),
+    async stop() {
+      for (const p of [...workers, ...apis]) await p.stop('SIGKILL').catch(() => undefined);
+      await sql.end().catch(() => undefined);
+      await db.drop().catch(() => undefined);
+      await chain.stop();
+    },
+  };
+  try {
+    for (let i = 0; i < (opts.apis ?? 1); i++) apis.push(await startServiceProcess({ env, args: ['--role=api'] }));
+    if (!opts.noWorkers) await stack.startWorkers();
+    return stack;
+  } catch (err) {
+    await stack.stop();
+    throw err;
+  }
+}

@@ -1,0 +1,88 @@
+// Onchain withdrawals against a real local chain (anvil mining a block a second), with two API processes
+// and a workers process on PostgreSQL + Redis, and again on the PostgreSQL-only deployment: 30 concurrent
+// withdrawals of 3 users get 30 distinct consecutive nonces and 30 mined transfers, each destination paid
+// exactly once (Transfer logs counted), each operation answering the hash that was mined; a withdrawal whose
+// transfer reverts fails with SETTLEMENT_FAILED and returns the amount. The ledger check runs after each.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
+import { call } from '../src/testing/identity.js';
+import { startOnchainStack, type OnchainStack } from '../src/testing/onchain-stack.js';
+
+describe.each(['redis', 'postgres'] as const)('onchain withdrawals (%s deployment)', (deployment) => {
+  let s: OnchainStack;
+  beforeAll(async () => {
+    s = await startOnchainStack({ label: `wd${deployment}`, deployment, apis: 2, chain: { blockTime: 1, confirmations: 2 } });
+  }, 120_000);
+  afterAll(async () => s?.stop());
+
+  it('30 concurrent withdrawals from 3 users: 30 consecutive nonces, 30 transfers mined, each paid once', async () => {
+    const users = await Promise.all([0, 1, 2].map(() => s.fundedUser(100_000_000n)));
+    const jobs = users.flatMap((u, ui) =>
+      Array.from({ length: 10 }, (_, i) => ({
+        u,
+        amount: BigInt(1_000_000 + ui * 100_000 + i),
+        to: privateKeyToAccount(generatePrivateKey()).address,
+      })),
+    );
+    const answers = await Promise.all(
+      jobs.map((j, i) =>
+        call(s.apis[i % 2]!.baseUrl, 'POST /v1/users/withdraw', {
+          token: j.u.token,
+          body: { amount_micros: Number(j.amount), destination_address: j.to, idempotency_key: randomUUID() },
+        }),
+      ),
+    );
+    for (const a of answers) expect([200, 202]).toContain(a.status);
+    const finals = await Promise.all(answers.map((a, i) => s.final(jobs[i]!.u, a.body.operation_id as string, 120_000)));
+    for (const f of finals) expect(f).toMatchObject({ status: 'success', failure_code: null, tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+
+    // Nonces: every withdrawal one, distinct, and with the 3 deposits one consecutive run of the settlement wallet.
+    const ids = answers.map((a) => a.body.operation_id as string);
+    const rows = (
+      await s.sql.query(`select operation_id, nonce::bigint as nonce from chain_transactions where operation_id = any($1::uuid[]) and attempt = 0`, [
+        ids,
+      ])
+    ).rows as Array<{ operation_id: string; nonce: string }>;
+    expect(rows).toHaveLength(30);
+    const nonces = rows.map((r) => Number(r.nonce)).sort((a, b) => a - b);
+    expect(new Set(nonces).size).toBe(30);
+    expect(nonces.at(-1)! - nonces[0]!).toBe(29);
+    const all = (await s.sql.query(`select nonce::int as n from chain_transactions where attempt = 0 order by nonce`)).rows.map((r) => r.n as number);
+    expect(all).toEqual(Array.from({ length: all.length }, (_, i) => all[0]! + i));
+    expect(await s.chain.client.getTransactionCount({ address: s.chain.settlement.address })).toBe(all.at(-1)! + 1);
+
+    // The chain: exactly one Transfer to each destination, of its amount, in the transaction the operation names.
+    const logs = await s.chain.transfers();
+    for (const [i, j] of jobs.entries()) {
+      const paid = logs.filter((l) => l.to === j.to);
+      expect(paid).toHaveLength(1);
+      expect(paid[0]).toMatchObject({ from: s.chain.settlement.address, value: j.amount, txHash: finals[i]!.tx_hash });
+    }
+    // The ledger: each user paid out exactly what they asked for, nothing left reserved.
+    for (const [ui, u] of users.entries()) {
+      const paidOut = jobs.filter((j) => j.u === u).reduce((sum, j) => sum + j.amount, 0n);
+      const avail = await call(s.apis[1]!.baseUrl, 'GET /v1/user/available_balance', { token: u.token });
+      expect(avail.body.available_micros, `user ${ui}`).toBe((100_000_000n - paidOut).toString());
+      expect((await call(s.apis[0]!.baseUrl, 'GET /v1/user/reserved_balance', { token: u.token })).body.reserved_micros).toBe('0');
+    }
+    expect(await s.ledgerProblems()).toEqual([]);
+  }, 240_000);
+
+  it('a transfer that reverts fails the withdrawal (SETTLEMENT_FAILED) and returns the amount to available', async () => {
+    const u = await s.fundedUser(2_000_000n);
+    // The zero address: the token's transfer reverts, as USDC's does.
+    const res = await call(s.apis[0]!.baseUrl, 'POST /v1/users/withdraw', {
+      token: u.token,
+      body: { amount_micros: 1_500_000, destination_address: '0x0000000000000000000000000000000000000000', idempotency_key: randomUUID() },
+    });
+    expect([202, 422]).toContain(res.status);
+    const id = (res.body.operation_id ?? res.body.details?.operation_id) as string;
+    expect(await s.final(u, id)).toMatchObject({ status: 'failed', failure_code: 'SETTLEMENT_FAILED', tx_hash: null });
+    const sent = (await s.sql.query(`select receipt_status from chain_transactions where operation_id = $1`, [id])).rows;
+    expect(sent).toEqual([{ receipt_status: 'reverted' }]);
+    expect((await call(s.apis[0]!.baseUrl, 'GET /v1/user/available_balance', { token: u.token })).body.available_micros).toBe('2000000');
+    expect((await call(s.apis[0]!.baseUrl, 'GET /v1/user/reserved_balance', { token: u.token })).body.reserved_micros).toBe('0');
+    expect(await s.ledgerProblems()).toEqual([]);
+  }, 120_000);
+});
