@@ -1,6 +1,8 @@
 // Operations that are built, called through the generated client with every response checked.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { getHealth, getMetrics, getReadiness } from '../generated/openapi/sdk.gen.ts';
+import { createOrm } from '../src/db/orm.js';
+import { recordSourceHealth } from '../src/domain/prices/health.js';
 import { startContractService, type ContractService } from './harness.ts';
 
 let svc: ContractService;
@@ -24,6 +26,29 @@ describe('operations', () => {
     const { data } = await api.run(getReadiness({ client: api.client }), { status: 200 });
     expect(data).toMatchObject({ role: 'all', checks: { database: 'ok', queue: 'ok', bus: 'ok', migrations: 'ok' } });
     expect(['ready', 'degraded']).toContain(data!.status);
+  });
+
+  it('getReadiness and getMetrics: each price source, a failing one degraded without failing readiness', async () => {
+    const orm = await createOrm({ databaseUrl: svc.db.url });
+    try {
+      await recordSourceHealth(orm.em.fork(), [{ source: 'demo', requests: 2, failures: 0, latencyMs: 3, atMs: 1_767_225_662_000, error: null }]);
+      const api = svc.client();
+      const ok = await api.run(getReadiness({ client: api.client }), { status: 200 });
+      expect(ok.data!.checks.prices).toBe('ok');
+      expect(ok.data!.price_sources).toEqual([{ source: 'demo', last_success_at_ms: 1_767_225_662_000, last_failure_at_ms: null }]);
+      await recordSourceHealth(orm.em.fork(), [
+        { source: 'demo', requests: 2, failures: 2, latencyMs: 4000, atMs: 1_767_225_663_000, error: 'HTTP 503' },
+      ]);
+      const degraded = await api.run(getReadiness({ client: api.client }), { status: 200 });
+      expect(degraded.data!.checks.prices).toBe('degraded');
+      const { data } = await api.run(getMetrics({ client: api.client }), { status: 200 });
+      expect(data).toMatch(/^price_source_requests_total\{source="demo"\} 4$/m);
+      expect(data).toMatch(/^price_source_failures_total\{source="demo"\} 2$/m);
+      expect(data).toMatch(/^price_source_latency_seconds_total\{source="demo"\} 4\.003$/m);
+      expect(data).toMatch(/^price_source_last_success_timestamp_seconds\{source="demo"\} 1767225662$/m);
+    } finally {
+      await orm.close(true);
+    }
   });
 
   it('getMetrics: 200 Prometheus text that counts HTTP requests', async () => {

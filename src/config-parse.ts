@@ -25,6 +25,25 @@ export const csv = <T extends z.ZodType<unknown, string>>(item: T, def: string) 
     )
     .pipe(z.array(item).min(1, 'must list at least one value'));
 
+/** `ASSET:VALUE,...` (e.g. BTC:BTCUSDT) into a map; each asset once, each value matching `value`. */
+export const assetMap = (value: RegExp, def: string) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const out: Record<string, string> = {};
+      for (const pair of (v ?? def)
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)) {
+        const m = /^([A-Z0-9]{1,16}):(.+)$/.exec(pair);
+        if (!m || !value.test(m[2]!)) ctx.addIssue({ code: 'custom', message: `not ASSET:${value.source}: ${pair}` });
+        else if (out[m[1]!] !== undefined) ctx.addIssue({ code: 'custom', message: `asset ${m[1]} listed twice` });
+        else out[m[1]!] = m[2]!;
+      }
+      return out;
+    });
+
 export const optionalString = z
   .string()
   .optional()

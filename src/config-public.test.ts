@@ -6,6 +6,7 @@ import { loadConfig } from './config.js';
 const PRIVY_VERIFICATION_KEY = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
 const PROD = {
   NODE_ENV: 'production',
+  ALLOW_DEMO_PRICES: 'true',
   DATABASE_URL: 'postgres://x',
   OPERATOR_TOKEN: 'o'.repeat(16),
   PRIVY_APP_ID: 'a',

@@ -25,7 +25,7 @@ export function rfqProblems(e: Parsed): string[] {
   if (BigInt(e.RFQ_MAX_PAYOUT_MICROS) < smallestPayout) {
     problems.push(`RFQ_MAX_PAYOUT_MICROS: must be at least ${smallestPayout} (the minimum stake at the lowest odds), or no order is acceptable`);
   }
-  if (e.PRICE_FEED === 'demo') {
+  if (e.PRICE_FEED.includes('demo')) {
     const unpriced = e.MARKET_ASSETS.filter((a) => DEMO_BASES_MICROS[a] === undefined);
     if (unpriced.length)
       problems.push(
@@ -43,5 +43,47 @@ export function rfqProblems(e: Parsed): string[] {
     );
   }
   if (e.RESOLUTION_MAX_WAIT_MS <= e.RESOLUTION_DELAY_MS) problems.push('RESOLUTION_MAX_WAIT_MS: must be greater than RESOLUTION_DELAY_MS');
+  return problems;
+}
+
+/** The quorum of the listed price sources: PRICE_QUORUM, else a majority of PRICE_FEED. */
+export const priceQuorum = (e: Parsed): number => e.PRICE_QUORUM ?? Math.floor(e.PRICE_FEED.length / 2) + 1;
+
+/** Cross-field rules of the price sources (docs/prices.md). */
+export function priceProblems(e: Parsed): string[] {
+  const problems: string[] = [];
+  const listed = e.PRICE_FEED;
+  const twice = listed.filter((s, i) => listed.indexOf(s) !== i);
+  if (twice.length) problems.push(`PRICE_FEED: ${twice.join(', ')} listed more than once`);
+  const quorum = priceQuorum(e);
+  if (quorum > listed.length) problems.push(`PRICE_QUORUM: ${quorum} is more than the ${listed.length} source(s) PRICE_FEED lists`);
+  if (e.NODE_ENV === 'production' && listed.includes('demo') && !e.ALLOW_DEMO_PRICES) {
+    problems.push(
+      'PRICE_FEED: `demo` is refused when NODE_ENV=production (windows would resolve from made-up prices); list real sources, or set ALLOW_DEMO_PRICES=true',
+    );
+  }
+  if (listed.includes('chainlink')) {
+    if (!e.CHAIN_RPC_URL) problems.push('CHAIN_RPC_URL: required when PRICE_FEED lists chainlink');
+    if (!Object.keys(e.CHAINLINK_FEEDS).length) problems.push('CHAINLINK_FEEDS: required when PRICE_FEED lists chainlink (ASSET:0xaggregator,...)');
+  }
+  // Every offered asset must be priced by at least a quorum of the listed sources, or its windows can never resolve.
+  const covers = (source: string, asset: string): boolean =>
+    source === 'demo'
+      ? DEMO_BASES_MICROS[asset] !== undefined
+      : source === 'binance'
+        ? e.BINANCE_SYMBOLS[asset] !== undefined
+        : source === 'coinbase'
+          ? e.COINBASE_PRODUCTS[asset] !== undefined
+          : e.CHAINLINK_FEEDS[asset] !== undefined;
+  if (quorum <= listed.length) {
+    for (const asset of e.MARKET_ASSETS) {
+      const by = listed.filter((s) => covers(s, asset));
+      if (by.length < quorum && !(listed.length === 1 && listed[0] === 'demo')) {
+        problems.push(
+          `PRICE_FEED: ${asset} is priced by ${by.length ? by.join(', ') : 'none'} of the listed sources, fewer than PRICE_QUORUM (${quorum})`,
+        );
+      }
+    }
+  }
   return problems;
 }

@@ -77,7 +77,7 @@ describe('loadConfig', () => {
   });
 
   it('refuses production without a Privy app (the development identity is never used there)', () => {
-    const prod = { NODE_ENV: 'production', DATABASE_URL: 'postgres://u@h/db', OPERATOR_TOKEN: 'x'.repeat(32), ALLOW_DEMO_SETTLEMENT: 'true' };
+    const prod = { NODE_ENV: 'production', DATABASE_URL: 'postgres://u@h/db', OPERATOR_TOKEN: 'x'.repeat(32), ALLOW_DEMO_SETTLEMENT: 'true', ALLOW_DEMO_PRICES: 'true' };
     expect(() => loadConfig(prod)).toThrow(/PRIVY_APP_ID \/ PRIVY_VERIFICATION_KEY: required when NODE_ENV=production/);
     expect(loadConfig({ ...prod, PRIVY_APP_ID: 'app', PRIVY_VERIFICATION_KEY: P256_PEM }).privy.appId).toBe('app');
   });
@@ -138,8 +138,22 @@ describe('loadConfig', () => {
       eip712Name: 'contest-rfq-service',
       mmMaxQuotesPerSecond: 100,
     });
-    expect(c.prices).toEqual({ feed: 'demo', demoSeed: 'demo', demoSpreadBps: 50 });
-    expect(c.resolution).toEqual({ delayMs: 2000, maxWaitMs: 3600000 });
+    expect(c.prices).toMatchObject({
+      sources: ['demo'],
+      quorum: 1,
+      maxAgeMs: 60_000,
+      timeoutMs: 2000,
+      retries: 2,
+      demoSeed: 'demo',
+      demoSpreadBps: 50,
+    });
+    expect(c.prices.binance).toEqual({
+      apiUrl: 'https://api.binance.com',
+      symbols: { BTC: 'BTCUSDT', ETH: 'ETHUSDT', SOL: 'SOLUSDT', XRP: 'XRPUSDT', HYPE: 'HYPEUSDT' },
+    });
+    expect(c.prices.coinbase.apiUrl).toBe('https://api.exchange.coinbase.com');
+    expect(c.prices.coinbase.products.BTC).toBe('BTC-USD');
+    expect(c.resolution).toEqual({ delayMs: 2000, maxWaitMs: 3600000, disputeVoidAfterMs: 86_400_000 });
     expect(Object.isFrozen(c.rfq)).toBe(true);
   });
 
@@ -166,8 +180,8 @@ describe('loadConfig', () => {
       eip712Name: 'My Venue',
       mmMaxQuotesPerSecond: 5,
     });
-    expect(c.prices).toEqual({ feed: 'demo', demoSeed: 's1', demoSpreadBps: 0 });
-    expect(c.resolution).toEqual({ delayMs: 0, maxWaitMs: 60000 });
+    expect(c.prices).toMatchObject({ sources: ['demo'], demoSeed: 's1', demoSpreadBps: 0 });
+    expect(c.resolution).toEqual({ delayMs: 0, maxWaitMs: 60000, disputeVoidAfterMs: 86_400_000 });
   });
 
   it('refuses a signing chain the wallet sign-in does not accept', () => {
@@ -212,11 +226,73 @@ describe('loadConfig', () => {
       ['RFQ_MIN_STAKE_MICROS', '9999'],
       ['RFQ_QUOTE_WINDOW_MS', 'soon'],
       ['RFQ_EIP712_NAME', 'é'],
-      ['PRICE_FEED', 'binance'],
+      ['PRICE_QUORUM', '0'],
+      ['BINANCE_SYMBOLS', 'BTC=BTCUSDT'],
+      ['COINBASE_API_URL', 'ftp://x'],
+      ['CHAIN_RPC_URL', 'redis://x'],
       ['DEMO_PRICE_SPREAD_BPS', '10000'],
       ['MM_MAX_QUOTES_PER_SECOND', '0'],
     ]) {
       expect(() => loadConfig({ [key!]: value }), `${key}=${value}`).toThrow(new RegExp(`^invalid configuration:\\n  - ${key}:`));
     }
+  });
+});
+
+describe('price sources (docs/prices.md)', () => {
+  const problems = (env: Record<string, string>) => {
+    try {
+      loadConfig(env);
+      return [];
+    } catch (err) {
+      return (err as ConfigError).problems;
+    }
+  };
+
+  it('PRICE_FEED takes a list; the quorum defaults to a majority; the source settings are read', () => {
+    const c = loadConfig({
+      PRICE_FEED: 'chainlink, binance,coinbase',
+      CHAIN_RPC_URL: 'ws://127.0.0.1:8545',
+      CHAINLINK_FEEDS: 'BTC:0x5f4eC3Df9cbd43714FE2740f5E3616155c5b8419,ETH:0x5f4eC3Df9cbd43714FE2740f5E3616155c5b8410',
+      BINANCE_API_URL: 'http://127.0.0.1:9001/',
+      PRICE_MAX_AGE_MS: '5000',
+      DISPUTE_VOID_AFTER_MS: '0',
+    });
+    expect(c.prices).toMatchObject({ sources: ['chainlink', 'binance', 'coinbase'], quorum: 2, maxAgeMs: 5000 });
+    expect(c.prices.binance.apiUrl).toBe('http://127.0.0.1:9001');
+    expect(c.prices.chainlink).toEqual({
+      rpcUrl: 'ws://127.0.0.1:8545',
+      feeds: { BTC: '0x5f4eC3Df9cbd43714FE2740f5E3616155c5b8419', ETH: '0x5f4eC3Df9cbd43714FE2740f5E3616155c5b8410' },
+    });
+    expect(c.chainRpcUrl).toBe('ws://127.0.0.1:8545');
+    expect(c.resolution.disputeVoidAfterMs).toBe(0);
+    expect(loadConfig({ PRICE_FEED: 'binance,coinbase' }).prices.quorum).toBe(2);
+    expect(loadConfig({ PRICE_FEED: 'binance,coinbase', PRICE_QUORUM: '1' }).prices.quorum).toBe(1);
+  });
+
+  it('names every bad combination', () => {
+    expect(problems({ PRICE_FEED: 'binance,binance' })).toContain('PRICE_FEED: binance listed more than once');
+    expect(problems({ PRICE_FEED: 'binance,coinbase', PRICE_QUORUM: '3' })).toContain(
+      'PRICE_QUORUM: 3 is more than the 2 source(s) PRICE_FEED lists',
+    );
+    expect(problems({ PRICE_FEED: 'chainlink' })).toEqual([
+      'CHAIN_RPC_URL: required when PRICE_FEED lists chainlink',
+      'CHAINLINK_FEEDS: required when PRICE_FEED lists chainlink (ASSET:0xaggregator,...)',
+      ...['BTC', 'ETH', 'SOL', 'XRP', 'HYPE'].map((a) => `PRICE_FEED: ${a} is priced by none of the listed sources, fewer than PRICE_QUORUM (1)`),
+    ]);
+    expect(problems({ PRICE_FEED: 'binance,coinbase', BINANCE_SYMBOLS: 'BTC:BTCUSDT', MARKET_ASSETS: 'BTC,ETH' })).toEqual([
+      'PRICE_FEED: ETH is priced by coinbase of the listed sources, fewer than PRICE_QUORUM (2)',
+    ]);
+    expect(problems({ PRICE_FEED: 'demo,pyth' })).toEqual(['PRICE_FEED.1: Invalid option: expected one of "demo"|"chainlink"|"binance"|"coinbase"']);
+    expect(problems({ BINANCE_SYMBOLS: 'BTC:BTCUSDT,BTC:XBT' })).toEqual(['BINANCE_SYMBOLS: asset BTC listed twice']);
+  });
+
+  it('NODE_ENV=production refuses the demo prices unless ALLOW_DEMO_PRICES=true', () => {
+    const prod = { NODE_ENV: 'production', DATABASE_URL: 'postgres://x/y', OPERATOR_TOKEN: 'x'.repeat(16) };
+    expect(problems(prod)).toContain(
+      'PRICE_FEED: `demo` is refused when NODE_ENV=production (windows would resolve from made-up prices); list real sources, or set ALLOW_DEMO_PRICES=true',
+    );
+    expect(problems({ ...prod, PRICE_FEED: 'binance,coinbase' }).filter((p) => p.startsWith('PRICE_FEED'))).toEqual([]);
+    expect(problems({ ...prod, ALLOW_DEMO_PRICES: 'true' }).filter((p) => p.startsWith('PRICE_FEED'))).toEqual([]);
+    expect(problems({ PRICE_FEED: 'demo' }).filter((p) => p.startsWith('PRICE_FEED'))).toEqual([]);
   });
 });

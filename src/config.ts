@@ -5,9 +5,9 @@ import { parseFailpoints, type FailpointAction } from './failpoints.js';
 import { deepFreeze, defaultSiweDomain, parseCorsOrigins, parseTrustProxy, type TrustProxy } from './config-parse.js';
 
 export type { TrustProxy } from './config-parse.js';
-import { bufferProblem, rfqProblems } from './config-rules.js';
+import { bufferProblem, priceProblems, priceQuorum, rfqProblems } from './config-rules.js';
 import { chainSettings, type ChainSettings } from './config-chain.js';
-import { schema, type Parsed } from './config-schema.js';
+import { schema, type Parsed, type PRICE_SOURCES } from './config-schema.js';
 import { DEFAULT_OPERATOR_NAME, parseOperatorTokens, type OperatorTokenLine } from './config-operator-tokens.js';
 
 export { AUTH_DOMAIN_DEFAULT } from './config-schema.js';
@@ -77,8 +77,22 @@ export interface Config {
     /** Per market-maker connection (token bucket). */
     mmMaxQuotesPerSecond: number;
   };
-  prices: { feed: Parsed['PRICE_FEED']; demoSeed: string; demoSpreadBps: number };
-  resolution: { delayMs: number; maxWaitMs: number };
+  /** Price sources of window resolution (src/domain/prices, docs/prices.md). */
+  prices: {
+    sources: Array<(typeof PRICE_SOURCES)[number]>;
+    quorum: number;
+    maxAgeMs: number;
+    timeoutMs: number;
+    retries: number;
+    demoSeed: string;
+    demoSpreadBps: number;
+    binance: { apiUrl: string; symbols: Record<string, string> };
+    coinbase: { apiUrl: string; products: Record<string, string> };
+    chainlink: { rpcUrl: string | undefined; feeds: Record<string, string> };
+  };
+  /** CHAIN_RPC_URL: the chain's JSON-RPC endpoint (Chainlink feeds; settlement). */
+  chainRpcUrl: string | undefined;
+  resolution: { delayMs: number; maxWaitMs: number; disputeVoidAfterMs: number };
   workerHeartbeatStaleMs: number;
   queueWaitMs: number;
   /** PUBLIC_URL without a trailing slash. */
@@ -132,6 +146,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (buffer) problems.push(`MARKET_BETTING_CLOSE_BUFFER_MS: ${buffer}`);
   problems.push(...rfqProblems(e));
   const chain = chainSettings(e, problems);
+  problems.push(...priceProblems(e));
   const failpoints = parseFailpoints(e.FAILPOINTS ?? '');
   for (const p of failpoints.problems) problems.push(`FAILPOINTS: ${p}`);
   if (e.FAILPOINTS && e.NODE_ENV === 'production') problems.push('FAILPOINTS: fault injection is refused when NODE_ENV=production');
@@ -194,8 +209,20 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       eip712Name: e.RFQ_EIP712_NAME,
       mmMaxQuotesPerSecond: e.MM_MAX_QUOTES_PER_SECOND,
     },
-    prices: { feed: e.PRICE_FEED, demoSeed: e.DEMO_PRICE_SEED, demoSpreadBps: e.DEMO_PRICE_SPREAD_BPS },
-    resolution: { delayMs: e.RESOLUTION_DELAY_MS, maxWaitMs: e.RESOLUTION_MAX_WAIT_MS },
+    prices: {
+      sources: e.PRICE_FEED,
+      quorum: priceQuorum(e),
+      maxAgeMs: e.PRICE_MAX_AGE_MS,
+      timeoutMs: e.PRICE_SOURCE_TIMEOUT_MS,
+      retries: e.PRICE_SOURCE_RETRIES,
+      demoSeed: e.DEMO_PRICE_SEED,
+      demoSpreadBps: e.DEMO_PRICE_SPREAD_BPS,
+      binance: { apiUrl: e.BINANCE_API_URL.replace(/\/+$/, ''), symbols: e.BINANCE_SYMBOLS },
+      coinbase: { apiUrl: e.COINBASE_API_URL.replace(/\/+$/, ''), products: e.COINBASE_PRODUCTS },
+      chainlink: { rpcUrl: e.CHAIN_RPC_URL, feeds: e.CHAINLINK_FEEDS },
+    },
+    chainRpcUrl: e.CHAIN_RPC_URL,
+    resolution: { delayMs: e.RESOLUTION_DELAY_MS, maxWaitMs: e.RESOLUTION_MAX_WAIT_MS, disputeVoidAfterMs: e.DISPUTE_VOID_AFTER_MS },
     workerHeartbeatStaleMs: e.WORKER_HEARTBEAT_STALE_MS,
     signatureThreads: e.SIGNATURE_THREADS,
     queueWaitMs: e.QUEUE_WAIT_MS,

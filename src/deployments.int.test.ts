@@ -38,7 +38,16 @@ async function expectReady(baseUrl: string, role: 'all' | 'api' = 'all'): Promis
   expect(body).toEqual({
     status: 'ready',
     role,
-    checks: { database: 'ok', queue: 'ok', bus: 'ok', migrations: 'ok', workers: 'ok', schedulers: 'ok' },
+    checks: {
+      database: 'ok',
+      queue: 'ok',
+      bus: 'ok',
+      migrations: 'ok',
+      workers: 'ok',
+      schedulers: 'ok',
+      prices: expect.stringMatching(/^(ok|unknown)$/),
+    },
+    price_sources: [{ source: 'demo', last_success_at_ms: expect.toBeOneOf([null, expect.any(Number)]), last_failure_at_ms: null }],
   });
 }
 

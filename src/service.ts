@@ -5,6 +5,8 @@ import type { AddressInfo } from 'node:net';
 import type { Runtime } from './runtime.js';
 import { createApp } from './http/app.js';
 import { createMetrics } from './http/metrics.js';
+import { registerPriceSourceMetrics } from './http/price-metrics.js';
+import { sourceHealth } from './domain/prices/health.js';
 import { loadOpenApiDocument } from './http/spec.js';
 import { operationsHandlers } from './http/handlers/operations.js';
 import { authHandlers } from './http/handlers/auth.js';
@@ -36,8 +38,7 @@ import { createClientAddress } from './http/client-address.js';
 import { createSystemStatus, registerStatusGauges } from './http/system-status.js';
 import { systemStatusHandlers } from './http/handlers/system-status.js';
 import type { ProcessRole } from './http/handlers/operations.js';
-import { priceSourceComponent, type StatusComponent } from './domain/status.js';
-import { createPriceFeed } from './domain/prices/create.js';
+import { priceSourceComponents, type StatusComponent } from './domain/status.js';
 import { createOperationWaiter } from './bus/operation-waiter.js';
 import { boundEnqueue, withDeadline } from './jobs/queue-gate.js';
 import { requireQueue } from './http/queue-gate.js';
@@ -66,6 +67,7 @@ export interface HttpService {
 export async function startHttp(rt: Runtime, role: ProcessRole = 'api'): Promise<HttpService> {
   const { config, logger, orm, queues } = rt;
   const metrics = createMetrics();
+  registerPriceSourceMetrics(metrics.registry, () => sourceHealth(orm.em.fork()));
   const forkDb = () => orm.em.fork();
   const operators = new OperatorAccounts({ token: chooseOperatorToken(config, logger), file: config.operatorTokens }, logger).start();
   if (operators.disabled)
@@ -103,7 +105,7 @@ export async function startHttp(rt: Runtime, role: ProcessRole = 'api'): Promise
   const probes = createProbes(rt, role);
   // The external components an operator watches (GET /v1/admin/status, crfq_component_up): every price
   // source, and the chain once an onchain settlement adapter adds itself here.
-  const components: StatusComponent[] = [priceSourceComponent(createPriceFeed(config.prices), config.markets.assets[0]!)];
+  const components: StatusComponent[] = priceSourceComponents(config.prices.sources, () => sourceHealth(orm.em.fork()));
   const systemStatus = createSystemStatus({
     orm,
     schedulerQueues: probes.schedulerQueues,

@@ -2312,11 +2312,12 @@ export const AvailableAppTokenBalanceSchema = {
 } as const;
 
 export const WindowStatusSchema = {
-    description: '`OPEN` until the betting close, `CLOSED` until resolved, then `RESOLVED` (YES/NO) or `VOIDED`.',
+    description: '`OPEN` until the betting close, `CLOSED` until resolved, then `RESOLVED` (YES/NO) or `VOIDED`; `DISPUTED` while the price sources disagree (or too few answered) and no operator has resolved it.',
     type: 'string',
     enum: [
         'OPEN',
         'CLOSED',
+        'DISPUTED',
         'RESOLVED',
         'VOIDED'
     ]
@@ -2337,7 +2338,10 @@ export const MarketWindowStateSchema = {
         'open_price_micros',
         'close_price_micros',
         'price_source',
-        'resolved_at_ms'
+        'resolved_at_ms',
+        'resolution_rule',
+        'dispute',
+        'sources'
     ],
     properties: {
         market_id: {
@@ -2407,7 +2411,7 @@ export const MarketWindowStateSchema = {
             ]
         },
         price_source: {
-            description: 'Who resolved the window, `demo` (the demo feed; a real feed gives its own name) or `operator`; null until resolved.',
+            description: 'Whose prices resolved the window: the first agreeing source (`chainlink`, `binance`, `coinbase`, `demo`),\n`operator`, or `dispute-deadline` (a dispute nobody resolved in time voided it); null until resolved.\n',
             type: [
                 'string',
                 'null'
@@ -2420,6 +2424,195 @@ export const MarketWindowStateSchema = {
                 'null'
             ],
             format: 'int64'
+        },
+        resolution_rule: {
+            description: 'The quorum rule the price sources were judged by; null until they were (or when an operator resolved first).',
+            anyOf: [
+                {
+                    $ref: '#/components/schemas/ResolutionRule'
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        },
+        dispute: {
+            description: 'Why and until when the window is (or was) `DISPUTED`; null when it never was.',
+            anyOf: [
+                {
+                    $ref: '#/components/schemas/WindowDispute'
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        },
+        sources: {
+            description: 'Every listed source\'s readings that took part in the decision, in `resolution_rule.sources` order; empty until then.',
+            type: 'array',
+            maxItems: 16,
+            items: {
+                $ref: '#/components/schemas/SourceReading'
+            }
+        }
+    }
+} as const;
+
+export const ResolutionRuleSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'sources',
+        'quorum',
+        'max_age_ms',
+        'rule'
+    ],
+    properties: {
+        sources: {
+            description: 'The price sources asked, in priority order (`PRICE_FEED`).',
+            type: 'array',
+            maxItems: 16,
+            items: {
+                type: 'string',
+                enum: [
+                    'demo',
+                    'chainlink',
+                    'binance',
+                    'coinbase'
+                ]
+            }
+        },
+        quorum: {
+            description: 'Votes an outcome needs (and more than the other outcome).',
+            type: 'integer',
+            format: 'int32'
+        },
+        max_age_ms: {
+            description: 'A reading observed longer than this before its time does not vote (`stale`).',
+            type: 'integer',
+            format: 'int64'
+        },
+        rule: {
+            description: 'The rule in words.',
+            type: 'string'
+        }
+    }
+} as const;
+
+export const WindowDisputeSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'reason',
+        'disputed_at_ms',
+        'void_at_ms'
+    ],
+    properties: {
+        reason: {
+            description: '`disagreement` (sources voted both ways without a majority reaching the quorum) or `too_few_readings`.',
+            type: 'string',
+            enum: [
+                'disagreement',
+                'too_few_readings'
+            ]
+        },
+        disputed_at_ms: {
+            type: 'integer',
+            format: 'int64'
+        },
+        void_at_ms: {
+            description: 'The window voids then unless an operator resolved it first.',
+            type: 'integer',
+            format: 'int64'
+        }
+    }
+} as const;
+
+export const SourceObservationSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'price_micros',
+        'observed_at_ms',
+        'ref'
+    ],
+    properties: {
+        price_micros: {
+            $ref: '#/components/schemas/DecimalMicros'
+        },
+        observed_at_ms: {
+            description: 'When the source observed this price, Unix ms (at or before the time asked for).',
+            type: 'integer',
+            format: 'int64'
+        },
+        ref: {
+            description: 'The source\'s own identifier: `round:<round id>`, `kline:<open time ms>`, `candle:<bucket start s>` or `second:<s>`.',
+            type: [
+                'string',
+                'null'
+            ]
+        }
+    }
+} as const;
+
+export const SourceReadingSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'source',
+        'vote',
+        'open',
+        'close',
+        'error'
+    ],
+    properties: {
+        source: {
+            type: 'string',
+            enum: [
+                'demo',
+                'chainlink',
+                'binance',
+                'coinbase'
+            ]
+        },
+        vote: {
+            description: '`YES` / `NO` (close > open, or not), `stale` (a reading older than `max_age_ms`, or one observation for both) or `missing` (no reading).',
+            type: 'string',
+            enum: [
+                'YES',
+                'NO',
+                'stale',
+                'missing'
+            ]
+        },
+        open: {
+            description: 'The last observation at or before `start_at_ms`; null when there was none.',
+            anyOf: [
+                {
+                    $ref: '#/components/schemas/SourceObservation'
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        },
+        close: {
+            description: 'The last observation at or before `end_at_ms`; null when there was none.',
+            anyOf: [
+                {
+                    $ref: '#/components/schemas/SourceObservation'
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        },
+        error: {
+            description: 'Why the source gave no reading (a timeout, an HTTP status, a malformed answer); null otherwise.',
+            type: [
+                'string',
+                'null'
+            ]
         }
     }
 } as const;
@@ -3255,7 +3448,8 @@ export const ReadinessSchema = {
     required: [
         'status',
         'role',
-        'checks'
+        'checks',
+        'price_sources'
     ],
     properties: {
         status: {
@@ -3277,6 +3471,39 @@ export const ReadinessSchema = {
         },
         checks: {
             $ref: '#/components/schemas/ReadinessChecks'
+        },
+        price_sources: {
+            description: 'Each price source\'s last success and failure (Unix ms, null if never), as the workers recorded them.',
+            type: 'array',
+            maxItems: 16,
+            items: {
+                type: 'object',
+                additionalProperties: false,
+                required: [
+                    'source',
+                    'last_success_at_ms',
+                    'last_failure_at_ms'
+                ],
+                properties: {
+                    source: {
+                        type: 'string'
+                    },
+                    last_success_at_ms: {
+                        type: [
+                            'integer',
+                            'null'
+                        ],
+                        format: 'int64'
+                    },
+                    last_failure_at_ms: {
+                        type: [
+                            'integer',
+                            'null'
+                        ],
+                        format: 'int64'
+                    }
+                }
+            }
         }
     }
 } as const;
@@ -3290,7 +3517,8 @@ export const ReadinessChecksSchema = {
         'bus',
         'migrations',
         'workers',
-        'schedulers'
+        'schedulers',
+        'prices'
     ],
     properties: {
         database: {
@@ -3310,6 +3538,15 @@ export const ReadinessChecksSchema = {
         },
         schedulers: {
             $ref: '#/components/schemas/CheckState'
+        },
+        prices: {
+            description: 'Degraded, never failing: `ok` when every listed price source (`PRICE_FEED`) answered its last\nrequest, `degraded` when one\'s last failure is newer than its last success (windows still\nresolve while a quorum answers), `unknown` before any window was resolved.\n',
+            type: 'string',
+            enum: [
+                'ok',
+                'degraded',
+                'unknown'
+            ]
         }
     }
 } as const;

@@ -425,24 +425,47 @@ export const lookupMarket = <ThrowOnError extends boolean = false>(options: Opti
  * `MARKET_NOT_FOUND`.
  *
  * ## Status
- * `OPEN` until `betting_closes_at_ms`, then `CLOSED` until the window is resolved, then
- * `RESOLVED` (`outcome` `YES` or `NO`) or `VOIDED` (`outcome` null). A resolution is final.
+ * `OPEN` until `betting_closes_at_ms`, then `CLOSED` until the price sources decide, then
+ * `RESOLVED` (`outcome` `YES` or `NO`) or `VOIDED` (`outcome` null); `DISPUTED` when they could
+ * not agree, until an operator resolves the window or its `dispute.void_at_ms` passes (then
+ * `VOIDED`, stakes refunded). A resolution is final.
  *
  * ## Resolution rule
- * - `open_price_micros` is the price of `asset` at `start_at_ms`, `close_price_micros` the price
- * at `end_at_ms = start_at_ms + duration_secs * 1000`.
- * - **`YES` (up) if and only if close > open, strictly.** A tie resolves `NO` (down).
+ * - Every price source the deployment lists (`PRICE_FEED`: `chainlink`, `binance`, `coinbase`, or
+ * `demo` in development) is asked for its last observation at or before `start_at_ms` (the open)
+ * and at or before `end_at_ms = start_at_ms + duration_secs * 1000` (the close).
+ * - A source votes only when both readings exist, neither was observed more than
+ * `resolution_rule.max_age_ms` before its time, and they are two different observations (one
+ * observation for both means the source saw nothing during the window, e.g. a 60 s candle under
+ * a shorter window: `stale`, no vote). **Its vote is `YES` (up) if and only if close > open,
+ * strictly.** A tie votes `NO` (down).
+ * - The window resolves to an outcome when at least `resolution_rule.quorum` sources vote for it and
+ * more vote for it than against it. `open_price_micros`, `close_price_micros` and `price_source`
+ * are then those of the first agreeing source in `resolution_rule.sources` order.
+ * - The window is `DISPUTED` (`dispute.reason`) when every listed source voted without such a
+ * majority (`disagreement`), or when too few sources voted `RESOLUTION_MAX_WAIT_MS` (1 hour by
+ * default) after `end_at_ms` (`too_few_readings`, or `disagreement` if the voters split). An
+ * operator then resolves it; nobody doing so by `dispute.void_at_ms` (`DISPUTE_VOID_AFTER_MS`,
+ * 24 hours by default, after the dispute) voids it (`price_source` `dispute-deadline`).
  * - The window is resolved about `RESOLUTION_DELAY_MS` (2000 ms by default) after `end_at_ms`
- * when positions are open on it. If the price source has no price for the window
- * `RESOLUTION_MAX_WAIT_MS` (1 hour by default) after `end_at_ms`, the window is `VOIDED` and
- * stakes are refunded.
- * - Only windows with a position on them are resolved: a window nobody traded stays `CLOSED`
- * (with the demo feed its outcome can still be computed from the formula below).
+ * when positions are open on it. Only windows with a position on them are resolved: a window
+ * nobody traded stays `CLOSED` (with the demo feed its outcome can still be computed from the
+ * formula below).
  * - An operator may resolve a window after its betting close with
  * `POST /v1/admin/market-windows/{market_id}/resolve` (then `price_source` is `operator` and the
  * prices are null). Whoever resolves first wins.
  * - Positions then settle (`GET /v1/positions`): a leg on `up` wins on `YES`, on `down` wins on
  * `NO`; a voided window voids the leg.
+ *
+ * ## Checking a resolution
+ * `sources[]` lists every reading that took part, with the source's own identifier of each
+ * observation (`open.ref`, `close.ref`): `round:<id>` is a Chainlink round (call
+ * `getRoundData(id)` on the feed's aggregator), `kline:<open time ms>` a Binance 1 s kline
+ * (`GET /api/v3/klines?symbol=...&interval=1s&startTime=<open time>&limit=1`; the price is its
+ * close), `candle:<bucket start s>` a Coinbase 60 s candle (`GET /products/<product>/candles?granularity=60`;
+ * the price is its close), `second:<s>` a demo price (the formula below). Prices are micros of USD
+ * (Binance's USDT taken as USD), cut toward zero past the sixth decimal. Recompute each vote and
+ * the quorum from them.
  *
  * ## Demo price feed
  * With `PRICE_FEED=demo` (the default; `price_source` `demo`) prices are deterministic, the same on
@@ -1132,7 +1155,8 @@ export const resolveMarket = <ThrowOnError extends boolean = false>(options: Opt
  * Forces the outcome of an RFQ market window (the feed normally resolves it, see
  * `GET /v1/markets/{market_id}`): `YES` or `NO` gives status `RESOLVED` with that outcome, `VOID`
  * gives `VOIDED` (stakes and liabilities are refunded). Open positions with a leg on the window
- * settle within seconds. Allowed once betting has closed: before `betting_closes_at_ms` it is 409
+ * settle within seconds. This is how a `DISPUTED` window (the price sources did not agree) is
+ * resolved. Allowed once betting has closed: before `betting_closes_at_ms` it is 409
  * `BETTING_OPEN` (`details.betting_closes_at_ms` says when). A resolution is final: a window
  * already resolved or voided, by the feed or an operator, is 409 `MARKET_ALREADY_RESOLVED`.
  * Contest markets are resolved with `POST /v1/admin/markets/{market_id}/resolve`; here their ids
@@ -1342,6 +1366,8 @@ export const getHealth = <ThrowOnError extends boolean = false>(options?: Option
  * worker outage never pulls the API out of rotation and processes become ready in any start order.
  * A required check that fails is 503 `UNAVAILABLE` whose `details` carry the role and every check.
  * The whole-system view is `GET /v1/admin/status`.
+ * The `prices` check and `price_sources` report the price sources of window resolution
+ * (`PRICE_FEED`) and never fail readiness.
  *
  */
 export const getReadiness = <ThrowOnError extends boolean = false>(options?: Options<GetReadinessData, ThrowOnError>): RequestResult<GetReadinessResponses, GetReadinessErrors, ThrowOnError> => (options?.client ?? client).get<GetReadinessResponses, GetReadinessErrors, ThrowOnError>({

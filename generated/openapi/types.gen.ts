@@ -1028,9 +1028,9 @@ export type AvailableAppTokenBalance = {
 };
 
 /**
- * `OPEN` until the betting close, `CLOSED` until resolved, then `RESOLVED` (YES/NO) or `VOIDED`.
+ * `OPEN` until the betting close, `CLOSED` until resolved, then `RESOLVED` (YES/NO) or `VOIDED`; `DISPUTED` while the price sources disagree (or too few answered) and no operator has resolved it.
  */
-export type WindowStatus = 'OPEN' | 'CLOSED' | 'RESOLVED' | 'VOIDED';
+export type WindowStatus = 'OPEN' | 'CLOSED' | 'DISPUTED' | 'RESOLVED' | 'VOIDED';
 
 export type MarketWindowState = {
     /**
@@ -1071,13 +1071,90 @@ export type MarketWindowState = {
      */
     close_price_micros: DecimalMicros | null;
     /**
-     * Who resolved the window, `demo` (the demo feed; a real feed gives its own name) or `operator`; null until resolved.
+     * Whose prices resolved the window: the first agreeing source (`chainlink`, `binance`, `coinbase`, `demo`),
+     * `operator`, or `dispute-deadline` (a dispute nobody resolved in time voided it); null until resolved.
+     *
      */
     price_source: string | null;
     /**
      * When the resolution was recorded, Unix ms; null until resolved.
      */
     resolved_at_ms: number | null;
+    /**
+     * The quorum rule the price sources were judged by; null until they were (or when an operator resolved first).
+     */
+    resolution_rule: ResolutionRule | null;
+    /**
+     * Why and until when the window is (or was) `DISPUTED`; null when it never was.
+     */
+    dispute: WindowDispute | null;
+    /**
+     * Every listed source's readings that took part in the decision, in `resolution_rule.sources` order; empty until then.
+     */
+    sources: Array<SourceReading>;
+};
+
+export type ResolutionRule = {
+    /**
+     * The price sources asked, in priority order (`PRICE_FEED`).
+     */
+    sources: Array<'demo' | 'chainlink' | 'binance' | 'coinbase'>;
+    /**
+     * Votes an outcome needs (and more than the other outcome).
+     */
+    quorum: number;
+    /**
+     * A reading observed longer than this before its time does not vote (`stale`).
+     */
+    max_age_ms: number;
+    /**
+     * The rule in words.
+     */
+    rule: string;
+};
+
+export type WindowDispute = {
+    /**
+     * `disagreement` (sources voted both ways without a majority reaching the quorum) or `too_few_readings`.
+     */
+    reason: 'disagreement' | 'too_few_readings';
+    disputed_at_ms: number;
+    /**
+     * The window voids then unless an operator resolved it first.
+     */
+    void_at_ms: number;
+};
+
+export type SourceObservation = {
+    price_micros: DecimalMicros;
+    /**
+     * When the source observed this price, Unix ms (at or before the time asked for).
+     */
+    observed_at_ms: number;
+    /**
+     * The source's own identifier: `round:<round id>`, `kline:<open time ms>`, `candle:<bucket start s>` or `second:<s>`.
+     */
+    ref: string | null;
+};
+
+export type SourceReading = {
+    source: 'demo' | 'chainlink' | 'binance' | 'coinbase';
+    /**
+     * `YES` / `NO` (close > open, or not), `stale` (a reading older than `max_age_ms`, or one observation for both) or `missing` (no reading).
+     */
+    vote: 'YES' | 'NO' | 'stale' | 'missing';
+    /**
+     * The last observation at or before `start_at_ms`; null when there was none.
+     */
+    open: SourceObservation | null;
+    /**
+     * The last observation at or before `end_at_ms`; null when there was none.
+     */
+    close: SourceObservation | null;
+    /**
+     * Why the source gave no reading (a timeout, an HTTP status, a malformed answer); null otherwise.
+     */
+    error: string | null;
 };
 
 export type MarketWindowStateResponse = {
@@ -1426,6 +1503,14 @@ export type Readiness = {
      */
     role: 'all' | 'api' | 'workers';
     checks: ReadinessChecks;
+    /**
+     * Each price source's last success and failure (Unix ms, null if never), as the workers recorded them.
+     */
+    price_sources: Array<{
+        source: string;
+        last_success_at_ms: number | null;
+        last_failure_at_ms: number | null;
+    }>;
 };
 
 export type ReadinessChecks = {
@@ -1435,6 +1520,13 @@ export type ReadinessChecks = {
     migrations: CheckState;
     workers: CheckState;
     schedulers: CheckState;
+    /**
+     * Degraded, never failing: `ok` when every listed price source (`PRICE_FEED`) answered its last
+     * request, `degraded` when one's last failure is newer than its last success (windows still
+     * resolve while a quorum answers), `unknown` before any window was resolved.
+     *
+     */
+    prices: 'ok' | 'degraded' | 'unknown';
 };
 
 /**

@@ -662,14 +662,57 @@ export const zAvailableAppTokenBalance = z.object({
 });
 
 /**
- * `OPEN` until the betting close, `CLOSED` until resolved, then `RESOLVED` (YES/NO) or `VOIDED`.
+ * `OPEN` until the betting close, `CLOSED` until resolved, then `RESOLVED` (YES/NO) or `VOIDED`; `DISPUTED` while the price sources disagree (or too few answered) and no operator has resolved it.
  */
 export const zWindowStatus = z.enum([
     'OPEN',
     'CLOSED',
+    'DISPUTED',
     'RESOLVED',
     'VOIDED'
 ]);
+
+export const zResolutionRule = z.object({
+    sources: z.array(z.enum([
+        'demo',
+        'chainlink',
+        'binance',
+        'coinbase'
+    ])).max(16),
+    quorum: z.int().min(-2147483648, { error: 'Invalid value: Expected int32 to be >= -2147483648' }).max(2147483647, { error: 'Invalid value: Expected int32 to be <= 2147483647' }),
+    max_age_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
+    rule: z.string()
+});
+
+export const zWindowDispute = z.object({
+    reason: z.enum(['disagreement', 'too_few_readings']),
+    disputed_at_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
+    void_at_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' })
+});
+
+export const zSourceObservation = z.object({
+    price_micros: zDecimalMicros,
+    observed_at_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
+    ref: z.string().nullable()
+});
+
+export const zSourceReading = z.object({
+    source: z.enum([
+        'demo',
+        'chainlink',
+        'binance',
+        'coinbase'
+    ]),
+    vote: z.enum([
+        'YES',
+        'NO',
+        'stale',
+        'missing'
+    ]),
+    open: zSourceObservation.nullable(),
+    close: zSourceObservation.nullable(),
+    error: z.string().nullable()
+});
 
 export const zMarketWindowState = z.object({
     market_id: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
@@ -683,7 +726,10 @@ export const zMarketWindowState = z.object({
     open_price_micros: zDecimalMicros.nullable(),
     close_price_micros: zDecimalMicros.nullable(),
     price_source: z.string().nullable(),
-    resolved_at_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }).nullable()
+    resolved_at_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }).nullable(),
+    resolution_rule: zResolutionRule.nullable(),
+    dispute: zWindowDispute.nullable(),
+    sources: z.array(zSourceReading).max(16)
 });
 
 export const zMarketWindowStateResponse = z.object({
@@ -891,7 +937,12 @@ export const zReadinessChecks = z.object({
     bus: zCheckState,
     migrations: zCheckState,
     workers: zCheckState,
-    schedulers: zCheckState
+    schedulers: zCheckState,
+    prices: z.enum([
+        'ok',
+        'degraded',
+        'unknown'
+    ])
 });
 
 export const zReadiness = z.object({
@@ -901,7 +952,12 @@ export const zReadiness = z.object({
         'api',
         'workers'
     ]),
-    checks: zReadinessChecks
+    checks: zReadinessChecks,
+    price_sources: z.array(z.object({
+        source: z.string(),
+        last_success_at_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }).nullable(),
+        last_failure_at_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }).nullable()
+    })).max(16)
 });
 
 export const zSystemStatus = z.object({

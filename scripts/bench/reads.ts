@@ -107,6 +107,7 @@ try {
   bench = await startBenchService('benchreads', {
     NODE_ENV: 'production',
     ALLOW_DEMO_SETTLEMENT: 'true',
+    ALLOW_DEMO_PRICES: 'true', // the bench's windows resolve from the demo prices
     OPERATOR_TOKEN: 'bench-operator-token-0123456789',
     // e.g. BENCH_SERVICE_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=/tmp/prof': a CPU profile of the service, written when it stops.
     NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS,

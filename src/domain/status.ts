@@ -1,7 +1,7 @@
 // External components an operator watches (GET /v1/admin/status, the crfq_component_up gauge): each price
 // source and, in `onchain` mode, the chain. An adapter describes itself with a StatusComponent; the API
 // process lists them (src/service.ts) and checks each with a 2 s bound.
-import type { PriceFeed } from './prices/feed.js';
+import type { SourceHealth } from './prices/health.js';
 
 export type ComponentKind = 'price_source' | 'chain';
 
@@ -17,14 +17,20 @@ export interface StatusComponent {
   check(): Promise<ComponentHealth>;
 }
 
-/** A price source is healthy when it prices a market asset as of a second ago. */
-export function priceSourceComponent(feed: PriceFeed, asset: string, now: () => number = Date.now): StatusComponent {
-  return {
-    name: feed.source,
-    kind: 'price_source',
-    async check() {
-      const seen = await feed.priceAt(asset, now() - 1000);
-      return seen ? { state: 'ok' } : { state: 'failed', detail: `no ${asset} price as of a second ago` };
+/**
+ * Each listed price source, from the health the resolution jobs record (src/domain/prices/health.ts): `ok`
+ * when its last request succeeded (or none was made yet), `degraded` when its last failure is newer than
+ * its last success. The status endpoint never calls an exchange itself.
+ */
+export function priceSourceComponents(sources: readonly string[], health: () => Promise<SourceHealth[]>): StatusComponent[] {
+  return sources.map((name) => ({
+    name,
+    kind: 'price_source' as const,
+    async check(): Promise<ComponentHealth> {
+      const h = (await health()).find((x) => x.source === name);
+      if (!h || h.lastFailureAtMs === null) return { state: 'ok', ...(h?.lastSuccessAtMs ? {} : { detail: 'no request made yet' }) };
+      if (h.lastSuccessAtMs !== null && h.lastSuccessAtMs > h.lastFailureAtMs) return { state: 'ok' };
+      return { state: 'degraded', detail: `last request failed at ${new Date(h.lastFailureAtMs).toISOString()}` };
     },
-  };
+  }));
 }

@@ -26,7 +26,7 @@ export function createProbes(rt: Runtime, role: ProcessRole): Probes {
   const schedulerQueues = new SchedulerQueues(rt.queues);
   const workers = createWorkerHealth(rt.orm, schedulerQueues, rt.config.workerHeartbeatStaleMs);
   return {
-    readiness: readinessProbe({ role, orm: rt.orm, queue: rt.queues, bus: rt.bus, workers }),
+    readiness: readinessProbe({ role, orm: rt.orm, queue: rt.queues, bus: rt.bus, workers, priceSources: rt.config.prices.sources }),
     schedulerQueues,
     close: () => schedulerQueues.close(),
   };

@@ -2,9 +2,10 @@
 
 -- PositionsRepository.window
 -- parameters: $1 = "1042"
-select "m"."market_id", "m"."asset", "m"."duration_secs", "m"."start_at_ms", "r"."outcome", "r"."open_price_micros", "r"."close_price_micros", "r"."source", "r"."resolved_by", "r"."resolved_at_ms"
+select "m"."market_id", "m"."asset", "m"."duration_secs", "m"."start_at_ms", "r"."outcome", "r"."open_price_micros", "r"."close_price_micros", "r"."source", "r"."resolved_by", "r"."resolved_at_ms", "c"."state" as "check_state", "c"."reason" as "check_reason", "c"."quorum" as "check_quorum", "c"."sources" as "check_sources", "c"."max_age_ms" as "check_max_age_ms", "c"."checked_at_ms", "c"."void_at_ms"
   from "markets" as "m"
   left join "window_resolutions" as "r" on "r"."market_id" = "m"."market_id"
+  left join "window_price_checks" as "c" on "c"."market_id" = "m"."market_id"
   where "m"."kind" = 'rfq_window'
   and "m"."market_id" = $1;
 

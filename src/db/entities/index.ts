@@ -22,6 +22,7 @@ import {
   TradingStatsSchema,
   WindowResolutionSchema,
 } from './rfq.entity.js';
+import { PriceSourceHealthSchema, WindowPriceCheckSchema, WindowPriceReadingSchema } from './prices.entity.js';
 import { ContestEntryPickSchema, ContestEntrySchema, ContestMarketSchema, ContestSchema, ContestScoreCountSchema } from './contest.entity.js';
 
 export { WorkerHeartbeat };
@@ -59,6 +60,9 @@ export const schemas = [
   OperatorAuditSchema,
   ChainNonceSchema,
   ChainTransactionSchema,
+  WindowPriceCheckSchema,
+  WindowPriceReadingSchema,
+  PriceSourceHealthSchema,
 ] as const;
 
 /** Every entity the ORM knows; migrations (not schema sync) create their tables. */

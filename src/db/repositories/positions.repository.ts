@@ -34,11 +34,12 @@ const POSITION_COLUMNS = [
 export class PositionsRepository {
   constructor(private readonly db: Db) {}
 
-  /** The RFQ window `marketId` with its resolution, if any. */
+  /** The RFQ window `marketId` with its resolution and its price-quorum check, if any. */
   window(marketId: number) {
     return this.db
       .selectFrom('markets as m')
       .leftJoin('window_resolutions as r', 'r.market_id', 'm.market_id')
+      .leftJoin('window_price_checks as c', 'c.market_id', 'm.market_id')
       .select([
         'm.market_id',
         'm.asset',
@@ -50,6 +51,13 @@ export class PositionsRepository {
         'r.source',
         'r.resolved_by',
         'r.resolved_at_ms',
+        'c.state as check_state',
+        'c.reason as check_reason',
+        'c.quorum as check_quorum',
+        'c.sources as check_sources',
+        'c.max_age_ms as check_max_age_ms',
+        'c.checked_at_ms',
+        'c.void_at_ms',
       ])
       .where('m.kind', '=', sql.lit('rfq_window'))
       .where('m.market_id', '=', int8(marketId))

@@ -1,8 +1,9 @@
-// The trading repositories' sample calls for the SQL snapshots (src/queries/{rfq,fills,positions}.sql);
+// The trading repositories' sample calls for the SQL snapshots (src/queries/{rfq,fills,positions,prices}.sql);
 // snapshot.ts merges them into its catalog.
 import type { Db } from '../schema.js';
 import { FillsRepository } from './fills.repository.js';
 import { PositionsRepository } from './positions.repository.js';
+import { PricesRepository } from './prices.repository.js';
 import { RfqRepository } from './rfq.repository.js';
 
 const U1 = '00000000-0000-4000-8000-000000000001';
@@ -163,5 +164,45 @@ export const TRADING_CATALOG: Record<string, Array<[string, (db: Db) => Promise<
     ['PositionsRepository.legsOf', (db) => new PositionsRepository(db).legsOf([U1])],
     ['PositionsRepository.pnlEvents', (db) => new PositionsRepository(db).pnlEvents(U1, 0, 1_700_000_000_000, null, 51)],
     ['PositionsRepository.makerFills', (db) => new PositionsRepository(db).makerFills(WALLET.toLowerCase(), null, null, 51)],
+  ],
+  prices: [
+    [
+      'PricesRepository.insertCheck',
+      (db) =>
+        new PricesRepository(db).insertCheck(
+          {
+            marketId: 1042,
+            state: 'agreed',
+            reason: null,
+            quorum: 2,
+            sources: ['chainlink', 'binance', 'coinbase'],
+            maxAgeMs: 60_000,
+            checkedAtMs: 1_700_000_302_000,
+            voidAtMs: null,
+          },
+          [
+            {
+              source: 'binance',
+              verdict: 'YES',
+              openPrice: 100_000_000_000n,
+              openObservedAtMs: 1_699_999_999_999,
+              openRef: 'kline:1699999999000',
+              closePrice: 100_000_100_000n,
+              closeObservedAtMs: 1_700_000_299_999,
+              closeRef: 'kline:1700000299000',
+              error: null,
+            },
+          ],
+        ),
+    ],
+    ['PricesRepository.readings', (db) => new PricesRepository(db).readings(1042)],
+    [
+      'PricesRepository.addHealth',
+      (db) =>
+        new PricesRepository(db).addHealth([
+          { source: 'binance', requests: 2, failures: 1, latencyMs: 120, atMs: 1_700_000_302_000, error: 'HTTP 429' },
+        ]),
+    ],
+    ['PricesRepository.health', (db) => new PricesRepository(db).health()],
   ],
 };

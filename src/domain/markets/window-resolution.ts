@@ -1,17 +1,37 @@
-// RFQ window status and resolution (spec/openapi.yaml getMarket; docs/trading.md, "Resolution and settlement"): a window is OPEN until its
-// betting close, then CLOSED until a resolution row exists, then RESOLVED (YES/NO) or VOIDED. The
+// RFQ window status and resolution (docs/prices.md): a window is OPEN until its betting close, then CLOSED
+// until the feed decides: RESOLVED (YES/NO) when a quorum of price sources agree, DISPUTED when they do not
+// (or too few answer in time) until the operator resolves it or it voids at its deadline, VOIDED. The
 // resolution is immutable: the first writer (the feed job or the operator) wins. Up (YES) wins only if
 // close > open. Prices are read outside any transaction; settling the positions is settleWindow's job.
 import type { Em } from '../../db/orm.js';
 import { int8ToBigint, int8ToNumber, int8ToNumberOrNull } from '../../db/int8.js';
 import { positionsRepository } from '../../db/repositories/positions.repository.js';
+import { pricesRepository } from '../../db/repositories/prices.repository.js';
 import { db } from '../../db/schema.js';
 import { Conflict, NotFound } from '../errors.js';
-import { windowOutcome, type PriceFeed } from '../prices/feed.js';
+import type { Verdict } from '../prices/quorum.js';
 import { bettingClosesAt } from './windows.js';
 
-export type WindowStatus = 'OPEN' | 'CLOSED' | 'RESOLVED' | 'VOIDED';
+export type WindowStatus = 'OPEN' | 'CLOSED' | 'DISPUTED' | 'RESOLVED' | 'VOIDED';
 export type WindowResolutionOutcome = 'YES' | 'NO' | 'VOID';
+
+export interface SourceReadingRecord {
+  source: string;
+  verdict: Verdict;
+  open: { priceMicros: bigint; observedAtMs: number; ref: string | null } | null;
+  close: { priceMicros: bigint; observedAtMs: number; ref: string | null } | null;
+  error: string | null;
+}
+
+export interface PriceCheckRecord {
+  state: 'agreed' | 'disputed';
+  reason: 'disagreement' | 'too_few_readings' | null;
+  quorum: number;
+  sources: string[];
+  maxAgeMs: number;
+  checkedAtMs: number;
+  voidAtMs: number | null;
+}
 
 export interface WindowState {
   marketId: number;
@@ -21,17 +41,40 @@ export interface WindowState {
   bettingClosesAtMs: number;
   endAtMs: number;
   status: WindowStatus;
-  /** YES / NO once resolved; null while open, closed or voided. */
+  /** YES / NO once resolved; null while open, closed, disputed or voided. */
   outcome: 'YES' | 'NO' | null;
   openPriceMicros: bigint | null;
   closePriceMicros: bigint | null;
   priceSource: string | null;
   resolvedBy: 'feed' | 'operator' | null;
   resolvedAtMs: number | null;
+  /** The feed's decision with the rule it applied (null until the feed decided, or when the operator came first). */
+  check: PriceCheckRecord | null;
+  /** Every listed source's readings that took part in the check. */
+  sources: SourceReadingRecord[];
 }
 
 const notFound = (marketId: number) =>
   new NotFound('MARKET_NOT_FOUND', `no RFQ market window ${marketId}; take market_id from GET /v1/markets/current or /v1/markets/lookup`);
+
+type WindowRow = NonNullable<Awaited<ReturnType<ReturnType<typeof positionsRepository>['window']>>>;
+
+export function checkOf(r: WindowRow): PriceCheckRecord | null {
+  if (!r.check_state) return null;
+  return {
+    state: r.check_state,
+    reason: r.check_reason,
+    quorum: r.check_quorum!,
+    sources: r.check_sources!.split(','),
+    maxAgeMs: int8ToNumber(r.check_max_age_ms!),
+    checkedAtMs: int8ToNumber(r.checked_at_ms!),
+    voidAtMs: int8ToNumberOrNull(r.void_at_ms),
+  };
+}
+
+function side(price: string | null, at: string | null, ref: string | null) {
+  return price === null || at === null ? null : { priceMicros: int8ToBigint(price), observedAtMs: int8ToNumber(at), ref };
+}
 
 export async function getWindowState(em: Em, marketId: number, bufferMs: number, nowMs = Date.now()): Promise<WindowState> {
   if (!Number.isSafeInteger(marketId) || marketId < 1) throw notFound(marketId);
@@ -39,7 +82,17 @@ export async function getWindowState(em: Em, marketId: number, bufferMs: number,
   if (!r) throw notFound(marketId);
   const startAtMs = int8ToNumber(r.start_at_ms);
   const bettingClosesAtMs = bettingClosesAt(startAtMs, r.duration_secs, bufferMs);
-  const status: WindowStatus = r.outcome ? (r.outcome === 'VOID' ? 'VOIDED' : 'RESOLVED') : nowMs < bettingClosesAtMs ? 'OPEN' : 'CLOSED';
+  const check = checkOf(r);
+  const status: WindowStatus = r.outcome
+    ? r.outcome === 'VOID'
+      ? 'VOIDED'
+      : 'RESOLVED'
+    : check?.state === 'disputed'
+      ? 'DISPUTED'
+      : nowMs < bettingClosesAtMs
+        ? 'OPEN'
+        : 'CLOSED';
+  const readings = check ? await pricesRepository(db(em)).readings(marketId) : [];
   return {
     marketId,
     asset: r.asset,
@@ -54,52 +107,29 @@ export async function getWindowState(em: Em, marketId: number, bufferMs: number,
     priceSource: r.source,
     resolvedBy: r.resolved_by,
     resolvedAtMs: int8ToNumberOrNull(r.resolved_at_ms),
+    check,
+    sources: check
+      ? check.sources.flatMap((source) => {
+          const x = readings.find((y) => y.source === source);
+          if (!x) return [];
+          return [
+            {
+              source,
+              verdict: x.verdict,
+              open: side(x.open_price_micros, x.open_observed_at_ms, x.open_ref),
+              close: side(x.close_price_micros, x.close_observed_at_ms, x.close_ref),
+              error: x.error,
+            },
+          ];
+        })
+      : [],
   };
 }
 
-export type FeedResolution =
-  | { kind: 'resolved'; outcome: WindowResolutionOutcome; recorded: boolean }
-  | { kind: 'not_ended' }
-  | { kind: 'waiting_for_price' }
-  | { kind: 'missing' };
-
 /**
- * Resolves an ended window from the feed: open = price at start, close = price at end. No price yet:
- * `waiting_for_price` (the job retries) until end + maxWaitMs, then VOID. An existing resolution wins.
+ * The operator's resolution: 409 BETTING_OPEN before the betting close, 409 MARKET_ALREADY_RESOLVED after a
+ * resolution. A DISPUTED window is what it is for; a CLOSED one may be forced too.
  */
-export async function resolveWindowFromFeed(
-  em: Em,
-  feed: PriceFeed,
-  marketId: number,
-  opts: { nowMs: number; maxWaitMs: number },
-): Promise<FeedResolution> {
-  const repo = positionsRepository(db(em));
-  const w = await repo.window(marketId);
-  if (!w) return { kind: 'missing' };
-  if (w.outcome) return { kind: 'resolved', outcome: w.outcome, recorded: false };
-  const start = int8ToNumber(w.start_at_ms);
-  const end = start + w.duration_secs * 1000;
-  if (opts.nowMs < end) return { kind: 'not_ended' };
-  const [open, close] = await Promise.all([feed.priceAt(w.asset, start), feed.priceAt(w.asset, end)]);
-  let outcome: WindowResolutionOutcome;
-  if (open && close) outcome = windowOutcome(open.priceMicros, close.priceMicros);
-  else if (opts.nowMs >= end + opts.maxWaitMs) outcome = 'VOID';
-  else return { kind: 'waiting_for_price' };
-  const recorded = await repo.insertResolution({
-    marketId,
-    outcome,
-    openPrice: outcome === 'VOID' ? null : open!.priceMicros,
-    closePrice: outcome === 'VOID' ? null : close!.priceMicros,
-    source: feed.source,
-    resolvedBy: 'feed',
-    resolvedAtMs: opts.nowMs,
-  });
-  if (recorded) return { kind: 'resolved', outcome, recorded };
-  const first = (await repo.window(marketId))!; // another resolver won the race: its outcome stands
-  return { kind: 'resolved', outcome: first.outcome!, recorded: false };
-}
-
-/** The operator's override: 409 BETTING_OPEN before the betting close, 409 MARKET_ALREADY_RESOLVED after a resolution. */
 export async function resolveWindowByOperator(
   em: Em,
   marketId: number,
@@ -118,7 +148,7 @@ export async function resolveWindowByOperator(
       'MARKET_ALREADY_RESOLVED',
       `market ${marketId} is already ${state.status === 'VOIDED' ? 'voided' : `resolved ${state.outcome}`}; a resolution is final`,
     );
-  if (state.status !== 'CLOSED') throw already();
+  if (state.status !== 'CLOSED' && state.status !== 'DISPUTED') throw already();
   const recorded = await positionsRepository(db(em)).insertResolution({
     marketId,
     outcome,

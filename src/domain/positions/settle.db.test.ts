@@ -9,7 +9,9 @@ import { db } from '../../db/schema.js';
 import { migratedOrm, type MigratedOrm } from '../../testing/orm.js';
 import { checkLedger, userBalances } from '../ledger/ledger.js';
 import { ensureWindows } from '../markets/markets.js';
-import { getWindowState, resolveWindowByOperator, resolveWindowFromFeed } from '../markets/window-resolution.js';
+import { getWindowState, resolveWindowByOperator } from '../markets/window-resolution.js';
+import { resolveWindowFromFeed } from '../markets/window-feed.js';
+import { createQuorumFeed } from '../prices/read.js';
 import { createDemoFeed, demoPriceMicros } from '../prices/demo.js';
 import { windowOutcome } from '../prices/feed.js';
 import { closeRfq, createRfq, submitQuote } from '../rfq/api.js';
@@ -173,17 +175,19 @@ describe('window resolution and settlement', () => {
     const voided = await position([[sol, 'up']], 2_000_000, 25_000);
     const fed = await position([[xrp, 'down']]);
     const before = { taker: await userBalances(em(), taker), maker: await userBalances(em(), maker) };
-    const feed = createDemoFeed({ seed: 'seed', spreadBps: 50, now: () => clock });
+    const feed = createQuorumFeed([createDemoFeed({ seed: 'seed', spreadBps: 50, now: () => clock })], 1, 60_000);
 
-    expect(await resolveWindowFromFeed(em(), feed, xrp, { nowMs: clock, maxWaitMs: 3_600_000 })).toEqual({ kind: 'not_ended' });
+    expect(await resolveWindowFromFeed(em(), feed, xrp, { nowMs: clock, maxWaitMs: 3_600_000, disputeVoidAfterMs: 0 })).toEqual({
+      kind: 'not_ended',
+    });
     clock = T0 + 3 * W + 5;
     const expected = windowOutcome(demoPriceMicros('seed', 'XRP', T0 + 2 * W, 50)!, demoPriceMicros('seed', 'XRP', T0 + 3 * W, 50)!);
-    expect(await resolveWindowFromFeed(em(), feed, xrp, { nowMs: clock, maxWaitMs: 3_600_000 })).toEqual({
+    expect(await resolveWindowFromFeed(em(), feed, xrp, { nowMs: clock, maxWaitMs: 3_600_000, disputeVoidAfterMs: 0 })).toEqual({
       kind: 'resolved',
       outcome: expected,
       recorded: true,
     });
-    expect(await resolveWindowFromFeed(em(), feed, xrp, { nowMs: clock, maxWaitMs: 3_600_000 })).toEqual({
+    expect(await resolveWindowFromFeed(em(), feed, xrp, { nowMs: clock, maxWaitMs: 3_600_000, disputeVoidAfterMs: 0 })).toEqual({
       kind: 'resolved',
       outcome: expected,
       recorded: false,
@@ -192,9 +196,13 @@ describe('window resolution and settlement', () => {
     expect((await getPosition(em(), taker, fed)).status).toBe(expected === 'NO' ? 'won' : 'lost');
     expect((await getWindowState(em(), xrp, BUFFER, clock)).openPriceMicros).toBe(demoPriceMicros('seed', 'XRP', T0 + 2 * W, 50));
 
-    const noPrices = { source: 'none', priceAt: async () => null };
-    expect(await resolveWindowFromFeed(em(), noPrices, sol, { nowMs: clock, maxWaitMs: 3_600_000 })).toEqual({ kind: 'waiting_for_price' });
-    expect(await resolveWindowFromFeed(em(), noPrices, sol, { nowMs: clock + 3_600_000, maxWaitMs: 3_600_000 })).toMatchObject({ outcome: 'VOID' });
+    const noPrices = createQuorumFeed([{ source: 'none', priceAt: async () => null }], 1, 60_000);
+    expect(await resolveWindowFromFeed(em(), noPrices, sol, { nowMs: clock, maxWaitMs: 3_600_000, disputeVoidAfterMs: 0 })).toEqual({
+      kind: 'waiting_for_price',
+    });
+    expect(await resolveWindowFromFeed(em(), noPrices, sol, { nowMs: clock + 3_600_000, maxWaitMs: 3_600_000, disputeVoidAfterMs: 0 })).toMatchObject(
+      { outcome: 'VOID' },
+    );
     await settle(sol, 'VOID');
     expect(await getPosition(em(), taker, voided)).toMatchObject({ status: 'voided', pnlMicros: 0n });
     expect((await getWindowState(em(), sol, BUFFER, clock)).status).toBe('VOIDED');

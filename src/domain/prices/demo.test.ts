@@ -1,7 +1,7 @@
 // Vectors computed independently (Python hashlib) from the formula published in the spec.
 import { describe, expect, it } from 'vitest';
 import { createDemoFeed, demoPriceMicros } from './demo.js';
-import { createPriceFeed } from './create.js';
+import { createPriceFeeds } from './create.js';
 import { windowOutcome } from './feed.js';
 
 const T0 = 1_767_225_600_000; // 2026-01-01T00:00:00Z
@@ -42,7 +42,11 @@ describe('demo price feed', () => {
   it('the feed answers the observation of that second, null before it happens or for an unknown asset', async () => {
     const feed = createDemoFeed({ seed: 'demo', spreadBps: 50, now: () => T0 + 30_000 });
     expect(feed.source).toBe('demo');
-    expect(await feed.priceAt('ETH', T0 + 1500)).toEqual({ priceMicros: demoPriceMicros('demo', 'ETH', T0 + 1000, 50), observedAtMs: T0 + 1000 });
+    expect(await feed.priceAt('ETH', T0 + 1500)).toEqual({
+      priceMicros: demoPriceMicros('demo', 'ETH', T0 + 1000, 50),
+      observedAtMs: T0 + 1000,
+      sourceRef: `second:${(T0 + 1000) / 1000}`,
+    });
     expect(await feed.priceAt('ETH', T0 + 30_001)).toBeNull();
     expect(await feed.priceAt('DOGE', T0)).toBeNull();
   });
@@ -59,10 +63,22 @@ describe('window outcome', () => {
   });
 });
 
-describe('createPriceFeed', () => {
+describe('createPriceFeeds', () => {
   it('PRICE_FEED=demo gives the demo feed with the configured seed and spread', async () => {
-    const feed = createPriceFeed({ feed: 'demo', demoSeed: 'other', demoSpreadBps: 50 }, () => T0);
-    expect(feed.source).toBe('demo');
-    expect(await feed.priceAt('BTC', T0)).toEqual({ priceMicros: 99_749_659_509n, observedAtMs: T0 });
+    const settings = {
+      sources: ['demo'] as const,
+      quorum: 1,
+      maxAgeMs: 60_000,
+      timeoutMs: 1000,
+      retries: 0,
+      demoSeed: 'other',
+      demoSpreadBps: 50,
+      binance: { apiUrl: 'http://127.0.0.1:9', symbols: {} },
+      coinbase: { apiUrl: 'http://127.0.0.1:9', products: {} },
+      chainlink: { rpcUrl: undefined, feeds: {} },
+    };
+    const [feed] = createPriceFeeds(settings, () => T0);
+    expect(feed!.source).toBe('demo');
+    expect(await feed!.priceAt('BTC', T0)).toEqual({ priceMicros: 99_749_659_509n, observedAtMs: T0, sourceRef: `second:${T0 / 1000}` });
   });
 });

@@ -32,7 +32,8 @@ export function createDemoFeed(opts: DemoFeedOptions): PriceFeed {
     async priceAt(asset: string, tsMs: number): Promise<PriceObservation | null> {
       if (tsMs > now()) return null;
       const priceMicros = demoPriceMicros(opts.seed, asset, tsMs, opts.spreadBps);
-      return priceMicros === null ? null : { priceMicros, observedAtMs: Math.floor(tsMs / 1000) * 1000 };
+      const s = Math.floor(tsMs / 1000);
+      return priceMicros === null ? null : { priceMicros, observedAtMs: s * 1000, sourceRef: `second:${s}` };
     },
   };
 }

@@ -1,18 +1,24 @@
-// The price source behind window resolution (docs/trading.md, "The price rule"). Adapters plug in behind this interface:
-// `demo` (the default, deterministic) ships; an exchange-kline or oracle adapter would be another file
-// here implementing PriceFeed, chosen by PRICE_FEED. The resolution job calls it outside any transaction.
+// The price sources behind window resolution (docs/prices.md). Each source implements PriceFeed: `demo`
+// (deterministic, development), `binance`, `coinbase` and `chainlink` (src/domain/prices/*.ts), chosen by
+// PRICE_FEED; a window resolves when PRICE_QUORUM of them agree (quorum.ts). The resolution job calls them
+// outside any transaction.
 
 export interface PriceObservation {
   /** Price in micros of the quote currency (USD), an integer. */
   priceMicros: bigint;
   /** When this observation was made (Unix ms), at or before the time asked for. */
   observedAtMs: number;
+  /**
+   * The source's own identifier of the observation, so anyone can look it up there: `round:<uint80 round id>`
+   * (chainlink), `kline:<open time ms>` (binance 1 s klines), `candle:<bucket start s>` (coinbase), `second:<s>` (demo).
+   */
+  sourceRef?: string;
 }
 
 export interface PriceFeed {
-  /** Stored in `window_resolutions.source`. */
+  /** The source's name as PRICE_FEED lists it; stored with each reading. */
   readonly source: string;
-  /** The last observation at or before `tsMs`, or null if it is not known (yet). */
+  /** The last observation at or before `tsMs`, or null if it is not known (yet). Throws when the source fails. */
   priceAt(asset: string, tsMs: number): Promise<PriceObservation | null>;
 }
 

@@ -1,8 +1,9 @@
 // One RFQ market window with its status and resolution (getMarket), and the operator's override
 // (resolveMarketWindow, docs/trading.md, "Resolution and settlement"). The override only records the outcome; settling the
 // positions on the window is the resolve-window job's, enqueued right after.
-import type { MarketWindowStateResponse } from '../../../generated/openapi/types.gen.js';
-import { getWindowState, resolveWindowByOperator, type WindowState } from '../../domain/markets/window-resolution.js';
+import type { MarketWindowStateResponse, SourceReading } from '../../../generated/openapi/types.gen.js';
+import { getWindowState, resolveWindowByOperator, type SourceReadingRecord, type WindowState } from '../../domain/markets/window-resolution.js';
+import { describeRule } from '../../domain/prices/quorum.js';
 import type { HandlersFor } from '../handler.js';
 import { CLOSED_WINDOW_CACHE_CONTROL } from './markets.js';
 
@@ -31,9 +32,25 @@ export function marketStateWire(w: WindowState): MarketWindowStateResponse {
       close_price_micros: w.closePriceMicros === null ? null : w.closePriceMicros.toString(),
       price_source: w.priceSource,
       resolved_at_ms: w.resolvedAtMs,
+      resolution_rule: w.check
+        ? { sources: w.check.sources as SourceReading['source'][], quorum: w.check.quorum, max_age_ms: w.check.maxAgeMs, rule: describeRule(w.check) }
+        : null,
+      dispute: w.check?.state === 'disputed' ? { reason: w.check.reason!, disputed_at_ms: w.check.checkedAtMs, void_at_ms: w.check.voidAtMs! } : null,
+      sources: w.sources.map(readingWire),
     },
   };
 }
+
+const observationWire = (o: SourceReadingRecord['open']) =>
+  o && { price_micros: o.priceMicros.toString(), observed_at_ms: o.observedAtMs, ref: o.ref };
+
+const readingWire = (r: SourceReadingRecord): SourceReading => ({
+  source: r.source as SourceReading['source'],
+  vote: r.verdict,
+  open: observationWire(r.open),
+  close: observationWire(r.close),
+  error: r.error,
+});
 
 /** A resolution is final, so a resolved or voided window may be cached for good; before that its status moves. */
 export const windowCacheControl = (w: WindowState) => (w.status === 'RESOLVED' || w.status === 'VOIDED' ? CLOSED_WINDOW_CACHE_CONTROL : 'no-store');

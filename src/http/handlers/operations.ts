@@ -22,6 +22,25 @@ export interface ReadinessProbe {
   workers(): Promise<void>;
   /** Throws CheckState('missing') when a job scheduler does not exist. */
   schedulers(): Promise<void>;
+  /** The listed price sources' last success and failure (a degraded check: it never fails readiness). */
+  prices?(): Promise<Array<{ source: string; lastSuccessAtMs: number | null; lastFailureAtMs: number | null }>>;
+}
+
+type PriceSources = Awaited<ReturnType<NonNullable<ReadinessProbe['prices']>>>;
+
+/** 'ok', 'degraded' when a source's last failure is newer than its last success, 'unknown' before any reading. */
+async function pricesCheck(probe: ReadinessProbe, log: Logger): Promise<{ state: 'ok' | 'degraded' | 'unknown'; sources: PriceSources }> {
+  if (!probe.prices) return { state: 'unknown', sources: [] };
+  try {
+    const sources = await withDeadline(probe.prices(), CHECK_TIMEOUT_MS, 'readiness check prices');
+    if (sources.every((s) => s.lastSuccessAtMs === null && s.lastFailureAtMs === null)) return { state: 'unknown', sources };
+    const down = sources.filter((s) => s.lastFailureAtMs !== null && (s.lastSuccessAtMs === null || s.lastFailureAtMs > s.lastSuccessAtMs));
+    if (down.length) log.warn({ check: 'prices', sources: down.map((s) => s.source) }, 'readiness check prices degraded');
+    return { state: down.length ? 'degraded' : 'ok', sources };
+  } catch (err) {
+    log.warn({ check: 'prices', err }, 'readiness check prices could not read the sources');
+    return { state: 'unknown', sources: [] };
+  }
 }
 
 /**
@@ -68,21 +87,28 @@ export function operationsHandlers(probe: ReadinessProbe, metrics: HttpMetrics):
   return {
     getHealth: () => ({ status: 200, body: { status: 'ok' }, headers: { 'Cache-Control': 'no-store' } }),
     getReadiness: async (_req, { log }) => {
-      const [database, queue, bus, workers, schedulers, migrations] = await Promise.all([
+      const [database, queue, bus, workers, schedulers, migrations, prices] = await Promise.all([
         check('database', probe.database, log),
         check('queue', probe.queue, log),
         check('bus', probe.bus, log),
         check('workers', probe.workers, log),
         check('schedulers', probe.schedulers, log),
         probe.migrations().catch(() => 'failed' as const),
+        pricesCheck(probe, log),
       ]);
-      const checks: Readiness['checks'] = { database, queue, bus, migrations, workers, schedulers };
+      const checks: Readiness['checks'] = { database, queue, bus, migrations, workers, schedulers, prices: prices.state };
+      const priceSources = prices.sources.map((s) => ({
+        source: s.source,
+        last_success_at_ms: s.lastSuccessAtMs,
+        last_failure_at_ms: s.lastFailureAtMs,
+      }));
       const failing = REQUIRED_CHECKS[probe.role].filter((k) => checks[k] !== 'ok');
       if (failing.length) {
         throw new Unavailable(`not ready: ${failing.map((k) => `${k} ${checks[k]}`).join('; ')}`, { role: probe.role, checks });
       }
-      const status = Object.values(checks).every((v) => v === 'ok') ? 'ready' : 'degraded';
-      const body: Readiness = { status, role: probe.role, checks };
+      // Before any window resolved the price sources are 'unknown': nothing is wrong yet.
+      const status = Object.entries(checks).every(([k, v]) => v === 'ok' || (k === 'prices' && v === 'unknown')) ? 'ready' : 'degraded';
+      const body: Readiness = { status, role: probe.role, checks, price_sources: priceSources };
       return { status: 200, body, headers: { 'Cache-Control': 'no-store' } };
     },
     getMetrics: async () => ({
