@@ -1,5 +1,6 @@
 // RFQ trading through the generated client, every response checked against the spec. So far:
 // getRfqTypedData, and the worked signing example of its description signed with what it serves.
+import { RFQ_EIP712_SALT_DEV } from '../src/constants.js';
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { privateKeyToAccount } from 'viem/accounts';
 import { getRfqTypedData } from '../generated/openapi/sdk.gen.ts';
@@ -21,7 +22,7 @@ describe('getRfqTypedData', () => {
     const api = svc.client();
     const { data, checked } = await api.run(getRfqTypedData({ client: api.client }), { status: 200 });
     expect(checked.headers.get('cache-control')).toBe('public, max-age=3600');
-    expect(data!.domain).toEqual({ name: 'Contract Venue', version: '1', chainId: 84532 });
+    expect(data!.domain).toEqual({ name: 'Contract Venue', version: '1', chainId: 84532, salt: RFQ_EIP712_SALT_DEV });
     expect(data!.primary_types).toEqual({ order: 'RfqOrder', quote: 'Quote' });
     const encode = (t: string) => `${t}(${data!.types[t as 'Leg']!.map((f) => `${f.type} ${f.name}`).join(',')})`;
     expect(encode('RfqOrder') + encode('Leg')).toBe(
@@ -32,7 +33,7 @@ describe('getRfqTypedData', () => {
     // The worked example of the spec, on the default domain, signed with the served types as a client would.
     const account = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
     const signature = await account.signTypedData({
-      domain: { ...data!.domain, name: 'contest-rfq-service', chainId: 8453 },
+      domain: { ...data!.domain, name: 'contest-rfq-service', chainId: 8453, salt: RFQ_EIP712_SALT_DEV },
       types: data!.types,
       primaryType: data!.primary_types.order,
       message: {
@@ -49,7 +50,7 @@ describe('getRfqTypedData', () => {
       },
     });
     expect(signature).toBe(
-      '0xc7ce02dca28a7c70975633a07e39c0ac7911a44a285d106ba8151aa927613a932ec1e29db16dc71ba1fd854451dbbc86049fac62c8cc1391c2f546b238492df71b',
+      '0x2b452a3c005a6d790d063434ccc435b66c5af72a1116a63a52e02ddfa139133e271cd4336f6cd31c8e4166d82ad4694dd33dd4b28741cbdb807f956b8c8427c41b',
     );
   });
 });

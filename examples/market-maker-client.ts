@@ -49,6 +49,8 @@ const client = new MarketMakerClient({
     name: process.env.RFQ_EIP712_NAME ?? DEFAULT_RFQ_DOMAIN.name,
     version: '1',
     chainId: process.env.RFQ_SIGNING_CHAIN_ID ? Number(process.env.RFQ_SIGNING_CHAIN_ID) : DEFAULT_RFQ_DOMAIN.chainId,
+    // The deployment's RFQ_EIP712_SALT (the `salt` of GET /v1/rfq/typed-data); the default is the development one.
+    salt: (process.env.RFQ_EIP712_SALT as Hex | undefined) ?? DEFAULT_RFQ_DOMAIN.salt,
   },
   log,
 });

@@ -12,6 +12,7 @@ const PROD = {
   PRIVY_APP_ID: 'a',
   PRIVY_VERIFICATION_KEY,
   ALLOW_DEMO_SETTLEMENT: 'true',
+  RFQ_EIP712_SALT: `0x${'11'.repeat(32)}`,
 };
 
 describe('SIWE_DOMAIN default', () => {

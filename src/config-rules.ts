@@ -1,5 +1,5 @@
 // Cross-field rules of src/config.ts: problems one key alone cannot show. Reads no environment.
-import { DEMO_BASES_MICROS, PROCESSING_BUFFER_MS } from './constants.js';
+import { DEMO_BASES_MICROS, PROCESSING_BUFFER_MS, RFQ_EIP712_SALT_DEV } from './constants.js';
 import type { Parsed } from './config-schema.js';
 
 /** Null when the buffer leaves every market window some open betting time (the rule windows.ts asserts per window). */
@@ -21,6 +21,15 @@ export function rfqProblems(e: Parsed): string[] {
     );
   }
   if (e.RFQ_MIN_STAKE_MICROS > e.RFQ_MAX_STAKE_MICROS) problems.push('RFQ_MIN_STAKE_MICROS: must not exceed RFQ_MAX_STAKE_MICROS');
+  if (e.RFQ_MIN_FILL_MICROS > e.RFQ_MIN_STAKE_MICROS) {
+    problems.push('RFQ_MIN_FILL_MICROS: must not exceed RFQ_MIN_STAKE_MICROS, or the smallest order could never fill');
+  }
+  if (e.NODE_ENV === 'production' && !e.RFQ_EIP712_SALT) {
+    problems.push('RFQ_EIP712_SALT: required when NODE_ENV=production (a 32-byte hex salt of this deployment: orders signed elsewhere are refused)');
+  }
+  if (e.NODE_ENV === 'production' && e.RFQ_EIP712_SALT === RFQ_EIP712_SALT_DEV) {
+    problems.push('RFQ_EIP712_SALT: is the development salt; production needs its own (e.g. 0x + `openssl rand -hex 32`)');
+  }
   const smallestPayout = (BigInt(e.RFQ_MIN_STAKE_MICROS) * 10_001n) / 10_000n;
   if (BigInt(e.RFQ_MAX_PAYOUT_MICROS) < smallestPayout) {
     problems.push(`RFQ_MAX_PAYOUT_MICROS: must be at least ${smallestPayout} (the minimum stake at the lowest odds), or no order is acceptable`);

@@ -1,5 +1,4 @@
 // The environment schema of src/config.ts: every key, its default and its bounds. Reads no environment.
-import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { DEMO_PRICE_SEED_DEFAULT, DEMO_PRICE_SPREAD_BPS_DEFAULT, PREPARED_STATEMENTS_DEFAULT } from './constants.js';
 import { assetMap, csv, intFrom, isP256PublicKeyPem, optionalString } from './config-parse.js';
@@ -165,13 +164,20 @@ export const schema = z.object({
     .trim()
     .regex(/^[\x20-\x7e]{1,64}$/, 'must be 1-64 printable ASCII characters')
     .default('contest-rfq-service'),
-  MM_MAX_QUOTES_PER_SECOND: intFrom(100, 1, 100_000),
   /**
-   * Worker threads recovering signatures (src/domain/signatures/recover.ts); 0: on the event loop. By
-   * default none below 4 cores (measured on 2: +4% handshakes/s on a quiet box, half as many on a busy one,
-   * ~75 MiB more RSS: the database and the event loop need those cores), else cores - 2, at most 4.
+   * EIP-712 domain salt of RFQ orders and quotes (0x + 32 bytes of hex): an order signed for one deployment
+   * is refused by every other. Required in production; elsewhere RFQ_EIP712_SALT_DEV.
    */
-  SIGNATURE_THREADS: intFrom(availableParallelism() >= 4 ? Math.min(4, availableParallelism() - 2) : 0, 0, 16),
+  RFQ_EIP712_SALT: optionalString.pipe(
+    z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{64}$/, 'must be 0x + 64 hex digits (32 bytes)')
+      .transform((v) => v.toLowerCase() as `0x${string}`)
+      .optional(),
+  ),
+  /** The least stake one maker may fill (no dust fills); quotes with a smaller max_fill_micros are refused. At most RFQ_MIN_STAKE_MICROS. */
+  RFQ_MIN_FILL_MICROS: intFrom(10_000, 1),
+  MM_MAX_QUOTES_PER_SECOND: intFrom(100, 1, 100_000),
   /** Price sources of window resolution, comma-separated (docs/prices.md); a window resolves by PRICE_QUORUM of them. */
   PRICE_FEED: csv(z.enum(PRICE_SOURCES), 'demo'),
   /** Sources that must agree; default: a majority of PRICE_FEED. */

@@ -1,3 +1,4 @@
+import { RFQ_EIP712_SALT_DEV } from './constants.js';
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, AUTH_DOMAIN_DEFAULT } from './config.js';
@@ -77,7 +78,14 @@ describe('loadConfig', () => {
   });
 
   it('refuses production without a Privy app (the development identity is never used there)', () => {
-    const prod = { NODE_ENV: 'production', DATABASE_URL: 'postgres://u@h/db', OPERATOR_TOKEN: 'x'.repeat(32), ALLOW_DEMO_SETTLEMENT: 'true', ALLOW_DEMO_PRICES: 'true' };
+    const prod = {
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgres://u@h/db',
+      OPERATOR_TOKEN: 'x'.repeat(32),
+      ALLOW_DEMO_SETTLEMENT: 'true',
+      ALLOW_DEMO_PRICES: 'true',
+      RFQ_EIP712_SALT: `0x${'11'.repeat(32)}`,
+    };
     expect(() => loadConfig(prod)).toThrow(/PRIVY_APP_ID \/ PRIVY_VERIFICATION_KEY: required when NODE_ENV=production/);
     expect(loadConfig({ ...prod, PRIVY_APP_ID: 'app', PRIVY_VERIFICATION_KEY: P256_PEM }).privy.appId).toBe('app');
   });
@@ -136,6 +144,8 @@ describe('loadConfig', () => {
       maxOpenPerUser: 10,
       signingChainId: 8453,
       eip712Name: 'contest-rfq-service',
+      eip712Salt: RFQ_EIP712_SALT_DEV,
+      minFillMicros: 10_000n,
       mmMaxQuotesPerSecond: 100,
     });
     expect(c.prices).toMatchObject({
@@ -182,6 +192,20 @@ describe('loadConfig', () => {
     });
     expect(c.prices).toMatchObject({ sources: ['demo'], demoSeed: 's1', demoSpreadBps: 0 });
     expect(c.resolution).toEqual({ delayMs: 0, maxWaitMs: 60000, disputeVoidAfterMs: 86_400_000 });
+  });
+
+  it('takes the EIP-712 salt and the minimum fill; production needs its own salt', () => {
+    const salt = `0x${'Ab'.repeat(32)}`;
+    expect(loadConfig({ RFQ_EIP712_SALT: salt, RFQ_MIN_FILL_MICROS: '250000' }).rfq).toMatchObject({
+      eip712Salt: salt.toLowerCase(),
+      minFillMicros: 250_000n,
+    });
+    expect(() => loadConfig({ RFQ_EIP712_SALT: '0x1234' })).toThrow(/RFQ_EIP712_SALT: must be 0x \+ 64 hex digits/);
+    expect(() => loadConfig({ RFQ_MIN_FILL_MICROS: '500001' })).toThrow(/RFQ_MIN_FILL_MICROS: must not exceed RFQ_MIN_STAKE_MICROS/);
+    expect(() => loadConfig({ RFQ_MIN_FILL_MICROS: '0' })).toThrow(/RFQ_MIN_FILL_MICROS/);
+    const prod = { NODE_ENV: 'production', DATABASE_URL: 'postgres://x/y', OPERATOR_TOKEN: 'x'.repeat(16) };
+    expect(() => loadConfig(prod)).toThrow(/RFQ_EIP712_SALT: required when NODE_ENV=production/);
+    expect(() => loadConfig({ ...prod, RFQ_EIP712_SALT: RFQ_EIP712_SALT_DEV })).toThrow(/RFQ_EIP712_SALT: is the development salt/);
   });
 
   it('refuses a signing chain the wallet sign-in does not accept', () => {

@@ -9,6 +9,7 @@ import { bufferProblem, priceProblems, priceQuorum, rfqProblems } from './config
 import { chainSettings, type ChainSettings } from './config-chain.js';
 import { schema, type Parsed, type PRICE_SOURCES } from './config-schema.js';
 import { DEFAULT_OPERATOR_NAME, parseOperatorTokens, type OperatorTokenLine } from './config-operator-tokens.js';
+import { RFQ_EIP712_SALT_DEV } from './constants.js';
 
 export { AUTH_DOMAIN_DEFAULT } from './config-schema.js';
 export type { ChainSettings } from './config-chain.js';
@@ -26,8 +27,6 @@ export interface Config {
   queuePrefix: string;
   /** embedded: PGlite for data and queues; postgres: PostgreSQL for both; production: PostgreSQL + Redis. */
   deployment: 'embedded' | 'postgres' | 'production';
-  /** SIGNATURE_THREADS: worker threads for signature recoveries (0: inline). */
-  signatureThreads: number;
   /** OPERATOR_TOKEN: the operator account named `default`. */
   operatorToken: string | undefined;
   /** OPERATOR_TOKENS_FILE as read at start-up; the service re-reads it every `reloadMs`. */
@@ -74,6 +73,9 @@ export interface Config {
     maxOpenPerUser: number;
     signingChainId: number;
     eip712Name: string;
+    /** RFQ_EIP712_SALT (RFQ_EIP712_SALT_DEV outside production). */
+    eip712Salt: `0x${string}`;
+    minFillMicros: bigint;
     /** Per market-maker connection (token bucket). */
     mmMaxQuotesPerSecond: number;
   };
@@ -207,6 +209,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxOpenPerUser: e.RFQ_MAX_OPEN_PER_USER,
       signingChainId: e.RFQ_SIGNING_CHAIN_ID,
       eip712Name: e.RFQ_EIP712_NAME,
+      eip712Salt: e.RFQ_EIP712_SALT ?? RFQ_EIP712_SALT_DEV,
+      minFillMicros: BigInt(e.RFQ_MIN_FILL_MICROS),
       mmMaxQuotesPerSecond: e.MM_MAX_QUOTES_PER_SECOND,
     },
     prices: {
@@ -224,7 +228,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     chainRpcUrl: e.CHAIN_RPC_URL,
     resolution: { delayMs: e.RESOLUTION_DELAY_MS, maxWaitMs: e.RESOLUTION_MAX_WAIT_MS, disputeVoidAfterMs: e.DISPUTE_VOID_AFTER_MS },
     workerHeartbeatStaleMs: e.WORKER_HEARTBEAT_STALE_MS,
-    signatureThreads: e.SIGNATURE_THREADS,
     queueWaitMs: e.QUEUE_WAIT_MS,
     publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
     docsEnabled: e.DOCS_ENABLED,

@@ -25,3 +25,10 @@ export const PROCESSING_BUFFER_MS = 100;
  * through another process when its bus message arrives, at the latest after this long if it is lost.
  */
 export const CONTEST_PAGE_TTL_MS = 1000;
+
+/**
+ * RFQ_EIP712_SALT outside production: keccak256("contest-rfq-service development deployment"). Orders and
+ * quotes signed for it are valid on every development and test deployment, never in production (where
+ * RFQ_EIP712_SALT is required and this value is refused). See docs/fill-path.md.
+ */
+export const RFQ_EIP712_SALT_DEV = '0x8d5d28a7520b2fce0220b78bd608db6c5be909e11e680da4203c9aadfd8911e4';

@@ -48,6 +48,7 @@ async function expectReady(baseUrl: string, role: 'all' | 'api' = 'all'): Promis
       prices: expect.stringMatching(/^(ok|unknown)$/),
     },
     price_sources: [{ source: 'demo', last_success_at_ms: expect.toBeOneOf([null, expect.any(Number)]), last_failure_at_ms: null }],
+    signature_backend: 'libsecp256k1',
   });
 }
 

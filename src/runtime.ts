@@ -9,7 +9,7 @@ import { lockDataDir, openEmbeddedDatabase } from './db/pglite.js';
 import { createQueueBackend, type QueueBackend } from './jobs/queue-backend.js';
 import type { Bus } from './bus/bus.js';
 import { createBus } from './bus/create.js';
-import { closeRecoveryThreads, configureRecoveryThreads } from './domain/signatures/recover.js';
+import { assertSignatureBackend } from './domain/signatures/recover.js';
 
 export interface Runtime {
   readonly config: Readonly<Config>;
@@ -37,8 +37,8 @@ export async function openRuntime(config: Readonly<Config>, logger: Logger): Pro
     }
   };
   try {
-    configureRecoveryThreads(config.signatureThreads);
-    closers.push(() => closeRecoveryThreads());
+    // Refuses to start without the native secp256k1 addon (src/domain/signatures/recover.ts).
+    logger.info({ signature_backend: assertSignatureBackend() }, 'signature recovery self-test passed');
     let pglite: PGlite | undefined;
     if (config.deployment === 'embedded') {
       closers.push(lockDataDir(config.dataDir));

@@ -13,6 +13,7 @@ import { demoPriceMicros } from '../src/domain/prices/demo.js';
 import { windowOutcome } from '../src/domain/prices/feed.js';
 import { closeRfq, createRfq, submitQuote } from '../src/domain/rfq/api.js';
 import type { RfqDeps } from '../src/domain/rfq/deps.js';
+import { RFQ_EIP712_SALT_DEV } from '../src/constants.js';
 import { orderTypedData, quoteTypedData, rfqDomain, type Direction } from '../src/domain/rfq/typed-data.js';
 import { ledgerProblems } from '../src/testing/money.js';
 import { createTestDatabase, TEST_REDIS_URL, uniquePrefix, type TestDatabase } from '../src/testing/postgres.js';
@@ -24,7 +25,7 @@ const BUFFER = 3000;
 const SEED = 'resolve-window-itest';
 const TAKER = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
 const MM = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
-const domain = rfqDomain('contest-rfq-service', 8453);
+const domain = rfqDomain('contest-rfq-service', 8453, RFQ_EIP712_SALT_DEV);
 const deps: RfqDeps = {
   settings: {
     minStakeMicros: 500_000n,
@@ -35,6 +36,8 @@ const deps: RfqDeps = {
     maxDeadlineMs: 60_000,
     maxOpenPerUser: 100,
     eip712Name: 'contest-rfq-service',
+    eip712Salt: RFQ_EIP712_SALT_DEV,
+    minFillMicros: 10_000n,
     signingChainId: 8453,
     bettingCloseBufferMs: BUFFER,
   },

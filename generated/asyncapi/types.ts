@@ -247,8 +247,9 @@ export interface QuoteMessage {
   /**
    * EIP-712 signature of the `Quote` `{rfqId, maker: your authenticated
    * wallet, oddsBps, maxFillMicros, validUntilMs}` with the domain of
-   * `GET /v1/rfq/typed-data` (see "RFQ signing" above). Checked only if the
-   * quote is chosen for a fill: a bad one is `rejected` `invalid_signature`.
+   * `GET /v1/rfq/typed-data` (see "RFQ signing" above). Checked when the
+   * quote arrives: a bad one (malformed, high-s, another signer or domain)
+   * is refused with `quote_ack` `invalid_signature`.
    */
   signature: string;
 }
@@ -287,8 +288,11 @@ export interface QuoteAckMessage {
   /**
    * Null when `accepted`. Otherwise one stable code: `unknown_rfq` (no such
    * RFQ), `rfq_closed` (the RFQ is no longer open), `invalid_odds` (the quote's
-   * numbers or signature cannot be recorded: e.g. a signature whose `v` is
-   * not 27, 28, 0 or 1),
+   * numbers cannot be recorded: `odds_bps` outside 10001..10000000 or
+   * `max_fill_micros` below 1), `invalid_signature` (the signature is
+   * malformed, e.g. `v` not 27, 28, 0 or 1, has a high `s`, or does not
+   * recover to your wallet over this deployment's `Quote` typed data),
+   * `below_min_fill` (`max_fill_micros` below `RFQ_MIN_FILL_MICROS`),
    * `quote_expired` (`valid_until_ms` already passed), `self_trade` (your
    * wallet is the taker), `insufficient_collateral` (your wallet has no user
    * account or not enough available balance for the liability of
@@ -310,6 +314,8 @@ export interface QuoteAckMessage {
     | "unknown_rfq"
     | "rfq_closed"
     | "invalid_odds"
+    | "invalid_signature"
+    | "below_min_fill"
     | "quote_expired"
     | "self_trade"
     | "insufficient_collateral"
@@ -333,7 +339,8 @@ export interface QuoteResultMessage {
    * `filled`: all or part of `max_fill_micros` was filled and you hold the
    * other side of the position. `not_filled`: the RFQ closed without this
    * quote (see `reason`). `rejected`: the quote was chosen but could not be
-   * used (`invalid_signature`, `insufficient_collateral`).
+   * used (`insufficient_collateral`, `payout_exceeds_maximum`; quotes before
+   * this version could also end `invalid_signature`).
    */
   status: "filled" | "not_filled" | "rejected";
   /**

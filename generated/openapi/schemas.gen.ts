@@ -1411,9 +1411,10 @@ export const RfqTypedDataSchema = {
             required: [
                 'name',
                 'version',
-                'chainId'
+                'chainId',
+                'salt'
             ],
-            description: 'EIP-712 domain (no `verifyingContract`). Field names are EIP-712\'s own.',
+            description: 'EIP-712 domain (no `verifyingContract`; a per-deployment `salt`). Field names are EIP-712\'s own.',
             properties: {
                 name: {
                     type: 'string',
@@ -1428,6 +1429,11 @@ export const RfqTypedDataSchema = {
                     format: 'int64',
                     minimum: 1,
                     description: '`RFQ_SIGNING_CHAIN_ID` of the deployment; one of the chains wallet sign-in accepts.'
+                },
+                salt: {
+                    type: 'string',
+                    pattern: '^0x[0-9a-f]{64}$',
+                    description: '`RFQ_EIP712_SALT` of the deployment (`bytes32`): every deployment has its own, so an order or\nquote signed for one deployment (staging) is refused by every other (production).\n'
                 }
             }
         },
@@ -3449,7 +3455,8 @@ export const ReadinessSchema = {
         'status',
         'role',
         'checks',
-        'price_sources'
+        'price_sources',
+        'signature_backend'
     ],
     properties: {
         status: {
@@ -3468,6 +3475,13 @@ export const ReadinessSchema = {
                 'workers'
             ],
             description: 'The role this process was started with (`--role=`).'
+        },
+        signature_backend: {
+            type: 'string',
+            enum: [
+                'libsecp256k1'
+            ],
+            description: 'The secp256k1 recovery behind every signature check (sign-in, market-maker handshake, RFQ\norders and quotes): the native libsecp256k1 addon. The process refuses to start when it does\nnot load or fails its self-test on a published worked example.\n'
         },
         checks: {
             $ref: '#/components/schemas/ReadinessChecks'

@@ -499,8 +499,11 @@ export const getMarket = <ThrowOnError extends boolean = false>(options: Options
  * `Quote`, signed by the market maker's wallet). Pass `domain` and `types` unchanged to
  * `signTypedData` (viem, ethers `signTypedData`, `eth_signTypedData_v4`) with the primary type and
  * the message built from the JSON order as below. The domain has no `verifyingContract` (there is
- * no contract); its `name` and `chainId` are deployment settings (`RFQ_EIP712_NAME`,
- * `RFQ_SIGNING_CHAIN_ID`), so fetch them rather than hard-coding them. The response changes only
+ * no contract); its `name`, `chainId` and `salt` are deployment settings (`RFQ_EIP712_NAME`,
+ * `RFQ_SIGNING_CHAIN_ID`, `RFQ_EIP712_SALT`), so fetch them rather than hard-coding them. The
+ * `salt` (`bytes32`) differs between deployments: an order signed for another deployment does not
+ * recover to its taker here and is refused (422 `INVALID_SIGNATURE`), and a quote signed for
+ * another deployment is refused at `quote_ack` (`invalid_signature`). The response changes only
  * when the deployment's configuration does. The domain's fields keep their EIP-712 names
  * (`chainId`), unlike the rest of this API's snake_case.
  *
@@ -520,26 +523,31 @@ export const getMarket = <ThrowOnError extends boolean = false>(options: Options
  * A quote's message is `{rfqId: <the RFQ id, lowercase UUID text>, maker: <your wallet>,
  * oddsBps, maxFillMicros, validUntilMs}` from the quote's `rfq_id`, `odds_bps`,
  * `max_fill_micros` and `valid_until_ms`. Every integer is a JSON integer at most 2^53-1.
- * Signatures are `0x` followed by 130 hex characters (`r || s || v`, `v` in {27, 28} or {0, 1}).
+ * Signatures are `0x` followed by 130 hex characters (`r || s || v`, `v` in {27, 28} or {0, 1}),
+ * with `s` in the lower half of the curve order (`s <= n/2`, as EIP-2 and OpenZeppelin's ECDSA
+ * require; every standard signer produces it): the high-s twin of a signature is refused.
  *
  * ## Worked example
  *
- * Hardhat/anvil test account 0 signs both, with the default domain
- * (`contest-rfq-service`, version `1`, chain 8453). Its private key is public: never use it for funds.
+ * Hardhat/anvil test account 0 signs both, with the development domain (`contest-rfq-service`,
+ * version `1`, chain 8453, salt
+ * `0x8d5d28a7520b2fce0220b78bd608db6c5be909e11e680da4203c9aadfd8911e4`, the salt of every deployment
+ * outside production that does not set `RFQ_EIP712_SALT`). Its private key is public: never use it for funds.
  *
  * ```text
  * private key   0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80
  * address       0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
  * order         {"taker":"0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266","legs":[{"market_id":1042,"direction":"up"},{"market_id":1043,"direction":"down"}],"stake_micros":10000000,"min_odds_bps":25000,"order_type":"FOK","nonce":1,"deadline_ms":1767225630000}
  * typed message {taker: 0xf39F…2266, legs: [{marketId: 1042, direction: 0}, {marketId: 1043, direction: 1}], stakeMicros: 10000000, minOddsBps: 25000, orderType: 2, nonce: 1, deadlineMs: 1767225630000}
- * order digest  0x70e1db37f51e39f8bf4a49ee979788efcaddfe7e4d6947e0e1032628bf54b752
- * order sig     0xc7ce02dca28a7c70975633a07e39c0ac7911a44a285d106ba8151aa927613a932ec1e29db16dc71ba1fd854451dbbc86049fac62c8cc1391c2f546b238492df71b
+ * order digest  0x86bab702491347c710e556893aaa355a7f7e0262663f43fc91650d9de4c01531
+ * order sig     0x2b452a3c005a6d790d063434ccc435b66c5af72a1116a63a52e02ddfa139133e271cd4336f6cd31c8e4166d82ad4694dd33dd4b28741cbdb807f956b8c8427c41b
  * quote         {"rfq_id":"0f8e2a9c-4b1d-4c6e-9a7f-3d2b1c0e5f6a","maker":"0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266","odds_bps":26000,"max_fill_micros":10000000,"valid_until_ms":1767225601000}
- * quote digest  0x1288a8aec94909c309218ec7208035344411a4e9f08ea0d3fc9259632c7915dc
- * quote sig     0xc0daf58af675ef1c8e5eeda0148a620b95c0ec096b82343b522c83c28a2c2f14176e588d2368c0603ca04ed447d49df69a3cf0e832c7886a1b1d0265725b34b11b
+ * quote digest  0x75ebefd9989006d02e2ddf39c95dc6f6db9400d1aad7fa0422154c187690c321
+ * quote sig     0xe96a254f9e493809efb30c0d9f7906f85177949d0faf3591e07b6319131ce12601790f697cdc53103891ee224f7ab670c3016c47b38fc405d57e828a606f3d431b
  * ```
  *
- * The digests are `keccak256(0x1901 || domainSeparator || hashStruct(message))` with
+ * The digests are `keccak256(0x1901 || domainSeparator || hashStruct(message))`, the domain
+ * separator over `EIP712Domain(string name,string version,uint256 chainId,bytes32 salt)`, with
  * `encodeType` `RfqOrder(address taker,Leg[] legs,uint64 stakeMicros,uint32 minOddsBps,uint8 orderType,uint64 nonce,uint64 deadlineMs)Leg(uint64 marketId,uint8 direction)`
  * and `Quote(string rfqId,address maker,uint32 oddsBps,uint64 maxFillMicros,uint64 validUntilMs)`.
  * With viem: `account.signTypedData({domain, types, primaryType: 'RfqOrder', message})`.
@@ -587,8 +595,18 @@ export const listRfqs = <ThrowOnError extends boolean = false>(options?: Options
  * `filled` with the best live quotes at or above `min_odds_bps` (odds descending, then earliest),
  * or `expired` with `close_reason` `no_quotes`, `below_min_odds` or `insufficient_liquidity`.
  * `FOK` fills the whole stake or nothing; `IOC` fills what the quotes cover (possibly across
- * several makers) and releases the rest. Should the answer come back `open` (the service was
- * stopping), read the outcome with `GET /v1/rfq/{rfq_id}`.
+ * several makers) and releases the rest. No maker fills less than `RFQ_MIN_FILL_MICROS`
+ * (10000 by default): a smaller remainder of an `IOC` stake is released, and an `FOK` order whose
+ * last slice would be smaller expires `insufficient_liquidity`. Should the answer come back
+ * `open` (the service was stopping), read the outcome with `GET /v1/rfq/{rfq_id}`.
+ *
+ * ## Rounding
+ * Each maker's payout is `ceil(fill_stake * odds_bps / 10000)` micros: rounded up, in the taker's
+ * favour, so a maker pays less than 1 micro above its quoted odds and its liability
+ * (payout - fill stake) is at least 1 micro. The position's `payout_micros` is the sum over its
+ * fills, hence never below `filled_stake_micros * min_odds_bps / 10000`, and the reported
+ * `odds_bps` (`floor(payout_micros * 10000 / filled_stake_micros)`) is never below the signed
+ * `min_odds_bps`.
  * - `manual`: answers at once with the `open` RFQ. Watch its quotes with
  * `GET /v1/rfq/{rfq_id}?wait_ms=...` and fill one with `POST /v1/rfq/{rfq_id}/accept` before
  * `expires_at_ms`, when it expires (`close_reason` `deadline`).
@@ -623,7 +641,8 @@ export const listRfqs = <ThrowOnError extends boolean = false>(options?: Options
  * window (`GET /v1/markets/current`), 409 `BETTING_CLOSED` when a leg's
  * `betting_closes_at_ms` has passed (in best mode: or comes before the quote window ends).
  * 4. Signature (422 `INVALID_SIGNATURE`): it must recover to `order.taker` over the typed data of
- * this deployment (a changed field, another domain or chain id, or a bad `v` fail).
+ * this deployment (a changed field, another domain, chain id or `salt` (an order signed for
+ * another deployment), a bad `v` or a high `s` fail).
  * 5. The transaction: 409 `NONCE_REUSED` when another request already used this `(taker, nonce)`,
  * 409 `OPEN_RFQ_LIMIT` when the user already has `RFQ_MAX_OPEN_PER_USER` (10) open RFQs, 422
  * `INSUFFICIENT_BALANCE` when the available balance does not cover `stake_micros`. Nothing is

@@ -401,7 +401,8 @@ export const zRfqTypedData = z.object({
     domain: z.object({
         name: z.string(),
         version: z.literal('1'),
-        chainId: z.coerce.bigint().gte(BigInt(1)).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' })
+        chainId: z.coerce.bigint().gte(BigInt(1)).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
+        salt: z.string().regex(/^0x[0-9a-f]{64}$/)
     }),
     types: z.object({
         RfqOrder: z.array(zEip712Field),
@@ -952,6 +953,7 @@ export const zReadiness = z.object({
         'api',
         'workers'
     ]),
+    signature_backend: z.enum(['libsecp256k1']),
     checks: zReadinessChecks,
     price_sources: z.array(z.object({
         source: z.string(),

@@ -621,7 +621,7 @@ export type Eip712Field = {
 
 export type RfqTypedData = {
     /**
-     * EIP-712 domain (no `verifyingContract`). Field names are EIP-712's own.
+     * EIP-712 domain (no `verifyingContract`; a per-deployment `salt`). Field names are EIP-712's own.
      */
     domain: {
         /**
@@ -633,6 +633,12 @@ export type RfqTypedData = {
          * `RFQ_SIGNING_CHAIN_ID` of the deployment; one of the chains wallet sign-in accepts.
          */
         chainId: number;
+        /**
+         * `RFQ_EIP712_SALT` of the deployment (`bytes32`): every deployment has its own, so an order or
+         * quote signed for one deployment (staging) is refused by every other (production).
+         *
+         */
+        salt: string;
     };
     /**
      * EIP-712 struct types, in the shape `signTypedData` takes.
@@ -1502,6 +1508,13 @@ export type Readiness = {
      * The role this process was started with (`--role=`).
      */
     role: 'all' | 'api' | 'workers';
+    /**
+     * The secp256k1 recovery behind every signature check (sign-in, market-maker handshake, RFQ
+     * orders and quotes): the native libsecp256k1 addon. The process refuses to start when it does
+     * not load or fails its self-test on a published worked example.
+     *
+     */
+    signature_backend: 'libsecp256k1';
     checks: ReadinessChecks;
     /**
      * Each price source's last success and failure (Unix ms, null if never), as the workers recorded them.

@@ -11,7 +11,7 @@ import { ensureWindows } from '../../src/domain/markets/markets.js';
 import { closeRfq, createRfq, submitQuote } from '../../src/domain/rfq/api.js';
 import { rfqDepsOf, type RfqDeps } from '../../src/domain/rfq/deps.js';
 import { loadConfig } from '../../src/config.js';
-import { orderTypedData, quoteTypedData, rfqDomain, type RfqOrderJson } from '../../src/domain/rfq/typed-data.js';
+import { orderTypedData, quoteTypedData, rfqDomainOf, type RfqOrderJson } from '../../src/domain/rfq/typed-data.js';
 import { migratedOrm } from '../../src/testing/orm.js';
 import { fundedUser } from '../../src/testing/funding.js';
 
@@ -41,7 +41,7 @@ clock = T0 + 1000;
 // The service's RFQ settings (defaults), with room for every RFQ the run leaves open, and a pinned clock.
 const config = loadConfig({ RFQ_MAX_OPEN_PER_USER: '10000' });
 const deps: RfqDeps = { ...rfqDepsOf(config), now: () => clock };
-const domain = rfqDomain(config.rfq.eip712Name, config.rfq.signingChainId);
+const domain = rfqDomainOf(config.rfq);
 const em = () => t.orm.em.fork();
 const userWith = (address: string, funds: bigint) => fundedUser(em, address.toLowerCase(), funds);
 const taker = await userWith(TAKER.address, 10n ** 15n);

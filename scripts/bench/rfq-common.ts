@@ -6,7 +6,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { createOrm, type Orm } from '../../src/db/orm.js';
 import { db } from '../../src/db/schema.js';
 import { ensureWindows } from '../../src/domain/markets/markets.js';
-import { orderTypedData, rfqDomain, type OrderType, type RfqDomain, type RfqOrderJson } from '../../src/domain/rfq/typed-data.js';
+import { orderTypedData, rfqDomainOf, type OrderType, type RfqDomain, type RfqOrderJson } from '../../src/domain/rfq/typed-data.js';
 import { createLogger } from '../../src/logger.js';
 import { createTestPrivy, type TestPrivy } from '../../src/testing/identity.js';
 import { createTestDatabase, TEST_REDIS_URL, uniquePrefix, type TestDatabase } from '../../src/testing/postgres.js';
@@ -65,7 +65,7 @@ export interface Pair {
   b: ServiceProcess;
   env: Record<string, string | undefined>;
   config: Readonly<Config>;
-  domain: ReturnType<typeof rfqDomain>;
+  domain: RfqDomain;
   dbUrl: string;
   orm: Orm;
   privy: TestPrivy;
@@ -123,7 +123,7 @@ export async function startPair(name: string, mode: Backend, legs: number, extra
         .execute()
     ).map((r) => Number(r.market_id));
     const [a, b] = procs as [ServiceProcess, ServiceProcess];
-    const domain = rfqDomain(config.rfq.eip712Name, config.rfq.signingChainId);
+    const domain = rfqDomainOf(config.rfq);
     return { a, b, env, config, domain, dbUrl: testDb.url, orm, privy, marketIds, stop };
   } catch (err) {
     await stop();

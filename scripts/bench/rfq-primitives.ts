@@ -2,6 +2,7 @@
 // recovery on one core, and the bus round trip (publish on one instance -> handler on another) on Redis
 // and PostgreSQL. These are the raw ceilings of docs/performance.md.
 //   npm run bench:rfq-primitives [-- --messages=2000]
+import { RFQ_EIP712_SALT_DEV } from '../../src/constants.js';
 import { hashTypedData, recoverTypedDataAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createBus } from '../../src/bus/create.js';
@@ -13,7 +14,7 @@ import { percentile, row } from './harness.js';
 
 const MESSAGES = Number(process.argv.find((a) => a.startsWith('--messages='))?.split('=')[1] ?? 2000);
 const account = privateKeyToAccount(ANVIL0_KEY);
-const domain = rfqDomain('contest-rfq-service', 8453);
+const domain = rfqDomain('contest-rfq-service', 8453, RFQ_EIP712_SALT_DEV);
 const order: RfqOrderJson = EXAMPLE_ORDER;
 
 async function rate(label: string, n: number, fn: (i: number) => unknown): Promise<void> {

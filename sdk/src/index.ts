@@ -5,7 +5,7 @@ export * from './http.ts';
 export { fetchTypedData, orderToTypedMessage, orderTypedData, signOrder } from './taker.ts';
 export type { Direction, OrderType, RfqOrderJson, RfqOrderMessage } from './taker.ts';
 export { authMessageBytes, DEFAULT_AUTH_DOMAIN, signAuthChallenge } from './ws/auth.ts';
-export { DEFAULT_RFQ_DOMAIN, QUOTE_TYPES, quoteToTypedMessage, quoteTypedData, signQuote } from './maker.ts';
+export { DEFAULT_RFQ_DOMAIN, QUOTE_TYPES, quoteToTypedMessage, quoteTypedData, signingDomain, signQuote } from './maker.ts';
 export type { QuoteJson, QuoteMessage, RfqSigningDomain } from './maker.ts';
 export { CLOSE_CODES, MarketMakerClient, MarketMakerGoneError, MarketMakerRequestError } from './ws/client.ts';
 export type {

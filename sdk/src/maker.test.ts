@@ -18,10 +18,10 @@ const QUOTE: QuoteJson = {
 
 describe('quote signing', () => {
   it('gives the published digest and signature, which recover to the maker', async () => {
-    expect(hashTypedData(quoteTypedData(DEFAULT_RFQ_DOMAIN, QUOTE))).toBe('0x1288a8aec94909c309218ec7208035344411a4e9f08ea0d3fc9259632c7915dc');
+    expect(hashTypedData(quoteTypedData(DEFAULT_RFQ_DOMAIN, QUOTE))).toBe('0x75ebefd9989006d02e2ddf39c95dc6f6db9400d1aad7fa0422154c187690c321');
     const signature = await signQuote(ANVIL_0, DEFAULT_RFQ_DOMAIN, QUOTE);
     expect(signature).toBe(
-      '0xc0daf58af675ef1c8e5eeda0148a620b95c0ec096b82343b522c83c28a2c2f14176e588d2368c0603ca04ed447d49df69a3cf0e832c7886a1b1d0265725b34b11b',
+      '0xe96a254f9e493809efb30c0d9f7906f85177949d0faf3591e07b6319131ce12601790f697cdc53103891ee224f7ab670c3016c47b38fc405d57e828a606f3d431b',
     );
     expect(await recoverTypedDataAddress({ ...quoteTypedData(DEFAULT_RFQ_DOMAIN, QUOTE), signature })).toBe(ANVIL_0.address);
   });
@@ -29,7 +29,7 @@ describe('quote signing', () => {
   it('hashes what the service hashes (its own typed data of the same quote)', () => {
     expect(QUOTE).toEqual(EXAMPLE_QUOTE);
     expect(hashTypedData(quoteTypedData(DEFAULT_RFQ_DOMAIN, QUOTE))).toBe(
-      hashTypedData(serviceQuoteTypedData(rfqDomain('contest-rfq-service', 8453), QUOTE)),
+      hashTypedData(serviceQuoteTypedData(rfqDomain('contest-rfq-service', 8453, DEFAULT_RFQ_DOMAIN.salt), QUOTE)),
     );
     const other = { ...DEFAULT_RFQ_DOMAIN, chainId: 1 };
     expect(hashTypedData(quoteTypedData(other, QUOTE))).not.toBe(hashTypedData(quoteTypedData(DEFAULT_RFQ_DOMAIN, QUOTE)));

@@ -5,10 +5,22 @@ import type { Address, Hex, LocalAccount } from 'viem';
 import type { RfqTypedData } from '../../generated/sdk/types.gen.ts';
 
 /** The EIP-712 domain of RFQ orders and quotes (`domain` of GET /v1/rfq/typed-data). */
-export type RfqSigningDomain = RfqTypedData['domain'];
+export type RfqSigningDomain = Omit<RfqTypedData['domain'], 'salt'> & { salt: Hex };
 
-/** The service's default domain (RFQ_EIP712_NAME, version 1, RFQ_SIGNING_CHAIN_ID); a deployment may set others: fetch them. */
-export const DEFAULT_RFQ_DOMAIN: RfqSigningDomain = { name: 'contest-rfq-service', version: '1', chainId: 8453 };
+/** The served domain as viem types it (`salt` is 0x + 64 hex). */
+export const signingDomain = (d: RfqTypedData['domain']): RfqSigningDomain => ({ ...d, salt: d.salt as Hex });
+
+/**
+ * The domain of a development deployment (RFQ_EIP712_NAME, version 1, RFQ_SIGNING_CHAIN_ID and the
+ * development RFQ_EIP712_SALT). Every production deployment has its own salt: fetch the domain
+ * (fetchTypedData) rather than using this.
+ */
+export const DEFAULT_RFQ_DOMAIN: RfqSigningDomain = {
+  name: 'contest-rfq-service',
+  version: '1',
+  chainId: 8453,
+  salt: '0x8d5d28a7520b2fce0220b78bd608db6c5be909e11e680da4203c9aadfd8911e4',
+};
 
 /** What a quote signs, in its JSON form. */
 export interface QuoteJson {

@@ -9,7 +9,7 @@ import { createClient, fetchTypedData, orderToTypedMessage, orderTypedData, sign
 
 const ANVIL_0 = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
 const TYPED_DATA: RfqTypedData = {
-  domain: { name: 'contest-rfq-service', version: '1', chainId: 8453 },
+  domain: { name: 'contest-rfq-service', version: '1', chainId: 8453, salt: '0x8d5d28a7520b2fce0220b78bd608db6c5be909e11e680da4203c9aadfd8911e4' },
   types: {
     RfqOrder: [
       { name: 'taker', type: 'address' },
@@ -46,9 +46,9 @@ const ORDER: RfqOrderJson = {
   nonce: 1,
   deadline_ms: 1767225630000,
 };
-const DIGEST = '0x70e1db37f51e39f8bf4a49ee979788efcaddfe7e4d6947e0e1032628bf54b752';
+const DIGEST = '0x86bab702491347c710e556893aaa355a7f7e0262663f43fc91650d9de4c01531';
 const SIGNATURE =
-  '0xc7ce02dca28a7c70975633a07e39c0ac7911a44a285d106ba8151aa927613a932ec1e29db16dc71ba1fd854451dbbc86049fac62c8cc1391c2f546b238492df71b';
+  '0x2b452a3c005a6d790d063434ccc435b66c5af72a1116a63a52e02ddfa139133e271cd4336f6cd31c8e4166d82ad4694dd33dd4b28741cbdb807f956b8c8427c41b';
 
 describe('signOrder', () => {
   it('maps the JSON order to the RfqOrder message of the mapping table', () => {

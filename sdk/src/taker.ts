@@ -27,7 +27,7 @@ export interface RfqOrderMessage {
 const DIRECTION: Record<Direction, number> = { up: 0, down: 1 };
 const ORDER_TYPE: Record<OrderType, number> = { IOC: 1, FOK: 2 };
 
-/** Reads the deployment's typed data (its name and chainId are settings: fetch them, do not hard-code). */
+/** Reads the deployment's typed data (its name, chainId and salt are settings: fetch them, do not hard-code). */
 export async function fetchTypedData(client: Client): Promise<RfqTypedData> {
   const res = await getRfqTypedData({ client });
   if (res.error !== undefined || !res.data) {
@@ -57,7 +57,7 @@ export function orderToTypedMessage(order: RfqOrderJson): RfqOrderMessage {
 /** The viem `signTypedData`/`hashTypedData` argument for an order. */
 export function orderTypedData(typedData: RfqTypedData, order: RfqOrderJson) {
   return {
-    domain: typedData.domain satisfies TypedDataDomain,
+    domain: { ...typedData.domain, salt: typedData.domain.salt as Hex } satisfies TypedDataDomain,
     types: { RfqOrder: typedData.types.RfqOrder, Leg: typedData.types.Leg },
     primaryType: typedData.primary_types.order,
     message: orderToTypedMessage(order) as unknown as Record<string, unknown>,

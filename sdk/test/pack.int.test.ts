@@ -42,7 +42,7 @@ mm.onMessage('no_such_message', () => undefined);
 export const wrong = () => mm.send({ type: 'ping', timestamp: 1 });
 
 const typedData: RfqTypedData = {
-  domain: { name: 'contest-rfq-service', version: '1', chainId: 8453 },
+  domain: { name: 'contest-rfq-service', version: '1', chainId: 8453, salt: '0x8d5d28a7520b2fce0220b78bd608db6c5be909e11e680da4203c9aadfd8911e4' },
   types: {
     RfqOrder: [{ name: 'taker', type: 'address' }, { name: 'legs', type: 'Leg[]' }, { name: 'stakeMicros', type: 'uint64' },
       { name: 'minOddsBps', type: 'uint32' }, { name: 'orderType', type: 'uint8' }, { name: 'nonce', type: 'uint64' }, { name: 'deadlineMs', type: 'uint64' }],
@@ -99,6 +99,6 @@ it('npm pack, install into an empty folder, type-check and run a program against
   expect(main.out.trim().split('\n').slice(0, 2)).toEqual([
     '75',
     // the worked example of GET /v1/rfq/typed-data (anvil key #0)
-    '0xc7ce02dca28a7c70975633a07e39c0ac7911a44a285d106ba8151aa927613a932ec1e29db16dc71ba1fd854451dbbc86049fac62c8cc1391c2f546b238492df71b',
+    '0x2b452a3c005a6d790d063434ccc435b66c5af72a1116a63a52e02ddfa139133e271cd4336f6cd31c8e4166d82ad4694dd33dd4b28741cbdb807f956b8c8427c41b',
   ]);
 });

@@ -22,7 +22,12 @@ afterAll(async () => {
 
 it('fetchTypedData + signOrder on the running service give the worked example signature', async () => {
   const typedData = await fetchTypedData(createClient({ baseUrl: svc.baseUrl }));
-  expect(typedData.domain).toEqual({ name: 'contest-rfq-service', version: '1', chainId: 8453 });
+  expect(typedData.domain).toEqual({
+    name: 'contest-rfq-service',
+    version: '1',
+    chainId: 8453,
+    salt: '0x8d5d28a7520b2fce0220b78bd608db6c5be909e11e680da4203c9aadfd8911e4',
+  });
   expect(typedData.primary_types).toEqual({ order: 'RfqOrder', quote: 'Quote' });
   const account = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
   const signature = await signOrder(account, typedData, {
@@ -38,6 +43,6 @@ it('fetchTypedData + signOrder on the running service give the worked example si
     deadline_ms: 1767225630000,
   });
   expect(signature).toBe(
-    '0xc7ce02dca28a7c70975633a07e39c0ac7911a44a285d106ba8151aa927613a932ec1e29db16dc71ba1fd854451dbbc86049fac62c8cc1391c2f546b238492df71b',
+    '0x2b452a3c005a6d790d063434ccc435b66c5af72a1116a63a52e02ddfa139133e271cd4336f6cd31c8e4166d82ad4694dd33dd4b28741cbdb807f956b8c8427c41b',
   );
 });

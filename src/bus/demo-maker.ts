@@ -10,13 +10,13 @@ import type { SettlementAdapter } from '../domain/settlement/adapter.js';
 import { submitQuote } from '../domain/rfq/api.js';
 import type { RfqDeps } from '../domain/rfq/deps.js';
 import type { RfqEvent } from '../domain/rfq/events.js';
-import { quoteTypedData, rfqDomain } from '../domain/rfq/typed-data.js';
+import { quoteTypedData, rfqDomainOf } from '../domain/rfq/typed-data.js';
 import type { Bus } from './bus.js';
 import { publishRfqEvents } from './rfq-events.js';
 
 export function startDemoMaker(deps: { bus: Bus; forkDb: () => Em; rfq: RfqDeps; log: Logger }): () => void {
   const account = privateKeyToAccount(DEMO_MAKER_KEY);
-  const domain = rfqDomain(deps.rfq.settings.eip712Name, deps.rfq.settings.signingChainId);
+  const domain = rfqDomainOf(deps.rfq.settings);
   const log = deps.log.child({ component: 'demo-maker', wallet: account.address });
   const answer = async (e: Extract<RfqEvent, { topic: 'rfq.open' }>) => {
     const f = e.frame;

@@ -54,17 +54,24 @@ export function createRfqCloser(deps: { forkDb: () => Em; bus: Bus; rfq: RfqDeps
   return {
     close,
     closeAt(rfqId, atMs) {
-      if (stopped) return Promise.resolve(null);
-      const now = (deps.rfq.now ?? Date.now)();
+      const clock = deps.rfq.now ?? Date.now;
       return new Promise((resolve) => {
-        const t = setTimeout(
-          () => {
-            timers.delete(t);
-            void close(rfqId).then(resolve);
-          },
-          Math.max(0, atMs - now),
-        );
-        timers.set(t, () => resolve(null));
+        // A timer can fire a millisecond early (its delay is rounded): then the close finds the RFQ not yet
+        // due and leaves it open. Arm again until the due time has passed, so a best-mode POST always answers
+        // the terminal RFQ.
+        const arm = () => {
+          if (stopped) return resolve(null);
+          const t = setTimeout(
+            () => {
+              timers.delete(t);
+              if (clock() < atMs) return arm();
+              void close(rfqId).then(resolve);
+            },
+            Math.max(0, atMs - clock()),
+          );
+          timers.set(t, () => resolve(null));
+        };
+        arm();
       });
     },
     stop() {

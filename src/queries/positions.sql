@@ -65,7 +65,15 @@ update positions p set status = t.status, pnl = t.pnl, resolved_at_ms = $1::int8
 update position_fills f set maker_pnl = t.pnl
   from unnest($1::uuid[], $2::bigint[]) as t(id, pnl) where f.id = t.id;
 
--- PositionsRepository.bumpSettledStats
+-- PositionsRepository.bumpSettledStats #1
+-- parameters: $1 = ["user:00000000-0000-4000-8000-000000000001"]
+select 1
+  from trading_stats
+  where owner = any($1::text[])
+  order by owner
+  for update;
+
+-- PositionsRepository.bumpSettledStats #2
 -- parameters: $1 = ["user:00000000-0000-4000-8000-000000000001"], $2 = [-1], $3 = ["-10"], $4 = ["-20"], $5 = [1], $6 = [1], $7 = [0], $8 = [0], $9 = ["10"]
 update trading_stats s set open_count = s.open_count + t.open_count, open_stake = s.open_stake + t.open_stake,
     potential_payout = s.potential_payout + t.potential, settled_count = s.settled_count + t.settled,

@@ -107,40 +107,65 @@ select "id", "rfq_id", "maker_address", "maker_user_id", "client_quote_id", "odd
   order by "odds_bps" desc, "received_at_ms", "id"
   for update;
 
--- RfqRepository.byClientQuoteId
--- parameters: $1 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $2 = "00000000-0000-4000-8000-000000000002"
-select "id", "rfq_id", "maker_address", "maker_user_id", "client_quote_id", "odds_bps", "max_fill", "valid_until_ms", "signature", "status", "reason", "filled_stake", "received_at_ms"
-  from "rfq_quotes"
-  where "maker_address" = $1
-  and "client_quote_id" = $2;
+-- RfqRepository.recordQuote
+-- parameters: $1 = "00000000-0000-4000-8000-000000000001", $2 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $3 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $4 = null, $5 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $6 = null, $7 = "1700000000100", $8 = "1700000000100", $9 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $10 = "10000000", $11 = 20000, $12 = "10000000", $13 = "00000000-0000-4000-8000-000000000001", $14 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $15 = "00000000-0000-4000-8000-000000000002", $16 = "00000000-0000-4000-8000-000000000001", $17 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $18 = null, $19 = 20000, $20 = "10000000", $21 = "1700000010000", $22 = "0xcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd", $23 = "1700000000100"
+with r as (
+    select id, status, taker_address, stake, expires_at_ms, quote_deadline_ms, fill_mode from rfqs where id = $1::uuid for share
+  ),
+  m as (
+    select u.id as user_id, coalesce(a.balance, 0) as available from users u
+      left join ledger_accounts a on a.user_id = u.id and a.kind = 'user_available'
+    where lower(u.wallet_address) = $2 limit 1
+  ),
+  -- The maker's registration, FOR SHARE: a removal committing meanwhile is waited for and then seen, and a
+  -- removal starting later waits for this statement. No row: never registered (in-process callers, tests).
+  mm as (
+    select m.removed_at is not null as removed from market_makers m where lower(m.wallet_address) = $3 for share
+  ),
+  prior as (
+    select id, rfq_id, odds_bps, max_fill, valid_until_ms, signature from rfq_quotes
+    where $4::uuid is not null and maker_address = $5 and client_quote_id = $6::uuid
+  ),
+  verdict as (
+    select case
+      when exists (select 1 from prior) then 'prior'
+      when r.id is null then 'unknown_rfq'
+      when exists (select 1 from mm where removed) then 'unknown_market_maker'
+      when r.status <> 'open' or $7::int8 >= r.expires_at_ms
+        or (r.fill_mode = 'best' and $8::int8 >= r.quote_deadline_ms) then 'rfq_closed'
+      when r.taker_address = $9 then 'self_trade'
+      when m.user_id is null
+        or m.available < (least(r.stake, $10::int8) * $11::int8 + 9999) / 10000 - least(r.stake, $12::int8) then 'insufficient_collateral'
+      else 'ok' end as v,
+      m.user_id, r.expires_at_ms
+    from (select 1) one left join r on true left join m on true
+  ),
+  replaced as (
+    update rfq_quotes set status = 'replaced', reason = 'replaced'
+    where rfq_id = $13::uuid and maker_address = $14 and status = 'live' and (select v from verdict) = 'ok'
+    returning id, client_quote_id, odds_bps
+  ),
+  ins as (
+    insert into rfq_quotes (id, rfq_id, maker_address, maker_user_id, client_quote_id, odds_bps, max_fill, valid_until_ms, signature, received_at_ms)
+    select $15::uuid, $16::uuid, $17, v.user_id, $18::uuid, $19::integer, $20::int8,
+      least($21::int8, v.expires_at_ms), $22, $23::int8
+    from verdict v where v.v = 'ok' and (select count(*) from replaced) >= 0
+    returning id
+  )
+  select (select v from verdict) as verdict,
+    rp.id as replaced_id, rp.client_quote_id as replaced_client_quote_id, rp.odds_bps as replaced_odds_bps,
+    p.id as prior_id, p.rfq_id as prior_rfq_id, p.odds_bps as prior_odds_bps, p.max_fill::text as prior_max_fill,
+    p.valid_until_ms::text as prior_valid_until_ms, p.signature as prior_signature
+  from (select count(*) from ins) done left join replaced rp on true left join prior p on true;
 
--- RfqRepository.getForQuote
--- parameters: $1 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $2 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $3 = 1, $4 = "00000000-0000-4000-8000-000000000001"
-select "rfqs"."id", "rfqs"."taker_user_id", "rfqs"."taker_address", "rfqs"."nonce", "rfqs"."order_hash", "rfqs"."signature", "rfqs"."legs", "rfqs"."stake", "rfqs"."min_odds_bps", "rfqs"."order_type", "rfqs"."fill_mode", "rfqs"."status", "rfqs"."deadline_ms", "rfqs"."quote_deadline_ms", "rfqs"."expires_at_ms", "rfqs"."created_at_ms", "rfqs"."closed_at_ms", "rfqs"."filled_stake", "rfqs"."payout", "rfqs"."odds_bps", "rfqs"."position_id", "rfqs"."close_reason", "rfqs"."idempotency_key", "maker"."maker_user_id", "maker"."maker_available", (select m.removed_at is not null
-  from market_makers m
-  where lower(m.wallet_address) = $1 for share) as "maker_removed"
-  from "rfqs"
-  left join lateral (select "users"."id" as "maker_user_id", "ledger_accounts"."balance" as "maker_available"
-  from "users"
-  left join "ledger_accounts" on "ledger_accounts"."user_id" = "users"."id"
-  and "ledger_accounts"."kind" = 'user_available'
-  where lower(users.wallet_address) = $2 limit $3) as "maker" on true
-  where "rfqs"."id" = $4
-  for share of "rfqs";
-
--- RfqRepository.replaceLive
--- parameters: $1 = "replaced", $2 = "replaced", $3 = "00000000-0000-4000-8000-000000000001", $4 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266"
+-- RfqRepository.rejectLive
+-- parameters: $1 = "rejected", $2 = "insufficient_collateral", $3 = "00000000-0000-4000-8000-000000000002", $4 = "00000000-0000-4000-8000-000000000001"
 update "rfq_quotes"
   set "status" = $1, "reason" = $2
-  where "rfq_id" = $3
-  and "maker_address" = $4
+  where "id" = $3
+  and "rfq_id" = $4
   and "status" = 'live'
-  returning "id", "client_quote_id", "odds_bps";
-
--- RfqRepository.insertQuote
--- parameters: $1 = "00000000-0000-4000-8000-000000000002", $2 = "00000000-0000-4000-8000-000000000001", $3 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $4 = "00000000-0000-4000-8000-000000000002", $5 = null, $6 = 20000, $7 = "10000000", $8 = "1700000010000", $9 = "0xcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd", $10 = "1700000000100"
-insert into "rfq_quotes" ("id", "rfq_id", "maker_address", "maker_user_id", "client_quote_id", "odds_bps", "max_fill", "valid_until_ms", "signature", "received_at_ms")
-  values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10);
+  returning "id", "client_quote_id", "maker_address", "odds_bps";
 
 -- RfqRepository.cancelQuote
 -- parameters: $1 = "cancelled", $2 = null, $3 = "00000000-0000-4000-8000-000000000002", $4 = "00000000-0000-4000-8000-000000000001", $5 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266"

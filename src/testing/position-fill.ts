@@ -5,7 +5,8 @@ import { randomUUID } from 'node:crypto';
 import type { Orm } from '../db/orm.js';
 import { closeRfq, createRfq, submitQuote } from '../domain/rfq/api.js';
 import type { RfqDeps } from '../domain/rfq/deps.js';
-import { orderTypedData, quoteTypedData, rfqDomain, type Direction } from '../domain/rfq/typed-data.js';
+import { RFQ_EIP712_SALT_DEV } from '../constants.js';
+import { orderTypedData, quoteTypedData, rfqDomainOf, type Direction } from '../domain/rfq/typed-data.js';
 import type { TestWallet } from './identity.js';
 
 /** The service's default RFQ settings, with its betting-close buffer; `quoteWindowMs` is the time the maker has to quote. */
@@ -21,6 +22,8 @@ export function rfqTestDeps(bettingCloseBufferMs: number, quoteWindowMs = 1500):
       maxDeadlineMs: 60_000,
       maxOpenPerUser: 100,
       eip712Name: 'contest-rfq-service',
+      eip712Salt: RFQ_EIP712_SALT_DEV,
+      minFillMicros: 10_000n,
       signingChainId: 8453,
       bettingCloseBufferMs,
     },
@@ -42,7 +45,7 @@ let nonce = Date.now();
 /** FOK order, one quote at `oddsBps` (default 2.0) for the whole stake, closed after the quote window: the position id. */
 export async function fillPosition(orm: Orm, deps: RfqDeps, f: FillInput): Promise<string> {
   const em = () => orm.em.fork();
-  const domain = rfqDomain(deps.settings.eip712Name, deps.settings.signingChainId);
+  const domain = rfqDomainOf(deps.settings);
   const stake = f.stakeMicros ?? 1_000_000;
   const order = {
     taker: f.taker.wallet.address,

@@ -130,6 +130,8 @@ export interface QuoteParams {
   client_quote_id?: string;
   /** Sign with this wallet instead of the maker's (an invalid quote signature). */
   signer?: TestWallet;
+  /** Sign for this domain instead of the deployment's (e.g. another salt). */
+  domain?: RfqDomain;
 }
 
 export interface MakerConnection {
@@ -143,6 +145,8 @@ export interface MakerConnection {
   subscribe(filters?: { assets?: string[]; durations?: number[] }): Promise<any>;
   /** Sends a signed quote on `rfqId` and returns its quote_ack. */
   quote(rfqId: string, q: QuoteParams): Promise<any>;
+  /** The signed `quote` frame, not sent. */
+  signQuote(rfqId: string, q: QuoteParams): Promise<any>;
   /** Quotes every `rfq` frame that arrives from now on with `pick(frame)` (null: no quote). */
   autoQuote(pick: (rfq: any) => QuoteParams | null): void;
   close(): void;
@@ -158,7 +162,7 @@ export async function connectMaker(baseUrl: string, wallet: TestWallet, domain: 
   const expiresAt = new Map<string, number>();
   async function signedQuote(rfqId: string, q: QuoteParams) {
     const valid_until_ms = q.valid_until_ms ?? Math.min(Date.now() + 20_000, expiresAt.get(rfqId) ?? Infinity);
-    const typed = quoteTypedData(domain, {
+    const typed = quoteTypedData(q.domain ?? domain, {
       rfq_id: rfqId,
       maker: wallet.address,
       odds_bps: q.odds_bps,
@@ -225,6 +229,7 @@ export async function connectMaker(baseUrl: string, wallet: TestWallet, domain: 
       send({ type: 'subscribe', ...filters });
       return next('subscribed');
     },
+    signQuote: signedQuote,
     async quote(rfqId, q) {
       send(await signedQuote(rfqId, q));
       return next('quote_ack', (a) => a.rfq_id === rfqId);

@@ -49,6 +49,8 @@ export async function startTestService(
     RATE_LIMIT_PER_MINUTE: '0',
     OPERATOR_TOKEN: operatorToken,
     ...privy.env,
+    // Production requires a deployment salt of its own (src/config-rules.ts).
+    ...(env.NODE_ENV === 'production' ? { RFQ_EIP712_SALT: `0x${'5a'.repeat(32)}` } : {}),
     ...env,
   };
   try {

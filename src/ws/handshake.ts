@@ -44,8 +44,8 @@ export async function verifyAuthResponse(
   if (!signature) return { ok: false, error: 'invalid_signature' };
   let recovered: string;
   try {
-    // recoverMessageAddress, with the recovery on the pool's threads (src/domain/signatures/recover.ts).
-    recovered = await recoverSigner(hashMessage({ raw: buildAuthMessage(opts.authDomain, challenge.nonce, challenge.timestamp) }), signature);
+    // recoverMessageAddress, natively (src/domain/signatures/recover.ts).
+    recovered = recoverSigner(hashMessage({ raw: buildAuthMessage(opts.authDomain, challenge.nonce, challenge.timestamp) }), signature);
   } catch {
     return { ok: false, error: 'invalid_signature' }; // r/s not on the curve and the like
   }

@@ -23,7 +23,7 @@ import { loadConfig } from '../config.js';
 import { createOrm, type Orm } from '../db/orm.js';
 import { db } from '../db/schema.js';
 import { ensureWindows } from '../domain/markets/markets.js';
-import { rfqDomain, type Direction, type RfqOrderJson } from '../domain/rfq/typed-data.js';
+import { rfqDomainOf, type Direction, type RfqDomain, type RfqOrderJson } from '../domain/rfq/typed-data.js';
 import { call } from '../testing/identity.js';
 import { newTaker, postOrder, type Party } from '../testing/rfq-trade.js';
 import { TEST_REDIS_URL } from '../testing/postgres.js';
@@ -46,7 +46,7 @@ let t: TestService;
 let b: ServiceProcess;
 let orm: Orm;
 let bus: Bus;
-let signingDomain: ReturnType<typeof rfqDomain>;
+let signingDomain: RfqDomain;
 let taker: Party;
 let nonce = Date.now();
 const windows: Record<string, number> = {};
@@ -62,7 +62,7 @@ beforeAll(async () => {
   t = await startTestService('rfqstream', ENV);
   b = await startServiceProcess({ env: t.env });
   const config = loadConfig(t.env);
-  signingDomain = rfqDomain(config.rfq.eip712Name, config.rfq.signingChainId);
+  signingDomain = rfqDomainOf(config.rfq);
   orm = await createOrm({ databaseUrl: t.db.url });
   bus = await createBus({ prefix: t.env.QUEUE_PREFIX!, redisUrl: TEST_REDIS_URL });
   // Windows far enough ahead that betting stays open through the suite.

@@ -161,13 +161,16 @@ export class PositionsRepository {
   }
 
   /**
-   * Moves settled positions from the open counters to the settled ones, per owner, in owner order. An
+   * Moves settled positions from the open counters to the settled ones, per owner, locked in owner order. An
    * UPDATE, not an upsert: every owner has its row since its fill, and an insert's row would have to pass
    * the CHECKs with negative deltas.
    */
   async bumpSettledStats(deltas: readonly StatsSettleDelta[]): Promise<void> {
     if (!deltas.length) return;
     const d = [...deltas].sort((a, b) => (a.owner < b.owner ? -1 : a.owner > b.owner ? 1 : 0));
+    // An UPDATE ... FROM unnest() locks rows in its join's order, not the array's: lock them in owner order
+    // first (as a fill's upsert does), so two settlements, or a settlement and a fill, cannot deadlock.
+    await sql`select 1 from trading_stats where owner = any(${d.map((x) => x.owner)}::text[]) order by owner for update`.execute(this.db);
     await sql`update trading_stats s set open_count = s.open_count + t.open_count, open_stake = s.open_stake + t.open_stake,
         potential_payout = s.potential_payout + t.potential, settled_count = s.settled_count + t.settled,
         wins = s.wins + t.wins, losses = s.losses + t.losses, voided = s.voided + t.voided, realized_pnl = s.realized_pnl + t.pnl

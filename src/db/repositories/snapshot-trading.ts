@@ -51,17 +51,13 @@ export const TRADING_CATALOG: Record<string, Array<[string, (db: Db) => Promise<
     ['RfqRepository.quotes', (db) => new RfqRepository(db).quotes([U1])],
     ['RfqRepository.makerQuotes', (db) => new RfqRepository(db).makerQuotes(U1, WALLET.toLowerCase())],
     ['RfqRepository.quotesLocked', (db) => new RfqRepository(db).quotesLocked(U1)],
-    ['RfqRepository.byClientQuoteId', (db) => new RfqRepository(db).byClientQuoteId(WALLET.toLowerCase(), U2)],
-    ['RfqRepository.getForQuote', (db) => new RfqRepository(db).getForQuote(U1, WALLET)],
-    ['RfqRepository.replaceLive', (db) => new RfqRepository(db).replaceLive(U1, WALLET.toLowerCase())],
     [
-      'RfqRepository.insertQuote',
+      'RfqRepository.recordQuote',
       (db) =>
-        new RfqRepository(db).insertQuote({
+        new RfqRepository(db).recordQuote({
           id: U2,
           rfqId: U1,
           makerAddress: WALLET.toLowerCase(),
-          makerUserId: U2,
           clientQuoteId: null,
           oddsBps: 20_000,
           maxFill: 10_000_000n,
@@ -70,6 +66,7 @@ export const TRADING_CATALOG: Record<string, Array<[string, (db: Db) => Promise<
           receivedAtMs: 1_700_000_000_100,
         }),
     ],
+    ['RfqRepository.rejectLive', (db) => new RfqRepository(db).rejectLive(U1, U2, 'insufficient_collateral')],
     ['RfqRepository.cancelQuote', (db) => new RfqRepository(db).cancelQuote(U1, U2, WALLET.toLowerCase())],
   ],
   fills: [

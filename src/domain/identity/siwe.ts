@@ -1,8 +1,9 @@
 // Sign-In with Ethereum (EIP-4361): the checks that need no database, and the signature check.
 // Each failure is 401 INVALID_SIWE_MESSAGE naming the check that failed.
-import { getAddress, isAddress, verifyMessage, type Hex } from 'viem';
+import { getAddress, hashMessage, isAddress } from 'viem';
 import { parseSiweMessage } from 'viem/siwe';
 import { InvalidSiweMessage } from '../errors.js';
+import { normalizeSignature, recoverSigner } from '../signatures/recover.js';
 
 /** Clock difference tolerated for `Issued At` in the future. */
 export const SIWE_CLOCK_SKEW_MS = 60_000;
@@ -61,10 +62,12 @@ export function checkSiwe(parsed: ReturnType<typeof parseSiwe>, expect: SiweExpe
 }
 
 /** EIP-191 personal_sign signature by the message's address (externally owned accounts). */
-export async function checkSiweSignature(message: string, address: string, signature: string): Promise<void> {
+export function checkSiweSignature(message: string, address: string, signature: string): void {
   let ok = false;
   try {
-    ok = await verifyMessage({ address: address as Hex, message, signature: signature as Hex });
+    // EIP-191 digest, native recovery (src/domain/signatures/recover.ts: high-s and malformed refused).
+    const sig = normalizeSignature(signature);
+    ok = sig !== null && recoverSigner(hashMessage(message), sig).toLowerCase() === address.toLowerCase();
   } catch {
     ok = false; // an unrecoverable signature (e.g. invalid v) is simply not a valid one
   }

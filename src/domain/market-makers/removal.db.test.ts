@@ -16,7 +16,7 @@ import { registerMarketMaker, removeMarketMaker } from './market-makers.js';
 
 const DAY = 86_400_000;
 const deps = rfqTestDeps(10_000, 300);
-const domain = rfqDomain(deps.settings.eip712Name, deps.settings.signingChainId);
+const domain = rfqDomain(deps.settings.eip712Name, deps.settings.signingChainId, deps.settings.eip712Salt);
 const taker = privateKeyToAccount(generatePrivateKey());
 let t: MigratedOrm;
 let takerId: string;

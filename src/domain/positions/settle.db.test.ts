@@ -16,6 +16,7 @@ import { createDemoFeed, demoPriceMicros } from '../prices/demo.js';
 import { windowOutcome } from '../prices/feed.js';
 import { closeRfq, createRfq, submitQuote } from '../rfq/api.js';
 import type { RfqDeps } from '../rfq/deps.js';
+import { RFQ_EIP712_SALT_DEV } from '../../constants.js';
 import { orderTypedData, quoteTypedData, rfqDomain, type Direction } from '../rfq/typed-data.js';
 import { getPortfolio, getPosition, listMakerFills, listPositions, makerFigures, pnlHistory, takerStatsByWallet } from './portfolio.js';
 import { settleWindow } from './settle.js';
@@ -39,12 +40,14 @@ const deps: RfqDeps = {
     maxDeadlineMs: 60_000,
     maxOpenPerUser: 1000,
     eip712Name: 'contest-rfq-service',
+    eip712Salt: RFQ_EIP712_SALT_DEV,
+    minFillMicros: 10_000n,
     signingChainId: 8453,
     bettingCloseBufferMs: BUFFER,
   },
   now: () => clock,
 };
-const domain = rfqDomain('contest-rfq-service', 8453);
+const domain = rfqDomain('contest-rfq-service', 8453, RFQ_EIP712_SALT_DEV);
 const em = () => t.orm.em.fork();
 let taker: string;
 let maker: string;

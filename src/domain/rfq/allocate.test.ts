@@ -18,6 +18,7 @@ const input = (quotes: QuoteCandidate[], over: Partial<AllocationInput> = {}): A
   orderType: 'FOK',
   nowMs: NOW,
   maxPayoutMicros: 50_000_000_000n,
+  minFillMicros: 10_000n,
   quotes,
   ...over,
 });
@@ -27,9 +28,10 @@ const summary = (a: Awaited<ReturnType<typeof allocate>>) =>
   );
 
 describe('payout arithmetic', () => {
-  it('payout = floor(fill * odds / 10000); effective odds = floor(payout * 10000 / filled)', () => {
+  it("payout = ceil(fill * odds / 10000), in the taker's favour; effective odds = floor(payout * 10000 / filled)", () => {
     expect(payoutFor(10_000_000n, 25_000)).toBe(25_000_000n);
-    expect(payoutFor(3n, 15_000)).toBe(4n); // 4.5 -> 4
+    expect(payoutFor(3n, 15_000)).toBe(5n); // 4.5 -> 5
+    expect(payoutFor(1n, 10_001)).toBe(2n); // liability 1, never 0
     expect(effectiveOddsBps(25_000_000n, 10_000_000n)).toBe(25_000);
     expect(effectiveOddsBps(7n, 3n)).toBe(23_333);
     expect(() => effectiveOddsBps(1n, 0n)).toThrow(RangeError);
@@ -56,7 +58,7 @@ describe('allocate', () => {
       `${best.quoteId}:filled:4000000:8000000`,
       `${mid.quoteId}:filled:5000000:7500000`,
     ]);
-    const r2 = await allocate(input([low, best, mid, quote(20_000, 1n)]));
+    const r2 = await allocate(input([low, best, mid, quote(20_000, 10_000n)]));
     expect(summary(r2)[3]).toMatch(/:not_filled:outbid$/);
   });
 
@@ -64,11 +66,11 @@ describe('allocate', () => {
     const a = quote(25_000, 3_000_000n);
     const b = quote(22_000, 2_000_000n);
     const calls: string[] = [];
-    const hooks = { verifySignature: (q: QuoteCandidate) => (calls.push(q.quoteId), true) };
+    const hooks = { hasCollateral: (q: QuoteCandidate) => (calls.push(q.quoteId), true) };
     const fok = await allocate(input([a, b]), hooks);
     expect(fok).toMatchObject({ status: 'expired', reason: 'insufficient_liquidity', releasedMicros: 10_000_000n });
     expect(summary(fok)).toEqual([`${a.quoteId}:not_filled:rfq_expired`, `${b.quoteId}:not_filled:rfq_expired`]);
-    expect(calls).toEqual([]); // nothing could fill: no signature was recovered
+    expect(calls).toEqual([]); // nothing could fill: no collateral was asked for
     const ioc = await allocate(input([a, b], { orderType: 'IOC' }), hooks);
     expect(ioc).toMatchObject({
       status: 'filled',
@@ -88,21 +90,15 @@ describe('allocate', () => {
     expect(summary(r)).toEqual([`${a.quoteId}:rejected:insufficient_collateral`, `${b.quoteId}:not_filled:rfq_expired`]);
   });
 
-  it('an invalid signature or missing collateral skips to the next best quote; collateral is asked for the exact liability', async () => {
-    const forged = quote(40_000, 10_000_000n);
+  it('missing collateral skips to the next best quote; collateral is asked for the exact liability', async () => {
     const poor = quote(30_000, 10_000_000n);
     const good = quote(26_000, 10_000_000n);
     const asked: Array<[string, bigint]> = [];
-    const r = await allocate(input([forged, poor, good]), {
-      verifySignature: async (q) => q !== forged,
+    const r = await allocate(input([poor, good]), {
       hasCollateral: (q, l) => (asked.push([q.quoteId, l]), q !== poor),
     });
     expect(r).toMatchObject({ status: 'filled', oddsBps: 26_000, payoutMicros: 26_000_000n });
-    expect(summary(r)).toEqual([
-      `${forged.quoteId}:rejected:invalid_signature`,
-      `${poor.quoteId}:rejected:insufficient_collateral`,
-      `${good.quoteId}:filled:10000000:16000000`,
-    ]);
+    expect(summary(r)).toEqual([`${poor.quoteId}:rejected:insufficient_collateral`, `${good.quoteId}:filled:10000000:16000000`]);
     expect(asked).toEqual([
       [poor.quoteId, 20_000_000n],
       [good.quoteId, 16_000_000n],
@@ -119,16 +115,26 @@ describe('allocate', () => {
     expect(summary(await allocate(input([x, y])))).toEqual(['b:not_filled:outbid', 'a:filled:10000000:15000000']);
   });
 
-  it('dust: per-maker floors can leave a liability of 0 and pull the effective odds below the quoted ones', async () => {
+  it('dust: a remainder below the minimum fill goes unfilled; per-maker payouts round up, never below the minimum odds', async () => {
     const big = quote(10_001, 9_999_999n);
     const dust = quote(10_001, 10_000_000n);
-    const r = await allocate(input([big, dust], { minOddsBps: 10_001 }));
-    // 9,999,999 * 1.0001 = 10,000,998.9999 -> 10,000,998 (L 999); 1 * 1.0001 -> 1 (L 0)
-    expect(summary(r)).toEqual([`${big.quoteId}:filled:9999999:999`, `${dust.quoteId}:filled:1:0`]);
-    expect(r).toMatchObject({ status: 'filled', payoutMicros: 10_000_999n, oddsBps: 10_000 });
+    const ioc = await allocate(input([big, dust], { minOddsBps: 10_001, orderType: 'IOC' }));
+    // 9,999,999 * 1.0001 = 10,000,998.9999 -> 10,000,999 (L 1000); the 1-micro remainder is not filled.
+    expect(summary(ioc)).toEqual([`${big.quoteId}:filled:9999999:1000`, `${dust.quoteId}:not_filled:outbid`]);
+    expect(ioc).toMatchObject({ status: 'filled', payoutMicros: 10_000_999n, oddsBps: 10_001, releasedMicros: 1n });
+    const fok = await allocate(input([big, dust], { minOddsBps: 10_001 }));
+    expect(fok).toMatchObject({ status: 'expired', reason: 'insufficient_liquidity' });
+    // The adversarial case: a 5 USDC IOC at min odds 1.5 against a 1-micro quote at 1.9999 fills nothing.
+    const tiny = quote(19_999, 1n);
+    const none = await allocate(input([tiny], { stakeMicros: 5_000_000n, minOddsBps: 15_000, orderType: 'IOC' }));
+    expect(none).toMatchObject({ status: 'expired', reason: 'insufficient_liquidity', releasedMicros: 5_000_000n });
+    // With no minimum fill, the 1-micro fill still pays at least the minimum odds and carries a liability.
+    const one = await allocate(input([tiny], { stakeMicros: 5_000_000n, minOddsBps: 15_000, orderType: 'IOC', minFillMicros: 1n }));
+    expect(one).toMatchObject({ status: 'filled', filledStakeMicros: 1n, payoutMicros: 2n, oddsBps: 20_000 });
+    expect(one.status === 'filled' && one.fills[0]!.liabilityMicros).toBe(1n);
     // A single maker at the minimum stake and odds always carries a liability of at least 1.
-    const one = await allocate(input([quote(10_001, 500_000n)], { stakeMicros: 500_000n, minOddsBps: 10_001 }));
-    expect(one.status === 'filled' && one.fills[0]!.liabilityMicros).toBe(50n);
+    const min = await allocate(input([quote(10_001, 500_000n)], { stakeMicros: 500_000n, minOddsBps: 10_001 }));
+    expect(min.status === 'filled' && min.fills[0]!.liabilityMicros).toBe(50n);
   });
 
   it('expired quotes and quotes below the signed minimum never fill; the close reason says which', async () => {
@@ -147,9 +153,9 @@ describe('allocate', () => {
 
   it('IOC where every candidate is skipped expires with insufficient_liquidity and releases everything', async () => {
     const a = quote(25_000, 1_000_000n);
-    const r = await allocate(input([a], { orderType: 'IOC' }), { verifySignature: () => false });
+    const r = await allocate(input([a], { orderType: 'IOC' }), { hasCollateral: () => false });
     expect(r).toMatchObject({ status: 'expired', reason: 'insufficient_liquidity', releasedMicros: 10_000_000n });
-    expect(summary(r)).toEqual([`${a.quoteId}:rejected:invalid_signature`]);
+    expect(summary(r)).toEqual([`${a.quoteId}:rejected:insufficient_collateral`]);
   });
 
   it('refuses a fill that would take the position above the maximum payout, and uses lower odds instead', async () => {

@@ -1,7 +1,8 @@
 // The fill allocation (docs/trading.md, "Fill and rounding rules"), pure: which live quotes fill how much of an RFQ's stake.
-// The caller (closeRfq / acceptQuote) reads the quotes and the RFQ under lock, passes the two checks
-// that cost something (maker signature recovery, maker collateral under the ledger locks) as hooks that
-// are called only for a quote about to be filled, and writes the result in one transaction.
+// The caller (closeRfq / acceptQuote) reads the quotes and the RFQ under lock, passes the maker collateral
+// check as a hook called only for a quote about to be filled, and writes the result in one transaction.
+// Quote signatures were checked when each quote arrived (src/domain/rfq/quotes.ts), not here.
+// Rounding (docs/fill-path.md): each maker's payout rounds UP to the micro, in the taker's favour.
 import type { OrderType } from './typed-data.js';
 
 export const ODDS_ONE_BPS = 10_000n;
@@ -22,14 +23,14 @@ export interface AllocationInput {
   nowMs: number;
   /** RFQ_MAX_PAYOUT_MICROS: no position may pay more than this. */
   maxPayoutMicros: bigint;
+  /** RFQ_MIN_FILL_MICROS: no maker fills less of the stake than this (no dust fills). */
+  minFillMicros: bigint;
   /** The RFQ's live quotes (manual accept: the accepted one only). */
   quotes: readonly QuoteCandidate[];
 }
 
 export interface AllocationHooks {
-  /** EIP-712 Quote signature check; called only for a quote that would fill. */
-  verifySignature?: (q: QuoteCandidate) => boolean | Promise<boolean>;
-  /** Whether the maker's available balance covers `liabilityMicros`; called after the signature check. */
+  /** Whether the maker's available balance covers `liabilityMicros`; called only for a quote that would fill. */
   hasCollateral?: (q: QuoteCandidate, liabilityMicros: bigint) => boolean | Promise<boolean>;
 }
 
@@ -37,7 +38,7 @@ export interface Fill {
   quote: QuoteCandidate;
   fillMicros: bigint;
   payoutMicros: bigint;
-  /** payout - fill: what the maker reserves and loses if the taker wins. Can be 0 on a dust fill. */
+  /** payout - fill: what the maker reserves and loses if the taker wins. Always >= 1 micro. */
   liabilityMicros: bigint;
 }
 
@@ -63,9 +64,13 @@ export type Allocation =
     }
   | { status: 'expired'; reason: ExpiredReason; releasedMicros: bigint; quotes: QuoteOutcome[] };
 
-/** payout = floor(fill * odds / 10000): stake included, rounded against the taker by less than 1 micro. */
+/**
+ * payout = ceil(fill * odds / 10000): stake included, rounded in the taker's favour (the maker pays less than
+ * 1 micro above its quoted odds). So the payout of a fill is never below filled x min_odds / 10000, and the
+ * reported odds (effectiveOddsBps, rounded down) never below the signed min_odds_bps.
+ */
 export function payoutFor(fillMicros: bigint, oddsBps: number): bigint {
-  return (fillMicros * BigInt(oddsBps)) / ODDS_ONE_BPS;
+  return (fillMicros * BigInt(oddsBps) + ODDS_ONE_BPS - 1n) / ODDS_ONE_BPS;
 }
 
 export function effectiveOddsBps(payoutMicros: bigint, filledMicros: bigint): number {
@@ -85,7 +90,7 @@ export const bestFirst =
 export const compareQuotes = bestFirst<QuoteCandidate>((q) => q.quoteId);
 
 export async function allocate(input: AllocationInput, hooks: AllocationHooks = {}): Promise<Allocation> {
-  const { stakeMicros, minOddsBps, orderType, nowMs, maxPayoutMicros } = input;
+  const { stakeMicros, minOddsBps, orderType, nowMs, maxPayoutMicros, minFillMicros } = input;
   if (stakeMicros <= 0n) throw new RangeError('stake must be positive');
   const outcomes = new Map<string, QuoteOutcome>();
   const valid = input.quotes.filter((q) => {
@@ -94,7 +99,7 @@ export async function allocate(input: AllocationInput, hooks: AllocationHooks = 
     return false;
   });
   const candidates = valid.filter((q) => {
-    if (q.oddsBps >= minOddsBps) return true;
+    if (q.oddsBps >= minOddsBps && q.oddsBps > Number(ODDS_ONE_BPS)) return true;
     outcomes.set(q.quoteId, { quoteId: q.quoteId, status: 'not_filled', reason: 'below_min_odds' });
     return false;
   });
@@ -110,7 +115,7 @@ export async function allocate(input: AllocationInput, hooks: AllocationHooks = 
 
   if (!valid.length) return expire('no_quotes');
   if (!candidates.length) return expire('below_min_odds');
-  // FOK that cannot be met even if every candidate fills: no signature is worth recovering.
+  // FOK that cannot be met even if every candidate fills: no collateral is worth checking.
   if (orderType === 'FOK' && candidates.reduce((s, q) => s + q.maxFillMicros, 0n) < stakeMicros) return expire('insufficient_liquidity');
 
   const fills: Fill[] = [];
@@ -118,7 +123,8 @@ export async function allocate(input: AllocationInput, hooks: AllocationHooks = 
   let payout = 0n;
   for (const q of candidates) {
     const fillMicros = remaining < q.maxFillMicros ? remaining : q.maxFillMicros;
-    if (fillMicros <= 0n) {
+    // Nothing left, or a dust remainder (below RFQ_MIN_FILL_MICROS): the better quotes took the stake.
+    if (fillMicros <= 0n || fillMicros < minFillMicros) {
       outcomes.set(q.quoteId, { quoteId: q.quoteId, status: 'not_filled', reason: 'outbid' });
       continue;
     }
@@ -127,10 +133,6 @@ export async function allocate(input: AllocationInput, hooks: AllocationHooks = 
     const reject = (reason: RejectedReason) => outcomes.set(q.quoteId, { quoteId: q.quoteId, status: 'rejected', reason });
     if (payout + payoutMicros > maxPayoutMicros) {
       reject('payout_exceeds_maximum');
-      continue;
-    }
-    if (hooks.verifySignature && !(await hooks.verifySignature(q))) {
-      reject('invalid_signature');
       continue;
     }
     if (hooks.hasCollateral && !(await hooks.hasCollateral(q, liabilityMicros))) {

@@ -6,6 +6,8 @@ import type { Em } from '../../db/orm.js';
 import { rfqRepository } from '../../db/repositories/rfq.repository.js';
 import { db } from '../../db/schema.js';
 import { Conflict, isUuid, NotFound, Unprocessable } from '../errors.js';
+import type { RejectedReason } from './allocate.js';
+import type { RfqEvent } from './events.js';
 import type { RfqWrite } from './create.js';
 import { nowOf, type RfqDeps } from './deps.js';
 import { expireRfq, fillRfq } from './fill.js';
@@ -89,6 +91,7 @@ export async function acceptQuote(tx: Em, deps: RfqDeps, userId: string, rfqId: 
     // Nothing is kept: the key's transaction rolls back (the rejection is stored in one of its own), the RFQ stays open.
     const why = closed.allocation?.quotes[0];
     const reason = why && why.status !== 'filled' ? why.reason : 'insufficient_liquidity';
+    if (why?.status === 'rejected') throw new QuoteUnusable(why.quoteId, why.reason, reason);
     throw new Unprocessable(
       'INSUFFICIENT_LIQUIDITY',
       `quote ${quoteId} cannot fill this order (${reason === 'rfq_expired' ? 'its max_fill_micros is below the FOK stake' : reason}); choose another quote`,
@@ -96,6 +99,55 @@ export async function acceptQuote(tx: Em, deps: RfqDeps, userId: string, rfqId: 
     );
   }
   return closed;
+}
+
+/**
+ * The accepted quote cannot fill at all (its maker's collateral is gone, or it would pay above the maximum):
+ * 422 INSUFFICIENT_LIQUIDITY, and the caller marks the quote dead (rejectQuote) once the accept rolled back.
+ */
+export class QuoteUnusable extends Unprocessable {
+  constructor(
+    readonly quoteId: string,
+    readonly reason: RejectedReason,
+    shown: string,
+  ) {
+    super('INSUFFICIENT_LIQUIDITY', `quote ${quoteId} cannot fill this order (${shown}); choose another quote`, { reason: shown });
+  }
+}
+
+/**
+ * Its own transaction, after a failed accept rolled back: the quote that could not fill becomes `rejected`
+ * (`reason`) so it does not stay live on top of the book for the next taker. Returns the events to publish
+ * (its maker's quote_result, and rfq.quote for the RFQ's long-pollers); none when it is no longer live.
+ */
+export async function rejectQuote(em: Em, rfqId: string, quoteId: string, reason: RejectedReason): Promise<RfqEvent[]> {
+  return em.transactional(async (tx) => {
+    const repo = rfqRepository(db(tx));
+    const row = await repo.get(rfqId, 'share'); // as a quote insert: quotes change only while the RFQ is not closing
+    if (row?.status !== 'open') return [];
+    const q = await repo.rejectLive(rfqId, quoteId, reason);
+    if (!q) return [];
+    return [
+      { topic: 'rfq.quote', rfqId },
+      {
+        topic: 'mm.event',
+        wallet: q.maker_address,
+        frame: {
+          type: 'quote_result',
+          rfq_id: rfqId,
+          quote_id: q.id,
+          client_quote_id: q.client_quote_id,
+          status: 'rejected',
+          reason,
+          position_id: null,
+          fill_stake_micros: '0',
+          odds_bps: q.odds_bps,
+          liability_micros: '0',
+          filled_at_ms: null,
+        },
+      },
+    ];
+  });
 }
 
 /** Its own transaction: cancels an open RFQ (its stake released); a repeat returns the cancelled RFQ. */

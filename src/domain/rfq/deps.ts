@@ -4,7 +4,11 @@ import type { RfqLimits } from './validate.js';
 export interface RfqSettings extends RfqLimits {
   maxOpenPerUser: number;
   eip712Name: string;
+  /** RFQ_EIP712_SALT: the deployment's EIP-712 domain salt (0x + 32 bytes of hex). */
+  eip712Salt: `0x${string}`;
   signingChainId: number;
+  /** RFQ_MIN_FILL_MICROS: the least stake one maker may fill; smaller quotes are refused. */
+  minFillMicros: bigint;
   /** MARKET_BETTING_CLOSE_BUFFER_MS: a leg's window closes for betting this long before it ends. */
   bettingCloseBufferMs: number;
 }

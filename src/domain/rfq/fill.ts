@@ -21,7 +21,6 @@ import {
   type RfqRecord,
   type RfqWithQuotes,
 } from './records.js';
-import { rfqDomain, verifyQuoteSignature } from './typed-data.js';
 
 export interface Closed {
   rfq: RfqWithQuotes;
@@ -145,7 +144,7 @@ export async function expireRfq(
 
 /**
  * Fills the RFQ from `candidates` (its live quotes, or the one a taker accepted) by 3.6: best first, greedy,
- * a maker's signature checked only when its quote would fill, its collateral checked under the ledger locks
+ * each maker's collateral checked under the ledger locks
  * (taker and makers locked in one ordered statement). `others` are live quotes left out (not filled, outbid).
  */
 export async function fillRfq(
@@ -159,29 +158,8 @@ export async function fillRfq(
 ): Promise<Closed> {
   const makerUsers = [...new Set(candidates.map((q) => q.makerUserId).filter((u): u is string => u !== null))];
   const byId = new Map(candidates.map((q) => [q.id, q]));
-  const domain = rfqDomain(deps.settings.eip712Name, deps.settings.signingChainId);
-  const verified = new Map<string, Promise<boolean>>();
-  const verify = (q: QuoteRecord) => {
-    let v = verified.get(q.id);
-    if (!v) {
-      const quote = {
-        rfq_id: r.id,
-        maker: q.makerAddress,
-        odds_bps: q.oddsBps,
-        max_fill_micros: Number(q.maxFillMicros),
-        valid_until_ms: q.validUntilMs,
-      };
-      verified.set(q.id, (v = verifyQuoteSignature(domain, quote, q.signature).then((x) => x.ok)));
-    }
-    return v;
-  };
-  // The accounts' lock goes out first (its query is written within this turn's microtasks); the best
-  // candidate's signature is recovered on the next turn, while the lock is in flight. Its result counts
-  // only if the allocation chooses that quote (3.6: a signature matters only when chosen).
-  const lockedP = lockUserBalances(tx, [r.takerUserId, ...makerUsers], ['user_available', 'user_reserved']);
-  const best = candidates.find((q) => q.oddsBps >= r.minOddsBps && q.validUntilMs > nowMs);
-  if (best) setImmediate(() => void verify(best));
-  const locked: LockedAccounts = await lockedP;
+  // Quote signatures were checked when the quotes arrived (src/domain/rfq/quotes.ts): nothing is recovered under these locks.
+  const locked: LockedAccounts = await lockUserBalances(tx, [r.takerUserId, ...makerUsers], ['user_available', 'user_reserved']);
   /** What each maker still has available for collateral while the allocation runs (the locked balances stay as read). */
   const collateral = new Map([...locked].map(([k, v]) => [k, v.balance]));
   const allocation = await allocate(
@@ -191,10 +169,10 @@ export async function fillRfq(
       orderType: r.orderType,
       nowMs,
       maxPayoutMicros: deps.settings.maxPayoutMicros,
+      minFillMicros: deps.settings.minFillMicros,
       quotes: candidates.map(candidate),
     },
     {
-      verifySignature: (c) => verify(byId.get(c.quoteId)!),
       hasCollateral: (c, liability) => {
         const user = byId.get(c.quoteId)!.makerUserId;
         if (!user) return false;
@@ -215,16 +193,14 @@ export async function fillRfq(
   }
 
   const positionId = randomUUID();
-  // Each maker's liability moves from available to reserved (a dust fill's liability can be 0: no entry).
-  const makerEntries = allocation.fills
-    .filter((f) => f.liabilityMicros > 0n)
-    .flatMap((f) => {
-      const userId = byId.get(f.quote.quoteId)!.makerUserId!;
-      return [
-        { account: { userId, kind: 'user_available' as const }, amount: -f.liabilityMicros },
-        { account: { userId, kind: 'user_reserved' as const }, amount: f.liabilityMicros },
-      ];
-    });
+  // Each maker's liability (>= 1 micro: payouts round up) moves from available to reserved.
+  const makerEntries = allocation.fills.flatMap((f) => {
+    const userId = byId.get(f.quote.quoteId)!.makerUserId!;
+    return [
+      { account: { userId, kind: 'user_available' as const }, amount: -f.liabilityMicros },
+      { account: { userId, kind: 'user_reserved' as const }, amount: f.liabilityMicros },
+    ];
+  });
   const postings: Posting[] = makerEntries.length
     ? [{ kind: 'rfq_fill', reference: positionId, idempotencyKey: `rfq:${r.id}`, entries: makerEntries }]
     : [];

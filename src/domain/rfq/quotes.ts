@@ -1,6 +1,7 @@
 // Market makers' firm quotes (docs/trading.md, "Quotes"): one live quote per (RFQ, maker), a new one
-// replaces it; recorded with the RFQ row held FOR SHARE, so a quote never lands on an RFQ that is closing.
-// The signature is stored, not checked here: it is verified only if the quote is chosen for a fill.
+// replaces it; recorded in one autocommit statement with the RFQ row held FOR SHARE, so a quote never lands
+// on an RFQ that is closing (src/db/repositories/rfq.repository.ts recordQuote).
+// The signature is checked here, before the transaction (invalid_signature): a close never recovers one.
 // Rejections are acks (`quote_ack` with an error), never exceptions.
 import { isUuid } from '../errors.js';
 import { randomUUID } from 'node:crypto';
@@ -9,16 +10,16 @@ import { rfqRepository } from '../../db/repositories/rfq.repository.js';
 import { db } from '../../db/schema.js';
 import { isUniqueViolation } from '../database-errors.js';
 import { microsFromDb } from '../ledger/amounts.js';
-import { payoutFor } from './allocate.js';
 import { nowOf, type RfqDeps } from './deps.js';
 import type { RfqEvent } from './events.js';
-import { quoteFromRow, rfqFromRow } from './rows.js';
-import { normalizeSignature } from './typed-data.js';
+import { normalizeSignature, rfqDomainOf, verifyQuoteSignature } from './typed-data.js';
 
 export type QuoteAckError =
   | 'unknown_rfq'
   | 'rfq_closed'
   | 'invalid_odds'
+  | 'invalid_signature'
+  | 'below_min_fill'
   | 'quote_expired'
   | 'self_trade'
   | 'insufficient_collateral'
@@ -59,73 +60,62 @@ export async function submitQuote(em: Em, deps: RfqDeps, makerWallet: string, q:
   const rfqId = q.rfq_id.toLowerCase();
   if (!isUuid(rfqId)) return reject('unknown_rfq');
   if (!Number.isSafeInteger(q.odds_bps) || q.odds_bps < 10_001 || q.odds_bps > 10_000_000) return reject('invalid_odds');
+  if (!Number.isSafeInteger(q.max_fill_micros) || q.max_fill_micros < 1) return reject('invalid_odds');
+  if (BigInt(q.max_fill_micros) < deps.settings.minFillMicros) return reject('below_min_fill');
   const signature = normalizeSignature(q.signature);
-  if (!signature || !Number.isSafeInteger(q.max_fill_micros) || q.max_fill_micros < 1) return reject('invalid_odds');
+  if (!signature) return reject('invalid_signature');
   const now = nowOf(deps);
   if (q.valid_until_ms <= now) return reject('quote_expired');
+  // About 0.2 ms (hashing + native recovery), on the process that received the quote, outside any transaction.
+  const signed = { rfq_id: rfqId, maker, odds_bps: q.odds_bps, max_fill_micros: q.max_fill_micros, valid_until_ms: q.valid_until_ms };
+  if (!verifyQuoteSignature(rfqDomainOf(deps.settings), signed, signature).ok) return reject('invalid_signature');
 
-  const attempt = () =>
-    em.transactional(async (tx) => {
-      const repo = rfqRepository(db(tx));
-      if (clientQuoteId) {
-        const earlier = await repo.byClientQuoteId(maker, clientQuoteId);
-        if (earlier) {
-          const e = quoteFromRow(earlier);
-          const same =
-            e.rfqId === rfqId && e.oddsBps === q.odds_bps && e.maxFillMicros === BigInt(q.max_fill_micros) && e.validUntilMs === q.valid_until_ms;
-          // A replay of the same quote gets the same ack; other content under the id is refused.
-          return same ? { ack: quoteAck(rfqId, clientQuoteId, { quoteId: e.id }), events: [] } : reject('duplicate_client_quote_id');
-        }
-      }
-      // The RFQ held FOR SHARE, with the maker's user and a cheap unlocked read of its available balance
-      // (the fill checks collateral again under lock).
-      const row = await repo.getForQuote(rfqId, maker);
-      if (!row) return reject('unknown_rfq');
-      if (row.maker_removed) return reject('unknown_market_maker');
-      const r = rfqFromRow(row, 0);
-      if (r.status !== 'open' || now >= r.expiresAtMs || (r.fillMode === 'best' && now >= r.quoteDeadlineMs)) return reject('rfq_closed');
-      if (r.takerAddress === maker) return reject('self_trade');
-      if (!row.maker_user_id) return reject('insufficient_collateral');
-      const fill = r.stakeMicros < BigInt(q.max_fill_micros) ? r.stakeMicros : BigInt(q.max_fill_micros);
-      const liability = payoutFor(fill, q.odds_bps) - fill;
-      if (microsFromDb(row.maker_available ?? '0') < liability) return reject('insufficient_collateral');
-
-      const replaced = await repo.replaceLive(rfqId, maker);
-      const id = randomUUID();
-      await repo.insertQuote({
-        id,
-        rfqId,
-        makerAddress: maker,
-        makerUserId: row.maker_user_id,
-        clientQuoteId,
-        oddsBps: q.odds_bps,
-        maxFill: BigInt(q.max_fill_micros),
-        validUntilMs: q.valid_until_ms,
-        signature,
-        receivedAtMs: now,
-      });
-      const events: RfqEvent[] = [{ topic: 'rfq.quote', rfqId }];
-      if (replaced) {
-        events.push({
-          topic: 'mm.event',
-          wallet: maker,
-          frame: {
-            type: 'quote_result',
-            rfq_id: rfqId,
-            quote_id: replaced.id,
-            client_quote_id: replaced.client_quote_id,
-            status: 'not_filled',
-            reason: 'replaced',
-            position_id: null,
-            fill_stake_micros: '0',
-            odds_bps: replaced.odds_bps,
-            liability_micros: '0',
-            filled_at_ms: null,
-          },
-        });
-      }
-      return { ack: quoteAck(rfqId, clientQuoteId, { quoteId: id }), events };
+  const attempt = async () => {
+    const id = randomUUID();
+    const rec = await rfqRepository(db(em)).recordQuote({
+      id,
+      rfqId,
+      makerAddress: maker,
+      clientQuoteId,
+      oddsBps: q.odds_bps,
+      maxFill: BigInt(q.max_fill_micros),
+      validUntilMs: q.valid_until_ms, // capped at the RFQ's expires_at_ms by the statement
+      signature,
+      receivedAtMs: now,
     });
+    if (rec.verdict === 'prior') {
+      // A replay of the same quote gets the same ack; other content under the id is refused. (valid_until_ms
+      // may be stored capped at the RFQ's expiry: the signature, which covers it, then tells.)
+      const same =
+        rec.prior_rfq_id === rfqId &&
+        rec.prior_odds_bps === q.odds_bps &&
+        microsFromDb(rec.prior_max_fill!) === BigInt(q.max_fill_micros) &&
+        (Number(rec.prior_valid_until_ms) === q.valid_until_ms || rec.prior_signature === signature);
+      return same ? { ack: quoteAck(rfqId, clientQuoteId, { quoteId: rec.prior_id! }), events: [] } : reject('duplicate_client_quote_id');
+    }
+    if (rec.verdict !== 'ok') return reject(rec.verdict);
+    const events: RfqEvent[] = [{ topic: 'rfq.quote', rfqId }];
+    if (rec.replaced_id) {
+      events.push({
+        topic: 'mm.event',
+        wallet: maker,
+        frame: {
+          type: 'quote_result',
+          rfq_id: rfqId,
+          quote_id: rec.replaced_id,
+          client_quote_id: rec.replaced_client_quote_id,
+          status: 'not_filled',
+          reason: 'replaced',
+          position_id: null,
+          fill_stake_micros: '0',
+          odds_bps: rec.replaced_odds_bps!,
+          liability_micros: '0',
+          filled_at_ms: null,
+        },
+      });
+    }
+    return { ack: quoteAck(rfqId, clientQuoteId, { quoteId: id }), events };
+  };
   try {
     return await attempt();
   } catch (err) {

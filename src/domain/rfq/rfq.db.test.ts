@@ -23,6 +23,7 @@ import {
 } from './api.js';
 import type { RfqWithQuotes } from './records.js';
 import type { RfqDeps } from './deps.js';
+import { RFQ_EIP712_SALT_DEV } from '../../constants.js';
 import { orderTypedData, quoteTypedData, rfqDomain, type RfqOrderJson } from './typed-data.js';
 import { fundedUser } from '../../testing/funding.js';
 
@@ -47,12 +48,14 @@ const deps: RfqDeps = {
     maxDeadlineMs: 60_000,
     maxOpenPerUser: 3,
     eip712Name: 'contest-rfq-service',
+    eip712Salt: RFQ_EIP712_SALT_DEV,
+    minFillMicros: 10_000n,
     signingChainId: 8453,
     bettingCloseBufferMs: 10_000,
   },
   now: () => clock,
 };
-const domain = rfqDomain('contest-rfq-service', 8453);
+const domain = rfqDomain('contest-rfq-service', 8453, RFQ_EIP712_SALT_DEV);
 const em = () => t.orm.em.fork();
 let users: Record<string, string>;
 let markets: number[];
@@ -233,7 +236,7 @@ describe('createRfq', () => {
 });
 
 describe('quotes and close', () => {
-  it('fills best first across makers (IOC), checks a signature only when chosen, and keeps the ledger exact', async () => {
+  it('fills best first across makers (IOC) and keeps the ledger exact', async () => {
     const r = await create(order({ min_odds_bps: 15_000 }));
     const id = r.rfq.rfq.id;
     const q1 = await quote(MM1, id, 21_000, 4_000_000);
@@ -283,20 +286,17 @@ describe('quotes and close', () => {
     expect((await quote(MM1, id, 21_000, 1_000_000)).ack.error).toBe('rfq_closed');
   });
 
-  it('skips a quote whose signature does not recover to its maker, and FOK expires when the rest cannot fill it', async () => {
+  it('refuses a quote whose signature does not recover to its maker at quote_ack, and FOK expires when the rest cannot fill it', async () => {
     const r = await create(order({ order_type: 'FOK' }));
     const id = r.rfq.rfq.id;
-    await quote(MM1, id, 30_000, 10_000_000, { badSig: true });
+    expect((await quote(MM1, id, 30_000, 10_000_000, { badSig: true })).ack).toMatchObject({ accepted: false, error: 'invalid_signature' });
     await quote(MM2, id, 20_000, 5_000_000);
     const before = await balances('taker');
     clock += 600;
     const closed = await closeRfq(em(), deps, id);
     expect(closed.rfq.rfq).toMatchObject({ status: 'expired', closeReason: 'insufficient_liquidity' });
     await expectFresh(closed.rfq);
-    expect(closed.rfq.quotes.find((q) => q.makerAddress === MM1!.address.toLowerCase())).toMatchObject({
-      status: 'rejected',
-      reason: 'invalid_signature',
-    });
+    expect(closed.rfq.quotes.map((q) => q.makerAddress)).toEqual([MM2!.address.toLowerCase()]);
     const after = await balances('taker');
     expect(after.available - before.available).toBe(10_000_000n);
     expect(await checkLedger(em())).toEqual([]);
@@ -305,13 +305,7 @@ describe('quotes and close', () => {
   it('refuses self-trades and duplicate client quote ids; cancels a quote once', async () => {
     const r = await create(order(), 'manual');
     const id = r.rfq.rfq.id;
-    const self = await submitQuote(em(), deps, TAKER!.address, {
-      rfq_id: id,
-      odds_bps: 20_000,
-      max_fill_micros: 1,
-      valid_until_ms: clock + 1000,
-      signature: `0x${'1'.repeat(128)}1b`,
-    });
+    const self = await quote(TAKER, id, 20_000, 1_000_000);
     expect(self.ack.error).toBe('self_trade');
     const cq = randomUUID();
     const first = await quote(MM1, id, 20_000, 1_000_000, { client_quote_id: cq });
@@ -319,17 +313,7 @@ describe('quotes and close', () => {
     expect((await quote(MM1, id, 21_000, 1_000_000, { client_quote_id: cq })).ack.error).toBe('duplicate_client_quote_id');
     expect((await cancelQuote(em(), MM1!.address, id, first.ack.quote_id!)).ack.accepted).toBe(true);
     expect((await cancelQuote(em(), MM1!.address, id, first.ack.quote_id!)).ack.error).toBe('quote_not_live');
-    expect(
-      (
-        await submitQuote(em(), deps, MM1!.address, {
-          rfq_id: randomUUID(),
-          odds_bps: 20_000,
-          max_fill_micros: 1,
-          valid_until_ms: clock + 1000,
-          signature: `0x${'1'.repeat(128)}1b`,
-        })
-      ).ack.error,
-    ).toBe('unknown_rfq');
+    expect((await quote(MM1, randomUUID(), 20_000, 1_000_000)).ack.error).toBe('unknown_rfq');
   });
 
   it('manual: accepts one quote (others outbid), refuses a quote below min odds; cancel releases and repeats', async () => {

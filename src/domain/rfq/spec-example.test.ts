@@ -1,5 +1,6 @@
 // The worked RFQ signing example is published twice (spec/openapi.yaml getRfqTypedData and
 // spec/asyncapi.yaml info.description): both must be what this code computes, byte for byte.
+import { RFQ_EIP712_SALT_DEV } from '../../constants.js';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -19,7 +20,7 @@ import {
 const spec = (name: string) => parse(readFileSync(fileURLToPath(new URL(`../../../spec/${name}`, import.meta.url)), 'utf8'));
 const openapi = spec('openapi.yaml');
 const asyncapi = spec('asyncapi.yaml');
-const domain = rfqDomain('contest-rfq-service', 8453);
+const domain = rfqDomain('contest-rfq-service', 8453, RFQ_EIP712_SALT_DEV);
 
 function example(description: string, heading: string) {
   const block = new RegExp(`${heading}[\\s\\S]*?\`\`\`text\\n([\\s\\S]*?)\`\`\``).exec(description)?.[1];

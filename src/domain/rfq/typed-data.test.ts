@@ -1,4 +1,5 @@
 // The worked signing example published in the specs: anvil key #0 signs a concrete RfqOrder and Quote.
+import { RFQ_EIP712_SALT_DEV } from '../../constants.js';
 import { describe, expect, it } from 'vitest';
 import { concat, encodeAbiParameters, keccak256, toHex, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -19,14 +20,14 @@ import {
 } from './typed-data.js';
 import { ANVIL0, ANVIL0_KEY, EXAMPLE_ORDER, EXAMPLE_QUOTE } from '../../testing/rfq-example.js';
 
-const domain = rfqDomain('contest-rfq-service', 8453);
+const domain = rfqDomain('contest-rfq-service', 8453, RFQ_EIP712_SALT_DEV);
 
-const ORDER_DIGEST = '0x70e1db37f51e39f8bf4a49ee979788efcaddfe7e4d6947e0e1032628bf54b752';
+const ORDER_DIGEST = '0x86bab702491347c710e556893aaa355a7f7e0262663f43fc91650d9de4c01531';
 const ORDER_SIGNATURE =
-  '0xc7ce02dca28a7c70975633a07e39c0ac7911a44a285d106ba8151aa927613a932ec1e29db16dc71ba1fd854451dbbc86049fac62c8cc1391c2f546b238492df71b';
-const QUOTE_DIGEST = '0x1288a8aec94909c309218ec7208035344411a4e9f08ea0d3fc9259632c7915dc';
+  '0x2b452a3c005a6d790d063434ccc435b66c5af72a1116a63a52e02ddfa139133e271cd4336f6cd31c8e4166d82ad4694dd33dd4b28741cbdb807f956b8c8427c41b';
+const QUOTE_DIGEST = '0x75ebefd9989006d02e2ddf39c95dc6f6db9400d1aad7fa0422154c187690c321';
 const QUOTE_SIGNATURE =
-  '0xc0daf58af675ef1c8e5eeda0148a620b95c0ec096b82343b522c83c28a2c2f14176e588d2368c0603ca04ed447d49df69a3cf0e832c7886a1b1d0265725b34b11b';
+  '0xe96a254f9e493809efb30c0d9f7906f85177949d0faf3591e07b6319131ce12601790f697cdc53103891ee224f7ab670c3016c47b38fc405d57e828a606f3d431b';
 
 const account = privateKeyToAccount(ANVIL0_KEY);
 
@@ -64,8 +65,8 @@ describe('RFQ typed data: the worked example', () => {
     );
     const domainHash = keccak256(
       encodeAbiParameters(
-        ['bytes32', 'bytes32', 'bytes32', 'uint256'].map((type) => ({ type })),
-        [th('EIP712Domain(string name,string version,uint256 chainId)'), th('contest-rfq-service'), th('1'), 8453n],
+        ['bytes32', 'bytes32', 'bytes32', 'uint256', 'bytes32'].map((type) => ({ type })),
+        [th('EIP712Domain(string name,string version,uint256 chainId,bytes32 salt)'), th('contest-rfq-service'), th('1'), 8453n, RFQ_EIP712_SALT_DEV],
       ),
     );
     expect(keccak256(concat(['0x1901', domainHash, structHash]))).toBe(ORDER_DIGEST);
@@ -145,8 +146,10 @@ describe('signature checks are results, never throws', () => {
     expect(await verifyOrderSignature(domain, EXAMPLE_ORDER, flipV(ORDER_SIGNATURE, '1c'))).toEqual(mismatch);
     expect(await verifyOrderSignature(domain, { ...EXAMPLE_ORDER, stake_micros: 10_000_001 }, ORDER_SIGNATURE)).toEqual(mismatch);
     expect(await verifyOrderSignature(domain, { ...EXAMPLE_ORDER, legs: [...EXAMPLE_ORDER.legs].reverse() }, ORDER_SIGNATURE)).toEqual(mismatch);
-    expect(await verifyOrderSignature(rfqDomain('contest-rfq-service', 84532), EXAMPLE_ORDER, ORDER_SIGNATURE)).toEqual(mismatch);
-    expect(await verifyOrderSignature(rfqDomain('other', 8453), EXAMPLE_ORDER, ORDER_SIGNATURE)).toEqual(mismatch);
+    expect(await verifyOrderSignature(rfqDomain('contest-rfq-service', 84532, RFQ_EIP712_SALT_DEV), EXAMPLE_ORDER, ORDER_SIGNATURE)).toEqual(
+      mismatch,
+    );
+    expect(await verifyOrderSignature(rfqDomain('other', 8453, RFQ_EIP712_SALT_DEV), EXAMPLE_ORDER, ORDER_SIGNATURE)).toEqual(mismatch);
     expect(await verifyQuoteSignature(domain, { ...EXAMPLE_QUOTE, odds_bps: 26_001 }, QUOTE_SIGNATURE)).toEqual(mismatch);
     // An order signature is not a quote signature (different primary type).
     expect(await verifyQuoteSignature(domain, EXAMPLE_QUOTE, ORDER_SIGNATURE)).toEqual(mismatch);

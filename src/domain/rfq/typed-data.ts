@@ -1,8 +1,10 @@
 // EIP-712 typed data of RFQ trading (spec/openapi.yaml getRfqTypedData): the taker's RfqOrder and the market maker's Quote.
-// Pure apart from viem's hashing and recovery. The JSON shapes are the wire forms (snake_case, JSON
+// Pure apart from viem's hashing and the native recovery (src/domain/signatures/recover.ts). The JSON shapes are the wire forms (snake_case, JSON
 // integers); the typed messages are what gets hashed. A bad signature is a result, never a throw.
 import { hashTypedData, type Address, type Hex } from 'viem';
-import { recoverSigner } from '../signatures/recover.js';
+import { normalizeSignature, recoverSigner } from '../signatures/recover.js';
+
+export { normalizeSignature } from '../signatures/recover.js';
 
 export type Direction = 'up' | 'down';
 export type OrderType = 'IOC' | 'FOK';
@@ -31,6 +33,8 @@ export interface RfqDomain {
   name: string;
   version: '1';
   chainId: number;
+  /** The deployment's salt (RFQ_EIP712_SALT): a signature for one deployment is refused by every other. */
+  salt: Hex;
 }
 
 export interface RfqOrderMessage {
@@ -53,7 +57,8 @@ export interface QuoteMessage {
 
 export const RFQ_EIP712_VERSION = '1';
 
-// No verifyingContract: there is no contract. Adding one later changes the domain (version "2").
+// No verifyingContract: there is no contract. The domain's salt (RFQ_EIP712_SALT) is per deployment, so an
+// order signed for staging is not valid in production (docs/fill-path.md).
 export const RFQ_TYPES = {
   RfqOrder: [
     { name: 'taker', type: 'address' },
@@ -82,11 +87,14 @@ export const RFQ_PRIMARY_TYPES = { order: 'RfqOrder', quote: 'Quote' } as const;
 const DIRECTION_CODE: Record<Direction, number> = { up: 0, down: 1 };
 const ORDER_TYPE_CODE: Record<OrderType, number> = { IOC: 1, FOK: 2 };
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-const SIGNATURE = /^(?:0x)?([0-9a-fA-F]{128})([0-9a-fA-F]{2})$/;
 
-export function rfqDomain(name: string, chainId: number): RfqDomain {
-  return { name, version: RFQ_EIP712_VERSION, chainId };
+export function rfqDomain(name: string, chainId: number, salt: Hex): RfqDomain {
+  return { name, version: RFQ_EIP712_VERSION, chainId, salt };
 }
+
+/** The domain of a deployment's RFQ settings. */
+export const rfqDomainOf = (s: { eip712Name: string; signingChainId: number; eip712Salt: Hex }) =>
+  rfqDomain(s.eip712Name, s.signingChainId, s.eip712Salt);
 
 /** The body of `GET /v1/rfq/typed-data`. */
 export function typedDataDocument(domain: RfqDomain) {
@@ -160,43 +168,30 @@ export function quoteDigest(domain: RfqDomain, quote: QuoteJson): Hex {
   return hashTypedData(quoteTypedData(domain, quote));
 }
 
-/**
- * The wire form of a signature (130 hex, with or without 0x) 0x-prefixed and lowercased, or null for any
- * other shape, including a recovery byte v outside 27, 28, 0, 1.
- */
-export function normalizeSignature(sig: unknown): Hex | null {
-  if (typeof sig !== 'string') return null;
-  const m = SIGNATURE.exec(sig);
-  if (!m) return null;
-  const v = Number.parseInt(m[2]!, 16);
-  if (v !== 0 && v !== 1 && v !== 27 && v !== 28) return null;
-  return `0x${m[1]!.toLowerCase()}${m[2]!.toLowerCase()}`;
-}
-
 export type SignatureFailure = 'malformed_signature' | 'malformed_message' | 'signer_mismatch';
 /** On success also the digest that was signed (store it as the order hash: no second hashing). */
 export type Recovery = { ok: true; address: Address; digest: Hex } | { ok: false; reason: Exclude<SignatureFailure, 'signer_mismatch'> };
 export type Verification = { ok: true; address: Address; digest: Hex } | { ok: false; reason: SignatureFailure };
 
-export function recoverOrderSigner(domain: RfqDomain, order: RfqOrderJson, signature: unknown): Promise<Recovery> {
+export function recoverOrderSigner(domain: RfqDomain, order: RfqOrderJson, signature: unknown): Recovery {
   return recover(() => orderTypedData(domain, order), signature);
 }
 
-export function recoverQuoteSigner(domain: RfqDomain, quote: QuoteJson, signature: unknown): Promise<Recovery> {
+export function recoverQuoteSigner(domain: RfqDomain, quote: QuoteJson, signature: unknown): Recovery {
   return recover(() => quoteTypedData(domain, quote), signature);
 }
 
 /** True result only when the signature recovers to `order.taker`. */
-export async function verifyOrderSignature(domain: RfqDomain, order: RfqOrderJson, signature: unknown): Promise<Verification> {
-  return matchSigner(await recoverOrderSigner(domain, order, signature), order.taker);
+export function verifyOrderSignature(domain: RfqDomain, order: RfqOrderJson, signature: unknown): Verification {
+  return matchSigner(recoverOrderSigner(domain, order, signature), order.taker);
 }
 
 /** True result only when the signature recovers to `quote.maker`. */
-export async function verifyQuoteSignature(domain: RfqDomain, quote: QuoteJson, signature: unknown): Promise<Verification> {
-  return matchSigner(await recoverQuoteSigner(domain, quote, signature), quote.maker);
+export function verifyQuoteSignature(domain: RfqDomain, quote: QuoteJson, signature: unknown): Verification {
+  return matchSigner(recoverQuoteSigner(domain, quote, signature), quote.maker);
 }
 
-async function recover(build: () => ReturnType<typeof orderTypedData> | ReturnType<typeof quoteTypedData>, signature: unknown): Promise<Recovery> {
+function recover(build: () => ReturnType<typeof orderTypedData> | ReturnType<typeof quoteTypedData>, signature: unknown): Recovery {
   const sig = normalizeSignature(signature);
   if (!sig) return { ok: false, reason: 'malformed_signature' };
   let digest: Hex;
@@ -206,10 +201,10 @@ async function recover(build: () => ReturnType<typeof orderTypedData> | ReturnTy
     return { ok: false, reason: 'malformed_message' };
   }
   try {
-    // recoverTypedDataAddress is exactly this, but would hash a second time (and recover on this thread).
-    return { ok: true, address: await recoverSigner(digest, sig), digest };
+    // recoverTypedDataAddress is exactly this, but would hash a second time (and recover in pure JS).
+    return { ok: true, address: recoverSigner(digest, sig), digest };
   } catch {
-    // r or s out of range, point not on the curve
+    // r or s out of range, high s (EIP-2), point not on the curve
     return { ok: false, reason: 'malformed_signature' };
   }
 }

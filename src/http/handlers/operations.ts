@@ -1,4 +1,5 @@
 // Liveness, readiness and metrics: what an orchestrator and a Prometheus scraper call.
+import { SIGNATURE_BACKEND } from '../../domain/signatures/recover.js';
 import type { HandlersFor } from '../handler.js';
 import type { HttpMetrics } from '../metrics.js';
 import type { CheckState as CheckStateName, Readiness } from '../../../generated/openapi/types.gen.js';
@@ -108,7 +109,7 @@ export function operationsHandlers(probe: ReadinessProbe, metrics: HttpMetrics):
       }
       // Before any window resolved the price sources are 'unknown': nothing is wrong yet.
       const status = Object.entries(checks).every(([k, v]) => v === 'ok' || (k === 'prices' && v === 'unknown')) ? 'ready' : 'degraded';
-      const body: Readiness = { status, role: probe.role, checks, price_sources: priceSources };
+      const body: Readiness = { status, role: probe.role, checks, price_sources: priceSources, signature_backend: SIGNATURE_BACKEND };
       return { status: 200, body, headers: { 'Cache-Control': 'no-store' } };
     },
     getMetrics: async () => ({

@@ -7,7 +7,7 @@ import type { Bus } from '../../bus/bus.js';
 import type { RfqCloser } from '../../bus/rfq-events.js';
 import { publishRfqEvents } from '../../bus/rfq-events.js';
 import { ValidationFailed } from '../../domain/errors.js';
-import { acceptQuote, cancelRfq, createRfq, getOwnRfq, listOwnRfqs, type RfqWrite } from '../../domain/rfq/api.js';
+import { acceptQuote, cancelRfq, createRfq, getOwnRfq, listOwnRfqs, QuoteUnusable, rejectQuote, type RfqWrite } from '../../domain/rfq/api.js';
 import type { RfqDeps } from '../../domain/rfq/deps.js';
 import { NO_STORE, type HandlersFor, type RequestContext } from '../handler.js';
 import { idempotentWrite } from '../idempotent.js';
@@ -109,7 +109,20 @@ export function rfqTakerHandlers(deps: RfqTakerDeps): HandlersFor<RfqTakerOperat
       });
       return { status: 200, body: { rfqs: page.rfqs.map(rfqToWire), next_cursor: page.nextCursor }, headers: NO_STORE };
     },
-    acceptRfqQuote: accept,
+    acceptRfqQuote: async (req, ctx) => {
+      try {
+        return await accept(req, ctx);
+      } catch (err) {
+        // The accept rolled back; the quote that cannot fill is marked dead in a transaction of its own.
+        if (err instanceof QuoteUnusable) {
+          await rejectQuote(ctx.db, req.params.rfq_id.toLowerCase(), err.quoteId, err.reason).then(
+            (events) => publishRfqEvents(deps.bus, events, ctx.log),
+            (e: unknown) => ctx.log.warn({ err: e, quote_id: err.quoteId }, 'could not mark a quote that cannot fill as rejected'),
+          );
+        }
+        throw err;
+      }
+    },
     cancelRfq: async ({ params }, ctx) => {
       const w = await cancelRfq(ctx.db, deps.rfq, requireUser(ctx.auth).userId, params.rfq_id);
       await publish(w, ctx);
