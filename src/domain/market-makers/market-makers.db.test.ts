@@ -28,7 +28,7 @@ describe('market makers repository', () => {
     expect(Buffer.from(stored.token_hash)).toHaveLength(32);
     expect(await endedSessionIds(em(), [s!.sessionId])).toEqual(new Set());
 
-    expect(await removeMarketMaker(em(), WALLET.toLowerCase())).toEqual({ walletAddress: WALLET, revokedSessions: 1 });
+    expect(await removeMarketMaker(em(), WALLET.toLowerCase())).toEqual({ walletAddress: WALLET, revokedSessions: 1, withdrawnQuotes: [] });
     expect(await endedSessionIds(em(), [s!.sessionId])).toEqual(new Set([s!.sessionId]));
     expect(await createMarketMakerSession(em(), WALLET, 60_000)).toBeNull();
     await expect(removeMarketMaker(em(), WALLET)).rejects.toMatchObject({ code: 'NOT_FOUND' });

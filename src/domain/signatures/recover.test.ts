@@ -44,7 +44,7 @@ describe('recoverSigner (libsecp256k1)', () => {
       }),
       { numRuns: 200 },
     );
-  });
+  }, 60_000);
 
   it('refuses malformed signatures: wrong length, v out of range, r or s zero or >= n, no point', () => {
     const { digest, signature } = SELF_TEST;
