@@ -5,7 +5,8 @@
 //     outside any transaction and records the outcome a quorum agrees on, with every reading (first writer
 //     wins: an operator's override stands; docs/prices.md); too few readings yet -> throw, BullMQ retries;
 //     still too few by end + RESOLUTION_MAX_WAIT_MS, or sources disagreeing -> DISPUTED (the job completes;
-//     the relay re-runs it, which voids the window at its deadline unless the operator resolved it). Then
+//     the operator's resolution enqueues it again, and so does the relay once the dispute's deadline passed,
+//     which voids the window). Then
 //     settles the window's positions in batches, publishing position_settled to the makers after each batch
 //     commits. Idempotent: only pending legs and open positions are touched.
 import { UnrecoverableError } from 'bullmq';

@@ -11,7 +11,12 @@ const PARTNER = 'https://app.partner.test';
 beforeAll(async () => {
   [dev, prod] = await Promise.all([
     startTestService('corsdev', { OPERATOR_TOKEN: undefined }),
-    startTestService('corsprod', { NODE_ENV: 'production', ALLOW_DEMO_SETTLEMENT: 'true', ALLOW_DEMO_PRICES: 'true', CORS_ORIGINS: `${PARTNER}, http://localhost:5173` }),
+    startTestService('corsprod', {
+      NODE_ENV: 'production',
+      ALLOW_DEMO_SETTLEMENT: 'true',
+      ALLOW_DEMO_PRICES: 'true',
+      CORS_ORIGINS: `${PARTNER}, http://localhost:5173`,
+    }),
   ]);
 });
 afterAll(async () => {

@@ -52,7 +52,12 @@ describe('development operator token', () => {
 
   it('production never prints or accepts it, though the file is in its DATA_DIR', async () => {
     expect(devToken).toBeDefined();
-    const prod = await startTestService('devopprod', { NODE_ENV: 'production', ALLOW_DEMO_SETTLEMENT: 'true', ALLOW_DEMO_PRICES: 'true', DATA_DIR: dataDir });
+    const prod = await startTestService('devopprod', {
+      NODE_ENV: 'production',
+      ALLOW_DEMO_SETTLEMENT: 'true',
+      ALLOW_DEMO_PRICES: 'true',
+      DATA_DIR: dataDir,
+    });
     try {
       expect(tokenLine(prod.svc)).toBeUndefined();
       expect(prod.svc.rawOutput.join('\n')).not.toContain(devToken);

@@ -103,6 +103,9 @@ describe('getMarket and resolveMarketWindow', () => {
         close_price_micros: null,
         price_source: null,
         resolved_at_ms: null,
+        resolution_rule: null,
+        dispute: null,
+        sources: [],
       },
     });
     const early = await resolve(m.market_id, 'YES');

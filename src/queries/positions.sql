@@ -18,11 +18,13 @@ insert into "window_resolutions" ("market_id", "outcome", "open_price_micros", "
   returning "market_id";
 
 -- PositionsRepository.windowsToResolve
--- parameters: $1 = "1700000000000", $2 = 100
+-- parameters: $1 = "1700000000000", $2 = "1700000002000", $3 = 100
 select m.market_id from markets m
    where m.kind = 'rfq_window' and m.start_at_ms + m.duration_secs * 1000 <= $1::int8
      and exists (select 1 from position_legs l where l.market_id = m.market_id and l.outcome = 'pending')
-   order by m.start_at_ms limit $2;
+     and not exists (select 1 from window_price_checks c left join window_resolutions r on r.market_id = c.market_id
+                      where c.market_id = m.market_id and c.state = 'disputed' and c.void_at_ms > $2::int8 and r.market_id is null)
+   order by m.start_at_ms limit $3;
 
 -- PositionsRepository.lockBatch
 -- parameters: $1 = "1042", $2 = 1000

@@ -15,6 +15,8 @@ export interface PriceServer {
   faults: Fault[];
   /** Set to make every request fail with 503 (a source that is down). */
   down: boolean;
+  /** A fault for requests matching a rule (e.g. one product down), after `down` and the queued faults. */
+  faultFor: ((url: URL) => Fault | undefined) | null;
   close(): Promise<void>;
 }
 
@@ -22,12 +24,12 @@ export interface PriceServer {
 export type PriceFn = (symbol: string, startMs: number) => string | null;
 
 async function serve(answer: (url: URL) => string | null): Promise<PriceServer> {
-  const state = { requests: [] as URL[], faults: [] as Fault[], down: false };
+  const state = { requests: [] as URL[], faults: [] as Fault[], down: false, faultFor: null as PriceServer['faultFor'] };
   const stalls = new Set<NodeJS.Timeout>();
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     state.requests.push(url);
-    const fault = state.down ? { status: 503 } : state.faults.shift();
+    const fault = state.down ? { status: 503 } : (state.faults.shift() ?? state.faultFor?.(url));
     const send = (status: number, body: string) => res.writeHead(status, { 'content-type': 'application/json' }).end(body);
     if (fault === 'stall') {
       const t = setTimeout(() => (stalls.delete(t), send(200, '[]')), 10_000);

@@ -92,12 +92,17 @@ export class PositionsRepository {
     return rows.length === 1;
   }
 
-  /** Windows ended at or before `endedBeforeMs` that still have pending legs (the relay's work list). */
-  async windowsToResolve(endedBeforeMs: number, limit: number): Promise<number[]> {
+  /**
+   * Windows ended at or before `endedBeforeMs` that still have pending legs (the relay's work list), but not a
+   * DISPUTED one before its void deadline: the operator's resolution enqueues that one itself.
+   */
+  async windowsToResolve(endedBeforeMs: number, limit: number, nowMs: number): Promise<number[]> {
     const { rows } = await sql<{ market_id: string }>`
       select m.market_id from markets m
        where m.kind = 'rfq_window' and m.start_at_ms + m.duration_secs * 1000 <= ${int8(endedBeforeMs)}::int8
          and exists (select 1 from position_legs l where l.market_id = m.market_id and l.outcome = 'pending')
+         and not exists (select 1 from window_price_checks c left join window_resolutions r on r.market_id = c.market_id
+                          where c.market_id = m.market_id and c.state = 'disputed' and c.void_at_ms > ${int8(nowMs)}::int8 and r.market_id is null)
        order by m.start_at_ms limit ${limit}`.execute(this.db);
     return rows.map((r) => Number(r.market_id));
   }

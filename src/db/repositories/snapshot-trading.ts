@@ -136,7 +136,7 @@ export const TRADING_CATALOG: Record<string, Array<[string, (db: Db) => Promise<
           resolvedAtMs: 1_700_000_302_000,
         }),
     ],
-    ['PositionsRepository.windowsToResolve', (db) => new PositionsRepository(db).windowsToResolve(1_700_000_000_000, 100)],
+    ['PositionsRepository.windowsToResolve', (db) => new PositionsRepository(db).windowsToResolve(1_700_000_000_000, 100, 1_700_000_002_000)],
     ['PositionsRepository.lockBatch', (db) => new PositionsRepository(db).lockBatch(1042, 1000)],
     ['PositionsRepository.applyOutcome', (db) => new PositionsRepository(db).applyOutcome(1042, 'YES', [U1])],
     ['PositionsRepository.positionsWithLegs', (db) => new PositionsRepository(db).positionsWithLegs([U1])],

@@ -162,7 +162,7 @@ export async function resolveWindowByOperator(
   return getWindowState(em, marketId, bufferMs, nowMs);
 }
 
-/** Windows ended at least `delayMs` ago that still have pending legs (the relay enqueues each). */
+/** Windows ended at least `delayMs` ago that still have pending legs, but not DISPUTED ones before their deadline (the relay enqueues each). */
 export function windowsAwaitingResolution(em: Em, nowMs: number, delayMs: number, limit = 500): Promise<number[]> {
-  return positionsRepository(db(em)).windowsToResolve(nowMs - delayMs, limit);
+  return positionsRepository(db(em)).windowsToResolve(nowMs - delayMs, limit, nowMs);
 }

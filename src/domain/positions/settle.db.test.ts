@@ -9,7 +9,7 @@ import { db } from '../../db/schema.js';
 import { migratedOrm, type MigratedOrm } from '../../testing/orm.js';
 import { checkLedger, userBalances } from '../ledger/ledger.js';
 import { ensureWindows } from '../markets/markets.js';
-import { getWindowState, resolveWindowByOperator } from '../markets/window-resolution.js';
+import { getWindowState, resolveWindowByOperator, windowsAwaitingResolution } from '../markets/window-resolution.js';
 import { resolveWindowFromFeed } from '../markets/window-feed.js';
 import { createQuorumFeed } from '../prices/read.js';
 import { createDemoFeed, demoPriceMicros } from '../prices/demo.js';
@@ -203,9 +203,16 @@ describe('window resolution and settlement', () => {
     expect(await resolveWindowFromFeed(em(), noPrices, sol, { nowMs: clock, maxWaitMs: 3_600_000, disputeVoidAfterMs: 0 })).toEqual({
       kind: 'waiting_for_price',
     });
-    expect(await resolveWindowFromFeed(em(), noPrices, sol, { nowMs: clock + 3_600_000, maxWaitMs: 3_600_000, disputeVoidAfterMs: 0 })).toMatchObject(
-      { outcome: 'VOID' },
-    );
+    // No price by the max wait: DISPUTED; the relay leaves it to the operator until its deadline, then it voids.
+    const late = clock + 3_600_000;
+    const noneBy = { maxWaitMs: 3_600_000, disputeVoidAfterMs: 60_000 };
+    expect(await resolveWindowFromFeed(em(), noPrices, sol, { nowMs: late, ...noneBy })).toMatchObject({
+      kind: 'disputed',
+      reason: 'too_few_readings',
+    });
+    expect(await windowsAwaitingResolution(em(), late + 59_999, 0)).not.toContain(sol);
+    expect(await windowsAwaitingResolution(em(), late + 60_000, 0)).toContain(sol);
+    expect(await resolveWindowFromFeed(em(), noPrices, sol, { nowMs: late + 60_000, ...noneBy })).toMatchObject({ outcome: 'VOID' });
     await settle(sol, 'VOID');
     expect(await getPosition(em(), taker, voided)).toMatchObject({ status: 'voided', pnlMicros: 0n });
     expect((await getWindowState(em(), sol, BUFFER, clock)).status).toBe('VOIDED');

@@ -53,7 +53,8 @@ export function createBinanceFeed(opts: BinanceOptions): PriceFeed {
         symbol,
         interval: '1s',
         startTime: String(lastOpen - lookback),
-        endTime: String(lastOpen),
+        // Its close time: whether endTime bounds open or close times, that kline is the last one included.
+        endTime: String(lastOpen + 999),
         limit: '1000',
       });
       return pickKline(await getJson(`${opts.apiUrl}/api/v3/klines?${q}`, opts), tsMs, now());

@@ -70,6 +70,9 @@ describe('chainlink on anvil', () => {
     expect(await feed.priceAt('BTC', (base + 24) * 1000 + 999)).toMatchObject({ sourceRef: `round:${phase1 | 2n}` });
     expect(await feed.priceAt('BTC', (base + 3600) * 1000)).toMatchObject({ priceMicros: 96_500_000_000n, sourceRef: `round:${phase1 | 3n}` });
     expect(await feed.priceAt('ETH', base * 1000)).toBeNull(); // no feed for the asset
+    // CHAIN_RPC_URL may be a ws:// endpoint: the same round through a WebSocket transport.
+    const ws = createChainlinkFeed({ rpcUrl: chain.url.replace(/^http/, 'ws'), feeds: { BTC: agg }, timeoutMs: 2000, retries: 1 });
+    expect(await ws.priceAt('BTC', (base + 10) * 1000)).toMatchObject({ priceMicros: 97_123_456_789n, sourceRef: `round:${phase1 | 2n}` });
 
     // A window from base+5 to base+30: open = round 1, close = round 3, a 5 s old open reading votes.
     const { readings } = await createQuorumFeed([feed], 1, 10_000).read('BTC', (base + 5) * 1000, (base + 30) * 1000);

@@ -59,7 +59,7 @@ describe('binance (local server)', () => {
       symbol: 'BTCUSDT',
       interval: '1s',
       startTime: String(at - 1000 - 60_000),
-      endTime: String(at - 1000),
+      endTime: String(at - 1),
       limit: '1000',
     });
     expect(await feed().priceAt('DOGE', at)).toBeNull(); // an asset without a symbol: no request
