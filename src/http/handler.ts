@@ -64,3 +64,6 @@ export function handlerFor(handlers: Handlers, operationId: string): AnyHandler 
 }
 
 type AnyHandler = (req: ValidatedRequest, ctx: RequestContext) => Promise<HandlerResponse> | HandlerResponse;
+
+/** The headers of an answer no cache may keep (anything private to the caller, or changing). */
+export const NO_STORE = Object.freeze({ 'Cache-Control': 'no-store' });

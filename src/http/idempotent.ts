@@ -11,12 +11,11 @@ import type { Operations } from '../../generated/openapi/operations.gen.js';
 import { AppError } from '../domain/errors.js';
 import { errorBody, fingerprint, once, type IdempotencyScope } from '../domain/idempotency.js';
 import { failpoint } from '../failpoints.js';
-import type { Handler, HandlerRequest, HandlerResponse, OperationId, Reply, RequestContext } from './handler.js';
+import { NO_STORE, type Handler, type HandlerRequest, type HandlerResponse, type OperationId, type Reply, type RequestContext } from './handler.js';
 
 /** The operations whose body carries an `idempotency_key`. */
 export type KeyedOperationId = { [Id in OperationId]: Operations[Id]['body'] extends { idempotency_key: string } ? Id : never }[OperationId];
 
-const NO_STORE = { 'Cache-Control': 'no-store' };
 const REPLAYED = { 'Idempotent-Replayed': 'true', ...NO_STORE };
 
 export interface IdempotentWrite<Id extends KeyedOperationId, T> {

@@ -39,13 +39,10 @@ export interface ScheduledJob {
   /** Unix ms when the job was requested (scheduler tick or a manual probe). */
   requested_at_ms: number;
 }
-export type RecordHeartbeatJob = ScheduledJob;
 
 export const HEARTBEAT_EVERY_MS = 10_000;
 /** Workers check this often that every job scheduler exists (and at once when the queue connection returns). */
 export const SCHEDULER_CHECK_EVERY_MS = 15_000;
-
-export type RollWindowsJob = ScheduledJob;
 
 /** Rollover period: well below the shortest window, so the next window always exists before it starts. */
 export const ROLL_WINDOWS_EVERY_MS = 30_000;

@@ -37,15 +37,6 @@ describe('SubscriptionIndex', () => {
     expect(idx.size).toBe(1);
     expect(names(idx.forLegs([leg('BTC', 300)]))).toEqual([]);
   });
-
-  it('a route matches every asset x duration combination of the RFQ', () => {
-    const idx = new SubscriptionIndex<string>();
-    idx.set('btc5', { assets: ['BTC'], durations: [300] });
-    idx.set('eth5', { assets: ['ETH'], durations: [300] });
-    idx.set('sol', { assets: ['SOL'], durations: [300, 900] });
-    expect(names(idx.forRoute({ assets: ['BTC', 'ETH'], durations: [900, 300] }))).toEqual(['btc5', 'eth5']);
-    expect(names(idx.forRoute({ assets: ['BTC'], durations: [900] }))).toEqual([]);
-  });
 });
 
 describe('effectiveFilters', () => {

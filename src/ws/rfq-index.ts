@@ -1,7 +1,6 @@
 // Which connections receive an RFQ (docs/trading.md, "The bus"): each subscribed connection is filed under every
 // (asset, duration) pair of its filters, so an RFQ reaches its audience by looking up its legs' pairs,
 // not by testing every connection. Pure; the stream (rfq-stream.ts) owns one per process.
-import type { RfqRoute } from '../domain/rfq/events.js';
 
 export interface RfqFilters {
   assets: readonly string[];
@@ -53,17 +52,6 @@ export class SubscriptionIndex<C> {
   /** Connections whose filters match at least one leg (its asset and its duration). */
   forLegs(legs: ReadonlyArray<{ asset: string; duration_secs: number }>): Set<C> {
     return this.union(legs.map((l) => keyOf(l.asset, l.duration_secs)));
-  }
-
-  /**
-   * Connections matching a route (rfq_closed): a route keeps the legs' assets and durations but not their
-   * pairing, so every (asset, duration) combination of it counts. That is the `rfq` audience, plus at most
-   * a subscriber that has an asset of one leg and the duration of another.
-   */
-  forRoute(route: Pick<RfqRoute, 'assets' | 'durations'>): Set<C> {
-    const keys: string[] = [];
-    for (const a of route.assets) for (const d of route.durations) keys.push(keyOf(a, d));
-    return this.union(keys);
   }
 
   private union(keys: string[]): Set<C> {

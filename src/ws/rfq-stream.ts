@@ -41,7 +41,6 @@ export interface RfqStream {
   authenticated(c: Connection): void;
   /** A connection closed: drop its subscription and its place under its wallet. */
   forget(c: Connection): void;
-  subscribedCount(): number;
   /** Stops listening to the bus (shutdown). */
   stop(): void;
 }
@@ -104,11 +103,10 @@ export function createRfqStream(ctx: GatewayContext, bus: Bus, settings: RfqStre
   const onRfqClosed: BusHandler = (payload) => {
     const frame = frameOf(payload, 'rfq_closed');
     const route = (payload as { route?: RfqRoute }).route;
-    if (!frame || !route || !Array.isArray(route.assets) || !Array.isArray(route.durations)) {
+    if (!frame || !route || !Array.isArray(route.legs)) {
       return void log.warn({ payload }, 'malformed rfq.closed bus message ignored');
     }
-    // Exact when the route names its legs' pairs; an older publisher's route (assets x durations) is wider.
-    broadcast(frame, Array.isArray(route.legs) ? index.forLegs(route.legs) : index.forRoute(route));
+    broadcast(frame, index.forLegs(route.legs));
   };
 
   const onMmEvent: BusHandler = (payload) => {
@@ -184,7 +182,6 @@ export function createRfqStream(ctx: GatewayContext, bus: Bus, settings: RfqStre
       set?.delete(c);
       if (w && set?.size === 0) byWallet.delete(w);
     },
-    subscribedCount: () => index.size,
     stop: () => {
       for (const off of unsubscribe) off();
     },

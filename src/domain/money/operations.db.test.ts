@@ -6,7 +6,7 @@ import { migratedOrm, type MigratedOrm } from '../../testing/orm.js';
 import { db } from '../../db/schema.js';
 import { checkLedger, userBalances } from '../ledger/ledger.js';
 import { createDemoSettlement, demoTxHash } from '../settlement/demo.js';
-import { createDeposit, createWithdrawal, findOperation, settleOperation, settleOperations } from './operations.js';
+import { findOperation, openDeposit, openWithdrawal, settleOperation, settleOperations } from './operations.js';
 
 let t: MigratedOrm;
 beforeAll(async () => {
@@ -16,6 +16,10 @@ afterAll(async () => t?.close());
 
 const adapter = createDemoSettlement({ onchainBalanceMicros: 1_000n });
 const em = () => t.orm.em.fork();
+/** A pending deposit / withdrawal under a fresh idempotency key, each in a transaction of its own (as the handlers open them). */
+const createDeposit = (userId: string, amount: bigint) => em().transactional((tx) => openDeposit(tx, userId, amount, randomUUID()));
+const createWithdrawal = (userId: string, amount: bigint, destination: string) =>
+  em().transactional((tx) => openWithdrawal(tx, userId, amount, destination, randomUUID()));
 
 async function newUser(): Promise<string> {
   const id = randomUUID();
@@ -34,11 +38,11 @@ describe('settleOperations (one transaction for a batch)', () => {
     const [a, b] = [await newUser(), await newUser()];
     // a's first deposit of 600 leaves 400 of the demo balance of 1000: of two more deposits of 300 in one batch,
     // exactly one fits (the first in id order, the order the batch settles in).
-    const first = await createDeposit(em(), a, 600n);
+    const first = await createDeposit(a, 600n);
     expect(await settleOperation(em(), adapter, first.id)).toBe('settled');
-    const a1 = await createDeposit(em(), a, 300n);
-    const a2 = await createDeposit(em(), a, 300n);
-    const b1 = await createDeposit(em(), b, 1_000n);
+    const a1 = await createDeposit(a, 300n);
+    const a2 = await createDeposit(a, 300n);
+    const b1 = await createDeposit(b, 1_000n);
     const missing = randomUUID();
 
     const out = await settleOperations(em(), adapter, [a1.id, a2.id, b1.id, first.id, missing]);
@@ -56,8 +60,8 @@ describe('settleOperations (one transaction for a batch)', () => {
     expect(await outboxOf([a1.id, a2.id, b1.id, first.id])).toBe(0);
 
     // Withdrawals in one batch: one settles, one to the zero address is refunded.
-    const ok = await createWithdrawal(em(), b, 400n, `0x${'1'.repeat(40)}`);
-    const bad = await createWithdrawal(em(), b, 100n, `0x${'0'.repeat(40)}`);
+    const ok = await createWithdrawal(b, 400n, `0x${'1'.repeat(40)}`);
+    const bad = await createWithdrawal(b, 100n, `0x${'0'.repeat(40)}`);
     expect(await userBalances(em(), b)).toMatchObject({ available: 500n, reserved: 500n });
     const w = await settleOperations(em(), adapter, [bad.id, ok.id]);
     expect([w.get(ok.id), w.get(bad.id)]).toEqual(['settled', 'failed']);
@@ -72,7 +76,7 @@ describe('settleOperations (one transaction for a batch)', () => {
 
   it('two batches holding the same operations at once settle each exactly once', async () => {
     const users = await Promise.all(Array.from({ length: 6 }, () => newUser()));
-    const ops = await Promise.all(users.map((u) => createDeposit(em(), u, 10n)));
+    const ops = await Promise.all(users.map((u) => createDeposit(u, 10n)));
     const ids = ops.map((o) => o.id);
     const [x, y] = await Promise.all([settleOperations(em(), adapter, ids), settleOperations(em(), adapter, [...ids].reverse())]);
     for (const id of ids) expect([x.get(id), y.get(id)].sort()).toEqual(['already_final', 'settled']);

@@ -91,16 +91,6 @@ export async function openWithdrawal(tx: Em, userId: string, amount: bigint, des
   return op;
 }
 
-/** A pending deposit and its outbox row, in a transaction of its own (no idempotency key). */
-export async function createDeposit(em: Em, userId: string, amount: bigint): Promise<OperationRecord> {
-  return em.transactional((tx) => openDeposit(tx, userId, amount, null));
-}
-
-/** Reserves the amount and creates the pending withdrawal, in a transaction of its own (no idempotency key). */
-export async function createWithdrawal(em: Em, userId: string, amount: bigint, destination: string): Promise<OperationRecord> {
-  return em.transactional((tx) => openWithdrawal(tx, userId, amount, destination, null));
-}
-
 export async function findOperation(em: Em, id: string): Promise<OperationRecord | null> {
   const row = await operationsRepository(db(em)).find(id);
   return row ? toRecord(row) : null;

@@ -6,8 +6,6 @@ import { createHash } from 'node:crypto';
 import { DEMO_BASES_MICROS } from '../../constants.js';
 import type { PriceFeed, PriceObservation } from './feed.js';
 
-export { DEMO_BASES_MICROS, DEMO_PRICE_SEED_DEFAULT, DEMO_PRICE_SPREAD_BPS_DEFAULT } from '../../constants.js';
-
 /** The demo price of `asset` during the second containing `tsMs`, or null for an asset without a base. */
 export function demoPriceMicros(seed: string, asset: string, tsMs: number, spreadBps: number): bigint | null {
   const base = DEMO_BASES_MICROS[asset];

@@ -78,10 +78,16 @@ export function effectiveOddsBps(payoutMicros: bigint, filledMicros: bigint): nu
   return Number((payoutMicros * ODDS_ONE_BPS) / filledMicros);
 }
 
-/** Best first: odds desc, then earliest received, then quote id (a total order, so ties are deterministic). */
-export function compareQuotes(a: QuoteCandidate, b: QuoteCandidate): number {
-  return b.oddsBps - a.oddsBps || a.receivedAtMs - b.receivedAtMs || (a.quoteId < b.quoteId ? -1 : a.quoteId > b.quoteId ? 1 : 0);
-}
+/**
+ * The one best-first order of quotes: odds desc, then earliest received, then id (a total order, so ties are
+ * deterministic). rfqRepository.quotesLocked reads (and locks) quotes in the same order.
+ */
+export const bestFirst =
+  <Q extends { oddsBps: number; receivedAtMs: number }>(idOf: (q: Q) => string) =>
+  (a: Q, b: Q): number =>
+    b.oddsBps - a.oddsBps || a.receivedAtMs - b.receivedAtMs || (idOf(a) < idOf(b) ? -1 : idOf(a) > idOf(b) ? 1 : 0);
+
+export const compareQuotes = bestFirst<QuoteCandidate>((q) => q.quoteId);
 
 export async function allocate(input: AllocationInput, hooks: AllocationHooks = {}): Promise<Allocation> {
   const { stakeMicros, minOddsBps, orderType, nowMs, maxPayoutMicros, minFillMicros } = input;

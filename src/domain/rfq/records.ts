@@ -1,10 +1,10 @@
 // What the RFQ rules read and return (spec/openapi.yaml, spec/asyncapi.yaml): an RFQ, its quotes, and the frames that
 // market makers receive (plain JSON objects shaped as the messages of spec/asyncapi.yaml; the stream
 // module sends them as they are). Amounts are bigint here and decimal strings on the wire.
+import { bestFirst } from './allocate.js';
 import type { Direction, OrderType, RfqOrderJson } from './typed-data.js';
 import type { FillMode } from './validate.js';
 
-export type { FillMode };
 export type RfqStatus = 'open' | 'filled' | 'expired' | 'cancelled';
 export type CloseReason = 'no_quotes' | 'below_min_odds' | 'insufficient_liquidity' | 'deadline' | 'betting_closed' | 'cancelled';
 export type QuoteStatus = 'live' | 'filled' | 'not_filled' | 'rejected' | 'replaced' | 'cancelled';
@@ -149,7 +149,5 @@ export function rfqClosedFrame(r: RfqRecord): RfqClosedFrame {
   return { type: 'rfq_closed', rfq_id: r.id, status: r.status, closed_at_ms: r.closedAtMs };
 }
 
-/** Best first: odds desc, then earliest received, then id. */
-export function compareQuoteRecords(a: QuoteRecord, b: QuoteRecord): number {
-  return b.oddsBps - a.oddsBps || a.receivedAtMs - b.receivedAtMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-}
+/** Best first (allocate.ts bestFirst). */
+export const compareQuoteRecords = bestFirst<QuoteRecord>((q) => q.id);

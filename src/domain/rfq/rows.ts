@@ -75,5 +75,3 @@ export function withQuotes(rows: readonly RfqRow[], quoteRows: readonly QuoteRow
     return { rfq: rfqFromRow(r, quotes.length), quotes };
   });
 }
-
-export type { RfqRow, QuoteRow };

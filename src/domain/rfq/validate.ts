@@ -7,8 +7,6 @@ import { PROCESSING_BUFFER_MS } from '../../constants.js';
 
 export type FillMode = 'best' | 'manual';
 
-export { PROCESSING_BUFFER_MS } from '../../constants.js';
-
 export interface RfqLimits {
   minStakeMicros: bigint;
   maxStakeMicros: bigint;

@@ -6,8 +6,6 @@ import { createDemoSettlement } from './demo.js';
 import { createOnchainSettlement, startOnchain } from './onchain/adapter.js';
 import { createChain } from './onchain/chain.js';
 
-export type { DepositWallet, SettlementAdapter, SettlementRequest, SettlementResult } from './adapter.js';
-
 export interface SettlementSettings {
   settlementMode: 'demo' | 'onchain';
   demoOnchainBalanceMicros: bigint;

@@ -5,7 +5,7 @@ import { revokeSession } from '../../domain/identity/sessions.js';
 import { signInWithPrivy, signInWithWallet, type SignedIn, type SiweSettings } from '../../domain/identity/sign-in.js';
 import { issueNonce } from '../../domain/identity/wallet-nonces.js';
 import { SIWE_STATEMENT } from '../../domain/identity/siwe.js';
-import type { HandlersFor, RequestContext } from '../handler.js';
+import { NO_STORE, type HandlersFor, type RequestContext } from '../handler.js';
 import { requireUser } from './principal.js';
 import type { Bus } from '../../bus/bus.js';
 import { publishContestsChanged } from '../../bus/contest-events.js';
@@ -23,8 +23,6 @@ export interface AuthDeps {
   /** What GET /v1/auth/wallet/nonce tells a wallet to sign besides the nonce. */
   signIn: { uri: string; chainId: number };
 }
-
-const NO_STORE = { 'Cache-Control': 'no-store' };
 
 function sessionResponse(ctx: RequestContext, s: SignedIn) {
   // Never log the token; the session id identifies it in the logs.

@@ -9,7 +9,7 @@ import { getOwnOperation, openDeposit, openWithdrawal, type OperationRecord } fr
 import type { SettlementAdapter } from '../../domain/settlement/adapter.js';
 import type { OperationWaiter } from '../../bus/operation-waiter.js';
 import type { SettlementProducer } from '../../jobs/settlement-producer.js';
-import type { HandlersFor, RequestContext } from '../handler.js';
+import { NO_STORE, type HandlersFor, type RequestContext } from '../handler.js';
 import { idempotentWrite } from '../idempotent.js';
 import { requireUser } from './principal.js';
 
@@ -21,8 +21,6 @@ export interface BalancesDeps {
   /** Wakes the waiting request when the worker's `operation.settled` arrives (no polling loop). */
   waiter: OperationWaiter;
 }
-
-const NO_STORE = { 'Cache-Control': 'no-store' };
 
 type BalancesOperationId =
   | 'getAvailableBalance'

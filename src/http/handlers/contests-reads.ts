@@ -16,14 +16,13 @@ import type {
   PopularEntry as PopularEntryResponse,
   TopParticipants as TopParticipantsResponse,
 } from '../../../generated/openapi/types.gen.js';
-import type { HandlersFor, RequestContext } from '../handler.js';
+import { NO_STORE, type HandlersFor, type RequestContext } from '../handler.js';
 import { callerCopy, preserialized } from '../json-body.js';
 import { CROSS_CONTEST, type PageCache } from '../page-cache.js';
 import { contestByIdWire, leaderboardRowWire, lobbyRowWire } from './contests-wire.js';
 
 type ContestReadId = 'listContests' | 'getContest' | 'getContestLeaderboard' | 'getContestTopParticipants' | 'getContestPopularEntry';
 
-const NO_STORE = { 'Cache-Control': 'no-store' };
 const DEFAULT_TOP_WINDOW_MS = 604_800_000;
 
 const callerOf = (ctx: RequestContext): string | null => (ctx.auth.kind === 'user' ? ctx.auth.userId : null);

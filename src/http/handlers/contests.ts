@@ -8,7 +8,7 @@ import { profileContest } from '../../domain/contests/profile.js';
 import { loadContest, loadMarkets } from '../../domain/contests/records.js';
 import { resolveMarket, voidContest } from '../../domain/contests/resolution.js';
 import type { ResolutionProducer } from '../../jobs/resolution-producer.js';
-import type { HandlersFor, RequestContext } from '../handler.js';
+import { NO_STORE, type HandlersFor, type RequestContext } from '../handler.js';
 import { idempotentWrite } from '../idempotent.js';
 import { requireUser } from './principal.js';
 import { contestByIdWire, contestDetailWire, marketWire } from './contests-wire.js';
@@ -34,8 +34,6 @@ type ContestsOperationId =
   | 'createContest'
   | 'resolveMarket'
   | 'voidContest';
-
-const NO_STORE = { 'Cache-Control': 'no-store' };
 
 export function contestsHandlers(deps: ContestsDeps): HandlersFor<ContestsOperationId> {
   const { resolution, bus } = deps;

@@ -4,7 +4,7 @@
 import type { MarketWindowStateResponse, SourceReading } from '../../../generated/openapi/types.gen.js';
 import { getWindowState, resolveWindowByOperator, type SourceReadingRecord, type WindowState } from '../../domain/markets/window-resolution.js';
 import { describeRule } from '../../domain/prices/quorum.js';
-import type { HandlersFor } from '../handler.js';
+import { NO_STORE, type HandlersFor } from '../handler.js';
 import { CLOSED_WINDOW_CACHE_CONTROL } from './markets.js';
 
 export interface WindowSettlement {
@@ -73,7 +73,7 @@ export function marketWindowsHandlers(deps: MarketWindowHandlerDeps): HandlersFo
       await deps.settlement.enqueue(w.marketId).catch((err: unknown) => {
         log.warn({ err, market_id: w.marketId }, 'could not enqueue the settlement of the window; the resolution relay will settle it');
       });
-      return { status: 200, body: marketStateWire(w), headers: { 'Cache-Control': 'no-store' } };
+      return { status: 200, body: marketStateWire(w), headers: NO_STORE };
     },
   };
 }

@@ -6,11 +6,9 @@ import type { MakerPnl, TakerPnl } from '../../../generated/openapi/types.gen.js
 import { Unauthorized } from '../../domain/errors.js';
 import { listMakerFills, makerFigures, takerStatsByWallet } from '../../domain/positions/portfolio.js';
 import type { Auth } from '../auth.js';
-import type { HandlersFor } from '../handler.js';
+import { NO_STORE, type HandlersFor } from '../handler.js';
 import { limitOf } from './positions.js';
 import { makerFillWire } from './positions-wire.js';
-
-const NO_STORE = { 'Cache-Control': 'no-store' };
 
 function requireMarketMaker(auth: Auth): { walletAddress: string } {
   if (auth.kind !== 'market_maker') throw new Unauthorized();

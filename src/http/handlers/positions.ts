@@ -2,7 +2,7 @@
 // kept by the fill and settlement transactions, so each route is one domain read.
 import { clampLimit } from '../../domain/contests/lobby.js';
 import { getPortfolio, getPosition, listPositions, pnlHistory } from '../../domain/positions/portfolio.js';
-import type { HandlersFor } from '../handler.js';
+import { NO_STORE, type HandlersFor } from '../handler.js';
 import { requireUser } from './principal.js';
 import { pnlEventWire, portfolioWire, positionWire } from './positions-wire.js';
 
@@ -11,7 +11,6 @@ export const limitOf = (n: number | undefined) => clampLimit(n === undefined ? u
 /** Query integers are validated by the spec; Number() keeps a handler right should one arrive as its text. */
 const msOf = (n: number | undefined) => (n === undefined ? undefined : Number(n));
 // Per-user figures that change with every fill and settlement.
-const NO_STORE = { 'Cache-Control': 'no-store' };
 
 export function positionsHandlers(): HandlersFor<'listPositions' | 'getPosition' | 'getPortfolio' | 'getPnlHistory'> {
   return {

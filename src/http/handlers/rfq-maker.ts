@@ -2,7 +2,7 @@
 // The spec's security (marketMakerBearer) already answers 403 to a user session.
 import { Unauthorized } from '../../domain/errors.js';
 import { getMakerRfq } from '../../domain/rfq/api.js';
-import type { HandlersFor } from '../handler.js';
+import { NO_STORE, type HandlersFor } from '../handler.js';
 import { makerRfqToWire } from './rfq-wire.js';
 
 export function rfqMakerHandlers(): HandlersFor<'getMakerRfq'> {
@@ -10,7 +10,7 @@ export function rfqMakerHandlers(): HandlersFor<'getMakerRfq'> {
     getMakerRfq: async ({ params }, { db, auth }) => {
       if (auth.kind !== 'market_maker') throw new Unauthorized();
       const r = await getMakerRfq(db, auth.walletAddress, params.rfq_id);
-      return { status: 200, body: makerRfqToWire(r), headers: { 'Cache-Control': 'no-store' } };
+      return { status: 200, body: makerRfqToWire(r), headers: NO_STORE };
     },
   };
 }

@@ -9,7 +9,7 @@ import { publishRfqEvents } from '../../bus/rfq-events.js';
 import { ValidationFailed } from '../../domain/errors.js';
 import { acceptQuote, cancelRfq, createRfq, getOwnRfq, listOwnRfqs, QuoteUnusable, rejectQuote, type RfqWrite } from '../../domain/rfq/api.js';
 import type { RfqDeps } from '../../domain/rfq/deps.js';
-import type { HandlersFor, RequestContext } from '../handler.js';
+import { NO_STORE, type HandlersFor, type RequestContext } from '../handler.js';
 import { idempotentWrite } from '../idempotent.js';
 import { requireUser } from './principal.js';
 import { rfqToWire } from './rfq-wire.js';
@@ -25,7 +25,6 @@ export interface RfqTakerDeps {
 
 type RfqTakerOperationId = 'createRfq' | 'getRfq' | 'listRfqs' | 'acceptRfqQuote' | 'cancelRfq';
 
-const NO_STORE = { 'Cache-Control': 'no-store' };
 export const RFQ_LIST_LIMIT = { min: 1, max: 100 } as const;
 
 const clamp = (n: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, n));

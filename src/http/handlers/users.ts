@@ -2,7 +2,7 @@
 import type { Preferences } from '../../../generated/openapi/types.gen.js';
 import { avatarSeed } from '../../domain/identity/avatar-seed.js';
 import { getUser, setHandle, type UserRecord } from '../../domain/identity/users.js';
-import type { HandlersFor } from '../handler.js';
+import { NO_STORE, type HandlersFor } from '../handler.js';
 import { requireUser } from './principal.js';
 import type { Bus } from '../../bus/bus.js';
 import { publishContestsChanged } from '../../bus/contest-events.js';
@@ -23,14 +23,14 @@ export function usersHandlers(deps: { bus: Bus }): HandlersFor<'getPreferences' 
   return {
     getPreferences: async (_req, { db, auth }) => {
       const { userId } = requireUser(auth);
-      return { status: 200, body: toPreferences(await getUser(db, userId)), headers: { 'Cache-Control': 'no-store' } };
+      return { status: 200, body: toPreferences(await getUser(db, userId)), headers: NO_STORE };
     },
     updatePreferences: async ({ body }, { db, auth }) => {
       const { userId } = requireUser(auth);
       const { handle } = body;
       const user = handle === undefined ? await getUser(db, userId) : await setHandle(db, userId, handle);
       if (handle !== undefined) await publishContestsChanged(deps.bus, null);
-      return { status: 200, body: toPreferences(user), headers: { 'Cache-Control': 'no-store' } };
+      return { status: 200, body: toPreferences(user), headers: NO_STORE };
     },
   };
 }
