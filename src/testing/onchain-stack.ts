@@ -2,7 +2,9 @@
 // (src/testing/chain.ts): a fresh PostgreSQL database, Redis queues (or BullMQ's PostgreSQL backend for the
 // PostgreSQL-only deployment), API processes and a workers process. Used by the onchain integration tests
 // and the settlement drills. Users sign in with wallets whose keys the test holds, so they can approve.
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { startTestChain, type TestChain, type TestChainOptions } from './chain.js';
@@ -10,6 +12,8 @@ import { call, createTestPrivy, type TestPrivy } from './identity.js';
 import { ledgerProblems } from './money.js';
 import { createTestDatabase, TEST_REDIS_URL, uniquePrefix, type TestDatabase } from './postgres.js';
 import { startServiceProcess, type ServiceProcess } from './service-process.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 export interface OnchainUser {
   wallet: PrivateKeyAccount;
@@ -33,6 +37,8 @@ export interface OnchainStack {
   /** Polls GET /v1/users/operations/{id} until the operation is final. */
   final(user: OnchainUser, operationId: string, timeoutMs?: number): Promise<Record<string, unknown>>;
   ledgerProblems(): Promise<unknown[]>;
+  /** `npm run ledger:check` with the service's env: its exit code and its onchain reconciliation line. */
+  ledgerCheck(): Promise<{ code: number | null; onchain: Record<string, unknown> | undefined; output: string }>;
   stop(): Promise<void>;
 }
 
@@ -108,6 +114,19 @@ export async function startOnchainStack(opts: OnchainStackOptions): Promise<Onch
       }
     },
     ledgerProblems: () => ledgerProblems(sql),
+    async ledgerCheck() {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/ledger-check.ts'], {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+      const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+      const line = output.split('\n').find((l) => l.startsWith('{"onchain"'));
+      return { code, onchain: line ? (JSON.parse(line) as { onchain: Record<string, unknown> }).onchain : undefined, output };
+    },
     async stop() {
       for (const p of [...workers, ...apis]) await p.stop('SIGKILL').catch(() => undefined);
       await sql.end().catch(() => undefined);
