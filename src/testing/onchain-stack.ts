@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { PrivateKeyAccount } from 'viem/accounts';
-import { startTestChain, type TestChain, type TestChainOptions } from './chain.js';
+import { startRpcProxy, startTestChain, type RpcProxy, type TestChain, type TestChainOptions } from './chain.js';
 import { call, createTestPrivy, type TestPrivy } from './identity.js';
 import { ledgerProblems } from './money.js';
 import { createTestDatabase, TEST_REDIS_URL, uniquePrefix, type TestDatabase } from './postgres.js';
@@ -23,6 +23,8 @@ export interface OnchainUser {
 
 export interface OnchainStack {
   chain: TestChain;
+  /** With `proxy`: the services reach the node through it (pause() makes the node unreachable). */
+  proxy: RpcProxy | undefined;
   db: TestDatabase;
   sql: pg.Client;
   privy: TestPrivy;
@@ -50,10 +52,13 @@ export interface OnchainStackOptions {
   env?: Record<string, string>;
   /** Start no workers process (the test starts them). */
   noWorkers?: boolean;
+  /** Put a TCP proxy between the services and the node. */
+  proxy?: boolean;
 }
 
 export async function startOnchainStack(opts: OnchainStackOptions): Promise<OnchainStack> {
   const chain = await startTestChain({ settlementUsdcMicros: 0n, ...opts.chain });
+  const proxy = opts.proxy ? await startRpcProxy(chain.anvil.port) : undefined;
   const db = await createTestDatabase(opts.label);
   const privy = await createTestPrivy();
   const sql = new pg.Client({ connectionString: db.url });
@@ -67,12 +72,14 @@ export async function startOnchainStack(opts: OnchainStackOptions): Promise<Onch
     ...(opts.deployment === 'redis' ? { REDIS_URL: TEST_REDIS_URL } : {}),
     ...privy.env,
     ...chain.env,
+    ...(proxy ? { CHAIN_RPC_URL: proxy.url } : {}),
     ...opts.env,
   };
   const apis: ServiceProcess[] = [];
   const workers: ServiceProcess[] = [];
   const stack: OnchainStack = {
     chain,
+    proxy,
     db,
     sql,
     privy,
@@ -131,6 +138,7 @@ export async function startOnchainStack(opts: OnchainStackOptions): Promise<Onch
       for (const p of [...workers, ...apis]) await p.stop('SIGKILL').catch(() => undefined);
       await sql.end().catch(() => undefined);
       await db.drop().catch(() => undefined);
+      await proxy?.stop();
       await chain.stop();
     },
   };
