@@ -5,9 +5,7 @@
 // signature), its destination gets exactly one Transfer and the ledger one posting. The node unreachable
 // for 20 s: the withdrawal settles after. A transaction stuck under a low fee is replaced at the same nonce
 // and mined once. The ledger and the onchain reconciliation are checked after each.
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { call } from '../src/testing/identity.js';
 import { startOnchainStack, type OnchainStack, type OnchainUser } from '../src/testing/onchain-stack.js';
 
@@ -29,22 +27,12 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => s?.stop());
 
-const withdraw = async (amount: number) => {
-  const to = privateKeyToAccount(generatePrivateKey()).address;
-  const res = await call(s.apis[0]!.baseUrl, 'POST /v1/users/withdraw', {
-    token: user.token,
-    body: { amount_micros: amount, destination_address: to, idempotency_key: randomUUID() },
-  });
-  expect(res.status).toBe(202);
-  return { id: res.body.operation_id as string, to };
+const withdraw = async (micros: number) => {
+  const w = await s.withdraw(user, micros);
+  expect(w.status).toBe(202);
+  return w;
 };
-const sentRows = async (id: string) =>
-  (
-    await s.sql.query(
-      `select hash, nonce::int as nonce, attempt, receipt_status, max_fee_per_gas::text as max_fee from chain_transactions where operation_id = $1 order by attempt`,
-      [id],
-    )
-  ).rows as Array<{ hash: string; nonce: number; attempt: number; receipt_status: string | null; max_fee: string }>;
+const sentRows = (id: string) => s.sentRows(id);
 const until = async <T>(what: string, fn: () => Promise<T | undefined>, ms = 60_000): Promise<T> => {
   const end = Date.now() + ms;
   for (;;) {
@@ -55,18 +43,10 @@ const until = async <T>(what: string, fn: () => Promise<T | undefined>, ms = 60_
   }
 };
 
-/** Settled exactly once: success, one Transfer to the destination in the hash answered, one settle posting. */
-async function expectPaidOnce(id: string, to: `0x${string}`, amount: number) {
-  const op = await s.final(user, id, 90_000);
-  expect(op).toMatchObject({ status: 'success', failure_code: null });
-  const transfers = await s.chain.transfers(to);
-  expect(transfers).toEqual([expect.objectContaining({ value: BigInt(amount), txHash: op.tx_hash })]);
-  const postings = (await s.sql.query(`select kind from ledger_transactions where reference = $1 order by kind`, [id])).rows.map((r) => r.kind);
-  expect(postings).toEqual(['withdraw_reserve', 'withdraw_settle']);
-  expect(await s.ledgerProblems()).toEqual([]);
-  const check = await s.ledgerCheck();
-  expect(check.onchain, check.output).toMatchObject({ deficit: false, surplus_micros: '0' });
-  return op;
+/** Settled exactly once: success, one Transfer to the destination in the hash answered, one settle posting, books square. */
+async function expectPaidOnce(id: string, to: `0x${string}`, micros: number) {
+  expect(await s.paidOnceProblems(user, id, to, micros)).toEqual([]);
+  return s.final(user, id);
 }
 
 describe('the workers process SIGKILLed mid-withdrawal', () => {

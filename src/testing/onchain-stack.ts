@@ -6,7 +6,8 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import type { PrivateKeyAccount } from 'viem/accounts';
+import type { Address } from 'viem';
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { startRpcProxy, startTestChain, type RpcProxy, type TestChain, type TestChainOptions } from './chain.js';
 import { call, createTestPrivy, type TestPrivy } from './identity.js';
 import { ledgerProblems } from './money.js';
@@ -19,6 +20,14 @@ export interface OnchainUser {
   wallet: PrivateKeyAccount;
   token: string;
   userId: string;
+}
+
+export interface SentRow {
+  hash: string;
+  nonce: number;
+  attempt: number;
+  receipt_status: string | null;
+  max_fee: string;
 }
 
 export interface OnchainStack {
@@ -36,6 +45,16 @@ export interface OnchainStack {
   newUser(usdcMicros?: bigint): Promise<OnchainUser>;
   /** A user with `micros` available in the app, deposited by a real pull deposit (approve + POST /v1/users/deposit). */
   fundedUser(micros: bigint): Promise<OnchainUser>;
+  /** POST /v1/users/withdraw of `micros` to a fresh address; the answer's status and operation id. */
+  withdraw(user: OnchainUser, micros: number, api?: number): Promise<{ id: string; to: Address; status: number }>;
+  /** Every transaction the operation signed, first attempt first. */
+  sentRows(id: string): Promise<SentRow[]>;
+  /**
+   * Waits for the withdrawal to be final, then what is wrong with it, if anything: not `success`, not
+   * exactly one Transfer of `micros` to `to` in the hash answered, not exactly one reserve and one settle
+   * posting, ledger problems, or a reconciliation that is not square.
+   */
+  paidOnceProblems(user: OnchainUser, id: string, to: Address, micros: number): Promise<string[]>;
   /** Polls GET /v1/users/operations/{id} until the operation is final. */
   final(user: OnchainUser, operationId: string, timeoutMs?: number): Promise<Record<string, unknown>>;
   ledgerProblems(): Promise<unknown[]>;
@@ -54,12 +73,15 @@ export interface OnchainStackOptions {
   noWorkers?: boolean;
   /** Put a TCP proxy between the services and the node. */
   proxy?: boolean;
+  /** Servers other than the shared test ones (the drills run on private servers). */
+  adminUrl?: string;
+  redisUrl?: string;
 }
 
 export async function startOnchainStack(opts: OnchainStackOptions): Promise<OnchainStack> {
   const chain = await startTestChain({ settlementUsdcMicros: 0n, ...opts.chain });
   const proxy = opts.proxy ? await startRpcProxy(chain.anvil.port) : undefined;
-  const db = await createTestDatabase(opts.label);
+  const db = await createTestDatabase(opts.label, opts.adminUrl);
   const privy = await createTestPrivy();
   const sql = new pg.Client({ connectionString: db.url });
   await sql.connect();
@@ -69,7 +91,7 @@ export async function startOnchainStack(opts: OnchainStackOptions): Promise<Onch
     QUEUE_PREFIX: uniquePrefix(opts.label),
     RATE_LIMIT_PER_MINUTE: '0',
     DEPOSIT_SYNC_WAIT_MS: '0',
-    ...(opts.deployment === 'redis' ? { REDIS_URL: TEST_REDIS_URL } : {}),
+    ...(opts.deployment === 'redis' ? { REDIS_URL: opts.redisUrl ?? TEST_REDIS_URL } : {}),
     ...privy.env,
     ...chain.env,
     ...(proxy ? { CHAIN_RPC_URL: proxy.url } : {}),
@@ -119,6 +141,39 @@ export async function startOnchainStack(opts: OnchainStackOptions): Promise<Onch
         if (Date.now() > until) throw new Error(`operation ${operationId} still ${JSON.stringify(r.body)} after ${timeoutMs} ms`);
         await new Promise((res) => setTimeout(res, 100));
       }
+    },
+    async withdraw(user, micros, api = 0) {
+      const to = privateKeyToAccount(generatePrivateKey()).address;
+      const res = await call(apis[api]!.baseUrl, 'POST /v1/users/withdraw', {
+        token: user.token,
+        body: { amount_micros: micros, destination_address: to, idempotency_key: crypto.randomUUID() },
+      });
+      return { id: (res.body.operation_id ?? res.body.details?.operation_id) as string, to, status: res.status };
+    },
+    async sentRows(id) {
+      const { rows } = await sql.query(
+        `select hash, nonce::int as nonce, attempt, receipt_status, max_fee_per_gas::text as max_fee
+           from chain_transactions where operation_id = $1 order by attempt`,
+        [id],
+      );
+      return rows as SentRow[];
+    },
+    async paidOnceProblems(user, id, to, micros) {
+      const problems: string[] = [];
+      const op = await stack.final(user, id, 120_000);
+      if (op.status !== 'success') problems.push(`operation ${id} ended ${JSON.stringify(op)}`);
+      const paid = await chain.transfers(to);
+      if (paid.length !== 1) problems.push(`${to} received ${paid.length} transfers`);
+      else if (paid[0]!.value !== BigInt(micros) || paid[0]!.txHash !== op.tx_hash)
+        problems.push(`${to}: ${JSON.stringify(paid[0], (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))} vs ${String(op.tx_hash)}`);
+      const postings = (await sql.query(`select kind from ledger_transactions where reference = $1 order by kind`, [id])).rows.map(
+        (r) => r.kind as string,
+      );
+      if (postings.join() !== 'withdraw_reserve,withdraw_settle') problems.push(`operation ${id} postings: ${postings.join()}`);
+      for (const p of await ledgerProblems(sql)) problems.push(`ledger: ${JSON.stringify(p)}`);
+      const check = await stack.ledgerCheck();
+      if (check.code !== 0 || check.onchain?.surplus_micros !== '0') problems.push(`ledger:check: ${check.output}`);
+      return problems;
     },
     ledgerProblems: () => ledgerProblems(sql),
     async ledgerCheck() {
