@@ -3,11 +3,14 @@
 // process. Each drill streams deposits, injects its fault, recovers, then prints what clients were
 // answered per phase and checks the books (scripts/drills/harness.ts verify()). Exit 1 if any drill fails.
 // Drills: postgres-restart, redis-kill-keep, redis-kill-empty, api-sigkill, workers-sigkill, workers-outage
-// (scripts/drills/workers-outage.ts: workers gone for 60 s under deposits, reads and RFQ trading); and the abuse
-// drills of scripts/drills/abuse.ts (ws-frame-flood, socket-flood), which print their own numbers.
+// (scripts/drills/workers-outage.ts: workers gone for 60 s under deposits, reads and RFQ trading); the abuse
+// drills of scripts/drills/abuse.ts (ws-frame-flood, socket-flood), which print their own numbers; and the
+// onchain settlement drills of scripts/drills/settlement.ts (chain-kill-after-sign, chain-kill-after-broadcast,
+// chain-kill-after-receipt, chain-rpc-down, chain-stuck-fee), each on its own anvil chain.
 import { ABUSE_DRILLS, type AbuseDrill } from './abuse.js';
 import { workersOutage } from './workers-outage.js';
 import { DepositStream, openEnv, sleep, verify, waitReady, type Env } from './harness.js';
+import { ONCHAIN_DRILLS, type OnchainDrill } from './settlement.js';
 
 interface Drill {
   name: string;
@@ -80,7 +83,18 @@ async function runAbuseDrill(d: AbuseDrill): Promise<boolean> {
   }
 }
 
-async function runDrill(d: Drill | AbuseDrill): Promise<boolean> {
+async function runOnchainDrill(d: OnchainDrill): Promise<boolean> {
+  const started = Date.now();
+  const { ok, report } = await d.run();
+  process.stdout.write(
+    `${JSON.stringify({ drill: d.name, what: d.what, ...report, seconds: Math.round((Date.now() - started) / 1000) }, null, 2)}\n`,
+  );
+  process.stdout.write(`${ok ? 'PASS' : 'FAIL'} ${d.name}\n\n`);
+  return ok;
+}
+
+async function runDrill(d: Drill | AbuseDrill | OnchainDrill): Promise<boolean> {
+  if ('kind' in d) return runOnchainDrill(d);
   if ('run' in d) return runAbuseDrill(d);
   const started = Date.now();
   const env = await openEnv(d.name);
@@ -108,7 +122,7 @@ async function runDrill(d: Drill | AbuseDrill): Promise<boolean> {
   }
 }
 
-const ALL: Array<Drill | AbuseDrill> = [...DRILLS, workersOutage, ...ABUSE_DRILLS];
+const ALL: Array<Drill | AbuseDrill | OnchainDrill> = [...DRILLS, workersOutage, ...ABUSE_DRILLS, ...ONCHAIN_DRILLS];
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const unknown = wanted.filter((w) => !ALL.some((d) => d.name === w));
 if (unknown.length) {

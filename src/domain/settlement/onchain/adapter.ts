@@ -12,6 +12,8 @@ import { microsFromDb } from '../../ledger/amounts.js';
 import type { SettlementAdapter, SettlementResult } from '../adapter.js';
 import { checkChain, shortReason, type Chain } from './chain.js';
 import { advanceOnchain } from './sender.js';
+import { reconcile } from './reconcile.js';
+import { ledgerRepository } from '../../../db/repositories/ledger.repository.js';
 
 export function createOnchainSettlement(chain: Chain, log: Logger): SettlementAdapter {
   const { settings } = chain;
@@ -70,6 +72,11 @@ export function createOnchainSettlement(chain: Chain, log: Logger): SettlementAd
         spenderAddress: chain.settlementAddress,
       };
     },
+    reconcile: (em) => {
+      const repo = ledgerRepository(db(em));
+      return reconcile(chain, <T>(text: string) => repo.check<T>(text));
+    },
+    gasFloorWei: settings.gasFloorWei,
     close: () => chain.close(),
   };
 }
