@@ -99,11 +99,13 @@ select "id", "rfq_id", "maker_address", "maker_user_id", "client_quote_id", "odd
 
 -- RfqRepository.quotesLocked
 -- parameters: $1 = "00000000-0000-4000-8000-000000000001"
-select "id", "rfq_id", "maker_address", "maker_user_id", "client_quote_id", "odds_bps", "max_fill", "valid_until_ms", "signature", "status", "reason", "filled_stake", "received_at_ms"
+select "rfq_quotes"."id", "rfq_quotes"."rfq_id", "rfq_quotes"."maker_address", "rfq_quotes"."maker_user_id", "rfq_quotes"."client_quote_id", "rfq_quotes"."odds_bps", "rfq_quotes"."max_fill", "rfq_quotes"."valid_until_ms", "rfq_quotes"."signature", "rfq_quotes"."status", "rfq_quotes"."reason", "rfq_quotes"."filled_stake", "rfq_quotes"."received_at_ms", "a"."balance" as "maker_available"
   from "rfq_quotes"
-  where "rfq_id" = $1
-  order by "odds_bps" desc, "received_at_ms", "id"
-  for update;
+  left join "ledger_accounts" as "a" on "a"."user_id" = "rfq_quotes"."maker_user_id"
+  and "a"."kind" = 'user_available'
+  where "rfq_quotes"."rfq_id" = $1
+  order by "rfq_quotes"."odds_bps" desc, "rfq_quotes"."received_at_ms", "rfq_quotes"."id"
+  for update of "rfq_quotes";
 
 -- RfqRepository.recordQuote
 -- parameters: $1 = "00000000-0000-4000-8000-000000000001", $2 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $3 = null, $4 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $5 = null, $6 = "1700000000100", $7 = "1700000000100", $8 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $9 = "10000000", $10 = 20000, $11 = "10000000", $12 = "00000000-0000-4000-8000-000000000001", $13 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $14 = "00000000-0000-4000-8000-000000000002", $15 = "00000000-0000-4000-8000-000000000001", $16 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $17 = null, $18 = 20000, $19 = "10000000", $20 = "1700000010000", $21 = "0xcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd", $22 = "1700000000100"

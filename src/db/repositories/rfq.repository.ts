@@ -210,16 +210,22 @@ export class RfqRepository {
     return this.db.selectFrom('rfq_quotes').select(QUOTE_COLUMNS).where('rfq_id', '=', rfqId).where('maker_address', '=', makerAddress).execute();
   }
 
-  /** Every quote of the RFQ, locked (after the RFQ row), best first: the live ones are the candidates. */
+  /**
+   * Every quote of the RFQ, locked (after the RFQ row), best first: the live ones are the candidates. With
+   * each maker's available balance read WITHOUT a lock (the close allocates on it, then locks only the
+   * makers it chose and checks again: src/domain/rfq/fill.ts).
+   */
   quotesLocked(rfqId: string) {
     return this.db
       .selectFrom('rfq_quotes')
-      .select(QUOTE_COLUMNS)
-      .where('rfq_id', '=', rfqId)
-      .orderBy('odds_bps', 'desc')
-      .orderBy('received_at_ms')
-      .orderBy('id')
-      .forUpdate()
+      .leftJoin('ledger_accounts as a', (j) => j.onRef('a.user_id', '=', 'rfq_quotes.maker_user_id').on('a.kind', '=', sql.lit('user_available')))
+      .select(QUOTE_COLUMNS.map((c) => `rfq_quotes.${c}` as const))
+      .select('a.balance as maker_available')
+      .where('rfq_quotes.rfq_id', '=', rfqId)
+      .orderBy('rfq_quotes.odds_bps', 'desc')
+      .orderBy('rfq_quotes.received_at_ms')
+      .orderBy('rfq_quotes.id')
+      .forUpdate('rfq_quotes')
       .execute();
   }
 
