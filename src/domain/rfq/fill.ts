@@ -6,7 +6,8 @@ import { randomUUID } from 'node:crypto';
 import type { Em } from '../../db/orm.js';
 import { fillsRepository, type NewPosition, type QuoteOutcomeRow, type RfqClose } from '../../db/repositories/fills.repository.js';
 import { db } from '../../db/schema.js';
-import { lockUserBalances, postAll, type LockedAccounts, type Posting } from '../ledger/ledger.js';
+import { lockUserBalances, planPostings, postAll, type LockedAccounts, type Posting } from '../ledger/ledger.js';
+import type { PostingRows } from '../../db/repositories/ledger.repository.js';
 import { allocate, type Allocation, type QuoteCandidate, type QuoteOutcome } from './allocate.js';
 import type { RfqDeps } from './deps.js';
 import { routeOf, type RfqEvent } from './events.js';
@@ -66,6 +67,7 @@ async function finish(
   outcomes: readonly QuoteOutcome[],
   close: RfqClose,
   position: NewPosition | null,
+  ledger: PostingRows | null = null,
 ) {
   const rows: QuoteOutcomeRow[] = outcomes.map((o) => ({
     id: o.quoteId,
@@ -73,7 +75,7 @@ async function finish(
     reason: o.status === 'filled' ? null : o.reason,
     filledStake: o.status === 'filled' ? o.fill.fillMicros : 0n,
   }));
-  await fillsRepository(db(tx)).closeWrites(r.id, close, rows, position);
+  await fillsRepository(db(tx)).closeWrites(r.id, close, rows, position, ledger);
   const byId = new Map(rows.map((o) => [o.id, o]));
   const quotes = all
     .map((q): QuoteRecord => {
@@ -210,8 +212,8 @@ export async function fillRfq(
   const outcomes = [...allocation.quotes, ...outbid];
 
   if (allocation.status === 'expired') {
-    await postAll(tx, releasePosting(r, r.stakeMicros), locked);
-    return { ...(await finish(tx, r, all, outcomes, unfilled('expired', nowMs, allocation.reason), null)), allocation };
+    const ledger = planPostings(releasePosting(r, r.stakeMicros), locked).rows; // written by the close's statement
+    return { ...(await finish(tx, r, all, outcomes, unfilled('expired', nowMs, allocation.reason), null, ledger)), allocation };
   }
 
   const positionId = randomUUID();
@@ -226,7 +228,8 @@ export async function fillRfq(
   const postings: Posting[] = makerEntries.length
     ? [{ kind: 'rfq_fill', reference: positionId, idempotencyKey: `rfq:${r.id}`, entries: makerEntries }]
     : [];
-  await postAll(tx, [...postings, ...releasePosting(r, allocation.releasedMicros)], locked);
+  // Checked here (InsufficientBalance), written by the close's one statement with the position.
+  const ledger = planPostings([...postings, ...releasePosting(r, allocation.releasedMicros)], locked).rows;
   const position: NewPosition = {
     id: positionId,
     rfqId: r.id,
@@ -266,5 +269,5 @@ export async function fillRfq(
     oddsBps: allocation.oddsBps,
     positionId,
   };
-  return { ...(await finish(tx, r, all, outcomes, close, position)), allocation };
+  return { ...(await finish(tx, r, all, outcomes, close, position, ledger)), allocation };
 }
