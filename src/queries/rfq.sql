@@ -30,12 +30,10 @@ select count(*) as "n"
 
 -- RfqRepository.insert
 -- parameters: $1 = "00000000-0000-4000-8000-000000000001", $2 = "00000000-0000-4000-8000-000000000002", $3 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $4 = "7", $5 = "0xabababababababababababababababababababababababababababababababab", $6 = "0xcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd", $7 = "[]", $8 = "10000000", $9 = 15000, $10 = "FOK", $11 = "best", $12 = "1700000030000", $13 = "1700000000500", $14 = "1700000030000", $15 = "1700000000500", $16 = "1700000000000", $17 = "00000000-0000-4000-8000-000000000002", $18 = "00000000-0000-4000-8000-000000000002", $19 = 10
-insert into "rfqs" ("id", "taker_user_id", "taker_address", "nonce", "order_hash", "signature", "legs", "stake", "min_odds_bps", "order_type", "fill_mode", "deadline_ms", "quote_deadline_ms", "expires_at_ms", "due_at_ms", "created_at_ms", "idempotency_key")
-  select $1::uuid, $2::uuid, $3::text, $4::int8, $5::text, $6::text, $7::jsonb, $8::int8, $9::integer, $10::text, $11::text, $12::int8, $13::int8, $14::int8, $15::int8, $16::int8, $17::uuid
-  where (select count(*) from rfqs where taker_user_id = $18::uuid and status = 'open') < $19
-  on conflict on constraint "rfqs_taker_nonce_key"
-  do nothing
-  returning "id", "taker_user_id", "taker_address", "nonce", "order_hash", "signature", "legs", "stake", "min_odds_bps", "order_type", "fill_mode", "status", "deadline_ms", "quote_deadline_ms", "expires_at_ms", "created_at_ms", "closed_at_ms", "filled_stake", "payout", "odds_bps", "position_id", "close_reason", "idempotency_key";
+with ins as (insert into rfqs ("id", "taker_user_id", "taker_address", "nonce", "order_hash", "signature", "legs", "stake", "min_odds_bps", "order_type", "fill_mode", "deadline_ms", "quote_deadline_ms", "expires_at_ms", "due_at_ms", "created_at_ms", "idempotency_key")
+  select $1::uuid, $2::uuid, $3::text, $4::int8, $5::text, $6::text, $7::jsonb, $8::int8, $9::integer, $10::text, $11::text, $12::int8, $13::int8, $14::int8, $15::int8, $16::int8, $17::uuid where (select count(*) from rfqs where taker_user_id = $18::uuid and status = 'open') < $19
+  on conflict on constraint rfqs_taker_nonce_key do nothing
+  returning "id", "taker_user_id", "taker_address", "nonce", "order_hash", "signature", "legs", "stake", "min_odds_bps", "order_type", "fill_mode", "status", "deadline_ms", "quote_deadline_ms", "expires_at_ms", "created_at_ms", "closed_at_ms", "filled_stake", "payout", "odds_bps", "position_id", "close_reason", "idempotency_key") select * from ins;
 
 -- RfqRepository.get
 -- parameters: $1 = "00000000-0000-4000-8000-000000000001"

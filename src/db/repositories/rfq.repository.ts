@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import type { Db } from '../schema.js';
 import { int8 } from '../int8.js';
 import { anyOf } from '../sql.js';
+import { postingCtes, type PostingRows } from './ledger.repository.js';
 
 const RFQ_COLUMNS = [
   'id',
@@ -97,6 +98,9 @@ export interface RecordedQuote {
   prior_signature: string | null;
 }
 
+/** An RFQ row as `get` selects it. */
+export type RfqRow = NonNullable<Awaited<ReturnType<RfqRepository['get']>>>;
+
 export class RfqRepository {
   constructor(private readonly db: Db) {}
 
@@ -139,10 +143,11 @@ export class RfqRepository {
   /**
    * Inserts the RFQ unless the (taker, nonce) is taken or the taker already has `maxOpen` open RFQs, in ONE
    * statement (the count runs in the insert's own snapshot: after the caller's lock that serialises the
-   * taker's creates, so it is exact). Returns the new row as stored, or undefined when nothing was inserted
-   * (the caller tells the two apart with byNonce / countOpen, off the common path).
+   * taker's creates, so it is exact), with `ledger` (the stake's reservation, planned against the locked
+   * accounts) written by the same statement when the row is. Returns the new row as stored, or undefined
+   * when nothing was inserted (the caller tells the two apart with byNonce / countOpen, off the common path).
    */
-  async insert(r: NewRfqRow, maxOpen: number) {
+  async insert(r: NewRfqRow, maxOpen: number, ledger: PostingRows | null = null): Promise<RfqRow | undefined> {
     const open = sql<string>`(select count(*) from rfqs where taker_user_id = ${r.takerUserId}::uuid and status = 'open')`;
     // Each column with its value, so the insert's column list and its select list cannot drift apart.
     const values = [
@@ -164,13 +169,14 @@ export class RfqRepository {
       ['created_at_ms', sql`${int8(r.createdAtMs)}::int8`],
       ['idempotency_key', sql`${r.idempotencyKey}::uuid`],
     ] as const;
-    return this.db
-      .insertInto('rfqs')
-      .columns(values.map(([column]) => column))
-      .expression(sql`select ${sql.join(values.map(([, value]) => value))} where ${open} < ${maxOpen}`)
-      .onConflict((oc) => oc.constraint('rfqs_taker_nonce_key').doNothing())
-      .returning(RFQ_COLUMNS)
-      .executeTakeFirst();
+    const ins = sql`ins as (insert into rfqs (${sql.join(values.map(([column]) => sql.ref(column)))})
+        select ${sql.join(values.map(([, value]) => value))} where ${open} < ${maxOpen}
+        on conflict on constraint rfqs_taker_nonce_key do nothing
+        returning ${sql.join(RFQ_COLUMNS.map((c) => sql.ref(c)))})`;
+    // The stake's reservation, written in the same statement only when the RFQ was inserted.
+    const parts = [ins, ...(ledger?.txs.length ? postingCtes(ledger, sql`exists (select 1 from ins)`) : [])];
+    const { rows } = await sql<RfqRow>`with ${sql.join(parts)} select * from ins`.execute(this.db);
+    return rows[0];
   }
 
   /** `lock`: 'update' for a close, 'share' for a quote insert (a quote never lands on a closing RFQ). */
