@@ -8,6 +8,9 @@ import { startServiceProcess, type ServiceProcess } from '../../src/testing/serv
  * BENCH_NODE_OPTIONS (e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof' to profile the service), and the service's own
  * DATABASE_PREPARED_STATEMENTS (0: without named statements).
  */
+/** The EIP-712 domain salt of the benches' production-mode services (production requires one of its own). */
+export const BENCH_EIP712_SALT = `0x${'be'.repeat(32)}`;
+
 export const passedThroughEnv = (): Record<string, string | undefined> => ({
   NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS,
   DATABASE_PREPARED_STATEMENTS: process.env.DATABASE_PREPARED_STATEMENTS,

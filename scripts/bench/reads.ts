@@ -21,7 +21,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { createTestPrivy } from '../../src/testing/identity.js';
 import { newUserSession } from '../../src/testing/money.js';
-import { startBenchService, type BenchService } from './harness.js';
+import { BENCH_EIP712_SALT, startBenchService, type BenchService } from './harness.js';
 
 const { values } = parseArgs({
   options: {
@@ -106,6 +106,7 @@ try {
   const privy = await createTestPrivy();
   bench = await startBenchService('benchreads', {
     NODE_ENV: 'production',
+    RFQ_EIP712_SALT: BENCH_EIP712_SALT,
     OPERATOR_TOKEN: 'bench-operator-token-0123456789',
     // e.g. BENCH_SERVICE_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=/tmp/prof': a CPU profile of the service, written when it stops.
     NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS,
