@@ -32,7 +32,7 @@ if (!current.data) fail('GET /v1/markets/current', current);
 const { market } = current.data;
 process.stdout.write(`market ${market.market_id}: ${market.asset} ${market.duration_secs}s from ${new Date(market.start_at_ms).toISOString()}\n`);
 
-const typedData = await fetchTypedData(client); // the domain's name and chainId are deployment settings
+const typedData = await fetchTypedData(client); // the domain's name, chainId and salt are deployment settings
 const order: RfqOrderJson = {
   taker: account.address,
   legs: [{ market_id: market.market_id, direction: env.DIRECTION === 'down' ? 'down' : 'up' }],

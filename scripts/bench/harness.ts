@@ -6,12 +6,14 @@ import { startServiceProcess, type ServiceProcess } from '../../src/testing/serv
 /**
  * Settings the bench's own environment passes to every service process it starts, to compare runs side by side:
  * BENCH_NODE_OPTIONS (e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof' to profile the service), and the service's own
- * DATABASE_PREPARED_STATEMENTS (0: without named statements) and SIGNATURE_THREADS (1: recover on a worker thread).
+ * DATABASE_PREPARED_STATEMENTS (0: without named statements).
  */
+/** The EIP-712 domain salt of the benches' production-mode services (production requires one of its own). */
+export const BENCH_EIP712_SALT = `0x${'be'.repeat(32)}`;
+
 export const passedThroughEnv = (): Record<string, string | undefined> => ({
   NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS,
   DATABASE_PREPARED_STATEMENTS: process.env.DATABASE_PREPARED_STATEMENTS,
-  SIGNATURE_THREADS: process.env.SIGNATURE_THREADS,
 });
 
 export interface BenchService {

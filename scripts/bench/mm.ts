@@ -1,16 +1,18 @@
-// `npm run bench:mm [-- --handshakes 1500 --concurrency 16 --idle 5000 --signature-threads N]`: market-maker WebSocket costs,
+// `npm run bench:mm [-- --handshakes 1500 --concurrency 16 --idle 5000]`: market-maker WebSocket costs,
 // measured side by side in one run against the real service (PostgreSQL + Redis):
-//   1. raw EIP-191 signature recoveries per second (viem, this process) — the floor of a handshake;
+//   1. raw EIP-191 signature checks per second (hash + the service's native recovery, this process);
 //   2. authenticated handshakes per second end to end (connect, auth, challenge, sign, verify, session row),
-//      after 300 warm-up handshakes (the service JIT-compiles its handshake path and the curve code first, as
-//      the recoveries of item 1 are warmed up);
+//      after 300 warm-up handshakes, next to the same load against a bare `ws` server doing the challenge
+//      and one native recovery (mm-bare-server.ts): the ceiling a handshake is compared with;
 //   3. service memory per idle authenticated connection with `--idle` connections open (RSS delta / n).
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
-import { recoverMessageAddress } from 'viem';
+import { hashMessage } from 'viem';
 import { randomBytes } from 'node:crypto';
+import { spawn } from 'node:child_process';
+import { recoverSigner } from '../../src/domain/signatures/recover.js';
 import { MarketMakerClient, signAuthChallenge, authMessageBytes, DEFAULT_AUTH_DOMAIN } from '@contest-rfq/sdk';
 import { pool, startBenchService } from './harness.js';
 
@@ -19,9 +21,7 @@ const { values } = parseArgs({
     handshakes: { type: 'string', default: '1500' },
     concurrency: { type: 'string', default: '16' },
     idle: { type: 'string', default: '5000' },
-    recoveries: { type: 'string', default: '500' },
-    /** The service's SIGNATURE_THREADS (default: its own default, cores - 1). */
-    'signature-threads': { type: 'string' },
+    recoveries: { type: 'string', default: '5000' },
   },
 });
 const H = Number(values.handshakes);
@@ -40,7 +40,6 @@ const bench = await startBenchService('benchmm', {
   MM_MAX_CONNECTIONS_PER_IP: String(IDLE + C + 10),
   MM_MAX_UNAUTHENTICATED_PER_IP: String(Math.max(C, 50) + 10), // handshakes in flight at once
   HTTP_MAX_CONNECTIONS_PER_IP: '0', // every connection comes from 127.0.0.1
-  SIGNATURE_THREADS: values['signature-threads'],
 });
 const { svc } = bench;
 const clients: MarketMakerClient[] = [];
@@ -59,25 +58,38 @@ try {
   const ts = Math.floor(Date.now() / 1000);
   const signature = await signAuthChallenge(account, DEFAULT_AUTH_DOMAIN, nonce, ts);
   const raw = authMessageBytes(DEFAULT_AUTH_DOMAIN, nonce, ts);
-  for (let i = 0; i < 20; i++) await recoverMessageAddress({ message: { raw }, signature }); // warm-up
+  for (let i = 0; i < 200; i++) recoverSigner(hashMessage({ raw }), signature); // warm-up
   let t = performance.now();
-  for (let i = 0; i < R; i++) await recoverMessageAddress({ message: { raw }, signature });
+  for (let i = 0; i < R; i++) recoverSigner(hashMessage({ raw }), signature);
   const recoveriesPerSec = R / ((performance.now() - t) / 1000);
 
   // 2. Handshakes end to end (each on a fresh connection, closed afterwards), from a load generator in a
   // process of its own (mm-clients.ts): the clients' signing does not run on this process's clock.
-  const out = execFileSync(process.execPath, ['--import', 'tsx', 'scripts/bench/mm-clients.ts', url, key, String(H), String(C)], {
-    encoding: 'utf8',
-    maxBuffer: 1 << 20,
-  });
-  const gen = JSON.parse(out.trim().split('\n').at(-1)!) as {
-    handshakes: number;
-    seconds: number;
-    cpu: number;
-    sessionP50Ms: number;
-    stopP50Ms: number;
-  };
+  const generate = (target: string) =>
+    JSON.parse(
+      execFileSync(process.execPath, ['--import', 'tsx', 'scripts/bench/mm-clients.ts', target, key, String(H), String(C)], {
+        encoding: 'utf8',
+        maxBuffer: 1 << 20,
+      })
+        .trim()
+        .split('\n')
+        .at(-1)!,
+    ) as { handshakes: number; seconds: number; cpu: number; sessionP50Ms: number; stopP50Ms: number };
+  const gen = generate(url);
   const handshakesPerSec = gen.handshakes / gen.seconds;
+  // The same load against the bare server (its own process, as the service is).
+  const bare = spawn(process.execPath, ['--import', 'tsx', 'scripts/bench/mm-bare-server.ts'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let barePerSec = NaN;
+  try {
+    const port = await new Promise<number>((resolve, reject) => {
+      bare.stdout.once('data', (d: Buffer) => resolve((JSON.parse(String(d).trim().split('\n')[0]!) as { port: number }).port));
+      bare.once('exit', (code) => reject(new Error(`the bare server exited (${code})`)));
+    });
+    const b = generate(`ws://127.0.0.1:${port}/v1/ws`);
+    barePerSec = b.handshakes / b.seconds;
+  } finally {
+    bare.kill();
+  }
 
   // 3. Idle authenticated connections.
   await sleep(2000);
@@ -99,14 +111,14 @@ try {
       handshakes: H,
       concurrency: C,
       idle_connections: IDLE,
-      signature_threads: values['signature-threads'] ?? 'default',
     }),
   );
-  console.log(`raw signature recoveries : ${recoveriesPerSec.toFixed(0)}/s (viem recoverMessageAddress, this process)`);
+  console.log(`raw signature checks     : ${recoveriesPerSec.toFixed(0)}/s (EIP-191 hash + native recovery, this process)`);
   console.log(
     `authenticated handshakes : ${handshakesPerSec.toFixed(0)}/s end to end (concurrency ${C}; clients signing in their own process, ${((100 * gen.cpu) / gen.seconds).toFixed(0)}% of a core)`,
   );
-  console.log(`handshakes / recoveries  : ${(handshakesPerSec / recoveriesPerSec).toFixed(2)} (goal >= 0.5)`);
+  console.log(`bare ws server           : ${barePerSec.toFixed(0)}/s (challenge + one native recovery, no database; same load generator)`);
+  console.log(`handshakes / bare server : ${(handshakesPerSec / barePerSec).toFixed(2)} (goal >= 0.5)`);
   console.log(
     `per handshake (client)   : connect -> session p50 ${gen.sessionP50Ms.toFixed(1)} ms, stop -> closed p50 ${gen.stopP50Ms.toFixed(1)} ms`,
   );

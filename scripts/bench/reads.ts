@@ -21,7 +21,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { createTestPrivy } from '../../src/testing/identity.js';
 import { newUserSession } from '../../src/testing/money.js';
-import { startBenchService, type BenchService } from './harness.js';
+import { BENCH_EIP712_SALT, startBenchService, type BenchService } from './harness.js';
 
 const { values } = parseArgs({
   options: {
@@ -108,6 +108,7 @@ try {
     NODE_ENV: 'production',
     ALLOW_DEMO_SETTLEMENT: 'true',
     ALLOW_DEMO_PRICES: 'true', // the bench's windows resolve from the demo prices
+    RFQ_EIP712_SALT: BENCH_EIP712_SALT,
     OPERATOR_TOKEN: 'bench-operator-token-0123456789',
     // e.g. BENCH_SERVICE_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=/tmp/prof': a CPU profile of the service, written when it stops.
     NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS,

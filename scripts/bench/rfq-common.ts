@@ -12,7 +12,7 @@ import { createTestPrivy, type TestPrivy } from '../../src/testing/identity.js';
 import { createTestDatabase, TEST_REDIS_URL, uniquePrefix, type TestDatabase } from '../../src/testing/postgres.js';
 import { newTaker, type Party } from '../../src/testing/rfq-trade.js';
 import { startServiceProcess, type ServiceProcess } from '../../src/testing/service-process.js';
-import { passedThroughEnv, percentile, row } from './harness.js';
+import { BENCH_EIP712_SALT, passedThroughEnv, percentile, row } from './harness.js';
 import { fundedUser } from '../../src/testing/funding.js';
 
 export const OPERATOR_TOKEN = 'bench-operator-token-0123456789';
@@ -83,6 +83,7 @@ export async function startPair(name: string, mode: Backend, legs: number, extra
     // As deployed (our code then skips the schema check of every outbound frame; libraries may read NODE_ENV too):
     // 12-20% less CPU per fill than NODE_ENV=development on a 2-core box. BENCH_NODE_ENV=development measures that.
     NODE_ENV: process.env.BENCH_NODE_ENV ?? 'production',
+    RFQ_EIP712_SALT: BENCH_EIP712_SALT,
     DATABASE_URL: testDb.url,
     REDIS_URL: mode === 'redis' ? TEST_REDIS_URL : undefined,
     QUEUE_PREFIX: uniquePrefix(name),

@@ -3,7 +3,9 @@
 // and PostgreSQL. These are the raw ceilings of docs/performance.md.
 //   npm run bench:rfq-primitives [-- --messages=2000]
 import { RFQ_EIP712_SALT_DEV } from '../../src/constants.js';
+import { Worker } from 'node:worker_threads';
 import { hashTypedData, recoverTypedDataAddress } from 'viem';
+import { recoverSigner } from '../../src/domain/signatures/recover.js';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createBus } from '../../src/bus/create.js';
 import { type Bus } from '../../src/bus/bus.js';
@@ -71,7 +73,20 @@ await rate('hashTypedData (RfqOrder, 2 legs)', 5000, () => hashTypedData(typed))
 await rate('signTypedData (RfqOrder, 2 legs)', 500, () => account.signTypedData(typed));
 await rate('recoverTypedDataAddress (RfqOrder, 2 legs)', 500, () => recoverTypedDataAddress({ ...typed, signature }));
 await rate('recoverTypedDataAddress (Quote)', 500, () => recoverTypedDataAddress({ ...quoteTyped, signature: quoteSig }));
-await rate('verifyOrderSignature (ours: one hash + recover)', 500, () => verifyOrderSignature(domain, order, signature));
+await rate('verifyOrderSignature (ours: one hash + native recover)', 5000, () => verifyOrderSignature(domain, order, signature));
+const digest = hashTypedData(typed);
+await rate('recoverSigner (native libsecp256k1, digest given)', 5000, () => recoverSigner(digest, signature));
+// What a worker-thread pool would add per recovery (the former SIGNATURE_THREADS): one message to a thread
+// and its answer, with no work at all on the thread.
+const echo = new Worker('require("node:worker_threads").parentPort.on("message", (m) => require("node:worker_threads").parentPort.postMessage(m))', {
+  eval: true,
+});
+await rate(
+  'worker-thread round trip (postMessage there and back, no work)',
+  5000,
+  () => new Promise((r) => (echo.once('message', r), echo.postMessage({ digest, signature }))),
+);
+await echo.terminate();
 
 const db = await createTestDatabase('benchbus');
 try {

@@ -5,9 +5,8 @@
 //   1. RFQ -> first quote, per backend (PostgreSQL + Redis; PostgreSQL only: the bus is LISTEN/NOTIFY):
 //      rfq-first-quote.ts; floor = one order recovery + one reserve-shaped tx + one bus hop.
 //   2. close overhead: best-mode response time - RFQ_QUOTE_WINDOW_MS, next to the fill-shaped tx floor.
-//   3. sustained fills/s: closed-loop takers x auto-quoting makers, hot maker (M=1) vs several; ratios to
-//      the signature ceiling (raw recoveries/s x cores / 2: a fill recovers the order and the chosen quote)
-//      and to the same writes as plain SQL.
+//   3. sustained fills/s: closed-loop takers x auto-quoting makers, hot maker (M=1) vs several; signature
+//      checks/s (hash + native recovery, one core) against fills/s, and the same writes as plain SQL.
 //   5. RSS of API process A per subscribed maker socket and per open manual-mode RFQ.
 // Items 2, 3 and 5 run on PostgreSQL + Redis with a short quote window (250 ms: on a busy 2-core box the
 // created -> quote_ack time alone reached ~110 ms p50 at 100 ms, so most RFQs expired instead of filling).
@@ -82,7 +81,7 @@ if (ITEMS.has('1')) {
       statsLine('  of which create -> commit (this process)', r.commit);
       statsLine('  of which commit -> rfq frame (bus, gateway B)', r.fanout);
     }
-    statsLine('floor: order recovery (viem, this process)', r.fl.recover);
+    statsLine('floor: order signature check (native, this process)', r.fl.recover);
     statsLine('floor: reserve-shaped write tx (sequential)', r.fl.tx);
     statsLine('floor: bus hop (publish -> other instance)', r.fl.hop);
     console.log(
@@ -155,25 +154,24 @@ if (ITEMS.has('2') || ITEMS.has('3') || ITEMS.has('5')) {
       statsLine('floor: fill-shaped write tx (sequential)', tx.fill);
       statsLine('floor: reserve-shaped write tx (sequential)', tx.reserve);
       const sig = await recoveries(pair.domain, order, FLOOR_N);
-      statsLine('floor: one typed-data recovery (the chosen quote)', sig.stats);
-      const closeFloor = tx.fill.p50 + sig.stats.p50;
+      statsLine('one signature check (now at quote_ack, not in the close)', sig.stats);
       console.log(
-        `close overhead p50 = ${(r.overhead.p50 / tx.fill.p50).toFixed(1)}x the fill-tx floor (target <= 3x), ${(r.overhead.p50 / closeFloor).toFixed(1)}x the fill tx + the chosen quote's recovery that 3.6 puts on the close path (${closeFloor.toFixed(2)} ms); answers ${JSON.stringify(Object.fromEntries(r.statuses))}, quotes refused ${JSON.stringify(Object.fromEntries(r.refused))}`,
+        `close overhead p50 = ${(r.overhead.p50 / tx.fill.p50).toFixed(1)}x the fill-tx floor (target <= 6x); answers ${JSON.stringify(Object.fromEntries(r.statuses))}, quotes refused ${JSON.stringify(Object.fromEntries(r.refused))}`,
       );
     }
 
     if (ITEMS.has('3')) {
-      const rec = await recoveries(pair.domain, order, FLOOR_N);
-      const sigCeiling = (rec.perSecond * CORES) / 2;
+      const rec = await recoveries(pair.domain, order, Math.max(FLOOR_N, 2000));
+      const sigCeiling = rec.perSecond;
       console.log(
-        `\n3. sustained fills: ${fill.takers} takers (posting to ${fill.spread ? 'A and B in turn' : 'A'}) in a closed loop for ${fill.durationMs / 1000} s each run; signature ceiling ${rec.perSecond.toFixed(0)} recoveries/s x ${CORES} cores / 2 = ${sigCeiling.toFixed(0)} fills/s`,
+        `\n3. sustained fills: ${fill.takers} takers (posting to ${fill.spread ? 'A and B in turn' : 'A'}) in a closed loop for ${fill.durationMs / 1000} s each run; signature checks ${rec.perSecond.toFixed(0)}/s on one core (typed-data hash + native recovery)`,
       );
       console.log(
         row([
           ['makers', -8],
           ['fills/s', 9],
           ['SQL fills/s', 12],
-          ['/ sig ceiling', 14],
+          ['sig checks/fill/s', 17],
           ['/ SQL', 8],
           ['bench cpu', 10],
           ['answers', -40],
@@ -188,7 +186,7 @@ if (ITEMS.has('2') || ITEMS.has('3') || ITEMS.has('5')) {
             [m === 1 ? '1 (hot)' : m, -8],
             [r.fillsPerSecond.toFixed(0), 9],
             [sql.toFixed(0), 12],
-            [`${((100 * r.fillsPerSecond) / sigCeiling).toFixed(0)}%`, 14],
+            [`${(sigCeiling / Math.max(1, r.fillsPerSecond)).toFixed(0)}x`, 17],
             [`${((100 * r.fillsPerSecond) / sql).toFixed(0)}%`, 8],
             [`${(100 * r.coreShare).toFixed(0)}%`, 10],
             [

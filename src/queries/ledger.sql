@@ -29,14 +29,11 @@ select a.id, a.balance, a.user_id, a.kind, a.contest_id from ledger_accounts a
 
 -- LedgerRepository.insertPostings
 -- parameters: $1 = ["00000000-0000-4000-8000-000000000002"], $2 = ["deposit"], $3 = ["00000000-0000-4000-8000-000000000001"], $4 = [null], $5 = ["00000000-0000-4000-8000-000000000002","00000000-0000-4000-8000-000000000002"], $6 = ["1","2"], $7 = ["-100","100"]
-with t as (
-    insert into ledger_transactions (id, kind, reference, idempotency_key)
-    select * from unnest($1::uuid[], $2::text[], $3::text[],
-      $4::text[])
-  )
-  insert into ledger_entries (transaction_id, account_id, amount)
+with ledger_tx as (insert into ledger_transactions (id, kind, reference, idempotency_key)
+  select * from unnest($1::uuid[], $2::text[], $3::text[],
+    $4::text[]) where true), ledger_en as (insert into ledger_entries (transaction_id, account_id, amount)
   select tx, a, m from unnest($5::uuid[], $6::bigint[], $7::bigint[])
-    with ordinality as e(tx, a, m, n) order by n;
+    with ordinality as e(tx, a, m, n) where true order by n) select 1;
 
 -- LedgerRepository.userBalances
 -- parameters: $1 = "00000000-0000-4000-8000-000000000001"

@@ -30,12 +30,10 @@ select count(*) as "n"
 
 -- RfqRepository.insert
 -- parameters: $1 = "00000000-0000-4000-8000-000000000001", $2 = "00000000-0000-4000-8000-000000000002", $3 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $4 = "7", $5 = "0xabababababababababababababababababababababababababababababababab", $6 = "0xcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd", $7 = "[]", $8 = "10000000", $9 = 15000, $10 = "FOK", $11 = "best", $12 = "1700000030000", $13 = "1700000000500", $14 = "1700000030000", $15 = "1700000000500", $16 = "1700000000000", $17 = "00000000-0000-4000-8000-000000000002", $18 = "00000000-0000-4000-8000-000000000002", $19 = 10
-insert into "rfqs" ("id", "taker_user_id", "taker_address", "nonce", "order_hash", "signature", "legs", "stake", "min_odds_bps", "order_type", "fill_mode", "deadline_ms", "quote_deadline_ms", "expires_at_ms", "due_at_ms", "created_at_ms", "idempotency_key")
-  select $1::uuid, $2::uuid, $3::text, $4::int8, $5::text, $6::text, $7::jsonb, $8::int8, $9::integer, $10::text, $11::text, $12::int8, $13::int8, $14::int8, $15::int8, $16::int8, $17::uuid
-  where (select count(*) from rfqs where taker_user_id = $18::uuid and status = 'open') < $19
-  on conflict on constraint "rfqs_taker_nonce_key"
-  do nothing
-  returning "id", "taker_user_id", "taker_address", "nonce", "order_hash", "signature", "legs", "stake", "min_odds_bps", "order_type", "fill_mode", "status", "deadline_ms", "quote_deadline_ms", "expires_at_ms", "created_at_ms", "closed_at_ms", "filled_stake", "payout", "odds_bps", "position_id", "close_reason", "idempotency_key";
+with ins as (insert into rfqs ("id", "taker_user_id", "taker_address", "nonce", "order_hash", "signature", "legs", "stake", "min_odds_bps", "order_type", "fill_mode", "deadline_ms", "quote_deadline_ms", "expires_at_ms", "due_at_ms", "created_at_ms", "idempotency_key")
+  select $1::uuid, $2::uuid, $3::text, $4::int8, $5::text, $6::text, $7::jsonb, $8::int8, $9::integer, $10::text, $11::text, $12::int8, $13::int8, $14::int8, $15::int8, $16::int8, $17::uuid where (select count(*) from rfqs where taker_user_id = $18::uuid and status = 'open') < $19
+  on conflict on constraint rfqs_taker_nonce_key do nothing
+  returning "id", "taker_user_id", "taker_address", "nonce", "order_hash", "signature", "legs", "stake", "min_odds_bps", "order_type", "fill_mode", "status", "deadline_ms", "quote_deadline_ms", "expires_at_ms", "created_at_ms", "closed_at_ms", "filled_stake", "payout", "odds_bps", "position_id", "close_reason", "idempotency_key") select * from ins;
 
 -- RfqRepository.get
 -- parameters: $1 = "00000000-0000-4000-8000-000000000001"
@@ -99,13 +97,15 @@ select "id", "rfq_id", "maker_address", "maker_user_id", "client_quote_id", "odd
 
 -- RfqRepository.quotesLocked
 -- parameters: $1 = "00000000-0000-4000-8000-000000000001"
-select "id", "rfq_id", "maker_address", "maker_user_id", "client_quote_id", "odds_bps", "max_fill", "valid_until_ms", "signature", "status", "reason", "filled_stake", "received_at_ms", exists (select 1
+select "rfq_quotes"."id", "rfq_quotes"."rfq_id", "rfq_quotes"."maker_address", "rfq_quotes"."maker_user_id", "rfq_quotes"."client_quote_id", "rfq_quotes"."odds_bps", "rfq_quotes"."max_fill", "rfq_quotes"."valid_until_ms", "rfq_quotes"."signature", "rfq_quotes"."status", "rfq_quotes"."reason", "rfq_quotes"."filled_stake", "rfq_quotes"."received_at_ms", "a"."balance" as "maker_available", exists (select 1
   from market_makers m
-  where lower(m.wallet_address) = maker_address and m.removed_at is not null) as "maker_removed"
+  where lower(m.wallet_address) = rfq_quotes.maker_address and m.removed_at is not null) as "maker_removed"
   from "rfq_quotes"
-  where "rfq_id" = $1
-  order by "odds_bps" desc, "received_at_ms", "id"
-  for update;
+  left join "ledger_accounts" as "a" on "a"."user_id" = "rfq_quotes"."maker_user_id"
+  and "a"."kind" = 'user_available'
+  where "rfq_quotes"."rfq_id" = $1
+  order by "rfq_quotes"."odds_bps" desc, "rfq_quotes"."received_at_ms", "rfq_quotes"."id"
+  for update of "rfq_quotes";
 
 -- RfqRepository.recordQuote
 -- parameters: $1 = "00000000-0000-4000-8000-000000000001", $2 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $3 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $4 = null, $5 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $6 = null, $7 = "1700000000100", $8 = "1700000000100", $9 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $10 = "10000000", $11 = 20000, $12 = "10000000", $13 = "00000000-0000-4000-8000-000000000001", $14 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $15 = "00000000-0000-4000-8000-000000000002", $16 = "00000000-0000-4000-8000-000000000001", $17 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $18 = null, $19 = 20000, $20 = "10000000", $21 = "1700000010000", $22 = "0xcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd", $23 = "1700000000100"

@@ -4,6 +4,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../schema.js';
 import { int8 } from '../int8.js';
+import { postingCtes, type PostingRows } from './ledger.repository.js';
 
 export interface RfqClose {
   status: 'filled' | 'expired' | 'cancelled';
@@ -58,11 +59,18 @@ export class FillsRepository {
   constructor(private readonly db: Db) {}
 
   /**
-   * Everything a close writes besides the ledger, in ONE statement: the RFQ's final state, each quote's
-   * outcome and, on a fill, the position with its legs, fill rows and trading counters (data-modifying
-   * CTEs; the foreign keys to the new position are checked at the end of the statement).
+   * Everything a close writes, in ONE statement: the RFQ's final state, each quote's outcome, the ledger
+   * postings (`ledger`, planned against accounts the caller locked) and, on a fill, the position with its
+   * legs, fill rows and trading counters (data-modifying CTEs; the foreign keys are checked at the end of
+   * the statement).
    */
-  async closeWrites(rfqId: string, c: RfqClose, outcomes: readonly QuoteOutcomeRow[], position: NewPosition | null): Promise<void> {
+  async closeWrites(
+    rfqId: string,
+    c: RfqClose,
+    outcomes: readonly QuoteOutcomeRow[],
+    position: NewPosition | null,
+    ledger: PostingRows | null = null,
+  ): Promise<void> {
     const parts = [
       sql`closed as (update rfqs set status = ${c.status}, closed_at_ms = ${int8(c.closedAtMs)}::int8, close_reason = ${c.closeReason},
           filled_stake = ${int8(c.filledStake)}::int8, payout = ${c.payout === null ? null : int8(c.payout)}::int8, odds_bps = ${c.oddsBps}::integer,
@@ -73,6 +81,7 @@ export class FillsRepository {
           ${outcomes.map((r) => int8(r.filledStake))}::bigint[]) as t(id, status, reason, filled)
         where q.id = t.id)`,
     ];
+    if (ledger?.txs.length) parts.push(...postingCtes(ledger));
     if (position) {
       const p = position;
       const f = p.fills;

@@ -1,7 +1,30 @@
 // The ledger's SQL. Set-based statements (one statement whatever the number of entries) are written with
 // Kysely's `sql` tag and one narrow result type each; the rest with the query builder, typed by the schema.
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../schema.js';
+
+/** Ledger transactions and their entries as rows to insert (amounts are int8 decimal strings). */
+export interface PostingRows {
+  txs: ReadonlyArray<{ id: string; kind: string; reference: string; idempotencyKey: string | null }>;
+  entries: { transactionIds: readonly string[]; accountIds: readonly string[]; amounts: readonly string[] };
+}
+
+/**
+ * The two data-modifying CTEs (`ledger_tx`, `ledger_en`) that write `p`, for a statement that writes
+ * something else with them (an RFQ and its reserve, a fill and its liabilities), written only when `when`
+ * holds. Entries go in the given order, so the per-entry balance trigger sees them as sequential postings.
+ */
+export function postingCtes(p: PostingRows, when: RawBuilder<unknown> = sql`true`): RawBuilder<unknown>[] {
+  const { txs, entries } = p;
+  return [
+    sql`ledger_tx as (insert into ledger_transactions (id, kind, reference, idempotency_key)
+        select * from unnest(${txs.map((t) => t.id)}::uuid[], ${txs.map((t) => t.kind)}::text[], ${txs.map((t) => t.reference)}::text[],
+          ${txs.map((t) => t.idempotencyKey)}::text[]) where ${when})`,
+    sql`ledger_en as (insert into ledger_entries (transaction_id, account_id, amount)
+        select tx, a, m from unnest(${entries.transactionIds}::uuid[], ${entries.accountIds}::bigint[], ${entries.amounts}::bigint[])
+          with ordinality as e(tx, a, m, n) where ${when} order by n)`,
+  ];
+}
 
 export type SystemAccountKind = 'settlement_clearing' | 'treasury';
 export type UserAccountKind = 'user_available' | 'user_reserved' | 'user_app_token';
@@ -50,18 +73,8 @@ export class LedgerRepository {
    * Several ledger transactions and their entries in ONE statement (entries in the given order, so the
    * per-entry balance trigger sees them as sequential postings would). Amounts are int8 decimal strings.
    */
-  async insertPostings(
-    txs: ReadonlyArray<{ id: string; kind: string; reference: string; idempotencyKey: string | null }>,
-    entries: { transactionIds: readonly string[]; accountIds: readonly string[]; amounts: readonly string[] },
-  ): Promise<void> {
-    await sql`with t as (
-        insert into ledger_transactions (id, kind, reference, idempotency_key)
-        select * from unnest(${txs.map((t) => t.id)}::uuid[], ${txs.map((t) => t.kind)}::text[], ${txs.map((t) => t.reference)}::text[],
-          ${txs.map((t) => t.idempotencyKey)}::text[])
-      )
-      insert into ledger_entries (transaction_id, account_id, amount)
-      select tx, a, m from unnest(${entries.transactionIds}::uuid[], ${entries.accountIds}::bigint[], ${entries.amounts}::bigint[])
-        with ordinality as e(tx, a, m, n) order by n`.execute(this.db);
+  async insertPostings(p: PostingRows): Promise<void> {
+    await sql`with ${sql.join(postingCtes(p))} select 1`.execute(this.db);
   }
 
   userBalances(userId: string) {

@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import type { Db } from '../schema.js';
 import { int8 } from '../int8.js';
 import { anyOf } from '../sql.js';
+import { postingCtes, type PostingRows } from './ledger.repository.js';
 
 const RFQ_COLUMNS = [
   'id',
@@ -97,6 +98,9 @@ export interface RecordedQuote {
   prior_signature: string | null;
 }
 
+/** An RFQ row as `get` selects it. */
+export type RfqRow = NonNullable<Awaited<ReturnType<RfqRepository['get']>>>;
+
 export class RfqRepository {
   constructor(private readonly db: Db) {}
 
@@ -139,10 +143,11 @@ export class RfqRepository {
   /**
    * Inserts the RFQ unless the (taker, nonce) is taken or the taker already has `maxOpen` open RFQs, in ONE
    * statement (the count runs in the insert's own snapshot: after the caller's lock that serialises the
-   * taker's creates, so it is exact). Returns the new row as stored, or undefined when nothing was inserted
-   * (the caller tells the two apart with byNonce / countOpen, off the common path).
+   * taker's creates, so it is exact), with `ledger` (the stake's reservation, planned against the locked
+   * accounts) written by the same statement when the row is. Returns the new row as stored, or undefined
+   * when nothing was inserted (the caller tells the two apart with byNonce / countOpen, off the common path).
    */
-  async insert(r: NewRfqRow, maxOpen: number) {
+  async insert(r: NewRfqRow, maxOpen: number, ledger: PostingRows | null = null): Promise<RfqRow | undefined> {
     const open = sql<string>`(select count(*) from rfqs where taker_user_id = ${r.takerUserId}::uuid and status = 'open')`;
     // Each column with its value, so the insert's column list and its select list cannot drift apart.
     const values = [
@@ -164,13 +169,14 @@ export class RfqRepository {
       ['created_at_ms', sql`${int8(r.createdAtMs)}::int8`],
       ['idempotency_key', sql`${r.idempotencyKey}::uuid`],
     ] as const;
-    return this.db
-      .insertInto('rfqs')
-      .columns(values.map(([column]) => column))
-      .expression(sql`select ${sql.join(values.map(([, value]) => value))} where ${open} < ${maxOpen}`)
-      .onConflict((oc) => oc.constraint('rfqs_taker_nonce_key').doNothing())
-      .returning(RFQ_COLUMNS)
-      .executeTakeFirst();
+    const ins = sql`ins as (insert into rfqs (${sql.join(values.map(([column]) => sql.ref(column)))})
+        select ${sql.join(values.map(([, value]) => value))} where ${open} < ${maxOpen}
+        on conflict on constraint rfqs_taker_nonce_key do nothing
+        returning ${sql.join(RFQ_COLUMNS.map((c) => sql.ref(c)))})`;
+    // The stake's reservation, written in the same statement only when the RFQ was inserted.
+    const parts = [ins, ...(ledger?.txs.length ? postingCtes(ledger, sql`exists (select 1 from ins)`) : [])];
+    const { rows } = await sql<RfqRow>`with ${sql.join(parts)} select * from ins`.execute(this.db);
+    return rows[0];
   }
 
   /** `lock`: 'update' for a close, 'share' for a quote insert (a quote never lands on a closing RFQ). */
@@ -212,22 +218,25 @@ export class RfqRepository {
 
   /**
    * Every quote of the RFQ, locked (after the RFQ row), best first: the live ones whose maker was not
-   * removed (`maker_removed`) are the candidates.
+   * removed (`maker_removed`) are the candidates. With each maker's available balance read WITHOUT a lock (the
+   * close allocates on it, then locks only the makers it chose and checks again: src/domain/rfq/fill.ts).
    */
   quotesLocked(rfqId: string) {
     return this.db
       .selectFrom('rfq_quotes')
-      .select(QUOTE_COLUMNS)
+      .leftJoin('ledger_accounts as a', (j) => j.onRef('a.user_id', '=', 'rfq_quotes.maker_user_id').on('a.kind', '=', sql.lit('user_available')))
+      .select(QUOTE_COLUMNS.map((c) => `rfq_quotes.${c}` as const))
+      .select('a.balance as maker_available')
       .select(
-        sql<boolean>`exists (select 1 from market_makers m where lower(m.wallet_address) = maker_address and m.removed_at is not null)`.as(
+        sql<boolean>`exists (select 1 from market_makers m where lower(m.wallet_address) = rfq_quotes.maker_address and m.removed_at is not null)`.as(
           'maker_removed',
         ),
       )
-      .where('rfq_id', '=', rfqId)
-      .orderBy('odds_bps', 'desc')
-      .orderBy('received_at_ms')
-      .orderBy('id')
-      .forUpdate()
+      .where('rfq_quotes.rfq_id', '=', rfqId)
+      .orderBy('rfq_quotes.odds_bps', 'desc')
+      .orderBy('rfq_quotes.received_at_ms')
+      .orderBy('rfq_quotes.id')
+      .forUpdate('rfq_quotes')
       .execute();
   }
 

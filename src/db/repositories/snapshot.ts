@@ -44,10 +44,9 @@ const CATALOG: Record<string, Array<[string, (db: Db) => Promise<unknown>]>> = {
     [
       'LedgerRepository.insertPostings',
       (db) =>
-        new LedgerRepository(db).insertPostings([{ id: U2, kind: 'deposit', reference: U1, idempotencyKey: null }], {
-          transactionIds: [U2, U2],
-          accountIds: ['1', '2'],
-          amounts: ['-100', '100'],
+        new LedgerRepository(db).insertPostings({
+          txs: [{ id: U2, kind: 'deposit', reference: U1, idempotencyKey: null }],
+          entries: { transactionIds: [U2, U2], accountIds: ['1', '2'], amounts: ['-100', '100'] },
         }),
     ],
     ['LedgerRepository.userBalances', (db) => new LedgerRepository(db).userBalances(U1)],

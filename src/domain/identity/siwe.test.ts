@@ -3,6 +3,7 @@ import { createSiweMessage } from 'viem/siwe';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../errors.js';
 import { checkSiwe, checkSiweSignature, parseSiwe } from './siwe.js';
+import { recoverMessageAddress } from 'viem';
 import { newNonce } from './wallet-nonces.js';
 
 const account = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
@@ -71,13 +72,19 @@ describe('Sign-In with Ethereum checks', () => {
   it('verifies the personal_sign signature of the message by its address', async () => {
     const m = message();
     const signature = await account.signMessage({ message: m });
-    expect(() => checkSiweSignature(m, account.address, signature)).not.toThrow();
+    await expect(checkSiweSignature(m, account.address, signature)).resolves.toBeUndefined();
     const other = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
     const foreign = await other.signMessage({ message: m });
-    expect(() => checkSiweSignature(m, account.address, foreign)).toThrow(expect.objectContaining({ code: 'INVALID_SIWE_MESSAGE' }));
-    expect(() => checkSiweSignature(`${m}\n`, account.address, signature)).toThrow(expect.objectContaining({ code: 'INVALID_SIWE_MESSAGE' }));
+    await expect(checkSiweSignature(m, account.address, foreign)).rejects.toMatchObject({ code: 'INVALID_SIWE_MESSAGE' });
+    await expect(checkSiweSignature(`${m}\n`, account.address, signature)).rejects.toMatchObject({ code: 'INVALID_SIWE_MESSAGE' });
     const badV = `${signature.slice(0, -2)}05`;
-    expect(() => checkSiweSignature(m, account.address, badV)).toThrow(expect.objectContaining({ status: 401, code: 'INVALID_SIWE_MESSAGE' }));
+    await expect(checkSiweSignature(m, account.address, badV)).rejects.toMatchObject({ status: 401, code: 'INVALID_SIWE_MESSAGE' });
+    // The malleable twin (s -> n - s, v flipped) recovers the same address in viem; EIP-2 refuses it.
+    const n = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+    const v = Number.parseInt(signature.slice(130), 16);
+    const twin = `${signature.slice(0, 66)}${(n - BigInt(`0x${signature.slice(66, 130)}`)).toString(16).padStart(64, '0')}${(v === 27 ? 28 : 27).toString(16)}`;
+    expect(await recoverMessageAddress({ message: m, signature: twin as `0x${string}` })).toBe(account.address);
+    await expect(checkSiweSignature(m, account.address, twin)).rejects.toMatchObject({ status: 401, code: 'INVALID_SIWE_MESSAGE' });
   });
 
   it('issues alphanumeric nonces of at least 16 characters that never repeat', () => {

@@ -72,7 +72,7 @@ export function checkSiwe(parsed: ReturnType<typeof parseSiwe>, expect: SiweExpe
 }
 
 /** EIP-191 personal_sign signature by the message's address (externally owned accounts). */
-export function checkSiweSignature(message: string, address: string, signature: string): void {
+export async function checkSiweSignature(message: string, address: string, signature: string): Promise<void> {
   let ok = false;
   try {
     // EIP-191 digest, native recovery (src/domain/signatures/recover.ts: high-s and malformed refused).

@@ -7,7 +7,13 @@ import { randomUUID } from 'node:crypto';
 import type { Em } from '../../db/orm.js';
 import { int8 } from '../../db/int8.js';
 import { db } from '../../db/schema.js';
-import { ledgerRepository, type LedgerRepository, type SystemAccountKind, type UserAccountKind } from '../../db/repositories/ledger.repository.js';
+import {
+  ledgerRepository,
+  type LedgerRepository,
+  type PostingRows,
+  type SystemAccountKind,
+  type UserAccountKind,
+} from '../../db/repositories/ledger.repository.js';
 import { Unprocessable } from '../errors.js';
 import { microsFromDb } from './amounts.js';
 
@@ -106,13 +112,32 @@ export async function post(em: Em, p: Posting): Promise<Map<string, bigint>> {
  * Returns the balances after all of them.
  */
 export async function postAll(em: Em, postings: readonly Posting[], locked?: LockedAccounts): Promise<Map<string, bigint>> {
+  const refs = refsOf(postings);
+  const repo = ledgerRepository(db(em));
+  const accounts = locked && [...refs.keys()].every((k) => locked.has(k)) ? locked : await lockRefs(repo, [...refs.values()]);
+  const { rows, after } = planPostings(postings, accounts);
+  await repo.insertPostings(rows);
+  if (locked) for (const [k, balance] of after) if (locked.has(k)) locked.set(k, { id: locked.get(k)!.id, balance });
+  return after;
+}
+
+function refsOf(postings: readonly Posting[]): Map<string, AccountRef> {
   const refs = new Map<string, AccountRef>();
   for (const p of postings) {
     validatePosting(p);
     for (const e of p.entries) refs.set(refKey(e.account), e.account);
   }
-  const repo = ledgerRepository(db(em));
-  const accounts = locked && [...refs.keys()].every((k) => locked.has(k)) ? locked : await lockRefs(repo, [...refs.values()]);
+  return refs;
+}
+
+/**
+ * What postAll writes, without writing it: the rows of `postings` against accounts the caller has locked
+ * (every account they touch must be in `accounts`), checked as postAll checks them (InsufficientBalance),
+ * with the balances after. For a caller that writes them in a statement of its own (postingCtes).
+ */
+export function planPostings(postings: readonly Posting[], accounts: LockedAccounts): { rows: PostingRows; after: Map<string, bigint> } {
+  const refs = refsOf(postings);
+  for (const k of refs.keys()) if (!accounts.has(k)) throw new Error(`ledger account ${k} is not locked`);
   const after = new Map<string, bigint>();
   for (const k of refs.keys()) after.set(k, accounts.get(k)!.balance);
   const txs: Array<{ id: string; kind: string; reference: string; idempotencyKey: string | null }> = [];
@@ -134,9 +159,7 @@ export async function postAll(em: Em, postings: readonly Posting[], locked?: Loc
     }
     txs.push({ id: txId, kind: p.kind, reference: p.reference, idempotencyKey: p.idempotencyKey ?? null });
   }
-  await repo.insertPostings(txs, entries);
-  if (locked) for (const [k, balance] of after) if (locked.has(k)) locked.set(k, { id: locked.get(k)!.id, balance });
-  return after;
+  return { rows: { txs, entries }, after };
 }
 
 export interface UserBalances {

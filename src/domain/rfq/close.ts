@@ -10,12 +10,16 @@ import type { RejectedReason } from './allocate.js';
 import type { RfqEvent } from './events.js';
 import type { RfqWrite } from './create.js';
 import { nowOf, type RfqDeps } from './deps.js';
-import { expireRfq, fillRfq } from './fill.js';
+import { CollateralMoved, expireRfq, fillRfq } from './fill.js';
+import { microsFromDb } from '../ledger/amounts.js';
 import { loadRfq, rfqNotFound } from './queries.js';
 import { quoteFromRow, rfqFromRow } from './rows.js';
 import { compareQuoteRecords, type RfqRecord } from './records.js';
 
-/** The locked RFQ with every quote (locked after it, best first) and the live ones among them. */
+/**
+ * The locked RFQ with every quote (locked after it, best first), the live ones among them, and each quoting
+ * maker's available balance as read without a lock (by user id).
+ */
 async function lockOpen(tx: Em, rfqId: string) {
   const repo = rfqRepository(db(tx));
   const row = isUuid(rfqId) ? await repo.get(rfqId, 'update') : undefined;
@@ -23,8 +27,9 @@ async function lockOpen(tx: Em, rfqId: string) {
   const rows = row.status === 'open' ? await repo.quotesLocked(rfqId) : [];
   // A maker removed since quoting cannot fill (its removal cancelled its live quotes; this is the backstop).
   const unregistered = new Set(rows.filter((q) => q.maker_removed).map((q) => q.id));
+  const unlocked = new Map(rows.filter((q) => q.maker_user_id).map((q) => [q.maker_user_id!, microsFromDb(q.maker_available ?? '0')]));
   const all = rows.map(quoteFromRow).sort(compareQuoteRecords);
-  return { rfq: rfqFromRow(row, all.length), live: all.filter((q) => q.status === 'live' && !unregistered.has(q.id)), all };
+  return { rfq: rfqFromRow(row, all.length), live: all.filter((q) => q.status === 'live' && !unregistered.has(q.id)), all, unlocked };
 }
 
 const bettingClosed = (r: RfqRecord, nowMs: number) => r.legs.some((l) => l.betting_closes_at_ms <= nowMs);
@@ -33,6 +38,15 @@ const bettingClosed = (r: RfqRecord, nowMs: number) => r.legs.some((l) => l.bett
  * Its own transaction. Closes the RFQ if it is due; otherwise changes nothing (`changed: false`).
  */
 export async function closeRfq(em: Em, deps: RfqDeps, rfqId: string): Promise<RfqWrite & { changed: boolean }> {
+  try {
+    return await closeOnce(em, deps, rfqId, true);
+  } catch (err) {
+    if (!(err instanceof CollateralMoved)) throw err;
+    return closeOnce(em, deps, rfqId, false); // rare: lock every candidate maker this time
+  }
+}
+
+async function closeOnce(em: Em, deps: RfqDeps, rfqId: string, lockChosenOnly: boolean): Promise<RfqWrite & { changed: boolean }> {
   return em.transactional(async (tx) => {
     const locked = await lockOpen(tx, rfqId);
     if (!locked) throw new NotFound('RFQ_NOT_FOUND', `no RFQ ${rfqId}`);
@@ -41,7 +55,9 @@ export async function closeRfq(em: Em, deps: RfqDeps, rfqId: string): Promise<Rf
     if (r.status !== 'open') return unchanged();
     const now = nowOf(deps);
     if (bettingClosed(r, now)) return { ...(await expireRfq(tx, r, live, 'expired', 'betting_closed', 'betting_closed', now, all)), changed: true };
-    if (r.fillMode === 'best' && now >= r.quoteDeadlineMs) return { ...(await fillRfq(tx, deps, r, live, [], now, all)), changed: true };
+    if (r.fillMode === 'best' && now >= r.quoteDeadlineMs) {
+      return { ...(await fillRfq(tx, deps, r, live, [], now, all, lockChosenOnly ? locked.unlocked : undefined)), changed: true };
+    }
     if (now >= r.expiresAtMs) return { ...(await expireRfq(tx, r, live, 'expired', 'deadline', 'rfq_expired', now, all)), changed: true };
     return unchanged();
   });

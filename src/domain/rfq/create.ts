@@ -7,7 +7,8 @@ import { int8ToNumber } from '../../db/int8.js';
 import { rfqRepository } from '../../db/repositories/rfq.repository.js';
 import { db } from '../../db/schema.js';
 import { Conflict, NotFound, Unprocessable } from '../errors.js';
-import { lockUserBalances, postAll } from '../ledger/ledger.js';
+import { InsufficientBalance, lockUserBalances, planPostings, type Posting } from '../ledger/ledger.js';
+import type { PostingRows } from '../../db/repositories/ledger.repository.js';
 import { bettingClosesAt } from '../markets/windows.js';
 import { MAX_KNOWN_WINDOWS, nowOf, type RfqDeps, type RfqWindowInfo } from './deps.js';
 import type { RfqEvent } from './events.js';
@@ -135,6 +136,25 @@ export async function createRfq(tx: Em, deps: RfqDeps, input: CreateRfqInput): P
   const id = randomUUID();
   const expiresAtMs = Math.min(order.deadline_ms, firstClose);
   const stake = BigInt(order.stake_micros);
+  // The stake's reservation, checked against the locked balance here and written by the insert's statement.
+  // A short balance is answered after the insert's own refusals (NONCE_REUSED and OPEN_RFQ_LIMIT come first).
+  const reserve: Posting = {
+    kind: 'rfq_reserve',
+    reference: id,
+    idempotencyKey: `rfq:${id}`,
+    entries: [
+      { account: { userId: input.userId, kind: 'user_available' }, amount: -stake },
+      { account: { userId: input.userId, kind: 'user_reserved' }, amount: stake },
+    ],
+  };
+  let ledger: PostingRows | null = null;
+  let short: InsufficientBalance | null = null;
+  try {
+    ledger = planPostings([reserve], locked).rows;
+  } catch (err) {
+    if (!(err instanceof InsufficientBalance)) throw err;
+    short = err;
+  }
   const inserted = await repo.insert(
     {
       id,
@@ -156,6 +176,7 @@ export async function createRfq(tx: Em, deps: RfqDeps, input: CreateRfqInput): P
       idempotencyKey: input.idempotencyKey,
     },
     settings.maxOpenPerUser,
+    ledger,
   );
   if (!inserted) {
     // Off the common path: the nonce was used before (or by a concurrent request that committed first), or the limit.
@@ -169,21 +190,7 @@ export async function createRfq(tx: Em, deps: RfqDeps, input: CreateRfqInput): P
     );
   }
 
-  await postAll(
-    tx,
-    [
-      {
-        kind: 'rfq_reserve',
-        reference: id,
-        idempotencyKey: `rfq:${id}`,
-        entries: [
-          { account: { userId: input.userId, kind: 'user_available' }, amount: -stake },
-          { account: { userId: input.userId, kind: 'user_reserved' }, amount: stake },
-        ],
-      },
-    ],
-    locked,
-  );
+  if (short) throw short; // the transaction rolls back: no RFQ
   // What a read would return now: the row as inserted, no quotes yet.
   const rfq: RfqWithQuotes = { rfq: rfqFromRow(inserted, 0), quotes: [] };
   return { rfq, events: [{ topic: 'rfq.open', frame: rfqFrame(rfq.rfq) }] };

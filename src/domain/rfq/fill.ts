@@ -6,7 +6,8 @@ import { randomUUID } from 'node:crypto';
 import type { Em } from '../../db/orm.js';
 import { fillsRepository, type NewPosition, type QuoteOutcomeRow, type RfqClose } from '../../db/repositories/fills.repository.js';
 import { db } from '../../db/schema.js';
-import { lockUserBalances, postAll, type LockedAccounts, type Posting } from '../ledger/ledger.js';
+import { lockUserBalances, planPostings, postAll, type LockedAccounts, type Posting } from '../ledger/ledger.js';
+import type { PostingRows } from '../../db/repositories/ledger.repository.js';
 import { allocate, type Allocation, type QuoteCandidate, type QuoteOutcome } from './allocate.js';
 import type { RfqDeps } from './deps.js';
 import { routeOf, type RfqEvent } from './events.js';
@@ -66,6 +67,7 @@ async function finish(
   outcomes: readonly QuoteOutcome[],
   close: RfqClose,
   position: NewPosition | null,
+  ledger: PostingRows | null = null,
 ) {
   const rows: QuoteOutcomeRow[] = outcomes.map((o) => ({
     id: o.quoteId,
@@ -73,7 +75,7 @@ async function finish(
     reason: o.status === 'filled' ? null : o.reason,
     filledStake: o.status === 'filled' ? o.fill.fillMicros : 0n,
   }));
-  await fillsRepository(db(tx)).closeWrites(r.id, close, rows, position);
+  await fillsRepository(db(tx)).closeWrites(r.id, close, rows, position, ledger);
   const byId = new Map(rows.map((o) => [o.id, o]));
   const quotes = all
     .map((q): QuoteRecord => {
@@ -142,10 +144,22 @@ export async function expireRfq(
   return { ...(await finish(tx, r, all, outcomes, unfilled(status, nowMs, reason), null)), allocation: null };
 }
 
+/** A chosen maker's collateral moved between the unlocked read and its lock: run the close again, locking every candidate. */
+export class CollateralMoved extends Error {
+  constructor() {
+    super('a chosen maker no longer covers its liability under lock');
+    this.name = 'CollateralMoved';
+  }
+}
+
 /**
- * Fills the RFQ from `candidates` (its live quotes, or the one a taker accepted) by 3.6: best first, greedy,
- * each maker's collateral checked under the ledger locks
- * (taker and makers locked in one ordered statement). `others` are live quotes left out (not filled, outbid).
+ * Fills the RFQ from `candidates` (its live quotes, or the one a taker accepted) by 3.6: best first, greedy.
+ * `unlocked` (each candidate maker's available balance by user id, read without a lock with the quotes): the
+ * allocation runs on it and then only the taker and the makers it chose are locked (one ordered statement),
+ * so closes of RFQs that share makers do not serialise on makers they do not fill; should a chosen maker no
+ * longer cover its liability under lock, CollateralMoved (the caller runs again without `unlocked`). Without
+ * it, the taker and every candidate maker are locked first and the allocation runs on the locked balances.
+ * `others` are live quotes left out (not filled, outbid).
  */
 export async function fillRfq(
   tx: Em,
@@ -155,13 +169,15 @@ export async function fillRfq(
   others: readonly QuoteRecord[],
   nowMs: number,
   all: readonly QuoteRecord[] = [...candidates, ...others],
+  unlocked?: ReadonlyMap<string, bigint>,
 ): Promise<Closed> {
   const makerUsers = [...new Set(candidates.map((q) => q.makerUserId).filter((u): u is string => u !== null))];
   const byId = new Map(candidates.map((q) => [q.id, q]));
   // Quote signatures were checked when the quotes arrived (src/domain/rfq/quotes.ts): nothing is recovered under these locks.
-  const locked: LockedAccounts = await lockUserBalances(tx, [r.takerUserId, ...makerUsers], ['user_available', 'user_reserved']);
-  /** What each maker still has available for collateral while the allocation runs (the locked balances stay as read). */
-  const collateral = new Map([...locked].map(([k, v]) => [k, v.balance]));
+  const kinds = ['user_available', 'user_reserved'] as const;
+  let locked: LockedAccounts | null = unlocked ? null : await lockUserBalances(tx, [r.takerUserId, ...makerUsers], kinds);
+  /** What each maker still has available for collateral while the allocation runs (by user id). */
+  const collateral = new Map(makerUsers.map((u) => [u, unlocked ? (unlocked.get(u) ?? 0n) : (locked!.get(`${u}:user_available`)?.balance ?? 0n)]));
   const allocation = await allocate(
     {
       stakeMicros: r.stakeMicros,
@@ -176,20 +192,28 @@ export async function fillRfq(
       hasCollateral: (c, liability) => {
         const user = byId.get(c.quoteId)!.makerUserId;
         if (!user) return false;
-        const key = `${user}:user_available`;
-        const available = collateral.get(key) ?? 0n;
+        const available = collateral.get(user) ?? 0n;
         if (available < liability) return false;
-        collateral.set(key, available - liability);
+        collateral.set(user, available - liability);
         return true;
       },
     },
   );
+  if (!locked) {
+    const need = new Map<string, bigint>();
+    for (const f of allocation.status === 'filled' ? allocation.fills : []) {
+      const u = byId.get(f.quote.quoteId)!.makerUserId!;
+      need.set(u, (need.get(u) ?? 0n) + f.liabilityMicros);
+    }
+    locked = await lockUserBalances(tx, [r.takerUserId, ...need.keys()], kinds);
+    for (const [u, l] of need) if ((locked.get(`${u}:user_available`)?.balance ?? 0n) < l) throw new CollateralMoved();
+  }
   const outbid: QuoteOutcome[] = others.map((q) => ({ quoteId: q.id, status: 'not_filled', reason: 'outbid' }));
   const outcomes = [...allocation.quotes, ...outbid];
 
   if (allocation.status === 'expired') {
-    await postAll(tx, releasePosting(r, r.stakeMicros), locked);
-    return { ...(await finish(tx, r, all, outcomes, unfilled('expired', nowMs, allocation.reason), null)), allocation };
+    const ledger = planPostings(releasePosting(r, r.stakeMicros), locked).rows; // written by the close's statement
+    return { ...(await finish(tx, r, all, outcomes, unfilled('expired', nowMs, allocation.reason), null, ledger)), allocation };
   }
 
   const positionId = randomUUID();
@@ -204,7 +228,8 @@ export async function fillRfq(
   const postings: Posting[] = makerEntries.length
     ? [{ kind: 'rfq_fill', reference: positionId, idempotencyKey: `rfq:${r.id}`, entries: makerEntries }]
     : [];
-  await postAll(tx, [...postings, ...releasePosting(r, allocation.releasedMicros)], locked);
+  // Checked here (InsufficientBalance), written by the close's one statement with the position.
+  const ledger = planPostings([...postings, ...releasePosting(r, allocation.releasedMicros)], locked).rows;
   const position: NewPosition = {
     id: positionId,
     rfqId: r.id,
@@ -244,5 +269,5 @@ export async function fillRfq(
     oddsBps: allocation.oddsBps,
     positionId,
   };
-  return { ...(await finish(tx, r, all, outcomes, close, position)), allocation };
+  return { ...(await finish(tx, r, all, outcomes, close, position, ledger)), allocation };
 }

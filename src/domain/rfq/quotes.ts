@@ -1,7 +1,7 @@
 // Market makers' firm quotes (docs/trading.md, "Quotes"): one live quote per (RFQ, maker), a new one
 // replaces it; recorded in one autocommit statement with the RFQ row held FOR SHARE, so a quote never lands
 // on an RFQ that is closing (src/db/repositories/rfq.repository.ts recordQuote).
-// The signature is checked here, before the transaction (invalid_signature): a close never recovers one.
+// The signature is checked here, before the statement (invalid_signature): a close never recovers one.
 // Rejections are acks (`quote_ack` with an error), never exceptions.
 import { isUuid } from '../errors.js';
 import { randomUUID } from 'node:crypto';
@@ -66,7 +66,7 @@ export async function submitQuote(em: Em, deps: RfqDeps, makerWallet: string, q:
   if (!signature) return reject('invalid_signature');
   const now = nowOf(deps);
   if (q.valid_until_ms <= now) return reject('quote_expired');
-  // About 0.2 ms (hashing + native recovery), on the process that received the quote, outside any transaction.
+  // About 0.2 ms of CPU (hashing + native recovery), on the process that received the quote, before any SQL.
   const signed = { rfq_id: rfqId, maker, odds_bps: q.odds_bps, max_fill_micros: q.max_fill_micros, valid_until_ms: q.valid_until_ms };
   if (!verifyQuoteSignature(rfqDomainOf(deps.settings), signed, signature).ok) return reject('invalid_signature');
 

@@ -1,7 +1,8 @@
 // EIP-712 typed data of RFQ trading (spec/openapi.yaml getRfqTypedData): the taker's RfqOrder and the market maker's Quote.
 // Pure apart from viem's hashing and the native recovery (src/domain/signatures/recover.ts). The JSON shapes are the wire forms (snake_case, JSON
 // integers); the typed messages are what gets hashed. A bad signature is a result, never a throw.
-import { hashTypedData, type Address, type Hex } from 'viem';
+import type { Address, Hex } from 'viem';
+import { orderHash, quoteHash } from './typed-hash.js';
 import { normalizeSignature, recoverSigner } from '../signatures/recover.js';
 
 export { normalizeSignature } from '../signatures/recover.js';
@@ -161,11 +162,11 @@ export function quoteTypedData(domain: RfqDomain, quote: QuoteJson) {
 
 /** The EIP-712 digest the taker signs (throws on a malformed order: callers validate first). */
 export function orderDigest(domain: RfqDomain, order: RfqOrderJson): Hex {
-  return hashTypedData(orderTypedData(domain, order));
+  return orderHash(domain, orderToTyped(order));
 }
 
 export function quoteDigest(domain: RfqDomain, quote: QuoteJson): Hex {
-  return hashTypedData(quoteTypedData(domain, quote));
+  return quoteHash(domain, quoteToTyped(quote));
 }
 
 export type SignatureFailure = 'malformed_signature' | 'malformed_message' | 'signer_mismatch';
@@ -174,11 +175,11 @@ export type Recovery = { ok: true; address: Address; digest: Hex } | { ok: false
 export type Verification = { ok: true; address: Address; digest: Hex } | { ok: false; reason: SignatureFailure };
 
 export function recoverOrderSigner(domain: RfqDomain, order: RfqOrderJson, signature: unknown): Recovery {
-  return recover(() => orderTypedData(domain, order), signature);
+  return recover(() => orderDigest(domain, order), signature);
 }
 
 export function recoverQuoteSigner(domain: RfqDomain, quote: QuoteJson, signature: unknown): Recovery {
-  return recover(() => quoteTypedData(domain, quote), signature);
+  return recover(() => quoteDigest(domain, quote), signature);
 }
 
 /** True result only when the signature recovers to `order.taker`. */
@@ -191,12 +192,12 @@ export function verifyQuoteSignature(domain: RfqDomain, quote: QuoteJson, signat
   return matchSigner(recoverQuoteSigner(domain, quote, signature), quote.maker);
 }
 
-function recover(build: () => ReturnType<typeof orderTypedData> | ReturnType<typeof quoteTypedData>, signature: unknown): Recovery {
+function recover(hash: () => Hex, signature: unknown): Recovery {
   const sig = normalizeSignature(signature);
   if (!sig) return { ok: false, reason: 'malformed_signature' };
   let digest: Hex;
   try {
-    digest = hashTypedData(build()); // viem validates ranges and addresses while hashing
+    digest = hash(); // validates ranges and addresses while hashing (src/domain/rfq/typed-hash.ts)
   } catch {
     return { ok: false, reason: 'malformed_message' };
   }
