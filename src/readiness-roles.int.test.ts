@@ -72,7 +72,18 @@ describe('readiness per role', () => {
     expect(a.body).toEqual({
       status: 'ready',
       role: 'api',
-      checks: { database: 'ok', queue: 'ok', bus: 'ok', migrations: 'ok', workers: 'ok', schedulers: 'ok' },
+      // The workers may have resolved a window already: the demo source then has its first success.
+      checks: {
+        database: 'ok',
+        queue: 'ok',
+        bus: 'ok',
+        migrations: 'ok',
+        workers: 'ok',
+        schedulers: 'ok',
+        prices: expect.stringMatching(/^(ok|unknown)$/),
+      },
+      price_sources: [{ source: 'demo', last_success_at_ms: expect.toBeOneOf([null, expect.any(Number)]), last_failure_at_ms: null }],
+      signature_backend: 'libsecp256k1',
     });
   }, 120_000);
 
@@ -85,7 +96,9 @@ describe('readiness per role', () => {
       body: {
         status: 'degraded',
         role: 'api',
-        checks: { database: 'ok', queue: 'ok', bus: 'ok', migrations: 'ok', workers: 'missing', schedulers: 'missing' },
+        checks: { database: 'ok', queue: 'ok', bus: 'ok', migrations: 'ok', workers: 'missing', schedulers: 'missing', prices: 'unknown' },
+        price_sources: [{ source: 'demo', last_success_at_ms: null, last_failure_at_ms: null }],
+        signature_backend: 'libsecp256k1',
       },
     });
     const workers = await d.start('workers');
