@@ -9,6 +9,8 @@ import { lockDataDir, openEmbeddedDatabase } from './db/pglite.js';
 import { createQueueBackend, type QueueBackend } from './jobs/queue-backend.js';
 import type { Bus } from './bus/bus.js';
 import { createBus } from './bus/create.js';
+import { readDeploymentId } from './bus/deployment.js';
+import { db } from './db/schema.js';
 import { closeRecoveryThreads, configureRecoveryThreads } from './domain/signatures/recover.js';
 
 export interface Runtime {
@@ -58,14 +60,16 @@ export async function openRuntime(config: Readonly<Config>, logger: Logger): Pro
       pglite,
     });
     closers.push(() => queues.close());
+    const deploymentId = await readDeploymentId(db(orm.em.fork()));
     const bus = await createBus({
       prefix: config.queuePrefix,
+      deploymentId,
       redisUrl: config.redisUrl,
       databaseUrl: config.databaseUrl,
       onError: (err, context) => logger.warn({ err, context }, 'bus: message lost (at-most-once; the database stays the truth)'),
     });
     closers.push(() => bus.close());
-    logger.info({ deployment: config.deployment, queue_backend: queues.kind, bus_backend: bus.kind }, 'runtime ready');
+    logger.info({ deployment: config.deployment, deployment_id: deploymentId, queue_backend: queues.kind, bus_backend: bus.kind }, 'runtime ready');
     return { config, logger, orm, queues, bus, pglite, migrationsApplied: true, close: closeAll };
   } catch (err) {
     await closeAll();

@@ -17,7 +17,7 @@ import type { RfqRoute } from '../domain/rfq/events.js';
 import type { ServerMessage } from '../../generated/asyncapi/types.js';
 import { send, sendText, type Connection, type GatewayContext } from './connection.js';
 import type { ClientMessageHandlers } from './messages.js';
-import { rateLimitedAnswer, serializeServerMessage, type ParsedFrame } from './protocol.js';
+import { serializeServerMessage, type ParsedFrame } from './protocol.js';
 import { effectiveFilters, SubscriptionIndex, type RfqFilters } from './rfq-index.js';
 import { TokenBucket } from './token-bucket.js';
 
@@ -34,9 +34,9 @@ export interface RfqStream {
   handlers: Pick<ClientMessageHandlers<Connection>, 'subscribe' | 'quote' | 'quote_cancel'>;
   /**
    * A frame of an authenticated connection, at arrival: a subscribe, quote or quote_cancel takes a token
-   * of the connection's budget, or is answered `rate_limited` at once (false: drop it, nothing was done).
+   * of the connection's budget (null), or gets why not (it is answered `rate_limited`, nothing is done).
    */
-  admit(c: Connection, frame: ParsedFrame): boolean;
+  admit(c: Connection, frame: ParsedFrame): string | null;
   /** A connection authenticated: mm.event frames for its wallet reach it from now on. */
   authenticated(c: Connection): void;
   /** A connection closed: drop its subscription and its place under its wallet. */
@@ -74,11 +74,10 @@ export function createRfqStream(ctx: GatewayContext, bus: Bus, settings: RfqStre
     frame.kind === 'quote_refused' ||
     (frame.kind === 'message' && (frame.message.type === 'quote' || frame.message.type === 'quote_cancel' || frame.message.type === 'subscribe'));
 
-  const admit = (c: Connection, frame: ParsedFrame): boolean => {
-    if (!budgeted(frame) || takeBudget(c)) return true;
-    send(ctx, c, rateLimitedAnswer(frame, `more than ${settings.maxQuotesPerSecond} subscribes, quotes and cancels per second on this connection`));
-    return false;
-  };
+  const admit = (c: Connection, frame: ParsedFrame): string | null =>
+    !budgeted(frame) || takeBudget(c)
+      ? null
+      : `more than ${settings.maxQuotesPerSecond} subscribes, quotes and cancels per second on this connection`;
 
   /** Serializes once, then sends to each open authenticated connection; a frame that breaks the schema is dropped. */
   const broadcast = (frame: ServerMessage, to: Iterable<Connection>): number => {
