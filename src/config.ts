@@ -61,6 +61,9 @@ export interface Config {
     maxPayoutMicros: bigint;
     maxLegs: number;
     maxOpenPerUser: number;
+    /** Long-polls held at once by this process, and by one user on it (src/http/handlers/rfq-wait.ts). */
+    maxWaiters: number;
+    maxWaitersPerUser: number;
     signingChainId: number;
     eip712Name: string;
     /** Per market-maker connection (token bucket). */
@@ -170,6 +173,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxPayoutMicros: BigInt(e.RFQ_MAX_PAYOUT_MICROS),
       maxLegs: e.RFQ_MAX_LEGS,
       maxOpenPerUser: e.RFQ_MAX_OPEN_PER_USER,
+      maxWaiters: e.RFQ_MAX_WAITERS,
+      maxWaitersPerUser: Math.min(e.RFQ_MAX_WAITERS_PER_USER, e.RFQ_MAX_WAITERS),
       signingChainId: e.RFQ_SIGNING_CHAIN_ID,
       eip712Name: e.RFQ_EIP712_NAME,
       mmMaxQuotesPerSecond: e.MM_MAX_QUOTES_PER_SECOND,

@@ -103,7 +103,7 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
   // RFQ trading: this process closes the RFQs it created at their due time (the sweeper is the backstop)
   // and wakes getRfq long-polls from the bus.
   const closer = createRfqCloser({ forkDb, bus: rt.bus, rfq: rfqDeps, log: logger });
-  const rfqWaiters = createRfqWaiters(rt.bus);
+  const rfqWaiters = createRfqWaiters(rt.bus, { max: config.rfq.maxWaiters, maxPerUser: config.rfq.maxWaitersPerUser });
   const sessions = createSessionCache(config.sessionCacheMs, rt.bus, logger);
   const allHandlers: Handlers = {
     ...documentsHandlers(documents, { publicUrl: config.publicUrl }),
