@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Runtime } from './runtime.js';
 import { createApp } from './http/app.js';
+import { Gauge } from 'prom-client';
 import { createMetrics } from './http/metrics.js';
 import { loadOpenApiDocument } from './http/spec.js';
 import { operationsHandlers } from './http/handlers/operations.js';
@@ -104,6 +105,14 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
   // and wakes getRfq long-polls from the bus.
   const closer = createRfqCloser({ forkDb, bus: rt.bus, rfq: rfqDeps, log: logger });
   const rfqWaiters = createRfqWaiters(rt.bus, { max: config.rfq.maxWaiters, maxPerUser: config.rfq.maxWaitersPerUser });
+  new Gauge({
+    name: 'rfq_long_poll_waiters',
+    help: 'GET /v1/rfq/{rfq_id}?wait_ms long-polls this process holds (RFQ_MAX_WAITERS, RFQ_MAX_WAITERS_PER_USER)',
+    registers: [metrics.registry],
+    collect() {
+      this.set(rfqWaiters.size());
+    },
+  });
   const sessions = createSessionCache(config.sessionCacheMs, rt.bus, logger);
   const allHandlers: Handlers = {
     ...documentsHandlers(documents, { publicUrl: config.publicUrl }),

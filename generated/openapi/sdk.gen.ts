@@ -641,7 +641,10 @@ export const createRfq = <ThrowOnError extends boolean = false>(options: Options
  * already has at least that many quotes is returned at once (`min_quotes=1` right after creating
  * it: wait for the first quote unless it already came; `min_quotes` = your last `quotes_received`
  * + 1: wait for the next one). When the service holds too many waiting requests it answers at
- * once rather than wait: poll again.
+ * once rather than wait: poll again. Each user may hold at most `RFQ_MAX_WAITERS_PER_USER` (100
+ * by default) waiting requests on one service process: past that a long-poll is refused with 503
+ * `TOO_MANY_WAITERS` and `Retry-After: 1` (wait for one of yours to answer), so one user's
+ * long-polls never crowd out another's.
  *
  */
 export const getRfq = <ThrowOnError extends boolean = false>(options: Options<GetRfqData, ThrowOnError>): RequestResult<GetRfqResponses, GetRfqErrors, ThrowOnError> => (options.client ?? client).get<GetRfqResponses, GetRfqErrors, ThrowOnError>({
