@@ -105,7 +105,7 @@ export type PickOutcome = 'pending' | 'won' | 'lost' | 'voided';
  * | 409 | BETTING_CLOSED, NONCE_REUSED, OPEN_RFQ_LIMIT, RFQ_NOT_OPEN, QUOTE_NOT_LIVE, QUOTE_EXPIRED | RFQ order or accept refused by the market's, the RFQ's or the quote's state |
  * | 409 | HANDLE_TAKEN | handle held by another user |
  * | 409 | WALLET_IN_USE | Privy identity token whose wallet belongs to another Privy user's account |
- * | 409 | MARKET_ALREADY_RESOLVED, CONTEST_ALREADY_SETTLED, MARKET_MAKER_EXISTS, BETTING_OPEN | operator API state conflicts (BETTING_OPEN: an RFQ window resolved before its betting close) |
+ * | 409 | MARKET_ALREADY_RESOLVED, CONTEST_ALREADY_SETTLED, MARKET_MAKER_EXISTS, BETTING_OPEN | operator API state conflicts (BETTING_OPEN: an RFQ window, or a contest market with YES/NO, resolved before its betting close) |
  * | 413 | PAYLOAD_TOO_LARGE | body over 64 KiB (JSON) or 2 MiB (image) |
  * | 415 | UNSUPPORTED_MEDIA_TYPE | Content-Type not accepted by the route |
  * | 422 | INSUFFICIENT_BALANCE, INVALID_PICKS, NO_LINKED_WALLET, SETTLEMENT_FAILED | well-formed request that cannot be carried out |
@@ -3485,7 +3485,7 @@ export type ResolveMarketErrors = {
      */
     404: Error;
     /**
-     * The market is already resolved or voided (`MARKET_ALREADY_RESOLVED`), or its contest is already resolved or voided (`CONTEST_ALREADY_SETTLED`).
+     * The market is already resolved or voided (`MARKET_ALREADY_RESOLVED`), its contest is already resolved or voided (`CONTEST_ALREADY_SETTLED`), or an outcome came while the contest's betting is open (`BETTING_OPEN`).
      */
     409: Error;
     /**

@@ -250,6 +250,11 @@ export const createContestEntry = <ThrowOnError extends boolean = false>(options
  * no resolved market yet ranks on score 0); `payout_micros` and `net_payout_micros` are null until
  * the contest is resolved, and stay null for a voided contest.
  *
+ * Hidden picks: while a contest with `entry_visibility` `hidden_while_betting_open` takes entries
+ * (before `betting_closes_ms`), the leaderboard reports nothing that depends on anyone's picks:
+ * every row has `rank` 1, `resolved_win_count` 0 and every pick open (`open_leg_count` = the
+ * entry's picks), the caller's own rows included. Ranks and counts show once betting closes (a cached page expires then).
+ *
  * Optional auth: `caller` is null without a bearer token. With a valid user session,
  * `caller.rows` holds the signed-in user's entries that are outside the top slice, in the same
  * row shape as `entries`; it is empty when the user has not entered or all their entries are
@@ -1043,8 +1048,11 @@ export const createContest = <ThrowOnError extends boolean = false>(options: Opt
  * `up` wins on YES, `down` wins on NO. When every market of a contest is resolved or voided, the
  * contest is resolved and paid out (or voided and refunded when every market is voided) shortly
  * after. A market resolves once: a second call is 409 `MARKET_ALREADY_RESOLVED`; a market of a
- * contest that is already resolved or voided is 409 `CONTEST_ALREADY_SETTLED`. Only contest markets
- * are resolved here: an RFQ window's `market_id` is 404 `MARKET_NOT_FOUND`.
+ * contest that is already resolved or voided is 409 `CONTEST_ALREADY_SETTLED`. `YES` or `NO`
+ * while the contest's betting is open (before its `betting_closes_ms`) is 409 `BETTING_OPEN`
+ * (`details.betting_closes_at_ms` says when), as for RFQ windows: entrants must not be able to
+ * pick a known outcome, nor see on the leaderboard who picked what. `VOID` is allowed at any time.
+ * Only contest markets are resolved here: an RFQ window's `market_id` is 404 `MARKET_NOT_FOUND`.
  *
  */
 export const resolveMarket = <ThrowOnError extends boolean = false>(options: Options<ResolveMarketData, ThrowOnError>): RequestResult<ResolveMarketResponses, ResolveMarketErrors, ThrowOnError> => (options.client ?? client).post<ResolveMarketResponses, ResolveMarketErrors, ThrowOnError>({
