@@ -1958,6 +1958,42 @@ export const MakerRfqSchema = {
     }
 } as const;
 
+export const MakerQuoteListSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'quotes'
+    ],
+    properties: {
+        quotes: {
+            type: 'array',
+            description: 'The maker\'s live quotes, oldest first.',
+            items: {
+                $ref: '#/components/schemas/MakerQuote'
+            }
+        }
+    }
+} as const;
+
+export const MakerQuoteSchema = {
+    description: 'One of the maker\'s quotes and the RFQ it is on (a maker has at most one live quote per RFQ).',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'rfq_id',
+        'quote'
+    ],
+    properties: {
+        rfq_id: {
+            type: 'string',
+            format: 'uuid'
+        },
+        quote: {
+            $ref: '#/components/schemas/MakerRfqQuote'
+        }
+    }
+} as const;
+
 export const DepositRequestSchema = {
     type: 'object',
     additionalProperties: false,

@@ -868,6 +868,21 @@ export type MakerRfq = {
     quotes: Array<MakerRfqQuote>;
 };
 
+export type MakerQuoteList = {
+    /**
+     * The maker's live quotes, oldest first.
+     */
+    quotes: Array<MakerQuote>;
+};
+
+/**
+ * One of the maker's quotes and the RFQ it is on (a maker has at most one live quote per RFQ).
+ */
+export type MakerQuote = {
+    rfq_id: string;
+    quote: MakerRfqQuote;
+};
+
 export type DepositRequest = {
     amount_micros: AmountMicros;
     idempotency_key: IdempotencyKey;
@@ -3395,6 +3410,59 @@ export type GetMakerRfqResponses = {
 };
 
 export type GetMakerRfqResponse = GetMakerRfqResponses[keyof GetMakerRfqResponses];
+
+export type ListMakerQuotesData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Which quotes; only `live` (the default).
+         */
+        status?: 'live';
+        /**
+         * At most this many quotes (the oldest first).
+         */
+        limit?: number;
+    };
+    url: '/v1/mm/quotes';
+};
+
+export type ListMakerQuotesErrors = {
+    /**
+     * The request does not match this specification, or one of its strings holds U+0000 or an
+     * unpaired surrogate, or a path parameter is not valid percent-encoded UTF-8. `details` lists the
+     * failures (at most 20, then `{"omitted": <count>}`).
+     *
+     */
+    400: Error;
+    /**
+     * No bearer token (`UNAUTHORIZED`), or a token that is unknown, revoked or expired (`INVALID_SESSION`).
+     */
+    401: Error;
+    /**
+     * Authenticated with the wrong kind of token (a market-maker token on a user route, a user token on a market-maker or operator route).
+     */
+    403: Error;
+    /**
+     * Unexpected server error. `details.request_id` identifies the request in the logs.
+     */
+    500: Error;
+    /**
+     * A dependency (database or queue) is unavailable. Safe to retry, with the same idempotency key for idempotent requests.
+     */
+    503: Error;
+};
+
+export type ListMakerQuotesError = ListMakerQuotesErrors[keyof ListMakerQuotesErrors];
+
+export type ListMakerQuotesResponses = {
+    /**
+     * The live quotes.
+     */
+    200: MakerQuoteList;
+};
+
+export type ListMakerQuotesResponse = ListMakerQuotesResponses[keyof ListMakerQuotesResponses];
 
 export type CreateContestData = {
     body: CreateContestRequest;

@@ -573,6 +573,18 @@ export const zMakerRfq = z.object({
     quotes: z.array(zMakerRfqQuote)
 });
 
+/**
+ * One of the maker's quotes and the RFQ it is on (a maker has at most one live quote per RFQ).
+ */
+export const zMakerQuote = z.object({
+    rfq_id: z.uuid(),
+    quote: zMakerRfqQuote
+});
+
+export const zMakerQuoteList = z.object({
+    quotes: z.array(zMakerQuote)
+});
+
 export const zDepositRequest = z.object({
     amount_micros: zAmountMicros,
     idempotency_key: zIdempotencyKey
@@ -1239,6 +1251,16 @@ export const zGetMakerRfqPath = z.object({
  * The RFQ's state and the maker's quotes.
  */
 export const zGetMakerRfqResponse = zMakerRfq;
+
+export const zListMakerQuotesQuery = z.object({
+    status: z.enum(['live']).optional().default('live'),
+    limit: z.int().gte(1).lte(1000).optional().default(1000)
+});
+
+/**
+ * The live quotes.
+ */
+export const zListMakerQuotesResponse = zMakerQuoteList;
 
 export const zCreateContestBody = zCreateContestRequest;
 

@@ -200,6 +200,19 @@ export class RfqRepository {
     return this.db.selectFrom('rfq_quotes').select(QUOTE_COLUMNS).where('rfq_id', '=', anyOf(rfqIds, 'uuid')).execute();
   }
 
+  /** The maker's live quotes on every RFQ, oldest first (rfq_quotes_maker_live_idx). */
+  makerLiveQuotes(makerAddress: string, limit: number) {
+    return this.db
+      .selectFrom('rfq_quotes')
+      .select(QUOTE_COLUMNS)
+      .where('maker_address', '=', makerAddress)
+      .where('status', '=', sql.lit('live'))
+      .orderBy('received_at_ms')
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+  }
+
   makerQuotes(rfqId: string, makerAddress: string) {
     return this.db.selectFrom('rfq_quotes').select(QUOTE_COLUMNS).where('rfq_id', '=', rfqId).where('maker_address', '=', makerAddress).execute();
   }
