@@ -142,6 +142,14 @@ export interface SubscribeMessage {
    * @maxItems 64
    */
   durations?: number[];
+  /**
+   * Cancel on disconnect: when this connection closes (for any reason) and
+   * your wallet has no other connection open on the same service process,
+   * every live quote of your wallet is cancelled, and each gets a
+   * `quote_result` `cancelled` `disconnected` on your other connections (on
+   * any process). A later `subscribe` on the connection replaces the setting.
+   */
+  cancel_on_disconnect?: boolean;
 }
 
 /**
@@ -157,6 +165,10 @@ export interface SubscribedMessage {
    * The effective duration filter (seconds), in the deployment's order.
    */
   durations: number[];
+  /**
+   * Whether this connection cancels your live quotes when it closes (see `subscribe`).
+   */
+  cancel_on_disconnect: boolean;
 }
 
 /**
@@ -333,9 +345,11 @@ export interface QuoteResultMessage {
    * `filled`: all or part of `max_fill_micros` was filled and you hold the
    * other side of the position. `not_filled`: the RFQ closed without this
    * quote (see `reason`). `rejected`: the quote was chosen but could not be
-   * used (`invalid_signature`, `insufficient_collateral`).
+   * used (`invalid_signature`, `insufficient_collateral`). `cancelled`: the
+   * service withdrew the live quote for you (`disconnected`: your connection
+   * that subscribed with `cancel_on_disconnect` closed).
    */
-  status: "filled" | "not_filled" | "rejected";
+  status: "filled" | "not_filled" | "rejected" | "cancelled";
   /**
    * Null when filled.
    */
@@ -350,6 +364,7 @@ export interface QuoteResultMessage {
     | "invalid_signature"
     | "insufficient_collateral"
     | "payout_exceeds_maximum"
+    | "disconnected"
     | null;
   /**
    * The position this quote filled (`GET /v1/mm/fills`); null unless filled.

@@ -145,6 +145,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
             }),
         ),
       );
+      await rfq.settled(); // cancel-on-disconnect withdrawals of the connections just closed
       wss.close();
     },
   };

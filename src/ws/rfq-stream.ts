@@ -11,7 +11,7 @@
 // is at-most-once: nothing here is needed for correctness, makers reconcile over HTTP (GET /v1/mm/rfq/{id}).
 import type { Bus, BusHandler } from '../bus/bus.js';
 import { publishRfqEvents } from '../bus/rfq-events.js';
-import { cancelQuote, submitQuote } from '../domain/rfq/api.js';
+import { cancelQuote, submitQuote, withdrawAllQuotes } from '../domain/rfq/api.js';
 import type { RfqDeps } from '../domain/rfq/deps.js';
 import type { RfqRoute } from '../domain/rfq/events.js';
 import type { ServerMessage } from '../../generated/asyncapi/types.js';
@@ -44,6 +44,8 @@ export interface RfqStream {
   subscribedCount(): number;
   /** Stops listening to the bus (shutdown). */
   stop(): void;
+  /** Resolves once the cancel-on-disconnect withdrawals under way are done (shutdown waits for them). */
+  settled(): Promise<void>;
 }
 
 type RfqStreamHandlers = RfqStream['handlers'];
@@ -55,6 +57,21 @@ export function createRfqStream(ctx: GatewayContext, bus: Bus, settings: RfqStre
   /** Authenticated connections by lowercase wallet: an mm.event costs its wallet's connections, not all of them. */
   const byWallet = new Map<string, Set<Connection>>();
   const walletKey = (c: Connection) => c.session?.walletAddress.toLowerCase();
+  /** Connections whose last subscribe asked for cancel on disconnect. */
+  const cancelOnDisconnect = new WeakSet<Connection>();
+  const withdrawals = new Set<Promise<void>>();
+
+  /** Cancel on disconnect: withdraws the wallet's live quotes and tells its other connections (any process). */
+  const withdrawFor = (wallet: string) => {
+    const p = withdrawAllQuotes(ctx.orm.em.fork(), wallet, 'disconnected')
+      .then(async ({ withdrawn, events }) => {
+        log.info({ wallet, withdrawn }, 'cancel on disconnect: live quotes withdrawn');
+        await publishRfqEvents(bus, events, log);
+      })
+      .catch((err: unknown) => log.error({ err, wallet }, 'cancel on disconnect failed; the quotes stay live until they expire or fill'))
+      .finally(() => withdrawals.delete(p));
+    withdrawals.add(p);
+  };
 
   const takeBudget = (c: Connection): boolean => {
     const now = Date.now();
@@ -137,7 +154,9 @@ export function createRfqStream(ctx: GatewayContext, bus: Bus, settings: RfqStre
       if (!walletOf(c, 'subscribe')) return;
       const f = effectiveFilters(m, settings.offered);
       index.set(c, f);
-      send(ctx, c, { type: 'subscribed', assets: [...f.assets], durations: [...f.durations] });
+      if (m.cancel_on_disconnect) cancelOnDisconnect.add(c);
+      else cancelOnDisconnect.delete(c);
+      send(ctx, c, { type: 'subscribed', assets: [...f.assets], durations: [...f.durations], cancel_on_disconnect: m.cancel_on_disconnect === true });
       log.info({ conn_id: c.id, wallet: c.session?.walletAddress, assets: f.assets, durations: f.durations }, 'market maker subscribed to RFQs');
     },
 
@@ -182,10 +201,14 @@ export function createRfqStream(ctx: GatewayContext, bus: Bus, settings: RfqStre
       const set = w ? byWallet.get(w) : undefined;
       set?.delete(c);
       if (w && set?.size === 0) byWallet.delete(w);
+      if (w && cancelOnDisconnect.has(c) && !byWallet.has(w)) withdrawFor(w);
     },
     subscribedCount: () => index.size,
     stop: () => {
       for (const off of unsubscribe) off();
+    },
+    settled: async () => {
+      await Promise.all([...withdrawals]);
     },
   };
 }

@@ -3,3 +3,4 @@ export { createRfq, type CreateRfqInput, type RfqWrite } from './create.js';
 export { getOwnRfq, listOwnRfqs, getMakerRfq, makerLiveQuotes, dueRfqIds, loadRfq, type RfqListQuery } from './queries.js';
 export { closeRfq, acceptQuote, cancelRfq } from './close.js';
 export { submitQuote, cancelQuote, quoteAck, type QuoteAck, type QuoteAckError, type QuoteInput } from './quotes.js';
+export { withdrawAllQuotes } from './withdraw.js';

@@ -110,8 +110,9 @@ export interface QuoteResultFrame {
   rfq_id: string;
   quote_id: string;
   client_quote_id: string | null;
-  status: 'filled' | 'not_filled' | 'rejected';
-  reason: QuoteReason | null;
+  /** `cancelled`: withdrawn by the service for the maker (cancel on disconnect: reason `disconnected`). */
+  status: 'filled' | 'not_filled' | 'rejected' | 'cancelled';
+  reason: QuoteReason | 'disconnected' | null;
   position_id: string | null;
   fill_stake_micros: string;
   odds_bps: number;
