@@ -115,17 +115,17 @@ select "id", "rfq_id", "maker_address", "maker_user_id", "client_quote_id", "odd
   and "client_quote_id" = $2;
 
 -- RfqRepository.getForQuote
--- parameters: $1 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $2 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $3 = 1, $4 = "00000000-0000-4000-8000-000000000001"
+-- parameters: $1 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $2 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $3 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $4 = 1, $5 = "00000000-0000-4000-8000-000000000001"
 select "rfqs"."id", "rfqs"."taker_user_id", "rfqs"."taker_address", "rfqs"."nonce", "rfqs"."order_hash", "rfqs"."signature", "rfqs"."legs", "rfqs"."stake", "rfqs"."min_odds_bps", "rfqs"."order_type", "rfqs"."fill_mode", "rfqs"."status", "rfqs"."deadline_ms", "rfqs"."quote_deadline_ms", "rfqs"."expires_at_ms", "rfqs"."created_at_ms", "rfqs"."closed_at_ms", "rfqs"."filled_stake", "rfqs"."payout", "rfqs"."odds_bps", "rfqs"."position_id", "rfqs"."close_reason", "rfqs"."idempotency_key", "maker"."maker_user_id", "maker"."maker_available", (select m.removed_at is not null
   from market_makers m
-  where lower(m.wallet_address) = $1 for share) as "maker_removed"
+  where lower(m.wallet_address) = $1 for share) as "maker_removed", (select p.tripped_at_ms is not null from mm_protections p where p.maker_address = $2 for share) as "maker_mmp_tripped"
   from "rfqs"
   left join lateral (select "users"."id" as "maker_user_id", "ledger_accounts"."balance" as "maker_available"
   from "users"
   left join "ledger_accounts" on "ledger_accounts"."user_id" = "users"."id"
   and "ledger_accounts"."kind" = 'user_available'
-  where lower(users.wallet_address) = $2 limit $3) as "maker" on true
-  where "rfqs"."id" = $4
+  where lower(users.wallet_address) = $3 limit $4) as "maker" on true
+  where "rfqs"."id" = $5
   for share of "rfqs";
 
 -- RfqRepository.replaceLive

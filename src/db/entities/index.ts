@@ -6,7 +6,7 @@ import { User, UserSchema } from './user.entity.js';
 import { Session, SessionSchema } from './session.entity.js';
 import { WalletNonceSchema } from './wallet-nonce.entity.js';
 import { Market, MarketSchema } from './market.entity.js';
-import { MarketMaker, MarketMakerSchema } from './market-maker.entity.js';
+import { MarketMaker, MarketMakerSchema, MmProtectionSchema } from './market-maker.entity.js';
 import { LedgerAccountSchema, LedgerEntrySchema, LedgerTransactionSchema } from './ledger.entity.js';
 import { IdempotencyKeySchema, OperationOutboxSchema, OperationSchema } from './money.entity.js';
 import { PoolImageSchema, ServiceKeySchema } from './pool-image.entity.js';
@@ -32,6 +32,7 @@ export const schemas = [
   WalletNonceSchema,
   MarketSchema,
   MarketMakerSchema,
+  MmProtectionSchema,
   LedgerAccountSchema,
   LedgerTransactionSchema,
   LedgerEntrySchema,

@@ -58,6 +58,10 @@ const QUOTE_COLUMNS = [
 const makerRemoved = (wallet: string) =>
   sql<boolean | null>`(select m.removed_at is not null from market_makers m where lower(m.wallet_address) = ${wallet.toLowerCase()} for share)`;
 
+/** Whether the maker's market-maker protection is tripped, its row read FOR SHARE (ordered against a trip). */
+const mmpTripped = (wallet: string) =>
+  sql<boolean | null>`(select p.tripped_at_ms is not null from mm_protections p where p.maker_address = ${wallet.toLowerCase()} for share)`;
+
 export interface NewRfqRow {
   id: string;
   takerUserId: string;
@@ -271,6 +275,7 @@ export class RfqRepository {
       .select(RFQ_COLUMNS.map((c) => `rfqs.${c}` as const))
       .select(['maker.maker_user_id', 'maker.maker_available'])
       .select(makerRemoved(makerWallet).as('maker_removed'))
+      .select(mmpTripped(makerWallet).as('maker_mmp_tripped'))
       .where('rfqs.id', '=', rfqId)
       .forShare('rfqs')
       .executeTakeFirst();

@@ -25,7 +25,8 @@ export type QuoteAckError =
   | 'duplicate_client_quote_id'
   | 'quote_not_live'
   | 'rate_limited'
-  | 'unknown_market_maker';
+  | 'unknown_market_maker'
+  | 'mmp_triggered';
 
 export interface QuoteAck {
   type: 'quote_ack';
@@ -82,6 +83,7 @@ export async function submitQuote(em: Em, deps: RfqDeps, makerWallet: string, q:
       const row = await repo.getForQuote(rfqId, maker);
       if (!row) return reject('unknown_rfq');
       if (row.maker_removed) return reject('unknown_market_maker');
+      if (row.maker_mmp_tripped) return reject('mmp_triggered');
       const r = rfqFromRow(row, 0);
       if (r.status !== 'open' || now >= r.expiresAtMs || (r.fillMode === 'best' && now >= r.quoteDeadlineMs)) return reject('rfq_closed');
       if (r.takerAddress === maker) return reject('self_trade');

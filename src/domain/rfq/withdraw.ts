@@ -1,4 +1,4 @@
-// Withdrawing every live quote of a maker at once (cancel on disconnect, docs/market-makers.md): one
+// Withdrawing every live quote of a maker at once (cancel on disconnect, an MMP trip: docs/market-makers.md): one
 // statement, then the events to publish after commit: a `quote_result` `cancelled` for each quote to every
 // connection of the maker's wallet, and `rfq.quote` per RFQ so the takers' long-polls look again. The
 // quote rows are locked by the update itself; a fill holding them (RFQ row, then quotes) finishes first and
@@ -8,7 +8,11 @@ import { marketMakersRepository } from '../../db/repositories/market-makers.repo
 import { db } from '../../db/schema.js';
 import type { RfqEvent } from './events.js';
 
-export async function withdrawAllQuotes(em: Em, makerWallet: string, reason: 'disconnected'): Promise<{ withdrawn: number; events: RfqEvent[] }> {
+export async function withdrawAllQuotes(
+  em: Em,
+  makerWallet: string,
+  reason: 'disconnected' | 'mmp_triggered',
+): Promise<{ withdrawn: number; events: RfqEvent[] }> {
   const maker = makerWallet.toLowerCase();
   const rows = await marketMakersRepository(db(em)).withdrawLiveQuotes(maker);
   const events: RfqEvent[] = rows.map((q) => ({
