@@ -165,6 +165,8 @@ test('/docs/ws heads each operation with its message, shows no literal backtick,
     await expect(page.locator(`li[id$="-${id}"] h3 span.font-mono.text-base`)).toHaveText(name, { timeout: 30_000 });
   }
   await expect(page.getByText('fair odds less 5%').first()).toBeAttached();
+  // The handshake's example address is this instance's, not localhost:3000.
+  await expect(page.locator('#asyncapi code', { hasText: `ws://${new URL(svc.baseUrl).host}/v1/ws` }).first()).toBeAttached();
   const text = await page.locator('#asyncapi').innerText();
   expect(text).not.toContain('SEND /v1/ws');
   expect(text).not.toContain('`');
