@@ -62,26 +62,41 @@ export class MmProtectionsRepository {
   }
 
   /**
-   * Counts one fill of `liability` for the maker (a window past its interval starts again at now) and trips
-   * the protection when a limit is reached; returns the row when this fill tripped it.
+   * Counts the fills of one RFQ close, in ONE statement whatever the number of makers (a maker without a
+   * protection costs nothing): each (maker, liability) is one fill; a window past its interval starts again
+   * at now; a limit reached trips the protection. Returns the rows this statement tripped.
    */
-  countFill(maker: string, liability: bigint, nowMs: number) {
+  async countFills(fills: ReadonlyArray<{ maker: string; liability: bigint }>, nowMs: number) {
+    if (!fills.length) return [];
     const now = sql`${int8(nowMs)}::int8`;
-    const expired = sql<boolean>`${now} - window_start_ms >= interval_ms`;
-    const fills = sql<number>`(case when ${expired} then 0 else window_fills end) + 1`;
-    const owed = sql<string>`(case when ${expired} then 0 else window_liability end) + ${int8(liability)}::int8`;
-    return this.db
-      .updateTable('mm_protections')
-      .set({
-        window_start_ms: sql`case when ${expired} then ${now} else window_start_ms end`,
-        window_fills: fills,
-        window_liability: owed,
-        tripped_at_ms: sql`case when ${fills} >= max_fills or ${owed} >= max_liability then ${now} end`,
-      })
-      .where('maker_address', '=', maker)
-      .where('tripped_at_ms', 'is', null)
-      .returning(COLUMNS)
-      .executeTakeFirst();
+    const makers = fills.map((f) => f.maker);
+    const liabilities = fills.map((f) => int8(f.liability));
+    const expired = sql<boolean>`${now} - p.window_start_ms >= p.interval_ms`;
+    const fillsNow = sql<number>`(case when ${expired} then 0 else p.window_fills end) + f.n`;
+    const owedNow = sql<string>`(case when ${expired} then 0 else p.window_liability end) + f.owed`;
+    const { rows } = await sql<{
+      maker_address: string;
+      interval_ms: string;
+      max_fills: number | null;
+      max_liability: string | null;
+      window_start_ms: string;
+      window_fills: number;
+      window_liability: string;
+      tripped_at_ms: string | null;
+    }>`
+      update mm_protections p set
+        window_start_ms = case when ${expired} then ${now} else p.window_start_ms end,
+        window_fills = ${fillsNow},
+        window_liability = ${owedNow},
+        tripped_at_ms = case when ${fillsNow} >= p.max_fills or ${owedNow} >= p.max_liability then ${now} end
+      from (
+        select maker, count(*)::int as n, sum(owed)::int8 as owed
+          from unnest(${makers}::text[], ${liabilities}::int8[]) as t(maker, owed) group by maker
+      ) f
+      where p.maker_address = f.maker and p.tripped_at_ms is null
+      returning p.maker_address, p.interval_ms, p.max_fills, p.max_liability, p.window_start_ms, p.window_fills, p.window_liability, p.tripped_at_ms
+    `.execute(this.db);
+    return rows.filter((r) => r.tripped_at_ms !== null);
   }
 }
 

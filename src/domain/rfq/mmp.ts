@@ -55,13 +55,14 @@ export async function protectionOf(em: Em, makerWallet: string): Promise<MmpStat
  * every live quote withdrawn. Returns the events to publish after commit.
  */
 export async function countMakerFills(tx: Em, fills: ReadonlyArray<{ maker: string; liability: bigint }>, nowMs: number): Promise<RfqEvent[]> {
-  const repo = mmProtectionsRepository(db(tx));
+  const tripped = await mmProtectionsRepository(db(tx)).countFills(
+    fills.map((f) => ({ maker: f.maker.toLowerCase(), liability: f.liability })),
+    nowMs,
+  );
   const events: RfqEvent[] = [];
-  for (const f of fills) {
-    const tripped = await repo.countFill(f.maker.toLowerCase(), f.liability, nowMs);
-    if (!tripped?.tripped_at_ms) continue;
-    const withdrawn = await withdrawAllQuotes(tx, f.maker, 'mmp_triggered');
-    events.push(...withdrawn.events, { topic: 'mm.event', wallet: f.maker.toLowerCase(), frame: mmpStatusFrame(tripped) });
+  for (const row of tripped) {
+    const withdrawn = await withdrawAllQuotes(tx, row.maker_address, 'mmp_triggered');
+    events.push(...withdrawn.events, { topic: 'mm.event', wallet: row.maker_address, frame: mmpStatusFrame(row) });
   }
   return events;
 }
