@@ -44,7 +44,10 @@ describe.each(BACKENDS)('market-maker protection (%s)', (backend) => {
       expect((await pending).body).toMatchObject({ status: 'filled' });
     }
     for (const c of [m, other]) {
-      expect(await c.next('mmp_status', (s) => s.tripped_at_ms !== null)).toMatchObject({ window_fills: 2, window_liability_micros: String(2 * USDC) });
+      expect(await c.next('mmp_status', (s) => s.tripped_at_ms !== null)).toMatchObject({
+        window_fills: 2,
+        window_liability_micros: String(2 * USDC),
+      });
       expect(await c.next('quote_result', (r) => r.quote_id === resting.quote_id)).toMatchObject({ status: 'cancelled', reason: 'mmp_triggered' });
     }
 
