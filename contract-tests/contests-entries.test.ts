@@ -135,9 +135,11 @@ describe('createContestEntry 409', () => {
     await env.operator.run(voidContest({ client: env.operator.client, path: { id: voided.contest_id } }), { status: 200 });
     await u.api.run(post(u, voided, picksOf(voided, 'uu')), { status: 409, code: 'ENTRY_NOT_OPEN' });
     const resolved = await newContest(env, { bet_type: { kind: 'num_bets', value: 1 }, markets: [{ category: 'a', name: 'only' }] });
+    // An outcome needs the betting closed (resolveMarket 409 BETTING_OPEN before), so a resolved contest
+    // refuses entries for that first.
     await resolve(env, resolved.markets[0]!.market_id, 'YES');
     await waitForStatus(env, resolved.contest_id, 'resolved');
-    await u.api.run(post(u, resolved, picksOf(resolved, 'u')), { status: 409, code: 'ENTRY_NOT_OPEN' });
+    await u.api.run(post(u, resolved, picksOf(resolved, 'u')), { status: 409, code: 'BETTING_CLOSED' });
     expect(await balances(u)).toEqual({ available: MICRO, reserved: 0 });
   });
 
@@ -221,7 +223,7 @@ describe('createContestEntry 422', () => {
     expect((closed.checked.body as { details: unknown[] }).details).toContainEqual(
       expect.objectContaining({ in: 'body', path: '/picks/0/market_id' }),
     );
-    await resolve(env, m3!, 'NO');
+    await resolve(env, m3!, 'VOID'); // not OPEN any more (an outcome would need betting closed: BETTING_CLOSED first)
     await u.api.run(
       post(u, c, [
         { market_id: m1!, direction: 'up' },

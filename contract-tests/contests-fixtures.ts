@@ -2,6 +2,7 @@
 // contests created by the operator, market resolution and waiting for the contest worker. Every call goes
 // through the generated client, so every response is checked against the spec like any other.
 import { randomBytes, randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { expect } from 'vitest';
 import {
   createContest,
@@ -104,7 +105,28 @@ export async function enter(u: User, c: ContestById, dirs: string) {
   );
 }
 
+/**
+ * Betting on the contest of `marketId` closes now, as the clock reaching betting_closes_ms would: an outcome
+ * is refused before (409 BETTING_OPEN). Written to the test database, the one thing these tests do not do
+ * through the API (waiting out a real betting window would cost a minute per contest).
+ */
+export async function closeBetting(env: Env, marketId: number): Promise<void> {
+  const sql = new pg.Client({ connectionString: env.svc.db.url });
+  await sql.connect();
+  try {
+    await sql.query(
+      `update contests set betting_closes_ms = least(betting_closes_ms, (extract(epoch from clock_timestamp()) * 1000)::bigint - 1)
+        where id = (select contest_id from contest_markets where market_id = $1)`,
+      [marketId],
+    );
+  } finally {
+    await sql.end();
+  }
+}
+
+/** Resolves a market (an outcome once betting has closed: closeBetting first; VOID at any time). */
 export async function resolve(env: Env, marketId: number, outcome: 'YES' | 'NO' | 'VOID') {
+  if (outcome !== 'VOID') await closeBetting(env, marketId);
   return env.operator.run(resolveMarket({ client: env.operator.client, path: { market_id: marketId }, body: { outcome } }), { status: 200 });
 }
 

@@ -313,6 +313,19 @@ describe('resolveMarket', () => {
     expectErrorBody(checked.body);
   });
 
+  it('409 BETTING_OPEN: an outcome while the contest takes entries; VOID is allowed', async () => {
+    const c = await newContest(env);
+    for (const outcome of ['YES', 'NO'] as const) {
+      const { checked } = await env.operator.run(
+        resolveMarket({ client: env.operator.client, path: { market_id: c.markets[0]!.market_id }, body: { outcome } }),
+        { status: 409, code: 'BETTING_OPEN' },
+      );
+      expectErrorBody(checked.body);
+      expect(checked.body.details).toMatchObject({ contest_id: c.contest_id, betting_closes_at_ms: c.betting_closes_ms });
+    }
+    expect((await resolve(env, c.markets[1]!.market_id, 'VOID')).data).toMatchObject({ status: 'VOIDED', outcome: null });
+  });
+
   it('400 VALIDATION_FAILED for an unknown outcome; 403 FORBIDDEN with a user session', async () => {
     const c = await newContest(env);
     await env.svc.call(

@@ -148,3 +148,36 @@ test('/docs/ws renders every message of the AsyncAPI document and the signing ex
   await screenshot(page, info, 'docs-ws-signing');
   expect(outside).toEqual([]);
 });
+
+/** Each operation of the AsyncAPI document with the wire name of its message (its heading on /docs/ws). */
+const OPERATION_MESSAGES: Array<[string, string]> = Object.entries(ASYNCAPI.operations as Record<string, { messages: Array<{ $ref: string }> }>).map(
+  ([id, op]) => {
+    const key = op.messages[0]!.$ref.split('/').pop()!;
+    const ref = ASYNCAPI.channels.marketMaker.messages[key].$ref as string;
+    return [id, ASYNCAPI.components.messages[ref.split('/').pop()!].name as string];
+  },
+);
+
+test('/docs/ws heads each operation with its message, shows no literal backtick, and /docs links it', async ({ page }, info) => {
+  expect(OPERATION_MESSAGES.length).toBeGreaterThan(15);
+  await page.goto(`${svc.baseUrl}/docs/ws`);
+  for (const [id, name] of OPERATION_MESSAGES) {
+    await expect(page.locator(`li[id$="-${id}"] h3 span.font-mono.text-base`)).toHaveText(name, { timeout: 30_000 });
+  }
+  await expect(page.getByText('fair odds less 5%').first()).toBeAttached();
+  // The handshake's example address is this instance's, not localhost:3000.
+  await expect(page.locator('#asyncapi code', { hasText: `ws://${new URL(svc.baseUrl).host}/v1/ws` }).first()).toBeAttached();
+  const text = await page.locator('#asyncapi').innerText();
+  expect(text).not.toContain('SEND /v1/ws');
+  expect(text).not.toContain('`');
+  // Nor drawn by CSS around inline code (the renderer's typography adds `::before`/`::after` backticks).
+  const drawn = await page.evaluate(() =>
+    Array.from(document.querySelectorAll('#asyncapi code')).flatMap((el) =>
+      ['::before', '::after'].map((p) => getComputedStyle(el, p).content).filter((c) => c.includes('`')),
+    ),
+  );
+  expect(drawn).toEqual([]);
+  await screenshot(page, info, 'docs-ws-operations');
+  await page.goto(`${svc.baseUrl}/docs`);
+  await expect(page.locator('nav.portal-nav a[href$="/docs/ws"]')).toBeVisible();
+});

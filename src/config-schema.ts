@@ -157,6 +157,10 @@ export const schema = z.object({
   RFQ_MAX_PAYOUT_MICROS: intFrom(50_000_000_000, 10_001),
   RFQ_MAX_LEGS: intFrom(9, 1, 9),
   RFQ_MAX_OPEN_PER_USER: intFrom(10, 1, 10_000),
+  /** Long-polls (GET /v1/rfq/{rfq_id}?wait_ms) one API process holds at once; past it they answer at once. */
+  RFQ_MAX_WAITERS: intFrom(1000, 1, 1_000_000),
+  /** Long-polls one user may hold at once on one API process; past it 503 TOO_MANY_WAITERS (fair shares). At most RFQ_MAX_WAITERS. */
+  RFQ_MAX_WAITERS_PER_USER: intFrom(100, 1, 1_000_000),
   /** EIP-712 domain of RFQ orders and quotes; must be one of SIWE_CHAIN_IDS. */
   RFQ_SIGNING_CHAIN_ID: intFrom(8453, 1),
   RFQ_EIP712_NAME: z

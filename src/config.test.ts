@@ -142,6 +142,8 @@ describe('loadConfig', () => {
       maxPayoutMicros: 50_000_000_000n,
       maxLegs: 9,
       maxOpenPerUser: 10,
+      maxWaiters: 1000,
+      maxWaitersPerUser: 100,
       signingChainId: 8453,
       eip712Name: 'contest-rfq-service',
       eip712Salt: RFQ_EIP712_SALT_DEV,

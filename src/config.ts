@@ -73,6 +73,9 @@ export interface Config {
     maxPayoutMicros: bigint;
     maxLegs: number;
     maxOpenPerUser: number;
+    /** Long-polls held at once by this process, and by one user on it (src/http/handlers/rfq-wait.ts). */
+    maxWaiters: number;
+    maxWaitersPerUser: number;
     signingChainId: number;
     eip712Name: string;
     /** RFQ_EIP712_SALT (RFQ_EIP712_SALT_DEV outside production). */
@@ -213,6 +216,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxPayoutMicros: BigInt(e.RFQ_MAX_PAYOUT_MICROS),
       maxLegs: e.RFQ_MAX_LEGS,
       maxOpenPerUser: e.RFQ_MAX_OPEN_PER_USER,
+      maxWaiters: e.RFQ_MAX_WAITERS,
+      maxWaitersPerUser: Math.min(e.RFQ_MAX_WAITERS_PER_USER, e.RFQ_MAX_WAITERS),
       signingChainId: e.RFQ_SIGNING_CHAIN_ID,
       eip712Name: e.RFQ_EIP712_NAME,
       eip712Salt: e.RFQ_EIP712_SALT ?? RFQ_EIP712_SALT_DEV,

@@ -10,6 +10,8 @@ import { createQueueBackend, type QueueBackend } from './jobs/queue-backend.js';
 import type { Bus } from './bus/bus.js';
 import { createBus } from './bus/create.js';
 import { assertSignatureBackend } from './domain/signatures/recover.js';
+import { readDeploymentId } from './bus/deployment.js';
+import { db } from './db/schema.js';
 
 export interface Runtime {
   readonly config: Readonly<Config>;
@@ -78,14 +80,16 @@ export async function openRuntime(config: Readonly<Config>, logger: Logger, opts
       pglite,
     });
     closers.push(() => queues.close());
+    const deploymentId = await readDeploymentId(db(orm.em.fork()));
     const bus = await createBus({
       prefix: config.queuePrefix,
+      deploymentId,
       redisUrl: config.redisUrl,
       databaseUrl: config.databaseUrl,
       onError: (err, context) => logger.warn({ err, context }, 'bus: message lost (at-most-once; the database stays the truth)'),
     });
     closers.push(() => bus.close());
-    logger.info({ deployment: config.deployment, queue_backend: queues.kind, bus_backend: bus.kind }, 'runtime ready');
+    logger.info({ deployment: config.deployment, deployment_id: deploymentId, queue_backend: queues.kind, bus_backend: bus.kind }, 'runtime ready');
     return { config, logger, orm, queues, bus, pglite, close: closeAll };
   } catch (err) {
     await closeAll();

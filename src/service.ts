@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Runtime } from './runtime.js';
 import { createApp } from './http/app.js';
+import { Gauge } from 'prom-client';
 import { createMetrics } from './http/metrics.js';
 import { registerPriceSourceMetrics } from './http/price-metrics.js';
 import { sourceHealth } from './domain/prices/health.js';
@@ -133,7 +134,15 @@ export async function startHttp(rt: Runtime, role: ProcessRole = 'api'): Promise
   // RFQ trading: this process closes the RFQs it created at their due time (the sweeper is the backstop)
   // and wakes getRfq long-polls from the bus.
   const closer = createRfqCloser({ forkDb, bus: rt.bus, rfq: rfqDeps, log: logger });
-  const rfqWaiters = createRfqWaiters(rt.bus);
+  const rfqWaiters = createRfqWaiters(rt.bus, { max: config.rfq.maxWaiters, maxPerUser: config.rfq.maxWaitersPerUser });
+  new Gauge({
+    name: 'rfq_long_poll_waiters',
+    help: 'GET /v1/rfq/{rfq_id}?wait_ms long-polls this process holds (RFQ_MAX_WAITERS, RFQ_MAX_WAITERS_PER_USER)',
+    registers: [metrics.registry],
+    collect() {
+      this.set(rfqWaiters.size());
+    },
+  });
   const sessions = createSessionCache(config.sessionCacheMs, rt.bus, logger);
   const allHandlers: Handlers = {
     ...documentsHandlers(documents, { publicUrl: config.publicUrl }),

@@ -142,6 +142,14 @@ export interface SubscribeMessage {
    * @maxItems 64
    */
   durations?: number[];
+  /**
+   * Cancel on disconnect: when this connection closes (for any reason) and
+   * your wallet has no other connection open on the same service process,
+   * every live quote of your wallet is cancelled, and each gets a
+   * `quote_result` `cancelled` `disconnected` on your other connections (on
+   * any process). A later `subscribe` on the connection replaces the setting.
+   */
+  cancel_on_disconnect?: boolean;
 }
 
 /**
@@ -157,6 +165,10 @@ export interface SubscribedMessage {
    * The effective duration filter (seconds), in the deployment's order.
    */
   durations: number[];
+  /**
+   * Whether this connection cancels your live quotes when it closes (see `subscribe`).
+   */
+  cancel_on_disconnect: boolean;
 }
 
 /**
@@ -308,7 +320,9 @@ export interface QuoteAckMessage {
    * answered by this `quote_ack` with the specific code, not by `error`:
    * `odds_bps`, `max_fill_micros` or `signature` out of range
    * `invalid_odds`, `valid_until_ms` `quote_expired`, `rfq_id` not a UUID
-   * `unknown_rfq`, a `quote_cancel` `quote_not_live`.
+   * `unknown_rfq`, a `quote_cancel` `quote_not_live`. `mmp_triggered`: your
+   * market-maker protection tripped (`mmp_status`); nothing is accepted
+   * until `mmp_reset`.
    */
   error:
     | "unknown_rfq"
@@ -324,6 +338,7 @@ export interface QuoteAckMessage {
     | "rate_limited"
     | "unknown_market_maker"
     | "malformed_quote"
+    | "mmp_triggered"
     | null;
 }
 
@@ -340,9 +355,12 @@ export interface QuoteResultMessage {
    * other side of the position. `not_filled`: the RFQ closed without this
    * quote (see `reason`). `rejected`: the quote was chosen but could not be
    * used (`insufficient_collateral`, `payout_exceeds_maximum`; quotes before
-   * this version could also end `invalid_signature`).
+   * this version could also end `invalid_signature`). `cancelled`: the
+   * service withdrew the live quote for you (`disconnected`: your connection
+   * that subscribed with `cancel_on_disconnect` closed; `mmp_triggered`: your
+   * market-maker protection tripped).
    */
-  status: "filled" | "not_filled" | "rejected";
+  status: "filled" | "not_filled" | "rejected" | "cancelled";
   /**
    * Null when filled.
    */
@@ -357,6 +375,8 @@ export interface QuoteResultMessage {
     | "invalid_signature"
     | "insufficient_collateral"
     | "payout_exceeds_maximum"
+    | "disconnected"
+    | "mmp_triggered"
     | null;
   /**
    * The position this quote filled (`GET /v1/mm/fills`); null unless filled.
@@ -410,11 +430,63 @@ export interface PositionSettledMessage {
   settled_at_ms: number;
 }
 
+/**
+ * `mmp_set` message payload.
+ */
+export interface MmpSetMessage {
+  type: "mmp_set";
+  /**
+   * The interval the limits count over (a new one starts when it has passed).
+   */
+  interval_ms: number;
+  /**
+   * Trip when this many of your quotes filled within the interval.
+   */
+  max_fills?: number | null;
+  /**
+   * Trip when your fills within the interval added this much liability (USDC micros).
+   */
+  max_liability_micros?: number | null;
+}
+
+/**
+ * `mmp_reset` message payload.
+ */
+export interface MmpResetMessage {
+  type: "mmp_reset";
+}
+
+/**
+ * `mmp_status` message payload.
+ */
+export interface MmpStatusMessage {
+  type: "mmp_status";
+  /**
+   * False when you never sent `mmp_set` (no protection).
+   */
+  enabled: boolean;
+  interval_ms: number | null;
+  max_fills: number | null;
+  max_liability_micros: string | null;
+  /**
+   * Your fills counted in the current interval.
+   */
+  window_fills: number;
+  /**
+   * The liability those fills added (USDC micros).
+   */
+  window_liability_micros: string;
+  /**
+   * When the protection tripped; null while it is not tripped. While tripped your quotes are refused `mmp_triggered` until `mmp_reset`.
+   */
+  tripped_at_ms: number | null;
+}
+
 /** Messages the market maker sends (operations with action `receive`). */
-export type ClientMessage = AuthMessage | AuthResponseMessage | PongMessage | SubscribeMessage | QuoteMessage | QuoteCancelMessage;
+export type ClientMessage = AuthMessage | AuthResponseMessage | PongMessage | SubscribeMessage | QuoteMessage | QuoteCancelMessage | MmpSetMessage | MmpResetMessage;
 
 /** Messages the service sends (operations with action `send`). */
-export type ServerMessage = AuthChallengeMessage | AuthResultMessage | PingMessage | AuthExpiredMessage | ErrorMessage | SubscribedMessage | RfqMessage | QuoteAckMessage | QuoteResultMessage | RfqClosedMessage | PositionSettledMessage;
+export type ServerMessage = AuthChallengeMessage | AuthResultMessage | PingMessage | AuthExpiredMessage | ErrorMessage | SubscribedMessage | RfqMessage | QuoteAckMessage | QuoteResultMessage | RfqClosedMessage | PositionSettledMessage | MmpStatusMessage;
 
 export type ClientMessageType = ClientMessage["type"];
 export type ServerMessageType = ServerMessage["type"];

@@ -611,6 +611,21 @@ export interface Operations {
       503: { body: T.GetMakerRfqErrors[503] };
     };
   };
+  /** GET /v1/mm/quotes */
+  listMakerQuotes: {
+    params: Record<string, never>;
+    query: NonNullable<T.ListMakerQuotesData['query']>;
+    contentType: undefined;
+    body: undefined;
+    responses: {
+      200: { body: T.ListMakerQuotesResponses[200] };
+      400: { body: T.ListMakerQuotesErrors[400] };
+      401: { body: T.ListMakerQuotesErrors[401] };
+      403: { body: T.ListMakerQuotesErrors[403] };
+      500: { body: T.ListMakerQuotesErrors[500] };
+      503: { body: T.ListMakerQuotesErrors[503] };
+    };
+  };
   /** POST /v1/admin/contests */
   createContest: {
     params: Record<string, never>;

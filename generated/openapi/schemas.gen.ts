@@ -137,7 +137,7 @@ export const PickOutcomeSchema = {
 } as const;
 
 export const ErrorSchema = {
-    description: 'The one error body of every route. `code` is stable and machine-readable; `error` is for\nhumans and may change. Codes:\n\n| status | code | when |\n|---|---|---|\n| 400 | VALIDATION_FAILED | body, query or path does not match this specification, or a string holds U+0000 or an unpaired surrogate (`details` lists the failures as `{in, path, message}`, at most 20, then `{omitted}`) |\n| 400 | INVALID_CURSOR | lobby, RFQ-list, positions, PnL-history or maker-fills cursor not produced by this service (or sent with other filters) |\n| 400 | WINDOW_NOT_ALIGNED | lookup `window_start_ms` not a multiple of `duration_secs * 1000` |\n| 401 | UNAUTHORIZED | no bearer token on a required-auth route |\n| 401 | INVALID_SESSION | bearer token unknown, revoked or expired (also on optional-auth routes) |\n| 401 | INVALID_IDENTITY_TOKEN | `privy_token` fails verification |\n| 401 | INVALID_SIWE_MESSAGE | Sign-In with Ethereum message or signature rejected |\n| 403 | FORBIDDEN | authenticated with a token not allowed on the route |\n| 404 | CONTEST_NOT_FOUND, USER_NOT_FOUND, MARKET_NOT_FOUND, OPERATION_NOT_FOUND, IMAGE_NOT_FOUND, RFQ_NOT_FOUND, QUOTE_NOT_FOUND, POSITION_NOT_FOUND, NOT_FOUND | the addressed resource does not exist (NOT_FOUND also for unknown paths; RFQ_NOT_FOUND and POSITION_NOT_FOUND also for another user\'s) |\n| 405 | METHOD_NOT_ALLOWED | method not supported by the path (with an `Allow` header) |\n| 409 | IDEMPOTENCY_KEY_REUSED | same idempotency key, different request body |\n| 409 | IDEMPOTENCY_REQUEST_IN_PROGRESS | same key while the first request is still executing |\n| 409 | BETTING_CLOSED, ENTRY_NOT_OPEN, CONTEST_FULL, ENTRY_LIMIT_REACHED | contest entry refused by the contest\'s state |\n| 409 | BETTING_CLOSED, NONCE_REUSED, OPEN_RFQ_LIMIT, RFQ_NOT_OPEN, QUOTE_NOT_LIVE, QUOTE_EXPIRED | RFQ order or accept refused by the market\'s, the RFQ\'s or the quote\'s state |\n| 409 | HANDLE_TAKEN | handle held by another user |\n| 409 | WALLET_IN_USE | Privy identity token whose wallet belongs to another Privy user\'s account |\n| 409 | MARKET_ALREADY_RESOLVED, CONTEST_ALREADY_SETTLED, MARKET_MAKER_EXISTS, BETTING_OPEN | operator API state conflicts (BETTING_OPEN: an RFQ window resolved before its betting close) |\n| 413 | PAYLOAD_TOO_LARGE | body over 64 KiB (JSON) or 2 MiB (image) |\n| 415 | UNSUPPORTED_MEDIA_TYPE | Content-Type not accepted by the route |\n| 422 | INSUFFICIENT_BALANCE, INVALID_PICKS, NO_LINKED_WALLET, SETTLEMENT_FAILED | well-formed request that cannot be carried out |\n| 422 | BALANCE_TOO_LOW, ALLOWANCE_TOO_LOW | onchain pull deposit: the wallet\'s USDC balance, or its allowance for `spender_address`, does not cover the deposit (nothing opened or sent) |\n| 422 | INVALID_ORDER, ORDER_EXPIRED, TAKER_MISMATCH, INVALID_SIGNATURE, ODDS_BELOW_MINIMUM, INSUFFICIENT_LIQUIDITY | RFQ order or accept that cannot be carried out (INVALID_ORDER lists `{in, path, message}` per field) |\n| 429 | RATE_LIMITED | rate limit exceeded (with `Retry-After`) |\n| 500 | INTERNAL | unexpected error; `details.request_id` identifies it in the logs |\n| 501 | NOT_IMPLEMENTED | documented operation not implemented by this deployment |\n| 503 | UNAVAILABLE | a dependency (database, queue) is down; safe to retry with the same idempotency key |\n',
+    description: 'The one error body of every route. `code` is stable and machine-readable; `error` is for\nhumans and may change. Codes:\n\n| status | code | when |\n|---|---|---|\n| 400 | VALIDATION_FAILED | body, query or path does not match this specification, or a string holds U+0000 or an unpaired surrogate (`details` lists the failures as `{in, path, message}`, at most 20, then `{omitted}`) |\n| 400 | INVALID_CURSOR | lobby, RFQ-list, positions, PnL-history or maker-fills cursor not produced by this service (or sent with other filters) |\n| 400 | WINDOW_NOT_ALIGNED | lookup `window_start_ms` not a multiple of `duration_secs * 1000` |\n| 401 | UNAUTHORIZED | no bearer token on a required-auth route |\n| 401 | INVALID_SESSION | bearer token unknown, revoked or expired (also on optional-auth routes) |\n| 401 | INVALID_IDENTITY_TOKEN | `privy_token` fails verification |\n| 401 | INVALID_SIWE_MESSAGE | Sign-In with Ethereum message or signature rejected |\n| 403 | FORBIDDEN | authenticated with a token not allowed on the route |\n| 404 | CONTEST_NOT_FOUND, USER_NOT_FOUND, MARKET_NOT_FOUND, OPERATION_NOT_FOUND, IMAGE_NOT_FOUND, RFQ_NOT_FOUND, QUOTE_NOT_FOUND, POSITION_NOT_FOUND, NOT_FOUND | the addressed resource does not exist (NOT_FOUND also for unknown paths; RFQ_NOT_FOUND and POSITION_NOT_FOUND also for another user\'s) |\n| 405 | METHOD_NOT_ALLOWED | method not supported by the path (with an `Allow` header) |\n| 409 | IDEMPOTENCY_KEY_REUSED | same idempotency key, different request body |\n| 409 | IDEMPOTENCY_REQUEST_IN_PROGRESS | same key while the first request is still executing |\n| 409 | BETTING_CLOSED, ENTRY_NOT_OPEN, CONTEST_FULL, ENTRY_LIMIT_REACHED | contest entry refused by the contest\'s state |\n| 409 | BETTING_CLOSED, NONCE_REUSED, OPEN_RFQ_LIMIT, RFQ_NOT_OPEN, QUOTE_NOT_LIVE, QUOTE_EXPIRED | RFQ order or accept refused by the market\'s, the RFQ\'s or the quote\'s state |\n| 409 | HANDLE_TAKEN | handle held by another user |\n| 409 | WALLET_IN_USE | Privy identity token whose wallet belongs to another Privy user\'s account |\n| 409 | MARKET_ALREADY_RESOLVED, CONTEST_ALREADY_SETTLED, MARKET_MAKER_EXISTS, BETTING_OPEN | operator API state conflicts (BETTING_OPEN: an RFQ window, or a contest market with YES/NO, resolved before its betting close) |\n| 413 | PAYLOAD_TOO_LARGE | body over 64 KiB (JSON) or 2 MiB (image) |\n| 415 | UNSUPPORTED_MEDIA_TYPE | Content-Type not accepted by the route |\n| 422 | INSUFFICIENT_BALANCE, INVALID_PICKS, NO_LINKED_WALLET, SETTLEMENT_FAILED | well-formed request that cannot be carried out |\n| 422 | BALANCE_TOO_LOW, ALLOWANCE_TOO_LOW | onchain pull deposit: the wallet\'s USDC balance, or its allowance for `spender_address`, does not cover the deposit (nothing opened or sent) |\n| 422 | INVALID_ORDER, ORDER_EXPIRED, TAKER_MISMATCH, INVALID_SIGNATURE, ODDS_BELOW_MINIMUM, INSUFFICIENT_LIQUIDITY | RFQ order or accept that cannot be carried out (INVALID_ORDER lists `{in, path, message}` per field) |\n| 429 | RATE_LIMITED | rate limit exceeded (with `Retry-After`) |\n| 500 | INTERNAL | unexpected error; `details.request_id` identifies it in the logs |\n| 501 | NOT_IMPLEMENTED | documented operation not implemented by this deployment |\n| 503 | UNAVAILABLE | a dependency (database, queue) is down; safe to retry with the same idempotency key |\n',
     type: 'object',
     additionalProperties: false,
     required: [
@@ -2098,6 +2098,42 @@ export const MakerRfqSchema = {
             items: {
                 $ref: '#/components/schemas/MakerRfqQuote'
             }
+        }
+    }
+} as const;
+
+export const MakerQuoteListSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'quotes'
+    ],
+    properties: {
+        quotes: {
+            type: 'array',
+            description: 'The maker\'s live quotes, oldest first.',
+            items: {
+                $ref: '#/components/schemas/MakerQuote'
+            }
+        }
+    }
+} as const;
+
+export const MakerQuoteSchema = {
+    description: 'One of the maker\'s quotes and the RFQ it is on (a maker has at most one live quote per RFQ).',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'rfq_id',
+        'quote'
+    ],
+    properties: {
+        rfq_id: {
+            type: 'string',
+            format: 'uuid'
+        },
+        quote: {
+            $ref: '#/components/schemas/MakerRfqQuote'
         }
     }
 } as const;

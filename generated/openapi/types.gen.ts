@@ -105,7 +105,7 @@ export type PickOutcome = 'pending' | 'won' | 'lost' | 'voided';
  * | 409 | BETTING_CLOSED, NONCE_REUSED, OPEN_RFQ_LIMIT, RFQ_NOT_OPEN, QUOTE_NOT_LIVE, QUOTE_EXPIRED | RFQ order or accept refused by the market's, the RFQ's or the quote's state |
  * | 409 | HANDLE_TAKEN | handle held by another user |
  * | 409 | WALLET_IN_USE | Privy identity token whose wallet belongs to another Privy user's account |
- * | 409 | MARKET_ALREADY_RESOLVED, CONTEST_ALREADY_SETTLED, MARKET_MAKER_EXISTS, BETTING_OPEN | operator API state conflicts (BETTING_OPEN: an RFQ window resolved before its betting close) |
+ * | 409 | MARKET_ALREADY_RESOLVED, CONTEST_ALREADY_SETTLED, MARKET_MAKER_EXISTS, BETTING_OPEN | operator API state conflicts (BETTING_OPEN: an RFQ window, or a contest market with YES/NO, resolved before its betting close) |
  * | 413 | PAYLOAD_TOO_LARGE | body over 64 KiB (JSON) or 2 MiB (image) |
  * | 415 | UNSUPPORTED_MEDIA_TYPE | Content-Type not accepted by the route |
  * | 422 | INSUFFICIENT_BALANCE, INVALID_PICKS, NO_LINKED_WALLET, SETTLEMENT_FAILED | well-formed request that cannot be carried out |
@@ -953,6 +953,21 @@ export type MakerRfq = {
      * This maker's quotes on the RFQ (every status), best first.
      */
     quotes: Array<MakerRfqQuote>;
+};
+
+export type MakerQuoteList = {
+    /**
+     * The maker's live quotes, oldest first.
+     */
+    quotes: Array<MakerQuote>;
+};
+
+/**
+ * One of the maker's quotes and the RFQ it is on (a maker has at most one live quote per RFQ).
+ */
+export type MakerQuote = {
+    rfq_id: string;
+    quote: MakerRfqQuote;
 };
 
 export type DepositRequest = {
@@ -3686,6 +3701,59 @@ export type GetMakerRfqResponses = {
 
 export type GetMakerRfqResponse = GetMakerRfqResponses[keyof GetMakerRfqResponses];
 
+export type ListMakerQuotesData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Which quotes; only `live` (the default).
+         */
+        status?: 'live';
+        /**
+         * At most this many quotes (the oldest first).
+         */
+        limit?: number;
+    };
+    url: '/v1/mm/quotes';
+};
+
+export type ListMakerQuotesErrors = {
+    /**
+     * The request does not match this specification, or one of its strings holds U+0000 or an
+     * unpaired surrogate, or a path parameter is not valid percent-encoded UTF-8. `details` lists the
+     * failures (at most 20, then `{"omitted": <count>}`).
+     *
+     */
+    400: Error;
+    /**
+     * No bearer token (`UNAUTHORIZED`), or a token that is unknown, revoked or expired (`INVALID_SESSION`).
+     */
+    401: Error;
+    /**
+     * Authenticated with the wrong kind of token (a market-maker token on a user route, a user token on a market-maker or operator route).
+     */
+    403: Error;
+    /**
+     * Unexpected server error. `details.request_id` identifies the request in the logs.
+     */
+    500: Error;
+    /**
+     * A dependency (database or queue) is unavailable. Safe to retry, with the same idempotency key for idempotent requests.
+     */
+    503: Error;
+};
+
+export type ListMakerQuotesError = ListMakerQuotesErrors[keyof ListMakerQuotesErrors];
+
+export type ListMakerQuotesResponses = {
+    /**
+     * The live quotes.
+     */
+    200: MakerQuoteList;
+};
+
+export type ListMakerQuotesResponse = ListMakerQuotesResponses[keyof ListMakerQuotesResponses];
+
 export type CreateContestData = {
     body: CreateContestRequest;
     path?: never;
@@ -3775,7 +3843,7 @@ export type ResolveMarketErrors = {
      */
     404: Error;
     /**
-     * The market is already resolved or voided (`MARKET_ALREADY_RESOLVED`), or its contest is already resolved or voided (`CONTEST_ALREADY_SETTLED`).
+     * The market is already resolved or voided (`MARKET_ALREADY_RESOLVED`), its contest is already resolved or voided (`CONTEST_ALREADY_SETTLED`), or an outcome came while the contest's betting is open (`BETTING_OPEN`).
      */
     409: Error;
     /**

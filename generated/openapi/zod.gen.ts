@@ -125,7 +125,7 @@ export const zPickOutcome = z.enum([
  * | 409 | BETTING_CLOSED, NONCE_REUSED, OPEN_RFQ_LIMIT, RFQ_NOT_OPEN, QUOTE_NOT_LIVE, QUOTE_EXPIRED | RFQ order or accept refused by the market's, the RFQ's or the quote's state |
  * | 409 | HANDLE_TAKEN | handle held by another user |
  * | 409 | WALLET_IN_USE | Privy identity token whose wallet belongs to another Privy user's account |
- * | 409 | MARKET_ALREADY_RESOLVED, CONTEST_ALREADY_SETTLED, MARKET_MAKER_EXISTS, BETTING_OPEN | operator API state conflicts (BETTING_OPEN: an RFQ window resolved before its betting close) |
+ * | 409 | MARKET_ALREADY_RESOLVED, CONTEST_ALREADY_SETTLED, MARKET_MAKER_EXISTS, BETTING_OPEN | operator API state conflicts (BETTING_OPEN: an RFQ window, or a contest market with YES/NO, resolved before its betting close) |
  * | 413 | PAYLOAD_TOO_LARGE | body over 64 KiB (JSON) or 2 MiB (image) |
  * | 415 | UNSUPPORTED_MEDIA_TYPE | Content-Type not accepted by the route |
  * | 422 | INSUFFICIENT_BALANCE, INVALID_PICKS, NO_LINKED_WALLET, SETTLEMENT_FAILED | well-formed request that cannot be carried out |
@@ -602,6 +602,18 @@ export const zMakerRfq = z.object({
     status: zRfqStatus,
     closed_at_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }).nullable(),
     quotes: z.array(zMakerRfqQuote)
+});
+
+/**
+ * One of the maker's quotes and the RFQ it is on (a maker has at most one live quote per RFQ).
+ */
+export const zMakerQuote = z.object({
+    rfq_id: z.uuid(),
+    quote: zMakerRfqQuote
+});
+
+export const zMakerQuoteList = z.object({
+    quotes: z.array(zMakerQuote)
 });
 
 export const zDepositRequest = z.object({
@@ -1399,6 +1411,16 @@ export const zGetMakerRfqPath = z.object({
  * The RFQ's state and the maker's quotes.
  */
 export const zGetMakerRfqResponse = zMakerRfq;
+
+export const zListMakerQuotesQuery = z.object({
+    status: z.enum(['live']).optional().default('live'),
+    limit: z.int().gte(1).lte(1000).optional().default(1000)
+});
+
+/**
+ * The live quotes.
+ */
+export const zListMakerQuotesResponse = zMakerQuoteList;
 
 export const zCreateContestBody = zCreateContestRequest;
 

@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.ts';
 import type { Client, ClientMeta, Options as Options2, RequestResult, TDataShape } from './client/index.ts';
-import type { AcceptRfqQuoteData, AcceptRfqQuoteErrors, AcceptRfqQuoteResponses, CancelRfqData, CancelRfqErrors, CancelRfqResponses, CreateContestData, CreateContestEntryData, CreateContestEntryErrors, CreateContestEntryResponses, CreateContestErrors, CreateContestResponses, CreateDepositData, CreateDepositErrors, CreateDepositResponses, CreateMarketMakerData, CreateMarketMakerErrors, CreateMarketMakerResponses, CreateRfqData, CreateRfqErrors, CreateRfqResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, CreateWalletSessionData, CreateWalletSessionErrors, CreateWalletSessionResponses, CreateWithdrawalData, CreateWithdrawalErrors, CreateWithdrawalResponses, CreditAppTokensData, CreditAppTokensErrors, CreditAppTokensResponses, DeleteMarketMakerData, DeleteMarketMakerErrors, DeleteMarketMakerResponses, GetAsyncApiJsonData, GetAsyncApiJsonErrors, GetAsyncApiJsonResponses, GetAsyncApiYamlData, GetAsyncApiYamlErrors, GetAsyncApiYamlResponses, GetAvailableAppTokenBalanceData, GetAvailableAppTokenBalanceErrors, GetAvailableAppTokenBalanceResponses, GetAvailableBalanceData, GetAvailableBalanceErrors, GetAvailableBalanceResponses, GetContestData, GetContestErrors, GetContestLeaderboardData, GetContestLeaderboardErrors, GetContestLeaderboardResponses, GetContestPopularEntryData, GetContestPopularEntryErrors, GetContestPopularEntryResponses, GetContestResponses, GetContestTopParticipantsData, GetContestTopParticipantsErrors, GetContestTopParticipantsResponses, GetCurrentMarketData, GetCurrentMarketErrors, GetCurrentMarketResponses, GetDepositWalletData, GetDepositWalletErrors, GetDepositWalletResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMakerPnlData, GetMakerPnlErrors, GetMakerPnlResponses, GetMakerRfqData, GetMakerRfqErrors, GetMakerRfqResponses, GetMarketData, GetMarketErrors, GetMarketResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetOpenApiJsonData, GetOpenApiJsonErrors, GetOpenApiJsonResponses, GetOpenApiYamlData, GetOpenApiYamlErrors, GetOpenApiYamlResponses, GetOperationData, GetOperationErrors, GetOperationResponses, GetPnlHistoryData, GetPnlHistoryErrors, GetPnlHistoryResponses, GetPoolImageRawData, GetPoolImageRawErrors, GetPoolImageRawResponses, GetPortfolioData, GetPortfolioErrors, GetPortfolioResponses, GetPositionData, GetPositionErrors, GetPositionResponses, GetPreferencesData, GetPreferencesErrors, GetPreferencesResponses, GetProfileContestData, GetProfileContestErrors, GetProfileContestResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetReservedBalanceData, GetReservedBalanceErrors, GetReservedBalanceResponses, GetRfqData, GetRfqErrors, GetRfqResponses, GetRfqTypedDataData, GetRfqTypedDataErrors, GetRfqTypedDataResponses, GetSystemStatusData, GetSystemStatusErrors, GetSystemStatusResponses, GetTakerPnlData, GetTakerPnlErrors, GetTakerPnlResponses, GetWalletNonceData, GetWalletNonceErrors, GetWalletNonceResponses, ListAuditEntriesData, ListAuditEntriesErrors, ListAuditEntriesResponses, ListContestsData, ListContestsErrors, ListContestsResponses, ListMakerFillsData, ListMakerFillsErrors, ListMakerFillsResponses, ListPositionsData, ListPositionsErrors, ListPositionsResponses, ListRfqsData, ListRfqsErrors, ListRfqsResponses, LogoutData, LogoutErrors, LogoutResponses, LookupMarketData, LookupMarketErrors, LookupMarketResponses, ResolveMarketData, ResolveMarketErrors, ResolveMarketResponses, ResolveMarketWindowData, ResolveMarketWindowErrors, ResolveMarketWindowResponses, UpdatePreferencesData, UpdatePreferencesErrors, UpdatePreferencesResponses, UploadPoolImageData, UploadPoolImageErrors, UploadPoolImageResponses, VoidContestData, VoidContestErrors, VoidContestResponses } from './types.gen.ts';
+import type { AcceptRfqQuoteData, AcceptRfqQuoteErrors, AcceptRfqQuoteResponses, CancelRfqData, CancelRfqErrors, CancelRfqResponses, CreateContestData, CreateContestEntryData, CreateContestEntryErrors, CreateContestEntryResponses, CreateContestErrors, CreateContestResponses, CreateDepositData, CreateDepositErrors, CreateDepositResponses, CreateMarketMakerData, CreateMarketMakerErrors, CreateMarketMakerResponses, CreateRfqData, CreateRfqErrors, CreateRfqResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, CreateWalletSessionData, CreateWalletSessionErrors, CreateWalletSessionResponses, CreateWithdrawalData, CreateWithdrawalErrors, CreateWithdrawalResponses, CreditAppTokensData, CreditAppTokensErrors, CreditAppTokensResponses, DeleteMarketMakerData, DeleteMarketMakerErrors, DeleteMarketMakerResponses, GetAsyncApiJsonData, GetAsyncApiJsonErrors, GetAsyncApiJsonResponses, GetAsyncApiYamlData, GetAsyncApiYamlErrors, GetAsyncApiYamlResponses, GetAvailableAppTokenBalanceData, GetAvailableAppTokenBalanceErrors, GetAvailableAppTokenBalanceResponses, GetAvailableBalanceData, GetAvailableBalanceErrors, GetAvailableBalanceResponses, GetContestData, GetContestErrors, GetContestLeaderboardData, GetContestLeaderboardErrors, GetContestLeaderboardResponses, GetContestPopularEntryData, GetContestPopularEntryErrors, GetContestPopularEntryResponses, GetContestResponses, GetContestTopParticipantsData, GetContestTopParticipantsErrors, GetContestTopParticipantsResponses, GetCurrentMarketData, GetCurrentMarketErrors, GetCurrentMarketResponses, GetDepositWalletData, GetDepositWalletErrors, GetDepositWalletResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMakerPnlData, GetMakerPnlErrors, GetMakerPnlResponses, GetMakerRfqData, GetMakerRfqErrors, GetMakerRfqResponses, GetMarketData, GetMarketErrors, GetMarketResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetOpenApiJsonData, GetOpenApiJsonErrors, GetOpenApiJsonResponses, GetOpenApiYamlData, GetOpenApiYamlErrors, GetOpenApiYamlResponses, GetOperationData, GetOperationErrors, GetOperationResponses, GetPnlHistoryData, GetPnlHistoryErrors, GetPnlHistoryResponses, GetPoolImageRawData, GetPoolImageRawErrors, GetPoolImageRawResponses, GetPortfolioData, GetPortfolioErrors, GetPortfolioResponses, GetPositionData, GetPositionErrors, GetPositionResponses, GetPreferencesData, GetPreferencesErrors, GetPreferencesResponses, GetProfileContestData, GetProfileContestErrors, GetProfileContestResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetReservedBalanceData, GetReservedBalanceErrors, GetReservedBalanceResponses, GetRfqData, GetRfqErrors, GetRfqResponses, GetRfqTypedDataData, GetRfqTypedDataErrors, GetRfqTypedDataResponses, GetSystemStatusData, GetSystemStatusErrors, GetSystemStatusResponses, GetTakerPnlData, GetTakerPnlErrors, GetTakerPnlResponses, GetWalletNonceData, GetWalletNonceErrors, GetWalletNonceResponses, ListAuditEntriesData, ListAuditEntriesErrors, ListAuditEntriesResponses, ListContestsData, ListContestsErrors, ListContestsResponses, ListMakerFillsData, ListMakerFillsErrors, ListMakerFillsResponses, ListMakerQuotesData, ListMakerQuotesErrors, ListMakerQuotesResponses, ListPositionsData, ListPositionsErrors, ListPositionsResponses, ListRfqsData, ListRfqsErrors, ListRfqsResponses, LogoutData, LogoutErrors, LogoutResponses, LookupMarketData, LookupMarketErrors, LookupMarketResponses, ResolveMarketData, ResolveMarketErrors, ResolveMarketResponses, ResolveMarketWindowData, ResolveMarketWindowErrors, ResolveMarketWindowResponses, UpdatePreferencesData, UpdatePreferencesErrors, UpdatePreferencesResponses, UploadPoolImageData, UploadPoolImageErrors, UploadPoolImageResponses, VoidContestData, VoidContestErrors, VoidContestResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -256,6 +256,11 @@ export const createContestEntry = <ThrowOnError extends boolean = false>(options
  * no minority side, so no pick on it scores. Ranks are live while markets resolve (an entry with
  * no resolved market yet ranks on score 0); `payout_micros` and `net_payout_micros` are null until
  * the contest is resolved, and stay null for a voided contest.
+ *
+ * Hidden picks: while a contest with `entry_visibility` `hidden_while_betting_open` takes entries
+ * (before `betting_closes_ms`), the leaderboard reports nothing that depends on anyone's picks:
+ * every row has `rank` 1, `resolved_win_count` 0 and every pick open (`open_leg_count` = the
+ * entry's picks), the caller's own rows included. Ranks and counts show once betting closes (a cached page expires then).
  *
  * Optional auth: `caller` is null without a bearer token. With a valid user session,
  * `caller.rows` holds the signed-in user's entries that are outside the top slice, in the same
@@ -642,7 +647,10 @@ export const createRfq = <ThrowOnError extends boolean = false>(options: Options
  * already has at least that many quotes is returned at once (`min_quotes=1` right after creating
  * it: wait for the first quote unless it already came; `min_quotes` = your last `quotes_received`
  * + 1: wait for the next one). When the service holds too many waiting requests it answers at
- * once rather than wait: poll again.
+ * once rather than wait: poll again. Each user may hold at most `RFQ_MAX_WAITERS_PER_USER` (100
+ * by default) waiting requests on one service process: past that a long-poll is refused with 503
+ * `TOO_MANY_WAITERS` and `Retry-After: 1` (wait for one of yours to answer), so one user's
+ * long-polls never crowd out another's.
  *
  */
 export const getRfq = <ThrowOnError extends boolean = false>(options: Options<GetRfqData, ThrowOnError>): RequestResult<GetRfqResponses, GetRfqErrors, ThrowOnError> => (options.client ?? client).get<GetRfqResponses, GetRfqErrors, ThrowOnError>({
@@ -1080,6 +1088,28 @@ export const getMakerRfq = <ThrowOnError extends boolean = false>(options: Optio
 });
 
 /**
+ * List the market maker's live quotes (reconcile after a reconnect)
+ *
+ * The authenticated market maker's quotes that are `live` right now, on every RFQ, oldest first
+ * (by when they were recorded), at most `limit` of them. A maker that reconnects compares this with
+ * what it believes is out there: a quote missing here is no longer live (its outcome is on
+ * `GET /v1/mm/rfq/{rfq_id}`), a quote listed here may still fill until its `valid_until_ms`, until
+ * it is cancelled (`quote_cancel`) or replaced. Only `status=live` is served (the default). Requires
+ * the bearer token from the market-maker WebSocket handshake; a user session token is refused with
+ * 403 `FORBIDDEN`.
+ *
+ */
+export const listMakerQuotes = <ThrowOnError extends boolean = false>(options?: Options<ListMakerQuotesData, ThrowOnError>): RequestResult<ListMakerQuotesResponses, ListMakerQuotesErrors, ThrowOnError> => (options?.client ?? client).get<ListMakerQuotesResponses, ListMakerQuotesErrors, ThrowOnError>({
+    security: [{
+            key: 'marketMakerBearer',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/mm/quotes',
+    ...options
+});
+
+/**
  * Create a contest
  *
  * Creates a contest and its markets; the response carries the new `contest_id` and each market's
@@ -1116,8 +1146,11 @@ export const createContest = <ThrowOnError extends boolean = false>(options: Opt
  * `up` wins on YES, `down` wins on NO. When every market of a contest is resolved or voided, the
  * contest is resolved and paid out (or voided and refunded when every market is voided) shortly
  * after. A market resolves once: a second call is 409 `MARKET_ALREADY_RESOLVED`; a market of a
- * contest that is already resolved or voided is 409 `CONTEST_ALREADY_SETTLED`. Only contest markets
- * are resolved here: an RFQ window's `market_id` is 404 `MARKET_NOT_FOUND`.
+ * contest that is already resolved or voided is 409 `CONTEST_ALREADY_SETTLED`. `YES` or `NO`
+ * while the contest's betting is open (before its `betting_closes_ms`) is 409 `BETTING_OPEN`
+ * (`details.betting_closes_at_ms` says when), as for RFQ windows: entrants must not be able to
+ * pick a known outcome, nor see on the leaderboard who picked what. `VOID` is allowed at any time.
+ * Only contest markets are resolved here: an RFQ window's `market_id` is 404 `MARKET_NOT_FOUND`.
  *
  */
 export const resolveMarket = <ThrowOnError extends boolean = false>(options: Options<ResolveMarketData, ThrowOnError>): RequestResult<ResolveMarketResponses, ResolveMarketErrors, ThrowOnError> => (options.client ?? client).post<ResolveMarketResponses, ResolveMarketErrors, ThrowOnError>({

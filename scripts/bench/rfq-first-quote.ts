@@ -8,6 +8,8 @@ import { randomUUID } from 'node:crypto';
 import { MarketMakerClient } from '@contest-rfq/sdk';
 import type { Bus } from '../../src/bus/bus.js';
 import { createBus } from '../../src/bus/create.js';
+import { readDeploymentId } from '../../src/bus/deployment.js';
+import { db } from '../../src/db/schema.js';
 import { publishRfqEvents } from '../../src/bus/rfq-events.js';
 import { createRfq } from '../../src/domain/rfq/api.js';
 import type { RfqDeps } from '../../src/domain/rfq/deps.js';
@@ -36,7 +38,9 @@ export async function firstQuote(mode: Backend, o: FirstQuoteOptions) {
   try {
     const { a, b, config, domain, orm, marketIds } = pair;
     const deps: RfqDeps = rfqDepsOf(config);
-    bus = await createBus({ prefix: pair.env.QUEUE_PREFIX!, redisUrl: pair.env.REDIS_URL, databaseUrl: pair.dbUrl });
+    // The services' bus is scoped to the deployment (src/bus/redis.ts): this publisher uses the same id.
+    const deploymentId = await readDeploymentId(db(orm.em.fork()));
+    bus = await createBus({ prefix: pair.env.QUEUE_PREFIX!, redisUrl: pair.env.REDIS_URL, databaseUrl: pair.dbUrl, deploymentId });
     const takers = await newTakers(a.baseUrl, pair.privy, o.takers, 1_000_000_000);
     const mmAccount = await newMaker(pair);
 

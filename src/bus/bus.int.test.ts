@@ -9,6 +9,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, TEST_REDIS_URL, uniquePrefix, type TestDatabase } from '../testing/postgres.js';
 import { createBus } from './create.js';
+import { redisBusScope } from './redis.js';
 import { BusPayloadTooLarge, busChannel, MAX_BUS_MESSAGE_BYTES, type Bus, type BusMessageMeta, type BusTopic } from './bus.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -90,7 +91,9 @@ describe.each(['redis', 'postgres'] as const)('bus on %s', (mode) => {
     expect(err).toBeInstanceOf(BusPayloadTooLarge);
     expect((err as BusPayloadTooLarge).bytes).toBeGreaterThan(MAX_BUS_MESSAGE_BYTES);
     // Fill the envelope to exactly the limit (multi-byte characters count as bytes).
-    const envelopeOverhead = Buffer.byteLength(JSON.stringify({ i: a.instanceId, t: 'mm.event', p: { frame: '' } }));
+    // The Redis envelope also carries its deployment scope (`d`, src/bus/redis.ts): database 0, no deployment id here.
+    const d = mode === 'redis' ? redisBusScope(0, undefined) : undefined;
+    const envelopeOverhead = Buffer.byteLength(JSON.stringify({ i: a.instanceId, t: 'mm.event', p: { frame: '' }, d }));
     const fill = 'é'.repeat(50) + 'y'.repeat(MAX_BUS_MESSAGE_BYTES - envelopeOverhead - 100);
     await a.publish('mm.event', { frame: fill });
     await atB.until(() => atB.got.length === 1);

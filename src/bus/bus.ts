@@ -62,6 +62,12 @@ export class BusPayloadTooLarge extends Error {
 export interface BusOptions {
   /** QUEUE_PREFIX: deployments and test runs sharing one server do not hear each other. */
   prefix: string;
+  /**
+   * The deployment's id (src/bus/deployment.ts: one random id per database). Redis pub/sub ignores the
+   * database index, so the Redis channel is scoped to the index and this id, and every envelope carries
+   * the scope: two deployments on one Redis server never hear each other, whatever their prefixes.
+   */
+  deploymentId?: string | undefined;
   redisUrl?: string | undefined;
   databaseUrl?: string | undefined;
   /** Transport errors and throwing handlers; the default is silence (the bus never throws at its callers). */
@@ -77,6 +83,8 @@ interface Envelope {
   i: string;
   t: BusTopic;
   p: unknown;
+  /** The deployment scope; messages of another scope are dropped. */
+  d?: string;
 }
 
 /** The part every backend shares: envelopes, local delivery, echo suppression. */
@@ -92,7 +100,8 @@ export interface BusHub {
   onError(err: unknown, context: string): void;
 }
 
-export function createHub(onError: BusOptions['onError']): BusHub {
+/** `scope`: the deployment scope every envelope carries; a received envelope of another scope is dropped. */
+export function createHub(onError: BusOptions['onError'], scope = ''): BusHub {
   const instanceId = randomUUID();
   const emitter = new EventEmitter();
   emitter.setMaxListeners(0);
@@ -112,7 +121,7 @@ export function createHub(onError: BusOptions['onError']): BusHub {
     prepare(topic, payload) {
       this.assertOpen();
       if (!(BUS_TOPICS as readonly string[]).includes(topic)) throw new TypeError(`unknown bus topic ${String(topic)}`);
-      const raw = JSON.stringify({ i: instanceId, t: topic, p: payload } satisfies Envelope);
+      const raw = JSON.stringify({ i: instanceId, t: topic, p: payload, ...(scope ? { d: scope } : {}) } satisfies Envelope);
       const bytes = Buffer.byteLength(raw, 'utf8');
       if (bytes > MAX_BUS_MESSAGE_BYTES) throw new BusPayloadTooLarge(topic, bytes);
       // Parse back so local subscribers see exactly what remote ones see (no Dates, no shared objects).
@@ -128,6 +137,7 @@ export function createHub(onError: BusOptions['onError']): BusHub {
         return report(err, 'malformed bus message');
       }
       if (!env || typeof env.i !== 'string' || typeof env.t !== 'string' || env.i === instanceId) return;
+      if ((env.d ?? '') !== scope) return report(new Error(`bus message of another deployment (${String(env.d)}) dropped`), 'foreign bus message');
       deliver(env.t, env.p, { origin: env.i, local: false });
     },
     subscribe(topic, fn) {

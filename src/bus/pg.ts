@@ -9,7 +9,8 @@ const RECONNECT_MIN_MS = 100;
 const RECONNECT_MAX_MS = 5000;
 
 export async function createPgBus(opts: BusOptions & { databaseUrl: string }): Promise<Bus> {
-  const hub = createHub(opts.onError);
+  // NOTIFY is per database already; the envelopes carry the deployment id all the same.
+  const hub = createHub(opts.onError, opts.deploymentId ?? '');
   const channel = busChannel(opts.prefix);
   const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 1, keepAlive: true });
   pool.on('error', (err) => hub.onError(err, 'pg bus pool (idle client)'));

@@ -1,14 +1,30 @@
 // Redis pub/sub: one connection publishes (commands keep their order: FIFO per publisher), a duplicate()
 // subscribes (a subscribed connection can do nothing else). ioredis reconnects and resubscribes on its own.
+//
+// Pub/sub ignores the database index: the channel is `<prefix>_bus:db<index>[/<deployment id>]` and each
+// envelope carries that scope, so deployments sharing a Redis server stay apart (docs/market-makers.md).
+// Publishing is bounded: while the publisher is not connected a message is dropped at once, and a PUBLISH
+// that gets no answer within PUBLISH_DEADLINE_MS is given up (at-most-once); callers never wait on an
+// outage. This process's own subscribers were served before the transport (bus.ts), so makers connected
+// here keep receiving RFQs created here while Redis is down.
 import { Redis } from 'ioredis';
 import { busChannel, createHub, type Bus, type BusOptions } from './bus.js';
 
+export const PUBLISH_DEADLINE_MS = 250;
+
+/** The deployment scope of a Redis bus: the database index, and the deployment id when there is one. */
+export function redisBusScope(dbIndex: number, deploymentId: string | undefined): string {
+  return `db${dbIndex}${deploymentId ? `/${deploymentId}` : ''}`;
+}
+
 export async function createRedisBus(opts: BusOptions & { redisUrl: string }): Promise<Bus> {
-  const hub = createHub(opts.onError);
-  const channel = busChannel(opts.prefix);
+  const base = busChannel(opts.prefix);
   // Named, so operators (and the tests) can tell the bus's connections apart in CLIENT LIST.
-  const pub = new Redis(opts.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: true, connectionName: `${channel}-pub` });
-  const sub = pub.duplicate({ connectionName: `${channel}-sub` });
+  const pub = new Redis(opts.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: true, connectionName: `${base}-pub` });
+  const scope = redisBusScope(pub.options.db ?? 0, opts.deploymentId);
+  const channel = `${base}:${scope}`;
+  const hub = createHub(opts.onError, scope);
+  const sub = pub.duplicate({ connectionName: `${base}-sub` });
   pub.on('error', (err) => hub.onError(err, 'redis bus publisher'));
   sub.on('error', (err) => hub.onError(err, 'redis bus subscriber'));
   sub.on('message', (ch: string, raw: string) => {
@@ -26,10 +42,19 @@ export async function createRedisBus(opts: BusOptions & { redisUrl: string }): P
     instanceId: hub.instanceId,
     async publish(topic, payload) {
       const raw = hub.prepare(topic, payload);
+      if (pub.status !== 'ready') return hub.onError(new Error(`redis bus publisher is ${pub.status}`), `redis bus publish ${topic}`);
+      let timer: NodeJS.Timeout | undefined;
       try {
-        await pub.publish(channel, raw);
+        await Promise.race([
+          pub.publish(channel, raw),
+          new Promise((_, reject) => {
+            timer = setTimeout(() => reject(new Error(`no answer within ${PUBLISH_DEADLINE_MS} ms`)), PUBLISH_DEADLINE_MS);
+          }),
+        ]);
       } catch (err) {
         hub.onError(err, `redis bus publish ${topic}`);
+      } finally {
+        clearTimeout(timer);
       }
     },
     subscribe: (topic, fn) => hub.subscribe(topic, fn),

@@ -108,7 +108,7 @@ select "rfq_quotes"."id", "rfq_quotes"."rfq_id", "rfq_quotes"."maker_address", "
   for update of "rfq_quotes";
 
 -- RfqRepository.recordQuote
--- parameters: $1 = "00000000-0000-4000-8000-000000000001", $2 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $3 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $4 = null, $5 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $6 = null, $7 = "1700000000100", $8 = "1700000000100", $9 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $10 = "10000000", $11 = 20000, $12 = "10000000", $13 = "00000000-0000-4000-8000-000000000001", $14 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $15 = "00000000-0000-4000-8000-000000000002", $16 = "00000000-0000-4000-8000-000000000001", $17 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $18 = null, $19 = 20000, $20 = "10000000", $21 = "1700000010000", $22 = "0xcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd", $23 = "1700000000100"
+-- parameters: $1 = "00000000-0000-4000-8000-000000000001", $2 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $3 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $4 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $5 = null, $6 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $7 = null, $8 = "1700000000100", $9 = "1700000000100", $10 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $11 = "10000000", $12 = 20000, $13 = "10000000", $14 = "00000000-0000-4000-8000-000000000001", $15 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $16 = "00000000-0000-4000-8000-000000000002", $17 = "00000000-0000-4000-8000-000000000001", $18 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $19 = null, $20 = 20000, $21 = "10000000", $22 = "1700000010000", $23 = "0xcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd", $24 = "1700000000100"
 with r as (
     select id, status, taker_address, stake, expires_at_ms, quote_deadline_ms, fill_mode from rfqs where id = $1::uuid for share
   ),
@@ -122,33 +122,38 @@ with r as (
   mm as (
     select m.removed_at is not null as removed from market_makers m where lower(m.wallet_address) = $3 for share
   ),
+  -- Market-maker protection, FOR SHARE (ordered against a trip): a tripped maker quotes nothing until it resets.
+  mmp as (
+    select p.tripped_at_ms is not null as tripped from mm_protections p where p.maker_address = $4 for share
+  ),
   prior as (
     select id, rfq_id, odds_bps, max_fill, valid_until_ms, signature from rfq_quotes
-    where $4::uuid is not null and maker_address = $5 and client_quote_id = $6::uuid
+    where $5::uuid is not null and maker_address = $6 and client_quote_id = $7::uuid
   ),
   verdict as (
     select case
       when exists (select 1 from prior) then 'prior'
       when r.id is null then 'unknown_rfq'
       when exists (select 1 from mm where removed) then 'unknown_market_maker'
-      when r.status <> 'open' or $7::int8 >= r.expires_at_ms
-        or (r.fill_mode = 'best' and $8::int8 >= r.quote_deadline_ms) then 'rfq_closed'
-      when r.taker_address = $9 then 'self_trade'
+      when exists (select 1 from mmp where tripped) then 'mmp_triggered'
+      when r.status <> 'open' or $8::int8 >= r.expires_at_ms
+        or (r.fill_mode = 'best' and $9::int8 >= r.quote_deadline_ms) then 'rfq_closed'
+      when r.taker_address = $10 then 'self_trade'
       when m.user_id is null
-        or m.available < (least(r.stake, $10::int8) * $11::int8 + 9999) / 10000 - least(r.stake, $12::int8) then 'insufficient_collateral'
+        or m.available < (least(r.stake, $11::int8) * $12::int8 + 9999) / 10000 - least(r.stake, $13::int8) then 'insufficient_collateral'
       else 'ok' end as v,
       m.user_id, r.expires_at_ms
     from (select 1) one left join r on true left join m on true
   ),
   replaced as (
     update rfq_quotes set status = 'replaced', reason = 'replaced'
-    where rfq_id = $13::uuid and maker_address = $14 and status = 'live' and (select v from verdict) = 'ok'
+    where rfq_id = $14::uuid and maker_address = $15 and status = 'live' and (select v from verdict) = 'ok'
     returning id, client_quote_id, odds_bps
   ),
   ins as (
     insert into rfq_quotes (id, rfq_id, maker_address, maker_user_id, client_quote_id, odds_bps, max_fill, valid_until_ms, signature, received_at_ms)
-    select $15::uuid, $16::uuid, $17, v.user_id, $18::uuid, $19::integer, $20::int8,
-      least($21::int8, v.expires_at_ms), $22, $23::int8
+    select $16::uuid, $17::uuid, $18, v.user_id, $19::uuid, $20::integer, $21::int8,
+      least($22::int8, v.expires_at_ms), $23, $24::int8
     from verdict v where v.v = 'ok' and (select count(*) from replaced) >= 0
     returning id
   )

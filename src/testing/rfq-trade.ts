@@ -142,7 +142,7 @@ export interface MakerConnection {
   send(frame: unknown): void;
   /** The next frame of `type` (optionally matching `where`) not consumed yet; other frames stay readable. */
   next(type: string, where?: (f: any) => boolean, timeoutMs?: number): Promise<any>;
-  subscribe(filters?: { assets?: string[]; durations?: number[] }): Promise<any>;
+  subscribe(filters?: { assets?: string[]; durations?: number[]; cancel_on_disconnect?: boolean }): Promise<any>;
   /** Sends a signed quote on `rfqId` and returns its quote_ack. */
   quote(rfqId: string, q: QuoteParams): Promise<any>;
   /** The signed `quote` frame, not sent. */

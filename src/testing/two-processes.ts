@@ -34,6 +34,8 @@ export interface TwoProcesses {
   taker(fundMicros?: number): Promise<Party>;
   /** A registered maker with `collateralMicros` on its wallet's user account, connected to `on` and subscribed. */
   maker(on: ServiceProcess, collateralMicros?: number): Promise<MakerConnection>;
+  /** Another connection of a registered maker's wallet, on `on` (not subscribed). */
+  connect(on: ServiceProcess, wallet: MakerConnection['wallet']): Promise<MakerConnection>;
   /** Frames (of every maker connection opened here) that do not match spec/asyncapi.yaml. */
   invalidFrames(): unknown[];
   ledgerProblems(): Promise<unknown[]>;
@@ -69,6 +71,11 @@ export async function startTwoProcesses(label: string, backend: Backend, env: Re
       const m = await connectMaker(on.baseUrl, wallet, domain);
       makers.push(m);
       await m.subscribe();
+      return m;
+    },
+    async connect(on, wallet) {
+      const m = await connectMaker(on.baseUrl, wallet, domain);
+      makers.push(m);
       return m;
     },
     invalidFrames() {

@@ -41,8 +41,8 @@ export interface GatewayContext {
   readonly onAuthenticated?: (c: Connection) => void;
   /** Called once a connection has closed (the RFQ stream forgets its subscription and wallet). */
   readonly onClosed?: (c: Connection) => void;
-  /** An authenticated connection's frame at arrival (the RFQ stream's quote budget); false: it was answered, drop it. */
-  readonly admit?: (c: Connection, frame: ParsedFrame) => boolean;
+  /** An authenticated connection's frame at arrival (the RFQ stream's quote budget): null, or why it is over budget. */
+  readonly admit?: (c: Connection, frame: ParsedFrame) => string | null;
 }
 
 export function send(ctx: GatewayContext, c: Connection, msg: ServerMessage): boolean {
@@ -131,9 +131,6 @@ export function openConnection(
       return true;
     },
     ...(ctx.admit ? { admit: (frame: ParsedFrame) => ctx.admit!(c, frame) } : {}),
-    busy: (frame) => {
-      if (!c.ending) send(ctx, c, rateLimitedAnswer(frame, `more than ${mm.maxQueuedFrames} frames waiting on this connection: nothing was done`));
-    },
     handle: (frame) => onFrame(ctx, handlers, c, frame),
     refuse: (reason) => {
       log.warn({ conn_id: c.id, ip, wallet: c.session?.walletAddress ?? null, reason }, `connection closed: ${reason}`);
@@ -185,6 +182,7 @@ function onFrame(ctx: GatewayContext, handlers: ClientMessageHandlers<Connection
     ctx.log.debug({ conn_id: c.id, code: parsed.code, detail: parsed.message }, 'frame rejected');
     return void send(ctx, c, { type: 'error', code: parsed.code, message: parsed.message });
   }
+  if (parsed.kind === 'rate_limited') return void send(ctx, c, rateLimitedAnswer(parsed.frame, parsed.why));
   if (parsed.kind === 'quote_refused') {
     if (!c.session)
       return void send(ctx, c, { type: 'error', code: 'not_authenticated', message: `authenticate (auth, auth_response) before ${parsed.type}` });

@@ -22,6 +22,7 @@ import { CLOSE, LocalConnectionSlots, MAX_PAYLOAD_BYTES, type ConnectionSlots } 
 import { noSharedCap, type SharedConnectionCap } from './connection-slots.js';
 import { end, openConnection, type Connection, type GatewayContext } from './connection.js';
 import { messageHandlers } from './message-handlers.js';
+import { mmpHandlers } from './mmp.js';
 import type { ClientMessageHandlers } from './messages.js';
 import { endWallet, sweepSessions } from './session-sweep.js';
 import { createRfqStream, type RfqStreamSettings } from './rfq-stream.js';
@@ -76,7 +77,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     admit: (c, frame) => rfq.admit(c, frame),
   };
   const rfq = createRfqStream(ctx, deps.bus, deps.rfq, (wallet) => endWallet(ctx, wallet));
-  const handlers: ClientMessageHandlers<Connection> = { ...messageHandlers(ctx), ...rfq.handlers };
+  const handlers: ClientMessageHandlers<Connection> = { ...messageHandlers(ctx), ...rfq.handlers, ...mmpHandlers(ctx) };
   let closing = false;
 
   const ticker = startTicker(
@@ -147,6 +148,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
             }),
         ),
       );
+      await rfq.settled(); // cancel-on-disconnect withdrawals of the connections just closed
       wss.close();
     },
   };

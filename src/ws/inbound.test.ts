@@ -19,7 +19,6 @@ function setup(limits = { framesPerSecond: 1e9, frameBurst: 1e9, maxQueuedFrames
   });
   const handled: ParsedFrame[] = [];
   const refusals: string[] = [];
-  const busy: ParsedFrame[] = [];
   let release: () => void = () => undefined;
   const hooks: InboundHooks = {
     authenticated: () => false,
@@ -30,7 +29,6 @@ function setup(limits = { framesPerSecond: 1e9, frameBurst: 1e9, maxQueuedFrames
       // an auth_response holds the queue until released, as a signature check on the database would
       if (f.kind === 'auth_response') return new Promise<void>((r) => (release = r));
     },
-    busy: (f) => void busy.push(f),
     refuse: (reason) => void refusals.push(reason),
     failed: (err) => {
       throw err;
@@ -38,7 +36,7 @@ function setup(limits = { framesPerSecond: 1e9, frameBurst: 1e9, maxQueuedFrames
   };
   receiveFrames(ws as unknown as WebSocket, limits, hooks);
   const emit = (text: string) => ws.emit('message', Buffer.from(text), false);
-  return { ws, emit, handled, refusals, busy, release: () => release() };
+  return { ws, emit, handled, refusals, release: () => release() };
 }
 
 const perFrameUs = (n: number, fn: () => void) => {
@@ -71,13 +69,15 @@ describe('receiveFrames', () => {
     expect(drainUs).toBeLessThan(50);
   });
 
-  it('answers a frame that finds the queue full at once (busy) and keeps reading; closes past the frame budget, junk and the pre-authentication count', () => {
+  it('answers frames that find the queue full rate_limited in their turn and keeps reading; closes past the frame budget, junk and the pre-authentication count', async () => {
     const q = setup({ framesPerSecond: 1e9, frameBurst: 1e9, maxQueuedFrames: 3, maxUnauthenticatedFrames: 1e9 });
     q.emit('{"type":"auth_response"}');
     for (let i = 0; i < 10; i++) q.emit(PONG);
     expect(q.refusals).toEqual([]);
-    expect(q.busy).toHaveLength(7);
     q.release();
+    while (q.handled.length < 11) await new Promise((r) => setImmediate(r));
+    // in order: the 3 that found room, then the 7 that did not, each as a rate_limited answer of its frame
+    expect(q.handled.slice(1).map((f) => f.kind)).toEqual([...Array(3).fill('message'), ...Array(7).fill('rate_limited')]);
     const r = setup({ framesPerSecond: 5, frameBurst: 250, maxQueuedFrames: 1e9, maxUnauthenticatedFrames: 1e9 });
     for (let i = 0; i < 260; i++) r.emit(PONG);
     expect(r.refusals).toEqual(['more than 250 frames at once or 5 per second']);

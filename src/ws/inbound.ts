@@ -1,10 +1,12 @@
 // Inbound frames of one market-maker connection, with a constant cost per frame whatever the sender does:
 // each frame is checked against the frame budget (a burst, then a rate; junk frames have a smaller budget;
 // before authentication a count), parsed at once, outside any promise, offered to `admit` (the quote
-// budget, which answers `rate_limited` itself), and queued in a bounded array that one loop drains in
-// order. The socket keeps being read meanwhile, so that a burst is answered at once: a frame that finds
-// the queue full is answered (`busy`: `rate_limited`) without waiting, and the connection stays; only the frame budget, the junk budget and the
-// pre-authentication count close it with 1008 (a sustained flood, junk, or frames before authenticating).
+// budget), and queued in an array that one loop drains in order. The socket keeps being read meanwhile, so
+// the budget is judged when a frame arrives: a frame past the quote budget, or one that finds
+// MM_MAX_QUEUED_FRAMES frames waiting, is queued as a `rate_limited` answer, which costs no database work
+// and goes out in its turn (answers stay in the order of the frames, as clients that match them first in,
+// first out expect). The connection stays; only the frame budget, the junk budget, the pre-authentication
+// count, or answers piling up past the frame burst close it with 1008.
 //
 // Why not a promise chain (`queue = queue.then(...)`): with thousands of frames queued, every error
 // thrown inside a link (a JSON.parse failure) captured an async stack through all pending links, so the
@@ -19,12 +21,10 @@ export interface InboundHooks {
   /** A valid pong: true when it answered an outstanding ping (handled at once, outside the budget). */
   answerPong(): boolean;
   /**
-   * An authenticated connection's frame, at arrival: false when it was answered at once and must not be
-   * handled (a quote past the connection's quote budget gets `quote_ack` `rate_limited`).
+   * An authenticated connection's frame, at arrival: null to handle it, or why it is over budget (it is
+   * then answered `rate_limited` in its turn, e.g. a quote past the connection's quote budget).
    */
-  admit?(frame: ParsedFrame): boolean;
-  /** The queue is full: answer this frame (`rate_limited`) without handling it. */
-  busy(frame: ParsedFrame): void;
+  admit?(frame: ParsedFrame): string | null;
   /** Handles one parsed frame; frames are handled one at a time, in order. */
   handle(frame: ParsedFrame): Promise<void> | void;
   /** A bound was passed: close the connection with 1008 and this reason. */
@@ -38,6 +38,7 @@ export function receiveFrames(ws: WebSocket, limits: FrameLimits, hooks: Inbound
   const budget = new FrameBudget(limits, Date.now());
   let pending: ParsedFrame[] = [];
   let head = 0; // next frame to handle (shift() would copy the array)
+  let work = 0; // frames waiting that are not rate_limited answers (their handling may wait on the database)
   let draining = false;
 
   /** Closes 1008 and stops reading: the rest of a flood stays in the kernel's buffers and costs nothing. */
@@ -62,7 +63,9 @@ export function receiveFrames(ws: WebSocket, limits: FrameLimits, hooks: Inbound
     try {
       await inFlight;
       while (head < pending.length && !hooks.ending()) {
-        await run(pending[head++]!);
+        const frame = pending[head++]!;
+        if (frame.kind !== 'rate_limited') work -= 1;
+        await run(frame);
         // Frames keep arriving while the queue drains: drop the handled ones now and then.
         if (head >= 1024) {
           pending = pending.slice(head);
@@ -72,6 +75,7 @@ export function receiveFrames(ws: WebSocket, limits: FrameLimits, hooks: Inbound
     } finally {
       pending = [];
       head = 0;
+      work = 0;
       draining = false;
     }
   };
@@ -82,16 +86,26 @@ export function receiveFrames(ws: WebSocket, limits: FrameLimits, hooks: Inbound
     if (!budget.takeFrame(now)) {
       return refuse(`more than ${Math.max(limits.frameBurst, limits.framesPerSecond)} frames at once or ${limits.framesPerSecond} per second`);
     }
-    const frame = parseClientFrame(data, isBinary);
+    let frame = parseClientFrame(data, isBinary);
     if (frame.kind === 'error' && !budget.takeJunk(now)) return refuse(`more than ${JUNK_FRAME_BURST} malformed frames`);
     if (frame.kind === 'message' && frame.message.type === 'pong' && hooks.answerPong()) return;
     const authenticated = hooks.authenticated();
     if (!authenticated && !budget.takeUnauthenticated()) {
       return refuse(`more than ${limits.maxUnauthenticatedFrames} frames before authentication`);
     }
-    if (authenticated && hooks.admit && !hooks.admit(frame)) return;
+    const over = authenticated && hooks.admit ? hooks.admit(frame) : null;
+    if (over) frame = { kind: 'rate_limited', frame, why: over };
     if (draining) {
-      if (pending.length - head >= limits.maxQueuedFrames) return hooks.busy(frame);
+      if (frame.kind !== 'rate_limited') {
+        if (work >= limits.maxQueuedFrames) {
+          frame = { kind: 'rate_limited', frame, why: `more than ${limits.maxQueuedFrames} frames waiting on this connection: nothing was done` };
+        } else {
+          work += 1;
+        }
+      }
+      if (pending.length - head - work >= Math.max(limits.frameBurst, limits.framesPerSecond)) {
+        return refuse(`more than ${Math.max(limits.frameBurst, limits.framesPerSecond)} answers waiting`);
+      }
       pending.push(frame);
       return;
     }

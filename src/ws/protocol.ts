@@ -15,7 +15,9 @@ export type ParsedFrame =
       clientQuoteId: string | null;
       error: NonNullable<QuoteAckMessage['error']>;
     }
-  | { kind: 'error'; code: ErrorMessage['code']; message: string };
+  | { kind: 'error'; code: ErrorMessage['code']; message: string }
+  /** A frame refused for its rate (src/ws/inbound.ts): answered `rate_limited` in its turn, nothing else done. */
+  | { kind: 'rate_limited'; frame: ParsedFrame; why: string };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -19,6 +19,7 @@ import { MarketMakerClient, type ServerMessage, type WsMessages } from '@contest
 import { validateServerMessage } from '../../generated/asyncapi/validators.js';
 import type { Bus } from '../bus/bus.js';
 import { createBus } from '../bus/create.js';
+import { readDeploymentId } from '../bus/deployment.js';
 import { loadConfig } from '../config.js';
 import { createOrm, type Orm } from '../db/orm.js';
 import { db } from '../db/schema.js';
@@ -64,7 +65,7 @@ beforeAll(async () => {
   const config = loadConfig(t.env);
   signingDomain = rfqDomainOf(config.rfq);
   orm = await createOrm({ databaseUrl: t.db.url });
-  bus = await createBus({ prefix: t.env.QUEUE_PREFIX!, redisUrl: TEST_REDIS_URL });
+  bus = await createBus({ prefix: t.env.QUEUE_PREFIX!, redisUrl: TEST_REDIS_URL, deploymentId: await readDeploymentId(db(em())) });
   // Windows far enough ahead that betting stays open through the suite.
   const keys = (['BTC/300', 'ETH/300', 'BTC/900', 'SOL/300'] as const).map((k) => {
     const [asset, d] = k.split('/') as [string, string];

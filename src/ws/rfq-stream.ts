@@ -11,13 +11,13 @@
 // is at-most-once: nothing here is needed for correctness, makers reconcile over HTTP (GET /v1/mm/rfq/{id}).
 import type { Bus, BusHandler } from '../bus/bus.js';
 import { publishRfqEvents } from '../bus/rfq-events.js';
-import { cancelQuote, submitQuote } from '../domain/rfq/api.js';
+import { cancelQuote, submitQuote, withdrawAllQuotes } from '../domain/rfq/api.js';
 import type { RfqDeps } from '../domain/rfq/deps.js';
 import type { RfqRoute } from '../domain/rfq/events.js';
 import type { ServerMessage } from '../../generated/asyncapi/types.js';
 import { send, sendText, type Connection, type GatewayContext } from './connection.js';
 import type { ClientMessageHandlers } from './messages.js';
-import { rateLimitedAnswer, serializeServerMessage, type ParsedFrame } from './protocol.js';
+import { serializeServerMessage, type ParsedFrame } from './protocol.js';
 import { effectiveFilters, SubscriptionIndex, type RfqFilters } from './rfq-index.js';
 import { TokenBucket } from './token-bucket.js';
 
@@ -34,15 +34,17 @@ export interface RfqStream {
   handlers: Pick<ClientMessageHandlers<Connection>, 'subscribe' | 'quote' | 'quote_cancel'>;
   /**
    * A frame of an authenticated connection, at arrival: a subscribe, quote or quote_cancel takes a token
-   * of the connection's budget, or is answered `rate_limited` at once (false: drop it, nothing was done).
+   * of the connection's budget (null), or gets why not (it is answered `rate_limited`, nothing is done).
    */
-  admit(c: Connection, frame: ParsedFrame): boolean;
+  admit(c: Connection, frame: ParsedFrame): string | null;
   /** A connection authenticated: mm.event frames for its wallet reach it from now on. */
   authenticated(c: Connection): void;
   /** A connection closed: drop its subscription and its place under its wallet. */
   forget(c: Connection): void;
   /** Stops listening to the bus (shutdown). */
   stop(): void;
+  /** Resolves once the cancel-on-disconnect withdrawals under way are done (shutdown waits for them). */
+  settled(): Promise<void>;
 }
 
 type RfqStreamHandlers = RfqStream['handlers'];
@@ -54,6 +56,21 @@ export function createRfqStream(ctx: GatewayContext, bus: Bus, settings: RfqStre
   /** Authenticated connections by lowercase wallet: an mm.event costs its wallet's connections, not all of them. */
   const byWallet = new Map<string, Set<Connection>>();
   const walletKey = (c: Connection) => c.session?.walletAddress.toLowerCase();
+  /** Connections whose last subscribe asked for cancel on disconnect. */
+  const cancelOnDisconnect = new WeakSet<Connection>();
+  const withdrawals = new Set<Promise<void>>();
+
+  /** Cancel on disconnect: withdraws the wallet's live quotes and tells its other connections (any process). */
+  const withdrawFor = (wallet: string) => {
+    const p = withdrawAllQuotes(ctx.orm.em.fork(), wallet, 'disconnected')
+      .then(async ({ withdrawn, events }) => {
+        log.info({ wallet, withdrawn }, 'cancel on disconnect: live quotes withdrawn');
+        await publishRfqEvents(bus, events, log);
+      })
+      .catch((err: unknown) => log.error({ err, wallet }, 'cancel on disconnect failed; the quotes stay live until they expire or fill'))
+      .finally(() => withdrawals.delete(p));
+    withdrawals.add(p);
+  };
 
   const takeBudget = (c: Connection): boolean => {
     const now = Date.now();
@@ -73,11 +90,10 @@ export function createRfqStream(ctx: GatewayContext, bus: Bus, settings: RfqStre
     frame.kind === 'quote_refused' ||
     (frame.kind === 'message' && (frame.message.type === 'quote' || frame.message.type === 'quote_cancel' || frame.message.type === 'subscribe'));
 
-  const admit = (c: Connection, frame: ParsedFrame): boolean => {
-    if (!budgeted(frame) || takeBudget(c)) return true;
-    send(ctx, c, rateLimitedAnswer(frame, `more than ${settings.maxQuotesPerSecond} subscribes, quotes and cancels per second on this connection`));
-    return false;
-  };
+  const admit = (c: Connection, frame: ParsedFrame): string | null =>
+    !budgeted(frame) || takeBudget(c)
+      ? null
+      : `more than ${settings.maxQuotesPerSecond} subscribes, quotes and cancels per second on this connection`;
 
   /** Serializes once, then sends to each open authenticated connection; a frame that breaks the schema is dropped. */
   const broadcast = (frame: ServerMessage, to: Iterable<Connection>): number => {
@@ -136,7 +152,9 @@ export function createRfqStream(ctx: GatewayContext, bus: Bus, settings: RfqStre
       if (!walletOf(c, 'subscribe')) return;
       const f = effectiveFilters(m, settings.offered);
       index.set(c, f);
-      send(ctx, c, { type: 'subscribed', assets: [...f.assets], durations: [...f.durations] });
+      if (m.cancel_on_disconnect) cancelOnDisconnect.add(c);
+      else cancelOnDisconnect.delete(c);
+      send(ctx, c, { type: 'subscribed', assets: [...f.assets], durations: [...f.durations], cancel_on_disconnect: m.cancel_on_disconnect === true });
       log.info({ conn_id: c.id, wallet: c.session?.walletAddress, assets: f.assets, durations: f.durations }, 'market maker subscribed to RFQs');
     },
 
@@ -181,9 +199,13 @@ export function createRfqStream(ctx: GatewayContext, bus: Bus, settings: RfqStre
       const set = w ? byWallet.get(w) : undefined;
       set?.delete(c);
       if (w && set?.size === 0) byWallet.delete(w);
+      if (w && cancelOnDisconnect.has(c) && !byWallet.has(w)) withdrawFor(w);
     },
     stop: () => {
       for (const off of unsubscribe) off();
+    },
+    settled: async () => {
+      await Promise.all([...withdrawals]);
     },
   };
 }

@@ -6,7 +6,7 @@ import { UserSchema } from './user.entity.js';
 import { SessionSchema } from './session.entity.js';
 import { WalletNonceSchema } from './wallet-nonce.entity.js';
 import { MarketSchema } from './market.entity.js';
-import { MarketMakerSchema } from './market-maker.entity.js';
+import { MarketMakerSchema, MmProtectionSchema } from './market-maker.entity.js';
 import { LedgerAccountSchema, LedgerEntrySchema, LedgerTransactionSchema } from './ledger.entity.js';
 import { IdempotencyKeySchema, OperationOutboxSchema, OperationSchema } from './money.entity.js';
 import { ChainNonceSchema, ChainTransactionSchema } from './chain.entity.js';
@@ -35,6 +35,7 @@ export const schemas = [
   WalletNonceSchema,
   MarketSchema,
   MarketMakerSchema,
+  MmProtectionSchema,
   LedgerAccountSchema,
   LedgerTransactionSchema,
   LedgerEntrySchema,

@@ -86,7 +86,7 @@ export interface NewQuoteRow {
 /** What recordQuote decided, with the rows it read or wrote. */
 export interface RecordedQuote {
   /** ok: recorded; prior: the client_quote_id was used before (see prior_*); else the refusal. */
-  verdict: 'ok' | 'prior' | 'unknown_rfq' | 'unknown_market_maker' | 'rfq_closed' | 'self_trade' | 'insufficient_collateral';
+  verdict: 'ok' | 'prior' | 'unknown_rfq' | 'unknown_market_maker' | 'mmp_triggered' | 'rfq_closed' | 'self_trade' | 'insufficient_collateral';
   replaced_id: string | null;
   replaced_client_quote_id: string | null;
   replaced_odds_bps: number | null;
@@ -212,6 +212,19 @@ export class RfqRepository {
     return this.db.selectFrom('rfq_quotes').select(QUOTE_COLUMNS).where('rfq_id', '=', anyOf(rfqIds, 'uuid')).execute();
   }
 
+  /** The maker's live quotes on every RFQ, oldest first (rfq_quotes_maker_live_idx). */
+  makerLiveQuotes(makerAddress: string, limit: number) {
+    return this.db
+      .selectFrom('rfq_quotes')
+      .select(QUOTE_COLUMNS)
+      .where('maker_address', '=', makerAddress)
+      .where('status', '=', sql.lit('live'))
+      .orderBy('received_at_ms')
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+  }
+
   makerQuotes(rfqId: string, makerAddress: string) {
     return this.db.selectFrom('rfq_quotes').select(QUOTE_COLUMNS).where('rfq_id', '=', rfqId).where('maker_address', '=', makerAddress).execute();
   }
@@ -264,6 +277,10 @@ export class RfqRepository {
       mm as (
         select m.removed_at is not null as removed from market_makers m where lower(m.wallet_address) = ${q.makerAddress} for share
       ),
+      -- Market-maker protection, FOR SHARE (ordered against a trip): a tripped maker quotes nothing until it resets.
+      mmp as (
+        select p.tripped_at_ms is not null as tripped from mm_protections p where p.maker_address = ${q.makerAddress} for share
+      ),
       prior as (
         select id, rfq_id, odds_bps, max_fill, valid_until_ms, signature from rfq_quotes
         where ${q.clientQuoteId}::uuid is not null and maker_address = ${q.makerAddress} and client_quote_id = ${q.clientQuoteId}::uuid
@@ -273,6 +290,7 @@ export class RfqRepository {
           when exists (select 1 from prior) then 'prior'
           when r.id is null then 'unknown_rfq'
           when exists (select 1 from mm where removed) then 'unknown_market_maker'
+          when exists (select 1 from mmp where tripped) then 'mmp_triggered'
           when r.status <> 'open' or ${int8(q.receivedAtMs)}::int8 >= r.expires_at_ms
             or (r.fill_mode = 'best' and ${int8(q.receivedAtMs)}::int8 >= r.quote_deadline_ms) then 'rfq_closed'
           when r.taker_address = ${q.makerAddress} then 'self_trade'

@@ -40,15 +40,20 @@ function userFields(r: UserRow) {
   return { userId: r.user_id, handle: r.handle, xHandle: r.x_handle, xAvatarUrl: r.x_avatar_url, avatarSeed: avatarSeed(r.user_id) };
 }
 
-function toRow(r: BoardRow, c: ContestRecord, counts: Array<{ score: number; entries: number }>): LeaderboardRow {
+/**
+ * One leaderboard row. `hidden` (the contest's picks are hidden while betting is open): nothing that
+ * depends on picks is reported, for anyone (rank 1, 0 resolved wins, every pick open), so a market
+ * resolved or voided early cannot reveal who picked what (spec/openapi.yaml getContestLeaderboard).
+ */
+function toRow(r: BoardRow, c: ContestRecord, counts: Array<{ score: number; entries: number }>, hidden: boolean): LeaderboardRow {
   const payout = r.payout === null ? null : int8ToBigint(r.payout);
   return {
     entryId: r.id,
-    rank: rankFromCounts(counts, r.score),
+    rank: hidden ? 1 : rankFromCounts(counts, r.score),
     ...userFields(r),
     entryIndex: r.entry_index,
-    resolvedWinCount: r.resolved_win_count,
-    openLegCount: r.pick_count - r.resolved_leg_count,
+    resolvedWinCount: hidden ? 0 : r.resolved_win_count,
+    openLegCount: hidden ? r.pick_count : r.pick_count - r.resolved_leg_count,
     payout,
     netPayout: payout === null ? null : payout - c.betAmount,
   };
@@ -59,20 +64,23 @@ export interface PublicBoard {
   contest: ContestRecord;
   counts: Array<{ score: number; entries: number }>;
   entries: LeaderboardRow[];
+  /** Picks are hidden (betting open on a hidden_while_betting_open contest): rows report nothing of them. */
+  hidden: boolean;
 }
 
-export async function leaderboardTop(em: Em, contestId: string, limit: number): Promise<PublicBoard> {
+export async function leaderboardTop(em: Em, contestId: string, limit: number, nowMs = Date.now()): Promise<PublicBoard> {
   const contest = await loadContest(em, contestId);
   const counts = await loadScoreCounts(em, contestId);
-  const entries = (await contestBoardsRepository(db(em)).leaderboardTop(contestId, limit)).map((r) => toRow(r, contest, counts));
-  return { contest, counts, entries };
+  const hidden = !picksVisible(contest, nowMs);
+  const entries = (await contestBoardsRepository(db(em)).leaderboardTop(contestId, limit)).map((r) => toRow(r, contest, counts, hidden));
+  return { contest, counts, entries, hidden };
 }
 
 /** The user's rows outside the top slice of `board`, ranked against its score counts (one statement). */
 export async function callerRowsOf(em: Em, board: PublicBoard, userId: string): Promise<LeaderboardRow[]> {
   const inTop = new Set(board.entries.map((r) => r.entryId));
   const mine = await contestBoardsRepository(db(em)).leaderboardOfUser(board.contest.id, userId);
-  return mine.map((r) => toRow(r, board.contest, board.counts)).filter((r) => !inTop.has(r.entryId));
+  return mine.map((r) => toRow(r, board.contest, board.counts, board.hidden)).filter((r) => !inTop.has(r.entryId));
 }
 
 export async function leaderboard(em: Em, contestId: string, limit: number, callerUserId: string | null): Promise<Leaderboard> {

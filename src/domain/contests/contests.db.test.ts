@@ -76,8 +76,11 @@ describe('contests repository', () => {
       ],
     });
 
-    expect((await resolveMarket(em(), m1, 'YES')).contestReady).toBe(false);
-    expect((await resolveMarket(em(), m2, 'YES')).contestReady).toBe(true);
+    // An outcome waits for the betting close (409 BETTING_OPEN before it); this clock is past it.
+    await expect(resolveMarket(em(), m1, 'YES')).rejects.toMatchObject({ status: 409, code: 'BETTING_OPEN' });
+    const afterClose = Date.now() + 61_000;
+    expect((await resolveMarket(em(), m1, 'YES', afterClose)).contestReady).toBe(false);
+    expect((await resolveMarket(em(), m2, 'YES', afterClose)).contestReady).toBe(true);
     expect(await contestsAwaitingResolution(em())).toContain(id);
     expect(await resolveContest(em(), id)).toBe('resolved');
     expect(await resolveContest(em(), id)).toBe('already_settled');

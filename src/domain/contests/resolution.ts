@@ -43,6 +43,19 @@ export async function resolveMarket(em: Em, marketId: number, resolution: Market
       });
     }
     if (contest.status !== 'open') throw alreadySettled(contest);
+    // An outcome while entries can still be made would let late entrants pick the known result (and, with
+    // hidden picks, show on the leaderboard who picked what). Voiding stays possible at any time.
+    if (resolution !== 'VOID' && nowMs < contest.bettingClosesMs) {
+      throw new Conflict(
+        'BETTING_OPEN',
+        `Betting on this contest is open until ${contest.bettingClosesMs}; resolve its markets after that (VOID is allowed).`,
+        {
+          market_id: marketId,
+          contest_id: contest.id,
+          betting_closes_at_ms: contest.bettingClosesMs,
+        },
+      );
+    }
     const status = resolution === 'VOID' ? 'VOIDED' : 'RESOLVED';
     const outcome = resolution === 'VOID' ? null : resolution;
     await repo.setMarketResolution(int8(marketId), status, outcome, int8(nowMs));

@@ -1,6 +1,6 @@
 // What an RFQ write tells other processes after it commits (docs/trading.md, "The bus"). The rules return these;
 // they never publish (the domain does not know the bus): src/bus/rfq-events.ts does, after commit.
-import type { PositionSettledFrame, QuoteResultFrame, RfqClosedFrame, RfqFrame } from './records.js';
+import type { MmpStatusFrame, PositionSettledFrame, QuoteResultFrame, RfqClosedFrame, RfqFrame } from './records.js';
 
 /** Where a frame about an RFQ goes: makers whose subscription matches one of these (asset, duration). */
 export interface RfqRoute {
@@ -18,7 +18,7 @@ export type RfqEvent =
   /** The RFQ left `open`: `rfq_closed` to the same audience as `rfq`, and wakes long-polls. */
   | { topic: 'rfq.closed'; frame: RfqClosedFrame; route: RfqRoute }
   /** A frame for every connection of one maker wallet (lowercase), on any process. */
-  | { topic: 'mm.event'; wallet: string; frame: QuoteResultFrame | PositionSettledFrame };
+  | { topic: 'mm.event'; wallet: string; frame: QuoteResultFrame | PositionSettledFrame | MmpStatusFrame };
 
 export function routeOf(frame: Pick<RfqFrame, 'legs'>): RfqRoute {
   return {

@@ -10,6 +10,7 @@ import { lockUserBalances, planPostings, postAll, type LockedAccounts, type Post
 import type { PostingRows } from '../../db/repositories/ledger.repository.js';
 import { allocate, type Allocation, type QuoteCandidate, type QuoteOutcome } from './allocate.js';
 import type { RfqDeps } from './deps.js';
+import { countMakerFills } from './mmp.js';
 import { routeOf, type RfqEvent } from './events.js';
 import {
   compareQuoteRecords,
@@ -269,5 +270,8 @@ export async function fillRfq(
     oddsBps: allocation.oddsBps,
     positionId,
   };
-  return { ...(await finish(tx, r, all, outcomes, close, position, ledger)), allocation };
+  const done = await finish(tx, r, all, outcomes, close, position, ledger);
+  // Market-maker protection: each maker's fill counts against its limits; a trip withdraws its live quotes.
+  const fills = allocation.fills.map((f) => ({ maker: f.quote.makerAddress, liability: f.liabilityMicros }));
+  return { ...done, events: [...done.events, ...(await countMakerFills(tx, fills, nowMs))], allocation };
 }

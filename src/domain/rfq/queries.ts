@@ -5,8 +5,8 @@ import { rfqRepository } from '../../db/repositories/rfq.repository.js';
 import { db } from '../../db/schema.js';
 import { isUuid, NotFound } from '../errors.js';
 import { KeysetCursors } from '../keyset-cursor.js';
-import type { RfqStatus, RfqWithQuotes } from './records.js';
-import { withQuotes } from './rows.js';
+import type { QuoteRecord, RfqStatus, RfqWithQuotes } from './records.js';
+import { quoteFromRow, withQuotes } from './rows.js';
 
 const repo = (em: Em) => rfqRepository(db(em));
 
@@ -55,4 +55,9 @@ export async function listOwnRfqs(em: Em, userId: string, q: RfqListQuery): Prom
 /** Open RFQs due at `nowMs - graceMs` (the sweeper closes each with closeRfq). */
 export function dueRfqIds(em: Em, nowMs: number, graceMs: number, limit: number): Promise<string[]> {
   return repo(em).due(nowMs - graceMs, limit);
+}
+
+/** The maker's live quotes on every RFQ, oldest first (GET /v1/mm/quotes: reconciling after a reconnect). */
+export async function makerLiveQuotes(em: Em, makerWallet: string, limit: number): Promise<QuoteRecord[]> {
+  return (await repo(em).makerLiveQuotes(makerWallet.toLowerCase(), limit)).map(quoteFromRow);
 }

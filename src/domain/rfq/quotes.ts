@@ -26,7 +26,8 @@ export type QuoteAckError =
   | 'duplicate_client_quote_id'
   | 'quote_not_live'
   | 'rate_limited'
-  | 'unknown_market_maker';
+  | 'unknown_market_maker'
+  | 'mmp_triggered';
 
 export interface QuoteAck {
   type: 'quote_ack';

@@ -110,13 +110,26 @@ export interface QuoteResultFrame {
   rfq_id: string;
   quote_id: string;
   client_quote_id: string | null;
-  status: 'filled' | 'not_filled' | 'rejected';
-  reason: QuoteReason | null;
+  /** `cancelled`: withdrawn by the service for the maker (cancel on disconnect: reason `disconnected`). */
+  status: 'filled' | 'not_filled' | 'rejected' | 'cancelled';
+  reason: QuoteReason | 'disconnected' | 'mmp_triggered' | null;
   position_id: string | null;
   fill_stake_micros: string;
   odds_bps: number;
   liability_micros: string;
   filled_at_ms: number | null;
+}
+
+/** A maker's market-maker protection (src/domain/rfq/mmp.ts): its answer to mmp_set/mmp_reset, and its trip. */
+export interface MmpStatusFrame {
+  type: 'mmp_status';
+  enabled: boolean;
+  interval_ms: number | null;
+  max_fills: number | null;
+  max_liability_micros: string | null;
+  window_fills: number;
+  window_liability_micros: string;
+  tripped_at_ms: number | null;
 }
 
 /** To every connection of each maker of a position when it settles (taker-relative outcome). */

@@ -108,8 +108,15 @@ function render(text: string, name: DocumentName, format: DocumentFormat, pathna
   return format === 'json' ? `${JSON.stringify(doc.toJS(), null, 2)}\n` : doc.toString({ lineWidth: 0 });
 }
 
-/** Every AsyncAPI server keeps its name (channels refer to it) and points at this instance. */
+/** The handshake's example address in the description (spec/asyncapi.yaml "Handshake"). */
+const LOCAL_WS_EXAMPLE = /`ws:\/\/localhost:3000\/v1\/ws`\s+locally;\s+`wss:\/\/`\s+behind\s+TLS/;
+
+/** Every AsyncAPI server keeps its name (channels refer to it) and points at this instance, as does the handshake's example address. */
 function rewriteAsyncApiServers(doc: Document, pathname: string): void {
+  const description = doc.getIn(['info', 'description']);
+  if (typeof description === 'string' && LOCAL_WS_EXAMPLE.test(description)) {
+    doc.setIn(['info', 'description'], description.replace(LOCAL_WS_EXAMPLE, `\`${WS_PROTOCOL}://${HOST}${pathname}/v1/ws\` on this instance`));
+  }
   const servers = doc.get('servers', true) as { items?: Array<{ key: unknown }> } | undefined;
   for (const pair of servers?.items ?? []) {
     const name = String((pair.key as { value?: unknown })?.value ?? pair.key);

@@ -97,7 +97,11 @@ export function contestReadHandlers({ pages, callers }: ContestReadCaches): Hand
           entries: board.entries.map(leaderboardRowWire),
           caller: null,
         };
-        return { value: { board, body: preserialized(body), load: ++boardLoads } };
+        // While picks are hidden the page expires when betting closes, so the reveal is never served late.
+        return {
+          value: { board, body: preserialized(body), load: ++boardLoads },
+          ...(board.hidden ? { expiresAtMs: board.contest.bettingClosesMs } : {}),
+        };
       });
       const me = callerOf(ctx);
       if (!me) return { status: 200, body: page.body, headers: NO_STORE };

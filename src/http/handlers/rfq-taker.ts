@@ -6,7 +6,7 @@ import { isAddress } from 'viem';
 import type { Bus } from '../../bus/bus.js';
 import type { RfqCloser } from '../../bus/rfq-events.js';
 import { publishRfqEvents } from '../../bus/rfq-events.js';
-import { ValidationFailed } from '../../domain/errors.js';
+import { AppError, ValidationFailed } from '../../domain/errors.js';
 import { acceptQuote, cancelRfq, createRfq, getOwnRfq, listOwnRfqs, QuoteUnusable, rejectQuote, type RfqWrite } from '../../domain/rfq/api.js';
 import type { RfqDeps } from '../../domain/rfq/deps.js';
 import { NO_STORE, type HandlersFor, type RequestContext } from '../handler.js';
@@ -28,6 +28,16 @@ type RfqTakerOperationId = 'createRfq' | 'getRfq' | 'listRfqs' | 'acceptRfqQuote
 export const RFQ_LIST_LIMIT = { min: 1, max: 100 } as const;
 
 const clamp = (n: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, n));
+
+/** 503 TOO_MANY_WAITERS: the user already holds its share of long-polls on this process (fair shares). */
+const tooManyWaiters = () =>
+  new AppError(
+    503,
+    'TOO_MANY_WAITERS',
+    'you already hold the most long-polls (wait_ms) one user may hold at once on this service; wait for one to answer, or poll without wait_ms',
+    null,
+    { 'Retry-After': '1' },
+  );
 
 export function rfqTakerHandlers(deps: RfqTakerDeps): HandlersFor<RfqTakerOperationId> {
   const userScope = (_req: unknown, ctx: RequestContext) => `user:${requireUser(ctx.auth).userId}`;
@@ -91,11 +101,13 @@ export function rfqTakerHandlers(deps: RfqTakerDeps): HandlersFor<RfqTakerOperat
     getRfq: async ({ params, query }, ctx) => {
       const waitMs = query.wait_ms ?? 0;
       // Registered before the first read, so a quote that commits in between still wakes this request.
-      const waiter = waitMs > 0 ? deps.waiters.register(params.rfq_id) : null;
+      const waiter = waitMs > 0 ? deps.waiters.register(params.rfq_id, requireUser(ctx.auth).userId) : null;
       try {
         let r = await read(ctx, params.rfq_id);
         const enough = query.min_quotes !== undefined && r.rfq.quotesReceived >= query.min_quotes;
-        if (waiter && r.rfq.status === 'open' && !enough && (await waiter.wait(waitMs)) === 'changed') r = await read(ctx, params.rfq_id);
+        const outcome = waiter && r.rfq.status === 'open' && !enough ? await waiter.wait(waitMs) : null;
+        if (outcome === 'user_full') throw tooManyWaiters();
+        if (outcome === 'changed') r = await read(ctx, params.rfq_id);
         return { status: 200, body: rfqToWire(r), headers: NO_STORE };
       } finally {
         waiter?.cancel();

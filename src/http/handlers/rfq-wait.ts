@@ -3,10 +3,12 @@
 // the RFQ from the database (the bus only says "look again": a lost message costs a timeout, never a
 // wrong answer). A waiter is registered BEFORE the request's first read, so a change that commits between
 // that read and the wait still wakes it. Waiters are capped per process: past the cap a request answers
-// at once (the client polls again) instead of holding memory and a socket.
+// at once (the client polls again) instead of holding memory and a socket. They are capped per user too
+// (fair shares): one user holding its cap of long-polls is refused more (503 TOO_MANY_WAITERS) while
+// every other user's long-polls wait as usual.
 import type { Bus } from '../../bus/bus.js';
 
-export type WaitOutcome = 'changed' | 'timeout' | 'full' | 'closed';
+export type WaitOutcome = 'changed' | 'timeout' | 'full' | 'user_full' | 'closed';
 
 export interface RfqWaiter {
   /** Resolves at the first change of the RFQ since registration, after `ms`, at once when the cap was reached. */
@@ -16,7 +18,8 @@ export interface RfqWaiter {
 }
 
 export interface RfqWaiters {
-  register(rfqId: string): RfqWaiter;
+  /** `owner`: the user the waiter counts against (its per-user cap). */
+  register(rfqId: string, owner: string): RfqWaiter;
   /** Waiters currently registered on this process. */
   size(): number;
   /** Unsubscribes and answers every waiter (`closed`), so shutdown never waits out a long-poll. */
@@ -24,6 +27,7 @@ export interface RfqWaiters {
 }
 
 export const DEFAULT_MAX_WAITERS = 1000;
+export const DEFAULT_MAX_WAITERS_PER_USER = 100;
 
 interface Slot {
   changed: boolean;
@@ -39,17 +43,22 @@ export function rfqIdOf(payload: unknown): string | undefined {
   return undefined;
 }
 
-export function createRfqWaiters(bus: Pick<Bus, 'subscribe'>, opts: { max?: number } = {}): RfqWaiters {
+export function createRfqWaiters(bus: Pick<Bus, 'subscribe'>, opts: { max?: number; maxPerUser?: number } = {}): RfqWaiters {
   const max = opts.max ?? DEFAULT_MAX_WAITERS;
+  const maxPerUser = opts.maxPerUser ?? DEFAULT_MAX_WAITERS_PER_USER;
   const byRfq = new Map<string, Set<Slot>>();
+  const perUser = new Map<string, number>();
   let count = 0;
   let closed = false;
 
-  const drop = (rfqId: string, slot: Slot) => {
+  const drop = (rfqId: string, owner: string, slot: Slot) => {
     const set = byRfq.get(rfqId);
     if (!set?.delete(slot)) return;
     count -= 1;
     if (set.size === 0) byRfq.delete(rfqId);
+    const n = (perUser.get(owner) ?? 1) - 1;
+    if (n > 0) perUser.set(owner, n);
+    else perUser.delete(owner);
   };
   const onMessage = (payload: unknown) => {
     const id = rfqIdOf(payload);
@@ -65,18 +74,20 @@ export function createRfqWaiters(bus: Pick<Bus, 'subscribe'>, opts: { max?: numb
   const immediate = (outcome: WaitOutcome): RfqWaiter => ({ wait: () => Promise.resolve(outcome), cancel: () => {} });
 
   return {
-    register(rfqId) {
+    register(rfqId, owner) {
       if (closed) return immediate('closed');
+      if ((perUser.get(owner) ?? 0) >= maxPerUser) return immediate('user_full');
       if (count >= max) return immediate('full');
       const slot: Slot = { changed: false };
       let set = byRfq.get(rfqId);
       if (!set) byRfq.set(rfqId, (set = new Set()));
       set.add(slot);
       count += 1;
+      perUser.set(owner, (perUser.get(owner) ?? 0) + 1);
       return {
         wait(ms) {
           if (slot.changed) {
-            drop(rfqId, slot);
+            drop(rfqId, owner, slot);
             return Promise.resolve('changed');
           }
           if (closed) return Promise.resolve('closed');
@@ -85,12 +96,12 @@ export function createRfqWaiters(bus: Pick<Bus, 'subscribe'>, opts: { max?: numb
             slot.wake = (o) => {
               clearTimeout(timer);
               slot.wake = undefined;
-              drop(rfqId, slot);
+              drop(rfqId, owner, slot);
               resolve(o);
             };
           });
         },
-        cancel: () => drop(rfqId, slot),
+        cancel: () => drop(rfqId, owner, slot),
       };
     },
     size: () => count,
@@ -99,6 +110,7 @@ export function createRfqWaiters(bus: Pick<Bus, 'subscribe'>, opts: { max?: numb
       for (const u of unsubscribe) u();
       for (const set of [...byRfq.values()]) for (const slot of [...set]) slot.wake?.('closed');
       byRfq.clear();
+      perUser.clear();
       count = 0;
     },
   };

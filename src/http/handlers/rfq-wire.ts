@@ -41,7 +41,7 @@ export function rfqToWire({ rfq: r, quotes }: RfqWithQuotes): Rfq {
   };
 }
 
-function makerQuoteToWire(q: QuoteRecord): MakerRfqQuote {
+export function makerQuoteToWire(q: QuoteRecord): MakerRfqQuote {
   return { ...quoteToWire(q), client_quote_id: q.clientQuoteId, reason: q.reason, filled_stake_micros: microsToWire(q.filledStakeMicros) };
 }
 

@@ -10,6 +10,10 @@
     agent: { disabled: true },
     mcp: { disabled: true },
     persistAuth: false,
+    // The portal's own navigation (src/http/docs/router.ts) links both references; Scalar's toolbar and
+    // developer tools (shown on localhost by default) are not for partners.
+    showToolbar: 'never',
+    showDeveloperTools: 'never',
     showOperationId: true,
     defaultOpenAllTags: true,
     hideDarkModeToggle: false,
