@@ -93,7 +93,7 @@ async function quote(maker: Party, rfqId: string, oddsBps: number, maxFill: numb
 }
 
 describe('one best-mode fill', () => {
-  it('costs 13 SQL statements (create 6, quote 1, close 6) and 4 bus events', async () => {
+  it('costs 14 SQL statements (create 6, quote 1, close 7) and 4 bus events', async () => {
     const taker = await party(100_000_000n);
     const maker = await party(100_000_000n);
     // Warm-up: the first fill of a user creates its reserved account and looks its window up.
@@ -115,8 +115,9 @@ describe('one best-mode fill', () => {
     events.push(...f.value.events);
     // create: BEGIN, key claim, taker's accounts locked, RFQ insert (with the open count) and the reserve posting,
     // stored outcome, COMMIT. quote: one autocommit statement. close: BEGIN, RFQ FOR UPDATE, quotes FOR UPDATE
-    // (with the makers' unlocked balances), taker + chosen makers locked, fill writes with the ledger postings, COMMIT.
-    expect({ create: c.statements, quote: q.statements, close: f.statements }).toEqual({ create: 6, quote: 1, close: 6 });
+    // (with the makers' unlocked balances), taker + chosen makers locked, fill writes with the ledger postings, the
+    // makers' protection counters (src/domain/rfq/mmp.ts, docs/market-makers.md), COMMIT.
+    expect({ create: c.statements, quote: q.statements, close: f.statements }).toEqual({ create: 6, quote: 1, close: 7 });
     expect(events.map((e) => e.topic)).toEqual(['rfq.open', 'rfq.quote', 'rfq.closed', 'mm.event']);
   });
 });
