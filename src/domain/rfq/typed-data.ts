@@ -2,7 +2,7 @@
 // Pure apart from viem's hashing and the native recovery (src/domain/signatures/recover.ts). The JSON shapes are the wire forms (snake_case, JSON
 // integers); the typed messages are what gets hashed. A bad signature is a result, never a throw.
 import type { Address, Hex } from 'viem';
-import { orderHash, quoteHash } from './typed-hash.js';
+import { orderHash, quoteHash, type QuoteMessage, type RfqDomain, type RfqOrderMessage } from './typed-hash.js';
 import { normalizeSignature, recoverSigner } from '../signatures/recover.js';
 
 export { normalizeSignature } from '../signatures/recover.js';
@@ -30,31 +30,7 @@ export interface QuoteJson {
   valid_until_ms: number;
 }
 
-export interface RfqDomain {
-  name: string;
-  version: '1';
-  chainId: number;
-  /** The deployment's salt (RFQ_EIP712_SALT): a signature for one deployment is refused by every other. */
-  salt: Hex;
-}
-
-export interface RfqOrderMessage {
-  taker: Address;
-  legs: Array<{ marketId: bigint; direction: number }>;
-  stakeMicros: bigint;
-  minOddsBps: number;
-  orderType: number;
-  nonce: bigint;
-  deadlineMs: bigint;
-}
-
-export interface QuoteMessage {
-  rfqId: string;
-  maker: Address;
-  oddsBps: number;
-  maxFillMicros: bigint;
-  validUntilMs: bigint;
-}
+export type { QuoteMessage, RfqDomain, RfqOrderMessage };
 
 export const RFQ_EIP712_VERSION = '1';
 

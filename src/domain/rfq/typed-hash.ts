@@ -4,8 +4,34 @@
 // src/domain/rfq/typed-hash.test.ts compares them with hashTypedData over random orders, quotes and
 // domains). Inputs are the typed messages of src/domain/rfq/typed-data.ts (already validated there);
 // values outside their Solidity type still throw here, as viem's would.
-import { keccak256, toHex, type Hex } from 'viem';
-import type { QuoteMessage, RfqDomain, RfqOrderMessage } from './typed-data.js';
+import { keccak256, toHex, type Address, type Hex } from 'viem';
+
+// The typed messages (validated from the wire by src/domain/rfq/typed-data.ts, which re-exports them).
+export interface RfqDomain {
+  name: string;
+  version: '1';
+  chainId: number;
+  /** The deployment's salt (RFQ_EIP712_SALT): a signature for one deployment is refused by every other. */
+  salt: Hex;
+}
+
+export interface RfqOrderMessage {
+  taker: Address;
+  legs: Array<{ marketId: bigint; direction: number }>;
+  stakeMicros: bigint;
+  minOddsBps: number;
+  orderType: number;
+  nonce: bigint;
+  deadlineMs: bigint;
+}
+
+export interface QuoteMessage {
+  rfqId: string;
+  maker: Address;
+  oddsBps: number;
+  maxFillMicros: bigint;
+  validUntilMs: bigint;
+}
 
 const typeHash = (t: string) => keccak256(toHex(t));
 const DOMAIN_TYPEHASH = typeHash('EIP712Domain(string name,string version,uint256 chainId,bytes32 salt)');
