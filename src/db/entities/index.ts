@@ -1,4 +1,4 @@
-// Every table the migrations create (30), described once. Migrations (src/db/migrations) stay the only source
+// Every table the migrations create (34), described once. Migrations (src/db/migrations) stay the only source
 // of DDL: these schemas drive the ORM and the Kysely types (src/db/schema.ts), and src/db/schema.db.test.ts
 // fails when a migration and an entity disagree on a table, a column, its type or its nullability.
 import { WorkerHeartbeat, WorkerHeartbeatSchema } from './worker-heartbeat.entity.js';
@@ -10,6 +10,7 @@ import { MarketMaker, MarketMakerSchema } from './market-maker.entity.js';
 import { LedgerAccountSchema, LedgerEntrySchema, LedgerTransactionSchema } from './ledger.entity.js';
 import { IdempotencyKeySchema, OperationOutboxSchema, OperationSchema } from './money.entity.js';
 import { ChainNonceSchema, ChainTransactionSchema } from './chain.entity.js';
+import { ChainCursorSchema, ChainDepositSchema, DepositAddressSchema, DepositSweepSchema } from './custodial.entity.js';
 import { PoolImageSchema, ServiceKeySchema } from './pool-image.entity.js';
 import { RateLimitCounterSchema, WsConnectionSlotSchema } from './shared-limits.entity.js';
 import {
@@ -57,6 +58,10 @@ export const schemas = [
   TradingStatsSchema,
   ChainNonceSchema,
   ChainTransactionSchema,
+  DepositAddressSchema,
+  ChainCursorSchema,
+  ChainDepositSchema,
+  DepositSweepSchema,
 ] as const;
 
 /** Every entity the ORM knows; migrations (not schema sync) create their tables. */

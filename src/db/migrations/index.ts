@@ -11,6 +11,7 @@ import { Migration20261123030000_shared_limits } from './Migration20261123030000
 import { Migration20261125010000_rfq } from './Migration20261125010000_rfq.js';
 import { Migration20261125020000_ledger_check_once } from './Migration20261125020000_ledger_check_once.js';
 import { Migration20261126020000_onchain_settlement } from './Migration20261126020000_onchain_settlement.js';
+import { Migration20261126020500_custodial_deposits } from './Migration20261126020500_custodial_deposits.js';
 
 export const migrationsList = [
   { name: 'Migration20261120000000_initial', class: Migration20261120000000_initial },
@@ -25,4 +26,5 @@ export const migrationsList = [
   { name: 'Migration20261125010000_rfq', class: Migration20261125010000_rfq },
   { name: 'Migration20261125020000_ledger_check_once', class: Migration20261125020000_ledger_check_once },
   { name: 'Migration20261126020000_onchain_settlement', class: Migration20261126020000_onchain_settlement },
+  { name: 'Migration20261126020500_custodial_deposits', class: Migration20261126020500_custodial_deposits },
 ];
