@@ -5,8 +5,10 @@
 // stopped for 200 blocks catches up (eth_getLogs in ranges of 50) with no miss and no double; a transfer that a
 // reorganisation removes before its confirmations credits nothing. Deposited USDC is swept into the settlement
 // wallet (ETH top-up, then transfer). After each: the ledger check is clean and the chain holds what users own.
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Address } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { call } from '../src/testing/identity.js';
 import { startOnchainStack, type OnchainStack } from '../src/testing/onchain-stack.js';
 import {
@@ -25,28 +27,31 @@ const CONFIRMATIONS = 3;
 
 describe.each(['redis', 'postgres'] as const)('custodial deposits (%s deployment)', (deployment) => {
   let s: OnchainStack;
+  let baseline: bigint;
   beforeAll(async () => {
     s = await startOnchainStack({
       label: `cust${deployment}`,
       deployment,
       apis: 2,
-      chain: { confirmations: CONFIRMATIONS },
+      // The settlement wallet starts with 50 USDC of its own (withdrawals may be paid before a sweep lands).
+      chain: { confirmations: CONFIRMATIONS, settlementUsdcMicros: 50_000_000n },
       env: { CHAIN_DEPOSIT_SCAN_EVERY_MS: '100', CHAIN_LOG_BLOCK_RANGE: '50', DEPOSIT_SWEEP_MIN_MICROS: '1', CHAIN_POLL_MS: '50' },
     });
     await s.startWorkers(); // a second listener and sweeper
+    baseline = await chainSurplus(s);
   }, 120_000);
   afterAll(async () => s?.stop());
 
   /** The books are right, and the chain (settlement wallet + credited deposit addresses) holds at least what users own. */
   const booksClean = async () => {
     expect(await s.ledgerProblems()).toEqual([]);
-    expect(await chainSurplus(s)).toBeGreaterThanOrEqual(0n);
+    expect(await chainSurplus(s)).toBeGreaterThanOrEqual(baseline);
   };
   /** Mines until every due sweep is done; then the deposit addresses hold nothing and the surplus is exact. */
   const swept = async () => {
     await until(s, 'every sweep to finish', () => sweepsIdle(s), { mine: true, timeoutMs: 90_000 });
     await booksClean();
-    expect(await chainSurplus(s)).toBe(0n);
+    expect(await chainSurplus(s)).toBe(baseline);
   };
 
   it('hands out one custodial address per user, once, even to concurrent first calls on two processes', async () => {
@@ -95,7 +100,7 @@ describe.each(['redis', 'postgres'] as const)('custodial deposits (%s deployment
     expect(await available(s, u)).toBe(7_500_000n);
   }, 150_000);
 
-  it('credits 20 transfers mined in one block, each once', async () => {
+  it('credits 20 transfers mined in one block, each once; sweep top-ups and withdrawals share the settlement nonces', async () => {
     const users = await Promise.all([0, 1, 2, 3].map(() => s.newUser()));
     const addresses = await Promise.all(users.map((u) => depositAddressOf(s, u)));
     const sender = await s.chain.newWallet(100_000_000n);
@@ -111,8 +116,39 @@ describe.each(['redis', 'postgres'] as const)('custodial deposits (%s deployment
       const expected = items.filter((it) => it.to === addresses[i]).reduce((t, it) => t + it.amount, 0n);
       expect(await available(s, u)).toBe(expected);
     }
+    // Withdrawals while the 4 sweeps top their addresses up: both take the settlement wallet's nonces from the database.
+    const answers = await Promise.all(
+      users.map((u, i) =>
+        call(s.apis[i % 2]!.baseUrl, 'POST /v1/users/withdraw', {
+          token: u.token,
+          body: { amount_micros: 1_000_000, destination_address: privateKeyToAccount(generatePrivateKey()).address, idempotency_key: randomUUID() },
+        }),
+      ),
+    );
+    await until(
+      s,
+      'the withdrawals',
+      async () => {
+        const finals = await Promise.all(
+          answers.map(
+            async (a, i) =>
+              (await call(s.apis[0]!.baseUrl, `GET /v1/users/operations/${a.body.operation_id}`, { token: users[i]!.token })).body.status,
+          ),
+        );
+        return finals.every((f) => f === 'success');
+      },
+      { mine: true, timeoutMs: 90_000 },
+    );
     await swept();
-  }, 150_000);
+    const { rows } = await s.sql.query(
+      `select nonce::int as n, bool_or(sweep_id is not null) as sweep from chain_transactions where from_address = $1 group by nonce order by nonce`,
+      [s.chain.settlement.address],
+    );
+    expect(rows.map((r) => r.n)).toEqual(rows.map((_, i) => rows[0].n + i));
+    expect(rows.filter((r) => r.sweep).length).toBeGreaterThanOrEqual(4);
+    expect(rows.filter((r) => !r.sweep).length).toBeGreaterThanOrEqual(4);
+    expect(await s.chain.client.getTransactionCount({ address: s.chain.settlement.address })).toBe(rows.at(-1).n + 1);
+  }, 180_000);
 
   it('a listener stopped for 200 blocks catches up with no miss and no double', async () => {
     const users = await Promise.all([0, 1].map(() => s.newUser()));
