@@ -12,6 +12,7 @@ import { usersHandlers } from './http/handlers/users.js';
 import { balancesHandlers } from './http/handlers/balances.js';
 import { createSettlementProducer } from './jobs/settlement-producer.js';
 import { openSettlement } from './domain/settlement/index.js';
+import { startSettlementGauges } from './http/settlement-gauges.js';
 import { marketsHandlers } from './http/handlers/markets.js';
 import { choosePrivyVerifier } from './domain/identity/privy-setup.js';
 import { createTokenResolver } from './http/token-resolver.js';
@@ -91,6 +92,7 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
   const windowSettlement = { enqueue: (marketId: number) => withDeadline(windowProducer.enqueue(marketId), config.queueWaitMs, 'enqueue') };
   const workerHealth = createWorkerHealth(orm, queues, config.workerHeartbeatStaleMs);
   const settlement = await openSettlement(config, orm.em.fork(), logger);
+  const settlementGauges = startSettlementGauges({ registry: metrics.registry, settlement, forkDb, log: logger });
   // The public contest reads' pages, dropped on `contests.changed` from any process (src/http/page-cache.ts).
   const contestCaches = {
     pages: new PageCache({ ttlMs: CONTEST_PAGE_TTL_MS }),
@@ -167,6 +169,7 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
       });
       operationWaiter.close();
       await settlementProducer.close();
+      settlementGauges.stop();
       await settlement.close?.();
       await resolutionProducer.close();
       await windowProducer.close();

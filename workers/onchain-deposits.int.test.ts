@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../src/testing/identity.js';
+import { startServiceProcess } from '../src/testing/service-process.js';
 import { startOnchainStack, type OnchainStack, type OnchainUser } from '../src/testing/onchain-stack.js';
 
 let s: OnchainStack;
@@ -115,4 +116,26 @@ describe('POST /v1/users/deposit (onchain pull deposit)', () => {
     expect(sent).toEqual([{ receipt_status: 'reverted' }]);
     expect(await s.ledgerProblems()).toEqual([]);
   }, 90_000);
+});
+
+describe('settlement gauges', () => {
+  it('/metrics exports the reconciliation surplus and the settlement wallet gas; below SETTLEMENT_GAS_FLOOR_WEI the service warns', async () => {
+    const api = await startServiceProcess({ env: { ...s.env, SETTLEMENT_GAS_FLOOR_WEI: '1' + '0'.repeat(30) }, args: ['--role=api'] });
+    try {
+      // The gauges' first refresh warns (after it the gauges hold values).
+      const warning = await api.waitForLog((l) => /less gas than SETTLEMENT_GAS_FLOOR_WEI: top it up/.test(String(l.msg)));
+      expect(warning).toMatchObject({ level: 'warn', settlement_address: s.chain.settlement.address });
+      const text = await (await fetch(`${api.baseUrl}/metrics`)).text();
+      const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
+      expect(value('settlement_wallet_gas_wei')).toBeGreaterThan(0);
+      expect(value('settlement_wallet_gas_floor_wei')).toBe(1e30);
+      expect(value('settlement_onchain_surplus_micros')).toBe(0);
+      expect(value('settlement_onchain_held_micros')).toBe(value('settlement_onchain_liabilities_micros'));
+      // No secret in anything the process wrote.
+      expect(api.rawOutput.join('\n')).not.toContain(s.env.SETTLEMENT_PRIVATE_KEY!.slice(2));
+      expect(api.rawOutput.join('\n')).not.toContain('abandon abandon');
+    } finally {
+      await api.stop();
+    }
+  });
 });

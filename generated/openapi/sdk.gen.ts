@@ -724,6 +724,18 @@ export const cancelRfq = <ThrowOnError extends boolean = false>(options: Options
  * balance. Custodial deployments normally use `GET /v1/users/deposit-wallet` and the automatic
  * deposit listener instead; demo deployments return demo transaction hashes.
  *
+ * In the `onchain` settlement mode this is a pull deposit: the service sends
+ * `transferFrom(<your signed-in wallet>, spender_address, amount_micros)`, so first `approve()`
+ * `spender_address` (from `GET /v1/users/deposit-wallet`) on the USDC contract `asset_address` for
+ * at least the amount. Before anything is opened or sent the wallet's USDC balance and its allowance
+ * for `spender_address` must cover this deposit plus the wallet's deposits still pending: else
+ * 422 `BALANCE_TOO_LOW` or 422 `ALLOWANCE_TOO_LOW` (`details` carries `needed_micros`,
+ * `pending_deposits_micros` and the balance or allowance found). Like every rejection these are
+ * replayed for the same idempotency key: after approving more, send a new key. The operation is
+ * final after the transaction's confirmations; a `transferFrom` that reverts (the wallet spent
+ * its USDC meanwhile) is `SETTLEMENT_FAILED` and credits nothing. 503 `UNAVAILABLE` when the
+ * chain node does not answer the balance check (nothing was opened; retry).
+ *
  * The request waits up to `DEPOSIT_SYNC_WAIT_MS` (5000 ms by default) for settlement: 200 with the
  * settlement result when it finished in time, else 202 with the `operation_id` to poll with
  * `GET /v1/users/operations/{operation_id}`. The available balance is credited only when
@@ -759,7 +771,11 @@ export const createDeposit = <ThrowOnError extends boolean = false>(options: Opt
  * `INSUFFICIENT_BALANCE` when available is lower); when settlement succeeds it leaves reserved,
  * when it fails it returns to available (422 `SETTLEMENT_FAILED` if that happens within the wait).
  * In the demo settlement mode a withdrawal to the zero address fails settlement, as a USDC
- * transfer to it does on chain.
+ * transfer to it does on chain. In the `onchain` mode the service's settlement wallet sends
+ * `transfer(destination_address, amount_micros)` on the USDC contract; the withdrawal is final
+ * (200, or `success` when polled) once that transaction has the deployment's confirmations, and
+ * `tx_hash` is the transaction that was mined (a slow one may have been replaced at a higher fee).
+ * A transfer that reverts is `SETTLEMENT_FAILED` and returns the amount to available.
  *
  * `destination_address` is a 0x-prefixed 20-byte hex address; a mixed-case address must carry a
  * valid EIP-55 checksum (else 400 `VALIDATION_FAILED`).
@@ -815,6 +831,11 @@ export const getOperation = <ThrowOnError extends boolean = false>(options: Opti
  * Where to send USDC for custodial deposits of the signed-in user: transfer `asset` on chain
  * `chain_id` to `address`, and the deposit listener credits the available balance. In `demo`
  * mode no chain is watched and the address is a demo address.
+ *
+ * In the `onchain` mode the answer also names `asset_address` (the USDC contract) and
+ * `spender_address` (the settlement wallet), which a pull deposit (`POST /v1/users/deposit`)
+ * needs approved. `address` is this user's own custodial address, derived for them alone; a
+ * deployment without custodial addresses answers the settlement wallet there.
  *
  */
 export const getDepositWallet = <ThrowOnError extends boolean = false>(options?: Options<GetDepositWalletData, ThrowOnError>): RequestResult<GetDepositWalletResponses, GetDepositWalletErrors, ThrowOnError> => (options?.client ?? client).get<GetDepositWalletResponses, GetDepositWalletErrors, ThrowOnError>({

@@ -129,6 +129,7 @@ export const zPickOutcome = z.enum([
  * | 413 | PAYLOAD_TOO_LARGE | body over 64 KiB (JSON) or 2 MiB (image) |
  * | 415 | UNSUPPORTED_MEDIA_TYPE | Content-Type not accepted by the route |
  * | 422 | INSUFFICIENT_BALANCE, INVALID_PICKS, NO_LINKED_WALLET, SETTLEMENT_FAILED | well-formed request that cannot be carried out |
+ * | 422 | BALANCE_TOO_LOW, ALLOWANCE_TOO_LOW | onchain pull deposit: the wallet's USDC balance, or its allowance for `spender_address`, does not cover the deposit (nothing opened or sent) |
  * | 422 | INVALID_ORDER, ORDER_EXPIRED, TAKER_MISMATCH, INVALID_SIGNATURE, ODDS_BELOW_MINIMUM, INSUFFICIENT_LIQUIDITY | RFQ order or accept that cannot be carried out (INVALID_ORDER lists `{in, path, message}` per field) |
  * | 429 | RATE_LIMITED | rate limit exceeded (with `Retry-After`) |
  * | 500 | INTERNAL | unexpected error; `details.request_id` identifies it in the logs |
@@ -623,7 +624,9 @@ export const zDepositWallet = z.object({
     address: zEvmAddress,
     chain_id: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
     asset: z.enum(['USDC']),
-    mode: z.enum(['demo', 'onchain'])
+    mode: z.enum(['demo', 'onchain']),
+    asset_address: zEvmAddress.optional(),
+    spender_address: zEvmAddress.optional()
 });
 
 export const zAvailableBalance = z.object({

@@ -109,6 +109,7 @@ export type PickOutcome = 'pending' | 'won' | 'lost' | 'voided';
  * | 413 | PAYLOAD_TOO_LARGE | body over 64 KiB (JSON) or 2 MiB (image) |
  * | 415 | UNSUPPORTED_MEDIA_TYPE | Content-Type not accepted by the route |
  * | 422 | INSUFFICIENT_BALANCE, INVALID_PICKS, NO_LINKED_WALLET, SETTLEMENT_FAILED | well-formed request that cannot be carried out |
+ * | 422 | BALANCE_TOO_LOW, ALLOWANCE_TOO_LOW | onchain pull deposit: the wallet's USDC balance, or its allowance for `spender_address`, does not cover the deposit (nothing opened or sent) |
  * | 422 | INVALID_ORDER, ORDER_EXPIRED, TAKER_MISMATCH, INVALID_SIGNATURE, ODDS_BELOW_MINIMUM, INSUFFICIENT_LIQUIDITY | RFQ order or accept that cannot be carried out (INVALID_ORDER lists `{in, path, message}` per field) |
  * | 429 | RATE_LIMITED | rate limit exceeded (with `Retry-After`) |
  * | 500 | INTERNAL | unexpected error; `details.request_id` identifies it in the logs |
@@ -924,7 +925,7 @@ export type Operation = {
     status: 'pending' | 'success' | 'failed';
     amount_micros: DecimalMicros;
     /**
-     * Settlement transaction; null until known.
+     * Settlement transaction; null until the operation is final (onchain: after its confirmations, the transaction that was mined).
      */
     tx_hash: TxHash | null;
     created_at_ms: number;
@@ -945,9 +946,17 @@ export type DepositWallet = {
     chain_id: number;
     asset: 'USDC';
     /**
-     * `demo`: no chain is watched; `onchain`: transfers are credited by the deposit listener.
+     * `demo`: no chain is watched; `onchain`: USDC on chain `chain_id` (see Settlement in the API description).
      */
     mode: 'demo' | 'onchain';
+    /**
+     * Onchain mode only. The USDC contract on `chain_id`.
+     */
+    asset_address?: EvmAddress;
+    /**
+     * Onchain mode only. The settlement wallet; approve it on `asset_address` before a pull deposit.
+     */
+    spender_address?: EvmAddress;
 };
 
 export type AvailableBalance = {
@@ -2688,7 +2697,10 @@ export type CreateDepositErrors = {
      */
     415: Error;
     /**
-     * Settlement failed; nothing was credited.
+     * Settlement failed and nothing was credited (`SETTLEMENT_FAILED`), or, in the `onchain` mode,
+     * the wallet's USDC balance or allowance does not cover the deposit (`BALANCE_TOO_LOW`,
+     * `ALLOWANCE_TOO_LOW`) and nothing was opened or sent.
+     *
      */
     422: Error;
     /**

@@ -3,9 +3,12 @@
 // process. Each drill streams deposits, injects its fault, recovers, then prints what clients were
 // answered per phase and checks the books (scripts/drills/harness.ts verify()). Exit 1 if any drill fails.
 // Drills: postgres-restart, redis-kill-keep, redis-kill-empty, api-sigkill, workers-sigkill; and the abuse
-// drills of scripts/drills/abuse.ts (ws-frame-flood, socket-flood), which print their own numbers.
+// drills of scripts/drills/abuse.ts (ws-frame-flood, socket-flood), which print their own numbers; and the
+// onchain settlement drills of scripts/drills/settlement.ts (chain-kill-after-sign, chain-kill-after-broadcast,
+// chain-kill-after-receipt, chain-rpc-down, chain-stuck-fee), each on its own anvil chain.
 import { ABUSE_DRILLS, type AbuseDrill } from './abuse.js';
 import { DepositStream, openEnv, sleep, verify, waitReady, type Env } from './harness.js';
+import { ONCHAIN_DRILLS, type OnchainDrill } from './settlement.js';
 
 interface Drill {
   name: string;
@@ -78,7 +81,18 @@ async function runAbuseDrill(d: AbuseDrill): Promise<boolean> {
   }
 }
 
-async function runDrill(d: Drill | AbuseDrill): Promise<boolean> {
+async function runOnchainDrill(d: OnchainDrill): Promise<boolean> {
+  const started = Date.now();
+  const { ok, report } = await d.run();
+  process.stdout.write(
+    `${JSON.stringify({ drill: d.name, what: d.what, ...report, seconds: Math.round((Date.now() - started) / 1000) }, null, 2)}\n`,
+  );
+  process.stdout.write(`${ok ? 'PASS' : 'FAIL'} ${d.name}\n\n`);
+  return ok;
+}
+
+async function runDrill(d: Drill | AbuseDrill | OnchainDrill): Promise<boolean> {
+  if ('kind' in d) return runOnchainDrill(d);
   if ('run' in d) return runAbuseDrill(d);
   const started = Date.now();
   const env = await openEnv(d.name);
@@ -106,7 +120,7 @@ async function runDrill(d: Drill | AbuseDrill): Promise<boolean> {
   }
 }
 
-const ALL: Array<Drill | AbuseDrill> = [...DRILLS, ...ABUSE_DRILLS];
+const ALL: Array<Drill | AbuseDrill | OnchainDrill> = [...DRILLS, ...ABUSE_DRILLS, ...ONCHAIN_DRILLS];
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const unknown = wanted.filter((w) => !ALL.some((d) => d.name === w));
 if (unknown.length) {

@@ -145,9 +145,3 @@ update "chain_transactions"
   set "receipt_status" = $1, "block_number" = $2
   where "hash" = $3
   and "receipt_status" is null;
-
--- CustodialRepository.creditedAddresses
-select "a"."address", "a"."deposit_index"
-  from "deposit_addresses" as "a"
-  where exists (select "d"."tx_hash" from "chain_deposits" as "d" where "d"."to_address" = "a"."address")
-  order by "a"."deposit_index";

@@ -4,6 +4,7 @@
 // SETTLEMENT_MODE=onchain against it. The faucet is never the settlement wallet, so funding wallets while the
 // service runs never competes for the settlement wallet's nonces.
 import { readFileSync } from 'node:fs';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import {
   createPublicClient,
@@ -20,6 +21,7 @@ import {
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { ANVIL_KEYS, startAnvil, type Anvil, type AnvilOptions } from './anvil.js';
+import { freePort } from './private-servers.js';
 
 const BUILD = fileURLToPath(new URL('../../contracts/build/TestUSDC.json', import.meta.url));
 const TRANSFER = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
@@ -137,4 +139,43 @@ export async function startTestChain(opts: TestChainOptions = {}): Promise<TestC
     await anvil.stop();
     throw err;
   }
+}
+
+export interface RpcProxy {
+  url: string;
+  /** Refuses every connection (and drops open ones) until resume(): the node is unreachable. */
+  pause(): Promise<void>;
+  resume(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** A TCP proxy in front of the chain's RPC port, to make the node unreachable on demand. */
+export async function startRpcProxy(targetPort: number): Promise<RpcProxy> {
+  const port = await freePort();
+  const sockets = new Set<Socket>();
+  let server: Server | undefined;
+  const listen = () =>
+    new Promise<void>((resolve, reject) => {
+      const s = createServer((client) => {
+        const upstream = connect(targetPort, '127.0.0.1');
+        for (const sock of [client, upstream]) {
+          sockets.add(sock);
+          sock.on('close', () => sockets.delete(sock));
+          sock.on('error', () => undefined);
+        }
+        client.pipe(upstream).pipe(client);
+      });
+      s.once('error', reject);
+      s.listen(port, '127.0.0.1', () => resolve());
+      server = s;
+    });
+  const close = () =>
+    new Promise<void>((resolve) => {
+      for (const s of sockets) s.destroy();
+      if (!server) return resolve();
+      server.close(() => resolve());
+      server = undefined;
+    });
+  await listen();
+  return { url: `http://127.0.0.1:${port}`, pause: close, resume: listen, stop: close };
 }

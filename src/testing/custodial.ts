@@ -105,17 +105,3 @@ export async function sweepsIdle(s: OnchainStack): Promise<boolean> {
   );
   return rows[0].active === 0 && rows[0].due === 0;
 }
-
-/**
- * The books against the chain: USDC held by the settlement wallet and the deposit addresses that were credited,
- * minus every user balance (available + reserved). Never negative when nothing is lost.
- */
-export async function chainSurplus(s: OnchainStack): Promise<bigint> {
-  const { rows } = await s.sql.query(
-    `select coalesce(sum(balance), 0)::text as owed from ledger_accounts where kind in ('user_available', 'user_reserved')`,
-  );
-  const addrs = (await s.sql.query(`select distinct to_address as a from chain_deposits`)).rows.map((r) => r.a as Address);
-  let held = await s.chain.balanceOf(s.chain.settlement.address);
-  for (const a of addrs) held += await s.chain.balanceOf(a);
-  return held - BigInt(rows[0].owed as string);
-}

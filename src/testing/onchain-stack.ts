@@ -2,14 +2,19 @@
 // (src/testing/chain.ts): a fresh PostgreSQL database, Redis queues (or BullMQ's PostgreSQL backend for the
 // PostgreSQL-only deployment), API processes and a workers process. Used by the onchain integration tests
 // and the settlement drills. Users sign in with wallets whose keys the test holds, so they can approve.
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import type { PrivateKeyAccount } from 'viem/accounts';
-import { startTestChain, type TestChain, type TestChainOptions } from './chain.js';
+import type { Address } from 'viem';
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { startRpcProxy, startTestChain, type RpcProxy, type TestChain, type TestChainOptions } from './chain.js';
 import { call, createTestPrivy, type TestPrivy } from './identity.js';
 import { ledgerProblems } from './money.js';
 import { createTestDatabase, TEST_REDIS_URL, uniquePrefix, type TestDatabase } from './postgres.js';
 import { startServiceProcess, type ServiceProcess } from './service-process.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 export interface OnchainUser {
   wallet: PrivateKeyAccount;
@@ -17,8 +22,18 @@ export interface OnchainUser {
   userId: string;
 }
 
+export interface SentRow {
+  hash: string;
+  nonce: number;
+  attempt: number;
+  receipt_status: string | null;
+  max_fee: string;
+}
+
 export interface OnchainStack {
   chain: TestChain;
+  /** With `proxy`: the services reach the node through it (pause() makes the node unreachable). */
+  proxy: RpcProxy | undefined;
   db: TestDatabase;
   sql: pg.Client;
   privy: TestPrivy;
@@ -30,9 +45,21 @@ export interface OnchainStack {
   newUser(usdcMicros?: bigint): Promise<OnchainUser>;
   /** A user with `micros` available in the app, deposited by a real pull deposit (approve + POST /v1/users/deposit). */
   fundedUser(micros: bigint): Promise<OnchainUser>;
+  /** POST /v1/users/withdraw of `micros` to a fresh address; the answer's status and operation id. */
+  withdraw(user: OnchainUser, micros: number, api?: number): Promise<{ id: string; to: Address; status: number }>;
+  /** Every transaction the operation signed, first attempt first. */
+  sentRows(id: string): Promise<SentRow[]>;
+  /**
+   * Waits for the withdrawal to be final, then what is wrong with it, if anything: not `success`, not
+   * exactly one Transfer of `micros` to `to` in the hash answered, not exactly one reserve and one settle
+   * posting, ledger problems, or a reconciliation that is not square.
+   */
+  paidOnceProblems(user: OnchainUser, id: string, to: Address, micros: number): Promise<string[]>;
   /** Polls GET /v1/users/operations/{id} until the operation is final. */
   final(user: OnchainUser, operationId: string, timeoutMs?: number): Promise<Record<string, unknown>>;
   ledgerProblems(): Promise<unknown[]>;
+  /** `npm run ledger:check` with the service's env: its exit code and its onchain reconciliation line. */
+  ledgerCheck(): Promise<{ code: number | null; onchain: Record<string, unknown> | undefined; output: string }>;
   stop(): Promise<void>;
 }
 
@@ -44,11 +71,17 @@ export interface OnchainStackOptions {
   env?: Record<string, string>;
   /** Start no workers process (the test starts them). */
   noWorkers?: boolean;
+  /** Put a TCP proxy between the services and the node. */
+  proxy?: boolean;
+  /** Servers other than the shared test ones (the drills run on private servers). */
+  adminUrl?: string;
+  redisUrl?: string;
 }
 
 export async function startOnchainStack(opts: OnchainStackOptions): Promise<OnchainStack> {
   const chain = await startTestChain({ settlementUsdcMicros: 0n, ...opts.chain });
-  const db = await createTestDatabase(opts.label);
+  const proxy = opts.proxy ? await startRpcProxy(chain.anvil.port) : undefined;
+  const db = await createTestDatabase(opts.label, opts.adminUrl);
   const privy = await createTestPrivy();
   const sql = new pg.Client({ connectionString: db.url });
   await sql.connect();
@@ -58,15 +91,17 @@ export async function startOnchainStack(opts: OnchainStackOptions): Promise<Onch
     QUEUE_PREFIX: uniquePrefix(opts.label),
     RATE_LIMIT_PER_MINUTE: '0',
     DEPOSIT_SYNC_WAIT_MS: '0',
-    ...(opts.deployment === 'redis' ? { REDIS_URL: TEST_REDIS_URL } : {}),
+    ...(opts.deployment === 'redis' ? { REDIS_URL: opts.redisUrl ?? TEST_REDIS_URL } : {}),
     ...privy.env,
     ...chain.env,
+    ...(proxy ? { CHAIN_RPC_URL: proxy.url } : {}),
     ...opts.env,
   };
   const apis: ServiceProcess[] = [];
   const workers: ServiceProcess[] = [];
   const stack: OnchainStack = {
     chain,
+    proxy,
     db,
     sql,
     privy,
@@ -107,11 +142,58 @@ export async function startOnchainStack(opts: OnchainStackOptions): Promise<Onch
         await new Promise((res) => setTimeout(res, 100));
       }
     },
+    async withdraw(user, micros, api = 0) {
+      const to = privateKeyToAccount(generatePrivateKey()).address;
+      const res = await call(apis[api]!.baseUrl, 'POST /v1/users/withdraw', {
+        token: user.token,
+        body: { amount_micros: micros, destination_address: to, idempotency_key: crypto.randomUUID() },
+      });
+      return { id: (res.body.operation_id ?? res.body.details?.operation_id) as string, to, status: res.status };
+    },
+    async sentRows(id) {
+      const { rows } = await sql.query(
+        `select hash, nonce::int as nonce, attempt, receipt_status, max_fee_per_gas::text as max_fee
+           from chain_transactions where operation_id = $1 order by attempt`,
+        [id],
+      );
+      return rows as SentRow[];
+    },
+    async paidOnceProblems(user, id, to, micros) {
+      const problems: string[] = [];
+      const op = await stack.final(user, id, 120_000);
+      if (op.status !== 'success') problems.push(`operation ${id} ended ${JSON.stringify(op)}`);
+      const paid = await chain.transfers(to);
+      if (paid.length !== 1) problems.push(`${to} received ${paid.length} transfers`);
+      else if (paid[0]!.value !== BigInt(micros) || paid[0]!.txHash !== op.tx_hash)
+        problems.push(`${to}: ${JSON.stringify(paid[0], (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))} vs ${String(op.tx_hash)}`);
+      const postings = (await sql.query(`select kind from ledger_transactions where reference = $1 order by kind`, [id])).rows.map(
+        (r) => r.kind as string,
+      );
+      if (postings.join() !== 'withdraw_reserve,withdraw_settle') problems.push(`operation ${id} postings: ${postings.join()}`);
+      for (const p of await ledgerProblems(sql)) problems.push(`ledger: ${JSON.stringify(p)}`);
+      const check = await stack.ledgerCheck();
+      if (check.code !== 0 || check.onchain?.surplus_micros !== '0') problems.push(`ledger:check: ${check.output}`);
+      return problems;
+    },
     ledgerProblems: () => ledgerProblems(sql),
+    async ledgerCheck() {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/ledger-check.ts'], {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+      const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+      const line = output.split('\n').find((l) => l.startsWith('{"onchain"'));
+      return { code, onchain: line ? (JSON.parse(line) as { onchain: Record<string, unknown> }).onchain : undefined, output };
+    },
     async stop() {
       for (const p of [...workers, ...apis]) await p.stop('SIGKILL').catch(() => undefined);
       await sql.end().catch(() => undefined);
       await db.drop().catch(() => undefined);
+      await proxy?.stop();
       await chain.stop();
     },
   };

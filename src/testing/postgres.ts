@@ -12,25 +12,25 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-export async function createTestDatabase(label = 't'): Promise<TestDatabase> {
+export async function createTestDatabase(label = 't', adminUrl = ADMIN_URL): Promise<TestDatabase> {
   const name = `crfq_${label
     .replace(/[^a-z0-9]/gi, '')
     .toLowerCase()
     .slice(0, 20)}_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
     await admin.query(`create database "${name}"`);
   } finally {
     await admin.end();
   }
-  const url = new URL(ADMIN_URL);
+  const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return {
     name,
     url: url.toString(),
     async drop() {
-      const c = new pg.Client({ connectionString: ADMIN_URL });
+      const c = new pg.Client({ connectionString: adminUrl });
       await c.connect();
       try {
         await c.query(`drop database if exists "${name}" with (force)`);

@@ -212,16 +212,6 @@ export class CustodialRepository {
       .where('receipt_status', 'is', null)
       .execute();
   }
-
-  /** Addresses that ever received a credited deposit (the reconciliation reads their unswept USDC). */
-  async creditedAddresses(): Promise<Array<{ address: string; deposit_index: string }>> {
-    return this.db
-      .selectFrom('deposit_addresses as a')
-      .select(['a.address', 'a.deposit_index'])
-      .where(({ exists, selectFrom }) => exists(selectFrom('chain_deposits as d').select('d.tx_hash').whereRef('d.to_address', '=', 'a.address')))
-      .orderBy('a.deposit_index')
-      .execute();
-  }
 }
 
 export const custodialRepository = (db: Db) => new CustodialRepository(db);

@@ -224,7 +224,6 @@ const CATALOG: Record<string, Array<[string, (db: Db) => Promise<unknown>]>> = {
     ['CustodialRepository.setSweep', (db) => new CustodialRepository(db).setSweep(U1, 'transfer', 5_000_000n)],
     ['CustodialRepository.sweepTransactions', (db) => new CustodialRepository(db).sweepTransactions(U1, WALLET)],
     ['CustodialRepository.recordSweepOutcome', (db) => new CustodialRepository(db).recordSweepOutcome(`0x${'ab'.repeat(32)}`, 'success', 123n)],
-    ['CustodialRepository.creditedAddresses', (db) => new CustodialRepository(db).creditedAddresses()],
   ],
   heartbeats: [
     [

@@ -2,6 +2,7 @@
 // workers only see this interface; SETTLEMENT_MODE picks the adapter: `demo` (no chain, src/domain/
 // settlement/demo.ts) or `onchain` (USDC on an EVM chain with viem, src/domain/settlement/onchain/).
 import type { Em } from '../../db/orm.js';
+import type { Reconciliation } from './onchain/reconcile.js';
 
 export interface SettlementRequest {
   operationId: string;
@@ -44,6 +45,10 @@ export interface SettlementAdapter {
    * ALLOWANCE_TOO_LOW when the user's wallet cannot cover this deposit on top of its pending ones.
    */
   checkDeposit?(em: Em, userId: string, walletAddress: string, amount: bigint): Promise<void>;
+  /** Onchain only: the chain's holdings against the books, and the settlement wallet's gas (src/domain/settlement/onchain/reconcile.ts). */
+  reconcile?(em: Em): Promise<Reconciliation>;
+  /** Onchain only: SETTLEMENT_GAS_FLOOR_WEI. */
+  readonly gasFloorWei?: bigint;
   /** Where this user sends USDC for custodial deposits. */
   depositWallet(em: Em, userId: string): Promise<DepositWallet>;
   /**

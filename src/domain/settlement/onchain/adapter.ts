@@ -14,7 +14,9 @@ import type { SettlementAdapter, SettlementResult } from '../adapter.js';
 import { ChainCheckError, checkChain, shortReason, type Chain } from './chain.js';
 import { scanDeposits } from './deposits.js';
 import { advanceOnchain } from './sender.js';
-import { stepSweeps } from './sweeps.js';
+import { stepSweeps, unsweptDepositAddresses } from './sweeps.js';
+import { reconcile } from './reconcile.js';
+import { ledgerRepository } from '../../../db/repositories/ledger.repository.js';
 
 export function createOnchainSettlement(chain: Chain, log: Logger): SettlementAdapter {
   const { settings } = chain;
@@ -78,6 +80,11 @@ export function createOnchainSettlement(chain: Chain, log: Logger): SettlementAd
           sweepDeposits: (em: Em) => stepSweeps(em, chain, log),
         }
       : {}),
+    reconcile: (em) => {
+      const repo = ledgerRepository(db(em));
+      return reconcile(chain, <T>(text: string) => repo.check<T>(text), unsweptDepositAddresses);
+    },
+    gasFloorWei: settings.gasFloorWei,
     close: () => chain.close(),
   };
 }

@@ -18,6 +18,7 @@ import { custodialRepository, type ActiveSweep, type SweepStatus, type SweepTxRo
 import { db } from '../../../db/schema.js';
 import type { Logger } from '../../../logger.js';
 import { shortReason, type Chain } from './chain.js';
+import type { UnsweptAddresses } from './reconcile.js';
 import { broadcast, bump, isDatabaseError, receiptOf, TRANSFER_GAS } from './sender.js';
 
 /** Gas of a plain ETH transfer to an externally owned account (the top-up). */
@@ -225,20 +226,9 @@ export async function stepSweeps(em: Em, chain: Chain, log: Logger): Promise<Swe
 }
 
 /**
- * USDC still held by custodial deposit addresses that received credits (the reconciliation adds it to the
- * settlement wallet's holdings), read at `blockNumber` (default: latest).
+ * The reconciliation's hook (src/domain/settlement/onchain/reconcile.ts): the deposit addresses that were ever
+ * credited; whatever USDC they still hold is not swept yet and counts as held. Plain SQL, so `npm run
+ * ledger:check` runs it through its own client.
  */
-export async function unsweptHoldings(em: Em, chain: Chain, blockNumber?: bigint): Promise<{ micros: bigint; addresses: number }> {
-  const rows = await custodialRepository(db(em)).creditedAddresses();
-  let micros = 0n;
-  for (const row of rows) {
-    micros += await chain.client.readContract({
-      address: chain.token,
-      abi: erc20Abi,
-      functionName: 'balanceOf',
-      args: [getAddress(row.address)],
-      ...(blockNumber === undefined ? {} : { blockNumber }),
-    });
-  }
-  return { micros, addresses: rows.length };
-}
+export const unsweptDepositAddresses: UnsweptAddresses = async (query) =>
+  (await query<Array<{ address: string }>>('select distinct to_address as address from chain_deposits order by 1')).map((r) => getAddress(r.address));

@@ -1,0 +1,148 @@
+// Onchain settlement drills (SETTLEMENT_MODE=onchain, docs/settlement.md), each on a private PostgreSQL and
+// Redis and its own anvil chain mining a block a second: withdrawals in flight while the workers process
+// is SIGKILLed at one of the three points where a crash could pay twice or never (after signing, after
+// broadcasting, after the receipt), while the node is unreachable for 20 s, and while a transaction is
+// stuck under a low fee. Every withdrawal must pay its destination exactly once on chain (Transfer logs
+// counted) and once in the ledger, and the chain must hold exactly what the books owe.
+import { startPrivatePostgres, startPrivateRedis } from '../../src/testing/private-servers.js';
+import { startOnchainStack, type OnchainStack, type OnchainUser } from '../../src/testing/onchain-stack.js';
+import { sleep } from './harness.js';
+
+export interface OnchainDrill {
+  kind: 'onchain';
+  name: string;
+  what: string;
+  /** Runs on servers of its own; ok is false when any withdrawal was not paid exactly once. */
+  run(): Promise<{ ok: boolean; report: Record<string, unknown> }>;
+}
+
+const PER_DRILL = 6;
+const MICROS = 1_000_000;
+
+async function withStack<T>(label: string, fn: (s: OnchainStack, user: OnchainUser) => Promise<T>): Promise<T> {
+  const [pg, redis] = await Promise.all([startPrivatePostgres(), startPrivateRedis()]);
+  let s: OnchainStack | undefined;
+  try {
+    s = await startOnchainStack({
+      label,
+      deployment: 'redis',
+      adminUrl: pg.adminUrl,
+      redisUrl: redis.url,
+      proxy: true,
+      noWorkers: true,
+      chain: { blockTime: 1, confirmations: 2 },
+      env: { CHAIN_REPLACE_AFTER_MS: '1500' },
+    });
+    const w = await s.startWorkers();
+    const user = await s.fundedUser(BigInt(PER_DRILL * MICROS * 2));
+    await w.stop('SIGTERM');
+    s.workers.length = 0;
+    return await fn(s, user);
+  } finally {
+    await s?.stop();
+    await redis.destroy();
+    pg.destroy();
+  }
+}
+
+/** Submits the withdrawals, runs the fault, then checks each was paid exactly once. */
+async function drill(
+  label: string,
+  fault: (s: OnchainStack, ids: string[]) => Promise<Record<string, unknown>>,
+  before: (s: OnchainStack) => Promise<void> = async () => undefined,
+) {
+  return withStack(label, async (s, user) => {
+    await before(s);
+    const started = Date.now();
+    const sent = await Promise.all(Array.from({ length: PER_DRILL }, (_, i) => s.withdraw(user, MICROS + i)));
+    const faultReport = await fault(
+      s,
+      sent.map((w) => w.id),
+    );
+    const problems = (await Promise.all(sent.map((w, i) => s.paidOnceProblems(user, w.id, w.to, MICROS + i)))).flat();
+    const transactions = (await Promise.all(sent.map((w) => s.sentRows(w.id)))).map((r) => r.length);
+    return {
+      ok: problems.length === 0 && sent.every((w) => w.status === 202),
+      report: {
+        withdrawals: sent.length,
+        signed_transactions: transactions,
+        ...faultReport,
+        settle_seconds: (Date.now() - started) / 1000,
+        problems,
+      },
+    };
+  });
+}
+
+const killAt = (failpoint: string) => async (s: OnchainStack) => {
+  const dying = await s.startWorkers({ FAILPOINTS: `${failpoint}=kill` });
+  const code = await new Promise((r) => dying.proc.once('exit', (c, sig) => r(sig ?? c)));
+  s.workers.length = 0;
+  await sleep(1000);
+  await s.startWorkers();
+  return { killed_by: code };
+};
+
+export const ONCHAIN_DRILLS: OnchainDrill[] = [
+  ...(
+    [
+      ['chain-kill-after-sign', 'chain:afterSign', 'after signing and storing a transaction, before broadcasting it'],
+      ['chain-kill-after-broadcast', 'chain:afterBroadcast', 'after broadcasting, before its receipt'],
+      ['chain-kill-after-receipt', 'chain:afterReceipt', 'after recording the receipt, before the ledger posting'],
+    ] as const
+  ).map(([name, fp, when]) => ({
+    kind: 'onchain' as const,
+    name,
+    what: `${PER_DRILL} withdrawals; the workers process SIGKILLed ${when}, restarted`,
+    run: () => drill(name, killAt(fp)),
+  })),
+  {
+    kind: 'onchain',
+    name: 'chain-rpc-down',
+    what: `${PER_DRILL} withdrawals while the chain node is unreachable for 20 s`,
+    run: () =>
+      drill(
+        'chain-rpc-down',
+        async (s) => {
+          await sleep(20_000);
+          const pendingDuring = Number((await s.sql.query(`select count(*)::int as n from operations where status = 'pending'`)).rows[0].n);
+          await s.proxy!.resume();
+          return { node_down_ms: 20_000, pending_while_down: pendingDuring };
+        },
+        // The workers start while the node answers (they check the chain at start-up), then it goes away.
+        async (s) => {
+          await s.startWorkers();
+          await s.proxy!.pause();
+        },
+      ),
+  },
+  {
+    kind: 'onchain',
+    name: 'chain-stuck-fee',
+    what: `${PER_DRILL} withdrawals signed while the chain is not mining; the base fee then jumps past their fee: each is replaced at its nonce and mined once`,
+    run: () =>
+      drill(
+        'chain-stuck-fee',
+        async (s, ids) => {
+          const { anvil } = s.chain;
+          await s.startWorkers();
+          let high = 0n;
+          for (const id of ids) {
+            for (let i = 0; i < 300 && !(await s.sentRows(id)).length; i++) await sleep(100);
+            const first = (await s.sentRows(id))[0];
+            if (first && BigInt(first.max_fee) * 4n > high) high = BigInt(first.max_fee) * 4n;
+          }
+          await anvil.rpc('anvil_setNextBlockBaseFeePerGas', [`0x${high.toString(16)}`]);
+          await anvil.mine(1);
+          const replaced = async () => (await Promise.all(ids.map((id) => s.sentRows(id)))).every((r) => BigInt(r.at(-1)?.max_fee ?? 0) > high);
+          for (let i = 0; i < 600 && !(await replaced()); i++) await sleep(100);
+          await anvil.rpc('evm_setIntervalMining', [1]);
+          return { base_fee_raised_to_wei: high.toString() };
+        },
+        async (s) => {
+          await s.chain.anvil.rpc('evm_setIntervalMining', [0]);
+          await s.chain.anvil.rpc('evm_setAutomine', [false]);
+        },
+      ),
+  },
+];
