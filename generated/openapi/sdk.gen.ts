@@ -837,6 +837,14 @@ export const getOperation = <ThrowOnError extends boolean = false>(options: Opti
  * needs approved. `address` is this user's own custodial address, derived for them alone; a
  * deployment without custodial addresses answers the settlement wallet there.
  *
+ * Custodial deposits: send the token (a plain `transfer`) to `address`. The deposit listener
+ * credits each such transfer once it has the deployment's confirmations, never before and
+ * exactly once (one credit per transaction and log), as a `deposit` operation that is
+ * `success` from the start and carries the transfer's `tx_hash`; the available balance grows by
+ * its amount. A transfer a chain reorganisation removed before its confirmations is never
+ * credited. Transfers of other tokens, or to another chain, are not seen. The first answer on a
+ * deployment whose chain node is unreachable is 503; retry.
+ *
  */
 export const getDepositWallet = <ThrowOnError extends boolean = false>(options?: Options<GetDepositWalletData, ThrowOnError>): RequestResult<GetDepositWalletResponses, GetDepositWalletErrors, ThrowOnError> => (options?.client ?? client).get<GetDepositWalletResponses, GetDepositWalletErrors, ThrowOnError>({
     responseValidator: async (data) => await zGetDepositWalletResponse.parseAsync(data),

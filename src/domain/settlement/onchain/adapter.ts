@@ -12,7 +12,7 @@ import { Unavailable, Unprocessable } from '../../errors.js';
 import { microsFromDb } from '../../ledger/amounts.js';
 import type { SettlementAdapter, SettlementResult } from '../adapter.js';
 import { ChainCheckError, checkChain, shortReason, type Chain } from './chain.js';
-import { scanDeposits } from './deposits.js';
+import { DEPOSIT_CURSOR, scanDeposits } from './deposits.js';
 import { advanceOnchain } from './sender.js';
 import { stepSweeps, unsweptDepositAddresses } from './sweeps.js';
 import { reconcile } from './reconcile.js';
@@ -101,15 +101,19 @@ async function custodialAddress(em: Em, chain: Chain, log: Logger, userId: strin
   const index = await chainRepository(db(em)).depositIndex(userId);
   if (index === undefined) return undefined;
   const address = chain.depositAddress(BigInt(index))!;
-  let head: bigint;
-  try {
-    head = await chain.client.getBlockNumber({ cacheTime: 0 });
-  } catch (err) {
-    log.warn({ reason: shortReason(err) }, 'chain node error while registering a deposit address');
-    throw new Unavailable('the chain node did not answer; retry shortly');
+  // Where the listener need not look below: its cursor once it runs (no transfer to this address can be in a
+  // block it already scanned), else the chain's head now.
+  let head = (await repo.cursor(chain.settings.chainId, DEPOSIT_CURSOR, false))?.block_number;
+  if (head === undefined) {
+    try {
+      head = (await chain.client.getBlockNumber({ cacheTime: 0 })).toString();
+    } catch (err) {
+      log.warn({ reason: shortReason(err) }, 'chain node error while registering a deposit address');
+      throw new Unavailable('the chain node did not answer; retry shortly');
+    }
   }
   // A concurrent first call registers the same row; the second insert changes nothing.
-  await repo.register({ address, userId, index, fromBlock: head });
+  await repo.register({ address, userId, index, fromBlock: BigInt(head) });
   return address;
 }
 
