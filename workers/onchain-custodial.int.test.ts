@@ -11,7 +11,17 @@ import type { Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { call } from '../src/testing/identity.js';
 import { startOnchainStack, type OnchainStack } from '../src/testing/onchain-stack.js';
-import { available, credits, cursorOf, depositAddressOf, scannedToHead, sweepsIdle, transfersInOneBlock, until } from '../src/testing/custodial.js';
+import {
+  available,
+  credits,
+  cursorOf,
+  depositAddressOf,
+  scannedToHead,
+  sweepsIdle,
+  transfersInOneBlock,
+  unresolvedSweepTransactions,
+  until,
+} from '../src/testing/custodial.js';
 
 const CONFIRMATIONS = 3;
 
@@ -45,6 +55,7 @@ describe.each(['redis', 'postgres'] as const)('custodial deposits (%s deployment
   /** Mines until every due sweep is done; then the deposit addresses hold nothing (or only `dust`). */
   const swept = async (dust = 0n) => {
     await until(s, 'every sweep to finish', () => sweepsIdle(s), { mine: true, timeoutMs: 90_000 });
+    expect(await unresolvedSweepTransactions(s)).toBe(0);
     expect((await booksClean()).deposit_addresses_micros).toBe(dust.toString());
   };
 

@@ -105,3 +105,14 @@ export async function sweepsIdle(s: OnchainStack): Promise<boolean> {
   );
   return rows[0].active === 0 && rows[0].due === 0;
 }
+
+/** Sweep transactions whose nonce never got a recorded outcome (each must, once its sweep is finished). */
+export async function unresolvedSweepTransactions(s: OnchainStack): Promise<number> {
+  const { rows } = await s.sql.query(
+    `select count(*)::int as n from chain_transactions c
+      where c.sweep_id is not null
+        and not exists (select 1 from chain_transactions d
+                         where d.sweep_id = c.sweep_id and d.from_address = c.from_address and d.nonce = c.nonce and d.receipt_status is not null)`,
+  );
+  return rows[0].n as number;
+}

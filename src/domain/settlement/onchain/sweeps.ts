@@ -16,6 +16,7 @@ import type { Em } from '../../../db/orm.js';
 import { chainRepository } from '../../../db/repositories/chain.repository.js';
 import { custodialRepository, type ActiveSweep, type SweepStatus, type SweepTxRow } from '../../../db/repositories/custodial.repository.js';
 import { db } from '../../../db/schema.js';
+import { failpoint } from '../../../failpoints.js';
 import type { Logger } from '../../../logger.js';
 import { shortReason, type Chain } from './chain.js';
 import type { UnsweptAddresses } from './reconcile.js';
@@ -122,7 +123,23 @@ async function signAndSend(
     if (o.amount !== undefined) await r.setSweep(sweepId, expect, o.amount);
     return { hash, raw };
   });
-  if (stored) await broadcast(chain, [stored], log);
+  if (!stored) return;
+  failpoint(expect === 'topup' ? 'sweep:afterTopupSign' : 'sweep:afterTransferSign');
+  await broadcast(chain, [stored], log);
+}
+
+/**
+ * Moves the sweep from `from` to `to` under its row lock, unless it left `from` meanwhile or one of its
+ * transactions sent by `sender` still awaits its outcome (another process signed it after we looked: its
+ * receipt is recorded first, on a later tick).
+ */
+async function moveIfSettled(em: Em, s: ActiveSweep, sender: string, from: SweepStatus, to: SweepStatus): Promise<void> {
+  await em.transactional(async (tx) => {
+    const r = custodialRepository(db(tx));
+    if ((await r.lockSweep(s.id)) !== from) return;
+    if (unresolved(await r.sweepTransactions(s.id, sender)).length) return;
+    await r.setSweep(s.id, to);
+  });
 }
 
 /** The top-up step: wait for the open top-up, else move on when the address holds gas for one transfer, else send one. */
@@ -141,7 +158,7 @@ async function topUp(em: Em, chain: Chain, s: ActiveSweep, log: Logger): Promise
     if (p === 'stale') await signAndSend(em, chain, s.id, 'topup', txs.length, send, fees, log, { replaces: open.at(-1) });
     return;
   }
-  if (eth >= need) return void (await r.setSweep(s.id, 'transfer'));
+  if (eth >= need) return moveIfSettled(em, s, chain.settlementAddress, 'topup', 'transfer');
   await signAndSend(em, chain, s.id, 'topup', txs.length, send, fees, log);
 }
 
@@ -179,8 +196,8 @@ async function transfer(em: Em, chain: Chain, s: ActiveSweep, log: Logger): Prom
     return;
   }
   const balance = await chain.tokenBalance(address);
-  if (balance === 0n) return void (await r.setSweep(s.id, 'done'));
-  if (eth < TRANSFER_GAS * fees.maxFeePerGas) return void (await r.setSweep(s.id, 'topup')); // fees rose: top up again
+  if (balance === 0n) return moveIfSettled(em, s, address, 'transfer', 'done');
+  if (eth < TRANSFER_GAS * fees.maxFeePerGas) return moveIfSettled(em, s, address, 'transfer', 'topup'); // fees rose: top up again
   const nodeNonce = await chain.client.getTransactionCount({ address, blockTag: 'pending' });
   await chainRepository(db(em)).ensureNonce(chain.settings.chainId, address, BigInt(nodeNonce));
   await signAndSend(em, chain, s.id, 'transfer', txs.length, sweepSend(account, chain, balance), fees, log, { amount: balance });
