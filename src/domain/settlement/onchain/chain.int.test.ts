@@ -3,6 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../config.js';
 import { startTestChain, type TestChain } from '../../../testing/chain.js';
+import { createTestDatabase } from '../../../testing/postgres.js';
+import { startServiceProcess } from '../../../testing/service-process.js';
 import { checkChain, createChain } from './chain.js';
 
 let t: TestChain;
@@ -49,4 +51,28 @@ describe('custodial deposit addresses', () => {
     const { DEPOSIT_MNEMONIC: _m, ...withoutMnemonic } = t.env;
     expect(createChain(loadConfig(withoutMnemonic).chain!).depositAddress(1n)).toBeUndefined();
   });
+});
+
+describe('the service', () => {
+  it('refuses to start against another chain or a token without 6 decimals, naming the key and never the secret', async () => {
+    const db = await createTestDatabase('chainstart');
+    const eighteen = await t.deployToken(18);
+    try {
+      const cases: Array<[Record<string, string>, RegExp]> = [
+        [{ CHAIN_ID: '8453' }, /start-up failed: CHAIN_ID: the node at CHAIN_RPC_URL is on chain 31337, not the configured 8453/],
+        [{ USDC_ADDRESS: eighteen }, /start-up failed: USDC_ADDRESS: .* has 18 decimals; USDC has 6/],
+      ];
+      for (const [over, reason] of cases) {
+        const failed = await startServiceProcess({ env: { NODE_ENV: 'test', DATABASE_URL: db.url, ...t.env, ...over }, args: ['--role=api'] }).then(
+          () => undefined,
+          (err: Error) => err.message,
+        );
+        expect(failed).toMatch(/process exited \(\d+\) before the expected log line/);
+        expect(failed).toMatch(reason);
+        expect(failed).not.toContain(t.env.SETTLEMENT_PRIVATE_KEY!.slice(2));
+      }
+    } finally {
+      await db.drop();
+    }
+  }, 120_000);
 });

@@ -1,0 +1,93 @@
+// `npm run chain:dev`: try onchain settlement in one command (docs/settlement.md). Starts a local anvil chain
+// (a block a second), deploys the 6-decimal TestUSDC (contracts/TestUSDC.sol), funds two of anvil's test
+// wallets with USDC (they hold test ETH for gas), starts the service with SETTLEMENT_MODE=onchain against it
+// on the embedded database in a fresh temporary DATA_DIR (the chain is fresh too: the settlement wallet's
+// nonces start over), signs both wallets in, and prints a walkthrough of curl commands: a pull deposit after
+// an approval, a withdrawal, and a custodial deposit by a plain transfer. Ctrl-C stops everything.
+// Test keys only (anvil's well-known accounts): never use them on a real network.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { encodeFunctionData, erc20Abi, type Address } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { ANVIL_KEYS } from '../src/testing/anvil.js';
+import { startTestChain } from '../src/testing/chain.js';
+import { call, signSiwe } from '../src/testing/identity.js';
+import { startServiceProcess } from '../src/testing/service-process.js';
+
+const PORT = process.env.PORT ?? '3000';
+const CONFIRMATIONS = process.env.CHAIN_CONFIRMATIONS ?? '2';
+const USDC = 1_000_000n;
+
+const chain = await startTestChain({ blockTime: 1, confirmations: Number(CONFIRMATIONS) });
+const dataDir = mkdtempSync(join(tmpdir(), 'crfq-chain-dev-'));
+const [alice, bob] = [privateKeyToAccount(ANVIL_KEYS[2]), privateKeyToAccount(ANVIL_KEYS[3])];
+let service: Awaited<ReturnType<typeof startServiceProcess>> | undefined;
+const stop = async () => {
+  await service?.stop('SIGTERM');
+  await chain.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+};
+for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => void stop().finally(() => process.exit(0)));
+
+try {
+  await chain.fund(alice.address, { usdcMicros: 1000n * USDC });
+  await chain.fund(bob.address, { usdcMicros: 1000n * USDC });
+  service = await startServiceProcess({
+    env: { ...chain.env, NODE_ENV: 'development', PORT, HOST: '127.0.0.1', DATA_DIR: dataDir, CHAIN_CONFIRMATIONS: CONFIRMATIONS },
+  });
+  const api = service.baseUrl;
+  const session = async (wallet: typeof alice) => {
+    const { nonce } = (await call(api, 'GET /v1/auth/wallet/nonce')).body as { nonce: string };
+    const res = await call(api, 'POST /v1/auth/wallet', { body: await signSiwe(wallet, { domain: `localhost:${PORT}`, nonce }) });
+    if (res.status !== 200) throw new Error(`wallet sign-in answered ${res.status}: ${JSON.stringify(res.body)}`);
+    return res.body.session_token as string;
+  };
+  const [tokenA, tokenB] = [await session(alice), await session(bob)];
+  const depositWallet = (await call(api, 'GET /v1/users/deposit-wallet', { token: tokenA })).body as { address: Address; spender_address: Address };
+  // anvil's test accounts are unlocked: eth_sendTransaction needs no signature, so curl can send for them.
+  const send = (from: Address, data: string) =>
+    `curl -s $RPC -H 'content-type: application/json' -d '{"jsonrpc":"2.0","id":1,"method":"eth_sendTransaction","params":[{"from":"${from}","to":"${chain.token}","data":"${data}"}]}'`;
+  const balanceOf = (who: Address) =>
+    `curl -s $RPC -H 'content-type: application/json' -d '{"jsonrpc":"2.0","id":1,"method":"eth_call","params":[{"to":"${chain.token}","data":"${encodeFunctionData({ abi: erc20Abi, functionName: 'balanceOf', args: [who] })}"},"latest"]}'`;
+  const approve = encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [depositWallet.spender_address, 25n * USDC] });
+  const custodial = encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [depositWallet.address, 5n * USDC] });
+  const auth = (t: string) => `-H "Authorization: Bearer ${t}"`;
+  const json = `-H 'content-type: application/json'`;
+  process.stdout.write(`
+onchain settlement on a local chain: anvil ${chain.anvil.url} (chain 31337, a block a second, ${CONFIRMATIONS} confirmations)
+  TestUSDC        ${chain.token}
+  settlement      ${chain.settlement.address}  (spender_address; pays gas and withdrawals)
+  wallet A        ${alice.address}  1000 USDC, signed in as TOKEN_A
+  wallet B        ${bob.address}  1000 USDC, signed in as TOKEN_B
+  service         ${api}  (SETTLEMENT_MODE=onchain, embedded database in ${dataDir})
+
+export API=${api} RPC=${chain.anvil.url}
+export TOKEN_A=${tokenA}
+export TOKEN_B=${tokenB}
+
+# 1. Where A deposits, and what A must approve for a pull deposit
+curl -s $API/v1/users/deposit-wallet ${auth('$TOKEN_A')}
+
+# 2. Pull deposit: A approves the settlement wallet for 25 USDC, then deposits 25 USDC (200 with the mined tx_hash)
+${send(alice.address, approve)}
+curl -s -X POST $API/v1/users/deposit ${auth('$TOKEN_A')} ${json} -d '{"amount_micros":25000000,"idempotency_key":"'$(uuidgen || cat /proc/sys/kernel/random/uuid)'"}'
+curl -s $API/v1/user/available_balance ${auth('$TOKEN_A')}
+
+# 3. Withdrawal: 10 USDC from A's app balance to wallet B, then B's USDC on chain (hex micros)
+curl -s -X POST $API/v1/users/withdraw ${auth('$TOKEN_A')} ${json} -d '{"amount_micros":10000000,"destination_address":"${bob.address}","idempotency_key":"'$(cat /proc/sys/kernel/random/uuid)'"}'
+${balanceOf(bob.address)}
+
+# 4. Custodial deposit: A sends 5 USDC by a plain transfer to A's deposit address
+#    (credited by the deposit listener once a deployment runs one; see docs/settlement.md)
+${send(alice.address, custodial)}
+${balanceOf(depositWallet.address)}
+
+Ctrl-C stops the service and the chain.
+`);
+  await new Promise(() => undefined);
+} catch (err) {
+  process.stderr.write(`chain:dev: ${(err as Error).message}\n${service?.rawOutput.slice(-20).join('\n') ?? ''}\n`);
+  await stop();
+  process.exit(1);
+}
