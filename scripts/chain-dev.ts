@@ -34,7 +34,15 @@ try {
   await chain.fund(alice.address, { usdcMicros: 1000n * USDC });
   await chain.fund(bob.address, { usdcMicros: 1000n * USDC });
   service = await startServiceProcess({
-    env: { ...chain.env, NODE_ENV: 'development', PORT, HOST: '127.0.0.1', DATA_DIR: dataDir, CHAIN_CONFIRMATIONS: CONFIRMATIONS },
+    env: {
+      ...chain.env,
+      NODE_ENV: 'development',
+      PORT,
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      CHAIN_CONFIRMATIONS: CONFIRMATIONS,
+      CHAIN_DEPOSIT_SCAN_EVERY_MS: '1000',
+    },
   });
   const api = service.baseUrl;
   const session = async (wallet: typeof alice) => {
@@ -71,17 +79,21 @@ curl -s $API/v1/users/deposit-wallet ${auth('$TOKEN_A')}
 
 # 2. Pull deposit: A approves the settlement wallet for 25 USDC, then deposits 25 USDC (200 with the mined tx_hash)
 ${send(alice.address, approve)}
-curl -s -X POST $API/v1/users/deposit ${auth('$TOKEN_A')} ${json} -d '{"amount_micros":25000000,"idempotency_key":"'$(uuidgen || cat /proc/sys/kernel/random/uuid)'"}'
+sleep 2   # one block a second here: the approval is mined before the deposit reads the allowance
+curl -s -X POST $API/v1/users/deposit ${auth('$TOKEN_A')} ${json} -d '{"amount_micros":25000000,"idempotency_key":"'$(node -p 'crypto.randomUUID()')'"}'
 curl -s $API/v1/user/available_balance ${auth('$TOKEN_A')}
 
 # 3. Withdrawal: 10 USDC from A's app balance to wallet B, then B's USDC on chain (hex micros)
 curl -s -X POST $API/v1/users/withdraw ${auth('$TOKEN_A')} ${json} -d '{"amount_micros":10000000,"destination_address":"${bob.address}","idempotency_key":"'$(cat /proc/sys/kernel/random/uuid)'"}'
 ${balanceOf(bob.address)}
 
-# 4. Custodial deposit: A sends 5 USDC by a plain transfer to A's deposit address
-#    (credited by the deposit listener once a deployment runs one; see docs/settlement.md)
+# 4. Custodial deposit: A sends 5 USDC by a plain transfer to A's deposit address. The deposit listener
+#    credits it once it has ${CONFIRMATIONS} confirmations (a few seconds: A's balance grows by 5 USDC), then a
+#    sweep moves it into the settlement wallet and A's deposit address holds 0 again (docs/settlement-custodial.md)
 ${send(alice.address, custodial)}
 ${balanceOf(depositWallet.address)}
+sleep 10; curl -s $API/v1/user/available_balance ${auth('$TOKEN_A')}
+sleep 10; ${balanceOf(depositWallet.address)}
 
 Ctrl-C stops the service and the chain.
 `);

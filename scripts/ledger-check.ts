@@ -13,6 +13,7 @@ import { loadConfig } from '../src/config.js';
 import { checkLedgerWith } from '../src/domain/ledger/ledger.js';
 import { createChain } from '../src/domain/settlement/onchain/chain.js';
 import { reconcile } from '../src/domain/settlement/onchain/reconcile.js';
+import { unsweptDepositAddresses } from '../src/domain/settlement/onchain/sweeps.js';
 import { DataDirLockedError, lockDataDir, openEmbeddedDatabase } from '../src/db/pglite.js';
 
 type Query = <T>(sql: string) => Promise<T>;
@@ -28,7 +29,7 @@ async function check(query: Query): Promise<number> {
   if (!chainSettings) return problems.length ? 1 : 0;
   const chain = createChain(chainSettings);
   try {
-    const onchain = await reconcile(chain, query);
+    const onchain = await reconcile(chain, query, unsweptDepositAddresses);
     process.stdout.write(`${JSON.stringify({ onchain })}\n`);
     if (onchain.deficit)
       process.stderr.write(`ledger:check: DEFICIT: the chain holds ${onchain.held_micros} micros, the books owe ${onchain.liabilities_micros}\n`);

@@ -38,6 +38,10 @@ export interface ChainSettings {
   replaceAfterMs: number;
   pollMs: number;
   gasFloorWei: bigint;
+  /** Custodial deposits (docs/settlement-custodial.md): listener and sweeper cadence, eth_getLogs block range, sweep threshold. */
+  depositScanEveryMs: number;
+  logBlockRange: number;
+  sweepMinMicros: bigint;
 }
 
 const WORDS = new Set(english);
@@ -106,5 +110,8 @@ export function chainSettings(e: Parsed, problems: string[], read = readSecretFi
     replaceAfterMs: e.CHAIN_REPLACE_AFTER_MS,
     pollMs: e.CHAIN_POLL_MS,
     gasFloorWei: e.SETTLEMENT_GAS_FLOOR_WEI,
+    depositScanEveryMs: e.CHAIN_DEPOSIT_SCAN_EVERY_MS,
+    logBlockRange: e.CHAIN_LOG_BLOCK_RANGE,
+    sweepMinMicros: BigInt(e.DEPOSIT_SWEEP_MIN_MICROS),
   };
 }

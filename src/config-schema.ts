@@ -136,6 +136,12 @@ export const schema = z.object({
   CHAIN_REPLACE_AFTER_MS: intFrom(60_000, 100, 3_600_000),
   /** How often a waiting settlement asks the node for its receipt and the chain head. */
   CHAIN_POLL_MS: intFrom(1000, 20, 60_000),
+  /** Custodial deposits (docs/settlement-custodial.md): how often the listener scans and the sweeper steps. */
+  CHAIN_DEPOSIT_SCAN_EVERY_MS: intFrom(5000, 50, 600_000),
+  /** The most blocks one eth_getLogs request of the deposit listener covers. */
+  CHAIN_LOG_BLOCK_RANGE: intFrom(500, 1, 100_000),
+  /** A deposit address is swept into the settlement wallet once it holds at least this many USDC micros. */
+  DEPOSIT_SWEEP_MIN_MICROS: intFrom(1_000_000, 1),
   /** Gas (wei) the settlement wallet should keep; below it the service logs a warning (and the gauge shows it). */
   SETTLEMENT_GAS_FLOOR_WEI: z
     .string()

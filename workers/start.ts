@@ -30,7 +30,11 @@ export async function startWorkers(rt: Runtime): Promise<Workers> {
   const common = { connection: queues.connection, lockDuration: 15_000, stalledInterval: 10_000, maxStalledCount: 5 };
 
   // Every scheduler (src/jobs/schedulers.ts), re-created whenever one goes missing (Redis restarted empty).
-  const keeper = await startSchedulerKeeper(queues, log, SCHEDULER_CHECK_EVERY_MS, { 'sweep-rfqs': rt.config.rfq.sweepEveryMs });
+  const scanEveryMs = rt.config.chain?.depositScanEveryMs;
+  const keeper = await startSchedulerKeeper(queues, log, SCHEDULER_CHECK_EVERY_MS, {
+    'sweep-rfqs': rt.config.rfq.sweepEveryMs,
+    ...(scanEveryMs ? { 'scan-deposits': scanEveryMs, 'sweep-deposits': scanEveryMs } : {}),
+  });
   const processors: Array<Processor<QueueNoun>> = [];
   const workers: Worker[] = [];
   const start = <Q extends QueueNoun>(queue: Q, spec: WorkerSpec<Q>) => {

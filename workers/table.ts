@@ -1,6 +1,7 @@
 // The worker table: queue -> processor, concurrency and options. Job names and payloads per queue:
 // src/jobs/job-table.ts; schedulers: src/jobs/schedulers.ts. Rows start in this order (workers/start.ts).
 import { QUEUE } from '../src/jobs/queues.js';
+import { chainDepositsWorker } from './chain-deposits.worker.js';
 import { heartbeatWorker } from './heartbeat.worker.js';
 import { housekeepingWorker } from './housekeeping.worker.js';
 import { marketWindowsWorker } from './market-windows.worker.js';
@@ -20,4 +21,5 @@ export const WORKERS: WorkerTable = {
   [QUEUE.contests]: contestsWorker,
   [QUEUE.marketResolution]: resolveWindowWorker,
   [QUEUE.rfq]: sweepRfqsWorker,
+  [QUEUE.chainDeposits]: chainDepositsWorker,
 };

@@ -840,6 +840,14 @@ export const getOperation = <ThrowOnError extends boolean = false>(options: Opti
  * needs approved. `address` is this user's own custodial address, derived for them alone; a
  * deployment without custodial addresses answers the settlement wallet there.
  *
+ * Custodial deposits: send the token (a plain `transfer`) to `address`. The deposit listener
+ * credits each such transfer once it has the deployment's confirmations, never before and
+ * exactly once (one credit per transaction and log), as a `deposit` operation that is
+ * `success` from the start and carries the transfer's `tx_hash`; the available balance grows by
+ * its amount. A transfer a chain reorganisation removed before its confirmations is never
+ * credited. Transfers of other tokens, or to another chain, are not seen. The first answer on a
+ * deployment whose chain node is unreachable is 503; retry.
+ *
  * Why this `chain_id` may differ from the one sign-in and orders use (`GET /v1/auth/wallet/nonce`
  * `chain_id`, 8453 by default): that one is a signature domain, while this one is where funds
  * move. In `demo` mode nobody holds the key of a demo address, so it is always given on Base

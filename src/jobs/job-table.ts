@@ -15,6 +15,7 @@ export interface JobPayloads {
   [QUEUE.housekeeping]: { [JOB.pruneExpiredAuth]: ScheduledJob };
   [QUEUE.marketResolution]: { [JOB.resolveWindow]: ResolveWindowJob; [JOB.relayWindowResolutions]: ScheduledJob };
   [QUEUE.rfq]: { [JOB.sweepRfqs]: ScheduledJob };
+  [QUEUE.chainDeposits]: { [JOB.scanDeposits]: ScheduledJob; [JOB.sweepDeposits]: ScheduledJob };
 }
 
 export type JobName<Q extends QueueNoun> = keyof JobPayloads[Q] & string;

@@ -17,6 +17,8 @@ export const QUEUE = {
   marketResolution: 'market-resolution',
   /** RFQ trading: the sweeper that closes RFQs whose owner process died (its timer went with it). */
   rfq: 'rfq',
+  /** Custodial deposits (SETTLEMENT_MODE=onchain with DEPOSIT_MNEMONIC): the listener's scans and the sweeps. */
+  chainDeposits: 'chain-deposits',
 } as const;
 export type QueueNoun = (typeof QUEUE)[keyof typeof QUEUE];
 
@@ -32,6 +34,8 @@ export const JOB = {
   resolveWindow: 'resolve-window',
   relayWindowResolutions: 'relay-window-resolutions',
   sweepRfqs: 'sweep-rfqs',
+  scanDeposits: 'scan-deposits',
+  sweepDeposits: 'sweep-deposits',
 } as const;
 
 /** The payload of every scheduled job (src/jobs/schedulers.ts). */
@@ -86,3 +90,9 @@ export const RESOLVE_WINDOW_ATTEMPTS = 8;
 export const RFQ_SWEEP_EVERY_MS = 1_000;
 export const RFQ_SWEEP_GRACE_MS = 250;
 export const RFQ_SWEEP_BATCH = 500;
+
+/**
+ * The custodial deposit listener's and sweeper's default cadence; CHAIN_DEPOSIT_SCAN_EVERY_MS sets the running
+ * one (workers/start.ts). Without onchain settlement and DEPOSIT_MNEMONIC their jobs do nothing.
+ */
+export const DEPOSIT_SCAN_EVERY_MS = 5_000;

@@ -5,6 +5,7 @@ import type { Logger } from '../logger.js';
 import type { ScheduledJobName } from './job-table.js';
 import type { QueueBackend } from './queue-backend.js';
 import {
+  DEPOSIT_SCAN_EVERY_MS,
   HEARTBEAT_EVERY_MS,
   JOB,
   PRUNE_AUTH_EVERY_MS,
@@ -35,6 +36,8 @@ export const SCHEDULERS: readonly SchedulerSpec[] = [
     jobName: JOB.relayWindowResolutions,
   },
   { queue: QUEUE.rfq, id: 'sweep-rfqs', everyMs: RFQ_SWEEP_EVERY_MS, jobName: JOB.sweepRfqs },
+  { queue: QUEUE.chainDeposits, id: 'scan-deposits', everyMs: DEPOSIT_SCAN_EVERY_MS, jobName: JOB.scanDeposits },
+  { queue: QUEUE.chainDeposits, id: 'sweep-deposits', everyMs: DEPOSIT_SCAN_EVERY_MS, jobName: JOB.sweepDeposits },
 ];
 
 /** Cadences set by configuration (scheduler id -> every ms), e.g. `sweep-rfqs` from RFQ_SWEEP_EVERY_MS. */

@@ -38,9 +38,9 @@ select "hash", "nonce", "attempt", "raw", "max_fee_per_gas", "max_priority_fee_p
   order by "attempt";
 
 -- ChainRepository.insertTransaction
--- parameters: $1 = "0xabababababababababababababababababababababababababababababababab", $2 = 8453, $3 = "00000000-0000-4000-8000-000000000001", $4 = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266", $5 = "7", $6 = 0, $7 = "0x02f8", $8 = "2000000000", $9 = "1000000"
-insert into "chain_transactions" ("hash", "chain_id", "operation_id", "from_address", "nonce", "attempt", "raw", "max_fee_per_gas", "max_priority_fee_per_gas")
-  values ($1, $2, $3, $4, $5, $6, $7, $8, $9);
+-- parameters: $1 = "0xabababababababababababababababababababababababababababababababab", $2 = 8453, $3 = "00000000-0000-4000-8000-000000000001", $4 = null, $5 = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266", $6 = "7", $7 = 0, $8 = "0x02f8", $9 = "2000000000", $10 = "1000000"
+insert into "chain_transactions" ("hash", "chain_id", "operation_id", "sweep_id", "from_address", "nonce", "attempt", "raw", "max_fee_per_gas", "max_priority_fee_per_gas")
+  values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10);
 
 -- ChainRepository.recordOutcome
 -- parameters: $1 = "success", $2 = "123", $3 = "0xabababababababababababababababababababababababababababababababab", $4 = "00000000-0000-4000-8000-000000000001"

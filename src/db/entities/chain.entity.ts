@@ -19,7 +19,10 @@ export const ChainTransactionSchema = defineEntity({
   properties: {
     hash: p.text().primary(),
     chainId: p.integer().fieldName('chain_id'),
-    operationId: p.uuid().fieldName('operation_id'),
+    /** The deposit or withdrawal it settles; null for a custodial sweep's transaction (sweepId). */
+    operationId: p.uuid().fieldName('operation_id').nullable(),
+    /** The custodial sweep (top-up or transfer) it belongs to (deposit_sweeps, docs/settlement-custodial.md). */
+    sweepId: p.uuid().fieldName('sweep_id').nullable(),
     fromAddress: p.text().fieldName('from_address'),
     nonce: p.bigint('string'),
     /** 0: the first signature; 1, 2, ...: same-nonce replacements at a higher fee. */

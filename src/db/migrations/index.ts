@@ -12,6 +12,7 @@ import { Migration20261125010000_rfq } from './Migration20261125010000_rfq.js';
 import { Migration20261125020000_ledger_check_once } from './Migration20261125020000_ledger_check_once.js';
 import { Migration20261126010100_operator_audit } from './Migration20261126010100_operator_audit.js';
 import { Migration20261126020000_onchain_settlement } from './Migration20261126020000_onchain_settlement.js';
+import { Migration20261126020500_custodial_deposits } from './Migration20261126020500_custodial_deposits.js';
 import { Migration20261126030000_price_quorum } from './Migration20261126030000_price_quorum.js';
 import { Migration20261126050000_market_makers_first_class } from './Migration20261126050000_market_makers_first_class.js';
 
@@ -29,6 +30,7 @@ export const migrationsList = [
   { name: 'Migration20261125020000_ledger_check_once', class: Migration20261125020000_ledger_check_once },
   { name: 'Migration20261126010100_operator_audit', class: Migration20261126010100_operator_audit },
   { name: 'Migration20261126020000_onchain_settlement', class: Migration20261126020000_onchain_settlement },
+  { name: 'Migration20261126020500_custodial_deposits', class: Migration20261126020500_custodial_deposits },
   { name: 'Migration20261126030000_price_quorum', class: Migration20261126030000_price_quorum },
   { name: 'Migration20261126050000_market_makers_first_class', class: Migration20261126050000_market_makers_first_class },
 ];

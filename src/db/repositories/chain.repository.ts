@@ -75,7 +75,9 @@ export class ChainRepository {
   async insertTransaction(t: {
     hash: string;
     chainId: number;
-    operationId: string;
+    /** The operation it settles, or (custodial sweeps) the sweep it belongs to. */
+    operationId: string | null;
+    sweepId?: string;
     from: string;
     nonce: bigint;
     attempt: number;
@@ -89,6 +91,7 @@ export class ChainRepository {
         hash: t.hash,
         chain_id: t.chainId,
         operation_id: t.operationId,
+        sweep_id: t.sweepId ?? null,
         from_address: t.from,
         nonce: t.nonce.toString(),
         attempt: t.attempt,

@@ -19,6 +19,7 @@ import { OperatorAuditRepository } from './operator-audit.repository.js';
 import { TRADING_CATALOG } from './snapshot-trading.js';
 import { SettlementRepository } from './settlement.repository.js';
 import { ChainRepository } from './chain.repository.js';
+import { CustodialRepository } from './custodial.repository.js';
 
 export interface CompiledQuery {
   /** `Repository.method` (with a suffix when one method issues several statements or has variants). */
@@ -180,6 +181,41 @@ const CATALOG: Record<string, Array<[string, (db: Db) => Promise<unknown>]>> = {
     ['ChainRepository.outcomes', (db) => new ChainRepository(db).outcomes([U1, U2])],
     ['ChainRepository.lockUserPendingDeposits', (db) => new ChainRepository(db).lockUserPendingDeposits(U1)],
     ['ChainRepository.depositIndex', (db) => new ChainRepository(db).depositIndex(U1)],
+  ],
+  custodial: [
+    ['CustodialRepository.register', (db) => new CustodialRepository(db).register({ address: WALLET, userId: U1, index: '7', fromBlock: 100n })],
+    ['CustodialRepository.registered', (db) => new CustodialRepository(db).registered(U1)],
+    ['CustodialRepository.watched', (db) => new CustodialRepository(db).watched()],
+    ['CustodialRepository.firstRegistered', (db) => new CustodialRepository(db).firstRegistered()],
+    ['CustodialRepository.cursor', (db) => new CustodialRepository(db).cursor(8453, 'custodial-deposits', false)],
+    ['CustodialRepository.cursor (for update)', (db) => new CustodialRepository(db).cursor(8453, 'custodial-deposits', true)],
+    ['CustodialRepository.initCursor', (db) => new CustodialRepository(db).initCursor(8453, 'custodial-deposits', 100n, `0x${'cd'.repeat(32)}`)],
+    ['CustodialRepository.moveCursor', (db) => new CustodialRepository(db).moveCursor(8453, 'custodial-deposits', 200n, `0x${'cd'.repeat(32)}`)],
+    [
+      'CustodialRepository.credit',
+      (db) =>
+        new CustodialRepository(db).credit(8453, [
+          {
+            txHash: `0x${'ab'.repeat(32)}`,
+            logIndex: 3,
+            blockNumber: 150n,
+            blockHash: `0x${'cd'.repeat(32)}`,
+            from: WALLET,
+            to: WALLET,
+            amount: 5_000_000n,
+            operationId: U2,
+          },
+        ]),
+    ],
+    ['CustodialRepository.sweepCandidates', (db) => new CustodialRepository(db).sweepCandidates(8453, 50)],
+    ['CustodialRepository.markSwept', (db) => new CustodialRepository(db).markSwept(WALLET, '3')],
+    ['CustodialRepository.markUnswept', (db) => new CustodialRepository(db).markUnswept(WALLET)],
+    ['CustodialRepository.openSweep', (db) => new CustodialRepository(db).openSweep(U1, 8453, WALLET)],
+    ['CustodialRepository.activeSweeps', (db) => new CustodialRepository(db).activeSweeps(8453)],
+    ['CustodialRepository.lockSweep', (db) => new CustodialRepository(db).lockSweep(U1)],
+    ['CustodialRepository.setSweep', (db) => new CustodialRepository(db).setSweep(U1, 'transfer', 5_000_000n)],
+    ['CustodialRepository.sweepTransactions', (db) => new CustodialRepository(db).sweepTransactions(U1, WALLET)],
+    ['CustodialRepository.recordSweepOutcome', (db) => new CustodialRepository(db).recordSweepOutcome(`0x${'ab'.repeat(32)}`, 'success', 123n)],
   ],
   heartbeats: [
     [

@@ -103,6 +103,18 @@ export async function getOwnOperation(em: Em, userId: string, id: string): Promi
   return op;
 }
 
+/** The ledger posting of a settled deposit: from the settlement clearing account to the user's available balance. */
+export function depositPosting(operationId: string, userId: string, amount: bigint): Posting {
+  return {
+    kind: 'deposit',
+    reference: operationId,
+    entries: [
+      { account: { system: 'settlement_clearing' }, amount: -amount },
+      { account: { userId, kind: 'user_available' }, amount },
+    ],
+  };
+}
+
 /** `pending`: the adapter has no outcome yet (onchain, before the transaction is confirmed); nothing changed. */
 export type SettleOutcome = 'settled' | 'failed' | 'already_final' | 'missing' | 'pending';
 
@@ -149,14 +161,7 @@ export async function settleOperations(em: Em, adapter: SettlementAdapter, ids: 
       if (result.ok === 'pending') return void outcomes.set(op.id, 'pending');
       const reserved = { userId: op.userId, kind: 'user_reserved' as const };
       if (result.ok && op.kind === 'deposit') {
-        postings.push({
-          kind: 'deposit',
-          reference: op.id,
-          entries: [
-            { account: clearing, amount: -op.amount },
-            { account: { userId: op.userId, kind: 'user_available' }, amount: op.amount },
-          ],
-        });
+        postings.push(depositPosting(op.id, op.userId, op.amount));
       } else if (result.ok) {
         postings.push({
           kind: 'withdraw_settle',

@@ -51,5 +51,12 @@ export interface SettlementAdapter {
   readonly gasFloorWei?: bigint;
   /** Where this user sends USDC for custodial deposits. */
   depositWallet(em: Em, userId: string): Promise<DepositWallet>;
+  /**
+   * Onchain with DEPOSIT_MNEMONIC (docs/settlement-custodial.md): one scan of the custodial deposit listener,
+   * crediting confirmed USDC transfers into deposit addresses. Idempotent; safe in two processes at once.
+   */
+  scanDeposits?(em: Em, signal?: AbortSignal): Promise<object>;
+  /** Onchain with DEPOSIT_MNEMONIC: one tick of the sweeps of deposit addresses into the settlement wallet. */
+  sweepDeposits?(em: Em): Promise<object>;
   close?(): Promise<void>;
 }

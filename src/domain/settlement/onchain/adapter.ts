@@ -5,13 +5,16 @@
 import { getAddress, type Address } from 'viem';
 import type { Em } from '../../../db/orm.js';
 import { chainRepository } from '../../../db/repositories/chain.repository.js';
+import { custodialRepository } from '../../../db/repositories/custodial.repository.js';
 import { db } from '../../../db/schema.js';
 import type { Logger } from '../../../logger.js';
 import { Unavailable, Unprocessable } from '../../errors.js';
 import { microsFromDb } from '../../ledger/amounts.js';
 import type { SettlementAdapter, SettlementResult } from '../adapter.js';
-import { checkChain, shortReason, type Chain } from './chain.js';
+import { ChainCheckError, checkChain, shortReason, type Chain } from './chain.js';
+import { DEPOSIT_CURSOR, scanDeposits } from './deposits.js';
 import { advanceOnchain } from './sender.js';
+import { stepSweeps, unsweptDepositAddresses } from './sweeps.js';
 import { reconcile } from './reconcile.js';
 import { ledgerRepository } from '../../../db/repositories/ledger.repository.js';
 
@@ -60,8 +63,7 @@ export function createOnchainSettlement(chain: Chain, log: Logger): SettlementAd
       }
     },
     async depositWallet(em, userId) {
-      const index = await chainRepository(db(em)).depositIndex(userId);
-      const custodial = index === undefined ? undefined : chain.depositAddress(BigInt(index));
+      const custodial = await custodialAddress(em, chain, log, userId);
       return {
         // Without DEPOSIT_MNEMONIC there are no custodial addresses: pull deposits only, into the settlement wallet.
         address: custodial ?? chain.settlementAddress,
@@ -72,13 +74,47 @@ export function createOnchainSettlement(chain: Chain, log: Logger): SettlementAd
         spenderAddress: chain.settlementAddress,
       };
     },
+    ...(settings.depositMnemonic
+      ? {
+          scanDeposits: (em: Em, signal?: AbortSignal) => scanDeposits(em, chain, log, signal),
+          sweepDeposits: (em: Em) => stepSweeps(em, chain, log),
+        }
+      : {}),
     reconcile: (em) => {
       const repo = ledgerRepository(db(em));
-      return reconcile(chain, <T>(text: string) => repo.check<T>(text));
+      return reconcile(chain, <T>(text: string) => repo.check<T>(text), unsweptDepositAddresses);
     },
     gasFloorWei: settings.gasFloorWei,
     close: () => chain.close(),
   };
+}
+
+/**
+ * The user's custodial deposit address (index users.deposit_index), registered for the listener the first time
+ * it is handed out, with the chain's head then (docs/settlement-custodial.md); undefined without DEPOSIT_MNEMONIC.
+ */
+async function custodialAddress(em: Em, chain: Chain, log: Logger, userId: string): Promise<Address | undefined> {
+  if (!chain.settings.depositMnemonic) return undefined;
+  const repo = custodialRepository(db(em));
+  const known = await repo.registered(userId);
+  if (known) return getAddress(known.address);
+  const index = await chainRepository(db(em)).depositIndex(userId);
+  if (index === undefined) return undefined;
+  const address = chain.depositAddress(BigInt(index))!;
+  // Where the listener need not look below: its cursor once it runs (no transfer to this address can be in a
+  // block it already scanned), else the chain's head now.
+  let head = (await repo.cursor(chain.settings.chainId, DEPOSIT_CURSOR, false))?.block_number;
+  if (head === undefined) {
+    try {
+      head = (await chain.client.getBlockNumber({ cacheTime: 0 })).toString();
+    } catch (err) {
+      log.warn({ reason: shortReason(err) }, 'chain node error while registering a deposit address');
+      throw new Unavailable('the chain node did not answer; retry shortly');
+    }
+  }
+  // A concurrent first call registers the same row; the second insert changes nothing.
+  await repo.register({ address, userId, index, fromBlock: BigInt(head) });
+  return address;
 }
 
 /**
@@ -88,6 +124,12 @@ export function createOnchainSettlement(chain: Chain, log: Logger): SettlementAd
  */
 export async function startOnchain(em: Em, chain: Chain, log: Logger): Promise<{ settlementAddress: Address }> {
   const checked = await checkChain(chain);
+  const first = chain.settings.depositMnemonic ? await custodialRepository(db(em)).firstRegistered() : undefined;
+  if (first && chain.depositAddress(BigInt(first.deposit_index)) !== getAddress(first.address)) {
+    throw new ChainCheckError(
+      `DEPOSIT_MNEMONIC: it does not derive the deposit addresses already handed out (index ${first.deposit_index} is ${first.address}); deposits to them could not be swept`,
+    );
+  }
   const nodeNonce = await chain.client.getTransactionCount({ address: chain.settlementAddress, blockTag: 'pending' });
   await chainRepository(db(em)).ensureNonce(checked.chainId, chain.settlementAddress, BigInt(nodeNonce));
   const fields = { chain_id: checked.chainId, token: chain.token, settlement_address: chain.settlementAddress, gas_wei: checked.gasWei.toString() };

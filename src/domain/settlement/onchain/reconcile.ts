@@ -29,8 +29,8 @@ export interface Reconciliation {
 }
 
 /**
- * Where unswept custodial deposits sit (USDC not yet moved into the settlement wallet). None until the
- * deposit listener and its sweeps exist: they answer the deposit addresses holding credited, unswept funds.
+ * Where unswept custodial deposits sit (USDC not yet moved into the settlement wallet): the deposit addresses
+ * that were credited (unsweptDepositAddresses, src/domain/settlement/onchain/sweeps.ts).
  */
 export type UnsweptAddresses = (query: Query) => Promise<Address[]>;
 export const noUnsweptAddresses: UnsweptAddresses = () => Promise.resolve([]);

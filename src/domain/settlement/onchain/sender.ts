@@ -20,14 +20,14 @@ import { shortReason, type Chain } from './chain.js';
 export const TRANSFER_GAS = 150_000n;
 
 /** A replacement pays at least this much more than the transaction it replaces (nodes require >= 10%). */
-const bump = (fee: bigint) => fee + fee / 4n + 1n;
+export const bump = (fee: bigint) => fee + fee / 4n + 1n;
 
 export interface AdvanceOptions {
   log: Logger;
   signal?: AbortSignal;
 }
 
-const sleep = (ms: number, signal?: AbortSignal) =>
+export const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
     const t = setTimeout(resolve, ms);
     signal?.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
@@ -89,7 +89,7 @@ async function signAndStore(em: Em, chain: Chain, opId: string, after: ChainTxRo
 }
 
 /** Sends the stored bytes; a node that already knows them, or already mined the nonce, is not an error. */
-async function broadcast(chain: Chain, txs: readonly ChainTxRow[], log: Logger): Promise<void> {
+export async function broadcast(chain: Chain, txs: readonly Pick<ChainTxRow, 'hash' | 'raw'>[], log: Logger): Promise<void> {
   for (const t of txs) {
     try {
       await chain.client.sendRawTransaction({ serializedTransaction: t.raw as Hex });
@@ -102,7 +102,7 @@ async function broadcast(chain: Chain, txs: readonly ChainTxRow[], log: Logger):
   }
 }
 
-async function receiptOf(chain: Chain, hash: string): Promise<TransactionReceipt | null> {
+export async function receiptOf(chain: Chain, hash: string): Promise<TransactionReceipt | null> {
   try {
     return await chain.client.getTransactionReceipt({ hash: hash as Hex });
   } catch (err) {
@@ -189,7 +189,7 @@ export async function advanceOnchain(em: Em, chain: Chain, opId: string, opts: A
 }
 
 /** Errors of viem are the node's; anything carrying an SQLSTATE (or a failpoint) is the database's. */
-function isDatabaseError(err: unknown): boolean {
+export function isDatabaseError(err: unknown): boolean {
   const e = err as { code?: unknown; name?: string };
   return typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code);
 }

@@ -1,0 +1,217 @@
+// Custodial deposits' SQL (src/domain/settlement/onchain/deposits.ts and sweeps.ts; docs/settlement-custodial.md):
+// the registry of handed-out deposit addresses, the listener's cursor, the credits (one per Transfer log, by
+// primary key), and the sweeps with their transactions (rows of chain_transactions with a sweep_id).
+import { sql } from 'kysely';
+import type { Db } from '../schema.js';
+import type { ChainTxRow, ReceiptStatus } from './chain.repository.js';
+
+export interface DepositLog {
+  txHash: string;
+  logIndex: number;
+  blockNumber: bigint;
+  blockHash: string;
+  from: string;
+  to: string;
+  amount: bigint;
+  /** The credit's operation id (used only when this log was not credited before). */
+  operationId: string;
+}
+
+export type SweepStatus = 'topup' | 'transfer' | 'done' | 'failed';
+
+export interface ActiveSweep {
+  id: string;
+  address: string;
+  deposit_index: string;
+  status: SweepStatus;
+  /** The transfer's USDC micros (int8 text), once it is signed. */
+  amount: string | null;
+}
+
+const TX_COLUMNS = [
+  'hash',
+  'nonce',
+  'attempt',
+  'raw',
+  'max_fee_per_gas',
+  'max_priority_fee_per_gas',
+  'receipt_status',
+  'from_address',
+  'created_at',
+] as const;
+export type SweepTxRow = ChainTxRow & { from_address: string; created_at: string };
+
+export class CustodialRepository {
+  constructor(private readonly db: Db) {}
+
+  /** Registers a user's deposit address the first time it is handed out; a second registration changes nothing. */
+  async register(a: { address: string; userId: string; index: string; fromBlock: bigint }): Promise<void> {
+    await this.db
+      .insertInto('deposit_addresses')
+      .values({ address: a.address, user_id: a.userId, deposit_index: a.index, from_block: a.fromBlock.toString() })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+  }
+
+  async registered(userId: string): Promise<{ address: string; deposit_index: string } | undefined> {
+    return this.db.selectFrom('deposit_addresses').select(['address', 'deposit_index']).where('user_id', '=', userId).executeTakeFirst();
+  }
+
+  /** Every registered address (the listener's eth_getLogs filter) with the lowest from_block, as int8 text. */
+  async watched(): Promise<{ addresses: string[]; fromBlock: string | null }> {
+    const rows = await this.db.selectFrom('deposit_addresses').select(['address', 'from_block']).orderBy('deposit_index').execute();
+    const from = rows.reduce<bigint | null>((m, r) => (m === null || BigInt(r.from_block) < m ? BigInt(r.from_block) : m), null);
+    return { addresses: rows.map((r) => r.address), fromBlock: from?.toString() ?? null };
+  }
+
+  /** The registered address of the lowest index (the start-up check re-derives it). */
+  firstRegistered() {
+    return this.db.selectFrom('deposit_addresses').select(['address', 'deposit_index']).orderBy('deposit_index').limit(1).executeTakeFirst();
+  }
+
+  cursor(chainId: number, name: string, lock: boolean) {
+    const q = this.db.selectFrom('chain_cursors').select(['block_number', 'block_hash']).where('chain_id', '=', chainId).where('name', '=', name);
+    return (lock ? q.forUpdate() : q).executeTakeFirst();
+  }
+
+  async initCursor(chainId: number, name: string, blockNumber: bigint, blockHash: string): Promise<void> {
+    await this.db
+      .insertInto('chain_cursors')
+      .values({ chain_id: chainId, name, block_number: blockNumber.toString(), block_hash: blockHash })
+      .onConflict((oc) => oc.columns(['chain_id', 'name']).doNothing())
+      .execute();
+  }
+
+  async moveCursor(chainId: number, name: string, blockNumber: bigint, blockHash: string): Promise<void> {
+    await this.db
+      .updateTable('chain_cursors')
+      .set({ block_number: blockNumber.toString(), block_hash: blockHash, updated_at: sql<string>`now()` })
+      .where('chain_id', '=', chainId)
+      .where('name', '=', name)
+      .execute();
+  }
+
+  /**
+   * Credits the logs not credited before, in ONE statement: the chain_deposits rows (primary key chain, tx hash,
+   * log index: a log seen again inserts nothing), their operations (deposit, success, with the tx hash), and
+   * the addresses flagged for a sweep. Returns the new credits, to be posted to the ledger in the same transaction.
+   */
+  async credit(chainId: number, logs: readonly DepositLog[]): Promise<Array<{ operation_id: string; user_id: string; amount: string }>> {
+    const col = <K extends keyof DepositLog>(k: K) => logs.map((l) => String(l[k]));
+    const { rows } = await sql<{ operation_id: string; user_id: string; amount: string }>`
+      with d as (
+        select * from unnest(${col('txHash')}::text[], ${col('logIndex')}::int[], ${col('blockNumber')}::int8[], ${col('blockHash')}::text[],
+                             ${col('from')}::text[], ${col('to')}::text[], ${col('amount')}::int8[], ${col('operationId')}::uuid[])
+                   as d(tx_hash, log_index, block_number, block_hash, from_address, to_address, amount, operation_id)),
+      ins as (
+        insert into chain_deposits (chain_id, tx_hash, log_index, block_number, block_hash, from_address, to_address, amount, operation_id)
+        select ${chainId}, tx_hash, log_index, block_number, block_hash, from_address, to_address, amount, operation_id from d
+        on conflict do nothing
+        returning to_address, amount, tx_hash, operation_id),
+      ops as (
+        insert into operations (id, user_id, kind, status, amount, tx_hash, settled_at)
+        select ins.operation_id, a.user_id, 'deposit', 'success', ins.amount, ins.tx_hash, now()
+          from ins join deposit_addresses a on a.address = ins.to_address
+        returning id, user_id, amount),
+      counted as (
+        update deposit_addresses a set credits = a.credits + n.n
+          from (select to_address, count(*) as n from ins group by to_address) n where a.address = n.to_address)
+      select id as operation_id, user_id, amount::text as amount from ops order by id`.execute(this.db);
+    return rows;
+  }
+
+  /** Addresses with credits since their last sweep opened, and no sweep under way. */
+  sweepCandidates(chainId: number, limit: number) {
+    return this.db
+      .selectFrom('deposit_addresses as a')
+      .select(['a.address', 'a.deposit_index', 'a.credits'])
+      .where('a.credits', '>', sql<string>`a.sweep_mark`)
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('deposit_sweeps as s')
+              .select('s.id')
+              .whereRef('s.address', '=', 'a.address')
+              .where('s.chain_id', '=', chainId)
+              .where('s.status', 'in', ['topup', 'transfer']),
+          ),
+        ),
+      )
+      .orderBy('a.deposit_index')
+      .limit(limit)
+      .execute();
+  }
+
+  /** Marks the credits seen (`credits` as read with the candidate): a credit after that read keeps the address due. */
+  async markSwept(address: string, credits: string): Promise<void> {
+    await this.db
+      .updateTable('deposit_addresses')
+      .set({ sweep_mark: credits })
+      .where('address', '=', address)
+      .where('sweep_mark', '<', credits)
+      .execute();
+  }
+
+  /** Due again (a failed sweep): the next tick opens a new one. */
+  async markUnswept(address: string): Promise<void> {
+    await this.db.updateTable('deposit_addresses').set({ sweep_mark: '0' }).where('address', '=', address).execute();
+  }
+
+  /** A new sweep of the address unless one is under way (unique index deposit_sweeps_active_key); true when opened. */
+  async openSweep(id: string, chainId: number, address: string): Promise<boolean> {
+    const r = await this.db
+      .insertInto('deposit_sweeps')
+      .values({ id, chain_id: chainId, address, status: 'topup' })
+      // The only possible conflict is the partial unique index deposit_sweeps_active_key (the id is new).
+      .onConflict((oc) => oc.doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    return r !== undefined;
+  }
+
+  activeSweeps(chainId: number): Promise<ActiveSweep[]> {
+    return this.db
+      .selectFrom('deposit_sweeps as s')
+      .innerJoin('deposit_addresses as a', 'a.address', 's.address')
+      .select(['s.id', 's.address', 'a.deposit_index', 's.status', 's.amount'])
+      .where('s.chain_id', '=', chainId)
+      .where('s.status', 'in', ['topup', 'transfer'])
+      .orderBy('s.created_at')
+      .execute() as Promise<ActiveSweep[]>;
+  }
+
+  /** The sweep's status under its row lock (held until the caller's transaction ends). */
+  async lockSweep(id: string): Promise<SweepStatus | undefined> {
+    return (await this.db.selectFrom('deposit_sweeps').select('status').where('id', '=', id).forUpdate().executeTakeFirst())?.status;
+  }
+
+  async setSweep(id: string, status: SweepStatus, amount?: bigint): Promise<void> {
+    await this.db
+      .updateTable('deposit_sweeps')
+      .set({ status, updated_at: sql<string>`now()`, ...(amount === undefined ? {} : { amount: amount.toString() }) })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  /** The sweep's transactions sent from `from` (its top-ups: the settlement wallet; its transfer: the address), first attempt first. */
+  sweepTransactions(sweepId: string, from: string): Promise<SweepTxRow[]> {
+    return this.db
+      .selectFrom('chain_transactions')
+      .select(TX_COLUMNS)
+      .where('sweep_id', '=', sweepId)
+      .where('from_address', '=', from)
+      .orderBy('attempt')
+      .execute() as Promise<SweepTxRow[]>;
+  }
+
+  async recordSweepOutcome(hash: string, status: ReceiptStatus, blockNumber: bigint | null): Promise<void> {
+    await this.db
+      .updateTable('chain_transactions')
+      .set({ receipt_status: status, block_number: blockNumber?.toString() ?? null })
+      .where('hash', '=', hash)
+      .where('receipt_status', 'is', null)
+      .execute();
+  }
+}
+
+export const custodialRepository = (db: Db) => new CustodialRepository(db);
