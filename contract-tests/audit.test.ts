@@ -94,7 +94,8 @@ describe('operator writes are audited', () => {
     done.set('createContest', { requestId: created!.request_id, operator: 'default', status: 201, target: contest.contest_id });
 
     const marketId = contest.markets[0]!.market_id;
-    const resolved = await alice.run(resolveMarket({ client: alice.client, path: { market_id: marketId }, body: { outcome: 'YES' } }), {
+    // VOID: a YES or NO is refused while the contest's betting is open (409 BETTING_OPEN).
+    const resolved = await alice.run(resolveMarket({ client: alice.client, path: { market_id: marketId }, body: { outcome: 'VOID' } }), {
       status: 200,
     });
     note('resolveMarket', 'alice', resolved.checked, String(marketId));
