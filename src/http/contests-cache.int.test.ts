@@ -101,15 +101,15 @@ describe('contest reads from the page cache', () => {
     expect(onB.detail.entries_filled).toBe(1);
     expect(onB.popular.markets[0]).toMatchObject({ market_id: c.markets[0], yes_count: 1 });
 
-    // A market resolved through A: the detail on both shows it.
+    // A market voided through A (a YES or NO waits for the betting close): the detail on both shows it.
     expect(
-      (await call(a.baseUrl, `POST /v1/admin/markets/${c.markets[0]}/resolve`, { token: t.operatorToken, body: { outcome: 'YES' } })).status,
+      (await call(a.baseUrl, `POST /v1/admin/markets/${c.markets[0]}/resolve`, { token: t.operatorToken, body: { outcome: 'VOID' } })).status,
     ).toBe(200);
-    expect((await get(a, `/v1/contests/${c.id}`)).body.markets[0].status).toBe('RESOLVED');
+    expect((await get(a, `/v1/contests/${c.id}`)).body.markets[0].status).toBe('VOIDED');
     await until(
       'the resolution on B',
       () => get(b, `/v1/contests/${c.id}`),
-      (r) => r.body.markets[0].status === 'RESOLVED',
+      (r) => r.body.markets[0].status === 'VOIDED',
     );
   });
 

@@ -36,6 +36,8 @@ afterAll(async () => {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const api = (route: string, opts: { body?: unknown; token?: string } = {}) => call(svc.baseUrl, route, opts);
 const op = (route: string, body?: unknown) => api(route, { token: OPERATOR, body });
+// A contest market takes a YES or NO only once its betting has closed (409 BETTING_OPEN before).
+const untilClosed = (c: Record<string, unknown>) => sleep(Math.max(0, Number(c.betting_closes_ms) - Date.now()) + 50);
 
 interface User {
   token: string;
@@ -295,6 +297,7 @@ describe('a lineups contest from creation to payout', () => {
 
 describe('outcast scoring, ties and voids', () => {
   it('outcast: only wins on the minority side score; a pick still shows won; tied entries share their positions', async () => {
+    const [a, b, cc] = await Promise.all([fundedUser(500_000), fundedUser(500_000), fundedUser(500_000)]);
     const c = await createContest({
       game_type: 'outcast',
       category: 'sports',
@@ -302,7 +305,6 @@ describe('outcast scoring, ties and voids', () => {
       betting_closes_ms: Date.now() + 2_000,
     });
     const [m1, m2] = c.markets.map((m) => m.market_id) as [number, number];
-    const [a, b, cc] = await Promise.all([fundedUser(500_000), fundedUser(500_000), fundedUser(500_000)]);
     expect(
       (
         await enter(a, c.contest_id, [
@@ -328,8 +330,9 @@ describe('outcast scoring, ties and voids', () => {
       ).status,
     ).toBe(201);
     // m1 NO: c wins alone on the minority side (1 down vs 2 up) and scores. m2 YES: b and c win on the majority side: no score.
-    await op(`POST /v1/admin/markets/${m1}/resolve`, { outcome: 'NO' });
-    await op(`POST /v1/admin/markets/${m2}/resolve`, { outcome: 'YES' });
+    await untilClosed(c);
+    expect((await op(`POST /v1/admin/markets/${m1}/resolve`, { outcome: 'NO' })).status).toBe(200);
+    expect((await op(`POST /v1/admin/markets/${m2}/resolve`, { outcome: 'YES' })).status).toBe(200);
     await waitForStatus(c.contest_id, 'resolved');
     const board = await api(`GET /v1/contests/${c.contest_id}/leaderboard`);
     const rows = board.body.entries.map((r: { user_id: string; rank: number; resolved_win_count: number; payout_micros: number }) => [
@@ -396,15 +399,17 @@ describe('outcast scoring, ties and voids', () => {
   });
 
   it('concurrent resolution runs pay once', async () => {
+    const [a, b] = await Promise.all([fundedUser(200_000), fundedUser(200_000)]);
     const c = await createContest({
       bet_type: { kind: 'num_bets', value: 1 },
       markets: [{ category: 'x', name: 'only' }],
       protocol_prize_pool_micros: 50_000,
+      betting_closes_ms: Date.now() + 2_000,
     });
     const m = c.markets[0]!.market_id;
-    const [a, b] = await Promise.all([fundedUser(200_000), fundedUser(200_000)]);
     await enter(a, c.contest_id, [[m, 'up']]);
     await enter(b, c.contest_id, [[m, 'down']]);
+    await untilClosed(c);
     const [res, ...runs] = await Promise.all([
       op(`POST /v1/admin/markets/${m}/resolve`, { outcome: 'YES' }),
       ...Array.from({ length: 4 }, async () => {
@@ -623,9 +628,10 @@ describe('entries: bad input and races', () => {
     await expectCode(api(`GET /v1/u/${u.handle}/contests/${survivor.contest_id}`), 404, 'CONTEST_NOT_FOUND');
     await expectCode(api(`GET /v1/u/nobody_${randomUUID().slice(0, 6)}/contests/${c.contest_id}`), 404, 'USER_NOT_FOUND');
     expect((await api(`GET /v1/contests/${survivor.contest_id}`)).body.game_type).toBe('survivor');
-    await op(`POST /v1/admin/markets/${m1}/resolve`, { outcome: 'YES' });
+    // While betting is open a market can only be voided: a pick on it is refused.
+    await op(`POST /v1/admin/markets/${m1}/resolve`, { outcome: 'VOID' });
     const c2 = await createContest({ max_entries_per_user: 1, bet_type: { kind: 'num_bets', value: 1 } });
-    await op(`POST /v1/admin/markets/${c2.markets[0]!.market_id}/resolve`, { outcome: 'NO' });
+    expect((await op(`POST /v1/admin/markets/${c2.markets[0]!.market_id}/resolve`, { outcome: 'VOID' })).status).toBe(200);
     await expectCode(enter(poor, c2.contest_id, [[c2.markets[0]!.market_id, 'up']]), 422, 'INVALID_PICKS');
   });
 
