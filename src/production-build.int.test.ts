@@ -2,7 +2,7 @@
 // no tsx in between: the migration step on its own, then an API process and a workers process that refuse
 // to start while a migration is pending (NODE_ENV=production does not migrate at start) and serve once it
 // ran. Money moves through them: a deposit and a withdrawal settle, the ledger balances; the docs portal's
-// static files and the served documents come from the build; an RFQ fills (signatures on a worker thread).
+// static files and the served documents come from the build; an RFQ fills (its order signed for the salt the built service serves).
 import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -47,8 +47,10 @@ beforeAll(async () => {
     PORT: '0',
     HOST: '127.0.0.1',
     SIWE_DOMAIN: 'build.test',
-    // Signatures recovered on a worker thread: the thread's script (recover.worker.mjs) must be in the build.
-    SIGNATURE_THREADS: '1',
+    // Production refuses the demo settlement and prices unless allowed, and needs its own EIP-712 salt.
+    ALLOW_DEMO_SETTLEMENT: 'true',
+    ALLOW_DEMO_PRICES: 'true',
+    RFQ_EIP712_SALT: `0x${'5a'.repeat(32)}`,
     ...privy.env,
   };
 }, 240_000);

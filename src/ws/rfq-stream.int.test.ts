@@ -222,10 +222,21 @@ describe('RFQ stream across two API processes', () => {
       type: 'subscribed',
       assets: ['BTC'],
       durations: [300],
+      cancel_on_disconnect: false,
     });
     const config = loadConfig(t.env);
-    expect(await eth.client.subscribe({ assets: ['ETH'] })).toEqual({ type: 'subscribed', assets: ['ETH'], durations: config.markets.durations });
-    expect(await everything.client.subscribe()).toEqual({ type: 'subscribed', assets: config.markets.assets, durations: config.markets.durations });
+    expect(await eth.client.subscribe({ assets: ['ETH'] })).toEqual({
+      type: 'subscribed',
+      assets: ['ETH'],
+      durations: config.markets.durations,
+      cancel_on_disconnect: false,
+    });
+    expect(await everything.client.subscribe()).toEqual({
+      type: 'subscribed',
+      assets: config.markets.assets,
+      durations: config.markets.durations,
+      cancel_on_disconnect: false,
+    });
 
     const btc = await openRfq([['BTC/300', 'up']]);
     const ethRfq = await openRfq([['ETH/300', 'down']]);
