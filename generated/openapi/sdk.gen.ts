@@ -1475,7 +1475,18 @@ export const getReadiness = <ThrowOnError extends boolean = false>(options?: Opt
 /**
  * Prometheus metrics
  *
- * Process and HTTP metrics in the Prometheus text exposition format (version 0.0.4).
+ * Process and HTTP metrics in the Prometheus text exposition format (version 0.0.4). Besides the
+ * process and HTTP metrics (`http_requests_total`, `http_request_duration_seconds`), an API process
+ * exports the whole system's state as gauges: `crfq_dependency_up`, `crfq_workers_alive`,
+ * `crfq_worker_heartbeat_age_seconds`, `crfq_scheduler_present`, `crfq_queue_jobs` and
+ * `crfq_component_up` (the facts of `GET /v1/admin/status`); each price source's
+ * `price_source_requests_total`, `price_source_failures_total`, `price_source_latency_seconds_total`
+ * and `price_source_last_success_timestamp_seconds`; the long-polls held (`rfq_long_poll_waiters`);
+ * and, in `onchain` settlement, `settlement_onchain_held_micros`,
+ * `settlement_onchain_liabilities_micros`, `settlement_onchain_surplus_micros`,
+ * `settlement_wallet_gas_wei` and `settlement_wallet_gas_floor_wei`. Alert rules over them:
+ * `docs/alerts.yml` in the repository. A workers process serves the process metrics on its own port.
+ *
  */
 export const getMetrics = <ThrowOnError extends boolean = false>(options?: Options<GetMetricsData, ThrowOnError>): RequestResult<GetMetricsResponses, GetMetricsErrors, ThrowOnError> => (options?.client ?? client).get<GetMetricsResponses, GetMetricsErrors, ThrowOnError>({
     responseValidator: async (data) => await zGetMetricsResponse.parseAsync(data),
