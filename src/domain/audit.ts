@@ -5,28 +5,13 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Em } from '../db/orm.js';
 import { int8ToNumber } from '../db/int8.js';
 import { db } from '../db/schema.js';
-import { operatorAuditRepository } from '../db/repositories/operator-audit.repository.js';
+import { operatorAuditRepository, type AuditRowInsert } from '../db/repositories/operator-audit.repository.js';
 import { KeysetCursors } from './keyset-cursor.js';
 
-export interface AuditEntry {
-  operator: string;
-  requestId: string;
-  operationId: string;
-  method: string;
-  path: string;
-  target: string | null;
-  /** The request body as recorded (auditBody): never a secret, never image bytes. */
-  body: unknown;
-  status: number;
-  errorCode: string | null;
-  /** Written in the change's own transaction (false: after it, or for a request that changed nothing). */
-  inTransaction: boolean;
-}
-
-export interface AuditRecord extends AuditEntry {
-  id: string;
-  atMs: number;
-}
+/** One audit row as stored (src/db/repositories/operator-audit.repository.ts owns its shape). */
+export type AuditRecord = AuditRowInsert;
+/** What a request reports; the trail adds the row's id and time. */
+export type AuditEntry = Omit<AuditRowInsert, 'id' | 'atMs'>;
 
 /** Field names whose values never reach the trail (as src/logger.ts never logs them). */
 const SECRET_FIELD = /(token|secret|password|private_?key|mnemonic|signature|authorization|cookie)$/i;

@@ -13,9 +13,11 @@ export interface AuditRowInsert {
   method: string;
   path: string;
   target: string | null;
+  /** The request body as recorded (src/domain/audit.ts auditBody): never a secret, never image bytes. */
   body: unknown;
   status: number;
   errorCode: string | null;
+  /** Written in the change's own transaction (false: after it, or for a request that changed nothing). */
   inTransaction: boolean;
 }
 
