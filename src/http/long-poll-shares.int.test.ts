@@ -2,30 +2,19 @@
 // GET /v1/rfq/{rfq_id}?wait_ms on a process is refused the next one (503 TOO_MANY_WAITERS) while another
 // user's long-poll on that process waits and is woken by a quote as usual. Two API processes, with Redis
 // and with PostgreSQL only: the long-polls are on A, the quote arrives through a maker connected to B.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { call } from '../testing/identity.js';
 import { buildOrder, postOrder, type Party } from '../testing/rfq-trade.js';
-import { BACKENDS, startTwoProcesses, USDC, type TwoProcesses } from '../testing/two-processes.js';
+import { BACKENDS, useTwoProcesses, USDC } from '../testing/two-processes.js';
 
 const PER_USER = 1000; // the figure: a user's 1,001st long-poll is refused
 
 describe.each(BACKENDS)('long-polls per user (%s)', (backend) => {
-  let h: TwoProcesses;
-
-  beforeAll(async () => {
-    h = await startTwoProcesses('longpoll', backend, {
-      RFQ_MAX_WAITERS: String(2 * PER_USER),
-      RFQ_MAX_WAITERS_PER_USER: String(PER_USER),
-      HTTP_MAX_CONNECTIONS_PER_IP: '0', // every long-poll of this test comes from 127.0.0.1
-    });
-  }, 120_000);
-  afterEach(async () => {
-    expect(h.invalidFrames()).toEqual([]);
-    expect(await h.ledgerProblems()).toEqual([]);
+  const h = useTwoProcesses('longpoll', backend, {
+    RFQ_MAX_WAITERS: String(2 * PER_USER),
+    RFQ_MAX_WAITERS_PER_USER: String(PER_USER),
+    HTTP_MAX_CONNECTIONS_PER_IP: '0', // every long-poll of this test comes from 127.0.0.1
   });
-  afterAll(async () => {
-    await h?.stop();
-  }, 60_000);
 
   const openRfq = async (taker: Party) => {
     const order = buildOrder(taker.wallet.address, [{ market_id: h.markets.btc, direction: 'up' }], { stake_micros: USDC });

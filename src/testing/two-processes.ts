@@ -2,6 +2,7 @@
 // bus and queues on Redis) or with PostgreSQL only (`REDIS_URL` unset: LISTEN/NOTIFY and the PostgreSQL
 // queue backend). A takes the first process of startTestService (API and workers), B is a second API
 // process. Every frame a maker connection receives is kept for a check against spec/asyncapi.yaml.
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { validateServerMessage } from '../../generated/asyncapi/validators.js';
 import type { RfqDomain } from '../domain/rfq/typed-data.js';
 import { ledgerProblems } from './money.js';
@@ -95,4 +96,29 @@ export async function startTwoProcesses(label: string, backend: Backend, env: Re
       await t.stop();
     },
   };
+}
+
+/**
+ * The two processes of a test file's describe block: started before its tests, stopped after them, and
+ * after each test every frame a maker received matched the AsyncAPI schemas and the ledger is clean. The
+ * value answers for the processes once they started (read it inside tests and hooks only).
+ */
+export function useTwoProcesses(label: string, backend: Backend, env: Record<string, string | undefined> = {}): TwoProcesses {
+  let h: TwoProcesses | undefined;
+  beforeAll(async () => {
+    h = await startTwoProcesses(label, backend, env);
+  }, 120_000);
+  afterEach(async () => {
+    expect(h!.invalidFrames()).toEqual([]);
+    expect(await h!.ledgerProblems()).toEqual([]);
+  });
+  afterAll(async () => {
+    await h?.stop();
+  }, 60_000);
+  return new Proxy({} as TwoProcesses, {
+    get: (_, key) => {
+      if (!h) throw new Error(`the two processes of ${label} are not started yet`);
+      return h[key as keyof TwoProcesses];
+    },
+  });
 }

@@ -3,28 +3,17 @@
 // connection; a quote with a bad value is answered by its own quote_ack with the specific error. On two
 // API processes with Redis and with PostgreSQL only: the taker posts on A, the maker quotes on B.
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { quoteTypedData } from '../domain/rfq/typed-data.js';
 import { buildOrder, postOrder } from '../testing/rfq-trade.js';
-import { BACKENDS, startTwoProcesses, USDC, type TwoProcesses } from '../testing/two-processes.js';
+import { BACKENDS, useTwoProcesses, USDC } from '../testing/two-processes.js';
 
 const RFQS = 50;
 const QUOTES_PER_RFQ = 5;
 const QUOTES_PER_SECOND = 100; // the default MM_MAX_QUOTES_PER_SECOND
 
 describe.each(BACKENDS)('bursts of quotes (%s)', (backend) => {
-  let h: TwoProcesses;
-
-  beforeAll(async () => {
-    h = await startTwoProcesses('mmburst', backend);
-  }, 120_000);
-  afterEach(async () => {
-    expect(h.invalidFrames()).toEqual([]);
-    expect(await h.ledgerProblems()).toEqual([]);
-  });
-  afterAll(async () => {
-    await h?.stop();
-  }, 60_000);
+  const h = useTwoProcesses('mmburst', backend);
 
   it('250 quotes at once: each gets its quote_ack, those past the budget rate_limited at once; the connection stays', async () => {
     const m = await h.maker(h.b);

@@ -3,24 +3,13 @@
 // other connection on the same process; its connection on the other process gets a quote_result cancelled
 // per quote. Without the opt-in, quotes stay live. Two API processes, with Redis and with PostgreSQL only.
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { call } from '../testing/identity.js';
 import { buildOrder, postOrder, type MakerConnection, type Party } from '../testing/rfq-trade.js';
-import { BACKENDS, startTwoProcesses, USDC, type TwoProcesses } from '../testing/two-processes.js';
+import { BACKENDS, useTwoProcesses, USDC } from '../testing/two-processes.js';
 
 describe.each(BACKENDS)('cancel on disconnect (%s)', (backend) => {
-  let h: TwoProcesses;
-
-  beforeAll(async () => {
-    h = await startTwoProcesses('mmcod', backend);
-  }, 120_000);
-  afterEach(async () => {
-    expect(h.invalidFrames()).toEqual([]);
-    expect(await h.ledgerProblems()).toEqual([]);
-  });
-  afterAll(async () => {
-    await h?.stop();
-  }, 60_000);
+  const h = useTwoProcesses('mmcod', backend);
 
   /** Two manual RFQs of a fresh taker, quoted by `m`: the quote acks. */
   async function quoted(m: MakerConnection, taker: Party) {

@@ -4,23 +4,12 @@
 // quote again. Two API processes, with Redis and with PostgreSQL only: RFQs on A, the maker on B, a second
 // connection of the maker on A.
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildOrder, postOrder } from '../testing/rfq-trade.js';
-import { BACKENDS, startTwoProcesses, USDC, type TwoProcesses } from '../testing/two-processes.js';
+import { BACKENDS, useTwoProcesses, USDC } from '../testing/two-processes.js';
 
 describe.each(BACKENDS)('market-maker protection (%s)', (backend) => {
-  let h: TwoProcesses;
-
-  beforeAll(async () => {
-    h = await startTwoProcesses('mmp', backend, { RFQ_QUOTE_WINDOW_MS: '1500' });
-  }, 120_000);
-  afterEach(async () => {
-    expect(h.invalidFrames()).toEqual([]);
-    expect(await h.ledgerProblems()).toEqual([]);
-  });
-  afterAll(async () => {
-    await h?.stop();
-  }, 60_000);
+  const h = useTwoProcesses('mmp', backend, { RFQ_QUOTE_WINDOW_MS: '1500' });
 
   it('trips on the second fill of the interval, pulls the live quotes, refuses quotes until mmp_reset', async () => {
     const m = await h.maker(h.b);

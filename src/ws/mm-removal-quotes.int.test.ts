@@ -1,26 +1,15 @@
 // Removal takes effect (docs/market-makers.md "Removal"): DELETE /v1/admin/market-makers/{wallet} cancels
 // every live quote of the maker in its transaction, so none of them fills afterwards, on two API processes
 // with Redis and with PostgreSQL only. The maker quotes on B; the taker and the operator use A.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { call } from '../testing/identity.js';
 import { balances, buildOrder, postOrder } from '../testing/rfq-trade.js';
-import { BACKENDS, startTwoProcesses, USDC, type TwoProcesses } from '../testing/two-processes.js';
+import { BACKENDS, useTwoProcesses, USDC } from '../testing/two-processes.js';
 
 const QUOTE_WINDOW_MS = 3000;
 
 describe.each(BACKENDS)('removal withdraws live quotes (%s)', (backend) => {
-  let h: TwoProcesses;
-
-  beforeAll(async () => {
-    h = await startTwoProcesses('mmremove', backend, { RFQ_QUOTE_WINDOW_MS: String(QUOTE_WINDOW_MS) });
-  }, 120_000);
-  afterEach(async () => {
-    expect(h.invalidFrames()).toEqual([]);
-    expect(await h.ledgerProblems()).toEqual([]);
-  });
-  afterAll(async () => {
-    await h?.stop();
-  }, 60_000);
+  const h = useTwoProcesses('mmremove', backend, { RFQ_QUOTE_WINDOW_MS: String(QUOTE_WINDOW_MS) });
 
   it('removal during open RFQs: manual quotes can no longer be accepted, the best-mode RFQ fills nothing from the removed maker', async () => {
     const removed = await h.maker(h.b);
