@@ -106,9 +106,23 @@ describe('once()', () => {
     const rejected = heldWrite((): string => {
       throw new Unprocessable('INSUFFICIENT_BALANCE', 'not enough (then)');
     });
-    const first = once(t.orm.em.fork(), s, print, rejected.write, stored);
-    await rejected.entered;
     const duplicate = heldWrite(() => 'second'); // holds the key while the first tries to store its rejection
+    // The first request's second transaction (storing its rejection) starts only once the duplicate holds the
+    // key: otherwise, on a loaded machine, it can claim the freed key before the woken duplicate does, and
+    // the duplicate then replays the rejection (also exactly once, but not the interleaving tested here).
+    const em = t.orm.em.fork();
+    let transactions = 0;
+    const firstEm = new Proxy(em, {
+      get: (target, key, receiver) =>
+        key === 'transactional'
+          ? async (...args: Parameters<Em['transactional']>) => {
+              if (++transactions === 2) await duplicate.entered;
+              return target.transactional(...args);
+            }
+          : Reflect.get(target, key, receiver),
+    });
+    const first = once(firstEm, s, print, rejected.write, stored);
+    await rejected.entered;
     const second = once(t.orm.em.fork(), s, print, duplicate.write, stored);
     await untilBlocked();
     rejected.go(); // the first rolls back; the second, blocked on its key row, claims the key and writes
