@@ -80,11 +80,6 @@ export class LedgerRepository {
   userBalances(userId: string) {
     return this.db.selectFrom('ledger_accounts').select(['kind', 'balance']).where('user_id', '=', userId).execute();
   }
-
-  /** Runs one of checkLedger's read-only statements. */
-  async check<T>(text: string): Promise<T> {
-    return (await sql.raw<T extends Array<infer R> ? R : never>(text).execute(this.db)).rows as T;
-  }
 }
 
 export const ledgerRepository = (db: Db) => new LedgerRepository(db);

@@ -16,7 +16,7 @@ import { DEPOSIT_CURSOR, scanDeposits } from './deposits.js';
 import { advanceOnchain } from './sender.js';
 import { stepSweeps, unsweptDepositAddresses } from './sweeps.js';
 import { reconcile } from './reconcile.js';
-import { ledgerRepository } from '../../../db/repositories/ledger.repository.js';
+import { ledgerCheckRepository } from '../../../db/repositories/ledger-check.repository.js';
 
 export function createOnchainSettlement(chain: Chain, log: Logger): SettlementAdapter {
   const { settings } = chain;
@@ -80,10 +80,7 @@ export function createOnchainSettlement(chain: Chain, log: Logger): SettlementAd
           sweepDeposits: (em: Em) => stepSweeps(em, chain, log),
         }
       : {}),
-    reconcile: (em) => {
-      const repo = ledgerRepository(db(em));
-      return reconcile(chain, <T>(text: string) => repo.check<T>(text), unsweptDepositAddresses);
-    },
+    reconcile: (em) => reconcile(chain, ledgerCheckRepository(db(em)), unsweptDepositAddresses),
     gasFloorWei: settings.gasFloorWei,
     close: () => chain.close(),
   };
