@@ -1,6 +1,7 @@
 // The ledger's SQL. Set-based statements (one statement whatever the number of entries) are written with
 // Kysely's `sql` tag and one narrow result type each; the rest with the query builder, typed by the schema.
 import { sql, type RawBuilder } from 'kysely';
+import { int8ToBigint } from '../int8.js';
 import type { Db } from '../schema.js';
 
 /** Ledger transactions and their entries as rows to insert (amounts are int8 decimal strings). */
@@ -66,7 +67,7 @@ export class LedgerRepository {
          union all
          select x.id from ledger_accounts x where x.kind = 'contest_pot' and x.contest_id = any(${q.pots}::uuid[]))
        order by a.id for update`.execute(this.db);
-    return rows;
+    return rows.map((r) => ({ ...r, balance: int8ToBigint(r.balance) }));
   }
 
   /**
@@ -77,8 +78,10 @@ export class LedgerRepository {
     await sql`with ${sql.join(postingCtes(p))} select 1`.execute(this.db);
   }
 
-  userBalances(userId: string) {
-    return this.db.selectFrom('ledger_accounts').select(['kind', 'balance']).where('user_id', '=', userId).execute();
+  /** The user's accounts and their balances in bigint micros. */
+  async userBalances(userId: string) {
+    const rows = await this.db.selectFrom('ledger_accounts').select(['kind', 'balance']).where('user_id', '=', userId).execute();
+    return rows.map((r) => ({ kind: r.kind, balance: int8ToBigint(r.balance) }));
   }
 }
 

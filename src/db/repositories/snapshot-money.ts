@@ -56,7 +56,7 @@ export const MONEY_CATALOG: Record<string, Array<[string, (db: Db) => Promise<un
   operations: [
     [
       'OperationsRepository.insert',
-      (db) => new OperationsRepository(db).insert({ id: U1, userId: U2, kind: 'withdraw', amount: '100', destination: WALLET, key: U2 }),
+      (db) => new OperationsRepository(db).insert({ id: U1, userId: U2, kind: 'withdraw', amount: 100n, destination: WALLET, key: U2 }),
     ],
     ['OperationsRepository.findByKey', (db) => new OperationsRepository(db).findByKey(U2, 'deposit', U1)],
     ['OperationsRepository.find', (db) => new OperationsRepository(db).find(U1)],

@@ -16,7 +16,6 @@ import {
 } from '../../db/repositories/ledger.repository.js';
 import { ledgerCheckRepository, type LedgerCheckRepository } from '../../db/repositories/ledger-check.repository.js';
 import { Unprocessable } from '../errors.js';
-import { microsFromDb } from './amounts.js';
 
 export type { SystemAccountKind, UserAccountKind };
 
@@ -74,7 +73,7 @@ async function lockRefs(repo: LedgerRepository, refs: readonly AccountRef[], cre
     systems: refs.filter((a): a is { system: SystemAccountKind } => 'system' in a).map((a) => a.system),
     pots: refs.filter((a): a is { pot: string } => 'pot' in a).map((a) => a.pot),
   };
-  const lock = async () => new Map((await repo.lockOwned(q)).map((r) => [keyOfRow(r), { id: r.id, balance: microsFromDb(r.balance) }]));
+  const lock = async () => new Map((await repo.lockOwned(q)).map((r) => [keyOfRow(r), { id: r.id, balance: r.balance }]));
   let locked = await lock();
   const missing = refs.filter((a) => !locked.has(refKey(a)));
   if (missing.length && createMissing) {
@@ -171,7 +170,7 @@ export interface UserBalances {
 
 export async function userBalances(em: Em, userId: string): Promise<UserBalances> {
   const rows = await ledgerRepository(db(em)).userBalances(userId);
-  const get = (k: UserAccountKind) => microsFromDb(rows.find((r) => r.kind === k)?.balance ?? '0');
+  const get = (k: UserAccountKind) => rows.find((r) => r.kind === k)?.balance ?? 0n;
   return { available: get('user_available'), reserved: get('user_reserved'), appToken: get('user_app_token') };
 }
 

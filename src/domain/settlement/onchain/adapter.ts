@@ -9,7 +9,6 @@ import { custodialRepository } from '../../../db/repositories/custodial.reposito
 import { db } from '../../../db/schema.js';
 import type { Logger } from '../../../logger.js';
 import { Unavailable, Unprocessable } from '../../errors.js';
-import { microsFromDb } from '../../ledger/amounts.js';
 import type { SettlementAdapter, SettlementResult } from '../adapter.js';
 import { ChainCheckError, checkChain, shortReason, type Chain } from './chain.js';
 import { DEPOSIT_CURSOR, scanDeposits } from './deposits.js';
@@ -32,7 +31,7 @@ export function createOnchainSettlement(chain: Chain, log: Logger): SettlementAd
     },
     advance: (em, operationId, signal) => advanceOnchain(em, chain, operationId, { log, signal }),
     async checkDeposit(em, userId, walletAddress, amount) {
-      const pending = microsFromDb(await chainRepository(db(em)).lockUserPendingDeposits(userId));
+      const pending = await chainRepository(db(em)).lockUserPendingDeposits(userId);
       const wallet = getAddress(walletAddress);
       let balance: bigint;
       let allowance: bigint;
