@@ -1,13 +1,13 @@
 // The ledger's SQL. Set-based statements (one statement whatever the number of entries) are written with
 // Kysely's `sql` tag and one narrow result type each; the rest with the query builder, typed by the schema.
 import { sql, type RawBuilder } from 'kysely';
-import { int8ToBigint } from '../int8.js';
+import { int8, int8ToBigint } from '../int8.js';
 import type { Db } from '../schema.js';
 
-/** Ledger transactions and their entries as rows to insert (amounts are int8 decimal strings). */
+/** Ledger transactions and their entries as rows to insert (amounts in bigint micros, bound as int8 text). */
 export interface PostingRows {
   txs: ReadonlyArray<{ id: string; kind: string; reference: string; idempotencyKey: string | null }>;
-  entries: { transactionIds: readonly string[]; accountIds: readonly string[]; amounts: readonly string[] };
+  entries: { transactionIds: readonly string[]; accountIds: readonly string[]; amounts: readonly bigint[] };
 }
 
 /**
@@ -22,7 +22,7 @@ export function postingCtes(p: PostingRows, when: RawBuilder<unknown> = sql`true
         select * from unnest(${txs.map((t) => t.id)}::uuid[], ${txs.map((t) => t.kind)}::text[], ${txs.map((t) => t.reference)}::text[],
           ${txs.map((t) => t.idempotencyKey)}::text[]) where ${when})`,
     sql`ledger_en as (insert into ledger_entries (transaction_id, account_id, amount)
-        select tx, a, m from unnest(${entries.transactionIds}::uuid[], ${entries.accountIds}::bigint[], ${entries.amounts}::bigint[])
+        select tx, a, m from unnest(${entries.transactionIds}::uuid[], ${entries.accountIds}::bigint[], ${entries.amounts.map(int8)}::bigint[])
           with ordinality as e(tx, a, m, n) where ${when} order by n)`,
   ];
 }
@@ -72,7 +72,7 @@ export class LedgerRepository {
 
   /**
    * Several ledger transactions and their entries in ONE statement (entries in the given order, so the
-   * per-entry balance trigger sees them as sequential postings would). Amounts are int8 decimal strings.
+   * per-entry balance trigger sees them as sequential postings would).
    */
   async insertPostings(p: PostingRows): Promise<void> {
     await sql`with ${sql.join(postingCtes(p))} select 1`.execute(this.db);

@@ -23,7 +23,7 @@ export const MONEY_CATALOG: Record<string, Array<[string, (db: Db) => Promise<un
       (db) =>
         new LedgerRepository(db).insertPostings({
           txs: [{ id: U2, kind: 'deposit', reference: U1, idempotencyKey: null }],
-          entries: { transactionIds: [U2, U2], accountIds: ['1', '2'], amounts: ['-100', '100'] },
+          entries: { transactionIds: [U2, U2], accountIds: ['1', '2'], amounts: [-100n, 100n] },
         }),
     ],
     ['LedgerRepository.userBalances', (db) => new LedgerRepository(db).userBalances(U1)],

@@ -5,7 +5,6 @@
 // (deferred constraint trigger) and any UPDATE/DELETE of entries, so a bug here cannot break the books.
 import { randomUUID } from 'node:crypto';
 import type { Em } from '../../db/orm.js';
-import { int8 } from '../../db/int8.js';
 import { db } from '../../db/schema.js';
 import {
   ledgerRepository,
@@ -141,7 +140,7 @@ export function planPostings(postings: readonly Posting[], accounts: LockedAccou
   const after = new Map<string, bigint>();
   for (const k of refs.keys()) after.set(k, accounts.get(k)!.balance);
   const txs: Array<{ id: string; kind: string; reference: string; idempotencyKey: string | null }> = [];
-  const entries = { transactionIds: [] as string[], accountIds: [] as string[], amounts: [] as string[] };
+  const entries = { transactionIds: [] as string[], accountIds: [] as string[], amounts: [] as bigint[] };
   for (const p of postings) {
     const txId = p.id ?? randomUUID();
     const net = new Map<string, bigint>();
@@ -150,7 +149,7 @@ export function planPostings(postings: readonly Posting[], accounts: LockedAccou
       net.set(k, (net.get(k) ?? 0n) + e.amount);
       entries.transactionIds.push(txId);
       entries.accountIds.push(accounts.get(k)!.id);
-      entries.amounts.push(int8(e.amount));
+      entries.amounts.push(e.amount);
     }
     for (const [k, amount] of net) {
       const next = after.get(k)! + amount;
