@@ -2,7 +2,8 @@
 // set-based batches, counters, and the portfolio / PnL / maker reads. In the caller's transaction.
 import { sql } from 'kysely';
 import type { Db } from '../schema.js';
-import { int8, int8ToBigint, int8ToBigintOrNull, int8ToNumber, int8ToNumberOrNull } from '../int8.js';
+import { int8, int8ToBigint, int8ToBigintOrNull, int8ToNumber } from '../int8.js';
+import { parsePosition, parseWindow, POSITION_COLUMNS } from './positions.rows.js';
 import { anyOf } from '../sql.js';
 
 export interface StatsSettleDelta {
@@ -16,32 +17,6 @@ export interface StatsSettleDelta {
   voided: number;
   pnl: bigint;
 }
-
-const POSITION_COLUMNS = [
-  'id',
-  'rfq_id',
-  'taker_user_id',
-  'taker_address',
-  'stake',
-  'payout',
-  'odds_bps',
-  'status',
-  'pnl',
-  'created_at_ms',
-  'resolved_at_ms',
-] as const;
-
-/** A position row with its amounts as bigint micros and its times as epoch ms. */
-const parsePosition = <R extends { stake: string; payout: string; pnl: string | null; created_at_ms: string; resolved_at_ms: string | null }>(
-  r: R,
-) => ({
-  ...r,
-  stake: int8ToBigint(r.stake),
-  payout: int8ToBigint(r.payout),
-  pnl: int8ToBigintOrNull(r.pnl),
-  created_at_ms: int8ToNumber(r.created_at_ms),
-  resolved_at_ms: int8ToNumberOrNull(r.resolved_at_ms),
-});
 
 export class PositionsRepository {
   constructor(private readonly db: Db) {}
@@ -75,19 +50,7 @@ export class PositionsRepository {
       .where('m.market_id', '=', int8(marketId))
       .$narrowType<{ asset: string; duration_secs: number; start_at_ms: string }>()
       .executeTakeFirst();
-    return (
-      r && {
-        ...r,
-        market_id: int8ToNumber(r.market_id),
-        start_at_ms: int8ToNumber(r.start_at_ms),
-        open_price_micros: int8ToBigintOrNull(r.open_price_micros),
-        close_price_micros: int8ToBigintOrNull(r.close_price_micros),
-        resolved_at_ms: int8ToNumberOrNull(r.resolved_at_ms),
-        check_max_age_ms: int8ToNumberOrNull(r.check_max_age_ms),
-        checked_at_ms: int8ToNumberOrNull(r.checked_at_ms),
-        void_at_ms: int8ToNumberOrNull(r.void_at_ms),
-      }
-    );
+    return r && parseWindow(r);
   }
 
   /** First writer wins: returns whether this call recorded the resolution. */
