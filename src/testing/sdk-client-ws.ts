@@ -11,8 +11,9 @@ export function sdkClient(baseUrl: string, token?: string): Client {
 type SdkResult = { data?: unknown; error?: unknown; response?: Response };
 
 /** Awaits an SDK call and adds the HTTP status; throws when no response came back (the request never left). */
-export async function sent<R extends SdkResult>(call: Promise<R>): Promise<R & { status: number }> {
+export async function sent<R extends SdkResult>(call: Promise<R>): Promise<R & { status: number; response: Response }> {
   const result = await call;
-  if (!result.response) throw new Error(`the generated client got no response: ${String(result.error)}`);
-  return { ...result, status: result.response.status };
+  const response = result.response;
+  if (!response) throw new Error(`the generated client got no response: ${String(result.error)}`);
+  return { ...result, response, status: response.status };
 }
