@@ -4,6 +4,7 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
 import type { DB, Db } from '../schema.js';
 import { anyOf } from '../sql.js';
+import type { Direction, MarketOutcome } from '../vocabulary.js';
 
 export const CONTEST_COLUMNS = [
   'id',
@@ -149,7 +150,7 @@ export class ContestsRepository {
 
   // ------------------------------------------------------------ resolution
 
-  async setMarketResolution(marketId: string, status: 'RESOLVED' | 'VOIDED', outcome: 'YES' | 'NO' | null, resolvedAtMs: string): Promise<void> {
+  async setMarketResolution(marketId: string, status: 'RESOLVED' | 'VOIDED', outcome: MarketOutcome | null, resolvedAtMs: string): Promise<void> {
     await this.db.updateTable('contest_markets').set({ status, outcome, resolved_at_ms: resolvedAtMs }).where('market_id', '=', marketId).execute();
   }
 
@@ -160,7 +161,7 @@ export class ContestsRepository {
   }
 
   /** A resolved market: one more resolved leg for every entry picking it, a win (and a point when `scores`) for the winning side. */
-  async countResolvedLeg(marketId: string, winning: 'up' | 'down', scores: boolean): Promise<void> {
+  async countResolvedLeg(marketId: string, winning: Direction, scores: boolean): Promise<void> {
     await sql`update contest_entries e
         set resolved_leg_count = e.resolved_leg_count + 1,
             resolved_win_count = e.resolved_win_count + (p.direction = ${winning})::int,

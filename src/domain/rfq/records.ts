@@ -3,6 +3,7 @@
 // module sends them as they are). Amounts are bigint here and decimal strings on the wire.
 import { bestFirst } from './allocate.js';
 import type { Direction, OrderType, RfqOrderJson } from './typed-data.js';
+import type { SettledOutcome } from '../../db/vocabulary.js';
 import type { FillMode } from './validate.js';
 
 export type RfqStatus = 'open' | 'filled' | 'expired' | 'cancelled';
@@ -137,7 +138,7 @@ export interface PositionSettledFrame {
   type: 'position_settled';
   position_id: string;
   rfq_id: string;
-  outcome: 'won' | 'lost' | 'voided';
+  outcome: SettledOutcome;
   maker_pnl_micros: string;
   settled_at_ms: number;
 }
