@@ -15,5 +15,10 @@ export async function sent<R extends SdkResult>(call: Promise<R>): Promise<R & {
   const result = await call;
   const response = result.response;
   if (!response) throw new Error(`the generated client got no response: ${String(result.error)}`);
+  // The client catches its own validator's failure and hands it back as `error`: a success body off the spec.
+  if (response.ok && result.error !== undefined)
+    throw new Error(
+      `${response.status} body breaks spec/openapi.yaml: ${result.error instanceof Error ? result.error.message : JSON.stringify(result.error)}`,
+    );
   return { ...result, response, status: response.status };
 }
