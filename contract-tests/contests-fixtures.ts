@@ -3,7 +3,7 @@
 // through the generated client, so every response is checked against the spec like any other.
 import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import {
   createContest,
   createContestEntry,
@@ -12,10 +12,11 @@ import {
   getAvailableBalance,
   getContest,
   getReservedBalance,
+  listContests,
   resolveMarket,
   updatePreferences,
 } from '../generated/openapi/sdk.gen.ts';
-import type { ContestById, CreateContestRequest, EntryPick } from '../generated/openapi/types.gen.ts';
+import type { ContestById, ContestLobbyRow, CreateContestRequest, EntryPick } from '../generated/openapi/types.gen.ts';
 import { createTestPrivy, randomWallet, type TestPrivy } from '../src/testing/identity.js';
 import { startContractService, type ContractClient, type ContractService } from './harness.ts';
 
@@ -27,11 +28,31 @@ export interface Env {
   operator: ContractClient;
 }
 
+/** A contest test file's service, with a client without a token. */
+export type ContestEnv = Env & { anon: ContractClient };
+
 /** One service per test file, no rate limit (429 is rate-limit.test.ts's business). */
-export async function startContestService(label: string): Promise<Env> {
+export async function startContestService(label: string): Promise<ContestEnv> {
   const privy = await createTestPrivy();
   const svc = await startContractService(label, { env: { ...privy.env, RATE_LIMIT_PER_MINUTE: '0' } });
-  return { svc, privy, operator: svc.client({ token: svc.operatorToken }) };
+  return { svc, privy, operator: svc.client({ token: svc.operatorToken }), anon: svc.client() };
+}
+
+/** The test file's service: started before its tests, stopped (exit 0) after them. Read it inside tests and hooks only. */
+export function useContestService(label: string): ContestEnv {
+  let env: ContestEnv | undefined;
+  beforeAll(async () => {
+    env = await startContestService(label);
+  });
+  afterAll(async () => {
+    if (env) expect(await env.svc.stop()).toBe(0);
+  });
+  return new Proxy({} as ContestEnv, {
+    get: (_, key) => {
+      if (!env) throw new Error(`the service of ${label} is not started yet`);
+      return env[key as keyof ContestEnv];
+    },
+  });
 }
 
 export interface User {
@@ -65,6 +86,25 @@ export async function balances(u: User): Promise<{ available: number; reserved: 
   const a = await u.api.run(getAvailableBalance({ client: u.api.client }), { status: 200 });
   const r = await u.api.run(getReservedBalance({ client: u.api.client }), { status: 200 });
   return { available: Number(a.data!.available_micros), reserved: Number(r.data!.reserved_micros) };
+}
+
+export type LobbyQuery = { status?: 'open' | 'resolved' | 'voided'; category?: 'mentions' | 'sports' | 'culture'; cursor?: string; limit?: number };
+
+/** One page of the lobby (listContests) as `api` sees it. */
+export const lobbyPage = async (api: ContractClient, query: LobbyQuery = {}) =>
+  (await api.run(listContests({ client: api.client, query }), { status: 200 })).data!;
+
+/** Every page of a listing, following next_cursor. */
+export async function allPages(api: ContractClient, query: LobbyQuery): Promise<ContestLobbyRow[]> {
+  const rows: ContestLobbyRow[] = [];
+  let cursor: string | undefined;
+  for (let i = 0; i < 100; i++) {
+    const page = await lobbyPage(api, { ...query, ...(cursor ? { cursor } : {}) });
+    rows.push(...page.contests);
+    if (page.next_cursor === null) return rows;
+    cursor = page.next_cursor;
+  }
+  throw new Error('the lobby never ended');
 }
 
 /** A valid lineups contest: two markets in one category, num_bets 2, betting open for a minute. */
@@ -103,6 +143,16 @@ export async function enter(u: User, c: ContestById, dirs: string) {
       status: 201,
     },
   );
+}
+
+/** createContestEntry by `u` (the SDK call, for `run` with the status a test expects). */
+export const postEntry = (u: User, c: ContestById | string, picks: EntryPick[], key = randomUUID()) =>
+  createContestEntry({ client: u.api.client, path: { id: typeof c === 'string' ? c : c.contest_id }, body: { picks, idempotency_key: key } });
+
+/** The contest as `u` (default: no token) reads it. */
+export async function readContest(env: ContestEnv, c: ContestById, u?: User): Promise<ContestById> {
+  const api = u?.api ?? env.anon;
+  return (await api.run(getContest({ client: api.client, path: { id: c.contest_id } }), { status: 200 })).data!;
 }
 
 /**

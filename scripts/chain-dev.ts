@@ -12,7 +12,9 @@ import { encodeFunctionData, erc20Abi, type Address } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { ANVIL_KEYS } from '../src/testing/anvil.js';
 import { startTestChain } from '../src/testing/chain.js';
-import { call, signSiwe } from '../src/testing/identity.js';
+import { createWalletSession, getDepositWallet, getWalletNonce } from '../generated/openapi/sdk.gen.js';
+import { signSiwe } from '../src/testing/identity.js';
+import { sdkClient, sent } from '../src/testing/sdk-client-ws.js';
 import { startServiceProcess } from '../src/testing/service-process.js';
 
 const PORT = process.env.PORT ?? '3000';
@@ -46,13 +48,13 @@ try {
   });
   const api = service.baseUrl;
   const session = async (wallet: typeof alice) => {
-    const { nonce } = (await call(api, 'GET /v1/auth/wallet/nonce')).body as { nonce: string };
-    const res = await call(api, 'POST /v1/auth/wallet', { body: await signSiwe(wallet, { domain: `localhost:${PORT}`, nonce }) });
-    if (res.status !== 200) throw new Error(`wallet sign-in answered ${res.status}: ${JSON.stringify(res.body)}`);
-    return res.body.session_token as string;
+    const { nonce } = (await sent(getWalletNonce({ client: sdkClient(api) }))).data!;
+    const res = await sent(createWalletSession({ client: sdkClient(api), body: await signSiwe(wallet, { domain: `localhost:${PORT}`, nonce }) }));
+    if (!res.data) throw new Error(`wallet sign-in answered ${res.status}: ${JSON.stringify(res.error)}`);
+    return res.data.session_token;
   };
   const [tokenA, tokenB] = [await session(alice), await session(bob)];
-  const depositWallet = (await call(api, 'GET /v1/users/deposit-wallet', { token: tokenA })).body as { address: Address; spender_address: Address };
+  const depositWallet = (await sent(getDepositWallet({ client: sdkClient(api, tokenA) }))).data as { address: Address; spender_address: Address };
   // anvil's test accounts are unlocked: eth_sendTransaction needs no signature, so curl can send for them.
   const send = (from: Address, data: string) =>
     `curl -s $RPC -H 'content-type: application/json' -d '{"jsonrpc":"2.0","id":1,"method":"eth_sendTransaction","params":[{"from":"${from}","to":"${chain.token}","data":"${data}"}]}'`;

@@ -9,7 +9,9 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createTestPrivy, randomWallet, type TestPrivy } from './testing/identity.js';
+import { createDeposit, createWithdrawal, getAvailableBalance, getOperation, getReadiness } from '../generated/openapi/sdk.gen.js';
+import { createTestPrivy, randomWallet, type TestPrivy } from './testing/identity.js';
+import { sdkClient, sent } from './testing/sdk-client-ws.js';
 import { ledgerProblems, newUserSession } from './testing/money.js';
 import { buildOrder, currentMarketId, fetchDomain, fundWallet, postOrder, readyMaker } from './testing/rfq-trade.js';
 import { createTestDatabase, TEST_REDIS_URL, uniquePrefix, type TestDatabase } from './testing/postgres.js';
@@ -81,35 +83,35 @@ describe('the production build, run with plain node', () => {
       expect(p.proc.spawnargs.slice(1)).toEqual([MAIN, p === api ? '--role=api' : '--role=workers']); // no tsx, no npm
       expect(p.logs.some((l) => l.msg === 'database migrations applied')).toBe(false);
     }
-    expect((await call(workers.baseUrl, 'GET /readyz')).body).toMatchObject({
+    expect((await sent(getReadiness({ client: sdkClient(workers.baseUrl) }))).data).toMatchObject({
       role: 'workers',
       checks: { migrations: 'ok', database: 'ok', queue: 'ok' },
     });
 
     // Money through the built API and workers: a deposit and a withdrawal settle.
     const user = await newUserSession(api.baseUrl, privy);
-    const deposit = await call(api.baseUrl, 'POST /v1/users/deposit', {
-      token: user.token,
-      body: { amount_micros: 7_000_000, idempotency_key: randomUUID() },
-    });
-    expect([200, 202], JSON.stringify(deposit.body)).toContain(deposit.status);
+    const client = sdkClient(api.baseUrl, user.token);
+    const deposit = await sent(createDeposit({ client, body: { amount_micros: 7_000_000, idempotency_key: randomUUID() } }));
+    expect([200, 202], JSON.stringify(deposit.error)).toContain(deposit.status);
     const settled = async (operationId: string) => {
       for (let i = 0; i < 100; i++) {
-        const op = await call(api.baseUrl, `GET /v1/users/operations/${operationId}`, { token: user.token });
-        if (op.body.status !== 'pending') return op.body.status as string;
+        const op = await sent(getOperation({ client, path: { operation_id: operationId } }));
+        if (op.data?.status !== 'pending') return op.data?.status ?? JSON.stringify(op.error);
         await new Promise((r) => setTimeout(r, 200));
       }
       return 'pending';
     };
-    expect(await settled(deposit.body.operation_id)).toBe('success');
-    const withdrawal = await call(api.baseUrl, 'POST /v1/users/withdraw', {
-      token: user.token,
-      body: { amount_micros: 2_500_000, destination_address: randomWallet().address, idempotency_key: randomUUID() },
-    });
-    expect([200, 202], JSON.stringify(withdrawal.body)).toContain(withdrawal.status);
-    expect(await settled(withdrawal.body.operation_id)).toBe('success');
-    const balance = await call(api.baseUrl, 'GET /v1/user/available_balance', { token: user.token });
-    expect(balance.body).toMatchObject({ available_micros: '4500000' });
+    expect(await settled(deposit.data!.operation_id)).toBe('success');
+    const withdrawal = await sent(
+      createWithdrawal({
+        client,
+        body: { amount_micros: 2_500_000, destination_address: randomWallet().address, idempotency_key: randomUUID() },
+      }),
+    );
+    expect([200, 202], JSON.stringify(withdrawal.error)).toContain(withdrawal.status);
+    expect(await settled(withdrawal.data!.operation_id)).toBe('success');
+    const balance = await sent(getAvailableBalance({ client }));
+    expect(balance.data).toMatchObject({ available_micros: '4500000' });
 
     // An RFQ fill: a maker signs in over the WebSocket and quotes, a taker's signed order fills.
     const domain = await fetchDomain(api.baseUrl);

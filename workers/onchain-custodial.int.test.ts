@@ -9,7 +9,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { call } from '../src/testing/identity.js';
+import { createWithdrawal, getOperation } from '../generated/openapi/sdk.gen.js';
+import { sdkClient, sent } from '../src/testing/sdk-client-ws.js';
 import { startOnchainStack, type OnchainStack } from '../src/testing/onchain-stack.js';
 import {
   available,
@@ -91,8 +92,8 @@ describe.each(['redis', 'postgres'] as const)('custodial deposits (%s deployment
     await until(s, 'the credit', async () => (await available(s, u)) === 7_500_000n);
     const mine = (await credits(s)).filter((c) => c.tx_hash === hash);
     expect(mine).toEqual([expect.objectContaining({ user_id: u.userId, amount: '7500000', log_index: expect.any(Number) })]);
-    const op = await call(s.apis[1]!.baseUrl, `GET /v1/users/operations/${mine[0]!.operation_id}`, { token: u.token });
-    expect(op.body).toMatchObject({ kind: 'deposit', status: 'success', amount_micros: '7500000', tx_hash: hash });
+    const op = await sent(getOperation({ client: sdkClient(s.apis[1]!.baseUrl, u.token), path: { operation_id: mine[0]!.operation_id } }));
+    expect(op.data).toMatchObject({ kind: 'deposit', status: 'success', amount_micros: '7500000', tx_hash: hash });
     await booksClean();
     // Swept: the address's USDC is now the settlement wallet's, moved by one transfer from the address.
     await swept();
@@ -124,10 +125,12 @@ describe.each(['redis', 'postgres'] as const)('custodial deposits (%s deployment
     // Withdrawals while the 4 sweeps top their addresses up: both take the settlement wallet's nonces from the database.
     const answers = await Promise.all(
       users.map((u, i) =>
-        call(s.apis[i % 2]!.baseUrl, 'POST /v1/users/withdraw', {
-          token: u.token,
-          body: { amount_micros: 1_000_000, destination_address: privateKeyToAccount(generatePrivateKey()).address, idempotency_key: randomUUID() },
-        }),
+        sent(
+          createWithdrawal({
+            client: sdkClient(s.apis[i % 2]!.baseUrl, u.token),
+            body: { amount_micros: 1_000_000, destination_address: privateKeyToAccount(generatePrivateKey()).address, idempotency_key: randomUUID() },
+          }),
+        ),
       ),
     );
     await until(
@@ -137,7 +140,8 @@ describe.each(['redis', 'postgres'] as const)('custodial deposits (%s deployment
         const finals = await Promise.all(
           answers.map(
             async (a, i) =>
-              (await call(s.apis[0]!.baseUrl, `GET /v1/users/operations/${a.body.operation_id}`, { token: users[i]!.token })).body.status,
+              (await sent(getOperation({ client: sdkClient(s.apis[0]!.baseUrl, users[i]!.token), path: { operation_id: a.data!.operation_id } })))
+                .data?.status,
           ),
         );
         return finals.every((f) => f === 'success');

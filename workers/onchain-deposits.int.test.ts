@@ -5,7 +5,9 @@
 // nothing; enough answers 200 with the mined hash. GET /v1/users/deposit-wallet names the token and spender.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call } from '../src/testing/identity.js';
+import { createDeposit, getAvailableBalance, getDepositWallet } from '../generated/openapi/sdk.gen.js';
+import type { DepositResponse } from '../generated/openapi/types.gen.js';
+import { sdkClient, sent } from '../src/testing/sdk-client-ws.js';
 import { startServiceProcess } from '../src/testing/service-process.js';
 import { startOnchainStack, type OnchainStack, type OnchainUser } from '../src/testing/onchain-stack.js';
 
@@ -16,9 +18,10 @@ beforeAll(async () => {
 afterAll(async () => s?.stop());
 
 const deposit = (u: OnchainUser, micros: number, api = 0) =>
-  call(s.apis[api]!.baseUrl, 'POST /v1/users/deposit', { token: u.token, body: { amount_micros: micros, idempotency_key: randomUUID() } });
+  sent(createDeposit({ client: sdkClient(s.apis[api]!.baseUrl, u.token), body: { amount_micros: micros, idempotency_key: randomUUID() } }));
 const available = async (u: OnchainUser) =>
-  (await call(s.apis[1]!.baseUrl, 'GET /v1/user/available_balance', { token: u.token })).body.available_micros;
+  (await sent(getAvailableBalance({ client: sdkClient(s.apis[1]!.baseUrl, u.token) }))).data?.available_micros;
+const depositWallet = (u: OnchainUser, api: number) => sent(getDepositWallet({ client: sdkClient(s.apis[api]!.baseUrl, u.token) }));
 const operationsOf = async (u: OnchainUser) =>
   Number((await s.sql.query(`select count(*)::int as n from operations where user_id = $1`, [u.userId])).rows[0].n);
 const sentFor = async (u: OnchainUser) =>
@@ -33,10 +36,10 @@ const sentFor = async (u: OnchainUser) =>
 describe('GET /v1/users/deposit-wallet (onchain)', () => {
   it('answers a distinct custodial address per user, the token and the spender to approve', async () => {
     const [a, b] = await Promise.all([s.newUser(), s.newUser()]);
-    const wa = await call(s.apis[0]!.baseUrl, 'GET /v1/users/deposit-wallet', { token: a.token });
-    const wb = await call(s.apis[1]!.baseUrl, 'GET /v1/users/deposit-wallet', { token: b.token });
+    const wa = await depositWallet(a, 0);
+    const wb = await depositWallet(b, 1);
     expect(wa.status).toBe(200);
-    expect(wa.body).toEqual({
+    expect(wa.data).toEqual({
       address: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/),
       chain_id: 31337,
       asset: 'USDC',
@@ -44,10 +47,10 @@ describe('GET /v1/users/deposit-wallet (onchain)', () => {
       asset_address: s.chain.token,
       spender_address: s.chain.settlement.address,
     });
-    expect(wb.body.address).not.toBe(wa.body.address);
-    expect(wa.body.address).not.toBe(s.chain.settlement.address);
+    expect(wb.data?.address).not.toBe(wa.data?.address);
+    expect(wa.data?.address).not.toBe(s.chain.settlement.address);
     // Stable: the same user gets the same address from any process.
-    expect((await call(s.apis[1]!.baseUrl, 'GET /v1/users/deposit-wallet', { token: a.token })).body.address).toBe(wa.body.address);
+    expect((await depositWallet(a, 1)).data?.address).toBe(wa.data?.address);
   });
 });
 
@@ -57,7 +60,7 @@ describe('POST /v1/users/deposit (onchain pull deposit)', () => {
     await s.chain.approve(u.wallet, s.chain.settlement.address, 5_000_000n);
     const res = await deposit(u, 6_000_000);
     expect(res.status).toBe(422);
-    expect(res.body).toMatchObject({
+    expect(res.error).toMatchObject({
       code: 'ALLOWANCE_TOO_LOW',
       details: { allowance_micros: '5000000', needed_micros: '6000000', spender_address: s.chain.settlement.address },
     });
@@ -72,7 +75,7 @@ describe('POST /v1/users/deposit (onchain pull deposit)', () => {
     await s.chain.approve(u.wallet, s.chain.settlement.address, 10_000_000n);
     const res = await deposit(u, 5_000_000, 1);
     expect(res.status).toBe(422);
-    expect(res.body).toMatchObject({ code: 'BALANCE_TOO_LOW', details: { balance_micros: '3000000', needed_micros: '5000000' } });
+    expect(res.error).toMatchObject({ code: 'BALANCE_TOO_LOW', details: { balance_micros: '3000000', needed_micros: '5000000' } });
     expect(await operationsOf(u)).toBe(0);
     expect(await s.chain.balanceOf(u.wallet.address)).toBe(3_000_000n);
   });
@@ -83,9 +86,9 @@ describe('POST /v1/users/deposit (onchain pull deposit)', () => {
     const before = await s.chain.balanceOf(s.chain.settlement.address);
     const res = await deposit(u, 7_000_000);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ amount_micros: '7000000', operation_id: expect.any(String), tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    expect(res.data).toEqual({ amount_micros: '7000000', operation_id: expect.any(String), tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
     const logs = (await s.chain.transfers(s.chain.settlement.address)).filter((l) => l.from === u.wallet.address);
-    expect(logs).toEqual([expect.objectContaining({ value: 7_000_000n, txHash: res.body.tx_hash })]);
+    expect(logs).toEqual([expect.objectContaining({ value: 7_000_000n, txHash: (res.data as DepositResponse).tx_hash })]);
     expect(await s.chain.balanceOf(s.chain.settlement.address)).toBe(before + 7_000_000n);
     expect(await available(u)).toBe('7000000');
     expect(await s.ledgerProblems()).toEqual([]);
@@ -98,22 +101,19 @@ describe('POST /v1/users/deposit (onchain pull deposit)', () => {
     const worker = s.workers[0]!;
     expect(await worker.stop('SIGTERM')).toBe(0);
     s.workers.length = 0;
-    const first = await call(s.apis[0]!.baseUrl, 'POST /v1/users/deposit', {
-      token: u.token,
-      body: { amount_micros: 3_000_000, idempotency_key: randomUUID() },
-    });
+    const first = await deposit(u, 3_000_000);
     // Waits DEPOSIT_SYNC_WAIT_MS for a worker that is not there, then 202.
     expect(first.status).toBe(202);
     const second = await deposit(u, 2_000_000, 1);
     expect(second.status).toBe(422);
-    expect(second.body).toMatchObject({ code: 'BALANCE_TOO_LOW', details: { needed_micros: '5000000', pending_deposits_micros: '3000000' } });
+    expect(second.error).toMatchObject({ code: 'BALANCE_TOO_LOW', details: { needed_micros: '5000000', pending_deposits_micros: '3000000' } });
     // The wallet spends its USDC elsewhere before the service sends: the transferFrom reverts.
     await s.chain.transfer(u.wallet, s.chain.faucet.address, 4_000_000n);
     await s.startWorkers();
-    expect(await s.final(u, first.body.operation_id)).toMatchObject({ status: 'failed', failure_code: 'SETTLEMENT_FAILED', tx_hash: null });
+    expect(await s.final(u, first.data!.operation_id)).toMatchObject({ status: 'failed', failure_code: 'SETTLEMENT_FAILED', tx_hash: null });
     expect(await available(u)).toBe('0');
-    const sent = (await s.sql.query(`select receipt_status from chain_transactions where operation_id = $1`, [first.body.operation_id])).rows;
-    expect(sent).toEqual([{ receipt_status: 'reverted' }]);
+    const txs = (await s.sql.query(`select receipt_status from chain_transactions where operation_id = $1`, [first.data!.operation_id])).rows;
+    expect(txs).toEqual([{ receipt_status: 'reverted' }]);
     expect(await s.ledgerProblems()).toEqual([]);
   }, 90_000);
 });

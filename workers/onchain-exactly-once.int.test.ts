@@ -6,7 +6,8 @@
 // for 20 s: the withdrawal settles after. A transaction stuck under a low fee is replaced at the same nonce
 // and mined once. The ledger and the onchain reconciliation are checked after each.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call } from '../src/testing/identity.js';
+import { getOperation } from '../generated/openapi/sdk.gen.js';
+import { sdkClient, sent } from '../src/testing/sdk-client-ws.js';
 import { startOnchainStack, type OnchainStack, type OnchainUser } from '../src/testing/onchain-stack.js';
 
 let s: OnchainStack;
@@ -33,6 +34,8 @@ const withdraw = async (micros: number) => {
   return w;
 };
 const sentRows = (id: string) => s.sentRows(id);
+const operationStatus = async (id: string) =>
+  (await sent(getOperation({ client: sdkClient(s.apis[0]!.baseUrl, user.token), path: { operation_id: id } }))).data?.status;
 const until = async <T>(what: string, fn: () => Promise<T | undefined>, ms = 60_000): Promise<T> => {
   const end = Date.now() + ms;
   for (;;) {
@@ -69,7 +72,7 @@ describe('the workers process SIGKILLed mid-withdrawal', () => {
         expect(await s.chain.transfers(to)).toEqual([]); // never broadcast
       }
       if (failpoint === 'chain:afterReceipt') expect(atKill[0]!.receipt_status).toBe('success');
-      const status = (await call(s.apis[0]!.baseUrl, `GET /v1/users/operations/${id}`, { token: user.token })).body.status;
+      const status = await operationStatus(id);
       expect(status).toBe('pending');
 
       const worker = await s.startWorkers();
@@ -90,7 +93,7 @@ describe('the node', () => {
     await s.proxy!.pause();
     const { id, to } = await withdraw(1_200_000);
     await new Promise((r) => setTimeout(r, 20_000));
-    expect((await call(s.apis[0]!.baseUrl, `GET /v1/users/operations/${id}`, { token: user.token })).body.status).toBe('pending');
+    expect(await operationStatus(id)).toBe('pending');
     await s.proxy!.resume();
     await expectPaidOnce(id, to, 1_200_000);
     expect(await worker.stop('SIGTERM')).toBe(0);

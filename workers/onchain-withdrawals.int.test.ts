@@ -6,11 +6,16 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
-import { call } from '../src/testing/identity.js';
+import { createWithdrawal, getAvailableBalance, getReservedBalance } from '../generated/openapi/sdk.gen.js';
+import { sdkClient, sent } from '../src/testing/sdk-client-ws.js';
 import { startOnchainStack, type OnchainStack } from '../src/testing/onchain-stack.js';
 
 describe.each(['redis', 'postgres'] as const)('onchain withdrawals (%s deployment)', (deployment) => {
   let s: OnchainStack;
+  const available = async (api: number, token: string) =>
+    (await sent(getAvailableBalance({ client: sdkClient(s.apis[api]!.baseUrl, token) }))).data?.available_micros;
+  const reserved = async (api: number, token: string) =>
+    (await sent(getReservedBalance({ client: sdkClient(s.apis[api]!.baseUrl, token) }))).data?.reserved_micros;
   beforeAll(async () => {
     s = await startOnchainStack({ label: `wd${deployment}`, deployment, apis: 2, chain: { blockTime: 1, confirmations: 2 } });
   }, 120_000);
@@ -27,18 +32,20 @@ describe.each(['redis', 'postgres'] as const)('onchain withdrawals (%s deploymen
     );
     const answers = await Promise.all(
       jobs.map((j, i) =>
-        call(s.apis[i % 2]!.baseUrl, 'POST /v1/users/withdraw', {
-          token: j.u.token,
-          body: { amount_micros: Number(j.amount), destination_address: j.to, idempotency_key: randomUUID() },
-        }),
+        sent(
+          createWithdrawal({
+            client: sdkClient(s.apis[i % 2]!.baseUrl, j.u.token),
+            body: { amount_micros: Number(j.amount), destination_address: j.to, idempotency_key: randomUUID() },
+          }),
+        ),
       ),
     );
     for (const a of answers) expect([200, 202]).toContain(a.status);
-    const finals = await Promise.all(answers.map((a, i) => s.final(jobs[i]!.u, a.body.operation_id as string, 120_000)));
+    const finals = await Promise.all(answers.map((a, i) => s.final(jobs[i]!.u, a.data!.operation_id, 120_000)));
     for (const f of finals) expect(f).toMatchObject({ status: 'success', failure_code: null, tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
 
     // Nonces: every withdrawal one, distinct, and with the 3 deposits one consecutive run of the settlement wallet.
-    const ids = answers.map((a) => a.body.operation_id as string);
+    const ids = answers.map((a) => a.data!.operation_id);
     const rows = (
       await s.sql.query(`select operation_id, nonce::bigint as nonce from chain_transactions where operation_id = any($1::uuid[]) and attempt = 0`, [
         ids,
@@ -62,9 +69,8 @@ describe.each(['redis', 'postgres'] as const)('onchain withdrawals (%s deploymen
     // The ledger: each user paid out exactly what they asked for, nothing left reserved.
     for (const [ui, u] of users.entries()) {
       const paidOut = jobs.filter((j) => j.u === u).reduce((sum, j) => sum + j.amount, 0n);
-      const avail = await call(s.apis[1]!.baseUrl, 'GET /v1/user/available_balance', { token: u.token });
-      expect(avail.body.available_micros, `user ${ui}`).toBe((100_000_000n - paidOut).toString());
-      expect((await call(s.apis[0]!.baseUrl, 'GET /v1/user/reserved_balance', { token: u.token })).body.reserved_micros).toBe('0');
+      expect(await available(1, u.token), `user ${ui}`).toBe((100_000_000n - paidOut).toString());
+      expect(await reserved(0, u.token)).toBe('0');
     }
     expect(await s.ledgerProblems()).toEqual([]);
     // Reconciliation: the settlement wallet holds exactly what the books owe (deposits in, withdrawals out).
@@ -77,17 +83,19 @@ describe.each(['redis', 'postgres'] as const)('onchain withdrawals (%s deploymen
   it('a transfer that reverts fails the withdrawal (SETTLEMENT_FAILED) and returns the amount to available', async () => {
     const u = await s.fundedUser(2_000_000n);
     // The zero address: the token's transfer reverts, as USDC's does.
-    const res = await call(s.apis[0]!.baseUrl, 'POST /v1/users/withdraw', {
-      token: u.token,
-      body: { amount_micros: 1_500_000, destination_address: '0x0000000000000000000000000000000000000000', idempotency_key: randomUUID() },
-    });
+    const res = await sent(
+      createWithdrawal({
+        client: sdkClient(s.apis[0]!.baseUrl, u.token),
+        body: { amount_micros: 1_500_000, destination_address: '0x0000000000000000000000000000000000000000', idempotency_key: randomUUID() },
+      }),
+    );
     expect([202, 422]).toContain(res.status);
-    const id = (res.body.operation_id ?? res.body.details?.operation_id) as string;
+    const id = (res.data?.operation_id ?? (res.error?.details as { operation_id?: string } | null)?.operation_id)!;
     expect(await s.final(u, id)).toMatchObject({ status: 'failed', failure_code: 'SETTLEMENT_FAILED', tx_hash: null });
-    const sent = (await s.sql.query(`select receipt_status from chain_transactions where operation_id = $1`, [id])).rows;
-    expect(sent).toEqual([{ receipt_status: 'reverted' }]);
-    expect((await call(s.apis[0]!.baseUrl, 'GET /v1/user/available_balance', { token: u.token })).body.available_micros).toBe('2000000');
-    expect((await call(s.apis[0]!.baseUrl, 'GET /v1/user/reserved_balance', { token: u.token })).body.reserved_micros).toBe('0');
+    const txs = (await s.sql.query(`select receipt_status from chain_transactions where operation_id = $1`, [id])).rows;
+    expect(txs).toEqual([{ receipt_status: 'reverted' }]);
+    expect(await available(0, u.token)).toBe('2000000');
+    expect(await reserved(0, u.token)).toBe('0');
     expect(await s.ledgerProblems()).toEqual([]);
     expect((await s.ledgerCheck()).onchain).toMatchObject({ deficit: false, surplus_micros: '0' });
   }, 120_000);

@@ -6,8 +6,10 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, TEST_REDIS_URL, uniquePrefix, type TestDatabase } from '../src/testing/postgres.js';
 import { startServiceProcess, type ServiceProcess } from '../src/testing/service-process.js';
-import { call, createTestPrivy, type TestPrivy } from '../src/testing/identity.js';
+import { createDeposit, getAvailableBalance, getOperation } from '../generated/openapi/sdk.gen.js';
+import { createTestPrivy, type TestPrivy } from '../src/testing/identity.js';
 import { ledgerProblems, newUserSession } from '../src/testing/money.js';
+import { sdkClient, sent } from '../src/testing/sdk-client-ws.js';
 
 let db: TestDatabase;
 let api: ServiceProcess;
@@ -54,14 +56,18 @@ const pendingCount = async () => Number((await sql.query(`select count(*)::int a
 describe('only workers settle', () => {
   it('with the workers stopped a deposit answers 202 and stays pending; a worker started later settles it', async () => {
     const u = await newUserSession(api.baseUrl, privy);
+    const client = sdkClient(api.baseUrl, u.token);
     const key = randomUUID();
-    const res = await call(api.baseUrl, 'POST /v1/users/deposit', { token: u.token, body: { amount_micros: 4200, idempotency_key: key } });
+    const deposit = () => sent(createDeposit({ client, body: { amount_micros: 4200, idempotency_key: key } }));
+    const res = await deposit();
     expect(res.status).toBe(202);
-    expect(res.body).toEqual({ operation_id: res.body.operation_id, status: 'pending' });
+    const operationId = res.data!.operation_id;
+    expect(res.data).toEqual({ operation_id: operationId, status: 'pending' });
     await new Promise((r) => setTimeout(r, 1000));
-    const op = await call(api.baseUrl, `GET /v1/users/operations/${res.body.operation_id}`, { token: u.token });
-    expect(op.body).toMatchObject({ status: 'pending', tx_hash: null, failure_code: null });
-    expect((await call(api.baseUrl, 'GET /v1/user/available_balance', { token: u.token })).body.available_micros).toBe('0');
+    const op = await sent(getOperation({ client, path: { operation_id: operationId } }));
+    expect(op.data).toMatchObject({ status: 'pending', tx_hash: null, failure_code: null });
+    const available = async () => (await sent(getAvailableBalance({ client }))).data?.available_micros;
+    expect(await available()).toBe('0');
 
     // An operation committed with its outbox row but never enqueued (the API died in between): the relay finds it.
     const orphan = randomUUID();
@@ -69,15 +75,15 @@ describe('only workers settle', () => {
     await sql.query(`insert into operation_outbox (operation_id, created_at) values ($1, now() - interval '1 minute')`, [orphan]);
 
     const worker = await startWorker();
-    const poll = async (id: string) => (await call(api.baseUrl, `GET /v1/users/operations/${id}`, { token: u.token })).body.status;
-    await expect.poll(() => poll(res.body.operation_id), { timeout: 30_000, interval: 200 }).toBe('success');
+    const poll = async (id: string) => (await sent(getOperation({ client, path: { operation_id: id } }))).data?.status;
+    await expect.poll(() => poll(operationId), { timeout: 30_000, interval: 200 }).toBe('success');
     await expect.poll(() => poll(orphan), { timeout: 30_000, interval: 200 }).toBe('success');
-    expect((await call(api.baseUrl, 'GET /v1/user/available_balance', { token: u.token })).body.available_micros).toBe('4258');
+    expect(await available()).toBe('4258');
     // A replay answers from the operation's current state (settled now: 200), marked as a replay.
-    const replay = await call(api.baseUrl, 'POST /v1/users/deposit', { token: u.token, body: { amount_micros: 4200, idempotency_key: key } });
+    const replay = await deposit();
     expect(replay.status).toBe(200);
-    expect(replay.body).toEqual({ amount_micros: '4200', operation_id: res.body.operation_id, tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
-    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.data).toEqual({ amount_micros: '4200', operation_id: operationId, tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    expect(replay.response.headers.get('idempotent-replayed')).toBe('true');
     expect(Number((await sql.query('select count(*)::int as n from operation_outbox')).rows[0].n)).toBe(0);
     expect(await worker.stop('SIGTERM')).toBe(0);
   });
@@ -92,13 +98,13 @@ describe('crash safety', () => {
       const batch = await Promise.all(
         users.flatMap((u) =>
           Array.from({ length: 10 }, () =>
-            call(api.baseUrl, 'POST /v1/users/deposit', { token: u.token, body: { amount_micros: 3, idempotency_key: randomUUID() } }),
+            sent(createDeposit({ client: sdkClient(api.baseUrl, u.token), body: { amount_micros: 3, idempotency_key: randomUUID() } })),
           ),
         ),
       );
       for (const r of batch) {
         expect(r.status).toBe(202);
-        ids.push(r.body.operation_id);
+        ids.push(r.data!.operation_id);
       }
     }
     const total = ids.length;
@@ -123,8 +129,8 @@ describe('crash safety', () => {
     expect(postings.rows).toHaveLength(total);
     expect(postings.rows.every((r: { n: number }) => r.n === 1)).toBe(true);
     for (const u of users) {
-      const b = await call(api.baseUrl, 'GET /v1/user/available_balance', { token: u.token });
-      expect(b.body.available_micros).toBe(String(3 * PER_USER));
+      const b = await sent(getAvailableBalance({ client: sdkClient(api.baseUrl, u.token) }));
+      expect(b.data?.available_micros).toBe(String(3 * PER_USER));
     }
     console.log(`crash test: ${total} deposits, ${leftAtKill} still pending when the worker was killed`);
   }, 150_000);

@@ -6,7 +6,7 @@
 // counters. Nothing comes back to JavaScript but the ids and the count.
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import type { WindowResolutionOutcome } from '../../src/domain/markets/window-resolution.js';
+import type { ResolutionOutcome } from '../../src/db/vocabulary.js';
 
 // The same lock statement as PositionsRepository.lockBatch (pending legs from their partial index).
 const LOCK = `with pending as materialized (
@@ -82,7 +82,7 @@ export interface PlainSettleResult {
 export async function settleWindowPlainSql(
   client: pg.ClientBase,
   marketId: number,
-  outcome: WindowResolutionOutcome,
+  outcome: ResolutionOutcome,
   nowMs: number,
   batchSize = 1000,
 ): Promise<PlainSettleResult> {

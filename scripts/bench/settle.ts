@@ -25,7 +25,7 @@ import { createOrm, migrate, type Orm } from '../../src/db/orm.js';
 import { positionsRepository } from '../../src/db/repositories/positions.repository.js';
 import { db } from '../../src/db/schema.js';
 import { checkLedger } from '../../src/domain/ledger/ledger.js';
-import type { WindowResolutionOutcome } from '../../src/domain/markets/window-resolution.js';
+import type { ResolutionOutcome } from '../../src/db/vocabulary.js';
 import { settleWindow, SETTLE_BATCH } from '../../src/domain/positions/settle.js';
 import { ADMIN_URL, createTestDatabase, TEST_REDIS_URL, uniquePrefix, dropQueuePrefixes } from '../../src/testing/postgres.js';
 import { percentile, row } from './harness.js';
@@ -51,7 +51,7 @@ const { values } = parseArgs({
 const N = Number(values.positions);
 const ROUNDS = Number(values.rounds);
 const WARMUP = Number(values.warmup);
-const OUTCOME = values.outcome as WindowResolutionOutcome;
+const OUTCOME = values.outcome as ResolutionOutcome;
 if (!['YES', 'NO', 'VOID'].includes(OUTCOME)) throw new Error('--outcome is YES, NO or VOID');
 
 const SIDES = ['service', 'service-pipelined', 'service-nopub', 'plain-sql'] as const;

@@ -8,7 +8,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServiceProcess, type ServiceProcess } from '../testing/service-process.js';
-import { call, randomWallet } from '../testing/identity.js';
+import { createDeposit, createSession } from '../../generated/openapi/sdk.gen.js';
+import { randomWallet } from '../testing/identity.js';
+import { sdkClient, sent } from '../testing/sdk-client-ws.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 let dataDir: string;
@@ -35,12 +37,14 @@ describe('npm run ledger:check on the embedded database', () => {
   it('refuses while the service runs, naming the reason and what to do', async () => {
     const minted = run('scripts/dev-token.ts', ['--wallet', randomWallet().address]);
     expect(minted.status, minted.stderr).toBe(0);
-    const session = await call(svc.baseUrl, 'POST /v1/auth/session', { body: { privy_token: minted.stdout.trim() } });
+    const session = await sent(createSession({ client: sdkClient(svc.baseUrl), body: { privy_token: minted.stdout.trim() } }));
     expect(session.status).toBe(200);
-    const deposit = await call(svc.baseUrl, 'POST /v1/users/deposit', {
-      token: session.body.session_token,
-      body: { amount_micros: 5_000_000, idempotency_key: randomUUID() },
-    });
+    const deposit = await sent(
+      createDeposit({
+        client: sdkClient(svc.baseUrl, session.data!.session_token),
+        body: { amount_micros: 5_000_000, idempotency_key: randomUUID() },
+      }),
+    );
     expect([200, 202]).toContain(deposit.status);
 
     const refused = run('scripts/ledger-check.ts');

@@ -6,8 +6,9 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPrivateRedis, type PrivateRedis } from '../testing/private-servers.js';
 import { startTestService, type TestService } from '../testing/test-service.js';
-import { call } from '../testing/identity.js';
+import { createDeposit, getAvailableBalance } from '../../generated/openapi/sdk.gen.js';
 import { ledgerProblems, newUserSession } from '../testing/money.js';
+import { sdkClient, sent } from '../testing/sdk-client-ws.js';
 
 let redis: PrivateRedis;
 let t: TestService;
@@ -25,16 +26,16 @@ describe('Redis down', () => {
   it('a deposit answers 503 + Retry-After within the bounded wait; the same key succeeds after Redis returns', async () => {
     const user = await newUserSession(t.svc.baseUrl, t.privy);
     const key = randomUUID();
-    const deposit = () =>
-      call(t.svc.baseUrl, 'POST /v1/users/deposit', { token: user.token, body: { amount_micros: 5000000, idempotency_key: key } });
+    const client = sdkClient(t.svc.baseUrl, user.token);
+    const deposit = () => sent(createDeposit({ client, body: { amount_micros: 5000000, idempotency_key: key } }));
 
     await redis.kill();
     let started = Date.now();
     const during = await deposit();
     const tookMs = Date.now() - started;
-    expect(during.status, JSON.stringify(during.body)).toBe(503);
-    expect(during.body).toMatchObject({ code: 'UNAVAILABLE', details: { dependency: 'queue' } });
-    expect(during.headers.get('retry-after')).toBe('2');
+    expect(during.status, JSON.stringify(during.error ?? during.data)).toBe(503);
+    expect(during.error).toMatchObject({ code: 'UNAVAILABLE', details: { dependency: 'queue' } });
+    expect(during.response.headers.get('retry-after')).toBe('2');
     expect(tookMs).toBeGreaterThanOrEqual(1400);
     expect(tookMs).toBeLessThan(4000);
     // Nothing was claimed or written.
@@ -42,7 +43,7 @@ describe('Redis down', () => {
     expect(rows[0]).toEqual({ keys: 0, ops: 0 });
     // Reads that do not need Redis answer at once.
     started = Date.now();
-    const balance = await call(t.svc.baseUrl, 'GET /v1/user/available_balance', { token: user.token });
+    const balance = await sent(getAvailableBalance({ client }));
     expect(balance.status).toBe(200);
     expect(Date.now() - started).toBeLessThan(1000);
 
@@ -50,7 +51,7 @@ describe('Redis down', () => {
     // The client honours Retry-After until the service has reconnected.
     let after = await deposit();
     for (let i = 0; i < 10 && after.status === 503; i++) {
-      await new Promise((r) => setTimeout(r, 1000 * Number(after.headers.get('retry-after'))));
+      await new Promise((r) => setTimeout(r, 1000 * Number(after.response.headers.get('retry-after'))));
       after = await deposit();
     }
     expect([200, 202]).toContain(after.status);

@@ -1,7 +1,9 @@
 // One contest created the way an operator does (POST /v1/admin/contests), for tests that need a contest and
 // do not test its creation: a lineups contest with two markets, open for an hour, unless `over` says otherwise.
 import { expect } from 'vitest';
-import { call } from './identity.js';
+import { createContest } from '../../generated/openapi/sdk.gen.js';
+import type { CreateContestRequest } from '../../generated/openapi/types.gen.js';
+import { sdkClient, sent } from './sdk-client-ws.js';
 
 export interface CreatedContest {
   id: string;
@@ -12,27 +14,26 @@ export interface CreatedContest {
 }
 
 export async function newContest(baseUrl: string, operatorToken: string, over: Record<string, unknown> = {}): Promise<CreatedContest> {
-  const res = await call(baseUrl, 'POST /v1/admin/contests', {
-    token: operatorToken,
-    body: {
-      title: 'Test contest',
-      category: 'sports',
-      game_type: 'lineups',
-      bet_amount_micros: 100_000,
-      protocol_prize_pool_micros: 0,
-      entry_cap: 100,
-      betting_closes_ms: Date.now() + 3_600_000,
-      bet_type: { kind: 'num_bets', value: 1 },
-      winning_split_bps: [10000],
-      entry_visibility: 'visible',
-      markets: [
-        { category: 'g', name: 'Home wins' },
-        { category: 'g', name: 'Over 2.5' },
-      ],
-      ...over,
-    },
-  });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  const markets = (res.body.markets as Array<{ market_id: number }>).map((m) => m.market_id);
-  return { id: res.body.contest_id as string, markets, body: res.body };
+  // `over` may hold any field (a test's own values); the service, not the client, judges the body.
+  const body = {
+    title: 'Test contest',
+    category: 'sports',
+    game_type: 'lineups',
+    bet_amount_micros: 100_000,
+    protocol_prize_pool_micros: 0,
+    entry_cap: 100,
+    betting_closes_ms: Date.now() + 3_600_000,
+    bet_type: { kind: 'num_bets', value: 1 },
+    winning_split_bps: [10000],
+    entry_visibility: 'visible',
+    markets: [
+      { category: 'g', name: 'Home wins' },
+      { category: 'g', name: 'Over 2.5' },
+    ],
+    ...over,
+  } as CreateContestRequest;
+  const res = await sent(createContest({ client: sdkClient(baseUrl, operatorToken), body }));
+  expect(res.status, JSON.stringify(res.error)).toBe(201);
+  const created = res.data!;
+  return { id: created.contest_id, markets: created.markets.map((m) => m.market_id), body: created as unknown as Record<string, unknown> };
 }

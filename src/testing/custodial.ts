@@ -3,14 +3,15 @@
 // holds them, a batch of transfers mined in ONE block, and the books against the chain.
 import { createWalletClient, erc20Abi, http, type Address, type Hash } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
-import { call } from './identity.js';
+import { getAvailableBalance, getDepositWallet } from '../../generated/openapi/sdk.gen.js';
 import type { OnchainStack, OnchainUser } from './onchain-stack.js';
+import { sdkClient, sent } from './sdk-client-ws.js';
 
 /** GET /v1/users/deposit-wallet's address for this user (from API `api`). */
 export async function depositAddressOf(s: OnchainStack, u: OnchainUser, api = 0): Promise<Address> {
-  const res = await call(s.apis[api]!.baseUrl, 'GET /v1/users/deposit-wallet', { token: u.token });
-  if (res.status !== 200) throw new Error(`deposit-wallet answered ${res.status}: ${JSON.stringify(res.body)}`);
-  return res.body.address as Address;
+  const res = await sent(getDepositWallet({ client: sdkClient(s.apis[api]!.baseUrl, u.token) }));
+  if (!res.data) throw new Error(`deposit-wallet answered ${res.status}: ${JSON.stringify(res.error)}`);
+  return res.data.address as Address;
 }
 
 /** The listener's last scanned block (-1 before its first scan). */
@@ -56,8 +57,8 @@ export async function credits(s: OnchainStack): Promise<CreditRow[]> {
 }
 
 export async function available(s: OnchainStack, u: OnchainUser): Promise<bigint> {
-  const res = await call(s.apis[s.apis.length - 1]!.baseUrl, 'GET /v1/user/available_balance', { token: u.token });
-  return BigInt(res.body.available_micros as string);
+  const res = await sent(getAvailableBalance({ client: sdkClient(s.apis[s.apis.length - 1]!.baseUrl, u.token) }));
+  return BigInt(res.data!.available_micros);
 }
 
 /**

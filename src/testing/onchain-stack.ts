@@ -9,9 +9,11 @@ import pg from 'pg';
 import type { Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { startRpcProxy, startTestChain, type RpcProxy, type TestChain, type TestChainOptions } from './chain.js';
-import { call, createTestPrivy, type TestPrivy } from './identity.js';
+import { createDeposit, createSession, createWithdrawal, getOperation } from '../../generated/openapi/sdk.gen.js';
+import { createTestPrivy, type TestPrivy } from './identity.js';
 import { ledgerProblems } from './money.js';
 import { createTestDatabase, TEST_REDIS_URL, uniquePrefix, type TestDatabase } from './postgres.js';
+import { sdkClient, sent } from './sdk-client-ws.js';
 import { startServiceProcess, type ServiceProcess } from './service-process.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -115,40 +117,49 @@ export async function startOnchainStack(opts: OnchainStackOptions): Promise<Onch
     },
     async newUser(usdcMicros = 0n) {
       const wallet = await chain.newWallet(usdcMicros);
-      const res = await call(apis[0]!.baseUrl, 'POST /v1/auth/session', {
-        body: { privy_token: await privy.token(`did:privy:${randomBytes(10).toString('hex')}`, wallet.address) },
-      });
-      if (res.status !== 200) throw new Error(`session exchange answered ${res.status}: ${JSON.stringify(res.body)}`);
-      return { wallet, token: res.body.session_token as string, userId: res.body.user_id as string };
+      const res = await sent(
+        createSession({
+          client: sdkClient(apis[0]!.baseUrl),
+          body: { privy_token: await privy.token(`did:privy:${randomBytes(10).toString('hex')}`, wallet.address) },
+        }),
+      );
+      if (!res.data) throw new Error(`session exchange answered ${res.status}: ${JSON.stringify(res.error)}`);
+      return { wallet, token: res.data.session_token, userId: res.data.user_id };
     },
     async fundedUser(micros) {
       const u = await stack.newUser(micros);
       await chain.approve(u.wallet, chain.settlement.address, micros);
-      const res = await call(apis[0]!.baseUrl, 'POST /v1/users/deposit', {
-        token: u.token,
-        body: { amount_micros: Number(micros), idempotency_key: crypto.randomUUID() },
-      });
-      if (res.status !== 200 && res.status !== 202) throw new Error(`deposit answered ${res.status}: ${JSON.stringify(res.body)}`);
-      const op = await stack.final(u, res.body.operation_id as string);
+      const res = await sent(
+        createDeposit({
+          client: sdkClient(apis[0]!.baseUrl, u.token),
+          body: { amount_micros: Number(micros), idempotency_key: crypto.randomUUID() },
+        }),
+      );
+      if (!res.data) throw new Error(`deposit answered ${res.status}: ${JSON.stringify(res.error)}`);
+      const op = await stack.final(u, res.data.operation_id);
       if (op.status !== 'success') throw new Error(`deposit ended ${JSON.stringify(op)}`);
       return u;
     },
     async final(user, operationId, timeoutMs = 60_000) {
       const until = Date.now() + timeoutMs;
       for (;;) {
-        const r = await call(apis[0]!.baseUrl, `GET /v1/users/operations/${operationId}`, { token: user.token });
-        if (r.status === 200 && r.body.status !== 'pending') return r.body as Record<string, unknown>;
-        if (Date.now() > until) throw new Error(`operation ${operationId} still ${JSON.stringify(r.body)} after ${timeoutMs} ms`);
+        const r = await sent(getOperation({ client: sdkClient(apis[0]!.baseUrl, user.token), path: { operation_id: operationId } }));
+        if (r.data && r.data.status !== 'pending') return r.data as Record<string, unknown>;
+        if (Date.now() > until) throw new Error(`operation ${operationId} still ${JSON.stringify(r.data ?? r.error)} after ${timeoutMs} ms`);
         await new Promise((res) => setTimeout(res, 100));
       }
     },
     async withdraw(user, micros, api = 0) {
       const to = privateKeyToAccount(generatePrivateKey()).address;
-      const res = await call(apis[api]!.baseUrl, 'POST /v1/users/withdraw', {
-        token: user.token,
-        body: { amount_micros: micros, destination_address: to, idempotency_key: crypto.randomUUID() },
-      });
-      return { id: (res.body.operation_id ?? res.body.details?.operation_id) as string, to, status: res.status };
+      const res = await sent(
+        createWithdrawal({
+          client: sdkClient(apis[api]!.baseUrl, user.token),
+          body: { amount_micros: micros, destination_address: to, idempotency_key: crypto.randomUUID() },
+        }),
+      );
+      // A refused withdrawal (422) names its failed operation in the error's details.
+      const id = res.data?.operation_id ?? (res.error?.details as { operation_id?: string } | null)?.operation_id;
+      return { id: id!, to, status: res.status };
     },
     async sentRows(id) {
       const { rows } = await sql.query(

@@ -6,7 +6,21 @@ import WebSocket from 'ws';
 import { DEFAULT_AUTH_DOMAIN, signAuthChallenge } from '@contest-rfq/sdk';
 import { orderTypedData, quoteTypedData, type RfqDomain, type RfqOrderJson } from '../domain/rfq/typed-data.js';
 import type { FillMode } from '../domain/rfq/validate.js';
-import { call, randomWallet, signSiwe, type JsonResponse, type TestPrivy, type TestWallet } from './identity.js';
+import {
+  createDeposit,
+  createMarketMaker,
+  createRfq,
+  createSession,
+  createWalletSession,
+  getAvailableBalance,
+  getCurrentMarket,
+  getReservedBalance,
+  getRfqTypedData,
+  getWalletNonce,
+} from '../../generated/openapi/sdk.gen.js';
+import type { CreateRfqRequest } from '../../generated/openapi/types.gen.js';
+import { randomWallet, signSiwe, type JsonResponse, type TestPrivy, type TestWallet } from './identity.js';
+import { sdkClient, sent } from './sdk-client-ws.js';
 
 export interface Party {
   wallet: TestWallet;
@@ -15,34 +29,35 @@ export interface Party {
 }
 
 export async function deposit(baseUrl: string, token: string, amountMicros: number): Promise<void> {
-  const res = await call(baseUrl, 'POST /v1/users/deposit', { token, body: { amount_micros: amountMicros, idempotency_key: randomUUID() } });
-  if (res.status !== 200) throw new Error(`deposit answered ${res.status}: ${JSON.stringify(res.body)}`);
+  const res = await sent(createDeposit({ client: sdkClient(baseUrl, token), body: { amount_micros: amountMicros, idempotency_key: randomUUID() } }));
+  if (res.status !== 200) throw new Error(`deposit answered ${res.status}: ${JSON.stringify(res.error ?? res.data)}`);
 }
 
 /** A user signed in through the Privy exchange whose wallet (the order signer) the test holds; funded when `fundMicros` > 0. */
 export async function newTaker(baseUrl: string, privy: TestPrivy, fundMicros = 0): Promise<Party> {
   const wallet = randomWallet();
-  const res = await call(baseUrl, 'POST /v1/auth/session', {
-    body: { privy_token: await privy.token(`did:privy:${randomBytes(10).toString('hex')}`, wallet.address) },
-  });
-  if (res.status !== 200) throw new Error(`session exchange answered ${res.status}: ${JSON.stringify(res.body)}`);
-  const taker = { wallet, token: res.body.session_token as string, userId: res.body.user_id as string };
+  const res = await sent(
+    createSession({
+      client: sdkClient(baseUrl),
+      body: { privy_token: await privy.token(`did:privy:${randomBytes(10).toString('hex')}`, wallet.address) },
+    }),
+  );
+  if (!res.data) throw new Error(`session exchange answered ${res.status}: ${JSON.stringify(res.error)}`);
+  const taker = { wallet, token: res.data.session_token, userId: res.data.user_id };
   if (fundMicros > 0) await deposit(baseUrl, taker.token, fundMicros);
   return taker;
 }
 
 export async function balances(baseUrl: string, token: string): Promise<{ available: string; reserved: string }> {
-  const [a, r] = await Promise.all([
-    call(baseUrl, 'GET /v1/user/available_balance', { token }),
-    call(baseUrl, 'GET /v1/user/reserved_balance', { token }),
-  ]);
-  return { available: a.body.available_micros as string, reserved: r.body.reserved_micros as string };
+  const client = sdkClient(baseUrl, token);
+  const [a, r] = await Promise.all([sent(getAvailableBalance({ client })), sent(getReservedBalance({ client }))]);
+  return { available: a.data!.available_micros, reserved: r.data!.reserved_micros };
 }
 
 /** The deployment's EIP-712 domain, as takers and makers fetch it. */
 export async function fetchDomain(baseUrl: string): Promise<RfqDomain> {
-  const res = await call(baseUrl, 'GET /v1/rfq/typed-data');
-  return res.body.domain as RfqDomain;
+  const res = await sent(getRfqTypedData({ client: sdkClient(baseUrl) }));
+  return res.data!.domain as RfqDomain;
 }
 
 export async function currentMarketId(
@@ -50,9 +65,10 @@ export async function currentMarketId(
   asset = 'BTC',
   durationSecs = 86400,
 ): Promise<{ marketId: number; bettingClosesAtMs: number; startAtMs: number }> {
-  const res = await call(baseUrl, `GET /v1/markets/current?asset=${asset}&duration_secs=${durationSecs}`);
-  if (res.status !== 200) throw new Error(`markets/current answered ${res.status}: ${JSON.stringify(res.body)}`);
-  return { marketId: res.body.market.market_id, bettingClosesAtMs: res.body.market.betting_closes_at_ms, startAtMs: res.body.market.start_at_ms };
+  const res = await sent(getCurrentMarket({ client: sdkClient(baseUrl), query: { asset, duration_secs: durationSecs } }));
+  if (!res.data) throw new Error(`markets/current answered ${res.status}: ${JSON.stringify(res.error)}`);
+  const { market } = res.data;
+  return { marketId: market.market_id, bettingClosesAtMs: market.betting_closes_at_ms, startAtMs: market.start_at_ms };
 }
 
 let nonceCounter = 0;
@@ -92,19 +108,20 @@ export async function postOrder(
   opts: PostOrderOptions = {},
 ): Promise<JsonResponse> {
   const signature = opts.signature ?? (await signOrder(opts.signer ?? taker.wallet, domain, order));
-  const body: Record<string, unknown> = { order, signature, idempotency_key: opts.idempotencyKey ?? randomUUID() };
+  const body: CreateRfqRequest = { order, signature, idempotency_key: opts.idempotencyKey ?? randomUUID() };
   if (opts.fillMode) body.fill_mode = opts.fillMode;
-  return call(baseUrl, 'POST /v1/rfq', { token: taker.token, body });
+  const res = await sent(createRfq({ client: sdkClient(baseUrl, taker.token), body }));
+  // The callers read the answer as JSON, whichever status it has: the Rfq on 201, the Error otherwise.
+  return { status: res.status, body: res.data ?? res.error, headers: res.response.headers };
 }
 
 // ------------------------------------------------------------------------------------- market makers
 
 export async function registerMarketMaker(baseUrl: string, operatorToken: string, wallet: TestWallet = randomWallet()): Promise<TestWallet> {
-  const res = await call(baseUrl, 'POST /v1/admin/market-makers', {
-    token: operatorToken,
-    body: { wallet_address: wallet.address.toLowerCase(), name: 'Test MM' },
-  });
-  if (res.status !== 201) throw new Error(`market-maker registration answered ${res.status}: ${JSON.stringify(res.body)}`);
+  const res = await sent(
+    createMarketMaker({ client: sdkClient(baseUrl, operatorToken), body: { wallet_address: wallet.address.toLowerCase(), name: 'Test MM' } }),
+  );
+  if (res.status !== 201) throw new Error(`market-maker registration answered ${res.status}: ${JSON.stringify(res.error)}`);
   return wallet;
 }
 
@@ -113,10 +130,12 @@ export async function registerMarketMaker(baseUrl: string, operatorToken: string
  * wallet; a taker can sign in the same way.
  */
 export async function fundWallet(baseUrl: string, wallet: TestWallet, siweDomain: string, micros: number): Promise<Party> {
-  const n = await call(baseUrl, 'GET /v1/auth/wallet/nonce');
-  const res = await call(baseUrl, 'POST /v1/auth/wallet', { body: await signSiwe(wallet, { domain: siweDomain, nonce: n.body.nonce }) });
-  if (res.status !== 200) throw new Error(`SIWE sign-in answered ${res.status}: ${JSON.stringify(res.body)}`);
-  const party = { wallet, token: res.body.session_token as string, userId: res.body.user_id as string };
+  const n = await sent(getWalletNonce({ client: sdkClient(baseUrl) }));
+  const res = await sent(
+    createWalletSession({ client: sdkClient(baseUrl), body: await signSiwe(wallet, { domain: siweDomain, nonce: n.data!.nonce }) }),
+  );
+  if (!res.data) throw new Error(`SIWE sign-in answered ${res.status}: ${JSON.stringify(res.error)}`);
+  const party = { wallet, token: res.data.session_token, userId: res.data.user_id };
   if (micros > 0) await deposit(baseUrl, party.token, micros);
   return party;
 }

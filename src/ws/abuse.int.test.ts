@@ -4,7 +4,9 @@
 import { readFileSync } from 'node:fs';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, randomWallet, type TestWallet } from '../testing/identity.js';
+import { createMarketMaker } from '../../generated/openapi/sdk.gen.js';
+import { randomWallet, type TestWallet } from '../testing/identity.js';
+import { sdkClient, sent } from '../testing/sdk-client-ws.js';
 import { startTestService, type TestService } from '../testing/test-service.js';
 import { signAuthChallenge, DEFAULT_AUTH_DOMAIN } from '@contest-rfq/sdk';
 
@@ -98,10 +100,9 @@ async function authenticate(c: Conn, wallet: TestWallet) {
 
 async function registeredWallet(): Promise<TestWallet> {
   const wallet = randomWallet();
-  const res = await call(t.svc.baseUrl, 'POST /v1/admin/market-makers', {
-    token: t.operatorToken,
-    body: { wallet_address: wallet.address, name: 'Abuse MM' },
-  });
+  const res = await sent(
+    createMarketMaker({ client: sdkClient(t.svc.baseUrl, t.operatorToken), body: { wallet_address: wallet.address, name: 'Abuse MM' } }),
+  );
   expect(res.status).toBe(201);
   return wallet;
 }

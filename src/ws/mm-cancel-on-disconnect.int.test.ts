@@ -4,8 +4,9 @@
 // per quote. Without the opt-in, quotes stay live. Two API processes, with Redis and with PostgreSQL only.
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { call } from '../testing/identity.js';
+import { acceptRfqQuote, listMakerQuotes } from '../../generated/openapi/sdk.gen.js';
 import { buildOrder, postOrder, type MakerConnection, type Party } from '../testing/rfq-trade.js';
+import { sdkClient, sent } from '../testing/sdk-client-ws.js';
 import { BACKENDS, useTwoProcesses, USDC } from '../testing/two-processes.js';
 
 describe.each(BACKENDS)('cancel on disconnect (%s)', (backend) => {
@@ -25,7 +26,8 @@ describe.each(BACKENDS)('cancel on disconnect (%s)', (backend) => {
     }
     return acks;
   }
-  const live = async (token: string) => (await call(h.a.baseUrl, 'GET /v1/mm/quotes?status=live', { token })).body.quotes as unknown[];
+  const live = async (token: string) =>
+    (await sent(listMakerQuotes({ client: sdkClient(h.a.baseUrl, token), query: { status: 'live' } }))).data?.quotes;
 
   it('the opted-in connection closes: live quotes cancelled, quote_result cancelled on the other process, accept refused', async () => {
     const m = await h.maker(h.b);
@@ -41,11 +43,14 @@ describe.each(BACKENDS)('cancel on disconnect (%s)', (backend) => {
       expect(r).toMatchObject({ status: 'cancelled', reason: 'disconnected', client_quote_id: ack.client_quote_id, fill_stake_micros: '0' });
     }
     expect(await live(elsewhere.token)).toEqual([]);
-    const acc = await call(h.a.baseUrl, `POST /v1/rfq/${acks[0].rfq_id}/accept`, {
-      token: taker.token,
-      body: { quote_id: acks[0].quote_id, idempotency_key: randomUUID() },
-    });
-    expect([acc.status, acc.body.code]).toEqual([409, 'QUOTE_NOT_LIVE']);
+    const acc = await sent(
+      acceptRfqQuote({
+        client: sdkClient(h.a.baseUrl, taker.token),
+        path: { rfq_id: acks[0].rfq_id },
+        body: { quote_id: acks[0].quote_id, idempotency_key: randomUUID() },
+      }),
+    );
+    expect([acc.status, acc.error?.code]).toEqual([409, 'QUOTE_NOT_LIVE']);
   });
 
   it('without the opt-in (or with another connection of the wallet on the same process) quotes stay live', async () => {

@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { MarketMakerClient, type MarketMakerGoneError } from '@contest-rfq/sdk';
-import { call } from '../testing/identity.js';
+import { createMarketMaker, deleteMarketMaker } from '../../generated/openapi/sdk.gen.js';
+import { sdkClient, sent } from '../testing/sdk-client-ws.js';
 import { startTestService, type TestService } from '../testing/test-service.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -22,14 +23,12 @@ afterAll(async () => {
 });
 
 async function register(address: string) {
-  const res = await call(t.svc.baseUrl, 'POST /v1/admin/market-makers', {
-    token: t.operatorToken,
-    body: { wallet_address: address, name: 'Removal test' },
-  });
+  const res = await sent(createMarketMaker({ client: operator(), body: { wallet_address: address, name: 'Removal test' } }));
   expect(res.status).toBe(201);
 }
+const operator = () => sdkClient(t.svc.baseUrl, t.operatorToken);
 const remove = async (address: string) =>
-  expect((await call(t.svc.baseUrl, `DELETE /v1/admin/market-makers/${address}`, { token: t.operatorToken })).status).toBe(204);
+  expect((await sent(deleteMarketMaker({ client: operator(), path: { wallet_address: address } }))).status).toBe(204);
 
 describe('example market-maker client', () => {
   it('removal (close 4004): gives up with the reason, no reconnect', async () => {

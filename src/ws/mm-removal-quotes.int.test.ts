@@ -2,8 +2,9 @@
 // every live quote of the maker in its transaction, so none of them fills afterwards, on two API processes
 // with Redis and with PostgreSQL only. The maker quotes on B; the taker and the operator use A.
 import { describe, expect, it } from 'vitest';
-import { call } from '../testing/identity.js';
+import { acceptRfqQuote, createMarketMaker, deleteMarketMaker, getRfq } from '../../generated/openapi/sdk.gen.js';
 import { balances, buildOrder, postOrder } from '../testing/rfq-trade.js';
+import { sdkClient, sent } from '../testing/sdk-client-ws.js';
 import { BACKENDS, useTwoProcesses, USDC } from '../testing/two-processes.js';
 
 const QUOTE_WINDOW_MS = 3000;
@@ -38,7 +39,8 @@ describe.each(BACKENDS)('removal withdraws live quotes (%s)', (backend) => {
     await stays.next('rfq', (f) => f.rfq_id === frame.rfq_id);
     expect((await stays.quote(frame.rfq_id, { odds_bps: 25_000, max_fill_micros: USDC })).accepted).toBe(true);
 
-    const del = await call(h.a.baseUrl, `DELETE /v1/admin/market-makers/${removed.wallet.address}`, { token: h.t.operatorToken });
+    const operator = sdkClient(h.a.baseUrl, h.t.operatorToken);
+    const del = await sent(deleteMarketMaker({ client: operator, path: { wallet_address: removed.wallet.address } }));
     expect(del.status).toBe(204);
 
     // The best-mode RFQ fills from the maker that stays, at its odds.
@@ -48,14 +50,17 @@ describe.each(BACKENDS)('removal withdraws live quotes (%s)', (backend) => {
 
     // The manual quotes are cancelled: accepting one is 409 QUOTE_NOT_LIVE, and the RFQ lists it cancelled.
     for (const m of manual) {
-      const acc = await call(h.a.baseUrl, `POST /v1/rfq/${m.rfqId}/accept`, {
-        token: taker.token,
-        body: { quote_id: m.quoteId, idempotency_key: crypto.randomUUID() },
-      });
+      const acc = await sent(
+        acceptRfqQuote({
+          client: sdkClient(h.a.baseUrl, taker.token),
+          path: { rfq_id: m.rfqId },
+          body: { quote_id: m.quoteId, idempotency_key: crypto.randomUUID() },
+        }),
+      );
       expect(acc.status).toBe(409);
-      expect(acc.body.code).toBe('QUOTE_NOT_LIVE');
-      const rfq = await call(h.b.baseUrl, `GET /v1/rfq/${m.rfqId}`, { token: taker.token });
-      expect(rfq.body.quotes).toEqual([expect.objectContaining({ quote_id: m.quoteId, status: 'cancelled' })]);
+      expect(acc.error?.code).toBe('QUOTE_NOT_LIVE');
+      const rfq = await sent(getRfq({ client: sdkClient(h.b.baseUrl, taker.token), path: { rfq_id: m.rfqId } }));
+      expect(rfq.data?.quotes).toEqual([expect.objectContaining({ quote_id: m.quoteId, status: 'cancelled' })]);
     }
 
     // Nothing of the removed maker is reserved: no fill reached it.
@@ -81,14 +86,15 @@ describe.each(BACKENDS)('removal withdraws live quotes (%s)', (backend) => {
     );
     await m.next('rfq', (f) => f.rfq_id === res.body.rfq_id);
     expect((await m.quote(res.body.rfq_id, { odds_bps: 21_000, max_fill_micros: USDC })).accepted).toBe(true);
-    expect((await call(h.a.baseUrl, `DELETE /v1/admin/market-makers/${m.wallet.address}`, { token: h.t.operatorToken })).status).toBe(204);
-    const again = await call(h.b.baseUrl, 'POST /v1/admin/market-makers', {
-      token: h.t.operatorToken,
-      body: { wallet_address: m.wallet.address, name: 'again' },
-    });
+    expect(
+      (await sent(deleteMarketMaker({ client: sdkClient(h.a.baseUrl, h.t.operatorToken), path: { wallet_address: m.wallet.address } }))).status,
+    ).toBe(204);
+    const again = await sent(
+      createMarketMaker({ client: sdkClient(h.b.baseUrl, h.t.operatorToken), body: { wallet_address: m.wallet.address, name: 'again' } }),
+    );
     expect(again.status).toBe(201);
-    const rfq = await call(h.a.baseUrl, `GET /v1/rfq/${res.body.rfq_id}`, { token: taker.token });
-    expect(rfq.body.quotes.map((q: { status: string }) => q.status)).toEqual(['cancelled']);
+    const rfq = await sent(getRfq({ client: sdkClient(h.a.baseUrl, taker.token), path: { rfq_id: res.body.rfq_id } }));
+    expect(rfq.data?.quotes.map((q) => q.status)).toEqual(['cancelled']);
     expect(await balances(h.a.baseUrl, taker.token)).toEqual({ available: String(99 * USDC), reserved: String(USDC) });
   });
 });

@@ -1,6 +1,6 @@
 // MarketMakerClient against a scripted `ws` server: the parts the gateway integration tests cannot reach
 // (a message type the AsyncAPI document does not have yet, the async iterator, backoff growth). The
-// protocol itself is tested against the real service in src/ws/gateway.int.test.ts.
+// protocol itself is tested against the real service in src/ws/gateway-*.int.test.ts.
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';

@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { DIRECTIONS, MARKET_OUTCOMES } from '../vocabulary.js';
 
 // Contests, their markets, entries, picks and score histogram (migration ..._contests). Times are epoch
 // milliseconds in int8 columns ('string' mode: see ledger.entity.ts); money is int8 micros.
@@ -45,7 +46,7 @@ export const ContestMarketSchema = defineEntity({
     name: p.text(),
     description: p.text().nullable(),
     status: p.enum(['OPEN', 'RESOLVED', 'VOIDED'] as const).default('OPEN'),
-    outcome: p.enum(['YES', 'NO'] as const).nullable(),
+    outcome: p.enum(MARKET_OUTCOMES).nullable(),
     sourceKind: p.text().fieldName('source_kind').nullable(),
     sourceEventId: p.text().fieldName('source_event_id').nullable(),
     sourceMarketId: p.text().fieldName('source_market_id').nullable(),
@@ -85,7 +86,7 @@ export const ContestEntryPickSchema = defineEntity({
   properties: {
     entryId: p.uuid().primary().fieldName('entry_id'),
     marketId: p.bigint('string').primary().autoincrement(false).fieldName('market_id'),
-    direction: p.enum(['up', 'down'] as const),
+    direction: p.enum(DIRECTIONS),
   },
 });
 

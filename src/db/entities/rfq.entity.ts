@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { DIRECTIONS, SETTLED_OUTCOMES } from '../vocabulary.js';
 
 // RFQ trading (migration ..._rfq): RFQs, quotes, positions with their legs and fills, window resolutions
 // and trading counters. Times are epoch milliseconds in int8 ('string' mode), money int8 micros.
@@ -70,7 +71,7 @@ export const PositionSchema = defineEntity({
     stake: p.bigint('string'),
     payout: p.bigint('string'),
     oddsBps: p.integer().fieldName('odds_bps'),
-    status: p.enum(['open', 'won', 'lost', 'voided'] as const).default('open'),
+    status: p.enum(['open', ...SETTLED_OUTCOMES] as const).default('open'),
     pnl: p.bigint('string').nullable(),
     createdAtMs: p.bigint('string').fieldName('created_at_ms'),
     resolvedAtMs: p.bigint('string').fieldName('resolved_at_ms').nullable(),
@@ -85,8 +86,8 @@ export const PositionLegSchema = defineEntity({
     positionId: p.uuid().primary().fieldName('position_id'),
     legIndex: p.smallint().primary().fieldName('leg_index'),
     marketId: p.bigint('string').fieldName('market_id'),
-    direction: p.enum(['up', 'down'] as const),
-    outcome: p.enum(['pending', 'won', 'lost', 'voided'] as const).default('pending'),
+    direction: p.enum(DIRECTIONS),
+    outcome: p.enum(['pending', ...SETTLED_OUTCOMES] as const).default('pending'),
   },
 });
 

@@ -15,6 +15,7 @@ import {
   type NewContestRow,
 } from './contests.rows.js';
 import { anyOf } from '../sql.js';
+import type { Direction, MarketOutcome } from '../vocabulary.js';
 
 export type { ContestMarketRow, ContestRow, NewContestMarketRow, NewContestRow } from './contests.rows.js';
 
@@ -146,7 +147,7 @@ export class ContestsRepository {
 
   // ------------------------------------------------------------ resolution
 
-  async setMarketResolution(marketId: number, status: 'RESOLVED' | 'VOIDED', outcome: 'YES' | 'NO' | null, resolvedAtMs: number): Promise<void> {
+  async setMarketResolution(marketId: number, status: 'RESOLVED' | 'VOIDED', outcome: MarketOutcome | null, resolvedAtMs: number): Promise<void> {
     await this.db
       .updateTable('contest_markets')
       .set({ status, outcome, resolved_at_ms: int8(resolvedAtMs) })
@@ -161,7 +162,7 @@ export class ContestsRepository {
   }
 
   /** A resolved market: one more resolved leg for every entry picking it, a win (and a point when `scores`) for the winning side. */
-  async countResolvedLeg(marketId: number, winning: 'up' | 'down', scores: boolean): Promise<void> {
+  async countResolvedLeg(marketId: number, winning: Direction, scores: boolean): Promise<void> {
     await sql`update contest_entries e
         set resolved_leg_count = e.resolved_leg_count + 1,
             resolved_win_count = e.resolved_win_count + (p.direction = ${winning})::int,

@@ -4,8 +4,7 @@ import { sql } from 'kysely';
 import { int8ToNumber } from '../int8.js';
 import type { Db } from '../schema.js';
 import { anyOf } from '../sql.js';
-
-export type PickDirection = 'up' | 'down';
+import type { Direction } from '../vocabulary.js';
 
 export class EntriesRepository {
   constructor(private readonly db: Db) {}
@@ -62,7 +61,7 @@ export class EntriesRepository {
       .execute();
   }
 
-  async insertPicks(entryId: string, picks: ReadonlyArray<{ marketId: string; direction: PickDirection }>): Promise<void> {
+  async insertPicks(entryId: string, picks: ReadonlyArray<{ marketId: string; direction: Direction }>): Promise<void> {
     await this.db
       .insertInto('contest_entry_picks')
       .values(picks.map((p) => ({ entry_id: entryId, market_id: p.marketId, direction: p.direction })))

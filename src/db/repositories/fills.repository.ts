@@ -4,6 +4,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../schema.js';
 import { int8 } from '../int8.js';
+import type { Direction } from '../vocabulary.js';
 import { postingCtes, type PostingRows } from './ledger.repository.js';
 
 export interface RfqClose {
@@ -50,7 +51,7 @@ export interface NewPosition {
   payout: bigint;
   oddsBps: number;
   createdAtMs: number;
-  legs: ReadonlyArray<{ marketId: number; direction: 'up' | 'down' }>;
+  legs: ReadonlyArray<{ marketId: number; direction: Direction }>;
   fills: readonly NewFillRow[];
   stats: readonly StatsDelta[];
 }

@@ -5,6 +5,7 @@ import type { Db } from '../schema.js';
 import { int8, int8ToBigint, int8ToBigintOrNull, int8ToNumber } from '../int8.js';
 import { parsePosition, parseWindow, POSITION_COLUMNS } from './positions.rows.js';
 import { anyOf } from '../sql.js';
+import type { ResolutionOutcome } from '../vocabulary.js';
 
 export interface StatsSettleDelta {
   owner: string;
@@ -56,7 +57,7 @@ export class PositionsRepository {
   /** First writer wins: returns whether this call recorded the resolution. */
   async insertResolution(r: {
     marketId: number;
-    outcome: 'YES' | 'NO' | 'VOID';
+    outcome: ResolutionOutcome;
     openPrice: bigint | null;
     closePrice: bigint | null;
     source: string;
@@ -114,7 +115,7 @@ export class PositionsRepository {
   }
 
   /** Sets the outcome of the pending legs of these positions on the market: won/lost by direction, or voided. */
-  async applyOutcome(marketId: number, outcome: 'YES' | 'NO' | 'VOID', positionIds: readonly string[]): Promise<void> {
+  async applyOutcome(marketId: number, outcome: ResolutionOutcome, positionIds: readonly string[]): Promise<void> {
     await sql`update position_legs set outcome = case
         when ${outcome}::text = 'VOID' then 'voided'
         when (direction = 'up') = (${outcome}::text = 'YES') then 'won' else 'lost' end

@@ -3,10 +3,11 @@
 import { sql } from 'kysely';
 import type { Db } from '../schema.js';
 import { int8, int8ToBigintOrNull, int8ToNumber, int8ToNumberOrNull } from '../int8.js';
+import type { MarketOutcome } from '../vocabulary.js';
 
 export interface ReadingRow {
   source: string;
-  verdict: 'YES' | 'NO' | 'stale' | 'missing';
+  verdict: MarketOutcome | 'stale' | 'missing';
   openPrice: bigint | null;
   openObservedAtMs: number | null;
   openRef: string | null;

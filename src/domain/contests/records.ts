@@ -5,13 +5,13 @@ import { db } from '../../db/schema.js';
 import { contestsRepository, type ContestMarketRow, type ContestRow } from '../../db/repositories/contests.repository.js';
 import { NotFound } from '../errors.js';
 import type { Category } from './images.js';
-import type { Direction } from './scoring.js';
+import type { Direction, MarketOutcome, SettledOutcome } from '../../db/vocabulary.js';
 
 export type GameType = 'lineups' | 'outcast' | 'survivor' | 'streak';
 export type ContestStatus = 'open' | 'resolved' | 'voided';
 export type MarketStatus = 'OPEN' | 'RESOLVED' | 'VOIDED';
 export type EntryVisibility = 'visible' | 'hidden_while_betting_open';
-export type PickOutcome = 'pending' | 'won' | 'lost' | 'voided';
+export type PickOutcome = 'pending' | SettledOutcome;
 
 export interface ContestRecord {
   id: string;
@@ -45,7 +45,7 @@ export interface ContestMarketRecord {
   name: string;
   description: string | null;
   status: MarketStatus;
-  outcome: 'YES' | 'NO' | null;
+  outcome: MarketOutcome | null;
   sourceKind: string | null;
   sourceEventId: string | null;
   sourceMarketId: string | null;
@@ -125,7 +125,7 @@ export async function loadMarkets(em: Em, contestId: string): Promise<ContestMar
 }
 
 /** The outcome of a pick given its market's state. */
-export function pickOutcome(direction: Direction, market: { status: MarketStatus; outcome: 'YES' | 'NO' | null }): PickOutcome {
+export function pickOutcome(direction: Direction, market: { status: MarketStatus; outcome: MarketOutcome | null }): PickOutcome {
   if (market.status === 'OPEN') return 'pending';
   if (market.status === 'VOIDED' || market.outcome === null) return 'voided';
   return (market.outcome === 'YES') === (direction === 'up') ? 'won' : 'lost';

@@ -12,10 +12,9 @@ import { db } from '../../db/schema.js';
 import { contestsRepository, type ContestsRepository } from '../../db/repositories/contests.repository.js';
 import { Conflict, NotFound } from '../errors.js';
 import { post, type Posting } from '../ledger/ledger.js';
+import type { ResolutionOutcome } from '../../db/vocabulary.js';
 import { loadContest, marketFromRow, rebuildScoreCounts, type ContestMarketRecord, type ContestRecord } from './records.js';
 import { rankEntries, splitPot, totalPot, winScores, winningDirection } from './scoring.js';
-
-export type MarketResolution = 'YES' | 'NO' | 'VOID';
 
 export interface ResolvedMarket {
   market: ContestMarketRecord;
@@ -26,7 +25,7 @@ export interface ResolvedMarket {
 const alreadySettled = (c: ContestRecord) =>
   new Conflict('CONTEST_ALREADY_SETTLED', `This contest is already ${c.status}.`, { contest_id: c.id, status: c.status });
 
-export async function resolveMarket(em: Em, marketId: number, resolution: MarketResolution, nowMs = Date.now()): Promise<ResolvedMarket> {
+export async function resolveMarket(em: Em, marketId: number, resolution: ResolutionOutcome, nowMs = Date.now()): Promise<ResolvedMarket> {
   return em.transactional(async (tx) => {
     const repo = contestsRepository(db(tx));
     const owner = await repo.marketOwner(marketId);

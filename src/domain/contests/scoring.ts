@@ -1,8 +1,8 @@
 // Pure contest rules (docs/getting-started.md, Contests): scoring, standard competition ranking and pot splitting.
 // No I/O here: the resolution and the reads call these with rows they loaded.
+import type { Direction, MarketOutcome } from '../../db/vocabulary.js';
 
-export type Direction = 'up' | 'down';
-export type MarketOutcome = 'YES' | 'NO';
+export type { Direction };
 
 /** `up` is the YES side, `down` the NO side. */
 export const winningDirection = (outcome: MarketOutcome): Direction => (outcome === 'YES' ? 'up' : 'down');

@@ -6,7 +6,8 @@ import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import { startTestService, type TestService } from '../../testing/test-service.js';
 import { TEST_REDIS_URL, uniquePrefix } from '../../testing/postgres.js';
-import { call } from '../../testing/identity.js';
+import { getPreferences } from '../../../generated/openapi/sdk.gen.js';
+import { sdkClient, sent } from '../../testing/sdk-client-ws.js';
 import { newUserSession } from '../../testing/money.js';
 import { JOB, QUEUE } from '../../jobs/queues.js';
 
@@ -71,7 +72,7 @@ describe('prune-expired-auth', () => {
     expect(nonces).not.toContain('usedusedusedused01');
     expect(nonces).not.toContain('expiredexpired0002');
     // The user's real session still works.
-    expect((await call(t.svc.baseUrl, 'GET /v1/user/preferences', { token: user.token })).status).toBe(200);
+    expect((await sent(getPreferences({ client: sdkClient(t.svc.baseUrl, user.token) }))).status).toBe(200);
   }, 90_000);
 
   it('each prune predicate is an index scan (Migration20261123020000_auth_prune)', async () => {

@@ -9,10 +9,11 @@ import { pricesRepository, type HealthSample, type ReadingRow } from '../../db/r
 import { db } from '../../db/schema.js';
 import { decide, type JudgedReading } from '../prices/quorum.js';
 import type { QuorumFeed } from '../prices/read.js';
-import { checkOf, type WindowResolutionOutcome } from './window-resolution.js';
+import type { ResolutionOutcome } from '../../db/vocabulary.js';
+import { checkOf } from './window-resolution.js';
 
 export type FeedResolution =
-  | { kind: 'resolved'; outcome: WindowResolutionOutcome; recorded: boolean }
+  | { kind: 'resolved'; outcome: ResolutionOutcome; recorded: boolean }
   | { kind: 'not_ended' }
   | { kind: 'waiting_for_price' }
   | { kind: 'disputed'; reason: 'disagreement' | 'too_few_readings'; voidAtMs: number; recorded: boolean }

@@ -7,12 +7,12 @@ import type { Em } from '../../db/orm.js';
 import { positionsRepository } from '../../db/repositories/positions.repository.js';
 import { pricesRepository } from '../../db/repositories/prices.repository.js';
 import { db } from '../../db/schema.js';
+import type { MarketOutcome, ResolutionOutcome } from '../../db/vocabulary.js';
 import { Conflict, NotFound } from '../errors.js';
 import type { Verdict } from '../prices/quorum.js';
 import { bettingClosesAt } from './windows.js';
 
 export type WindowStatus = 'OPEN' | 'CLOSED' | 'DISPUTED' | 'RESOLVED' | 'VOIDED';
-export type WindowResolutionOutcome = 'YES' | 'NO' | 'VOID';
 
 export interface SourceReadingRecord {
   source: string;
@@ -41,7 +41,7 @@ export interface WindowState {
   endAtMs: number;
   status: WindowStatus;
   /** YES / NO once resolved; null while open, closed, disputed or voided. */
-  outcome: 'YES' | 'NO' | null;
+  outcome: MarketOutcome | null;
   openPriceMicros: bigint | null;
   closePriceMicros: bigint | null;
   priceSource: string | null;
@@ -132,7 +132,7 @@ export async function getWindowState(em: Em, marketId: number, bufferMs: number,
 export async function resolveWindowByOperator(
   em: Em,
   marketId: number,
-  outcome: WindowResolutionOutcome,
+  outcome: ResolutionOutcome,
   bufferMs: number,
   nowMs = Date.now(),
 ): Promise<WindowState> {

@@ -2,8 +2,10 @@
 // outcomes (set in SQL by positionsRepository.applyOutcome: up wins on YES, down on NO, VOID voids): the
 // parlay is lost as soon as one leg lost, won when every leg won, voided when no leg lost, at least one is
 // voided and none is pending; open otherwise.
-export type LegOutcome = 'pending' | 'won' | 'lost' | 'voided';
-export type PositionStatus = 'open' | 'won' | 'lost' | 'voided';
+import type { SettledOutcome } from '../../db/vocabulary.js';
+
+export type LegOutcome = 'pending' | SettledOutcome;
+export type PositionStatus = 'open' | SettledOutcome;
 
 export function positionStatus(legs: readonly LegOutcome[]): PositionStatus {
   if (!legs.length) throw new RangeError('a position has at least one leg');

@@ -10,7 +10,7 @@ import { int8ToBigint } from '../../db/int8.js';
 import { positionsRepository, type StatsSettleDelta } from '../../db/repositories/positions.repository.js';
 import { db } from '../../db/schema.js';
 import { post, type UserAccountKind } from '../ledger/ledger.js';
-import type { WindowResolutionOutcome } from '../markets/window-resolution.js';
+import type { ResolutionOutcome } from '../../db/vocabulary.js';
 import type { RfqEvent } from '../rfq/events.js';
 import { positionStatus, type LegOutcome, type PositionStatus } from './outcome.js';
 
@@ -46,13 +46,7 @@ export function makerPnl(status: Exclude<PositionStatus, 'open'>, fillStake: big
 }
 
 /** One batch in its own transaction; null when no position has a pending leg on the window. */
-async function settleBatch(
-  em: Em,
-  marketId: number,
-  outcome: WindowResolutionOutcome,
-  nowMs: number,
-  batchSize: number,
-): Promise<SettleResult | null> {
+async function settleBatch(em: Em, marketId: number, outcome: ResolutionOutcome, nowMs: number, batchSize: number): Promise<SettleResult | null> {
   return em.transactional(async (tx) => {
     const repo = positionsRepository(db(tx));
     const ids = await repo.lockBatch(marketId, batchSize);
@@ -168,7 +162,7 @@ async function settleBatch(
 export async function settleWindow(
   em: Em,
   marketId: number,
-  outcome: WindowResolutionOutcome,
+  outcome: ResolutionOutcome,
   nowMs: number,
   opts: { batchSize?: number; onBatch?: (r: SettleResult) => Promise<void> | void } = {},
 ): Promise<{ settled: number; touched: number; batches: number }> {

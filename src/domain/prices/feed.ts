@@ -2,6 +2,7 @@
 // (deterministic, development), `binance`, `coinbase` and `chainlink` (src/domain/prices/*.ts), chosen by
 // PRICE_FEED; a window resolves when PRICE_QUORUM of them agree (quorum.ts). The resolution job calls them
 // outside any transaction.
+import type { MarketOutcome } from '../../db/vocabulary.js';
 
 export interface PriceObservation {
   /** Price in micros of the quote currency (USD), an integer. */
@@ -22,9 +23,7 @@ export interface PriceFeed {
   priceAt(asset: string, tsMs: number): Promise<PriceObservation | null>;
 }
 
-export type WindowOutcome = 'YES' | 'NO';
-
 /** Up (YES) wins only if the close is strictly above the open; a tie is down (NO), as Longshot. */
-export function windowOutcome(openMicros: bigint, closeMicros: bigint): WindowOutcome {
+export function windowOutcome(openMicros: bigint, closeMicros: bigint): MarketOutcome {
   return closeMicros > openMicros ? 'YES' : 'NO';
 }

@@ -6,7 +6,8 @@
 // An outcome wins when at least `quorum` sources vote for it and more vote for it than against it.
 // Otherwise the window waits for more readings, and is DISPUTED once every listed source has voted
 // (nothing more can come) or the wait is over.
-import { windowOutcome, type PriceObservation, type WindowOutcome } from './feed.js';
+import type { MarketOutcome } from '../../db/vocabulary.js';
+import { windowOutcome, type PriceObservation } from './feed.js';
 
 export interface SourceReading {
   source: string;
@@ -17,7 +18,7 @@ export interface SourceReading {
 }
 
 /** The source's vote, or why it has none: `stale` (a reading older than maxAgeMs, or one observation for both), `missing` (no reading). */
-export type Verdict = WindowOutcome | 'stale' | 'missing';
+export type Verdict = MarketOutcome | 'stale' | 'missing';
 
 export interface QuorumRule {
   sources: readonly string[];
@@ -30,7 +31,7 @@ export interface JudgedReading extends SourceReading {
 }
 
 export type QuorumDecision =
-  | { kind: 'agreed'; outcome: WindowOutcome; readings: JudgedReading[]; by: JudgedReading }
+  | { kind: 'agreed'; outcome: MarketOutcome; readings: JudgedReading[]; by: JudgedReading }
   | { kind: 'undecided'; reason: 'disagreement' | 'too_few_readings'; complete: boolean; readings: JudgedReading[] };
 
 const fresh = (o: PriceObservation, atMs: number, maxAgeMs: number) => o.observedAtMs <= atMs && atMs - o.observedAtMs <= maxAgeMs;
@@ -53,7 +54,7 @@ export function decide(rule: QuorumRule, readings: readonly SourceReading[], sta
   });
   const yes = judged.filter((r) => r.verdict === 'YES').length;
   const no = judged.filter((r) => r.verdict === 'NO').length;
-  const winner: WindowOutcome | null = yes >= rule.quorum && yes > no ? 'YES' : no >= rule.quorum && no > yes ? 'NO' : null;
+  const winner: MarketOutcome | null = yes >= rule.quorum && yes > no ? 'YES' : no >= rule.quorum && no > yes ? 'NO' : null;
   if (winner) return { kind: 'agreed', outcome: winner, readings: judged, by: judged.find((r) => r.verdict === winner)! };
   return {
     kind: 'undecided',

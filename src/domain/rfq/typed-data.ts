@@ -4,10 +4,10 @@
 import type { Address, Hex } from 'viem';
 import { orderHash, quoteHash, type QuoteMessage, type RfqDomain, type RfqOrderMessage } from './typed-hash.js';
 import { normalizeSignature, recoverSigner } from '../signatures/recover.js';
+import type { Direction } from '../../db/vocabulary.js';
 
 export { normalizeSignature } from '../signatures/recover.js';
-
-export type Direction = 'up' | 'down';
+export type { Direction };
 export type OrderType = 'IOC' | 'FOK';
 
 /** The order as the taker sends it in `POST /v1/rfq` (`order`), field for field what is signed. */

@@ -1,7 +1,7 @@
 // The operator audit trail (listAuditEntries): newest first, one keyset page. Rows are written by
 // src/http/audit.ts around every operator write.
 import { listAudit } from '../../domain/audit.js';
-import type { HandlersFor } from '../handler.js';
+import { NO_STORE, type HandlersFor } from '../handler.js';
 
 export const AUDIT_LIST_LIMIT = { min: 1, max: 200 } as const;
 
@@ -30,7 +30,7 @@ export function auditHandlers(): HandlersFor<'listAuditEntries'> {
           })),
           next_cursor: page.nextCursor,
         },
-        headers: { 'Cache-Control': 'no-store' },
+        headers: NO_STORE,
       };
     },
   };

@@ -53,7 +53,8 @@ const readingWire = (r: SourceReadingRecord): SourceReading => ({
 });
 
 /** A resolution is final, so a resolved or voided window may be cached for good; before that its status moves. */
-export const windowCacheControl = (w: WindowState) => (w.status === 'RESOLVED' || w.status === 'VOIDED' ? CLOSED_WINDOW_CACHE_CONTROL : 'no-store');
+export const windowCacheControl = (w: WindowState) =>
+  w.status === 'RESOLVED' || w.status === 'VOIDED' ? CLOSED_WINDOW_CACHE_CONTROL : NO_STORE['Cache-Control'];
 
 // Integer path parameters reach handlers as their canonical decimal text (input-guard.ts), whatever the
 // generated type says; a value past 2^53 is no window (getWindowState answers 404).

@@ -1,6 +1,6 @@
 // Liveness, readiness and metrics: what an orchestrator and a Prometheus scraper call.
 import { SIGNATURE_BACKEND } from '../../domain/signatures/recover.js';
-import type { HandlersFor } from '../handler.js';
+import { NO_STORE, type HandlersFor } from '../handler.js';
 import type { HttpMetrics } from '../metrics.js';
 import type { CheckState as CheckStateName, Readiness } from '../../../generated/openapi/types.gen.js';
 import { Unavailable } from '../../domain/errors.js';
@@ -86,7 +86,7 @@ export async function check(name: string, fn: () => Promise<void>, log: Logger):
 
 export function operationsHandlers(probe: ReadinessProbe, metrics: HttpMetrics): HandlersFor<'getHealth' | 'getReadiness' | 'getMetrics'> {
   return {
-    getHealth: () => ({ status: 200, body: { status: 'ok' }, headers: { 'Cache-Control': 'no-store' } }),
+    getHealth: () => ({ status: 200, body: { status: 'ok' }, headers: NO_STORE }),
     getReadiness: async (_req, { log }) => {
       const [database, queue, bus, workers, schedulers, migrations, prices] = await Promise.all([
         check('database', probe.database, log),
@@ -117,12 +117,12 @@ export function operationsHandlers(probe: ReadinessProbe, metrics: HttpMetrics):
       // Before any window resolved the price sources are 'unknown': nothing is wrong yet.
       const status = Object.entries(checks).every(([k, v]) => v === 'ok' || (k === 'prices' && v === 'unknown')) ? 'ready' : 'degraded';
       const body: Readiness = { status, role: probe.role, checks, price_sources: priceSources, signature_backend: SIGNATURE_BACKEND };
-      return { status: 200, body, headers: { 'Cache-Control': 'no-store' } };
+      return { status: 200, body, headers: NO_STORE };
     },
     getMetrics: async () => ({
       status: 200,
       raw: { data: await metrics.registry.metrics(), contentType: metrics.registry.contentType },
-      headers: { 'Cache-Control': 'no-store' },
+      headers: NO_STORE,
     }),
   };
 }

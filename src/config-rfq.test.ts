@@ -1,0 +1,199 @@
+// loadConfig's RFQ trading, price feed and resolution settings (docs/configuration.md, docs/prices.md): the
+// defaults, what is read, and every bad value and combination named at once. The deployment, identity and
+// process settings: src/config.test.ts.
+import { describe, expect, it } from 'vitest';
+import { RFQ_EIP712_SALT_DEV } from './constants.js';
+import { ConfigError, loadConfig } from './config.js';
+
+describe('loadConfig: RFQ trading and resolution', () => {
+  it('RFQ trading, price feed and resolution defaults (docs/configuration.md)', () => {
+    const c = loadConfig({});
+    expect(c.rfq).toEqual({
+      quoteWindowMs: 500,
+      maxDeadlineMs: 60000,
+      sweepEveryMs: 1000,
+      minStakeMicros: 500_000n,
+      maxStakeMicros: 10_000_000_000n,
+      maxPayoutMicros: 50_000_000_000n,
+      maxLegs: 9,
+      maxOpenPerUser: 10,
+      maxWaiters: 1000,
+      maxWaitersPerUser: 100,
+      signingChainId: 8453,
+      eip712Name: 'contest-rfq-service',
+      eip712Salt: RFQ_EIP712_SALT_DEV,
+      minFillMicros: 10_000n,
+      mmMaxQuotesPerSecond: 100,
+    });
+    expect(c.prices).toMatchObject({
+      sources: ['demo'],
+      quorum: 1,
+      maxAgeMs: 60_000,
+      timeoutMs: 2000,
+      retries: 2,
+      demoSeed: 'demo',
+      demoSpreadBps: 50,
+    });
+    expect(c.prices.binance).toEqual({
+      apiUrl: 'https://api.binance.com',
+      symbols: { BTC: 'BTCUSDT', ETH: 'ETHUSDT', SOL: 'SOLUSDT', XRP: 'XRPUSDT', HYPE: 'HYPEUSDT' },
+    });
+    expect(c.prices.coinbase.apiUrl).toBe('https://api.exchange.coinbase.com');
+    expect(c.prices.coinbase.products.BTC).toBe('BTC-USD');
+    expect(c.resolution).toEqual({ delayMs: 2000, maxWaitMs: 3600000, disputeVoidAfterMs: 86_400_000 });
+    expect(Object.isFrozen(c.rfq)).toBe(true);
+  });
+
+  it('reads the RFQ settings', () => {
+    const c = loadConfig({
+      RFQ_QUOTE_WINDOW_MS: '250',
+      RFQ_MAX_DEADLINE_MS: '30000',
+      RFQ_MIN_STAKE_MICROS: '10000',
+      RFQ_MAX_LEGS: '3',
+      RFQ_SIGNING_CHAIN_ID: '84532',
+      RFQ_EIP712_NAME: 'My Venue',
+      MM_MAX_QUOTES_PER_SECOND: '5',
+      DEMO_PRICE_SEED: 's1',
+      DEMO_PRICE_SPREAD_BPS: '0',
+      RESOLUTION_DELAY_MS: '0',
+      RESOLUTION_MAX_WAIT_MS: '60000',
+    });
+    expect(c.rfq).toMatchObject({
+      quoteWindowMs: 250,
+      maxDeadlineMs: 30000,
+      minStakeMicros: 10_000n,
+      maxLegs: 3,
+      signingChainId: 84532,
+      eip712Name: 'My Venue',
+      mmMaxQuotesPerSecond: 5,
+    });
+    expect(c.prices).toMatchObject({ sources: ['demo'], demoSeed: 's1', demoSpreadBps: 0 });
+    expect(c.resolution).toEqual({ delayMs: 0, maxWaitMs: 60000, disputeVoidAfterMs: 86_400_000 });
+  });
+
+  it('takes the EIP-712 salt and the minimum fill; production needs its own salt', () => {
+    const salt = `0x${'Ab'.repeat(32)}`;
+    expect(loadConfig({ RFQ_EIP712_SALT: salt, RFQ_MIN_FILL_MICROS: '250000' }).rfq).toMatchObject({
+      eip712Salt: salt.toLowerCase(),
+      minFillMicros: 250_000n,
+    });
+    expect(() => loadConfig({ RFQ_EIP712_SALT: '0x1234' })).toThrow(/RFQ_EIP712_SALT: must be 0x \+ 64 hex digits/);
+    expect(() => loadConfig({ RFQ_MIN_FILL_MICROS: '500001' })).toThrow(/RFQ_MIN_FILL_MICROS: must not exceed RFQ_MIN_STAKE_MICROS/);
+    expect(() => loadConfig({ RFQ_MIN_FILL_MICROS: '0' })).toThrow(/RFQ_MIN_FILL_MICROS/);
+    const prod = { NODE_ENV: 'production', DATABASE_URL: 'postgres://x/y', OPERATOR_TOKEN: 'x'.repeat(16) };
+    expect(() => loadConfig(prod)).toThrow(/RFQ_EIP712_SALT: required when NODE_ENV=production/);
+    expect(() => loadConfig({ ...prod, RFQ_EIP712_SALT: RFQ_EIP712_SALT_DEV })).toThrow(/RFQ_EIP712_SALT: is the development salt/);
+  });
+
+  it('refuses a signing chain the wallet sign-in does not accept', () => {
+    expect(() => loadConfig({ SIWE_CHAIN_IDS: '1,84532' })).toThrow(/RFQ_SIGNING_CHAIN_ID: must be one of SIWE_CHAIN_IDS \(1,84532\)/);
+    expect(loadConfig({ SIWE_CHAIN_IDS: '1', RFQ_SIGNING_CHAIN_ID: '1' }).rfq.signingChainId).toBe(1);
+  });
+
+  it('the quote window must leave room before the longest deadline (window < max deadline - 100 ms)', () => {
+    expect(loadConfig({ RFQ_QUOTE_WINDOW_MS: '1899', RFQ_MAX_DEADLINE_MS: '2000' }).rfq.quoteWindowMs).toBe(1899);
+    expect(() => loadConfig({ RFQ_QUOTE_WINDOW_MS: '1900', RFQ_MAX_DEADLINE_MS: '2000' })).toThrow(
+      /RFQ_QUOTE_WINDOW_MS: must be less than RFQ_MAX_DEADLINE_MS - 100 \(1900 ms\)/,
+    );
+  });
+
+  it('lists every bad RFQ, price and resolution setting at once', () => {
+    let caught: unknown;
+    try {
+      loadConfig({
+        RFQ_MIN_STAKE_MICROS: '2000000',
+        RFQ_MAX_STAKE_MICROS: '1000000',
+        RFQ_MAX_PAYOUT_MICROS: '2000000',
+        MARKET_ASSETS: 'BTC,DOGE',
+        RESOLUTION_DELAY_MS: '5000',
+        RESOLUTION_MAX_WAIT_MS: '5000',
+      });
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    expect((caught as ConfigError).problems).toEqual([
+      'RFQ_MIN_STAKE_MICROS: must not exceed RFQ_MAX_STAKE_MICROS',
+      'RFQ_MAX_PAYOUT_MICROS: must be at least 2000200 (the minimum stake at the lowest odds), or no order is acceptable',
+      'MARKET_ASSETS: the demo price feed has no price for DOGE (it prices BTC, ETH, SOL, XRP, HYPE)',
+      'RESOLUTION_MAX_WAIT_MS: must be greater than RESOLUTION_DELAY_MS',
+    ]);
+  });
+
+  it('range checks on the RFQ settings', () => {
+    for (const [key, value] of [
+      ['RFQ_MAX_LEGS', '10'],
+      ['RFQ_MAX_LEGS', '0'],
+      ['RFQ_MIN_STAKE_MICROS', '9999'],
+      ['RFQ_QUOTE_WINDOW_MS', 'soon'],
+      ['RFQ_EIP712_NAME', 'é'],
+      ['PRICE_QUORUM', '0'],
+      ['BINANCE_SYMBOLS', 'BTC=BTCUSDT'],
+      ['COINBASE_API_URL', 'ftp://x'],
+      ['CHAIN_RPC_URL', 'redis://x'],
+      ['DEMO_PRICE_SPREAD_BPS', '10000'],
+      ['MM_MAX_QUOTES_PER_SECOND', '0'],
+    ]) {
+      expect(() => loadConfig({ [key!]: value }), `${key}=${value}`).toThrow(new RegExp(`^invalid configuration:\\n  - ${key}:`));
+    }
+  });
+});
+
+describe('price sources (docs/prices.md)', () => {
+  const problems = (env: Record<string, string>) => {
+    try {
+      loadConfig(env);
+      return [];
+    } catch (err) {
+      return (err as ConfigError).problems;
+    }
+  };
+
+  it('PRICE_FEED takes a list; the quorum defaults to a majority; the source settings are read', () => {
+    const c = loadConfig({
+      PRICE_FEED: 'chainlink, binance,coinbase',
+      CHAIN_RPC_URL: 'ws://127.0.0.1:8545',
+      CHAINLINK_FEEDS: 'BTC:0x5f4eC3Df9cbd43714FE2740f5E3616155c5b8419,ETH:0x5f4eC3Df9cbd43714FE2740f5E3616155c5b8410',
+      BINANCE_API_URL: 'http://127.0.0.1:9001/',
+      PRICE_MAX_AGE_MS: '5000',
+      DISPUTE_VOID_AFTER_MS: '0',
+    });
+    expect(c.prices).toMatchObject({ sources: ['chainlink', 'binance', 'coinbase'], quorum: 2, maxAgeMs: 5000 });
+    expect(c.prices.binance.apiUrl).toBe('http://127.0.0.1:9001');
+    expect(c.prices.chainlink).toEqual({
+      rpcUrl: 'ws://127.0.0.1:8545',
+      feeds: { BTC: '0x5f4eC3Df9cbd43714FE2740f5E3616155c5b8419', ETH: '0x5f4eC3Df9cbd43714FE2740f5E3616155c5b8410' },
+    });
+    expect(c.chainRpcUrl).toBe('ws://127.0.0.1:8545');
+    expect(c.resolution.disputeVoidAfterMs).toBe(0);
+    expect(loadConfig({ PRICE_FEED: 'binance,coinbase' }).prices.quorum).toBe(2);
+    expect(loadConfig({ PRICE_FEED: 'binance,coinbase', PRICE_QUORUM: '1' }).prices.quorum).toBe(1);
+  });
+
+  it('names every bad combination', () => {
+    expect(problems({ PRICE_FEED: 'binance,binance' })).toContain('PRICE_FEED: binance listed more than once');
+    expect(problems({ PRICE_FEED: 'binance,coinbase', PRICE_QUORUM: '3' })).toContain(
+      'PRICE_QUORUM: 3 is more than the 2 source(s) PRICE_FEED lists',
+    );
+    expect(problems({ PRICE_FEED: 'chainlink' })).toEqual([
+      'CHAIN_RPC_URL: required when PRICE_FEED lists chainlink',
+      'CHAINLINK_FEEDS: required when PRICE_FEED lists chainlink (ASSET:0xaggregator,...)',
+      ...['BTC', 'ETH', 'SOL', 'XRP', 'HYPE'].map((a) => `PRICE_FEED: ${a} is priced by none of the listed sources, fewer than PRICE_QUORUM (1)`),
+    ]);
+    expect(problems({ PRICE_FEED: 'binance,coinbase', BINANCE_SYMBOLS: 'BTC:BTCUSDT', MARKET_ASSETS: 'BTC,ETH' })).toEqual([
+      'PRICE_FEED: ETH is priced by coinbase of the listed sources, fewer than PRICE_QUORUM (2)',
+    ]);
+    expect(problems({ PRICE_FEED: 'demo,pyth' })).toEqual(['PRICE_FEED.1: Invalid option: expected one of "demo"|"chainlink"|"binance"|"coinbase"']);
+    expect(problems({ BINANCE_SYMBOLS: 'BTC:BTCUSDT,BTC:XBT' })).toEqual(['BINANCE_SYMBOLS: asset BTC listed twice']);
+  });
+
+  it('NODE_ENV=production refuses the demo prices unless ALLOW_DEMO_PRICES=true', () => {
+    const prod = { NODE_ENV: 'production', DATABASE_URL: 'postgres://x/y', OPERATOR_TOKEN: 'x'.repeat(16) };
+    expect(problems(prod)).toContain(
+      'PRICE_FEED: `demo` is refused when NODE_ENV=production (windows would resolve from made-up prices); list real sources, or set ALLOW_DEMO_PRICES=true',
+    );
+    expect(problems({ ...prod, PRICE_FEED: 'binance,coinbase' }).filter((p) => p.startsWith('PRICE_FEED'))).toEqual([]);
+    expect(problems({ ...prod, ALLOW_DEMO_PRICES: 'true' }).filter((p) => p.startsWith('PRICE_FEED'))).toEqual([]);
+    expect(problems({ PRICE_FEED: 'demo' }).filter((p) => p.startsWith('PRICE_FEED'))).toEqual([]);
+  });
+});
