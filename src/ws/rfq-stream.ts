@@ -3,7 +3,9 @@
 // API process runs one, and the bus carries each event to all of them.
 //
 //   rfq.open   {frame}          -> `rfq` to every connection whose filters match at least one leg
-//   rfq.closed {frame, route}   -> `rfq_closed` to the connections matching the route
+//   rfq.closed {frame, route, results}
+//                               -> `rfq_closed` to the connections matching the route, then each result's
+//                                  `quote_result` to every connection of its maker's wallet
 //   mm.event   {wallet, frame}  -> the frame (quote_result, later position_settled) to every connection of the wallet
 //   mm.removed {wallet}         -> ends that wallet's connections here at once (the heartbeat sweep is the backstop)
 //
@@ -123,6 +125,14 @@ export function createRfqStream(ctx: GatewayContext, bus: Bus, settings: RfqStre
       return void log.warn({ payload }, 'malformed rfq.closed bus message ignored');
     }
     broadcast(frame, index.forLegs(route.legs));
+    // The close's quote outcomes ride in the same bus message (one per close, not one mm.event per quote).
+    const results = (payload as { results?: unknown }).results;
+    for (const r of Array.isArray(results) ? (results as Array<{ wallet?: unknown; frame?: unknown }>) : []) {
+      const result = frameOf(r, 'quote_result');
+      if (typeof r.wallet !== 'string' || !result) continue;
+      const to = byWallet.get(r.wallet.toLowerCase());
+      if (to?.size) broadcast(result, to);
+    }
   };
 
   const onMmEvent: BusHandler = (payload) => {

@@ -4,16 +4,15 @@
 import { randomUUID } from 'node:crypto';
 import type { Em } from '../../db/orm.js';
 import { int8ToNumber } from '../../db/int8.js';
-import { rfqRepository } from '../../db/repositories/rfq.repository.js';
+import { rfqRepository, type NewRfqRow } from '../../db/repositories/rfq.repository.js';
 import { db } from '../../db/schema.js';
 import { Conflict, NotFound, Unprocessable } from '../errors.js';
-import { InsufficientBalance, lockUserBalances, planPostings, type Posting } from '../ledger/ledger.js';
-import type { PostingRows } from '../../db/repositories/ledger.repository.js';
+import { InsufficientBalance, lockUserBalances } from '../ledger/ledger.js';
 import { bettingClosesAt } from '../markets/windows.js';
 import { MAX_KNOWN_WINDOWS, nowOf, type RfqDeps, type RfqWindowInfo } from './deps.js';
 import type { RfqEvent } from './events.js';
 import { loadRfq } from './queries.js';
-import { rfqFrame, type RfqLegInfo, type RfqWithQuotes } from './records.js';
+import { rfqFrame, type RfqLegInfo, type RfqRecord, type RfqWithQuotes } from './records.js';
 import { rfqFromRow } from './rows.js';
 import { rfqDomainOf, verifyOrderSignature, type RfqOrderJson } from './typed-data.js';
 import { assertOrderAcceptable, type FillMode } from './validate.js';
@@ -123,62 +122,37 @@ export async function createRfq(tx: Em, deps: RfqDeps, input: CreateRfqInput): P
   // A nonce already used is found by the insert below (ON CONFLICT), then told apart by earlier(): it costs
   // no lookup on the common path, and the order of the answers is the same (NONCE_REUSED before the limit).
 
-  // The taker's ledger accounts, locked: creates of one taker run one at a time from here (the insert's
-  // open-RFQ count, RFQ_MAX_OPEN_PER_USER, is exact), and the reservation posts to them without locking again. A taker with no accounts
-  // yet has no money; the user row is checked (404 if gone) and the accounts created.
-  const kinds = ['user_available', 'user_reserved'] as const;
-  let locked = await lockUserBalances(tx, [input.userId], kinds, { createMissing: false });
-  if (locked.size < kinds.length) {
-    if (!(await repo.lockUser(input.userId))) throw new NotFound('USER_NOT_FOUND', 'the session user no longer exists');
-    locked = await lockUserBalances(tx, [input.userId], kinds);
-  }
-
+  // ONE statement (rfq_create): the taker's ledger accounts locked (creates of one taker run one at a time
+  // from there, so the open-RFQ count, RFQ_MAX_OPEN_PER_USER, is exact), the insert, the stake reserved. A
+  // taker with no accounts yet has no money: the user row is checked (404 if gone), the accounts created,
+  // and the statement runs again.
   const id = randomUUID();
-  const expiresAtMs = Math.min(order.deadline_ms, firstClose);
-  const stake = BigInt(order.stake_micros);
-  // The stake's reservation, checked against the locked balance here and written by the insert's statement.
-  // A short balance is answered after the insert's own refusals (NONCE_REUSED and OPEN_RFQ_LIMIT come first).
-  const reserve: Posting = {
-    kind: 'rfq_reserve',
-    reference: id,
-    idempotencyKey: `rfq:${id}`,
-    entries: [
-      { account: { userId: input.userId, kind: 'user_available' }, amount: -stake },
-      { account: { userId: input.userId, kind: 'user_reserved' }, amount: stake },
-    ],
+  const row: NewRfqRow = {
+    id,
+    takerUserId: input.userId,
+    takerAddress: taker,
+    nonce: order.nonce,
+    orderHash: v.digest,
+    signature: input.signature.toLowerCase(),
+    legs,
+    stake: BigInt(order.stake_micros),
+    minOddsBps: order.min_odds_bps,
+    orderType: order.order_type,
+    fillMode: input.fillMode,
+    deadlineMs: order.deadline_ms,
+    quoteDeadlineMs,
+    expiresAtMs: Math.min(order.deadline_ms, firstClose),
+    dueAtMs: input.fillMode === 'best' ? quoteDeadlineMs : Math.min(order.deadline_ms, firstClose),
+    createdAtMs: now,
+    idempotencyKey: input.idempotencyKey,
   };
-  let ledger: PostingRows | null = null;
-  let short: InsufficientBalance | null = null;
-  try {
-    ledger = planPostings([reserve], locked).rows;
-  } catch (err) {
-    if (!(err instanceof InsufficientBalance)) throw err;
-    short = err;
+  let verdict = await repo.create(row, settings.maxOpenPerUser, randomUUID());
+  if (verdict === 'no_accounts') {
+    if (!(await repo.lockUser(input.userId))) throw new NotFound('USER_NOT_FOUND', 'the session user no longer exists');
+    await lockUserBalances(tx, [input.userId], ['user_available', 'user_reserved']);
+    verdict = await repo.create(row, settings.maxOpenPerUser, randomUUID());
   }
-  const inserted = await repo.insert(
-    {
-      id,
-      takerUserId: input.userId,
-      takerAddress: taker,
-      nonce: order.nonce,
-      orderHash: v.digest,
-      signature: input.signature.toLowerCase(),
-      legs,
-      stake,
-      minOddsBps: order.min_odds_bps,
-      orderType: order.order_type,
-      fillMode: input.fillMode,
-      deadlineMs: order.deadline_ms,
-      quoteDeadlineMs,
-      expiresAtMs,
-      dueAtMs: input.fillMode === 'best' ? quoteDeadlineMs : expiresAtMs,
-      createdAtMs: now,
-      idempotencyKey: input.idempotencyKey,
-    },
-    settings.maxOpenPerUser,
-    ledger,
-  );
-  if (!inserted) {
+  if (verdict === 'not_inserted') {
     // Off the common path: the nonce was used before (or by a concurrent request that committed first), or the limit.
     const again = await earlier();
     if (again) return again;
@@ -189,9 +163,41 @@ export async function createRfq(tx: Em, deps: RfqDeps, input: CreateRfqInput): P
       { open_rfqs: open, limit: settings.maxOpenPerUser },
     );
   }
-
-  if (short) throw short; // the transaction rolls back: no RFQ
-  // What a read would return now: the row as inserted, no quotes yet.
-  const rfq: RfqWithQuotes = { rfq: rfqFromRow(inserted, 0), quotes: [] };
+  // Answered after the insert's own refusals (NONCE_REUSED and OPEN_RFQ_LIMIT come first); the transaction rolls back: no RFQ.
+  if (verdict !== 'ok') throw new InsufficientBalance();
+  // What a read would return now: the row as inserted (the columns' defaults for the rest), no quotes yet.
+  const rfq: RfqWithQuotes = { rfq: openRfqRecord(row), quotes: [] };
   return { rfq, events: [{ topic: 'rfq.open', frame: rfqFrame(rfq.rfq) }] };
+}
+
+/** The RFQ as rfq_create stored it: the row's values, and the columns' defaults for the rest. */
+function openRfqRecord(r: NewRfqRow): RfqRecord {
+  return rfqFromRow(
+    {
+      id: r.id,
+      taker_user_id: r.takerUserId,
+      taker_address: r.takerAddress,
+      nonce: String(r.nonce),
+      order_hash: r.orderHash,
+      signature: r.signature,
+      legs: r.legs,
+      stake: String(r.stake),
+      min_odds_bps: r.minOddsBps,
+      order_type: r.orderType,
+      fill_mode: r.fillMode,
+      status: 'open',
+      deadline_ms: String(r.deadlineMs),
+      quote_deadline_ms: String(r.quoteDeadlineMs),
+      expires_at_ms: String(r.expiresAtMs),
+      created_at_ms: String(r.createdAtMs),
+      closed_at_ms: null,
+      filled_stake: '0',
+      payout: null,
+      odds_bps: null,
+      position_id: null,
+      close_reason: null,
+      idempotency_key: r.idempotencyKey,
+    },
+    0,
+  );
 }

@@ -5,7 +5,7 @@
 // (`mmp_triggered`) until it sends `mmp_reset`.
 import type { Em } from '../../db/orm.js';
 import { int8ToBigint, int8ToNumber } from '../../db/int8.js';
-import { mmProtectionsRepository } from '../../db/repositories/mm-protections.repository.js';
+import { mmProtectionsRepository, type MmProtectionRow } from '../../db/repositories/mm-protections.repository.js';
 import { db } from '../../db/schema.js';
 import type { RfqEvent } from './events.js';
 import type { MmpStatusFrame } from './records.js';
@@ -51,14 +51,10 @@ export async function protectionOf(em: Em, makerWallet: string): Promise<MmpStat
 }
 
 /**
- * In the fill's transaction, after its writes: counts each maker fill; a maker whose protection trips has
- * every live quote withdrawn. Returns the events to publish after commit.
+ * In the fill's transaction, after its write statement counted the fills (FillsRepository.closeWrites): each
+ * maker whose protection it tripped has every live quote withdrawn. Returns the events to publish after commit.
  */
-export async function countMakerFills(tx: Em, fills: ReadonlyArray<{ maker: string; liability: bigint }>, nowMs: number): Promise<RfqEvent[]> {
-  const tripped = await mmProtectionsRepository(db(tx)).countFills(
-    fills.map((f) => ({ maker: f.maker.toLowerCase(), liability: f.liability })),
-    nowMs,
-  );
+export async function mmpTripped(tx: Em, tripped: readonly MmProtectionRow[]): Promise<RfqEvent[]> {
   const events: RfqEvent[] = [];
   for (const row of tripped) {
     const withdrawn = await withdrawAllQuotes(tx, row.maker_address, 'mmp_triggered');

@@ -243,7 +243,8 @@ describe('quotes and close', () => {
     const q2 = await quote(MM2, id, 20_000, 100_000_000, { client_quote_id: randomUUID() });
     const low = await quote(MM2, id, 12_000, 1_000_000); // replaces MM2's first quote
     expect([q1.ack.accepted, q2.ack.accepted, low.ack.accepted]).toEqual([true, true, true]);
-    expect(low.events.map((e) => e.topic)).toEqual(['rfq.quote', 'mm.event']);
+    // Best mode: no rfq.quote (its long-polls wake on rfq.closed); the replaced quote's quote_result.
+    expect(low.events.map((e) => e.topic)).toEqual(['mm.event']);
     const q2b = await quote(MM2, id, 20_000, 100_000_000);
     expect((await quote(MM3, id, 30_000, 1_000_000)).ack).toMatchObject({ accepted: false, error: 'insufficient_collateral' });
 
@@ -260,7 +261,9 @@ describe('quotes and close', () => {
     await expectFresh((a.changed ? b : a).rfq);
     // 4 at 2.1 (payout 8.4, liability 4.4) + 6 at 2.0 (payout 12, liability 6): 20.4 for 10 -> 20400 bps
     expect(closed.rfq.rfq).toMatchObject({ status: 'filled', filledStakeMicros: 10_000_000n, payoutMicros: 20_400_000n, oddsBps: 20_400 });
-    const results = closed.events.flatMap((e) => (e.topic === 'mm.event' && e.frame.type === 'quote_result' ? [e.frame] : []));
+    // The makers' quote_result frames travel inside rfq.closed, with the wallet each goes to.
+    const results = closed.events.flatMap((e) => (e.topic === 'rfq.closed' ? e.results.map((r) => r.frame) : []));
+    expect(closed.events.filter((e) => e.topic === 'mm.event')).toEqual([]);
     expect(results.find((f) => f.quote_id === q1.ack.quote_id)).toMatchObject({
       status: 'filled',
       fill_stake_micros: '4000000',
