@@ -73,48 +73,22 @@ export async function createRfq(tx: Em, deps: RfqDeps, input: CreateRfqInput): P
 
   // Free checks.
   assertOrderAcceptable(order, input.fillMode, settings, now);
-  const taker = order.taker.toLowerCase();
-  if (taker !== input.sessionAddress.toLowerCase()) {
-    throw new Unprocessable(
-      'TAKER_MISMATCH',
-      `order.taker ${order.taker} is not the wallet of this session (${input.sessionAddress}); sign with the session wallet`,
-      [{ in: 'body', path: '/order/taker', message: 'must be the session wallet' }],
-    );
-  }
+  const taker = sessionTaker(input);
 
   // Lookups.
   const legs = await legWindows(tx, deps, order);
   const quoteDeadlineMs = now + settings.quoteWindowMs;
-  const firstClose = Math.min(...legs.map((l) => l.betting_closes_at_ms));
-  const mustStayOpenUntil = input.fillMode === 'best' ? quoteDeadlineMs : now;
-  if (firstClose <= mustStayOpenUntil) {
-    const leg = legs.findIndex((l) => l.betting_closes_at_ms === firstClose);
-    throw new Conflict(
-      'BETTING_CLOSED',
-      `betting on market ${legs[leg]!.market_id} (leg ${leg}) closes at ${firstClose}, before this RFQ could fill; trade the next window`,
-      { market_id: legs[leg]!.market_id, betting_closes_at_ms: firstClose },
-    );
-  }
+  const firstClose = assertStillOpenable(legs, input.fillMode === 'best' ? quoteDeadlineMs : now);
 
-  // Signature (about 2 ms of CPU: after every cheaper check).
-  const domain = rfqDomainOf(settings);
-  const v = verifyOrderSignature(domain, order, input.signature);
-  if (!v.ok) {
-    const why =
-      v.reason === 'signer_mismatch'
-        ? `it does not recover to order.taker (a field differs from what was signed, or it was signed for another domain: this deployment's is ${domain.name}/${domain.version}/${domain.chainId} with salt ${domain.salt}; GET /v1/rfq/typed-data)`
-        : v.reason === 'malformed_signature'
-          ? 'it is not a valid secp256k1 signature (0x + 130 hex, v in 27, 28, 0, 1, s at most n/2 as EIP-2 requires)'
-          : 'the order cannot be encoded as the typed data';
-    throw new Unprocessable('INVALID_SIGNATURE', `the order signature is not valid: ${why}`, [{ in: 'body', path: '/signature', message: why }]);
-  }
+  // Signature (a native recovery, ~0.2 ms of CPU: after every cheaper check).
+  const digest = verifiedOrderDigest(settings, order, input.signature);
 
   const repo = rfqRepository(db(tx));
   const earlier = async (): Promise<RfqWrite | null> => {
     const e = await repo.byNonce(taker, order.nonce);
     if (!e) return null;
     // The same request retried (a crash between commit and the key's outcome): that RFQ, nothing new.
-    if (e.idempotency_key === input.idempotencyKey && e.order_hash === v.digest) return { rfq: (await loadRfq(tx, e.id))!, events: [] };
+    if (e.idempotency_key === input.idempotencyKey && e.order_hash === digest) return { rfq: (await loadRfq(tx, e.id))!, events: [] };
     throw new Conflict('NONCE_REUSED', `nonce ${order.nonce} was already used by another order of ${order.taker}; sign the order with a new nonce`, {
       rfq_id: e.id,
     });
@@ -132,7 +106,7 @@ export async function createRfq(tx: Em, deps: RfqDeps, input: CreateRfqInput): P
     takerUserId: input.userId,
     takerAddress: taker,
     nonce: order.nonce,
-    orderHash: v.digest,
+    orderHash: digest,
     signature: input.signature.toLowerCase(),
     legs,
     stake: BigInt(order.stake_micros),
@@ -146,12 +120,7 @@ export async function createRfq(tx: Em, deps: RfqDeps, input: CreateRfqInput): P
     createdAtMs: now,
     idempotencyKey: input.idempotencyKey,
   };
-  let verdict = await repo.create(row, settings.maxOpenPerUser, randomUUID());
-  if (verdict === 'no_accounts') {
-    if (!(await repo.lockUser(input.userId))) throw new NotFound('USER_NOT_FOUND', 'the session user no longer exists');
-    await lockUserBalances(tx, [input.userId], ['user_available', 'user_reserved']);
-    verdict = await repo.create(row, settings.maxOpenPerUser, randomUUID());
-  }
+  const verdict = await insertRfq(tx, row, settings.maxOpenPerUser);
   if (verdict === 'not_inserted') {
     // Off the common path: the nonce was used before (or by a concurrent request that committed first), or the limit.
     const again = await earlier();
@@ -168,6 +137,53 @@ export async function createRfq(tx: Em, deps: RfqDeps, input: CreateRfqInput): P
   // What a read would return now: the row as inserted (the columns' defaults for the rest), no quotes yet.
   const rfq: RfqWithQuotes = { rfq: openRfqRecord(row), quotes: [] };
   return { rfq, events: [{ topic: 'rfq.open', frame: rfqFrame(rfq.rfq) }] };
+}
+
+/** order.taker, lowercase, when it is the session's wallet; 422 TAKER_MISMATCH otherwise. */
+function sessionTaker(input: CreateRfqInput): string {
+  const taker = input.order.taker.toLowerCase();
+  if (taker === input.sessionAddress.toLowerCase()) return taker;
+  throw new Unprocessable(
+    'TAKER_MISMATCH',
+    `order.taker ${input.order.taker} is not the wallet of this session (${input.sessionAddress}); sign with the session wallet`,
+    [{ in: 'body', path: '/order/taker', message: 'must be the session wallet' }],
+  );
+}
+
+/** The legs' first betting close, when it comes after `mustStayOpenUntil`; 409 BETTING_CLOSED otherwise. */
+function assertStillOpenable(legs: readonly RfqLegInfo[], mustStayOpenUntil: number): number {
+  const firstClose = Math.min(...legs.map((l) => l.betting_closes_at_ms));
+  if (firstClose > mustStayOpenUntil) return firstClose;
+  const leg = legs.findIndex((l) => l.betting_closes_at_ms === firstClose);
+  throw new Conflict(
+    'BETTING_CLOSED',
+    `betting on market ${legs[leg]!.market_id} (leg ${leg}) closes at ${firstClose}, before this RFQ could fill; trade the next window`,
+    { market_id: legs[leg]!.market_id, betting_closes_at_ms: firstClose },
+  );
+}
+
+/** rfq_create; a taker with no ledger accounts yet gets them (its user row checked first) and the call runs again. */
+async function insertRfq(tx: Em, row: NewRfqRow, maxOpen: number) {
+  const repo = rfqRepository(db(tx));
+  const verdict = await repo.create(row, maxOpen, randomUUID());
+  if (verdict !== 'no_accounts') return verdict;
+  if (!(await repo.lockUser(row.takerUserId))) throw new NotFound('USER_NOT_FOUND', 'the session user no longer exists');
+  await lockUserBalances(tx, [row.takerUserId], ['user_available', 'user_reserved']);
+  return repo.create(row, maxOpen, randomUUID());
+}
+
+/** The order's EIP-712 digest when the signature recovers to order.taker; 422 INVALID_SIGNATURE otherwise. */
+function verifiedOrderDigest(settings: RfqDeps['settings'], order: RfqOrderJson, signature: string): string {
+  const domain = rfqDomainOf(settings);
+  const v = verifyOrderSignature(domain, order, signature);
+  if (v.ok) return v.digest;
+  const why =
+    v.reason === 'signer_mismatch'
+      ? `it does not recover to order.taker (a field differs from what was signed, or it was signed for another domain: this deployment's is ${domain.name}/${domain.version}/${domain.chainId} with salt ${domain.salt}; GET /v1/rfq/typed-data)`
+      : v.reason === 'malformed_signature'
+        ? 'it is not a valid secp256k1 signature (0x + 130 hex, v in 27, 28, 0, 1, s at most n/2 as EIP-2 requires)'
+        : 'the order cannot be encoded as the typed data';
+  throw new Unprocessable('INVALID_SIGNATURE', `the order signature is not valid: ${why}`, [{ in: 'body', path: '/signature', message: why }]);
 }
 
 /** The RFQ as rfq_create stored it: the row's values, and the columns' defaults for the rest. */
