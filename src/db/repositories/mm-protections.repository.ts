@@ -1,6 +1,6 @@
 // Market-maker protection (docs/market-makers.md "MMP"): a maker's limits per interval and its counters.
 // The fill counts each maker's fill here in its transaction (the row locked by the update); a quote reads
-// the row FOR SHARE (rfq.repository getForQuote), so a trip and a quote are ordered one way or the other.
+// the row FOR SHARE (rfq-quotes.repository recordQuote), so a trip and a quote are ordered one way or the other.
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../schema.js';
 import { int8 } from '../int8.js';
