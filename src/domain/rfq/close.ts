@@ -11,7 +11,7 @@ import type { RejectedReason } from './allocate.js';
 import type { RfqEvent } from './events.js';
 import type { RfqWrite } from './create.js';
 import { nowOf, type RfqDeps } from './deps.js';
-import { CollateralMoved, executeClose, type LockedRfq } from './fill.js';
+import { CollateralMoved, executeClose, type CloseRun, type LockedRfq } from './fill.js';
 import type { CloseHow } from './close-plan.js';
 import { microsFromDb } from '../ledger/amounts.js';
 import type { LockedAccounts } from '../ledger/ledger.js';
@@ -48,10 +48,10 @@ const bettingClosed = (r: RfqRecord, nowMs: number) => r.legs.some((l) => l.bett
  */
 export async function closeRfq(em: Em, deps: RfqDeps, rfqId: string): Promise<RfqWrite & { changed: boolean }> {
   try {
-    return await closeOnce(em, deps, rfqId, false);
+    return await closeOnce(em, deps, rfqId, 'in_write');
   } catch (err) {
     if (!(err instanceof CollateralMoved)) throw err;
-    return closeOnce(em, deps, rfqId, true); // rare: lock every candidate maker first this time
+    return closeOnce(em, deps, rfqId, 'first'); // rare: lock every candidate maker first this time
   }
 }
 
@@ -63,14 +63,14 @@ function dueClose(r: RfqRecord, live: QuoteRecord[], now: number): CloseHow | nu
   return null;
 }
 
-async function closeOnce(em: Em, deps: RfqDeps, rfqId: string, safe: boolean): Promise<RfqWrite & { changed: boolean }> {
+async function closeOnce(em: Em, deps: RfqDeps, rfqId: string, lock: CloseRun['lock']): Promise<RfqWrite & { changed: boolean }> {
   return em.transactional(async (tx) => {
     const locked = await lockOpen(tx, rfqId);
     if (!locked) throw new NotFound('RFQ_NOT_FOUND', `no RFQ ${rfqId}`);
     const { rfq: r, live, all } = locked;
     const now = nowOf(deps);
     const how = r.status === 'open' ? dueClose(r, live, now) : null;
-    if (how) return { ...(await executeClose(tx, deps, locked, how, now, safe)), changed: true };
+    if (how) return { ...(await executeClose(tx, deps, { locked, how, nowMs: now, lock })), changed: true };
     return { rfq: r.status === 'open' ? { rfq: r, quotes: all } : (await loadRfq(tx, rfqId))!, events: [], changed: false };
   });
 }
@@ -107,7 +107,7 @@ export async function acceptQuote(tx: Em, deps: RfqDeps, userId: string, rfqId: 
     );
   }
   const others = live.filter((q) => q.id !== quoteId);
-  const closed = await executeClose(tx, deps, locked, { kind: 'fill', candidates: [chosen], others }, now, true);
+  const closed = await executeClose(tx, deps, { locked, how: { kind: 'fill', candidates: [chosen], others }, nowMs: now, lock: 'first' });
   if (closed.allocation?.status !== 'filled') {
     // Nothing is kept: the key's transaction rolls back (the rejection is stored in one of its own), the RFQ stays open.
     const why = closed.allocation?.quotes[0];
@@ -181,6 +181,6 @@ export async function cancelRfq(em: Em, deps: RfqDeps, userId: string, rfqId: st
       throw new Conflict('RFQ_NOT_OPEN', `the RFQ is already ${r.status}; only an open RFQ can be cancelled`, { status: r.status });
     }
     // Only the taker's accounts move (the stake released): the safe way costs nothing more here.
-    return executeClose(tx, deps, locked, { kind: 'cancel', live }, nowOf(deps), true);
+    return executeClose(tx, deps, { locked, how: { kind: 'cancel', live }, nowMs: nowOf(deps), lock: 'first' });
   });
 }

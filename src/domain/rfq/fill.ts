@@ -45,12 +45,23 @@ export class CollateralMoved extends Error {
 const KINDS = ['user_available', 'user_reserved'] as const;
 const availableOf = (accounts: LockedAccounts, userId: string) => accounts.get(`${userId}:user_available`)?.balance ?? 0n;
 
-/**
- * Closes the locked RFQ as `how` says. `safe`: the taker and every candidate maker are locked first and the
- * plan runs on the locked balances (a manual accept, and the rerun after CollateralMoved); otherwise the
- * plan runs on the unlocked balances and the write statement takes the locks.
- */
-export async function executeClose(tx: Em, deps: RfqDeps, locked: LockedRfq, how: CloseHow, nowMs: number, safe: boolean): Promise<Closed> {
+/** What executeClose closes, how, and whether it locks first. */
+export interface CloseRun {
+  locked: LockedRfq;
+  how: CloseHow;
+  nowMs: number;
+  /**
+   * 'first': the taker and every candidate maker are locked first and the plan runs on the locked balances (a
+   * manual accept, a cancel, the rerun after CollateralMoved). 'in_write': the plan runs on the unlocked
+   * balances and the write statement takes the locks (a due close).
+   */
+  lock: 'first' | 'in_write';
+}
+
+/** Closes the locked RFQ as `run.how` says: the plan (planClose), then its one write statement. */
+export async function executeClose(tx: Em, deps: RfqDeps, run: CloseRun): Promise<Closed> {
+  const { locked, how, nowMs } = run;
+  const safe = run.lock === 'first';
   const { rfq: r } = locked;
   const makers = how.kind === 'fill' ? [...new Set(how.candidates.map((q) => q.makerUserId).filter((u): u is string => u !== null))] : [];
   let accounts = safe ? await lockUserBalances(tx, [r.takerUserId, ...makers], KINDS) : locked.accounts;
