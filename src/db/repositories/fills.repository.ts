@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import type { Db } from '../schema.js';
 import { int8 } from '../int8.js';
 import { postingCtes, type PostingRows } from './ledger.repository.js';
-import { countFillsCte, type MmProtectionRow } from './mm-protections.repository.js';
+import { countFillsCte, parseMmProtection, type MmProtectionDbRow, type MmProtectionRow } from './mm-protections.repository.js';
 
 export interface RfqClose {
   status: 'filled' | 'expired' | 'cancelled';
@@ -131,9 +131,9 @@ export class FillsRepository {
     const tripped = fills.length
       ? sql`(select coalesce(jsonb_agg(to_jsonb(m)), '[]'::jsonb) from mmp m where m.tripped_at_ms is not null)`
       : sql`'[]'::jsonb`;
-    const { rows } = await sql<{ locked: boolean; tripped: MmProtectionRow[] }>`with ${sql.join(parts, sql`, `)}
+    const { rows } = await sql<{ locked: boolean; tripped: MmProtectionDbRow[] }>`with ${sql.join(parts, sql`, `)}
       select ${gate} as locked, ${tripped} as tripped`.execute(this.db);
-    return rows[0]!.tripped;
+    return rows[0]!.tripped.map(parseMmProtection);
   }
 }
 

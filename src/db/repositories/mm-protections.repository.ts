@@ -3,7 +3,7 @@
 // the row FOR SHARE (rfq-quotes.repository recordQuote), so a trip and a quote are ordered one way or the other.
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../schema.js';
-import { int8 } from '../int8.js';
+import { int8, int8ToBigint, int8ToNumber, int8ToNumberOrNull } from '../int8.js';
 
 const COLUMNS = [
   'maker_address',
@@ -16,8 +16,20 @@ const COLUMNS = [
   'tripped_at_ms',
 ] as const;
 
-/** An mm_protections row (int8 as text). */
+/** An mm_protections row, its int8 columns parsed (src/db/int8.ts): liabilities as bigint, times as numbers. */
 export interface MmProtectionRow {
+  maker_address: string;
+  interval_ms: number;
+  max_fills: number | null;
+  max_liability: bigint | null;
+  window_start_ms: number;
+  window_fills: number;
+  window_liability: bigint;
+  tripped_at_ms: number | null;
+}
+
+/** As the database returns it (int8 as text, also inside JSON). */
+export interface MmProtectionDbRow {
   maker_address: string;
   interval_ms: string;
   max_fills: number | null;
@@ -26,6 +38,17 @@ export interface MmProtectionRow {
   window_fills: number;
   window_liability: string;
   tripped_at_ms: string | null;
+}
+
+export function parseMmProtection(r: MmProtectionDbRow): MmProtectionRow {
+  return {
+    ...r,
+    interval_ms: int8ToNumber(r.interval_ms),
+    max_liability: r.max_liability === null ? null : int8ToBigint(r.max_liability),
+    window_start_ms: int8ToNumber(r.window_start_ms),
+    window_liability: int8ToBigint(r.window_liability),
+    tripped_at_ms: int8ToNumberOrNull(r.tripped_at_ms),
+  };
 }
 
 /**
@@ -65,7 +88,7 @@ export class MmProtectionsRepository {
   constructor(private readonly db: Db) {}
 
   /** Sets the limits (a new window starts now); a trip stays until a reset. */
-  set(maker: string, p: { intervalMs: number; maxFills: number | null; maxLiability: bigint | null; nowMs: number }) {
+  async set(maker: string, p: { intervalMs: number; maxFills: number | null; maxLiability: bigint | null; nowMs: number }): Promise<MmProtectionRow> {
     const row = {
       maker_address: maker,
       interval_ms: int8(p.intervalMs),
@@ -75,7 +98,7 @@ export class MmProtectionsRepository {
       window_fills: 0,
       window_liability: '0',
     };
-    return this.db
+    const stored = await this.db
       .insertInto('mm_protections')
       .values(row)
       .onConflict((oc) =>
@@ -90,20 +113,23 @@ export class MmProtectionsRepository {
       )
       .returning(COLUMNS)
       .executeTakeFirstOrThrow();
+    return parseMmProtection(stored);
   }
 
   /** Clears a trip and starts a new window; undefined when the maker set no protection. */
-  reset(maker: string, nowMs: number) {
-    return this.db
+  async reset(maker: string, nowMs: number): Promise<MmProtectionRow | undefined> {
+    const row = await this.db
       .updateTable('mm_protections')
       .set({ tripped_at_ms: null, window_start_ms: int8(nowMs), window_fills: 0, window_liability: '0' })
       .where('maker_address', '=', maker)
       .returning(COLUMNS)
       .executeTakeFirst();
+    return row && parseMmProtection(row);
   }
 
-  get(maker: string) {
-    return this.db.selectFrom('mm_protections').select(COLUMNS).where('maker_address', '=', maker).executeTakeFirst();
+  async get(maker: string): Promise<MmProtectionRow | undefined> {
+    const row = await this.db.selectFrom('mm_protections').select(COLUMNS).where('maker_address', '=', maker).executeTakeFirst();
+    return row && parseMmProtection(row);
   }
 }
 

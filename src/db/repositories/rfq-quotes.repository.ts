@@ -3,7 +3,7 @@
 // RFQ row (FOR SHARE here) before its quote rows.
 import { sql } from 'kysely';
 import type { Db } from '../schema.js';
-import { int8 } from '../int8.js';
+import { int8, int8ToBigint, int8ToNumberOrNull } from '../int8.js';
 
 export interface NewQuoteRow {
   id: string;
@@ -30,8 +30,8 @@ export interface RecordedQuote {
   prior_id: string | null;
   prior_rfq_id: string | null;
   prior_odds_bps: number | null;
-  prior_max_fill: string | null;
-  prior_valid_until_ms: string | null;
+  prior_max_fill: bigint | null;
+  prior_valid_until_ms: number | null;
   prior_signature: string | null;
 }
 
@@ -102,7 +102,16 @@ export class RfqQuotesRepository {
         p.id as prior_id, p.rfq_id as prior_rfq_id, p.odds_bps as prior_odds_bps, p.max_fill::text as prior_max_fill,
         p.valid_until_ms::text as prior_valid_until_ms, p.signature as prior_signature
       from (select count(*) from ins) done left join replaced rp on true left join prior p on true`.execute(this.db);
-    return rows[0]!;
+    // int8 parsed here (src/db/int8.ts), as every read of src/db/repositories/rfq.repository.ts.
+    const r = rows[0]! as Omit<RecordedQuote, 'prior_max_fill' | 'prior_valid_until_ms'> & {
+      prior_max_fill: string | null;
+      prior_valid_until_ms: string | null;
+    };
+    return {
+      ...r,
+      prior_max_fill: r.prior_max_fill === null ? null : int8ToBigint(r.prior_max_fill),
+      prior_valid_until_ms: int8ToNumberOrNull(r.prior_valid_until_ms),
+    };
   }
 
   /** A live quote that cannot fill (a failed accept) becomes `rejected` with `reason`; returns it (or nothing). */

@@ -4,7 +4,7 @@
 // Lock order everywhere: RFQ row -> quote rows -> ledger accounts (the ledger locks its rows itself).
 import { sql } from 'kysely';
 import type { Db } from '../schema.js';
-import { int8 } from '../int8.js';
+import { int8, int8ToBigint, int8ToNumber, int8ToNumberOrNull } from '../int8.js';
 import { anyOf } from '../sql.js';
 
 const RFQ_COLUMNS = [
@@ -75,16 +75,17 @@ export type RfqCreateVerdict = 'ok' | 'no_accounts' | 'not_inserted' | 'insuffic
 export interface AccountRow {
   id: string;
   kind: 'user_available' | 'user_reserved';
-  balance: string;
+  balance: bigint;
 }
 
 /** A quote as rfq_lock_for_close returns it: locked, with its maker's accounts read without a lock. */
-export type LockedQuoteRow = QuoteRow & {
+interface LockedExtra {
   maker_available_id: string | null;
-  maker_available: string | null;
+  maker_available: bigint | null;
   maker_reserved_id: string | null;
   maker_removed: boolean;
-};
+}
+export type LockedQuoteRow = QuoteRow & LockedExtra;
 
 export interface LockedForClose {
   rfq: RfqRow;
@@ -93,24 +94,73 @@ export interface LockedForClose {
   quotes: LockedQuoteRow[];
 }
 
-/** A quote row as `quotes` selects it. */
-export type QuoteRow = Awaited<ReturnType<RfqRepository['quotes']>>[number];
+const rfqSelect = (db: Db) => db.selectFrom('rfqs').select(RFQ_COLUMNS);
+const quoteSelect = (db: Db) => db.selectFrom('rfq_quotes').select(QUOTE_COLUMNS);
+type DbRfqRow = Awaited<ReturnType<ReturnType<typeof rfqSelect>['executeTakeFirstOrThrow']>>;
+type DbQuoteRow = Awaited<ReturnType<ReturnType<typeof quoteSelect>['executeTakeFirstOrThrow']>>;
 
-/** An RFQ row as `get` selects it. */
-export type RfqRow = NonNullable<Awaited<ReturnType<RfqRepository['get']>>>;
+/** An RFQ row, its int8 columns parsed here (src/db/int8.ts): amounts as bigint, the nonce and times as numbers. */
+export type RfqRow = Omit<
+  DbRfqRow,
+  'nonce' | 'stake' | 'deadline_ms' | 'quote_deadline_ms' | 'expires_at_ms' | 'created_at_ms' | 'closed_at_ms' | 'filled_stake' | 'payout'
+> & {
+  nonce: number;
+  stake: bigint;
+  deadline_ms: number;
+  quote_deadline_ms: number;
+  expires_at_ms: number;
+  created_at_ms: number;
+  closed_at_ms: number | null;
+  filled_stake: bigint;
+  payout: bigint | null;
+};
+
+/** A quote row, its int8 columns parsed. */
+export type QuoteRow = Omit<DbQuoteRow, 'max_fill' | 'valid_until_ms' | 'filled_stake' | 'received_at_ms'> & {
+  max_fill: bigint;
+  valid_until_ms: number;
+  filled_stake: bigint;
+  received_at_ms: number;
+};
+
+function parseRfq(r: DbRfqRow): RfqRow {
+  return {
+    ...r,
+    nonce: int8ToNumber(r.nonce),
+    stake: int8ToBigint(r.stake),
+    deadline_ms: int8ToNumber(r.deadline_ms),
+    quote_deadline_ms: int8ToNumber(r.quote_deadline_ms),
+    expires_at_ms: int8ToNumber(r.expires_at_ms),
+    created_at_ms: int8ToNumber(r.created_at_ms),
+    closed_at_ms: int8ToNumberOrNull(r.closed_at_ms),
+    filled_stake: int8ToBigint(r.filled_stake),
+    payout: r.payout === null ? null : int8ToBigint(r.payout),
+  };
+}
+
+function parseQuote<Q extends DbQuoteRow>(q: Q): Omit<Q, keyof QuoteRow> & QuoteRow {
+  return {
+    ...q,
+    max_fill: int8ToBigint(q.max_fill),
+    valid_until_ms: int8ToNumber(q.valid_until_ms),
+    filled_stake: int8ToBigint(q.filled_stake),
+    received_at_ms: int8ToNumber(q.received_at_ms),
+  };
+}
 
 export class RfqRepository {
   constructor(private readonly db: Db) {}
 
   /** RFQ windows among `ids` (contest markets are not tradeable by RFQ). */
-  windows(ids: readonly number[]) {
-    return this.db
+  async windows(ids: readonly number[]): Promise<Array<{ market_id: number; asset: string; duration_secs: number; start_at_ms: number }>> {
+    const rows = await this.db
       .selectFrom('markets')
       .select(['market_id', 'asset', 'duration_secs', 'start_at_ms'])
       .where('kind', '=', sql.lit('rfq_window'))
       .where('market_id', '=', anyOf(ids.map(String), 'bigint'))
       .$narrowType<{ asset: string; duration_secs: number; start_at_ms: string }>()
       .execute();
+    return rows.map((r) => ({ ...r, market_id: int8ToNumber(r.market_id), start_at_ms: int8ToNumber(r.start_at_ms) }));
   }
 
   byNonce(takerAddress: string, nonce: number) {
@@ -154,19 +204,20 @@ export class RfqRepository {
   }
 
   /** `lock`: 'update' for a close, 'share' for a quote insert (a quote never lands on a closing RFQ). */
-  get(id: string, lock: 'update' | 'share' | null = null) {
-    let q = this.db.selectFrom('rfqs').select(RFQ_COLUMNS).where('id', '=', id);
+  async get(id: string, lock: 'update' | 'share' | null = null): Promise<RfqRow | undefined> {
+    let q = rfqSelect(this.db).where('id', '=', id);
     if (lock === 'update') q = q.forUpdate();
     if (lock === 'share') q = q.forShare();
-    return q.executeTakeFirst();
+    const row = await q.executeTakeFirst();
+    return row && parseRfq(row);
   }
 
   /** A taker's RFQs, newest first, after the keyset position (created_at_ms, id). */
-  page(userId: string, status: string | null, after: { createdAtMs: number; id: string } | null, limit: number) {
-    let q = this.db.selectFrom('rfqs').select(RFQ_COLUMNS).where('taker_user_id', '=', userId);
+  async page(userId: string, status: string | null, after: { createdAtMs: number; id: string } | null, limit: number): Promise<RfqRow[]> {
+    let q = rfqSelect(this.db).where('taker_user_id', '=', userId);
     if (status) q = q.where('status', '=', status as 'open');
     if (after) q = q.where(sql<boolean>`(created_at_ms, id) < (${int8(after.createdAtMs)}::int8, ${after.id}::uuid)`);
-    return q.orderBy('created_at_ms', 'desc').orderBy('id', 'desc').limit(limit).execute();
+    return (await q.orderBy('created_at_ms', 'desc').orderBy('id', 'desc').limit(limit).execute()).map(parseRfq);
   }
 
   /** Open RFQs whose due time is at or before `atMs`, earliest first. */
@@ -182,25 +233,24 @@ export class RfqRepository {
     return rows.map((r) => r.id);
   }
 
-  quotes(rfqIds: readonly string[]) {
-    return this.db.selectFrom('rfq_quotes').select(QUOTE_COLUMNS).where('rfq_id', '=', anyOf(rfqIds, 'uuid')).execute();
+  async quotes(rfqIds: readonly string[]): Promise<QuoteRow[]> {
+    return (await quoteSelect(this.db).where('rfq_id', '=', anyOf(rfqIds, 'uuid')).execute()).map(parseQuote);
   }
 
   /** The maker's live quotes on every RFQ, oldest first (rfq_quotes_maker_live_idx). */
-  makerLiveQuotes(makerAddress: string, limit: number) {
-    return this.db
-      .selectFrom('rfq_quotes')
-      .select(QUOTE_COLUMNS)
+  async makerLiveQuotes(makerAddress: string, limit: number): Promise<QuoteRow[]> {
+    const rows = await quoteSelect(this.db)
       .where('maker_address', '=', makerAddress)
       .where('status', '=', sql.lit('live'))
       .orderBy('received_at_ms')
       .orderBy('id')
       .limit(limit)
       .execute();
+    return rows.map(parseQuote);
   }
 
-  makerQuotes(rfqId: string, makerAddress: string) {
-    return this.db.selectFrom('rfq_quotes').select(QUOTE_COLUMNS).where('rfq_id', '=', rfqId).where('maker_address', '=', makerAddress).execute();
+  async makerQuotes(rfqId: string, makerAddress: string): Promise<QuoteRow[]> {
+    return (await quoteSelect(this.db).where('rfq_id', '=', rfqId).where('maker_address', '=', makerAddress).execute()).map(parseQuote);
   }
 
   /**
@@ -210,10 +260,20 @@ export class RfqRepository {
    * statement locks the accounts it posts to: src/domain/rfq/fill.ts). Undefined when there is no such RFQ.
    */
   async lockForClose(rfqId: string): Promise<LockedForClose | undefined> {
-    const { rows } = await sql<{ rfq_row: RfqRow; taker_accounts: AccountRow[]; quote_rows: LockedQuoteRow[] }>`
+    // JSON with int8 as text (rfq_lock_for_close), parsed as the other reads are.
+    type Json<T> = { [K in keyof T]: T[K] extends bigint ? string : T[K] extends bigint | null ? string | null : T[K] };
+    const { rows } = await sql<{ rfq_row: DbRfqRow; taker_accounts: Array<Json<AccountRow>>; quote_rows: Array<DbQuoteRow & Json<LockedExtra>> }>`
       select rfq_row, taker_accounts, quote_rows from rfq_lock_for_close(${rfqId}::uuid)`.execute(this.db);
     const row = rows[0];
-    return row && { rfq: row.rfq_row, takerAccounts: row.taker_accounts, quotes: row.quote_rows };
+    if (!row) return undefined;
+    return {
+      rfq: parseRfq(row.rfq_row),
+      takerAccounts: row.taker_accounts.map((a) => ({ ...a, balance: int8ToBigint(a.balance) })),
+      quotes: row.quote_rows.map((q) => ({
+        ...parseQuote(q),
+        maker_available: q.maker_available === null ? null : int8ToBigint(q.maker_available),
+      })),
+    };
   }
 }
 

@@ -13,7 +13,6 @@ import type { RfqWrite } from './create.js';
 import { nowOf, type RfqDeps } from './deps.js';
 import { CollateralMoved, executeClose, type CloseRun, type LockedRfq } from './fill.js';
 import type { CloseHow } from './close-plan.js';
-import { microsFromDb } from '../ledger/amounts.js';
 import type { LockedAccounts } from '../ledger/ledger.js';
 import { loadRfq, rfqNotFound } from './queries.js';
 import { quoteFromRow, rfqFromRow } from './rows.js';
@@ -27,11 +26,10 @@ async function lockOpen(tx: Em, rfqId: string): Promise<LockedRfq | null> {
   const found = isUuid(rfqId) ? await rfqRepository(db(tx)).lockForClose(rfqId) : undefined;
   if (!found) return null;
   const accounts: LockedAccounts = new Map();
-  for (const a of found.takerAccounts) accounts.set(`${found.rfq.taker_user_id}:${a.kind}`, { id: a.id, balance: microsFromDb(a.balance) });
+  for (const a of found.takerAccounts) accounts.set(`${found.rfq.taker_user_id}:${a.kind}`, { id: a.id, balance: a.balance });
   for (const q of found.quotes) {
     if (!q.maker_user_id) continue;
-    if (q.maker_available_id)
-      accounts.set(`${q.maker_user_id}:user_available`, { id: q.maker_available_id, balance: microsFromDb(q.maker_available!) });
+    if (q.maker_available_id) accounts.set(`${q.maker_user_id}:user_available`, { id: q.maker_available_id, balance: q.maker_available ?? 0n });
     // The reserved balance is only ever credited by a close: its value does not matter, its id does.
     if (q.maker_reserved_id) accounts.set(`${q.maker_user_id}:user_reserved`, { id: q.maker_reserved_id, balance: 0n });
   }

@@ -3,7 +3,6 @@
 // the caller's transaction (the idempotency key's), and the `rfq.open` event is published after commit.
 import { randomUUID } from 'node:crypto';
 import type { Em } from '../../db/orm.js';
-import { int8ToNumber } from '../../db/int8.js';
 import { rfqRepository, type NewRfqRow } from '../../db/repositories/rfq.repository.js';
 import { db } from '../../db/schema.js';
 import { Conflict, NotFound, Unprocessable } from '../errors.js';
@@ -43,7 +42,7 @@ async function legWindows(tx: Em, deps: RfqDeps, order: RfqOrderJson): Promise<R
   if (unknown.length) {
     if (known.size + unknown.length > MAX_KNOWN_WINDOWS) known.clear();
     for (const r of await rfqRepository(db(tx)).windows(unknown)) {
-      known.set(int8ToNumber(r.market_id), { asset: r.asset, durationSecs: r.duration_secs, startAtMs: int8ToNumber(r.start_at_ms) });
+      known.set(r.market_id, { asset: r.asset, durationSecs: r.duration_secs, startAtMs: r.start_at_ms });
     }
   }
   const missing = order.legs.map((l, i) => [l, i] as const).filter(([l]) => !known.has(l.market_id));
@@ -193,21 +192,21 @@ function openRfqRecord(r: NewRfqRow): RfqRecord {
       id: r.id,
       taker_user_id: r.takerUserId,
       taker_address: r.takerAddress,
-      nonce: String(r.nonce),
+      nonce: r.nonce,
       order_hash: r.orderHash,
       signature: r.signature,
       legs: r.legs,
-      stake: String(r.stake),
+      stake: r.stake,
       min_odds_bps: r.minOddsBps,
       order_type: r.orderType,
       fill_mode: r.fillMode,
       status: 'open',
-      deadline_ms: String(r.deadlineMs),
-      quote_deadline_ms: String(r.quoteDeadlineMs),
-      expires_at_ms: String(r.expiresAtMs),
-      created_at_ms: String(r.createdAtMs),
+      deadline_ms: r.deadlineMs,
+      quote_deadline_ms: r.quoteDeadlineMs,
+      expires_at_ms: r.expiresAtMs,
+      created_at_ms: r.createdAtMs,
       closed_at_ms: null,
-      filled_stake: '0',
+      filled_stake: 0n,
       payout: null,
       odds_bps: null,
       position_id: null,

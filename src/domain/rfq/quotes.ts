@@ -10,7 +10,6 @@ import { rfqQuotesRepository } from '../../db/repositories/rfq-quotes.repository
 import { rfqRepository } from '../../db/repositories/rfq.repository.js';
 import { db } from '../../db/schema.js';
 import { isUniqueViolation } from '../database-errors.js';
-import { microsFromDb } from '../ledger/amounts.js';
 import { nowOf, type RfqDeps } from './deps.js';
 import type { RfqEvent } from './events.js';
 import { normalizeSignature, rfqDomainOf, verifyQuoteSignature } from './typed-data.js';
@@ -91,8 +90,8 @@ export async function submitQuote(em: Em, deps: RfqDeps, makerWallet: string, q:
       const same =
         rec.prior_rfq_id === rfqId &&
         rec.prior_odds_bps === q.odds_bps &&
-        microsFromDb(rec.prior_max_fill!) === BigInt(q.max_fill_micros) &&
-        (Number(rec.prior_valid_until_ms) === q.valid_until_ms || rec.prior_signature === signature);
+        rec.prior_max_fill === BigInt(q.max_fill_micros) &&
+        (rec.prior_valid_until_ms === q.valid_until_ms || rec.prior_signature === signature);
       return same ? { ack: quoteAck(rfqId, clientQuoteId, { quoteId: rec.prior_id! }), events: [] } : reject('duplicate_client_quote_id');
     }
     if (rec.verdict !== 'ok') return reject(rec.verdict);
