@@ -13,7 +13,7 @@ import type { RfqEvent } from './events.js';
 import { loadRfq } from './queries.js';
 import { rfqFrame, type RfqLegInfo, type RfqRecord, type RfqWithQuotes } from './records.js';
 import { rfqFromRow } from './rows.js';
-import { rfqDomainOf, verifyOrderSignature, type RfqOrderJson } from './typed-data.js';
+import { rfqDomainOf, verifyOrderSignature, type RfqOrderJson, type Verification } from './typed-data.js';
 import { assertOrderAcceptable, type FillMode } from './validate.js';
 
 export interface CreateRfqInput {
@@ -24,6 +24,16 @@ export interface CreateRfqInput {
   signature: string;
   fillMode: FillMode;
   idempotencyKey: string;
+  /**
+   * The signature's check, when the caller ran it before opening the transaction (checkOrderSignature): the
+   * recovery's CPU then stays out of the transaction. Its verdict is still answered in the usual order.
+   */
+  signatureCheck?: Verification;
+}
+
+/** The order's signature check, to run before the transaction opens (CreateRfqInput.signatureCheck). */
+export function checkOrderSignature(deps: RfqDeps, order: RfqOrderJson, signature: string): Verification {
+  return verifyOrderSignature(rfqDomainOf(deps.settings), order, signature);
 }
 
 export interface RfqWrite {
@@ -80,7 +90,7 @@ export async function createRfq(tx: Em, deps: RfqDeps, input: CreateRfqInput): P
   const firstClose = assertStillOpenable(legs, input.fillMode === 'best' ? quoteDeadlineMs : now);
 
   // Signature (a native recovery, ~0.2 ms of CPU: after every cheaper check).
-  const digest = verifiedOrderDigest(settings, order, input.signature);
+  const digest = verifiedOrderDigest(settings, order, input.signature, input.signatureCheck);
 
   const repo = rfqRepository(db(tx));
   const earlier = async (): Promise<RfqWrite | null> => {
@@ -172,9 +182,9 @@ async function insertRfq(tx: Em, row: NewRfqRow, maxOpen: number) {
 }
 
 /** The order's EIP-712 digest when the signature recovers to order.taker; 422 INVALID_SIGNATURE otherwise. */
-function verifiedOrderDigest(settings: RfqDeps['settings'], order: RfqOrderJson, signature: string): string {
+function verifiedOrderDigest(settings: RfqDeps['settings'], order: RfqOrderJson, signature: string, checked?: Verification): string {
   const domain = rfqDomainOf(settings);
-  const v = verifyOrderSignature(domain, order, signature);
+  const v = checked ?? verifyOrderSignature(domain, order, signature);
   if (v.ok) return v.digest;
   const why =
     v.reason === 'signer_mismatch'

@@ -15,7 +15,7 @@ import { once, fingerprint } from '../idempotency.js';
 import { checkLedger, userBalances } from '../ledger/ledger.js';
 import { ensureWindows } from '../markets/markets.js';
 import { payoutFor } from './allocate.js';
-import { closeRfq, createRfq, submitQuote } from './api.js';
+import { checkOrderSignature, closeRfq, createRfq, submitQuote } from './api.js';
 import type { RfqDeps } from './deps.js';
 import type { RfqEvent } from './events.js';
 import { orderTypedData, quoteTypedData, rfqDomainOf, type RfqOrderJson } from './typed-data.js';
@@ -75,11 +75,14 @@ async function create(taker: Party, over: Partial<RfqOrderJson> = {}) {
   const signature = await taker.wallet.signTypedData(orderTypedData(domain, order));
   const key = randomUUID();
   const input = { userId: taker.userId, sessionAddress: taker.wallet.address, order, signature, fillMode: 'best' as const, idempotencyKey: key };
+  // The signature is checked before the transaction opens, as the handler does (src/http/handlers/rfq-taker.ts).
+  const signatureCheck = checkOrderSignature(deps, order, signature);
+  expect(signatureCheck.ok).toBe(true);
   const r = await once(
     em(),
     { scope: `user:${taker.userId}`, operation: 'createRfq', key },
     fingerprint(input),
-    (tx) => createRfq(tx, deps, input),
+    (tx) => createRfq(tx, deps, { ...input, signatureCheck }),
     (w) => ({ status: 201, body: { rfq_id: w.rfq.rfq.id }, resourceId: w.rfq.rfq.id }),
   );
   if (r.replayed) throw new Error('unexpected replay');
