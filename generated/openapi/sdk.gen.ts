@@ -691,7 +691,9 @@ export const createRfq = <ThrowOnError extends boolean = false>(options: Options
  * With `wait_ms` > 0 this is a long-poll: while the RFQ is `open`, the answer waits until a quote
  * is received or cancelled, or the RFQ leaves `open`, or `wait_ms` passes, whichever comes first,
  * and then returns the RFQ as it is. A closed RFQ is returned at once. Compare `quotes_received`
- * and `status` with your previous read to see what changed. With `min_quotes`, an RFQ that
+ * and `status` with your previous read to see what changed. A best-mode RFQ fills by itself at
+ * its `quote_deadline_ms`, so its quotes do not wake a long-poll: it answers when the RFQ closes
+ * (or at `wait_ms`). With `min_quotes`, an RFQ that
  * already has at least that many quotes is returned at once (`min_quotes=1` right after creating
  * it: wait for the first quote unless it already came; `min_quotes` = your last `quotes_received`
  * + 1: wait for the next one). When the service holds too many waiting requests it answers at

@@ -43,6 +43,7 @@ describe('rfqEventOf', () => {
       topic: 'rfq.closed',
       frame: { type: 'rfq_closed', rfq_id: RFQ_ID, status: 'filled', closed_at_ms: 1767225600512 },
       route: routeOf(rfq),
+      results: [{ wallet: '0xabc', frame: filled }],
     };
     expect(rfqEventOf('rfq.closed', overTheBus(closedEvent))).toEqual({ ok: true, event: closedEvent });
 
@@ -56,6 +57,10 @@ describe('rfqEventOf', () => {
     expect(rfqEventOf('rfq.open', { topic: 'rfq.open', frame: { ...rfq, type: 'rfq_sent' } }).ok).toBe(false);
     expect(rfqEventOf('mm.event', { topic: 'mm.event', wallet: '0xabc', frame: rfq })).toEqual({ ok: false, why: 'a rfq frame on mm.event' });
     expect(rfqEventOf('rfq.open', null).ok).toBe(false);
+    const closed = { topic: 'rfq.closed', frame: { type: 'rfq_closed', rfq_id: RFQ_ID, status: 'filled', closed_at_ms: 1 }, route: routeOf(rfq) };
+    expect(rfqEventOf('rfq.closed', { ...closed, results: [{ wallet: '0xabc', frame: rfq }] }).ok).toBe(false);
+    expect(rfqEventOf('rfq.closed', { ...closed, results: [{ frame: filled }] }).ok).toBe(false);
+    expect(rfqEventOf('rfq.closed', closed).ok).toBe(false);
     expect(rfqEventOf('rfq.open', { topic: 'rfq.open' }).ok).toBe(false);
   });
 

@@ -39,6 +39,18 @@ const isRoute = (v: unknown): boolean =>
   Array.isArray(v.legs) &&
   v.legs.every((l) => isObject(l) && typeof l.asset === 'string' && typeof l.duration_secs === 'number');
 
+/** rfq.closed's `results`: each a maker wallet and a quote_result frame valid against its schema. */
+function resultsProblem(results: unknown): string | null {
+  if (!Array.isArray(results)) return 'rfq.closed without results';
+  for (const r of results) {
+    if (!isObject(r) || typeof r.wallet !== 'string') return 'an rfq.closed result without a wallet';
+    if (!validateServerMessage(r.frame) || r.frame.type !== 'quote_result') {
+      return `an rfq.closed result is not a quote_result frame: ${JSON.stringify(validateServerMessage.errors)}`;
+    }
+  }
+  return null;
+}
+
 /** The payload of `topic` as its RfqEvent, or why it is not one. */
 export function rfqEventOf<T extends FrameTopic>(topic: T, payload: unknown): Checked<T> {
   if (!isObject(payload)) return { ok: false, why: 'payload is not an object' };
@@ -47,7 +59,11 @@ export function rfqEventOf<T extends FrameTopic>(topic: T, payload: unknown): Ch
     return { ok: false, why: `frame does not match spec/asyncapi.yaml: ${JSON.stringify(validateServerMessage.errors)}` };
   }
   if (!(FRAME_TYPES[topic] as readonly string[]).includes(frame.type)) return { ok: false, why: `a ${frame.type} frame on ${topic}` };
-  if (topic === 'rfq.closed' && !isRoute(payload.route)) return { ok: false, why: 'rfq.closed without a route' };
+  if (topic === 'rfq.closed') {
+    if (!isRoute(payload.route)) return { ok: false, why: 'rfq.closed without a route' };
+    const why = resultsProblem(payload.results);
+    if (why) return { ok: false, why };
+  }
   if (topic === 'mm.event' && typeof payload.wallet !== 'string') return { ok: false, why: 'mm.event without a wallet' };
   // Checked above: the frame against its schema and the topic, the route or wallet of the topics that have one.
   return { ok: true, event: { ...payload, topic, frame } as FrameEvent<T> };

@@ -64,6 +64,11 @@ export function isUniqueViolation(err: unknown, constraint: string): boolean {
   return unique && constraintOf(err) === constraint;
 }
 
+/** A CHECK constraint refused a row (SQLSTATE 23514) and it was `constraint`. */
+export function isCheckViolation(err: unknown, constraint: string): boolean {
+  return sqlState(err) === SQLSTATE.checkViolation && constraintOf(err) === constraint;
+}
+
 /**
  * The domain error a database error stands for, or null when it is not one we map (a bug: the caller
  * answers 500). The texts are the ones the error body has always carried for these cases.

@@ -21,17 +21,3 @@ update "mm_protections"
 select "maker_address", "interval_ms", "max_fills", "max_liability", "window_start_ms", "window_fills", "window_liability", "tripped_at_ms"
   from "mm_protections"
   where "maker_address" = $1;
-
--- MmProtectionsRepository.countFills
--- parameters: $1 = "1700000000000", $2 = "1700000000000", $3 = "1700000000000", $4 = "1700000000000", $5 = "1700000000000", $6 = "1700000000000", $7 = "1700000000000", $8 = ["0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266"], $9 = ["5000000"]
-update mm_protections p set
-    window_start_ms = case when $1::int8 - p.window_start_ms >= p.interval_ms then $2::int8 else p.window_start_ms end,
-    window_fills = (case when $3::int8 - p.window_start_ms >= p.interval_ms then 0 else p.window_fills end) + f.n,
-    window_liability = (case when $4::int8 - p.window_start_ms >= p.interval_ms then 0 else p.window_liability end) + f.owed,
-    tripped_at_ms = case when (case when $5::int8 - p.window_start_ms >= p.interval_ms then 0 else p.window_fills end) + f.n >= p.max_fills or (case when $6::int8 - p.window_start_ms >= p.interval_ms then 0 else p.window_liability end) + f.owed >= p.max_liability then $7::int8 end
-  from (
-    select maker, count(*)::int as n, sum(owed)::int8 as owed
-      from unnest($8::text[], $9::int8[]) as t(maker, owed) group by maker
-  ) f
-  where p.maker_address = f.maker and p.tripped_at_ms is null
-  returning p.maker_address, p.interval_ms, p.max_fills, p.max_liability, p.window_start_ms, p.window_fills, p.window_liability, p.tripped_at_ms;

@@ -28,12 +28,13 @@ select count(*) as "n"
   where "taker_user_id" = $1
   and "status" = 'open';
 
--- RfqRepository.insert
--- parameters: $1 = "00000000-0000-4000-8000-000000000001", $2 = "00000000-0000-4000-8000-000000000002", $3 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $4 = "7", $5 = "0xabababababababababababababababababababababababababababababababab", $6 = "0xcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd", $7 = "[]", $8 = "10000000", $9 = 15000, $10 = "FOK", $11 = "best", $12 = "1700000030000", $13 = "1700000000500", $14 = "1700000030000", $15 = "1700000000500", $16 = "1700000000000", $17 = "00000000-0000-4000-8000-000000000002", $18 = "00000000-0000-4000-8000-000000000002", $19 = 10
-with ins as (insert into rfqs ("id", "taker_user_id", "taker_address", "nonce", "order_hash", "signature", "legs", "stake", "min_odds_bps", "order_type", "fill_mode", "deadline_ms", "quote_deadline_ms", "expires_at_ms", "due_at_ms", "created_at_ms", "idempotency_key")
-  select $1::uuid, $2::uuid, $3::text, $4::int8, $5::text, $6::text, $7::jsonb, $8::int8, $9::integer, $10::text, $11::text, $12::int8, $13::int8, $14::int8, $15::int8, $16::int8, $17::uuid where (select count(*) from rfqs where taker_user_id = $18::uuid and status = 'open') < $19
-  on conflict on constraint rfqs_taker_nonce_key do nothing
-  returning "id", "taker_user_id", "taker_address", "nonce", "order_hash", "signature", "legs", "stake", "min_odds_bps", "order_type", "fill_mode", "status", "deadline_ms", "quote_deadline_ms", "expires_at_ms", "created_at_ms", "closed_at_ms", "filled_stake", "payout", "odds_bps", "position_id", "close_reason", "idempotency_key") select * from ins;
+-- RfqRepository.create
+-- parameters: $1 = "00000000-0000-4000-8000-000000000001", $2 = "00000000-0000-4000-8000-000000000002", $3 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $4 = "7", $5 = "0xabababababababababababababababababababababababababababababababab", $6 = "0xcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd", $7 = "[]", $8 = "10000000", $9 = 15000, $10 = "FOK", $11 = "best", $12 = "1700000030000", $13 = "1700000000500", $14 = "1700000030000", $15 = "1700000000500", $16 = "1700000000000", $17 = "00000000-0000-4000-8000-000000000002", $18 = 10, $19 = "00000000-0000-4000-8000-000000000001"
+select rfq_create($1::uuid, $2::uuid, $3::text,
+  $4::int8, $5::text, $6::text, $7::jsonb, $8::int8,
+  $9::integer, $10::text, $11::text, $12::int8, $13::int8,
+  $14::int8, $15::int8, $16::int8, $17::uuid, $18::integer,
+  $19::uuid) as verdict;
 
 -- RfqRepository.get
 -- parameters: $1 = "00000000-0000-4000-8000-000000000001"
@@ -104,19 +105,11 @@ select "id", "rfq_id", "maker_address", "maker_user_id", "client_quote_id", "odd
   order by "received_at_ms", "id"
   limit $2;
 
--- RfqRepository.quotesLocked
+-- RfqRepository.lockForClose
 -- parameters: $1 = "00000000-0000-4000-8000-000000000001"
-select "rfq_quotes"."id", "rfq_quotes"."rfq_id", "rfq_quotes"."maker_address", "rfq_quotes"."maker_user_id", "rfq_quotes"."client_quote_id", "rfq_quotes"."odds_bps", "rfq_quotes"."max_fill", "rfq_quotes"."valid_until_ms", "rfq_quotes"."signature", "rfq_quotes"."status", "rfq_quotes"."reason", "rfq_quotes"."filled_stake", "rfq_quotes"."received_at_ms", "a"."balance" as "maker_available", exists (select 1
-  from market_makers m
-  where lower(m.wallet_address) = rfq_quotes.maker_address and m.removed_at is not null) as "maker_removed"
-  from "rfq_quotes"
-  left join "ledger_accounts" as "a" on "a"."user_id" = "rfq_quotes"."maker_user_id"
-  and "a"."kind" = 'user_available'
-  where "rfq_quotes"."rfq_id" = $1
-  order by "rfq_quotes"."odds_bps" desc, "rfq_quotes"."received_at_ms", "rfq_quotes"."id"
-  for update of "rfq_quotes";
+select rfq_row, taker_accounts, quote_rows from rfq_lock_for_close($1::uuid);
 
--- RfqRepository.recordQuote
+-- RfqQuotesRepository.recordQuote
 -- parameters: $1 = "00000000-0000-4000-8000-000000000001", $2 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $3 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $4 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $5 = null, $6 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $7 = null, $8 = "1700000000100", $9 = "1700000000100", $10 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $11 = "10000000", $12 = 20000, $13 = "10000000", $14 = "00000000-0000-4000-8000-000000000001", $15 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $16 = "00000000-0000-4000-8000-000000000002", $17 = "00000000-0000-4000-8000-000000000001", $18 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $19 = null, $20 = 20000, $21 = "10000000", $22 = "1700000010000", $23 = "0xcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd", $24 = "1700000000100"
 with r as (
     select id, status, taker_address, stake, expires_at_ms, quote_deadline_ms, fill_mode from rfqs where id = $1::uuid for share
@@ -166,13 +159,13 @@ with r as (
     from verdict v where v.v = 'ok' and (select count(*) from replaced) >= 0
     returning id
   )
-  select (select v from verdict) as verdict,
+  select (select v from verdict) as verdict, (select fill_mode from r) as fill_mode,
     rp.id as replaced_id, rp.client_quote_id as replaced_client_quote_id, rp.odds_bps as replaced_odds_bps,
     p.id as prior_id, p.rfq_id as prior_rfq_id, p.odds_bps as prior_odds_bps, p.max_fill::text as prior_max_fill,
     p.valid_until_ms::text as prior_valid_until_ms, p.signature as prior_signature
   from (select count(*) from ins) done left join replaced rp on true left join prior p on true;
 
--- RfqRepository.rejectLive
+-- RfqQuotesRepository.rejectLive
 -- parameters: $1 = "rejected", $2 = "insufficient_collateral", $3 = "00000000-0000-4000-8000-000000000002", $4 = "00000000-0000-4000-8000-000000000001"
 update "rfq_quotes"
   set "status" = $1, "reason" = $2
@@ -181,7 +174,7 @@ update "rfq_quotes"
   and "status" = 'live'
   returning "id", "client_quote_id", "maker_address", "odds_bps";
 
--- RfqRepository.cancelQuote
+-- RfqQuotesRepository.cancelQuote
 -- parameters: $1 = "cancelled", $2 = null, $3 = "00000000-0000-4000-8000-000000000002", $4 = "00000000-0000-4000-8000-000000000001", $5 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266"
 update "rfq_quotes"
   set "status" = $1, "reason" = $2

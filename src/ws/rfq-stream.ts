@@ -3,7 +3,9 @@
 // API process runs one, and the bus carries each event to all of them.
 //
 //   rfq.open   {frame}          -> `rfq` to every connection whose filters match at least one leg
-//   rfq.closed {frame, route}   -> `rfq_closed` to the connections matching the route
+//   rfq.closed {frame, route, results}
+//                               -> `rfq_closed` to the connections matching the route, then each result's
+//                                  `quote_result` to every connection of its maker's wallet
 //   mm.event   {wallet, frame}  -> the frame (quote_result, position_settled, mmp_status) to every connection of the wallet
 //   mm.removed {wallet}         -> ends that wallet's connections here at once (the heartbeat sweep is the backstop)
 //
@@ -121,8 +123,13 @@ export function createRfqStream(ctx: GatewayContext, bus: Bus, settings: RfqStre
     log.debug({ rfq_id: frame.rfq_id, connections: sent }, 'rfq sent to subscribed market makers');
   });
 
-  const onRfqClosed = onEvent('rfq.closed', ({ frame, route }) => {
+  const onRfqClosed = onEvent('rfq.closed', ({ frame, route, results }) => {
     broadcast(frame, index.forLegs(route.legs));
+    // The close's quote outcomes ride in the same bus message (one per close, not one mm.event per quote).
+    for (const r of results) {
+      const to = byWallet.get(r.wallet.toLowerCase());
+      if (to?.size) broadcast(r.frame, to);
+    }
   });
 
   const onMmEvent = onEvent('mm.event', ({ wallet, frame }) => {

@@ -15,6 +15,7 @@ import { Migration20261126020000_onchain_settlement } from './Migration202611260
 import { Migration20261126020500_custodial_deposits } from './Migration20261126020500_custodial_deposits.js';
 import { Migration20261126030000_price_quorum } from './Migration20261126030000_price_quorum.js';
 import { Migration20261126050000_market_makers_first_class } from './Migration20261126050000_market_makers_first_class.js';
+import { Migration20261126060000_rfq_fill_path } from './Migration20261126060000_rfq_fill_path.js';
 
 export const migrationsList = [
   { name: 'Migration20261120000000_initial', class: Migration20261120000000_initial },
@@ -33,4 +34,5 @@ export const migrationsList = [
   { name: 'Migration20261126020500_custodial_deposits', class: Migration20261126020500_custodial_deposits },
   { name: 'Migration20261126030000_price_quorum', class: Migration20261126030000_price_quorum },
   { name: 'Migration20261126050000_market_makers_first_class', class: Migration20261126050000_market_makers_first_class },
+  { name: 'Migration20261126060000_rfq_fill_path', class: Migration20261126060000_rfq_fill_path },
 ];

@@ -6,6 +6,7 @@ import type { Db } from '../schema.js';
 import { int8 } from '../int8.js';
 import type { Direction } from '../vocabulary.js';
 import { postingCtes, type PostingRows } from './ledger.repository.js';
+import { countFillsCte, parseMmProtection, type MmProtectionDbRow, type MmProtectionRow } from './mm-protections.repository.js';
 
 export interface RfqClose {
   status: 'filled' | 'expired' | 'cancelled';
@@ -56,23 +57,40 @@ export interface NewPosition {
   stats: readonly StatsDelta[];
 }
 
+/** What one close writes (FillsRepository.closeWrites). */
+export interface CloseWrites {
+  rfqId: string;
+  close: RfqClose;
+  /** The quotes whose status changes. */
+  outcomes: readonly QuoteOutcomeRow[];
+  position: NewPosition | null;
+  /** The ledger postings (planned against the accounts of `lockAccounts`). */
+  ledger: PostingRows | null;
+  /** Ledger account ids the postings touch: locked by the statement itself, in id order. */
+  lockAccounts?: readonly string[];
+  /** Each maker fill (market-maker protection counts them in the same statement). */
+  makerFills?: ReadonlyArray<{ maker: string; liability: bigint }>;
+}
+
 export class FillsRepository {
   constructor(private readonly db: Db) {}
 
   /**
-   * Everything a close writes, in ONE statement: the RFQ's final state, each quote's outcome, the ledger
-   * postings (`ledger`, planned against accounts the caller locked) and, on a fill, the position with its
-   * legs, fill rows and trading counters (data-modifying CTEs; the foreign keys are checked at the end of
-   * the statement).
+   * Everything a close writes, in ONE statement: the accounts it posts to locked (id order), the RFQ's final
+   * state, each quote's outcome, the ledger postings (`ledger`; the balance CHECK of ledger_accounts guards
+   * them: a close that read the balances without a lock runs again the safe way when it fails) and, on a
+   * fill, the position with its legs, fill rows, trading counters and the makers' protection counters
+   * (data-modifying CTEs; the foreign keys are checked at the end of the statement). Returns the protections
+   * this close tripped.
    */
-  async closeWrites(
-    rfqId: string,
-    c: RfqClose,
-    outcomes: readonly QuoteOutcomeRow[],
-    position: NewPosition | null,
-    ledger: PostingRows | null = null,
-  ): Promise<void> {
+  async closeWrites(w: CloseWrites): Promise<MmProtectionRow[]> {
+    const { rfqId, close: c, outcomes, position, ledger } = w;
+    // The accounts posted to, locked first and in id order (a one-time filter of every other CTE that runs
+    // before the statement's end): two closes sharing makers lock them in the same order, as before.
+    const accountIds = [...new Set(w.lockAccounts ?? [])].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0));
+    const gate = sql`(select count(*) from acct) >= 0`;
     const parts = [
+      sql`acct as (select id from ledger_accounts where id = any(${accountIds}::bigint[]) order by id for update)`,
       sql`closed as (update rfqs set status = ${c.status}, closed_at_ms = ${int8(c.closedAtMs)}::int8, close_reason = ${c.closeReason},
           filled_stake = ${int8(c.filledStake)}::int8, payout = ${c.payout === null ? null : int8(c.payout)}::int8, odds_bps = ${c.oddsBps}::integer,
           position_id = ${c.positionId}::uuid
@@ -107,7 +125,16 @@ export class FillsRepository {
             potential_payout = s.potential_payout + excluded.potential_payout)`,
       );
     }
-    await sql`with ${sql.join(parts, sql`, `)} select 1`.execute(this.db);
+    const fills = w.makerFills ?? [];
+    if (fills.length) parts.push(countFillsCte(fills, c.closedAtMs, gate));
+    // The main query reads `acct` first (its select list runs left to right; mmp's gate waits for it too), so
+    // the locks come before any other CTE's rows; the CTEs it does not read run after it.
+    const tripped = fills.length
+      ? sql`(select coalesce(jsonb_agg(to_jsonb(m)), '[]'::jsonb) from mmp m where m.tripped_at_ms is not null)`
+      : sql`'[]'::jsonb`;
+    const { rows } = await sql<{ locked: boolean; tripped: MmProtectionDbRow[] }>`with ${sql.join(parts, sql`, `)}
+      select ${gate} as locked, ${tripped} as tripped`.execute(this.db);
+    return rows[0]!.tripped.map(parseMmProtection);
   }
 }
 

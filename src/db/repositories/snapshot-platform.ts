@@ -42,10 +42,6 @@ export const PLATFORM_CATALOG: Record<string, Array<[string, (db: Db) => Promise
     ],
     ['MmProtectionsRepository.reset', (db) => new MmProtectionsRepository(db).reset(WALLET.toLowerCase(), 1_700_000_000_000)],
     ['MmProtectionsRepository.get', (db) => new MmProtectionsRepository(db).get(WALLET.toLowerCase())],
-    [
-      'MmProtectionsRepository.countFills',
-      (db) => new MmProtectionsRepository(db).countFills([{ maker: WALLET.toLowerCase(), liability: 5_000_000n }], 1_700_000_000_000),
-    ],
   ],
   'shared-limits': [
     ['SharedLimitsRepository.incrementCounter', (db) => new SharedLimitsRepository(db).incrementCounter('ip:192.0.2.7', 60_000)],

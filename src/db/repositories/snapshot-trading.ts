@@ -4,6 +4,7 @@ import type { Db } from '../schema.js';
 import { FillsRepository } from './fills.repository.js';
 import { PositionsRepository } from './positions.repository.js';
 import { PricesRepository } from './prices.repository.js';
+import { RfqQuotesRepository } from './rfq-quotes.repository.js';
 import { RfqRepository } from './rfq.repository.js';
 
 const U1 = '00000000-0000-4000-8000-000000000001';
@@ -17,9 +18,9 @@ export const TRADING_CATALOG: Record<string, Array<[string, (db: Db) => Promise<
     ['RfqRepository.lockUser', (db) => new RfqRepository(db).lockUser(U1)],
     ['RfqRepository.countOpen', (db) => new RfqRepository(db).countOpen(U1)],
     [
-      'RfqRepository.insert',
+      'RfqRepository.create',
       (db) =>
-        new RfqRepository(db).insert(
+        new RfqRepository(db).create(
           {
             id: U1,
             takerUserId: U2,
@@ -40,6 +41,7 @@ export const TRADING_CATALOG: Record<string, Array<[string, (db: Db) => Promise<
             idempotencyKey: U2,
           },
           10,
+          U1,
         ),
     ],
     ['RfqRepository.get', (db) => new RfqRepository(db).get(U1)],
@@ -51,11 +53,11 @@ export const TRADING_CATALOG: Record<string, Array<[string, (db: Db) => Promise<
     ['RfqRepository.quotes', (db) => new RfqRepository(db).quotes([U1])],
     ['RfqRepository.makerQuotes', (db) => new RfqRepository(db).makerQuotes(U1, WALLET.toLowerCase())],
     ['RfqRepository.makerLiveQuotes', (db) => new RfqRepository(db).makerLiveQuotes(WALLET.toLowerCase(), 100)],
-    ['RfqRepository.quotesLocked', (db) => new RfqRepository(db).quotesLocked(U1)],
+    ['RfqRepository.lockForClose', (db) => new RfqRepository(db).lockForClose(U1)],
     [
-      'RfqRepository.recordQuote',
+      'RfqQuotesRepository.recordQuote',
       (db) =>
-        new RfqRepository(db).recordQuote({
+        new RfqQuotesRepository(db).recordQuote({
           id: U2,
           rfqId: U1,
           makerAddress: WALLET.toLowerCase(),
@@ -67,16 +69,16 @@ export const TRADING_CATALOG: Record<string, Array<[string, (db: Db) => Promise<
           receivedAtMs: 1_700_000_000_100,
         }),
     ],
-    ['RfqRepository.rejectLive', (db) => new RfqRepository(db).rejectLive(U1, U2, 'insufficient_collateral')],
-    ['RfqRepository.cancelQuote', (db) => new RfqRepository(db).cancelQuote(U1, U2, WALLET.toLowerCase())],
+    ['RfqQuotesRepository.rejectLive', (db) => new RfqQuotesRepository(db).rejectLive(U1, U2, 'insufficient_collateral')],
+    ['RfqQuotesRepository.cancelQuote', (db) => new RfqQuotesRepository(db).cancelQuote(U1, U2, WALLET.toLowerCase())],
   ],
   fills: [
     [
       'FillsRepository.closeWrites.expired',
       (db) =>
-        new FillsRepository(db).closeWrites(
-          U1,
-          {
+        new FillsRepository(db).closeWrites({
+          rfqId: U1,
+          close: {
             status: 'expired',
             closedAtMs: 1_700_000_000_500,
             closeReason: 'no_quotes',
@@ -85,16 +87,18 @@ export const TRADING_CATALOG: Record<string, Array<[string, (db: Db) => Promise<
             oddsBps: null,
             positionId: null,
           },
-          [{ id: U2, status: 'not_filled', reason: 'rfq_expired', filledStake: 0n }],
-          null,
-        ),
+          outcomes: [{ id: U2, status: 'not_filled', reason: 'rfq_expired', filledStake: 0n }],
+          position: null,
+          ledger: null,
+          lockAccounts: ['7', '8'],
+        }),
     ],
     [
       'FillsRepository.closeWrites.filled',
       (db) =>
-        new FillsRepository(db).closeWrites(
-          U1,
-          {
+        new FillsRepository(db).closeWrites({
+          rfqId: U1,
+          close: {
             status: 'filled',
             closedAtMs: 1_700_000_000_500,
             closeReason: null,
@@ -103,8 +107,8 @@ export const TRADING_CATALOG: Record<string, Array<[string, (db: Db) => Promise<
             oddsBps: 20_000,
             positionId: U2,
           },
-          [{ id: U2, status: 'filled', reason: null, filledStake: 10n }],
-          {
+          outcomes: [{ id: U2, status: 'filled', reason: null, filledStake: 10n }],
+          position: {
             id: U2,
             rfqId: U1,
             takerUserId: U1,
@@ -119,7 +123,10 @@ export const TRADING_CATALOG: Record<string, Array<[string, (db: Db) => Promise<
             ],
             stats: [{ owner: `user:${U1}`, openCount: 1, openStake: 10n, potentialPayout: 20n }],
           },
-        ),
+          ledger: null,
+          lockAccounts: ['7', '8'],
+          makerFills: [{ maker: WALLET.toLowerCase(), liability: 10n }],
+        }),
     ],
   ],
   positions: [

@@ -89,7 +89,9 @@ describe('allocate', () => {
     expect(r).toMatchObject({ status: 'expired', reason: 'insufficient_liquidity' });
     expect(summary(r)).toEqual([`${a.quoteId}:rejected:insufficient_collateral`, `${b.quoteId}:not_filled:rfq_expired`]);
   });
+});
 
+describe('allocate: collateral, ties, dust, limits', () => {
   it('missing collateral skips to the next best quote; collateral is asked for the exact liability', async () => {
     const poor = quote(30_000, 10_000_000n);
     const good = quote(26_000, 10_000_000n);

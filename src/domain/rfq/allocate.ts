@@ -31,7 +31,7 @@ export interface AllocationInput {
 
 export interface AllocationHooks {
   /** Whether the maker's available balance covers `liabilityMicros`; called only for a quote that would fill. */
-  hasCollateral?: (q: QuoteCandidate, liabilityMicros: bigint) => boolean | Promise<boolean>;
+  hasCollateral?: (q: QuoteCandidate, liabilityMicros: bigint) => boolean;
 }
 
 export interface Fill {
@@ -80,7 +80,7 @@ export function effectiveOddsBps(payoutMicros: bigint, filledMicros: bigint): nu
 
 /**
  * The one best-first order of quotes: odds desc, then earliest received, then id (a total order, so ties are
- * deterministic). rfqRepository.quotesLocked reads (and locks) quotes in the same order.
+ * deterministic). rfq_lock_for_close (rfqRepository.lockForClose) reads (and locks) quotes in the same order.
  */
 export const bestFirst =
   <Q extends { oddsBps: number; receivedAtMs: number }>(idOf: (q: Q) => string) =>
@@ -89,7 +89,13 @@ export const bestFirst =
 
 export const compareQuotes = bestFirst<QuoteCandidate>((q) => q.quoteId);
 
+/** allocateNow, for callers that await it. */
 export async function allocate(input: AllocationInput, hooks: AllocationHooks = {}): Promise<Allocation> {
+  return Promise.resolve(allocateNow(input, hooks));
+}
+
+/** The allocation, synchronously (pure: planClose in close-plan.ts runs it). */
+export function allocateNow(input: AllocationInput, hooks: AllocationHooks = {}): Allocation {
   const { stakeMicros, minOddsBps, orderType, nowMs, maxPayoutMicros, minFillMicros } = input;
   if (stakeMicros <= 0n) throw new RangeError('stake must be positive');
   const outcomes = new Map<string, QuoteOutcome>();
@@ -135,7 +141,7 @@ export async function allocate(input: AllocationInput, hooks: AllocationHooks = 
       reject('payout_exceeds_maximum');
       continue;
     }
-    if (hooks.hasCollateral && !(await hooks.hasCollateral(q, liabilityMicros))) {
+    if (hooks.hasCollateral && !hooks.hasCollateral(q, liabilityMicros)) {
       reject('insufficient_collateral');
       continue;
     }

@@ -3,6 +3,7 @@
 // Each runs with the RFQ row locked FOR UPDATE and checks `status = 'open'` first, so the owner's timer,
 // the sweeper on another process and the taker racing each other change it once.
 import type { Em } from '../../db/orm.js';
+import { rfqQuotesRepository } from '../../db/repositories/rfq-quotes.repository.js';
 import { rfqRepository } from '../../db/repositories/rfq.repository.js';
 import { db } from '../../db/schema.js';
 import { Conflict, isUuid, NotFound, Unprocessable } from '../errors.js';
@@ -10,26 +11,32 @@ import type { RejectedReason } from './allocate.js';
 import type { RfqEvent } from './events.js';
 import type { RfqWrite } from './create.js';
 import { nowOf, type RfqDeps } from './deps.js';
-import { CollateralMoved, expireRfq, fillRfq } from './fill.js';
-import { microsFromDb } from '../ledger/amounts.js';
+import { CollateralMoved, executeClose, type CloseRun, type LockedRfq } from './fill.js';
+import type { CloseHow } from './close-plan.js';
+import type { LockedAccounts } from '../ledger/ledger.js';
 import { loadRfq, rfqNotFound } from './queries.js';
 import { quoteFromRow, rfqFromRow } from './rows.js';
-import { compareQuoteRecords, quoteResultFrame, type RfqRecord } from './records.js';
+import { compareQuoteRecords, quoteResultFrame, type QuoteRecord, type RfqRecord } from './records.js';
 
 /**
- * The locked RFQ with every quote (locked after it, best first), the live ones among them, and each quoting
- * maker's available balance as read without a lock (by user id).
+ * The locked RFQ with every quote (locked after it, best first), the live ones among them, and the taker's and
+ * quoting makers' ledger accounts as read without a lock: ONE statement (rfqRepository.lockForClose).
  */
-async function lockOpen(tx: Em, rfqId: string) {
-  const repo = rfqRepository(db(tx));
-  const row = isUuid(rfqId) ? await repo.get(rfqId, 'update') : undefined;
-  if (!row) return null;
-  const rows = row.status === 'open' ? await repo.quotesLocked(rfqId) : [];
+async function lockOpen(tx: Em, rfqId: string): Promise<LockedRfq | null> {
+  const found = isUuid(rfqId) ? await rfqRepository(db(tx)).lockForClose(rfqId) : undefined;
+  if (!found) return null;
+  const accounts: LockedAccounts = new Map();
+  for (const a of found.takerAccounts) accounts.set(`${found.rfq.taker_user_id}:${a.kind}`, { id: a.id, balance: a.balance });
+  for (const q of found.quotes) {
+    if (!q.maker_user_id) continue;
+    if (q.maker_available_id) accounts.set(`${q.maker_user_id}:user_available`, { id: q.maker_available_id, balance: q.maker_available ?? 0n });
+    // The reserved balance is only ever credited by a close: its value does not matter, its id does.
+    if (q.maker_reserved_id) accounts.set(`${q.maker_user_id}:user_reserved`, { id: q.maker_reserved_id, balance: 0n });
+  }
   // A maker removed since quoting cannot fill (its removal cancelled its live quotes; this is the backstop).
-  const unregistered = new Set(rows.filter((q) => q.maker_removed).map((q) => q.id));
-  const unlocked = new Map(rows.filter((q) => q.maker_user_id).map((q) => [q.maker_user_id!, microsFromDb(q.maker_available ?? '0')]));
-  const all = rows.map(quoteFromRow).sort(compareQuoteRecords);
-  return { rfq: rfqFromRow(row, all.length), live: all.filter((q) => q.status === 'live' && !unregistered.has(q.id)), all, unlocked };
+  const unregistered = new Set(found.quotes.filter((q) => q.maker_removed).map((q) => q.id));
+  const all = found.quotes.map(quoteFromRow).sort(compareQuoteRecords);
+  return { rfq: rfqFromRow(found.rfq, all.length), live: all.filter((q) => q.status === 'live' && !unregistered.has(q.id)), all, accounts };
 }
 
 const bettingClosed = (r: RfqRecord, nowMs: number) => r.legs.some((l) => l.betting_closes_at_ms <= nowMs);
@@ -39,27 +46,30 @@ const bettingClosed = (r: RfqRecord, nowMs: number) => r.legs.some((l) => l.bett
  */
 export async function closeRfq(em: Em, deps: RfqDeps, rfqId: string): Promise<RfqWrite & { changed: boolean }> {
   try {
-    return await closeOnce(em, deps, rfqId, true);
+    return await closeOnce(em, deps, rfqId, 'in_write');
   } catch (err) {
     if (!(err instanceof CollateralMoved)) throw err;
-    return closeOnce(em, deps, rfqId, false); // rare: lock every candidate maker this time
+    return closeOnce(em, deps, rfqId, 'first'); // rare: lock every candidate maker first this time
   }
 }
 
-async function closeOnce(em: Em, deps: RfqDeps, rfqId: string, lockChosenOnly: boolean): Promise<RfqWrite & { changed: boolean }> {
+/** How a due RFQ closes now, or null when it is not due. */
+function dueClose(r: RfqRecord, live: QuoteRecord[], now: number): CloseHow | null {
+  if (bettingClosed(r, now)) return { kind: 'expire', reason: 'betting_closed', live };
+  if (r.fillMode === 'best' && now >= r.quoteDeadlineMs) return { kind: 'fill', candidates: live, others: [] };
+  if (now >= r.expiresAtMs) return { kind: 'expire', reason: 'deadline', live };
+  return null;
+}
+
+async function closeOnce(em: Em, deps: RfqDeps, rfqId: string, lock: CloseRun['lock']): Promise<RfqWrite & { changed: boolean }> {
   return em.transactional(async (tx) => {
     const locked = await lockOpen(tx, rfqId);
     if (!locked) throw new NotFound('RFQ_NOT_FOUND', `no RFQ ${rfqId}`);
     const { rfq: r, live, all } = locked;
-    const unchanged = async () => ({ rfq: r.status === 'open' ? { rfq: r, quotes: all } : (await loadRfq(tx, rfqId))!, events: [], changed: false });
-    if (r.status !== 'open') return unchanged();
     const now = nowOf(deps);
-    if (bettingClosed(r, now)) return { ...(await expireRfq(tx, r, live, 'expired', 'betting_closed', 'betting_closed', now, all)), changed: true };
-    if (r.fillMode === 'best' && now >= r.quoteDeadlineMs) {
-      return { ...(await fillRfq(tx, deps, r, live, [], now, all, lockChosenOnly ? locked.unlocked : undefined)), changed: true };
-    }
-    if (now >= r.expiresAtMs) return { ...(await expireRfq(tx, r, live, 'expired', 'deadline', 'rfq_expired', now, all)), changed: true };
-    return unchanged();
+    const how = r.status === 'open' ? dueClose(r, live, now) : null;
+    if (how) return { ...(await executeClose(tx, deps, { locked, how, nowMs: now, lock })), changed: true };
+    return { rfq: r.status === 'open' ? { rfq: r, quotes: all } : (await loadRfq(tx, rfqId))!, events: [], changed: false };
   });
 }
 
@@ -94,15 +104,8 @@ export async function acceptQuote(tx: Em, deps: RfqDeps, userId: string, rfqId: 
       `quote ${quoteId} offers ${chosen.oddsBps} bps, below the order's signed min_odds_bps ${r.minOddsBps}`,
     );
   }
-  const closed = await fillRfq(
-    tx,
-    deps,
-    r,
-    [chosen],
-    live.filter((q) => q.id !== quoteId),
-    now,
-    all,
-  );
+  const others = live.filter((q) => q.id !== quoteId);
+  const closed = await executeClose(tx, deps, { locked, how: { kind: 'fill', candidates: [chosen], others }, nowMs: now, lock: 'first' });
   if (closed.allocation?.status !== 'filled') {
     // Nothing is kept: the key's transaction rolls back (the rejection is stored in one of its own), the RFQ stays open.
     const why = closed.allocation?.quotes[0];
@@ -138,10 +141,9 @@ export class QuoteUnusable extends Unprocessable {
  */
 export async function rejectQuote(em: Em, rfqId: string, quoteId: string, reason: RejectedReason): Promise<RfqEvent[]> {
   return em.transactional(async (tx) => {
-    const repo = rfqRepository(db(tx));
-    const row = await repo.get(rfqId, 'share'); // as a quote insert: quotes change only while the RFQ is not closing
+    const row = await rfqRepository(db(tx)).get(rfqId, 'share'); // as a quote insert: quotes change only while the RFQ is not closing
     if (row?.status !== 'open') return [];
-    const q = await repo.rejectLive(rfqId, quoteId, reason);
+    const q = await rfqQuotesRepository(db(tx)).rejectLive(rfqId, quoteId, reason);
     if (!q) return [];
     return [
       { topic: 'rfq.quote', rfqId },
@@ -159,11 +161,12 @@ export async function cancelRfq(em: Em, deps: RfqDeps, userId: string, rfqId: st
   return em.transactional(async (tx) => {
     const locked = await lockOpen(tx, rfqId);
     if (!locked || locked.rfq.takerUserId !== userId) throw rfqNotFound();
-    const { rfq: r, live, all } = locked;
+    const { rfq: r, live } = locked;
     if (r.status === 'cancelled') return { rfq: (await loadRfq(tx, rfqId))!, events: [] };
     if (r.status !== 'open') {
       throw new Conflict('RFQ_NOT_OPEN', `the RFQ is already ${r.status}; only an open RFQ can be cancelled`, { status: r.status });
     }
-    return expireRfq(tx, r, live, 'cancelled', 'cancelled', 'rfq_cancelled', nowOf(deps), all);
+    // Only the taker's accounts move (the stake released): the safe way costs nothing more here.
+    return executeClose(tx, deps, { locked, how: { kind: 'cancel', live }, nowMs: nowOf(deps), lock: 'first' });
   });
 }

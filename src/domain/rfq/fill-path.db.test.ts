@@ -15,7 +15,7 @@ import { once, fingerprint } from '../idempotency.js';
 import { checkLedger, userBalances } from '../ledger/ledger.js';
 import { ensureWindows } from '../markets/markets.js';
 import { payoutFor } from './allocate.js';
-import { closeRfq, createRfq, submitQuote } from './api.js';
+import { checkOrderSignature, closeRfq, createRfq, submitQuote } from './api.js';
 import type { RfqDeps } from './deps.js';
 import type { RfqEvent } from './events.js';
 import { orderTypedData, quoteTypedData, rfqDomainOf, type RfqOrderJson } from './typed-data.js';
@@ -75,11 +75,14 @@ async function create(taker: Party, over: Partial<RfqOrderJson> = {}) {
   const signature = await taker.wallet.signTypedData(orderTypedData(domain, order));
   const key = randomUUID();
   const input = { userId: taker.userId, sessionAddress: taker.wallet.address, order, signature, fillMode: 'best' as const, idempotencyKey: key };
+  // The signature is checked before the transaction opens, as the handler does (src/http/handlers/rfq-taker.ts).
+  const signatureCheck = checkOrderSignature(deps, order, signature);
+  expect(signatureCheck.ok).toBe(true);
   const r = await once(
     em(),
     { scope: `user:${taker.userId}`, operation: 'createRfq', key },
     fingerprint(input),
-    (tx) => createRfq(tx, deps, input),
+    (tx) => createRfq(tx, deps, { ...input, signatureCheck }),
     (w) => ({ status: 201, body: { rfq_id: w.rfq.rfq.id }, resourceId: w.rfq.rfq.id }),
   );
   if (r.replayed) throw new Error('unexpected replay');
@@ -93,7 +96,7 @@ async function quote(maker: Party, rfqId: string, oddsBps: number, maxFill: numb
 }
 
 describe('one best-mode fill', () => {
-  it('costs 14 SQL statements (create 6, quote 1, close 7) and 4 bus events', async () => {
+  it('costs 10 SQL statements (create 5, quote 1, close 4) and 2 bus events', async () => {
     const taker = await party(100_000_000n);
     const maker = await party(100_000_000n);
     // Warm-up: the first fill of a user creates its reserved account and looks its window up.
@@ -113,12 +116,19 @@ describe('one best-mode fill', () => {
     clock -= 600;
     expect(f.value.rfq.rfq.status).toBe('filled');
     events.push(...f.value.events);
-    // create: BEGIN, key claim, taker's accounts locked, RFQ insert (with the open count) and the reserve posting,
-    // stored outcome, COMMIT. quote: one autocommit statement. close: BEGIN, RFQ FOR UPDATE, quotes FOR UPDATE
-    // (with the makers' unlocked balances), taker + chosen makers locked, fill writes with the ledger postings, the
-    // makers' protection counters (src/domain/rfq/mmp.ts, docs/market-makers.md), COMMIT.
-    expect({ create: c.statements, quote: q.statements, close: f.statements }).toEqual({ create: 6, quote: 1, close: 7 });
-    expect(events.map((e) => e.topic)).toEqual(['rfq.open', 'rfq.quote', 'rfq.closed', 'mm.event']);
+    // create: BEGIN, key claim, rfq_create (taker's accounts locked, open count, insert, reserve posting), stored
+    // outcome, COMMIT. quote: one autocommit statement. close: BEGIN, rfq_lock_for_close (RFQ FOR UPDATE, then its
+    // quotes FOR UPDATE with the accounts read unlocked), one write statement (the accounts it posts to locked,
+    // every write, the ledger postings and the makers' protection counters), COMMIT. Exact: fewer is progress to
+    // pin here, more fails.
+    expect({ create: c.statements, quote: q.statements, close: f.statements }).toEqual({ create: 5, quote: 1, close: 4 });
+    expect(c.statements + q.statements + f.statements).toBeLessThanOrEqual(10);
+    // rfq.open, and rfq.closed carrying the maker's quote_result (no rfq.quote for best mode, no mm.event per quote).
+    expect(events.map((e) => e.topic)).toEqual(['rfq.open', 'rfq.closed']);
+    const closedEvent = events[1]!;
+    expect(closedEvent.topic === 'rfq.closed' && closedEvent.results.map((r) => [r.wallet, r.frame.status])).toEqual([
+      [maker.wallet.address.toLowerCase(), 'filled'],
+    ]);
   });
 });
 

@@ -4,25 +4,22 @@
 // cancelled, reason mmp_triggered), `mmp_status` tells its connections, and its quotes are refused
 // (`mmp_triggered`) until it sends `mmp_reset`.
 import type { Em } from '../../db/orm.js';
-import { int8ToBigint, int8ToNumber } from '../../db/int8.js';
-import { mmProtectionsRepository } from '../../db/repositories/mm-protections.repository.js';
+import { mmProtectionsRepository, type MmProtectionRow } from '../../db/repositories/mm-protections.repository.js';
 import { db } from '../../db/schema.js';
 import type { RfqEvent } from './events.js';
 import type { MmpStatusFrame } from './records.js';
 import { withdrawAllQuotes } from './withdraw.js';
 
-type Row = NonNullable<Awaited<ReturnType<ReturnType<typeof mmProtectionsRepository>['get']>>>;
-
-export function mmpStatusFrame(r: Row | undefined): MmpStatusFrame {
+export function mmpStatusFrame(r: MmProtectionRow | undefined): MmpStatusFrame {
   return {
     type: 'mmp_status',
     enabled: r !== undefined,
-    interval_ms: r ? int8ToNumber(r.interval_ms) : null,
+    interval_ms: r ? r.interval_ms : null,
     max_fills: r?.max_fills ?? null,
-    max_liability_micros: r?.max_liability == null ? null : int8ToBigint(r.max_liability).toString(),
+    max_liability_micros: r?.max_liability == null ? null : r.max_liability.toString(),
     window_fills: r?.window_fills ?? 0,
-    window_liability_micros: r ? int8ToBigint(r.window_liability).toString() : '0',
-    tripped_at_ms: r?.tripped_at_ms == null ? null : int8ToNumber(r.tripped_at_ms),
+    window_liability_micros: r ? r.window_liability.toString() : '0',
+    tripped_at_ms: r?.tripped_at_ms ?? null,
   };
 }
 
@@ -51,14 +48,10 @@ export async function protectionOf(em: Em, makerWallet: string): Promise<MmpStat
 }
 
 /**
- * In the fill's transaction, after its writes: counts each maker fill; a maker whose protection trips has
- * every live quote withdrawn. Returns the events to publish after commit.
+ * In the fill's transaction, after its write statement counted the fills (FillsRepository.closeWrites): each
+ * maker whose protection it tripped has every live quote withdrawn. Returns the events to publish after commit.
  */
-export async function countMakerFills(tx: Em, fills: ReadonlyArray<{ maker: string; liability: bigint }>, nowMs: number): Promise<RfqEvent[]> {
-  const tripped = await mmProtectionsRepository(db(tx)).countFills(
-    fills.map((f) => ({ maker: f.maker.toLowerCase(), liability: f.liability })),
-    nowMs,
-  );
+export async function mmpTripped(tx: Em, tripped: readonly MmProtectionRow[]): Promise<RfqEvent[]> {
   const events: RfqEvent[] = [];
   for (const row of tripped) {
     const withdrawn = await withdrawAllQuotes(tx, row.maker_address, 'mmp_triggered');

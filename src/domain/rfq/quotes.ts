@@ -6,10 +6,10 @@
 import { isUuid } from '../errors.js';
 import { randomUUID } from 'node:crypto';
 import type { Em } from '../../db/orm.js';
+import { rfqQuotesRepository } from '../../db/repositories/rfq-quotes.repository.js';
 import { rfqRepository } from '../../db/repositories/rfq.repository.js';
 import { db } from '../../db/schema.js';
 import { isUniqueViolation } from '../database-errors.js';
-import { microsFromDb } from '../ledger/amounts.js';
 import { nowOf, type RfqDeps } from './deps.js';
 import type { RfqEvent } from './events.js';
 import { quoteResultFrame } from './records.js';
@@ -60,7 +60,7 @@ export async function submitQuote(em: Em, deps: RfqDeps, makerWallet: string, q:
 
   const attempt = async () => {
     const id = randomUUID();
-    const rec = await rfqRepository(db(em)).recordQuote({
+    const rec = await rfqQuotesRepository(db(em)).recordQuote({
       id,
       rfqId,
       makerAddress: maker,
@@ -77,12 +77,14 @@ export async function submitQuote(em: Em, deps: RfqDeps, makerWallet: string, q:
       const same =
         rec.prior_rfq_id === rfqId &&
         rec.prior_odds_bps === q.odds_bps &&
-        microsFromDb(rec.prior_max_fill!) === BigInt(q.max_fill_micros) &&
-        (Number(rec.prior_valid_until_ms) === q.valid_until_ms || rec.prior_signature === signature);
+        rec.prior_max_fill === BigInt(q.max_fill_micros) &&
+        (rec.prior_valid_until_ms === q.valid_until_ms || rec.prior_signature === signature);
       return same ? { ack: quoteAck(rfqId, clientQuoteId, { quoteId: rec.prior_id! }), events: [] } : reject('duplicate_client_quote_id');
     }
     if (rec.verdict !== 'ok') return reject(rec.verdict);
-    const events: RfqEvent[] = [{ topic: 'rfq.quote', rfqId }];
+    // Only a manual-mode taker chooses among quotes while the RFQ is open: its long-polls wake on each one. A
+    // best-mode RFQ fills at its quote deadline, and its long-polls wake on rfq.closed (one bus message less per fill).
+    const events: RfqEvent[] = rec.fill_mode === 'manual' ? [{ topic: 'rfq.quote', rfqId }] : [];
     if (rec.replaced_id) {
       events.push({
         topic: 'mm.event',
@@ -114,8 +116,9 @@ export async function cancelQuote(em: Em, makerWallet: string, rfqId: string, qu
   return em.transactional(async (tx) => {
     const repo = rfqRepository(db(tx));
     const row = await repo.get(id, 'share'); // as an insert: the quote's status only changes while the RFQ is not closing
-    const cancelled = row ? await repo.cancelQuote(id, qid, makerWallet.toLowerCase()) : undefined;
+    const cancelled = row ? await rfqQuotesRepository(db(tx)).cancelQuote(id, qid, makerWallet.toLowerCase()) : undefined;
     if (!cancelled) return { ack: quoteAck(id, null, { error: 'quote_not_live' }), events: [] };
-    return { ack: quoteAck(id, cancelled.client_quote_id, { quoteId: cancelled.id }), events: [{ topic: 'rfq.quote', rfqId: id }] };
+    const events: RfqEvent[] = row?.fill_mode === 'manual' ? [{ topic: 'rfq.quote', rfqId: id }] : [];
+    return { ack: quoteAck(id, cancelled.client_quote_id, { quoteId: cancelled.id }), events };
   });
 }

@@ -1,15 +1,11 @@
-// Database rows of rfqs / rfq_quotes as the records the rules and the wire use.
-import { int8ToBigint, int8ToNumber, int8ToNumberOrNull } from '../../db/int8.js';
-import type { RfqRepository } from '../../db/repositories/rfq.repository.js';
+// Database rows of rfqs / rfq_quotes (int8 already parsed by src/db/repositories/rfq.repository.ts) as the records the rules and the wire use.
+import type { QuoteRow, RfqRow } from '../../db/repositories/rfq.repository.js';
 import type { QuoteReason, QuoteRecord, RfqLegInfo, RfqRecord, RfqWithQuotes } from './records.js';
 import { compareQuoteRecords } from './records.js';
 
-type RfqRow = NonNullable<Awaited<ReturnType<RfqRepository['get']>>>;
-type QuoteRow = Awaited<ReturnType<RfqRepository['quotes']>>[number];
-
 export function rfqFromRow(r: RfqRow, quotesReceived: number): RfqRecord {
   const legs = (typeof r.legs === 'string' ? JSON.parse(r.legs) : r.legs) as RfqLegInfo[];
-  const stake = int8ToBigint(r.stake);
+  const stake = r.stake;
   return {
     id: r.id,
     takerUserId: r.taker_user_id,
@@ -20,8 +16,8 @@ export function rfqFromRow(r: RfqRow, quotesReceived: number): RfqRecord {
       stake_micros: Number(stake),
       min_odds_bps: r.min_odds_bps,
       order_type: r.order_type,
-      nonce: int8ToNumber(r.nonce),
-      deadline_ms: int8ToNumber(r.deadline_ms),
+      nonce: r.nonce,
+      deadline_ms: r.deadline_ms,
     },
     signature: r.signature,
     fillMode: r.fill_mode,
@@ -29,16 +25,16 @@ export function rfqFromRow(r: RfqRow, quotesReceived: number): RfqRecord {
     status: r.status,
     stakeMicros: stake,
     minOddsBps: r.min_odds_bps,
-    filledStakeMicros: int8ToBigint(r.filled_stake),
-    payoutMicros: r.payout === null ? null : int8ToBigint(r.payout),
+    filledStakeMicros: r.filled_stake,
+    payoutMicros: r.payout,
     oddsBps: r.odds_bps,
     positionId: r.position_id,
     closeReason: r.close_reason,
     quotesReceived,
-    quoteDeadlineMs: int8ToNumber(r.quote_deadline_ms),
-    expiresAtMs: int8ToNumber(r.expires_at_ms),
-    createdAtMs: int8ToNumber(r.created_at_ms),
-    closedAtMs: int8ToNumberOrNull(r.closed_at_ms),
+    quoteDeadlineMs: r.quote_deadline_ms,
+    expiresAtMs: r.expires_at_ms,
+    createdAtMs: r.created_at_ms,
+    closedAtMs: r.closed_at_ms,
     legs,
     idempotencyKey: r.idempotency_key,
   };
@@ -52,13 +48,13 @@ export function quoteFromRow(q: QuoteRow): QuoteRecord {
     makerUserId: q.maker_user_id,
     clientQuoteId: q.client_quote_id,
     oddsBps: q.odds_bps,
-    maxFillMicros: int8ToBigint(q.max_fill),
-    validUntilMs: int8ToNumber(q.valid_until_ms),
+    maxFillMicros: q.max_fill,
+    validUntilMs: q.valid_until_ms,
     signature: q.signature,
     status: q.status,
     reason: q.reason as QuoteReason | null,
-    filledStakeMicros: int8ToBigint(q.filled_stake),
-    receivedAtMs: int8ToNumber(q.received_at_ms),
+    filledStakeMicros: q.filled_stake,
+    receivedAtMs: q.received_at_ms,
   };
 }
 

@@ -89,7 +89,9 @@ describe('free semantic checks (docs/getting-started.md, Trading as a taker)', (
       },
     ]);
   });
+});
 
+describe('free semantic checks: legs and the error body', () => {
   it('more legs than RFQ_MAX_LEGS', () => {
     const legs = Array.from({ length: 4 }, (_, i) => ({ market_id: i + 1, direction: 'up' as const }));
     expect(checkOrder(order({ legs }), 'best', { ...limits, maxLegs: 3 }, NOW)?.details).toEqual([

@@ -7,8 +7,19 @@ import type { Bus } from '../../bus/bus.js';
 import type { RfqCloser } from '../../bus/rfq-events.js';
 import { publishRfqEvents } from '../../bus/rfq-events.js';
 import { AppError, ValidationFailed } from '../../domain/errors.js';
-import { acceptQuote, cancelRfq, createRfq, getOwnRfq, listOwnRfqs, QuoteUnusable, rejectQuote, type RfqWrite } from '../../domain/rfq/api.js';
+import {
+  acceptQuote,
+  cancelRfq,
+  checkOrderSignature,
+  createRfq,
+  getOwnRfq,
+  listOwnRfqs,
+  QuoteUnusable,
+  rejectQuote,
+  type RfqWrite,
+} from '../../domain/rfq/api.js';
 import type { RfqDeps } from '../../domain/rfq/deps.js';
+import type { Verification } from '../../domain/rfq/typed-data.js';
 import { NO_STORE, type HandlersFor, type RequestContext } from '../handler.js';
 import { idempotentWrite } from '../idempotent.js';
 import { requireUser } from './principal.js';
@@ -44,11 +55,14 @@ export function rfqTakerHandlers(deps: RfqTakerDeps): HandlersFor<RfqTakerOperat
   const read = (ctx: RequestContext, rfqId: string) => getOwnRfq(ctx.db, requireUser(ctx.auth).userId, rfqId);
   const publish = async (w: RfqWrite, ctx: RequestContext) => publishRfqEvents(deps.bus, w.events, ctx.log);
 
+  /** Each create's signature check, run before its transaction opens (by request body). */
+  const checked = new WeakMap<object, Verification>();
   const create = idempotentWrite<'createRfq', RfqWrite>({
     scope: userScope,
     write: ({ body }, { db, auth }) => {
       const user = requireUser(auth);
       return createRfq(db, deps.rfq, {
+        signatureCheck: checked.get(body),
         userId: user.userId,
         sessionAddress: user.address,
         order: body.order,
@@ -96,6 +110,8 @@ export function rfqTakerHandlers(deps: RfqTakerDeps): HandlersFor<RfqTakerOperat
           { in: 'body', path: '/order/taker', message: 'fails the EIP-55 checksum (use all lowercase, or the checksummed form)' },
         ]);
       }
+      // The signature's recovery before the key's transaction opens (its verdict is answered in the rules' order).
+      checked.set(req.body, checkOrderSignature(deps.rfq, req.body.order, req.body.signature));
       return create(req, ctx);
     },
     getRfq: async ({ params, query }, ctx) => {
