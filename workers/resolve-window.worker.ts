@@ -15,7 +15,7 @@ import { resolveWindowFromFeed } from '../src/domain/markets/window-feed.js';
 import { recordSourceHealth } from '../src/domain/prices/health.js';
 import { settleWindow } from '../src/domain/positions/settle.js';
 import { createPriceQuorum } from '../src/domain/prices/create.js';
-import { publishRfqEvents } from '../src/bus/rfq-events.js';
+import { publishRfqEvents } from '../src/trading/rfq-events.js';
 import { createWindowResolutionProducer } from '../src/jobs/window-resolution-producer.js';
 import { JOB, type QUEUE } from '../src/jobs/queues.js';
 import type { WorkerSpec } from './worker-spec.js';

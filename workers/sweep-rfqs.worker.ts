@@ -1,11 +1,11 @@
 // Processor of the `rfq` queue's sweep-rfqs job (scheduled every RFQ_SWEEP_EVERY_MS): closes open RFQs
 // whose due time passed more than RFQ_SWEEP_GRACE_MS ago. Normally the process that created an RFQ closes
-// it on time with its own timer (src/bus/rfq-events.ts createRfqCloser().closeAt); when that process died,
+// it on time with its own timer (src/trading/rfq-events.ts createRfqCloser().closeAt); when that process died,
 // this is what closes the RFQ, fills or expires it and releases the taker's stake. closeRfq is idempotent
 // under the row lock, so a sweep racing the owner's timer (or another sweep) changes nothing twice, and the
 // closer publishes rfq_closed / quote_result only for the close that changed the row.
 import { rfqDepsOf } from '../src/domain/rfq/deps.js';
-import { createRfqCloser } from '../src/bus/rfq-events.js';
+import { createRfqCloser } from '../src/trading/rfq-events.js';
 import { dueRfqIds } from '../src/domain/rfq/api.js';
 import { RFQ_SWEEP_BATCH, RFQ_SWEEP_GRACE_MS, type QUEUE } from '../src/jobs/queues.js';
 import type { WorkerSpec } from './worker-spec.js';

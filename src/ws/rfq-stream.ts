@@ -10,7 +10,7 @@
 // A broadcast frame is serialized (and, outside production, schema-checked) once, not per socket. The bus
 // is at-most-once: nothing here is needed for correctness, makers reconcile over HTTP (GET /v1/mm/rfq/{id}).
 import type { Bus, BusHandler } from '../bus/bus.js';
-import { publishRfqEvents } from '../bus/rfq-events.js';
+import { publishRfqEvents } from '../trading/rfq-events.js';
 import { cancelQuote, submitQuote, withdrawAllQuotes } from '../domain/rfq/api.js';
 import type { RfqDeps } from '../domain/rfq/deps.js';
 import type { RfqRoute } from '../domain/rfq/events.js';

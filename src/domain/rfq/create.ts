@@ -30,7 +30,7 @@ export interface CreateRfqInput {
 
 export interface RfqWrite {
   rfq: RfqWithQuotes;
-  /** Publish after commit (src/bus/rfq-events.ts). */
+  /** Publish after commit (src/trading/rfq-events.ts). */
   events: RfqEvent[];
 }
 

@@ -7,7 +7,7 @@ import { userBalances } from '../../domain/ledger/ledger.js';
 import { creditAppTokensOnce, type AppTokenCredit } from '../../domain/money/app-tokens.js';
 import { getOwnOperation, openDeposit, openWithdrawal, type OperationRecord } from '../../domain/money/operations.js';
 import type { SettlementAdapter } from '../../domain/settlement/adapter.js';
-import type { OperationWaiter } from '../../bus/operation-waiter.js';
+import type { OperationWaiter } from '../../trading/operation-waiter.js';
 import type { SettlementProducer } from '../../jobs/settlement-producer.js';
 import { NO_STORE, type HandlersFor, type RequestContext } from '../handler.js';
 import { idempotentWrite } from '../idempotent.js';

@@ -4,8 +4,8 @@
 // their events after commit and keeps this process's close timers.
 import { isAddress } from 'viem';
 import type { Bus } from '../../bus/bus.js';
-import type { RfqCloser } from '../../bus/rfq-events.js';
-import { publishRfqEvents } from '../../bus/rfq-events.js';
+import type { RfqCloser } from '../../trading/rfq-events.js';
+import { publishRfqEvents } from '../../trading/rfq-events.js';
 import { AppError, ValidationFailed } from '../../domain/errors.js';
 import { acceptQuote, cancelRfq, createRfq, getOwnRfq, listOwnRfqs, QuoteUnusable, rejectQuote, type RfqWrite } from '../../domain/rfq/api.js';
 import type { RfqDeps } from '../../domain/rfq/deps.js';
@@ -13,7 +13,7 @@ import { NO_STORE, type HandlersFor, type RequestContext } from '../handler.js';
 import { idempotentWrite } from '../idempotent.js';
 import { requireUser } from './principal.js';
 import { rfqToWire } from './rfq-wire.js';
-import type { RfqWaiters } from './rfq-wait.js';
+import type { RfqWaiters } from '../../trading/rfq-wait.js';
 
 export interface RfqTakerDeps {
   rfq: RfqDeps;

@@ -11,7 +11,7 @@ import { submitQuote } from '../domain/rfq/api.js';
 import type { RfqDeps } from '../domain/rfq/deps.js';
 import type { RfqEvent } from '../domain/rfq/events.js';
 import { quoteTypedData, rfqDomainOf } from '../domain/rfq/typed-data.js';
-import type { Bus } from './bus.js';
+import type { Bus } from '../bus/bus.js';
 import { publishRfqEvents } from './rfq-events.js';
 
 export function startDemoMaker(deps: { bus: Bus; forkDb: () => Em; rfq: RfqDeps; log: Logger }): () => void {
