@@ -16,6 +16,7 @@ import {
 } from '../../db/repositories/ledger.repository.js';
 import { Unprocessable } from '../errors.js';
 import { microsFromDb } from './amounts.js';
+import { OWNER_PREFIX } from '../positions/trading-counters.js';
 
 export type { SystemAccountKind, UserAccountKind };
 
@@ -242,13 +243,13 @@ export async function checkLedgerWith(query: <T>(sql: string) => Promise<T>): Pr
   // over positions (takers) and position fills (makers).
   const stats = await query<Array<{ owner: string; kept: string; summed: string }>>(
     `with summed as (
-       select 'user:' || taker_user_id as owner, count(*) filter (where status = 'open') as open_count,
+       select '${OWNER_PREFIX.taker}' || taker_user_id as owner, count(*) filter (where status = 'open') as open_count,
               coalesce(sum(stake) filter (where status = 'open'), 0) as open_stake, coalesce(sum(payout) filter (where status = 'open'), 0) as potential,
               count(*) filter (where status <> 'open') as settled, count(*) filter (where status = 'won') as wins,
               count(*) filter (where status = 'lost') as losses, count(*) filter (where status = 'voided') as voided, coalesce(sum(pnl), 0) as pnl
          from positions group by taker_user_id
        union all
-       select 'mm:' || f.maker_address, count(*) filter (where p.status = 'open'), coalesce(sum(f.liability) filter (where p.status = 'open'), 0),
+       select '${OWNER_PREFIX.maker}' || f.maker_address, count(*) filter (where p.status = 'open'), coalesce(sum(f.liability) filter (where p.status = 'open'), 0),
               coalesce(sum(f.payout) filter (where p.status = 'open'), 0), count(*) filter (where p.status <> 'open'),
               count(*) filter (where p.status = 'lost'), count(*) filter (where p.status = 'won'), count(*) filter (where p.status = 'voided'),
               coalesce(sum(f.maker_pnl), 0)

@@ -12,6 +12,7 @@ import { allocate, type Allocation, type QuoteCandidate, type QuoteOutcome } fro
 import type { RfqDeps } from './deps.js';
 import { countMakerFills } from './mmp.js';
 import { routeOf, type RfqEvent } from './events.js';
+import { makerOwner, takerOwner } from '../positions/trading-counters.js';
 import {
   compareQuoteRecords,
   rfqClosedFrame,
@@ -252,9 +253,9 @@ export async function fillRfq(
       liability: f.liabilityMicros,
     })),
     stats: [
-      { owner: `user:${r.takerUserId}`, openCount: 1, openStake: allocation.filledStakeMicros, potentialPayout: allocation.payoutMicros },
+      { owner: takerOwner(r.takerUserId), openCount: 1, openStake: allocation.filledStakeMicros, potentialPayout: allocation.payoutMicros },
       ...allocation.fills.map((f) => ({
-        owner: `mm:${f.quote.makerAddress}`,
+        owner: makerOwner(f.quote.makerAddress),
         openCount: 1,
         openStake: f.liabilityMicros,
         potentialPayout: f.payoutMicros,
