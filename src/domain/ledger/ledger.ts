@@ -239,8 +239,15 @@ export async function checkLedgerWith(query: <T>(sql: string) => Promise<T>): Pr
       detail: `user_reserved ${r.balance}, open stakes + liabilities + open contest bets + pending withdrawals ${r.expected}`,
     });
   }
-  // docs/trading.md ("PnL"): the trading counters (kept in the fill and settlement transactions) equal the sums
-  // over positions (takers) and position fills (makers).
+  problems.push(...(await statsProblems(query)));
+  return problems;
+}
+
+/**
+ * docs/trading.md ("PnL"): the trading counters (kept in the fill and settlement transactions) equal the sums
+ * over positions (takers) and position fills (makers); the owner keys as src/domain/positions/trading-counters.ts builds them.
+ */
+async function statsProblems(query: <T>(sql: string) => Promise<T>): Promise<LedgerProblem[]> {
   const stats = await query<Array<{ owner: string; kept: string; summed: string }>>(
     `with summed as (
        select '${OWNER_PREFIX.taker}' || taker_user_id as owner, count(*) filter (where status = 'open') as open_count,
@@ -264,14 +271,11 @@ export async function checkLedgerWith(query: <T>(sql: string) => Promise<T>): Pr
       where (k.open_count, k.open_stake, k.potential, k.settled, k.wins, k.losses, k.voided, k.pnl)
             is distinct from (s.open_count, s.open_stake, s.potential, s.settled, s.wins, s.losses, s.voided, s.pnl)`,
   );
-  for (const r of stats) {
-    problems.push({
-      kind: 'stats_mismatch',
-      id: r.owner,
-      detail: `trading_stats ${r.kept}; sums over positions ${r.summed} (open, open stake, potential, settled, wins, losses, voided, pnl)`,
-    });
-  }
-  return problems;
+  return stats.map((r) => ({
+    kind: 'stats_mismatch',
+    id: r.owner,
+    detail: `trading_stats ${r.kept}; sums over positions ${r.summed} (open, open stake, potential, settled, wins, losses, voided, pnl)`,
+  }));
 }
 
 /**
