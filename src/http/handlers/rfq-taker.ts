@@ -8,7 +8,7 @@ import { AppError, ValidationFailed } from '../../domain/errors.js';
 import { getOwnRfq, listOwnRfqs, QuoteUnusable, type RfqWrite } from '../../domain/rfq/api.js';
 import type { RfqLifecycle } from '../../trading/rfq-lifecycle.js';
 import { NO_STORE, type HandlersFor, type RequestContext } from '../handler.js';
-import { idempotentWrite } from '../idempotent.js';
+import { answerOnce, writeOnce } from '../idempotent.js';
 import { requireUser } from './principal.js';
 import { rfqToWire } from './rfq-wire.js';
 import type { RfqWaiters } from '../../trading/rfq-wait.js';
@@ -36,48 +36,24 @@ const tooManyWaiters = () =>
   );
 
 export function rfqTakerHandlers(deps: RfqTakerDeps): HandlersFor<RfqTakerOperationId> {
-  const userScope = (_req: unknown, ctx: RequestContext) => `user:${requireUser(ctx.auth).userId}`;
+  const userScope = (ctx: RequestContext) => `user:${requireUser(ctx.auth).userId}`;
   const read = (ctx: RequestContext, rfqId: string) => getOwnRfq(ctx.db, requireUser(ctx.auth).userId, rfqId);
   const { trading } = deps;
 
-  const create = idempotentWrite<'createRfq', RfqWrite>({
-    scope: userScope,
-    write: ({ body }, { db, auth }) => {
-      const user = requireUser(auth);
-      return trading.create(db, {
-        userId: user.userId,
-        sessionAddress: user.address,
-        order: body.order,
-        signature: body.signature,
-        fillMode: body.fill_mode ?? 'best',
-        idempotencyKey: body.idempotency_key,
-      });
-    },
-    outcome: (w) => ({ status: 201, body: rfqToWire(w.rfq), headers: { Location: `/v1/rfq/${w.rfq.rfq.id}`, ...NO_STORE } }),
-    resourceOf: (w) => w.rfq.rfq.id,
-    committed: (w, _req, ctx) => trading.created(w, ctx.log),
-    // First answer and replays alike: the RFQ as it is now. Best mode waits for the end of the quote window
-    // (also on a replay whose first request died mid-window: closing is idempotent).
-    // The first answer starts from what the write returned and the close's own result: no read back.
-    answer: async (_req, ctx, rfqId, written) => {
-      let r = written?.rfq ?? (await read(ctx, rfqId));
-      if (r.rfq.status === 'open' && r.rfq.fillMode === 'best') {
-        r = (await trading.closeAtQuoteDeadline(r)) ?? (await read(ctx, rfqId));
-      }
-      return { status: 201, body: rfqToWire(r), headers: { Location: `/v1/rfq/${rfqId}`, ...NO_STORE } };
-    },
+  const created = (w: RfqWrite) => ({
+    reply: { status: 201 as const, body: rfqToWire(w.rfq), headers: { Location: `/v1/rfq/${w.rfq.rfq.id}`, ...NO_STORE } },
+    resourceId: w.rfq.rfq.id,
   });
-
-  const accept = idempotentWrite<'acceptRfqQuote', RfqWrite>({
-    scope: userScope,
-    // The key is tied to the RFQ in the path: the same key sent to another RFQ is IDEMPOTENCY_KEY_REUSED.
-    fingerprint: ({ params, body }) => ({ rfq_id: params.rfq_id, body }),
-    write: ({ params, body }, { db, auth }) => trading.accept(db, requireUser(auth).userId, params.rfq_id, body.quote_id),
-    outcome: (w) => ({ status: 200, body: rfqToWire(w.rfq), headers: NO_STORE }),
-    resourceOf: (w) => w.rfq.rfq.id,
-    committed: (w, _req, ctx) => trading.accepted(w, ctx.log),
-    answer: async (_req, ctx, rfqId) => ({ status: 200, body: rfqToWire(await read(ctx, rfqId)), headers: NO_STORE }),
-  });
+  // First answer and replays alike: the RFQ as it is now. Best mode waits for the end of the quote window
+  // (also on a replay whose first request died mid-window: closing is idempotent).
+  // The first answer starts from what the write returned and the close's own result: no read back.
+  const createAnswer = (ctx: RequestContext) => async (rfqId: string, written?: RfqWrite) => {
+    let r = written?.rfq ?? (await read(ctx, rfqId));
+    if (r.rfq.status === 'open' && r.rfq.fillMode === 'best') {
+      r = (await trading.closeAtQuoteDeadline(r)) ?? (await read(ctx, rfqId));
+    }
+    return { status: 201 as const, body: rfqToWire(r), headers: { Location: `/v1/rfq/${rfqId}`, ...NO_STORE } };
+  };
 
   return {
     createRfq: async (req, ctx) => {
@@ -87,7 +63,25 @@ export function rfqTakerHandlers(deps: RfqTakerDeps): HandlersFor<RfqTakerOperat
           { in: 'body', path: '/order/taker', message: 'fails the EIP-55 checksum (use all lowercase, or the checksummed form)' },
         ]);
       }
-      return create(req, ctx);
+      const { body } = req;
+      const user = requireUser(ctx.auth);
+      const w = await writeOnce(
+        req,
+        ctx,
+        { scope: userScope(ctx) },
+        (tx) =>
+          trading.create(tx.db, {
+            userId: user.userId,
+            sessionAddress: user.address,
+            order: body.order,
+            signature: body.signature,
+            fillMode: body.fill_mode ?? 'best',
+            idempotencyKey: body.idempotency_key,
+          }),
+        created,
+      );
+      if (!w.replayed) await trading.created(w.value, ctx.log);
+      return answerOnce(req, ctx, w, createAnswer(ctx));
     },
     getRfq: async ({ params, query }, ctx) => {
       const waitMs = query.wait_ms ?? 0;
@@ -113,8 +107,18 @@ export function rfqTakerHandlers(deps: RfqTakerDeps): HandlersFor<RfqTakerOperat
       return { status: 200, body: { rfqs: page.rfqs.map(rfqToWire), next_cursor: page.nextCursor }, headers: NO_STORE };
     },
     acceptRfqQuote: async (req, ctx) => {
+      const { params, body } = req;
       try {
-        return await accept(req, ctx);
+        const w = await writeOnce(
+          req,
+          ctx,
+          // The key is tied to the RFQ in the path: the same key sent to another RFQ is IDEMPOTENCY_KEY_REUSED.
+          { scope: userScope(ctx), print: { rfq_id: params.rfq_id, body } },
+          (tx) => trading.accept(tx.db, requireUser(tx.auth).userId, params.rfq_id, body.quote_id),
+          (a) => ({ reply: { status: 200 as const, body: rfqToWire(a.rfq), headers: NO_STORE }, resourceId: a.rfq.rfq.id }),
+        );
+        if (!w.replayed) await trading.accepted(w.value, ctx.log);
+        return await answerOnce(req, ctx, w, async (rfqId) => ({ status: 200, body: rfqToWire(await read(ctx, rfqId)), headers: NO_STORE }));
       } catch (err) {
         // The accept rolled back; the quote that cannot fill is marked dead in a transaction of its own.
         if (err instanceof QuoteUnusable) await trading.rejectUnusable(ctx.db, req.params.rfq_id.toLowerCase(), err, ctx.log);
