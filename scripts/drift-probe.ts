@@ -1,6 +1,7 @@
 // `npm run check:drift`: proves that the spec reaches the compiler. Copies spec/ to a temporary folder,
-// renames a response field, a query parameter and a status, adds a WebSocket client message, generates
-// into that folder and type-checks src/ against it: each change must fail `tsc` in the code that uses it.
+// renames a response field, a query parameter and a status, adds a WebSocket client message, renames a field
+// of five server frames, generates into that folder and type-checks src/ against it: each change must fail
+// `tsc` in the code that uses it (a frame's field in the one function that builds the frame).
 // `--src DIR` checks another copy of src/ (e.g. an older commit's, to see the probe fail there);
 // `--verbose` prints every tsc error.
 import { spawnSync } from 'node:child_process';
@@ -28,7 +29,31 @@ const drifts: Drift[] = [
   { change: 'query parameter window_ms of getContestTopParticipants renamed lookback_ms', expect: /handlers\/contests(-reads)?\.ts.*'window_ms'/ },
   { change: 'uploadPoolImage answers 200 instead of 201', expect: /handlers\/pool-images\.ts.*(201|200)/ },
   { change: 'new WebSocket client message `drift`', expect: /ws\/(message-handlers|gateway)\.ts.*'drift'/ },
+  ...frameRenames().map((r) => ({ change: `${r.schema}.${r.from} renamed ${r.to}`, expect: r.expect })),
 ];
+
+/** Server-frame fields renamed in the AsyncAPI document: each must fail `tsc` where the frame is built. */
+function frameRenames(): { schema: string; message: string; from: string; to: string; expect: RegExp }[] {
+  return [
+    { schema: 'RfqMessage', message: 'rfq', from: 'quote_deadline_ms', to: 'deadline_ms', expect: /domain\/rfq\/records\.ts.*'?quote_deadline_ms/ },
+    { schema: 'QuoteAckMessage', message: 'quoteAck', from: 'accepted', to: 'is_accepted', expect: /domain\/rfq\/quotes\.ts.*'?accepted/ },
+    {
+      schema: 'QuoteResultMessage',
+      message: 'quoteResult',
+      from: 'fill_stake_micros',
+      to: 'filled_micros',
+      expect: /domain\/rfq\/records\.ts.*'?fill_stake_micros/,
+    },
+    { schema: 'RfqClosedMessage', message: 'rfqClosed', from: 'closed_at_ms', to: 'closed_ms', expect: /domain\/rfq\/records\.ts.*'?closed_at_ms/ },
+    {
+      schema: 'PositionSettledMessage',
+      message: 'positionSettled',
+      from: 'maker_pnl_micros',
+      to: 'pnl_micros',
+      expect: /domain\/positions\/settle\.ts.*'?maker_pnl_micros/,
+    },
+  ];
+}
 
 function mutateOpenApi(text: string): string {
   const doc = parse(text.replaceAll('entries_filled', 'entries_count').replaceAll('yes_count', 'yes_total')) as Obj;
@@ -60,6 +85,26 @@ function mutateAsyncApi(text: string): string {
     title: 'Drift',
     messages: [{ $ref: '#/channels/marketMaker/messages/drift' }],
   };
+  for (const r of frameRenames()) {
+    const schema = c.schemas[r.schema] as Obj | undefined;
+    if (!schema?.properties?.[r.from]) throw new Error(`drift probe: ${r.schema} has no ${r.from} any more; update the probe`);
+    schema.properties[r.to] = schema.properties[r.from];
+    delete schema.properties[r.from];
+    schema.required = (schema.required as string[]).map((f) => (f === r.from ? r.to : f));
+    for (const branch of ['if', 'then', 'else'] as const) {
+      const props = (schema[branch] as Obj | undefined)?.properties as Obj | undefined;
+      if (props && r.from in props) {
+        props[r.to] = props[r.from];
+        delete props[r.from];
+      }
+    }
+    for (const ex of (c.messages[r.message]?.examples ?? []) as Obj[]) {
+      if (ex.payload && r.from in ex.payload) {
+        ex.payload[r.to] = ex.payload[r.from];
+        delete ex.payload[r.from];
+      }
+    }
+  }
   return stringify(doc);
 }
 

@@ -15,21 +15,19 @@ import { createChain } from '../src/domain/settlement/onchain/chain.js';
 import { reconcile } from '../src/domain/settlement/onchain/reconcile.js';
 import { unsweptDepositAddresses } from '../src/domain/settlement/onchain/sweeps.js';
 import { DataDirLockedError, lockDataDir, openEmbeddedDatabase } from '../src/db/pglite.js';
+import { ledgerCheckRepository, singleConnectionDb, type SqlRunner } from '../src/db/repositories/ledger-check.repository.js';
 
-type Query = <T>(sql: string) => Promise<T>;
-
-const COUNTS =
-  'select (select count(*) from ledger_transactions)::int as transactions, (select count(*) from ledger_entries)::int as entries, (select count(*) from ledger_accounts)::int as accounts';
-
-async function check(query: Query): Promise<number> {
-  const [counts] = await query<Array<Record<string, number>>>(COUNTS);
-  const problems = await checkLedgerWith(query);
+/** The check over `runner` (this script's own connection), through the ledger check's repository. */
+async function check(runner: SqlRunner): Promise<number> {
+  const repo = ledgerCheckRepository(singleConnectionDb(runner));
+  const counts = await repo.counts();
+  const problems = await checkLedgerWith(repo);
   process.stdout.write(`${JSON.stringify({ ...counts, problems })}\n`);
   const chainSettings = process.env.SETTLEMENT_MODE === 'onchain' ? loadConfig(process.env).chain : undefined;
   if (!chainSettings) return problems.length ? 1 : 0;
   const chain = createChain(chainSettings);
   try {
-    const onchain = await reconcile(chain, query, unsweptDepositAddresses);
+    const onchain = await reconcile(chain, repo, unsweptDepositAddresses);
     process.stdout.write(`${JSON.stringify({ onchain })}\n`);
     if (onchain.deficit)
       process.stderr.write(`ledger:check: DEFICIT: the chain holds ${onchain.held_micros} micros, the books owe ${onchain.liabilities_micros}\n`);
@@ -43,7 +41,7 @@ async function checkPostgres(url: string): Promise<number> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    return await check(async <T>(sql: string) => (await client.query(sql)).rows as T);
+    return await check(client);
   } finally {
     await client.end();
   }
@@ -68,7 +66,7 @@ async function checkEmbedded(dataDir: string): Promise<number> {
   }
   const db = await openEmbeddedDatabase(dir);
   try {
-    return await check(async <T>(sql: string) => (await db.query(sql)).rows as T);
+    return await check(db);
   } finally {
     await db.close();
     release();

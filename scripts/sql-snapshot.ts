@@ -1,10 +1,14 @@
 // Writes src/queries/<feature>.sql: every repository query compiled with sample parameters (see
-// src/db/repositories/snapshot.ts). `--check` writes nothing and fails when a snapshot is stale.
+// src/db/repositories/snapshot.ts). `--check` writes nothing and fails when a snapshot is stale. Both fail
+// when a public method of an exported repository class (src/db/repositories/*.repository.ts) has no sample
+// call in the catalogs: every repository method has its snapshot.
 import { readdirSync, readFileSync, writeFileSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import ts from 'typescript';
 import { compileRepositoryQueries, type CompiledQuery } from '../src/db/repositories/snapshot.js';
 
 const DIR = join(import.meta.dirname, '..', 'src', 'queries');
+const REPOSITORIES = join(import.meta.dirname, '..', 'src', 'db', 'repositories');
 const check = process.argv.includes('--check');
 
 const CLAUSES =
@@ -39,7 +43,38 @@ function render(queries: CompiledQuery[]): string {
   return parts.join('\n');
 }
 
+/** `Class.method` of every public method (not private, protected or static) of the exported repository classes. */
+function repositoryMethods(): string[] {
+  const out: string[] = [];
+  for (const f of readdirSync(REPOSITORIES).filter((n) => n.endsWith('.repository.ts'))) {
+    const src = ts.createSourceFile(f, readFileSync(join(REPOSITORIES, f), 'utf8'), ts.ScriptTarget.Latest, false);
+    for (const node of src.statements) {
+      if (!ts.isClassDeclaration(node) || !node.name || !ts.getModifiers(node)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) continue;
+      for (const member of node.members) {
+        if (!ts.isMethodDeclaration(member) || !ts.isIdentifier(member.name)) continue;
+        const hidden = [ts.SyntaxKind.PrivateKeyword, ts.SyntaxKind.ProtectedKeyword, ts.SyntaxKind.StaticKeyword];
+        if (ts.getModifiers(member)?.some((m) => hidden.includes(m.kind))) continue;
+        out.push(`${node.name.text}.${member.name.text}`);
+      }
+    }
+  }
+  return out;
+}
+
 const compiled = await compileRepositoryQueries();
+// A catalog name is `Class.method`, maybe with a variant suffix (` (for update)`, `.forUpdate`, `:after`, ` #2`).
+const snapshotted = new Set(
+  Object.values(compiled)
+    .flat()
+    .map((q) => /^\w+\.\w+/.exec(q.name)?.[0]),
+);
+const unsnapshotted = repositoryMethods().filter((m) => !snapshotted.has(m));
+if (unsnapshotted.length) {
+  console.error(
+    `Repository methods without a snapshot: ${unsnapshotted.join(', ')}. Add a sample call to a catalog (src/db/repositories/snapshot-*.ts) and run npm run sql:snapshot.`,
+  );
+  process.exitCode = 1;
+}
 const wanted = new Map(Object.entries(compiled).map(([feature, qs]) => [`${feature}.sql`, render(qs)]));
 const existing = (() => {
   try {
@@ -61,6 +96,7 @@ if (check) {
     console.error(`SQL snapshots are stale: ${[...stale.map(([f]) => f), ...orphans].join(', ')}. Run npm run sql:snapshot and review the diff.`);
     process.exit(1);
   }
+  if (unsnapshotted.length) process.exit(1);
   console.log(`SQL snapshots up to date (${wanted.size} files, ${Object.values(compiled).flat().length} statements).`);
 } else {
   mkdirSync(DIR, { recursive: true });

@@ -1,10 +1,15 @@
 // int8 (bigint) columns arrive as decimal strings from both drivers (pg's default; src/db/pglite.ts sets
 // the same parser on PGlite), and the entities declare them in 'string' mode to match. These two functions
-// are the only places they become numbers: money as bigint, ids and epoch milliseconds as safe integers.
+// (and their OrNull forms) are the only places they become numbers, called by the repositories, so the
+// domain sees bigint micros and numbers only: money as bigint, ids and epoch milliseconds as safe integers.
 
 /** Micros (or any int8 amount) as bigint. */
 export function int8ToBigint(v: string | number | bigint): bigint {
   return BigInt(v);
+}
+
+export function int8ToBigintOrNull(v: string | number | bigint | null): bigint | null {
+  return v === null ? null : int8ToBigint(v);
 }
 
 /** An id, a count or epoch milliseconds; throws beyond 2^53 rather than round. */

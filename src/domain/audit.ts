@@ -3,7 +3,6 @@
 // cursor (src/domain/keyset-cursor.ts). How rows are written per request: src/http/audit.ts.
 import { createHash, randomUUID } from 'node:crypto';
 import type { Em } from '../db/orm.js';
-import { int8ToNumber } from '../db/int8.js';
 import { db } from '../db/schema.js';
 import { operatorAuditRepository, type AuditRowInsert } from '../db/repositories/operator-audit.repository.js';
 import { KeysetCursors } from './keyset-cursor.js';
@@ -48,7 +47,7 @@ export async function listAudit(
   const rows = await operatorAuditRepository(db(em)).page(after, q.limit + 1);
   const entries = rows.slice(0, q.limit).map((r): AuditRecord => ({
     id: r.id,
-    atMs: int8ToNumber(r.at_ms),
+    atMs: r.at_ms,
     operator: r.operator,
     requestId: r.request_id,
     operationId: r.operation_id,

@@ -1,6 +1,5 @@
 import { hostname } from 'node:os';
 import type { Em } from '../db/orm.js';
-import { int8ToNumber } from '../db/int8.js';
 import { db } from '../db/schema.js';
 import { heartbeatsRepository } from '../db/repositories/heartbeats.repository.js';
 
@@ -22,7 +21,7 @@ export async function recordHeartbeat(em: Em, me: WorkerIdentity, now = new Date
 
 export async function latestHeartbeat(em: Em): Promise<{ workerId: string; lastSeenAt: Date } | null> {
   const row = await heartbeatsRepository(db(em)).latest();
-  return row ? { workerId: row.worker_id, lastSeenAt: new Date(int8ToNumber(row.last_seen_ms)) } : null;
+  return row ? { workerId: row.worker_id, lastSeenAt: new Date(row.last_seen_ms) } : null;
 }
 
 export interface WorkerSeen {
@@ -40,7 +39,7 @@ export async function recentHeartbeats(em: Em, limit: number): Promise<WorkerSee
     workerId: r.worker_id,
     hostname: r.hostname,
     pid: r.pid,
-    startedAtMs: int8ToNumber(r.started_ms),
-    lastSeenAtMs: int8ToNumber(r.last_seen_ms),
+    startedAtMs: r.started_ms,
+    lastSeenAtMs: r.last_seen_ms,
   }));
 }

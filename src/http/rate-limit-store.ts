@@ -8,6 +8,8 @@ import { MemoryStore, type IncrementResponse, type Options, type Store } from 'e
 import { RedisStore } from 'rate-limit-redis';
 import { Redis } from 'ioredis';
 import type { Orm } from '../db/orm.js';
+import { sharedLimitsRepository } from '../db/repositories/shared-limits.repository.js';
+import { db } from '../db/schema.js';
 import type { Logger } from '../logger.js';
 import { withDeadline } from '../jobs/queue-gate.js';
 
@@ -54,26 +56,20 @@ export class PostgresStore implements Store {
   }
 
   async increment(key: string): Promise<IncrementResponse> {
-    const rows = await this.orm.em
-      .fork()
-      .getConnection()
-      .execute<Array<{ hits: number; reset_at: Date | string }>>(
-        `insert into rate_limit_counters as c (key, hits, reset_at) values (?, 1, now() + (? * interval '1 millisecond'))
-       on conflict (key) do update set
-         hits = case when c.reset_at <= now() then 1 else c.hits + 1 end,
-         reset_at = case when c.reset_at <= now() then excluded.reset_at else c.reset_at end
-       returning hits, reset_at`,
-        [key, this.windowMs],
-      );
-    return { totalHits: Number(rows[0]!.hits), resetTime: new Date(rows[0]!.reset_at) };
+    const { hits, resetAt } = await this.repo().incrementCounter(key, this.windowMs);
+    return { totalHits: hits, resetTime: resetAt };
   }
 
   async decrement(key: string): Promise<void> {
-    await this.orm.em.fork().getConnection().execute('update rate_limit_counters set hits = greatest(hits - 1, 0) where key = ?', [key]);
+    await this.repo().decrementCounter(key);
   }
 
   async resetKey(key: string): Promise<void> {
-    await this.orm.em.fork().getConnection().execute('delete from rate_limit_counters where key = ?', [key]);
+    await this.repo().deleteCounter(key);
+  }
+
+  private repo() {
+    return sharedLimitsRepository(db(this.orm.em.fork()));
   }
 }
 

@@ -4,6 +4,8 @@
 // source's last success.
 import type { Orm } from '../db/orm.js';
 import { pendingMigrations } from '../db/orm.js';
+import { systemRepository } from '../db/repositories/system.repository.js';
+import { db } from '../db/schema.js';
 import type { ProcessRole, ReadinessProbe } from './handlers/operations.js';
 import { sourceHealth } from '../domain/prices/health.js';
 
@@ -24,7 +26,7 @@ export function readinessProbe(deps: {
       return migrated ? 'ok' : 'pending';
     },
     database: async () => {
-      await deps.orm.em.fork().getConnection().execute('select 1');
+      await systemRepository(db(deps.orm.em.fork())).ping();
     },
     queue: () => deps.queue.ping(),
     bus: () => deps.bus.ping(),

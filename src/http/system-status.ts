@@ -4,6 +4,8 @@
 import { Gauge, type Registry } from 'prom-client';
 import type { SystemStatus } from '../../generated/openapi/types.gen.js';
 import type { Orm } from '../db/orm.js';
+import { systemRepository } from '../db/repositories/system.repository.js';
+import { db } from '../db/schema.js';
 import type { Logger } from '../logger.js';
 import { recentHeartbeats } from '../domain/heartbeats.js';
 import type { StatusComponent } from '../domain/status.js';
@@ -115,7 +117,7 @@ export function createSystemStatus(deps: SystemStatusDeps): SystemStatusSource {
   const build = async (): Promise<SystemStatus> => {
     const now = Date.now();
     const [database, queue, bus, workers, schedulers, queues, components] = await Promise.all([
-      check('database', async () => void (await orm.em.fork().getConnection().execute('select 1')), log),
+      check('database', () => systemRepository(db(orm.em.fork())).ping(), log),
       check('queue', () => deps.queue.ping(), log),
       check('bus', () => deps.bus.ping(), log),
       workersOf(now),

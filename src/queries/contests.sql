@@ -83,12 +83,22 @@ insert into "contest_score_counts" ("contest_id", "score", "entries")
   where "contest_id" = $1
   group by "contest_id", "score";
 
+-- ContestsRepository.insertContest
+-- parameters: $1 = "00000000-0000-4000-8000-000000000001", $2 = "Weekend lineups", $3 = "sports", $4 = "lineups", $5 = null, $6 = "5000000", $7 = "0", $8 = 100, $9 = 1, $10 = 2, $11 = null, $12 = "1700000000000", $13 = null, $14 = "num_bets", $15 = 2, $16 = [10000], $17 = null, $18 = "visible", $19 = "1699990000000"
+insert into "contests" ("id", "title", "category", "game_type", "description", "bet_amount", "protocol_prize_pool", "entry_cap", "max_entries_per_user", "open_market_count", "entry_opens_at_ms", "betting_closes_ms", "live_ends_at_ms", "bet_type_kind", "bet_type_value", "winning_split_bps", "image_id", "entry_visibility", "created_at_ms")
+  values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19);
+
 -- ContestsRepository.newContestMarketIds
 -- parameters: $1 = 2
 insert into "markets" ("kind")
   select 'contest'
   from generate_series(1, $1::integer)
   returning "market_id";
+
+-- ContestsRepository.insertMarkets
+-- parameters: $1 = "7", $2 = "00000000-0000-4000-8000-000000000001", $3 = 0, $4 = "sports", $5 = "Home wins", $6 = null, $7 = null, $8 = null, $9 = null, $10 = null, $11 = null, $12 = null
+insert into "contest_markets" ("market_id", "contest_id", "position", "category", "name", "description", "source_kind", "source_event_id", "source_market_id", "betting_closes_at_ms", "live_ends_at_ms", "resolution_time_ms")
+  values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12);
 
 -- ContestsRepository.setMarketResolution
 -- parameters: $1 = "RESOLVED", $2 = "YES", $3 = "1700000000000", $4 = "7"

@@ -20,6 +20,12 @@ update idempotency_keys set state = 'done', response_status = $1, response_body 
     resource_id = $3::uuid, lease_expires_at = null, completed_at = now()
   where scope = $4 and operation = $5 and key = $6;
 
+-- IdempotencyRepository.lockTimeout
+set local lock_timeout = 5000;
+
+-- IdempotencyRepository.lockTimeout (default)
+set local lock_timeout to default;
+
 -- IdempotencyRepository.prune
 -- parameters: $1 = 86400000
 with gone as (

@@ -44,3 +44,11 @@ select "s"."id"
   left join "market_makers" as "m" on lower(m.wallet_address) = lower(s.market_maker_address)
   where "s"."id" = any($1::uuid[])
   and ("s"."revoked_at" is not null or "m"."wallet_address" is null or "m"."removed_at" is not null);
+
+-- MarketMakersRepository.withdrawLiveQuotes
+-- parameters: $1 = "cancelled", $2 = null, $3 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266"
+update "rfq_quotes"
+  set "status" = $1, "reason" = $2
+  where "maker_address" = $3
+  and "status" = 'live'
+  returning "id", "rfq_id", "client_quote_id", "odds_bps";

@@ -95,6 +95,15 @@ select "id", "rfq_id", "maker_address", "maker_user_id", "client_quote_id", "odd
   where "rfq_id" = $1
   and "maker_address" = $2;
 
+-- RfqRepository.makerLiveQuotes
+-- parameters: $1 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", $2 = 100
+select "id", "rfq_id", "maker_address", "maker_user_id", "client_quote_id", "odds_bps", "max_fill", "valid_until_ms", "signature", "status", "reason", "filled_stake", "received_at_ms"
+  from "rfq_quotes"
+  where "maker_address" = $1
+  and "status" = 'live'
+  order by "received_at_ms", "id"
+  limit $2;
+
 -- RfqRepository.quotesLocked
 -- parameters: $1 = "00000000-0000-4000-8000-000000000001"
 select "rfq_quotes"."id", "rfq_quotes"."rfq_id", "rfq_quotes"."maker_address", "rfq_quotes"."maker_user_id", "rfq_quotes"."client_quote_id", "rfq_quotes"."odds_bps", "rfq_quotes"."max_fill", "rfq_quotes"."valid_until_ms", "rfq_quotes"."signature", "rfq_quotes"."status", "rfq_quotes"."reason", "rfq_quotes"."filled_stake", "rfq_quotes"."received_at_ms", "a"."balance" as "maker_available", exists (select 1

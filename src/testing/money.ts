@@ -2,6 +2,7 @@
 // plain pg client (run after every scenario).
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
+import { ledgerCheckRepository, singleConnectionDb } from '../db/repositories/ledger-check.repository.js';
 import { checkLedgerWith, type LedgerProblem } from '../domain/ledger/ledger.js';
 import { call, randomWallet, type TestPrivy } from './identity.js';
 
@@ -15,5 +16,5 @@ export async function newUserSession(baseUrl: string, privy: TestPrivy): Promise
 }
 
 export function ledgerProblems(sql: pg.Client | pg.Pool): Promise<LedgerProblem[]> {
-  return checkLedgerWith(async <T>(text: string) => (await sql.query(text)).rows as T);
+  return checkLedgerWith(ledgerCheckRepository(singleConnectionDb(sql)));
 }

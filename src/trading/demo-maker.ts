@@ -9,8 +9,8 @@ import type { Em } from '../db/orm.js';
 import { DEMO_MAKER_ADDRESS, DEMO_MAKER_KEY, demoMakerOddsBps, ensureDemoMaker } from '../domain/demo/maker.js';
 import type { SettlementAdapter } from '../domain/settlement/adapter.js';
 import type { RfqDeps } from '../domain/rfq/deps.js';
-import type { RfqEvent } from '../domain/rfq/events.js';
 import { quoteTypedData, rfqDomainOf } from '../domain/rfq/typed-data.js';
+import { rfqEventOf, type FrameEvent } from '../bus/rfq-payload.js';
 import type { Bus } from '../bus/bus.js';
 import type { RfqLifecycle } from './rfq-lifecycle.js';
 
@@ -18,7 +18,7 @@ export function startDemoMaker(deps: { bus: Bus; forkDb: () => Em; rfq: RfqDeps;
   const account = privateKeyToAccount(DEMO_MAKER_KEY);
   const domain = rfqDomainOf(deps.rfq.settings);
   const log = deps.log.child({ component: 'demo-maker', wallet: account.address });
-  const answer = async (e: Extract<RfqEvent, { topic: 'rfq.open' }>) => {
+  const answer = async (e: FrameEvent<'rfq.open'>) => {
     const f = e.frame;
     const q = {
       rfq_id: f.rfq_id,
@@ -41,7 +41,9 @@ export function startDemoMaker(deps: { bus: Bus; forkDb: () => Em; rfq: RfqDeps;
   };
   log.info('demo market maker running: it quotes every RFQ at fair odds less 5% (embedded development default; DEMO_DATA=false turns it off)');
   return deps.bus.subscribe('rfq.open', (payload) => {
-    void answer(payload as Extract<RfqEvent, { topic: 'rfq.open' }>).catch((err: unknown) => log.warn({ err }, 'demo maker could not quote'));
+    const r = rfqEventOf('rfq.open', payload);
+    if (!r.ok) return void log.warn({ why: r.why }, 'demo maker ignored a malformed rfq.open bus message');
+    void answer(r.event).catch((err: unknown) => log.warn({ err }, 'demo maker could not quote'));
   });
 }
 

@@ -9,6 +9,8 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Orm } from '../db/orm.js';
+import { sharedLimitsRepository } from '../db/repositories/shared-limits.repository.js';
+import { db } from '../db/schema.js';
 import type { Logger } from '../logger.js';
 import { withDeadline } from '../jobs/queue-gate.js';
 
@@ -131,29 +133,14 @@ function redisBackend(url: string, prefix: string): SharedBackend {
 function postgresBackend(orm: Orm): SharedBackend {
   return {
     async take(ip, holder, max, ttlMs) {
-      return orm.em.fork().transactional(async (em) => {
-        const c = em.getConnection();
-        await c.execute(`select pg_advisory_xact_lock(hashtext('ws-slots:' || ?::text))`, [ip]);
-        await c.execute('delete from ws_connection_slots where ip = ? and expires_at < now()', [ip]);
-        const rows = await c.execute<Array<{ n: number }>>(
-          `insert into ws_connection_slots (ip, holder, process, expires_at)
-           select ?, ?, ?, now() + (? * interval '1 millisecond')
-            where (select count(*) from ws_connection_slots where ip = ?) < ?
-           returning 1 as n`,
-          [ip, holder, holder.split(':')[0], ttlMs, ip, max],
-        );
-        return rows.length === 1;
-      });
+      // One transaction: takeSlot's advisory lock on the IP is held until it commits.
+      return orm.em.fork().transactional((em) => sharedLimitsRepository(db(em)).takeSlot({ ip, holder, process: holder.split(':')[0]!, ttlMs, max }));
     },
     async renew(list, ttlMs) {
-      const processId = list[0]!.holder.split(':')[0];
-      await orm.em
-        .fork()
-        .getConnection()
-        .execute(`update ws_connection_slots set expires_at = now() + (? * interval '1 millisecond') where process = ?`, [ttlMs, processId]);
+      await sharedLimitsRepository(db(orm.em.fork())).renewSlots(list[0]!.holder.split(':')[0]!, ttlMs);
     },
     async drop(ip, holder) {
-      await orm.em.fork().getConnection().execute('delete from ws_connection_slots where ip = ? and holder = ?', [ip, holder]);
+      await sharedLimitsRepository(db(orm.em.fork())).dropSlot(ip, holder);
     },
     close: async () => undefined,
   };

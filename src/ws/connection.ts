@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { WebSocket } from 'ws';
 import type { ServerMessage } from '../../generated/asyncapi/types.js';
 import type { Config } from '../config.js';
+import { quoteAck } from '../domain/rfq/api.js';
 import type { Orm } from '../db/orm.js';
 import type { Logger } from '../logger.js';
 import type { Challenge } from './handshake.js';
@@ -187,7 +188,7 @@ function onFrame(ctx: GatewayContext, handlers: ClientMessageHandlers<Connection
     if (!c.session)
       return void send(ctx, c, { type: 'error', code: 'not_authenticated', message: `authenticate (auth, auth_response) before ${parsed.type}` });
     const { rfqId, clientQuoteId, error } = parsed;
-    return void send(ctx, c, { type: 'quote_ack', rfq_id: rfqId, quote_id: null, client_quote_id: clientQuoteId, accepted: false, error });
+    return void send(ctx, c, quoteAck(rfqId, clientQuoteId, { error }));
   }
   return dispatchClientMessage(handlers, c, parsed);
 }

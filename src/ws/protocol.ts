@@ -2,6 +2,7 @@
 // messages, each checked against the AsyncAPI schema outside production.
 import { clientMessageTypes, validateClientMessage, validateServerMessage } from '../../generated/asyncapi/validators.js';
 import type { ClientMessage, ErrorMessage, QuoteAckMessage, ServerMessage } from '../../generated/asyncapi/types.js';
+import { quoteAck } from '../domain/rfq/api.js';
 
 export type ParsedFrame =
   | { kind: 'message'; message: ClientMessage }
@@ -89,5 +90,5 @@ export function rateLimitedAnswer(frame: ParsedFrame, why: string): ServerMessag
         ? { rfqId: frame.message.rfq_id, clientQuoteId: frame.message.type === 'quote' ? (frame.message.client_quote_id ?? null) : null }
         : null;
   if (!quote) return { type: 'error', code: 'rate_limited', message: why };
-  return { type: 'quote_ack', rfq_id: quote.rfqId, quote_id: null, client_quote_id: quote.clientQuoteId, accepted: false, error: 'rate_limited' };
+  return quoteAck(quote.rfqId, quote.clientQuoteId, { error: 'rate_limited' });
 }

@@ -4,15 +4,16 @@
 //
 //   rfq.open   {frame}          -> `rfq` to every connection whose filters match at least one leg
 //   rfq.closed {frame, route}   -> `rfq_closed` to the connections matching the route
-//   mm.event   {wallet, frame}  -> the frame (quote_result, later position_settled) to every connection of the wallet
+//   mm.event   {wallet, frame}  -> the frame (quote_result, position_settled, mmp_status) to every connection of the wallet
 //   mm.removed {wallet}         -> ends that wallet's connections here at once (the heartbeat sweep is the backstop)
 //
-// A broadcast frame is serialized (and, outside production, schema-checked) once, not per socket. The bus
+// Each bus payload is checked once on arrival (src/bus/rfq-payload.ts: the frame against its spec/asyncapi.yaml
+// schema, in production too) and its frame serialized once, not per socket. The bus
 // is at-most-once: nothing here is needed for correctness, makers reconcile over HTTP (GET /v1/mm/rfq/{id}).
 import type { Bus, BusHandler } from '../bus/bus.js';
-import type { RfqRoute } from '../domain/rfq/events.js';
 import type { RfqLifecycle } from '../trading/rfq-lifecycle.js';
 import type { ServerMessage } from '../../generated/asyncapi/types.js';
+import { rfqEventOf, type FrameEvent, type FrameTopic } from '../bus/rfq-payload.js';
 import { send, sendText, type Connection, type GatewayContext } from './connection.js';
 import type { ClientMessageHandlers } from './messages.js';
 import { serializeServerMessage, type ParsedFrame } from './protocol.js';
@@ -91,43 +92,39 @@ export function createRfqStream(ctx: GatewayContext, bus: Bus, settings: RfqStre
       ? null
       : `more than ${settings.maxQuotesPerSecond} subscribes, quotes and cancels per second on this connection`;
 
-  /** Serializes once, then sends to each open authenticated connection; a frame that breaks the schema is dropped. */
+  /**
+   * Serializes once, then sends to each open authenticated connection. The frame was checked against its
+   * schema on arrival (rfqEventOf), so it is not checked again here.
+   */
   const broadcast = (frame: ServerMessage, to: Iterable<Connection>): number => {
-    let text: string;
-    try {
-      text = serializeServerMessage(frame, ctx.checkFrames);
-    } catch (err) {
-      log.error({ err, type: frame.type }, 'a bus frame does not match spec/asyncapi.yaml; not sent');
-      return 0;
-    }
+    const text = serializeServerMessage(frame, false);
     let sent = 0;
     for (const c of to) if (c.session && !c.ending && sendText(ctx, c, text)) sent += 1;
     return sent;
   };
 
-  const onRfqOpen: BusHandler = (payload) => {
-    const frame = frameOf(payload, 'rfq');
-    if (!frame || !Array.isArray(frame.legs)) return void log.warn({ payload }, 'malformed rfq.open bus message ignored');
+  /** A subscriber of a frame topic: gets the event checked by rfqEventOf; a payload that fails is logged and dropped. */
+  const onEvent =
+    <T extends FrameTopic>(topic: T, fn: (e: FrameEvent<T>) => void): BusHandler =>
+    (payload) => {
+      const r = rfqEventOf(topic, payload);
+      if (!r.ok) return void log.error({ payload, why: r.why }, `malformed ${topic} bus message ignored`);
+      fn(r.event);
+    };
+
+  const onRfqOpen = onEvent('rfq.open', ({ frame }) => {
     const sent = broadcast(frame, index.forLegs(frame.legs));
     log.debug({ rfq_id: frame.rfq_id, connections: sent }, 'rfq sent to subscribed market makers');
-  };
+  });
 
-  const onRfqClosed: BusHandler = (payload) => {
-    const frame = frameOf(payload, 'rfq_closed');
-    const route = (payload as { route?: RfqRoute }).route;
-    if (!frame || !route || !Array.isArray(route.legs)) {
-      return void log.warn({ payload }, 'malformed rfq.closed bus message ignored');
-    }
+  const onRfqClosed = onEvent('rfq.closed', ({ frame, route }) => {
     broadcast(frame, index.forLegs(route.legs));
-  };
+  });
 
-  const onMmEvent: BusHandler = (payload) => {
-    const wallet = (payload as { wallet?: unknown } | null)?.wallet;
-    const frame = frameOf(payload);
-    if (typeof wallet !== 'string' || !frame) return void log.warn({ payload }, 'malformed mm.event bus message ignored');
+  const onMmEvent = onEvent('mm.event', ({ wallet, frame }) => {
     const to = byWallet.get(wallet.toLowerCase());
     if (to?.size) broadcast(frame, to);
-  };
+  });
 
   const onMmRemoved: BusHandler = (payload, meta) => {
     const wallet = (payload as { wallet?: unknown } | null)?.wallet;
@@ -208,12 +205,4 @@ export function createRfqStream(ctx: GatewayContext, bus: Bus, settings: RfqStre
       await Promise.all([...withdrawals]);
     },
   };
-}
-
-/** The `frame` of a bus payload, when it is an object with a string `type` (optionally this one). */
-function frameOf<T extends ServerMessage['type']>(payload: unknown, type?: T): Extract<ServerMessage, { type: T }> | null {
-  const frame = (payload as { frame?: unknown } | null)?.frame;
-  if (typeof frame !== 'object' || frame === null || typeof (frame as { type?: unknown }).type !== 'string') return null;
-  if (type && (frame as { type: string }).type !== type) return null;
-  return frame as Extract<ServerMessage, { type: T }>;
 }

@@ -2,6 +2,7 @@
 // transactions of each operation, their recorded outcomes, and the pull-deposit check's per-user sum.
 import { sql } from 'kysely';
 import type { Db } from '../schema.js';
+import { int8ToBigint } from '../int8.js';
 import { anyOf } from '../sql.js';
 
 export type ReceiptStatus = 'success' | 'reverted' | 'dropped';
@@ -121,12 +122,12 @@ export class ChainRepository {
   }
 
   /** Locks the user's row (serialises their deposit checks) and sums their pending deposits, as int8 text. */
-  async lockUserPendingDeposits(userId: string): Promise<string> {
+  async lockUserPendingDeposits(userId: string): Promise<bigint> {
     const { rows } = await sql<{ total: string }>`
       with locked as (select id from users where id = ${userId} for update)
       select (select coalesce(sum(o.amount), 0) from operations o, locked l
                where o.user_id = l.id and o.kind = 'deposit' and o.status = 'pending')::text as total`.execute(this.db);
-    return rows[0]?.total ?? '0';
+    return int8ToBigint(rows[0]?.total ?? '0');
   }
 
   /** A user's custodial deposit index (users.deposit_index), as int8 text. */

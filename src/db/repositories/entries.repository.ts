@@ -1,6 +1,7 @@
 // Contest entries (src/domain/contests/entries.ts): the entry, its picks and the counters an entry moves,
 // all in the caller's transaction, which holds the contest's row lock.
 import { sql } from 'kysely';
+import { int8ToNumber } from '../int8.js';
 import type { Db } from '../schema.js';
 import { anyOf } from '../sql.js';
 
@@ -10,17 +11,21 @@ export class EntriesRepository {
   constructor(private readonly db: Db) {}
 
   /** The entry `userId` made with idempotency key `key` (the unique index keeps it one). */
-  byKey(userId: string, key: string) {
-    return this.db
+  /** The entry made under this key (its creation time as epoch ms), if any. */
+  async byKey(userId: string, key: string) {
+    const row = await this.db
       .selectFrom('contest_entries')
       .select(['id', 'contest_id', 'entry_index', 'created_at_ms'])
       .where('user_id', '=', userId)
       .where('idempotency_key', '=', key)
       .executeTakeFirst();
+    return row && { ...row, created_at_ms: int8ToNumber(row.created_at_ms) };
   }
 
-  picks(entryId: string) {
-    return this.db.selectFrom('contest_entry_picks').select(['market_id', 'direction']).where('entry_id', '=', entryId).execute();
+  /** The entry's picks (market ids as numbers). */
+  async picks(entryId: string) {
+    const rows = await this.db.selectFrom('contest_entry_picks').select(['market_id', 'direction']).where('entry_id', '=', entryId).execute();
+    return rows.map((r) => ({ market_id: int8ToNumber(r.market_id), direction: r.direction }));
   }
 
   /** How many entries the user holds in the contest. */

@@ -1,5 +1,6 @@
 // Worker heartbeats: one row per worker process.
 import { sql } from 'kysely';
+import { int8ToNumber } from '../int8.js';
 import type { Db } from '../schema.js';
 
 export class HeartbeatsRepository {
@@ -26,18 +27,19 @@ export class HeartbeatsRepository {
   }
 
   /** The most recently seen worker (timestamps leave the database as epoch ms: drivers differ on timestamptz). */
-  latest() {
-    return this.db
+  async latest(): Promise<{ worker_id: string; last_seen_ms: number } | undefined> {
+    const row = await this.db
       .selectFrom('worker_heartbeats')
       .select(['worker_id', sql<string>`(extract(epoch from last_seen_at) * 1000)::bigint`.as('last_seen_ms')])
       .orderBy('last_seen_at', 'desc')
       .limit(1)
       .executeTakeFirst();
+    return row && { worker_id: row.worker_id, last_seen_ms: int8ToNumber(row.last_seen_ms) };
   }
 
   /** The `limit` most recently seen workers, newest first (for the operator's status). */
-  recent(limit: number) {
-    return this.db
+  async recent(limit: number) {
+    const rows = await this.db
       .selectFrom('worker_heartbeats')
       .select([
         'worker_id',
@@ -49,6 +51,7 @@ export class HeartbeatsRepository {
       .orderBy('last_seen_at', 'desc')
       .limit(limit)
       .execute();
+    return rows.map((r) => ({ ...r, started_ms: int8ToNumber(r.started_ms), last_seen_ms: int8ToNumber(r.last_seen_ms) }));
   }
 }
 

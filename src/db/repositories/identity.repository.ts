@@ -2,6 +2,7 @@
 // housekeeping. Wallets match in any letter case (lower() on both sides, as the unique index
 // users_wallet_address_lower_key does). Expiries leave the database as epoch seconds (numeric as text).
 import { sql, type ExpressionBuilder } from 'kysely';
+import { int8ToNumber } from '../int8.js';
 import type { DB, Db } from '../schema.js';
 
 const USER_COLUMNS = ['id', 'privy_sub', 'wallet_address', 'handle', 'x_handle', 'x_avatar_url'] as const;
@@ -96,8 +97,8 @@ export class IdentityRepository {
   }
 
   /** The live (unrevoked, unexpired) session of a token hash, with its user's wallet and its expiry (epoch ms). */
-  liveSession(tokenHash: Buffer) {
-    return this.db
+  async liveSession(tokenHash: Buffer) {
+    const row = await this.db
       .selectFrom('sessions as s')
       .leftJoin('users as u', 'u.id', 's.user_id')
       .select(['s.id', 's.kind', 's.user_id', 's.market_maker_address', 'u.wallet_address'])
@@ -106,6 +107,7 @@ export class IdentityRepository {
       .where('s.revoked_at', 'is', null)
       .where('s.expires_at', '>', sql<string>`now()`)
       .executeTakeFirst();
+    return row && { ...row, expires_ms: int8ToNumber(row.expires_ms) };
   }
 
   async revokeSession(sessionId: string): Promise<void> {

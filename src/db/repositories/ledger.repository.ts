@@ -1,12 +1,13 @@
 // The ledger's SQL. Set-based statements (one statement whatever the number of entries) are written with
 // Kysely's `sql` tag and one narrow result type each; the rest with the query builder, typed by the schema.
 import { sql, type RawBuilder } from 'kysely';
+import { int8, int8ToBigint } from '../int8.js';
 import type { Db } from '../schema.js';
 
-/** Ledger transactions and their entries as rows to insert (amounts are int8 decimal strings). */
+/** Ledger transactions and their entries as rows to insert (amounts in bigint micros, bound as int8 text). */
 export interface PostingRows {
   txs: ReadonlyArray<{ id: string; kind: string; reference: string; idempotencyKey: string | null }>;
-  entries: { transactionIds: readonly string[]; accountIds: readonly string[]; amounts: readonly string[] };
+  entries: { transactionIds: readonly string[]; accountIds: readonly string[]; amounts: readonly bigint[] };
 }
 
 /**
@@ -21,7 +22,7 @@ export function postingCtes(p: PostingRows, when: RawBuilder<unknown> = sql`true
         select * from unnest(${txs.map((t) => t.id)}::uuid[], ${txs.map((t) => t.kind)}::text[], ${txs.map((t) => t.reference)}::text[],
           ${txs.map((t) => t.idempotencyKey)}::text[]) where ${when})`,
     sql`ledger_en as (insert into ledger_entries (transaction_id, account_id, amount)
-        select tx, a, m from unnest(${entries.transactionIds}::uuid[], ${entries.accountIds}::bigint[], ${entries.amounts}::bigint[])
+        select tx, a, m from unnest(${entries.transactionIds}::uuid[], ${entries.accountIds}::bigint[], ${entries.amounts.map(int8)}::bigint[])
           with ordinality as e(tx, a, m, n) where ${when} order by n)`,
   ];
 }
@@ -66,24 +67,21 @@ export class LedgerRepository {
          union all
          select x.id from ledger_accounts x where x.kind = 'contest_pot' and x.contest_id = any(${q.pots}::uuid[]))
        order by a.id for update`.execute(this.db);
-    return rows;
+    return rows.map((r) => ({ ...r, balance: int8ToBigint(r.balance) }));
   }
 
   /**
    * Several ledger transactions and their entries in ONE statement (entries in the given order, so the
-   * per-entry balance trigger sees them as sequential postings would). Amounts are int8 decimal strings.
+   * per-entry balance trigger sees them as sequential postings would).
    */
   async insertPostings(p: PostingRows): Promise<void> {
     await sql`with ${sql.join(postingCtes(p))} select 1`.execute(this.db);
   }
 
-  userBalances(userId: string) {
-    return this.db.selectFrom('ledger_accounts').select(['kind', 'balance']).where('user_id', '=', userId).execute();
-  }
-
-  /** Runs one of checkLedger's read-only statements. */
-  async check<T>(text: string): Promise<T> {
-    return (await sql.raw<T extends Array<infer R> ? R : never>(text).execute(this.db)).rows as T;
+  /** The user's accounts and their balances in bigint micros. */
+  async userBalances(userId: string) {
+    const rows = await this.db.selectFrom('ledger_accounts').select(['kind', 'balance']).where('user_id', '=', userId).execute();
+    return rows.map((r) => ({ kind: r.kind, balance: int8ToBigint(r.balance) }));
   }
 }
 

@@ -1,6 +1,7 @@
 // Market makers and their WebSocket sessions. Wallets match in any letter case (lower() on both sides,
 // as the unique index market_makers_wallet_address_lower_key does).
 import { sql, type ExpressionBuilder } from 'kysely';
+import { int8ToNumber } from '../int8.js';
 import type { DB, Db } from '../schema.js';
 import { anyOf } from '../sql.js';
 
@@ -12,8 +13,8 @@ export class MarketMakersRepository {
   constructor(private readonly db: Db) {}
 
   /** Registers the wallet, or registers it again if it was removed; undefined when it is registered. */
-  register(walletAddress: string, name: string) {
-    return this.db
+  async register(walletAddress: string, name: string) {
+    const row = await this.db
       .insertInto('market_makers')
       .values({ wallet_address: walletAddress, name })
       .onConflict((oc) =>
@@ -29,6 +30,7 @@ export class MarketMakersRepository {
       )
       .returning(['wallet_address', 'name', epochMs('created_at').as('created_ms')])
       .executeTakeFirst();
+    return row && { ...row, created_ms: int8ToNumber(row.created_ms) };
   }
 
   remove(walletAddress: string) {
@@ -72,8 +74,8 @@ export class MarketMakersRepository {
    * its row is read FOR SHARE (a removal committing meanwhile is waited for and then seen: no row, no
    * session). Nothing inserted (undefined) when there is no such maker.
    */
-  insertSessionIfActive(s: { id: string; tokenHash: Buffer; walletAddress: string; ttlMs: number }) {
-    return this.db
+  async insertSessionIfActive(s: { id: string; tokenHash: Buffer; walletAddress: string; ttlMs: number }) {
+    const row = await this.db
       .insertInto('sessions')
       .columns(['id', 'token_hash', 'kind', 'market_maker_address', 'expires_at'])
       .expression((eb) =>
@@ -92,6 +94,7 @@ export class MarketMakersRepository {
       )
       .returning(['market_maker_address', epochMs('expires_at').as('expires_ms')])
       .executeTakeFirst();
+    return row && { ...row, expires_ms: int8ToNumber(row.expires_ms) };
   }
 
   /** Of these sessions, those revoked or whose maker was removed. */

@@ -1,7 +1,7 @@
 // RFQ market windows: one markets row per (asset, duration_secs, start_at_ms).
 import { sql } from 'kysely';
 import type { Db } from '../schema.js';
-import { int8 } from '../int8.js';
+import { int8, int8ToNumber } from '../int8.js';
 
 export interface WindowKeyParams {
   asset: string;
@@ -25,8 +25,9 @@ export class MarketsRepository {
     );
   }
 
-  findWindow(key: WindowKeyParams) {
-    return this.db
+  /** The window's row; its market id and start as numbers (both far below 2^53). */
+  async findWindow(key: WindowKeyParams) {
+    const row = await this.db
       .selectFrom('markets')
       .select(['market_id', 'asset', 'duration_secs', 'start_at_ms'])
       .where('kind', '=', 'rfq_window')
@@ -35,6 +36,7 @@ export class MarketsRepository {
       .where('start_at_ms', '=', int8(key.startAtMs))
       .$narrowType<{ asset: string; duration_secs: number; start_at_ms: string }>()
       .executeTakeFirst();
+    return row && { ...row, market_id: int8ToNumber(row.market_id), start_at_ms: int8ToNumber(row.start_at_ms) };
   }
 }
 

@@ -1,13 +1,16 @@
 // Deposits, withdrawals and their outbox (src/domain/money/operations.ts), and the app-token credit's
 // lookup of an earlier credit (src/domain/money/app-tokens.ts). Every statement runs in the caller's
-// transaction; int8 amounts leave as decimal text.
+// transaction; int8 amounts leave as bigint micros.
 import { sql } from 'kysely';
+import { int8, int8ToBigint } from '../int8.js';
 import type { Db } from '../schema.js';
 import { anyOf } from '../sql.js';
 
 export type OperationKind = 'deposit' | 'withdraw';
 
 const COLUMNS = ['id', 'user_id', 'kind', 'status', 'amount', 'destination_address', 'tx_hash', 'failure_code', 'created_at'] as const;
+
+const parse = <R extends { amount: string }>(r: R) => ({ ...r, amount: int8ToBigint(r.amount) });
 
 export class OperationsRepository {
   constructor(private readonly db: Db) {}
@@ -17,12 +20,12 @@ export class OperationsRepository {
    * The operation with its outbox row, in one statement (the outbox row only if the operation was
    * inserted); undefined when the (user, kind, key) exists.
    */
-  insert(o: { id: string; userId: string; kind: OperationKind; amount: string; destination: string | null; key: string | null }) {
-    return this.db
+  async insert(o: { id: string; userId: string; kind: OperationKind; amount: bigint; destination: string | null; key: string | null }) {
+    const row = await this.db
       .with('op', (db) =>
         db
           .insertInto('operations')
-          .values({ id: o.id, user_id: o.userId, kind: o.kind, amount: o.amount, destination_address: o.destination, idempotency_key: o.key })
+          .values({ id: o.id, user_id: o.userId, kind: o.kind, amount: int8(o.amount), destination_address: o.destination, idempotency_key: o.key })
           .onConflict((oc) => oc.columns(['user_id', 'kind', 'idempotency_key']).where('idempotency_key', 'is not', null).doNothing())
           .returning(COLUMNS),
       )
@@ -35,25 +38,30 @@ export class OperationsRepository {
       .selectFrom('op')
       .selectAll()
       .executeTakeFirst();
+    return row && parse(row);
   }
 
-  findByKey(userId: string, kind: OperationKind, key: string | null) {
-    return this.db
+  async findByKey(userId: string, kind: OperationKind, key: string | null) {
+    const row = await this.db
       .selectFrom('operations')
       .select(COLUMNS)
       .where('user_id', '=', userId)
       .where('kind', '=', kind)
       .where('idempotency_key', '=', key)
       .executeTakeFirst();
+    return row && parse(row);
   }
 
-  find(id: string) {
-    return this.db.selectFrom('operations').select(COLUMNS).where('id', '=', id).executeTakeFirst();
+  async find(id: string) {
+    const row = await this.db.selectFrom('operations').select(COLUMNS).where('id', '=', id).executeTakeFirst();
+    return row && parse(row);
   }
 
   /** The settlement worker's lock on these operations, taken in id order (two batches never deadlock). */
-  findManyForUpdate(ids: readonly string[]) {
-    return this.db.selectFrom('operations').select(COLUMNS).where('id', '=', anyOf(ids, 'uuid')).orderBy('id').forUpdate().execute();
+  async findManyForUpdate(ids: readonly string[]) {
+    return (await this.db.selectFrom('operations').select(COLUMNS).where('id', '=', anyOf(ids, 'uuid')).orderBy('id').forUpdate().execute()).map(
+      parse,
+    );
   }
 
   /**
@@ -95,8 +103,8 @@ export class OperationsRepository {
   }
 
   /** The app-token credit already posted under this idempotency key: its transaction and the amount credited. */
-  earlierAppTokenCredit(userId: string, idempotencyKey: string) {
-    return this.db
+  async earlierAppTokenCredit(userId: string, idempotencyKey: string) {
+    const row = await this.db
       .selectFrom('ledger_transactions as t')
       .innerJoin('ledger_entries as e', 'e.transaction_id', 't.id')
       .innerJoin('ledger_accounts as a', (j) => j.onRef('a.id', '=', 'e.account_id').on('a.user_id', '=', userId).on('a.kind', '=', 'user_app_token'))
@@ -104,6 +112,7 @@ export class OperationsRepository {
       .where('t.kind', '=', 'app_token_credit')
       .where('t.idempotency_key', '=', idempotencyKey)
       .executeTakeFirst();
+    return row && parse(row);
   }
 }
 

@@ -1,7 +1,7 @@
 // The operator audit trail: appended one row at a time, read newest first in keyset pages. There is no
 // update or delete here, and the table's triggers refuse both (migration ..._operator_audit).
 import { sql } from 'kysely';
-import { int8 } from '../int8.js';
+import { int8, int8ToNumber } from '../int8.js';
 import type { Db } from '../schema.js';
 
 export interface AuditRowInsert {
@@ -60,10 +60,11 @@ export class OperatorAuditRepository {
   }
 
   /** Newest first (at_ms desc, id desc), strictly after the keyset position. */
-  page(after: { atMs: number; id: string } | null, limit: number) {
+  async page(after: { atMs: number; id: string } | null, limit: number) {
     let q = this.db.selectFrom('operator_audit').select(COLUMNS);
     if (after) q = q.where(sql<boolean>`(at_ms, id) < (${int8(after.atMs)}::int8, ${after.id}::uuid)`);
-    return q.orderBy('at_ms', 'desc').orderBy('id', 'desc').limit(limit).execute();
+    const rows = await q.orderBy('at_ms', 'desc').orderBy('id', 'desc').limit(limit).execute();
+    return rows.map((r) => ({ ...r, at_ms: int8ToNumber(r.at_ms) }));
   }
 }
 

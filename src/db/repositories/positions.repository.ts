@@ -2,7 +2,8 @@
 // set-based batches, counters, and the portfolio / PnL / maker reads. In the caller's transaction.
 import { sql } from 'kysely';
 import type { Db } from '../schema.js';
-import { int8, int8ToBigint } from '../int8.js';
+import { int8, int8ToBigint, int8ToBigintOrNull, int8ToNumber } from '../int8.js';
+import { parsePosition, parseWindow, POSITION_COLUMNS } from './positions.rows.js';
 import { anyOf } from '../sql.js';
 
 export interface StatsSettleDelta {
@@ -39,26 +40,12 @@ export interface SettlingFill {
   liability: bigint;
 }
 
-const POSITION_COLUMNS = [
-  'id',
-  'rfq_id',
-  'taker_user_id',
-  'taker_address',
-  'stake',
-  'payout',
-  'odds_bps',
-  'status',
-  'pnl',
-  'created_at_ms',
-  'resolved_at_ms',
-] as const;
-
 export class PositionsRepository {
   constructor(private readonly db: Db) {}
 
   /** The RFQ window `marketId` with its resolution and its price-quorum check, if any. */
-  window(marketId: number) {
-    return this.db
+  async window(marketId: number) {
+    const r = await this.db
       .selectFrom('markets as m')
       .leftJoin('window_resolutions as r', 'r.market_id', 'm.market_id')
       .leftJoin('window_price_checks as c', 'c.market_id', 'm.market_id')
@@ -85,6 +72,7 @@ export class PositionsRepository {
       .where('m.market_id', '=', int8(marketId))
       .$narrowType<{ asset: string; duration_secs: number; start_at_ms: string }>()
       .executeTakeFirst();
+    return r && parseWindow(r);
   }
 
   /** First writer wins: returns whether this call recorded the resolution. */
@@ -237,8 +225,17 @@ export class PositionsRepository {
       where s.owner = t.owner`.execute(this.db);
   }
 
-  stats(owner: string) {
-    return this.db.selectFrom('trading_stats').selectAll().where('owner', '=', owner).executeTakeFirst();
+  /** An owner's trading counters; amounts as bigint micros. */
+  async stats(owner: string) {
+    const s = await this.db.selectFrom('trading_stats').selectAll().where('owner', '=', owner).executeTakeFirst();
+    return (
+      s && {
+        ...s,
+        open_stake: int8ToBigint(s.open_stake),
+        potential_payout: int8ToBigint(s.potential_payout),
+        realized_pnl: int8ToBigint(s.realized_pnl),
+      }
+    );
   }
 
   userIdByWallet(wallet: string) {
@@ -250,19 +247,21 @@ export class PositionsRepository {
   }
 
   /** A taker's positions, newest first, after the keyset position. */
-  page(userId: string, status: string | null, after: { createdAtMs: number; id: string } | null, limit: number) {
+  async page(userId: string, status: string | null, after: { createdAtMs: number; id: string } | null, limit: number) {
     let q = this.db.selectFrom('positions').select(POSITION_COLUMNS).where('taker_user_id', '=', userId);
     if (status) q = q.where('status', '=', status as 'open');
     if (after) q = q.where(sql<boolean>`(created_at_ms, id) < (${int8(after.createdAtMs)}::int8, ${after.id}::uuid)`);
-    return q.orderBy('created_at_ms', 'desc').orderBy('id', 'desc').limit(limit).execute();
+    return (await q.orderBy('created_at_ms', 'desc').orderBy('id', 'desc').limit(limit).execute()).map(parsePosition);
   }
 
-  position(id: string) {
-    return this.db.selectFrom('positions').select(POSITION_COLUMNS).where('id', '=', id).executeTakeFirst();
+  async position(id: string) {
+    const row = await this.db.selectFrom('positions').select(POSITION_COLUMNS).where('id', '=', id).executeTakeFirst();
+    return row && parsePosition(row);
   }
 
-  legsOf(positionIds: readonly string[]) {
-    return this.db
+  /** The legs of these positions with their windows (market id and window start as numbers). */
+  async legsOf(positionIds: readonly string[]) {
+    const rows = await this.db
       .selectFrom('position_legs as l')
       .innerJoin('markets as m', 'm.market_id', 'l.market_id')
       .select(['l.position_id', 'l.leg_index', 'l.market_id', 'l.direction', 'l.outcome', 'm.asset', 'm.duration_secs', 'm.start_at_ms'])
@@ -271,6 +270,7 @@ export class PositionsRepository {
       .orderBy('l.position_id')
       .orderBy('l.leg_index')
       .execute();
+    return rows.map((l) => ({ ...l, market_id: int8ToNumber(l.market_id), start_at_ms: int8ToNumber(l.start_at_ms) }));
   }
 
   /** Settled positions in (resolved_at_ms, id) order after the keyset, with the running total from the start. */
@@ -283,11 +283,16 @@ export class PositionsRepository {
       where resolved_at_ms >= ${int8(fromMs)}::int8
         and (${after === null}::boolean or (resolved_at_ms, id) > (${int8(after?.resolvedAtMs ?? 0)}::int8, ${after?.id ?? '00000000-0000-0000-0000-000000000000'}::uuid))
       order by resolved_at_ms, id limit ${limit}`.execute(this.db);
-    return rows;
+    return rows.map((r) => ({
+      id: r.id,
+      resolved_at_ms: int8ToNumber(r.resolved_at_ms),
+      pnl: int8ToBigint(r.pnl),
+      cumulative: int8ToBigint(r.cumulative),
+    }));
   }
 
   /** A maker's fills, newest first, with their position's status. */
-  makerFills(makerAddress: string, status: string | null, after: { createdAtMs: number; id: string } | null, limit: number) {
+  async makerFills(makerAddress: string, status: string | null, after: { createdAtMs: number; id: string } | null, limit: number) {
     let q = this.db
       .selectFrom('position_fills as f')
       .innerJoin('positions as p', 'p.id', 'f.position_id')
@@ -306,7 +311,14 @@ export class PositionsRepository {
       .where('f.maker_address', '=', makerAddress);
     if (status) q = q.where('p.status', '=', status as 'open');
     if (after) q = q.where(sql<boolean>`(f.created_at_ms, f.id) < (${int8(after.createdAtMs)}::int8, ${after.id}::uuid)`);
-    return q.orderBy('f.created_at_ms', 'desc').orderBy('f.id', 'desc').limit(limit).execute();
+    const rows = await q.orderBy('f.created_at_ms', 'desc').orderBy('f.id', 'desc').limit(limit).execute();
+    return rows.map((r) => ({
+      ...r,
+      stake: int8ToBigint(r.stake),
+      liability: int8ToBigint(r.liability),
+      maker_pnl: int8ToBigintOrNull(r.maker_pnl),
+      created_at_ms: int8ToNumber(r.created_at_ms),
+    }));
   }
 }
 

@@ -2,7 +2,7 @@
 // and each source's health counters. In the caller's transaction.
 import { sql } from 'kysely';
 import type { Db } from '../schema.js';
-import { int8 } from '../int8.js';
+import { int8, int8ToBigintOrNull, int8ToNumber, int8ToNumberOrNull } from '../int8.js';
 
 export interface ReadingRow {
   source: string;
@@ -82,8 +82,9 @@ export class PricesRepository {
     return true;
   }
 
-  readings(marketId: number) {
-    return this.db
+  /** A window's readings; prices as bigint micros, times as epoch ms. */
+  async readings(marketId: number) {
+    const rows = await this.db
       .selectFrom('window_price_readings')
       .select([
         'source',
@@ -98,6 +99,13 @@ export class PricesRepository {
       ])
       .where('market_id', '=', int8(marketId))
       .execute();
+    return rows.map((r) => ({
+      ...r,
+      open_price_micros: int8ToBigintOrNull(r.open_price_micros),
+      open_observed_at_ms: int8ToNumberOrNull(r.open_observed_at_ms),
+      close_price_micros: int8ToBigintOrNull(r.close_price_micros),
+      close_observed_at_ms: int8ToNumberOrNull(r.close_observed_at_ms),
+    }));
   }
 
   /** Adds a resolution attempt's requests to each source's counters (one statement for every source). */
@@ -118,12 +126,20 @@ export class PricesRepository {
         latency_ms_total = h.latency_ms_total + excluded.latency_ms_total`.execute(this.db);
   }
 
-  health() {
-    return this.db
+  async health() {
+    const rows = await this.db
       .selectFrom('price_source_health')
       .select(['source', 'last_success_at_ms', 'last_failure_at_ms', 'requests', 'failures', 'latency_ms_total'])
       .orderBy('source')
       .execute();
+    return rows.map((r) => ({
+      source: r.source,
+      last_success_at_ms: int8ToNumberOrNull(r.last_success_at_ms),
+      last_failure_at_ms: int8ToNumberOrNull(r.last_failure_at_ms),
+      requests: int8ToNumber(r.requests),
+      failures: int8ToNumber(r.failures),
+      latency_ms_total: int8ToNumber(r.latency_ms_total),
+    }));
   }
 }
 

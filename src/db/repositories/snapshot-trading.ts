@@ -50,6 +50,7 @@ export const TRADING_CATALOG: Record<string, Array<[string, (db: Db) => Promise<
     ['RfqRepository.due', (db) => new RfqRepository(db).due(1_700_000_000_000, 500)],
     ['RfqRepository.quotes', (db) => new RfqRepository(db).quotes([U1])],
     ['RfqRepository.makerQuotes', (db) => new RfqRepository(db).makerQuotes(U1, WALLET.toLowerCase())],
+    ['RfqRepository.makerLiveQuotes', (db) => new RfqRepository(db).makerLiveQuotes(WALLET.toLowerCase(), 100)],
     ['RfqRepository.quotesLocked', (db) => new RfqRepository(db).quotesLocked(U1)],
     [
       'RfqRepository.recordQuote',

@@ -3,7 +3,6 @@
 // computes each row's rank from contest_score_counts (entries per score), so neither depends on how many
 // entries the contest holds.
 import type { Em } from '../../db/orm.js';
-import { int8, int8ToBigint, int8ToNumber } from '../../db/int8.js';
 import { db } from '../../db/schema.js';
 import { contestBoardsRepository, type ContestBoardsRepository } from '../../db/repositories/contest-boards.repository.js';
 import { avatarSeed } from '../identity/avatar-seed.js';
@@ -46,7 +45,7 @@ function userFields(r: UserRow) {
  * resolved or voided early cannot reveal who picked what (spec/openapi.yaml getContestLeaderboard).
  */
 function toRow(r: BoardRow, c: ContestRecord, counts: Array<{ score: number; entries: number }>, hidden: boolean): LeaderboardRow {
-  const payout = r.payout === null ? null : int8ToBigint(r.payout);
+  const payout = r.payout;
   return {
     entryId: r.id,
     rank: hidden ? 1 : rankFromCounts(counts, r.score),
@@ -124,16 +123,13 @@ export async function topParticipantsAt(
 ): Promise<{ participants: TopParticipant[]; validUntilMs: number | null }> {
   const c = await loadPublicContest(em, contestId);
   const repo = contestBoardsRepository(db(em));
-  const range = { category: c.category, gameType: c.gameType, fromMs: int8(Math.max(0, nowMs - windowMs)), toMs: int8(nowMs) };
+  const range = { category: c.category, gameType: c.gameType, fromMs: Math.max(0, nowMs - windowMs), toMs: nowMs };
   const rows = await repo.topParticipants({ ...range, limit });
   const bounds = await repo.resolutionTimesAround(range);
-  const edges = [
-    bounds.oldest_in === null ? Infinity : int8ToNumber(bounds.oldest_in) + windowMs + 1,
-    bounds.next_in === null ? Infinity : int8ToNumber(bounds.next_in),
-  ];
+  const edges = [bounds.oldest_in === null ? Infinity : bounds.oldest_in + windowMs + 1, bounds.next_in === null ? Infinity : bounds.next_in];
   const validUntilMs = Math.min(...edges);
   return {
-    participants: rows.map((r) => ({ ...userFields(r), wonCount: r.won, totalWinnings: int8ToBigint(r.total) })),
+    participants: rows.map((r) => ({ ...userFields(r), wonCount: r.won, totalWinnings: r.total })),
     validUntilMs: Number.isFinite(validUntilMs) ? validUntilMs : null,
   };
 }
@@ -163,6 +159,6 @@ export async function popularEntry(em: Em, contestId: string, nowMs = Date.now()
   return {
     totalEntries: c.entriesFilled,
     visible: true,
-    markets: rows.map((r) => ({ marketId: int8ToNumber(r.market_id), yesCount: r.up_count, noCount: r.down_count })),
+    markets: rows.map((r) => ({ marketId: r.market_id, yesCount: r.up_count, noCount: r.down_count })),
   };
 }

@@ -3,7 +3,6 @@
 // RFQ window.
 import { randomUUID } from 'node:crypto';
 import type { Em } from '../../db/orm.js';
-import { int8 } from '../../db/int8.js';
 import { db } from '../../db/schema.js';
 import { contestsRepository } from '../../db/repositories/contests.repository.js';
 import { NotFound, ValidationFailed } from '../errors.js';
@@ -43,7 +42,7 @@ export interface NewContest {
 
 type Detail = { in: 'body'; path: string; message: string };
 
-const optInt8 = (v: number | undefined) => (v === undefined ? null : int8(v));
+const orNull = (v: number | undefined) => (v === undefined ? null : v);
 
 /** The rules the schema cannot express; every failure is listed (400 VALIDATION_FAILED). */
 export function checkNewContest(c: NewContest): Detail[] {
@@ -107,26 +106,26 @@ export async function createContest(em: Em, c: NewContest, nowMs = Date.now()): 
       category: c.category,
       game_type: c.gameType,
       description: c.description ?? null,
-      bet_amount: int8(c.betAmount),
-      protocol_prize_pool: int8(c.prizePool),
+      bet_amount: c.betAmount,
+      protocol_prize_pool: c.prizePool,
       entry_cap: c.entryCap,
       max_entries_per_user: c.maxEntriesPerUser,
       open_market_count: c.markets.length,
-      entry_opens_at_ms: optInt8(c.entryOpensAtMs),
-      betting_closes_ms: int8(c.bettingClosesMs),
-      live_ends_at_ms: optInt8(c.liveEndsAtMs),
+      entry_opens_at_ms: orNull(c.entryOpensAtMs),
+      betting_closes_ms: c.bettingClosesMs,
+      live_ends_at_ms: orNull(c.liveEndsAtMs),
       bet_type_kind: c.betType.kind,
       bet_type_value: c.betType.value,
       winning_split_bps: c.winningSplitBps,
       image_id: imageId ?? null,
       entry_visibility: c.entryVisibility,
-      created_at_ms: int8(nowMs),
+      created_at_ms: nowMs,
     });
     const ids = await repo.newContestMarketIds(c.markets.length);
-    const marketIds = ids.map((r) => BigInt(r.market_id)).sort((a, b) => (a < b ? -1 : 1));
+    const marketIds = ids.map((r) => r.market_id).sort((a, b) => (a < b ? -1 : 1));
     await repo.insertMarkets(
       c.markets.map((m, i) => ({
-        market_id: int8(marketIds[i]!),
+        market_id: marketIds[i]!,
         contest_id: id,
         position: i,
         category: m.category,
@@ -135,9 +134,9 @@ export async function createContest(em: Em, c: NewContest, nowMs = Date.now()): 
         source_kind: m.sourceKind ?? null,
         source_event_id: m.sourceEventId ?? null,
         source_market_id: m.sourceMarketId ?? null,
-        betting_closes_at_ms: optInt8(m.bettingClosesAtMs),
-        live_ends_at_ms: optInt8(m.liveEndsAtMs),
-        resolution_time_ms: optInt8(m.resolutionTimeMs),
+        betting_closes_at_ms: orNull(m.bettingClosesAtMs),
+        live_ends_at_ms: orNull(m.liveEndsAtMs),
+        resolution_time_ms: orNull(m.resolutionTimeMs),
       })),
     );
   });

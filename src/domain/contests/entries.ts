@@ -91,9 +91,9 @@ async function entryByKey(tx: Em, userId: string, key: string): Promise<EntryRec
   return {
     entryId: e.id,
     contestId: e.contest_id,
-    entryIndex: Number(e.entry_index),
-    createdAtMs: Number(e.created_at_ms),
-    picks: picks.map((p) => ({ marketId: Number(p.market_id), direction: p.direction })),
+    entryIndex: e.entry_index,
+    createdAtMs: e.created_at_ms,
+    picks: picks.map((p) => ({ marketId: p.market_id, direction: p.direction })),
   };
 }
 

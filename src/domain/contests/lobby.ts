@@ -6,7 +6,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Em } from '../../db/orm.js';
 import { ValidationFailed } from '../errors.js';
-import { int8 } from '../../db/int8.js';
 import { db } from '../../db/schema.js';
 import { contestsRepository } from '../../db/repositories/contests.repository.js';
 import { contestFromRow, type ContestRecord, type ContestStatus } from './records.js';
@@ -88,7 +87,7 @@ export async function listContests(em: Em, q: LobbyQuery): Promise<LobbyPage> {
   const rows = await contestsRepository(db(em)).lobbyPage({
     status: q.status,
     category: q.category,
-    after: c ? { createdAtMs: int8(c.c), id: c.i } : undefined,
+    after: c ? { createdAtMs: c.c, id: c.i } : undefined,
     limit: q.limit + 1,
   });
   const contests = rows.slice(0, q.limit).map(contestFromRow);

@@ -2,7 +2,6 @@
 // spec/openapi.yaml (the profile view of a contest): for a contest configured hidden_while_betting_open, entries (and their picks) are
 // listed only once now >= betting_closes_ms; before that `joined` alone tells whether the owner entered.
 import type { Em } from '../../db/orm.js';
-import { int8ToBigint, int8ToNumber } from '../../db/int8.js';
 import { db } from '../../db/schema.js';
 import { contestBoardsRepository } from '../../db/repositories/contest-boards.repository.js';
 import { contestsRepository } from '../../db/repositories/contests.repository.js';
@@ -56,16 +55,16 @@ export async function profileContest(em: Em, handle: string, contestId: string, 
   const picks = await contestsRepository(db(em)).picksOf(rows.map((r) => r.id));
   const counts = await loadScoreCounts(em, contestId);
   for (const r of rows) {
-    const payout = r.payout === null ? null : int8ToBigint(r.payout);
+    const payout = r.payout;
     owner.entries.push({
       entryIndex: r.entry_index,
-      createdAtMs: int8ToNumber(r.created_at_ms),
+      createdAtMs: r.created_at_ms,
       picks: picks
         .filter((p) => p.entry_id === r.id)
         .map((p) => ({
-          marketId: int8ToNumber(p.market_id),
+          marketId: p.market_id,
           direction: p.direction,
-          outcome: pickOutcome(p.direction, byMarket.get(int8ToNumber(p.market_id))!),
+          outcome: pickOutcome(p.direction, byMarket.get(p.market_id)!),
         })),
       openLegCount: r.pick_count - r.resolved_leg_count,
       resolvedWinCount: r.resolved_win_count,

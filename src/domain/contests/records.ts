@@ -1,7 +1,6 @@
 // Contest rows as the domain sees them (camelCase, bigint micros) and the loaders every contest module
 // shares. The SQL for contests lives in src/domain/contests/*; handlers map these records to the wire.
 import type { Em } from '../../db/orm.js';
-import { int8ToBigint, int8ToNumber, int8ToNumberOrNull } from '../../db/int8.js';
 import { db } from '../../db/schema.js';
 import { contestsRepository, type ContestMarketRow, type ContestRow } from '../../db/repositories/contests.repository.js';
 import { NotFound } from '../errors.js';
@@ -75,27 +74,27 @@ export function contestFromRow(r: ContestRow): ContestRecord {
     gameType: r.game_type,
     description: r.description,
     status: r.status,
-    betAmount: int8ToBigint(r.bet_amount),
-    prizePool: int8ToBigint(r.protocol_prize_pool),
+    betAmount: r.bet_amount,
+    prizePool: r.protocol_prize_pool,
     entryCap: r.entry_cap,
     maxEntriesPerUser: r.max_entries_per_user,
     entriesFilled: r.entries_filled,
     openMarketCount: r.open_market_count,
-    entryOpensAtMs: int8ToNumberOrNull(r.entry_opens_at_ms),
-    bettingClosesMs: int8ToNumber(r.betting_closes_ms),
-    liveEndsAtMs: int8ToNumberOrNull(r.live_ends_at_ms),
+    entryOpensAtMs: r.entry_opens_at_ms,
+    bettingClosesMs: r.betting_closes_ms,
+    liveEndsAtMs: r.live_ends_at_ms,
     betType: { kind: r.bet_type_kind, value: r.bet_type_value },
     winningSplitBps: r.winning_split_bps.map(Number),
     imageId: r.image_id,
     entryVisibility: r.entry_visibility,
-    createdAtMs: int8ToNumber(r.created_at_ms),
-    resolvedAtMs: int8ToNumberOrNull(r.resolved_at_ms),
+    createdAtMs: r.created_at_ms,
+    resolvedAtMs: r.resolved_at_ms,
   };
 }
 
 export function marketFromRow(r: ContestMarketRow): ContestMarketRecord {
   return {
-    marketId: int8ToNumber(r.market_id),
+    marketId: r.market_id,
     contestId: r.contest_id,
     position: r.position,
     category: r.category,
@@ -106,9 +105,9 @@ export function marketFromRow(r: ContestMarketRow): ContestMarketRecord {
     sourceKind: r.source_kind,
     sourceEventId: r.source_event_id,
     sourceMarketId: r.source_market_id,
-    bettingClosesAtMs: int8ToNumberOrNull(r.betting_closes_at_ms),
-    liveEndsAtMs: int8ToNumberOrNull(r.live_ends_at_ms),
-    resolutionTimeMs: int8ToNumberOrNull(r.resolution_time_ms),
+    bettingClosesAtMs: r.betting_closes_at_ms,
+    liveEndsAtMs: r.live_ends_at_ms,
+    resolutionTimeMs: r.resolution_time_ms,
     upCount: r.up_count,
     downCount: r.down_count,
   };

@@ -8,7 +8,6 @@
 //   voidContest(): refunds every entry's bet from reserved to available and marks the contest voided; a
 //     contest whose every market was voided is voided the same way by resolveContest().
 import type { Em } from '../../db/orm.js';
-import { int8, int8ToNumber } from '../../db/int8.js';
 import { db } from '../../db/schema.js';
 import { contestsRepository, type ContestsRepository } from '../../db/repositories/contests.repository.js';
 import { Conflict, NotFound } from '../errors.js';
@@ -30,11 +29,11 @@ const alreadySettled = (c: ContestRecord) =>
 export async function resolveMarket(em: Em, marketId: number, resolution: MarketResolution, nowMs = Date.now()): Promise<ResolvedMarket> {
   return em.transactional(async (tx) => {
     const repo = contestsRepository(db(tx));
-    const owner = await repo.marketOwner(int8(marketId));
+    const owner = await repo.marketOwner(marketId);
     if (!owner) throw new NotFound('MARKET_NOT_FOUND', `No contest market has the id ${marketId}.`);
     // Contest first, then market: the same lock order as entries, resolution and voiding.
     const contest = await loadContest(tx, owner.contest_id, { forUpdate: true });
-    const market = marketFromRow((await repo.marketForUpdate(int8(marketId)))!);
+    const market = marketFromRow((await repo.marketForUpdate(marketId))!);
     if (market.status !== 'OPEN') {
       throw new Conflict('MARKET_ALREADY_RESOLVED', `This market is already ${market.status}${market.outcome ? ` (${market.outcome})` : ''}.`, {
         market_id: marketId,
@@ -58,13 +57,13 @@ export async function resolveMarket(em: Em, marketId: number, resolution: Market
     }
     const status = resolution === 'VOID' ? 'VOIDED' : 'RESOLVED';
     const outcome = resolution === 'VOID' ? null : resolution;
-    await repo.setMarketResolution(int8(marketId), status, outcome, int8(nowMs));
+    await repo.setMarketResolution(marketId, status, outcome, nowMs);
     if (outcome === null) {
-      await repo.countVoidedLeg(int8(marketId));
+      await repo.countVoidedLeg(marketId);
     } else {
       const win = winningDirection(outcome);
       const scores = winScores(contest.gameType, outcome, market.upCount, market.downCount);
-      await repo.countResolvedLeg(int8(marketId), win, scores);
+      await repo.countResolvedLeg(marketId, win, scores);
       if (scores && market.upCount + market.downCount > 0) await rebuildScoreCounts(tx, contest.id);
     }
     const left = await repo.decrementOpenMarkets(contest.id);
@@ -95,7 +94,7 @@ async function refundAndVoid(tx: Em, c: ContestRecord, nowMs: number): Promise<v
     }
     await post(tx, p);
   }
-  await contestsRepository(db(tx)).markVoided(c.id, int8(nowMs));
+  await contestsRepository(db(tx)).markVoided(c.id, nowMs);
 }
 
 /** Operator: void an open contest and refund every entry. */
@@ -128,7 +127,7 @@ export async function resolveContest(em: Em, contestId: string, nowMs = Date.now
       return 'voided';
     }
     const entries = await loadEntries(tx, contestId);
-    const ranked = rankEntries(entries.map((e) => ({ id: e.id, userId: e.user_id, score: e.score, createdAtMs: int8ToNumber(e.created_at_ms) })));
+    const ranked = rankEntries(entries.map((e) => ({ id: e.id, userId: e.user_id, score: e.score, createdAtMs: e.created_at_ms })));
     const pot = totalPot(c.prizePool, entries.length, c.betAmount);
     const { payouts, remainder } = splitPot(pot, c.winningSplitBps, ranked);
     if (entries.length) {
@@ -151,11 +150,11 @@ export async function resolveContest(em: Em, contestId: string, nowMs = Date.now
       await post(tx, p);
       await repo.setPayouts(
         ranked.map((e) => e.id),
-        ranked.map((e) => int8(payouts.get(e.id) ?? 0n)),
+        ranked.map((e) => payouts.get(e.id) ?? 0n),
         ranked.map((e) => e.rank),
       );
     }
-    await repo.markResolved(contestId, int8(nowMs));
+    await repo.markResolved(contestId, nowMs);
     return 'resolved';
   });
 }

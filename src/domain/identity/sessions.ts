@@ -5,7 +5,6 @@ import { hash, randomBytes, randomUUID } from 'node:crypto';
 import type { Em } from '../../db/orm.js';
 import { identityRepository } from '../../db/repositories/identity.repository.js';
 import { db } from '../../db/schema.js';
-import { int8ToNumber } from '../../db/int8.js';
 
 export const USER_TOKEN_PREFIX = 'us_';
 
@@ -51,7 +50,7 @@ export const plausibleToken = (token: string): boolean => token.length > 0 && to
 export async function liveSessionByHash(em: Em, tokenHash: Buffer): Promise<LiveSession | null> {
   const row = await identityRepository(db(em)).liveSession(tokenHash);
   if (!row) return null;
-  const expiresAtMs = int8ToNumber(row.expires_ms);
+  const expiresAtMs = row.expires_ms;
   if (row.kind === 'user' && row.user_id && row.wallet_address) {
     return { principal: { kind: 'user', sessionId: row.id, userId: row.user_id, address: row.wallet_address }, expiresAtMs };
   }

@@ -11,5 +11,8 @@ export function microsToWire(m: bigint): string {
   return m.toString(10);
 }
 
-/** A bigint column read as text (pg returns int8 as string): the one int8 parser, src/db/int8.ts. */
+/**
+ * A bigint column read as text. Repositories return parsed micros (src/db/int8.ts); only src/domain/rfq/ still
+ * parses here (rfq.repository.ts returns some int8 text) until it does the same.
+ */
 export { int8ToBigint as microsFromDb } from '../../db/int8.js';

@@ -5,7 +5,6 @@
 // (deferred constraint trigger) and any UPDATE/DELETE of entries, so a bug here cannot break the books.
 import { randomUUID } from 'node:crypto';
 import type { Em } from '../../db/orm.js';
-import { int8 } from '../../db/int8.js';
 import { db } from '../../db/schema.js';
 import {
   ledgerRepository,
@@ -14,8 +13,8 @@ import {
   type SystemAccountKind,
   type UserAccountKind,
 } from '../../db/repositories/ledger.repository.js';
+import { ledgerCheckRepository, type LedgerCheckRepository } from '../../db/repositories/ledger-check.repository.js';
 import { Unprocessable } from '../errors.js';
-import { microsFromDb } from './amounts.js';
 import { OWNER_PREFIX } from '../positions/trading-counters.js';
 
 export type { SystemAccountKind, UserAccountKind };
@@ -74,7 +73,7 @@ async function lockRefs(repo: LedgerRepository, refs: readonly AccountRef[], cre
     systems: refs.filter((a): a is { system: SystemAccountKind } => 'system' in a).map((a) => a.system),
     pots: refs.filter((a): a is { pot: string } => 'pot' in a).map((a) => a.pot),
   };
-  const lock = async () => new Map((await repo.lockOwned(q)).map((r) => [keyOfRow(r), { id: r.id, balance: microsFromDb(r.balance) }]));
+  const lock = async () => new Map((await repo.lockOwned(q)).map((r) => [keyOfRow(r), { id: r.id, balance: r.balance }]));
   let locked = await lock();
   const missing = refs.filter((a) => !locked.has(refKey(a)));
   if (missing.length && createMissing) {
@@ -142,7 +141,7 @@ export function planPostings(postings: readonly Posting[], accounts: LockedAccou
   const after = new Map<string, bigint>();
   for (const k of refs.keys()) after.set(k, accounts.get(k)!.balance);
   const txs: Array<{ id: string; kind: string; reference: string; idempotencyKey: string | null }> = [];
-  const entries = { transactionIds: [] as string[], accountIds: [] as string[], amounts: [] as string[] };
+  const entries = { transactionIds: [] as string[], accountIds: [] as string[], amounts: [] as bigint[] };
   for (const p of postings) {
     const txId = p.id ?? randomUUID();
     const net = new Map<string, bigint>();
@@ -151,7 +150,7 @@ export function planPostings(postings: readonly Posting[], accounts: LockedAccou
       net.set(k, (net.get(k) ?? 0n) + e.amount);
       entries.transactionIds.push(txId);
       entries.accountIds.push(accounts.get(k)!.id);
-      entries.amounts.push(int8(e.amount));
+      entries.amounts.push(e.amount);
     }
     for (const [k, amount] of net) {
       const next = after.get(k)! + amount;
@@ -171,7 +170,7 @@ export interface UserBalances {
 
 export async function userBalances(em: Em, userId: string): Promise<UserBalances> {
   const rows = await ledgerRepository(db(em)).userBalances(userId);
-  const get = (k: UserAccountKind) => microsFromDb(rows.find((r) => r.kind === k)?.balance ?? '0');
+  const get = (k: UserAccountKind) => rows.find((r) => r.kind === k)?.balance ?? 0n;
   return { available: get('user_available'), reserved: get('user_reserved'), appToken: get('user_app_token') };
 }
 
@@ -186,96 +185,37 @@ export interface LedgerProblem {
  * the sum of its entries, no user balance is negative. Returns the problems (empty: the books are right).
  */
 export async function checkLedger(em: Em): Promise<LedgerProblem[]> {
-  const repo = ledgerRepository(db(em));
-  return checkLedgerWith(<T>(text: string) => repo.check<T>(text));
+  return checkLedgerWith(ledgerCheckRepository(db(em)));
 }
 
-/** The same check through any SQL runner (tests and `npm run ledger:check` use a plain pg client). */
-export async function checkLedgerWith(query: <T>(sql: string) => Promise<T>): Promise<LedgerProblem[]> {
+/** The same check through any connection (tests and `npm run ledger:check` use their own: singleConnectionDb). */
+export async function checkLedgerWith(repo: LedgerCheckRepository): Promise<LedgerProblem[]> {
   const problems: LedgerProblem[] = [];
-  const unbalanced = await query<Array<{ id: string; total: string | null; n: string }>>(
-    `select t.id, sum(e.amount)::text as total, count(e.id)::text as n
-       from ledger_transactions t left join ledger_entries e on e.transaction_id = t.id
-      group by t.id having count(e.id) < 2 or sum(e.amount) <> 0`,
-  );
-  for (const u of unbalanced) {
+  for (const u of await repo.unbalancedTransactions()) {
     problems.push(
-      Number(u.n) < 2
-        ? { kind: 'empty_transaction', id: u.id, detail: `${u.n} entries` }
+      u.entries < 2
+        ? { kind: 'empty_transaction', id: u.id, detail: `${u.entries} entries` }
         : { kind: 'unbalanced_transaction', id: u.id, detail: `sum ${u.total}` },
     );
   }
-  const mismatched = await query<Array<{ id: string; balance: string; total: string }>>(
-    `select a.id::text as id, a.balance::text as balance, coalesce(sum(e.amount), 0)::text as total
-       from ledger_accounts a left join ledger_entries e on e.account_id = a.id
-      group by a.id having a.balance <> coalesce(sum(e.amount), 0)`,
-  );
-  for (const m of mismatched) problems.push({ kind: 'balance_mismatch', id: m.id, detail: `balance ${m.balance}, entries sum ${m.total}` });
-  const negative = await query<Array<{ id: string; balance: string }>>(
-    'select id::text as id, balance::text as balance from ledger_accounts where user_id is not null and balance < 0',
-  );
-  for (const n of negative) problems.push({ kind: 'negative_user_balance', id: n.id, detail: `balance ${n.balance}` });
-  // docs/trading.md ("The ledger"): what a user has reserved is exactly what is still at stake: pending withdrawals, bets
-  // on open contests, open RFQ stakes, open positions' stakes (taker) and open positions' liabilities (maker). One statement, so
-  // one snapshot: each of these moves together with the ledger in one transaction.
-  const reserved = await query<Array<{ user_id: string; balance: string; expected: string }>>(
-    `with expected as (
-       select user_id, sum(amount) as amount from (
-         select user_id, amount from operations where kind = 'withdraw' and status = 'pending'
-         union all select e.user_id, c.bet_amount from contest_entries e join contests c on c.id = e.contest_id where c.status = 'open'
-         union all select taker_user_id, stake from rfqs where status = 'open'
-         union all select taker_user_id, stake from positions where status = 'open'
-         union all select f.maker_user_id, f.liability from position_fills f join positions p on p.id = f.position_id where p.status = 'open'
-       ) x group by user_id
-     ), held as (select user_id, balance from ledger_accounts where kind = 'user_reserved')
-     select coalesce(h.user_id, e.user_id)::text as user_id, coalesce(h.balance, 0)::text as balance, coalesce(e.amount, 0)::text as expected
-       from held h full join expected e on e.user_id = h.user_id
-      where coalesce(h.balance, 0) <> coalesce(e.amount, 0)`,
-  );
-  for (const r of reserved) {
+  for (const m of await repo.balanceMismatches())
+    problems.push({ kind: 'balance_mismatch', id: m.id, detail: `balance ${m.balance}, entries sum ${m.total}` });
+  for (const n of await repo.negativeUserBalances()) problems.push({ kind: 'negative_user_balance', id: n.id, detail: `balance ${n.balance}` });
+  for (const r of await repo.reservedMismatches()) {
     problems.push({
       kind: 'reserved_mismatch',
       id: r.user_id,
       detail: `user_reserved ${r.balance}, open stakes + liabilities + open contest bets + pending withdrawals ${r.expected}`,
     });
   }
-  problems.push(...(await statsProblems(query)));
+  for (const r of await repo.statsMismatches(OWNER_PREFIX)) {
+    problems.push({
+      kind: 'stats_mismatch',
+      id: r.owner,
+      detail: `trading_stats ${r.kept}; sums over positions ${r.summed} (open, open stake, potential, settled, wins, losses, voided, pnl)`,
+    });
+  }
   return problems;
-}
-
-/**
- * docs/trading.md ("PnL"): the trading counters (kept in the fill and settlement transactions) equal the sums
- * over positions (takers) and position fills (makers); the owner keys as src/domain/positions/trading-counters.ts builds them.
- */
-async function statsProblems(query: <T>(sql: string) => Promise<T>): Promise<LedgerProblem[]> {
-  const stats = await query<Array<{ owner: string; kept: string; summed: string }>>(
-    `with summed as (
-       select '${OWNER_PREFIX.taker}' || taker_user_id as owner, count(*) filter (where status = 'open') as open_count,
-              coalesce(sum(stake) filter (where status = 'open'), 0) as open_stake, coalesce(sum(payout) filter (where status = 'open'), 0) as potential,
-              count(*) filter (where status <> 'open') as settled, count(*) filter (where status = 'won') as wins,
-              count(*) filter (where status = 'lost') as losses, count(*) filter (where status = 'voided') as voided, coalesce(sum(pnl), 0) as pnl
-         from positions group by taker_user_id
-       union all
-       select '${OWNER_PREFIX.maker}' || f.maker_address, count(*) filter (where p.status = 'open'), coalesce(sum(f.liability) filter (where p.status = 'open'), 0),
-              coalesce(sum(f.payout) filter (where p.status = 'open'), 0), count(*) filter (where p.status <> 'open'),
-              count(*) filter (where p.status = 'lost'), count(*) filter (where p.status = 'won'), count(*) filter (where p.status = 'voided'),
-              coalesce(sum(f.maker_pnl), 0)
-         from position_fills f join positions p on p.id = f.position_id group by f.maker_address
-     ), kept as (
-       select owner, open_count, open_stake, potential_payout as potential, settled_count as settled, wins, losses, voided, realized_pnl as pnl from trading_stats
-     )
-     select coalesce(k.owner, s.owner) as owner,
-            concat_ws(' ', k.open_count, k.open_stake, k.potential, k.settled, k.wins, k.losses, k.voided, k.pnl) as kept,
-            concat_ws(' ', s.open_count, s.open_stake, s.potential, s.settled, s.wins, s.losses, s.voided, s.pnl) as summed
-       from kept k full join summed s on s.owner = k.owner
-      where (k.open_count, k.open_stake, k.potential, k.settled, k.wins, k.losses, k.voided, k.pnl)
-            is distinct from (s.open_count, s.open_stake, s.potential, s.settled, s.wins, s.losses, s.voided, s.pnl)`,
-  );
-  return stats.map((r) => ({
-    kind: 'stats_mismatch',
-    id: r.owner,
-    detail: `trading_stats ${r.kept}; sums over positions ${r.summed} (open, open stake, potential, settled, wins, losses, voided, pnl)`,
-  }));
 }
 
 /**

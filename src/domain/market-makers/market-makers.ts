@@ -4,7 +4,6 @@
 import { randomUUID } from 'node:crypto';
 import { getAddress, isAddress } from 'viem';
 import type { Em } from '../../db/orm.js';
-import { int8ToNumber } from '../../db/int8.js';
 import { db } from '../../db/schema.js';
 import { marketMakersRepository } from '../../db/repositories/market-makers.repository.js';
 import { Conflict, NotFound, ValidationFailed } from '../errors.js';
@@ -36,7 +35,7 @@ export async function registerMarketMaker(em: Em, walletAddress: string, name: s
   }
   const row = await marketMakersRepository(db(em)).register(address, name);
   if (!row) throw new Conflict('MARKET_MAKER_EXISTS', 'This wallet is already a registered market maker.');
-  return { walletAddress: row.wallet_address, name: row.name, createdAtMs: int8ToNumber(row.created_ms) };
+  return { walletAddress: row.wallet_address, name: row.name, createdAtMs: row.created_ms };
 }
 
 export interface RemovedMarketMaker {
@@ -80,7 +79,7 @@ export async function createMarketMakerSession(
   // One statement (the maker's row FOR SHARE, the session inserted): a handshake's only database round trip.
   const row = await marketMakersRepository(db(em)).insertSessionIfActive({ id: sessionId, tokenHash: hash, walletAddress, ttlMs });
   if (!row?.market_maker_address) return null;
-  const expiresAtMs = int8ToNumber(row.expires_ms);
+  const expiresAtMs = row.expires_ms;
   return { sessionId, token, walletAddress: row.market_maker_address, expiresAtMs, expiresAt: Math.floor(expiresAtMs / 1000) };
 }
 

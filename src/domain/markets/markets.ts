@@ -3,7 +3,6 @@
 // every creator runs insert ... on conflict do nothing and re-reads, so concurrent processes converge on
 // one market_id per window.
 import type { Em } from '../../db/orm.js';
-import { int8ToNumber } from '../../db/int8.js';
 import { db } from '../../db/schema.js';
 import { marketsRepository } from '../../db/repositories/markets.repository.js';
 import { NotFound, ValidationFailed } from '../errors.js';
@@ -30,11 +29,11 @@ export interface WindowKey {
   startAtMs: number;
 }
 
-function toRecord(r: { market_id: string; asset: string; duration_secs: number; start_at_ms: string }, bufferMs: number): MarketWindowRecord {
+function toRecord(r: { market_id: number; asset: string; duration_secs: number; start_at_ms: number }, bufferMs: number): MarketWindowRecord {
   const durationSecs = r.duration_secs;
-  const startAtMs = int8ToNumber(r.start_at_ms);
+  const startAtMs = r.start_at_ms;
   return {
-    marketId: int8ToNumber(r.market_id),
+    marketId: r.market_id,
     asset: r.asset,
     durationSecs,
     startAtMs,

@@ -4,7 +4,6 @@
 // and a recorded check is never rewritten. A DISPUTED window waits for the operator until its void_at_ms,
 // then voids (stakes refunded).
 import type { Em } from '../../db/orm.js';
-import { int8ToNumber } from '../../db/int8.js';
 import { positionsRepository } from '../../db/repositories/positions.repository.js';
 import { pricesRepository, type HealthSample, type ReadingRow } from '../../db/repositories/prices.repository.js';
 import { db } from '../../db/schema.js';
@@ -49,7 +48,7 @@ export async function resolveWindowFromFeed(em: Em, feed: QuorumFeed, marketId: 
   const w = await repo.window(marketId);
   if (!w) return { kind: 'missing' };
   if (w.outcome) return { kind: 'resolved', outcome: w.outcome, recorded: false };
-  const start = int8ToNumber(w.start_at_ms);
+  const start = w.start_at_ms;
   const end = start + w.duration_secs * 1000;
   if (opts.nowMs < end) return { kind: 'not_ended' };
   const first = async (): Promise<FeedResolution> => {

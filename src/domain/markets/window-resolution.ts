@@ -4,7 +4,6 @@
 // resolution is immutable: the first writer (the feed job or the operator) wins. Up (YES) wins only if
 // close > open. Prices are read outside any transaction; settling the positions is settleWindow's job.
 import type { Em } from '../../db/orm.js';
-import { int8ToBigint, int8ToNumber, int8ToNumberOrNull } from '../../db/int8.js';
 import { positionsRepository } from '../../db/repositories/positions.repository.js';
 import { pricesRepository } from '../../db/repositories/prices.repository.js';
 import { db } from '../../db/schema.js';
@@ -66,21 +65,21 @@ export function checkOf(r: WindowRow): PriceCheckRecord | null {
     reason: r.check_reason,
     quorum: r.check_quorum!,
     sources: r.check_sources!.split(','),
-    maxAgeMs: int8ToNumber(r.check_max_age_ms!),
-    checkedAtMs: int8ToNumber(r.checked_at_ms!),
-    voidAtMs: int8ToNumberOrNull(r.void_at_ms),
+    maxAgeMs: r.check_max_age_ms!,
+    checkedAtMs: r.checked_at_ms!,
+    voidAtMs: r.void_at_ms,
   };
 }
 
-function side(price: string | null, at: string | null, ref: string | null) {
-  return price === null || at === null ? null : { priceMicros: int8ToBigint(price), observedAtMs: int8ToNumber(at), ref };
+function side(price: bigint | null, at: number | null, ref: string | null) {
+  return price === null || at === null ? null : { priceMicros: price, observedAtMs: at, ref };
 }
 
 export async function getWindowState(em: Em, marketId: number, bufferMs: number, nowMs = Date.now()): Promise<WindowState> {
   if (!Number.isSafeInteger(marketId) || marketId < 1) throw notFound(marketId);
   const r = await positionsRepository(db(em)).window(marketId);
   if (!r) throw notFound(marketId);
-  const startAtMs = int8ToNumber(r.start_at_ms);
+  const startAtMs = r.start_at_ms;
   const bettingClosesAtMs = bettingClosesAt(startAtMs, r.duration_secs, bufferMs);
   const check = checkOf(r);
   const status: WindowStatus = r.outcome
@@ -102,11 +101,11 @@ export async function getWindowState(em: Em, marketId: number, bufferMs: number,
     endAtMs: startAtMs + r.duration_secs * 1000,
     status,
     outcome: r.outcome === 'YES' || r.outcome === 'NO' ? r.outcome : null,
-    openPriceMicros: r.open_price_micros === null ? null : int8ToBigint(r.open_price_micros),
-    closePriceMicros: r.close_price_micros === null ? null : int8ToBigint(r.close_price_micros),
+    openPriceMicros: r.open_price_micros,
+    closePriceMicros: r.close_price_micros,
     priceSource: r.source,
     resolvedBy: r.resolved_by,
-    resolvedAtMs: int8ToNumberOrNull(r.resolved_at_ms),
+    resolvedAtMs: r.resolved_at_ms,
     check,
     sources: check
       ? check.sources.flatMap((source) => {

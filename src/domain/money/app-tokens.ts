@@ -4,7 +4,6 @@ import type { Em } from '../../db/orm.js';
 import { operationsRepository } from '../../db/repositories/operations.repository.js';
 import { db } from '../../db/schema.js';
 import { Conflict, NotFound } from '../errors.js';
-import { microsFromDb } from '../ledger/amounts.js';
 import { post, userBalances } from '../ledger/ledger.js';
 
 export interface AppTokenCredit {
@@ -25,7 +24,7 @@ export async function creditAppTokensOnce(tx: Em, userId: string, amount: bigint
   const idempotencyKey = `${userId}:${key}`;
   const earlier = await repo.earlierAppTokenCredit(userId, idempotencyKey);
   if (earlier) {
-    if (microsFromDb(earlier.amount) !== amount) {
+    if (earlier.amount !== amount) {
       throw new Conflict(
         'IDEMPOTENCY_KEY_REUSED',
         'this idempotency_key was already used with a different request body; use a new key for a new request',

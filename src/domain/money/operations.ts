@@ -8,7 +8,6 @@ import type { Em } from '../../db/orm.js';
 import { operationsRepository } from '../../db/repositories/operations.repository.js';
 import { db } from '../../db/schema.js';
 import { Conflict, NotFound } from '../errors.js';
-import { microsFromDb } from '../ledger/amounts.js';
 import { post, postAll, type Posting } from '../ledger/ledger.js';
 import type { SettlementAdapter } from '../settlement/adapter.js';
 
@@ -32,7 +31,7 @@ interface OperationRow {
   user_id: string;
   kind: OperationKind;
   status: OperationStatus;
-  amount: string;
+  amount: bigint;
   destination_address: string | null;
   tx_hash: string | null;
   failure_code: string | null;
@@ -44,7 +43,7 @@ const toRecord = (r: OperationRow): OperationRecord => ({
   userId: r.user_id,
   kind: r.kind,
   status: r.status,
-  amount: microsFromDb(r.amount),
+  amount: r.amount,
   destinationAddress: r.destination_address,
   txHash: r.tx_hash,
   failureCode: r.failure_code,
@@ -59,7 +58,7 @@ const toRecord = (r: OperationRow): OperationRecord => ({
 async function openOperation(em: Em, userId: string, kind: OperationKind, amount: bigint, destination: string | null, key: string | null) {
   const id = randomUUID();
   const repo = operationsRepository(db(em));
-  const inserted = await repo.insert({ id, userId, kind, amount: amount.toString(), destination, key });
+  const inserted = await repo.insert({ id, userId, kind, amount, destination, key });
   if (inserted) return { op: toRecord(inserted), created: true }; // with its outbox row
   const op = toRecord((await repo.findByKey(userId, kind, key))!);
   if (op.amount !== amount || op.destinationAddress !== destination) {

@@ -3,7 +3,6 @@
 // kept in the fill and settlement transactions), the PnL history (settled positions in resolution order
 // with the running total), and a maker's fills.
 import type { Em } from '../../db/orm.js';
-import { int8ToBigint, int8ToNumber, int8ToNumberOrNull } from '../../db/int8.js';
 import { positionsRepository } from '../../db/repositories/positions.repository.js';
 import { db } from '../../db/schema.js';
 import { isUuid, NotFound } from '../errors.js';
@@ -57,11 +56,11 @@ async function legsByPosition(em: Em, positionIds: readonly string[]): Promise<M
   const legs = new Map<string, PositionLegRecord[]>();
   if (!positionIds.length) return legs;
   for (const l of await repo(em).legsOf(positionIds)) {
-    const start = int8ToNumber(l.start_at_ms);
+    const start = l.start_at_ms;
     const list = legs.get(l.position_id) ?? [];
     list.push({
       legIndex: l.leg_index,
-      marketId: int8ToNumber(l.market_id),
+      marketId: l.market_id,
       asset: l.asset,
       durationSecs: l.duration_secs,
       windowStartMs: start,
@@ -84,12 +83,12 @@ async function withLegs(em: Em, rows: readonly PositionRow[]): Promise<PositionR
     id: r.id,
     rfqId: r.rfq_id,
     status: r.status,
-    stakeMicros: int8ToBigint(r.stake),
+    stakeMicros: r.stake,
     oddsBps: r.odds_bps,
-    payoutMicros: int8ToBigint(r.payout),
-    pnlMicros: r.pnl === null ? null : int8ToBigint(r.pnl),
-    createdAtMs: int8ToNumber(r.created_at_ms),
-    resolvedAtMs: int8ToNumberOrNull(r.resolved_at_ms),
+    payoutMicros: r.payout,
+    pnlMicros: r.pnl === null ? null : r.pnl,
+    createdAtMs: r.created_at_ms,
+    resolvedAtMs: r.resolved_at_ms,
     legs: legs.get(r.id) ?? [],
   }));
 }
@@ -119,13 +118,13 @@ async function figures(em: Em, owner: string): Promise<TradingFigures | null> {
   if (!s) return null;
   return {
     openPositions: s.open_count,
-    openStakeMicros: int8ToBigint(s.open_stake),
-    potentialPayoutMicros: int8ToBigint(s.potential_payout),
+    openStakeMicros: s.open_stake,
+    potentialPayoutMicros: s.potential_payout,
     settledPositions: s.settled_count,
     wins: s.wins,
     losses: s.losses,
     voided: s.voided,
-    realizedPnlMicros: int8ToBigint(s.realized_pnl),
+    realizedPnlMicros: s.realized_pnl,
   };
 }
 
@@ -178,9 +177,9 @@ export async function pnlHistory(
   const rows = await repo(em).pnlEvents(userId, fromMs, toMs, after && { resolvedAtMs: after.atMs, id: after.id }, q.limit + 1);
   const events = rows.slice(0, q.limit).map((r) => ({
     positionId: r.id,
-    resolvedAtMs: int8ToNumber(r.resolved_at_ms),
-    pnlMicros: int8ToBigint(r.pnl),
-    cumulativeMicros: int8ToBigint(r.cumulative),
+    resolvedAtMs: r.resolved_at_ms,
+    pnlMicros: r.pnl,
+    cumulativeMicros: r.cumulative,
   }));
   const last = events.at(-1);
   return { events, nextCursor: rows.length > q.limit && last ? cursors.encode({ atMs: last.resolvedAtMs, id: last.positionId }, filters) : null };
@@ -218,12 +217,12 @@ export async function listMakerFills(
     positionId: r.position_id,
     rfqId: r.rfq_id,
     quoteId: r.quote_id,
-    stakeMicros: int8ToBigint(r.stake),
+    stakeMicros: r.stake,
     oddsBps: r.odds_bps,
-    liabilityMicros: int8ToBigint(r.liability),
+    liabilityMicros: r.liability,
     status: r.status,
-    makerPnlMicros: r.maker_pnl === null ? null : int8ToBigint(r.maker_pnl),
-    createdAtMs: int8ToNumber(r.created_at_ms),
+    makerPnlMicros: r.maker_pnl === null ? null : r.maker_pnl,
+    createdAtMs: r.created_at_ms,
     legs: legs.get(r.position_id) ?? [],
   }));
   const last = fills.at(-1);

@@ -1,7 +1,6 @@
 // Each price source's health (docs/prices.md): the workers add what every resolution attempt's requests cost;
 // /readyz shows each source's last success and /metrics its requests, failures and latency, from any process.
 import type { Em } from '../../db/orm.js';
-import { int8ToNumber, int8ToNumberOrNull } from '../../db/int8.js';
 import { pricesRepository, type HealthSample } from '../../db/repositories/prices.repository.js';
 import { db } from '../../db/schema.js';
 
@@ -22,10 +21,10 @@ export async function sourceHealth(em: Em): Promise<SourceHealth[]> {
   const rows = await pricesRepository(db(em)).health();
   return rows.map((r) => ({
     source: r.source,
-    lastSuccessAtMs: int8ToNumberOrNull(r.last_success_at_ms),
-    lastFailureAtMs: int8ToNumberOrNull(r.last_failure_at_ms),
-    requests: int8ToNumber(r.requests),
-    failures: int8ToNumber(r.failures),
-    latencyMsTotal: int8ToNumber(r.latency_ms_total),
+    lastSuccessAtMs: r.last_success_at_ms,
+    lastFailureAtMs: r.last_failure_at_ms,
+    requests: r.requests,
+    failures: r.failures,
+    latencyMsTotal: r.latency_ms_total,
   }));
 }

@@ -14,7 +14,7 @@ import { CollateralMoved, expireRfq, fillRfq } from './fill.js';
 import { microsFromDb } from '../ledger/amounts.js';
 import { loadRfq, rfqNotFound } from './queries.js';
 import { quoteFromRow, rfqFromRow } from './rows.js';
-import { compareQuoteRecords, type RfqRecord } from './records.js';
+import { compareQuoteRecords, quoteResultFrame, type RfqRecord } from './records.js';
 
 /**
  * The locked RFQ with every quote (locked after it, best first), the live ones among them, and each quoting
@@ -148,19 +148,7 @@ export async function rejectQuote(em: Em, rfqId: string, quoteId: string, reason
       {
         topic: 'mm.event',
         wallet: q.maker_address,
-        frame: {
-          type: 'quote_result',
-          rfq_id: rfqId,
-          quote_id: q.id,
-          client_quote_id: q.client_quote_id,
-          status: 'rejected',
-          reason,
-          position_id: null,
-          fill_stake_micros: '0',
-          odds_bps: q.odds_bps,
-          liability_micros: '0',
-          filled_at_ms: null,
-        },
+        frame: quoteResultFrame({ rfqId, quoteId: q.id, clientQuoteId: q.client_quote_id, oddsBps: q.odds_bps }, { status: 'rejected', reason }),
       },
     ];
   });

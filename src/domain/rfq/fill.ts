@@ -15,6 +15,7 @@ import { routeOf, type RfqEvent } from './events.js';
 import { makerOwner, takerOwner } from '../positions/trading-counters.js';
 import {
   compareQuoteRecords,
+  quoteResultFrame,
   rfqClosedFrame,
   rfqFrame,
   type CloseReason,
@@ -41,20 +42,12 @@ const candidate = (q: QuoteRecord): QuoteCandidate => ({
 });
 
 function resultFrame(r: RfqRecord, q: QuoteRecord, o: QuoteOutcome, positionId: string | null, atMs: number): QuoteResultFrame {
-  const filled = o.status === 'filled' ? o.fill : null;
-  return {
-    type: 'quote_result',
-    rfq_id: r.id,
-    quote_id: q.id,
-    client_quote_id: q.clientQuoteId,
-    status: o.status,
-    reason: o.status === 'filled' ? null : o.reason,
-    position_id: filled ? positionId : null,
-    fill_stake_micros: (filled?.fillMicros ?? 0n).toString(),
-    odds_bps: q.oddsBps,
-    liability_micros: (filled?.liabilityMicros ?? 0n).toString(),
-    filled_at_ms: filled ? atMs : null,
-  };
+  return quoteResultFrame(
+    { rfqId: r.id, quoteId: q.id, clientQuoteId: q.clientQuoteId, oddsBps: q.oddsBps },
+    o.status === 'filled'
+      ? { status: 'filled', positionId, fillMicros: o.fill.fillMicros, liabilityMicros: o.fill.liabilityMicros, filledAtMs: atMs }
+      : { status: o.status, reason: o.reason },
+  );
 }
 
 /**

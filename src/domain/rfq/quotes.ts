@@ -12,31 +12,13 @@ import { isUniqueViolation } from '../database-errors.js';
 import { microsFromDb } from '../ledger/amounts.js';
 import { nowOf, type RfqDeps } from './deps.js';
 import type { RfqEvent } from './events.js';
+import { quoteResultFrame } from './records.js';
+import type { QuoteAckMessage } from '../../../generated/asyncapi/types.js';
 import { normalizeSignature, rfqDomainOf, verifyQuoteSignature } from './typed-data.js';
 
-export type QuoteAckError =
-  | 'unknown_rfq'
-  | 'rfq_closed'
-  | 'invalid_odds'
-  | 'invalid_signature'
-  | 'below_min_fill'
-  | 'quote_expired'
-  | 'self_trade'
-  | 'insufficient_collateral'
-  | 'duplicate_client_quote_id'
-  | 'quote_not_live'
-  | 'rate_limited'
-  | 'unknown_market_maker'
-  | 'mmp_triggered';
-
-export interface QuoteAck {
-  type: 'quote_ack';
-  rfq_id: string;
-  quote_id: string | null;
-  client_quote_id: string | null;
-  accepted: boolean;
-  error: QuoteAckError | null;
-}
+/** The `quote_ack` frame (spec/asyncapi.yaml QuoteAckMessage); built only by quoteAck (below). */
+export type QuoteAck = QuoteAckMessage;
+export type QuoteAckError = NonNullable<QuoteAckMessage['error']>;
 
 /** A `quote` frame's fields (validated against spec/asyncapi.yaml by the stream). */
 export interface QuoteInput {
@@ -48,6 +30,11 @@ export interface QuoteInput {
   signature: string;
 }
 
+/**
+ * The one builder of the `quote_ack` frame: the rules' answers here, and the gateway's refusals of a quote or
+ * quote_cancel before any rule ran (a field that breaks the schema, the rate limit: src/ws/protocol.ts,
+ * src/ws/connection.ts).
+ */
 export function quoteAck(rfqId: string, clientQuoteId: string | null, r: { quoteId: string } | { error: QuoteAckError }): QuoteAck {
   return 'quoteId' in r
     ? { type: 'quote_ack', rfq_id: rfqId, quote_id: r.quoteId, client_quote_id: clientQuoteId, accepted: true, error: null }
@@ -100,19 +87,10 @@ export async function submitQuote(em: Em, deps: RfqDeps, makerWallet: string, q:
       events.push({
         topic: 'mm.event',
         wallet: maker,
-        frame: {
-          type: 'quote_result',
-          rfq_id: rfqId,
-          quote_id: rec.replaced_id,
-          client_quote_id: rec.replaced_client_quote_id,
-          status: 'not_filled',
-          reason: 'replaced',
-          position_id: null,
-          fill_stake_micros: '0',
-          odds_bps: rec.replaced_odds_bps!,
-          liability_micros: '0',
-          filled_at_ms: null,
-        },
+        frame: quoteResultFrame(
+          { rfqId, quoteId: rec.replaced_id, clientQuoteId: rec.replaced_client_quote_id, oddsBps: rec.replaced_odds_bps! },
+          { status: 'not_filled', reason: 'replaced' },
+        ),
       });
     }
     return { ack: quoteAck(rfqId, clientQuoteId, { quoteId: id }), events };

@@ -4,6 +4,13 @@
 import { bestFirst } from './allocate.js';
 import type { Direction, OrderType, RfqOrderJson } from './typed-data.js';
 import type { FillMode } from './validate.js';
+import type {
+  MmpStatusMessage,
+  PositionSettledMessage,
+  QuoteResultMessage,
+  RfqClosedMessage,
+  RfqMessage,
+} from '../../../generated/asyncapi/types.js';
 
 export type RfqStatus = 'open' | 'filled' | 'expired' | 'cancelled';
 export type CloseReason = 'no_quotes' | 'below_min_odds' | 'insufficient_liquidity' | 'deadline' | 'betting_closed' | 'cancelled';
@@ -84,63 +91,20 @@ export interface RfqWithQuotes {
   quotes: QuoteRecord[];
 }
 
-/** The `rfq` frame of spec/asyncapi.yaml (min_odds_bps is never sent to makers). */
-export interface RfqFrame {
-  type: 'rfq';
-  rfq_id: string;
-  created_at_ms: number;
-  quote_deadline_ms: number;
-  expires_at_ms: number;
-  fill_mode: FillMode;
-  order_type: OrderType;
-  stake_micros: string;
-  taker_address: string;
-  legs: RfqLegInfo[];
-}
+// The frames are the generated message types of spec/asyncapi.yaml (generated/asyncapi/types.ts), as HTTP
+// bodies are the generated OpenAPI types: a field renamed in the spec fails `tsc` in the builder below
+// (scripts/drift-probe.ts proves it). The names below are the domain's names for them.
 
-export interface RfqClosedFrame {
-  type: 'rfq_closed';
-  rfq_id: string;
-  status: Exclude<RfqStatus, 'open'>;
-  closed_at_ms: number;
-}
-
-export interface QuoteResultFrame {
-  type: 'quote_result';
-  rfq_id: string;
-  quote_id: string;
-  client_quote_id: string | null;
-  /** `cancelled`: withdrawn by the service for the maker (cancel on disconnect: reason `disconnected`). */
-  status: 'filled' | 'not_filled' | 'rejected' | 'cancelled';
-  reason: QuoteReason | 'disconnected' | 'mmp_triggered' | null;
-  position_id: string | null;
-  fill_stake_micros: string;
-  odds_bps: number;
-  liability_micros: string;
-  filled_at_ms: number | null;
-}
-
+/** The `rfq` frame (min_odds_bps is never sent to makers). */
+export type RfqFrame = RfqMessage;
+/** The `rfq_closed` frame: to the audience of the RFQ's `rfq` frame. */
+export type RfqClosedFrame = RfqClosedMessage;
+/** The `quote_result` frame; built only by quoteResultFrame (below). */
+export type QuoteResultFrame = QuoteResultMessage;
 /** A maker's market-maker protection (src/domain/rfq/mmp.ts): its answer to mmp_set/mmp_reset, and its trip. */
-export interface MmpStatusFrame {
-  type: 'mmp_status';
-  enabled: boolean;
-  interval_ms: number | null;
-  max_fills: number | null;
-  max_liability_micros: string | null;
-  window_fills: number;
-  window_liability_micros: string;
-  tripped_at_ms: number | null;
-}
-
+export type MmpStatusFrame = MmpStatusMessage;
 /** To every connection of each maker of a position when it settles (taker-relative outcome). */
-export interface PositionSettledFrame {
-  type: 'position_settled';
-  position_id: string;
-  rfq_id: string;
-  outcome: 'won' | 'lost' | 'voided';
-  maker_pnl_micros: string;
-  settled_at_ms: number;
-}
+export type PositionSettledFrame = PositionSettledMessage;
 
 export function rfqFrame(r: RfqRecord): RfqFrame {
   return {
@@ -160,6 +124,40 @@ export function rfqFrame(r: RfqRecord): RfqFrame {
 export function rfqClosedFrame(r: RfqRecord): RfqClosedFrame {
   if (r.status === 'open' || r.closedAtMs === null) throw new Error(`rfq ${r.id} is still open`);
   return { type: 'rfq_closed', rfq_id: r.id, status: r.status, closed_at_ms: r.closedAtMs };
+}
+
+/** The quote a `quote_result` is about. */
+export interface QuoteResultSubject {
+  rfqId: string;
+  quoteId: string;
+  clientQuoteId: string | null;
+  oddsBps: number;
+}
+
+/** How the quote ended: filled (its part of the position), or not, with the reason. */
+export type QuoteResultOutcome =
+  | { status: 'filled'; positionId: string | null; fillMicros: bigint; liabilityMicros: bigint; filledAtMs: number }
+  | { status: Exclude<QuoteResultFrame['status'], 'filled'>; reason: NonNullable<QuoteResultFrame['reason']> };
+
+/**
+ * The one builder of the `quote_result` frame (a fill, a close without this quote, a replacement, a
+ * rejection, a withdrawal): the amounts are "0" and position_id, filled_at_ms null unless filled.
+ */
+export function quoteResultFrame(q: QuoteResultSubject, o: QuoteResultOutcome): QuoteResultFrame {
+  const filled = o.status === 'filled' ? o : null;
+  return {
+    type: 'quote_result',
+    rfq_id: q.rfqId,
+    quote_id: q.quoteId,
+    client_quote_id: q.clientQuoteId,
+    status: o.status,
+    reason: o.status === 'filled' ? null : o.reason,
+    position_id: filled ? filled.positionId : null,
+    fill_stake_micros: (filled?.fillMicros ?? 0n).toString(),
+    odds_bps: q.oddsBps,
+    liability_micros: (filled?.liabilityMicros ?? 0n).toString(),
+    filled_at_ms: filled ? filled.filledAtMs : null,
+  };
 }
 
 /** Best first (allocate.ts bestFirst). */

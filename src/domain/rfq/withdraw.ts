@@ -7,6 +7,7 @@ import type { Em } from '../../db/orm.js';
 import { marketMakersRepository } from '../../db/repositories/market-makers.repository.js';
 import { db } from '../../db/schema.js';
 import type { RfqEvent } from './events.js';
+import { quoteResultFrame } from './records.js';
 
 export async function withdrawAllQuotes(
   em: Em,
@@ -18,19 +19,10 @@ export async function withdrawAllQuotes(
   const events: RfqEvent[] = rows.map((q) => ({
     topic: 'mm.event',
     wallet: maker,
-    frame: {
-      type: 'quote_result',
-      rfq_id: q.rfq_id,
-      quote_id: q.id,
-      client_quote_id: q.client_quote_id,
-      status: 'cancelled',
-      reason,
-      position_id: null,
-      fill_stake_micros: '0',
-      odds_bps: q.odds_bps,
-      liability_micros: '0',
-      filled_at_ms: null,
-    },
+    frame: quoteResultFrame(
+      { rfqId: q.rfq_id, quoteId: q.id, clientQuoteId: q.client_quote_id, oddsBps: q.odds_bps },
+      { status: 'cancelled', reason },
+    ),
   }));
   for (const rfqId of new Set(rows.map((q) => q.rfq_id))) events.push({ topic: 'rfq.quote', rfqId });
   return { withdrawn: rows.length, events };

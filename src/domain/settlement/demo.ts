@@ -8,7 +8,6 @@ import { getAddress } from 'viem';
 import type { Em } from '../../db/orm.js';
 import { settlementRepository } from '../../db/repositories/settlement.repository.js';
 import { db } from '../../db/schema.js';
-import { microsFromDb } from '../ledger/amounts.js';
 import type { SettlementAdapter, SettlementRequest, SettlementResult } from './adapter.js';
 
 export const DEMO_CHAIN_ID = 84532; // Base Sepolia: demo addresses never hold mainnet funds
@@ -29,7 +28,7 @@ export function createDemoSettlement(opts: { onchainBalanceMicros: bigint }): Se
       const remaining = new Map<string, bigint>();
       if (depositors.length) {
         for (const r of await settlementRepository(db(em)).lockUsersWithDepositTotals(depositors)) {
-          remaining.set(r.user_id, opts.onchainBalanceMicros - microsFromDb(r.total));
+          remaining.set(r.user_id, opts.onchainBalanceMicros - r.total);
         }
       }
       return reqs.map((req): SettlementResult => {

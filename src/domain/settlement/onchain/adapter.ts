@@ -9,14 +9,13 @@ import { custodialRepository } from '../../../db/repositories/custodial.reposito
 import { db } from '../../../db/schema.js';
 import type { Logger } from '../../../logger.js';
 import { Unavailable, Unprocessable } from '../../errors.js';
-import { microsFromDb } from '../../ledger/amounts.js';
 import type { SettlementAdapter, SettlementResult } from '../adapter.js';
 import { ChainCheckError, checkChain, shortReason, type Chain } from './chain.js';
 import { DEPOSIT_CURSOR, scanDeposits } from './deposits.js';
 import { advanceOnchain } from './sender.js';
 import { stepSweeps, unsweptDepositAddresses } from './sweeps.js';
 import { reconcile } from './reconcile.js';
-import { ledgerRepository } from '../../../db/repositories/ledger.repository.js';
+import { ledgerCheckRepository } from '../../../db/repositories/ledger-check.repository.js';
 
 export function createOnchainSettlement(chain: Chain, log: Logger): SettlementAdapter {
   const { settings } = chain;
@@ -32,7 +31,7 @@ export function createOnchainSettlement(chain: Chain, log: Logger): SettlementAd
     },
     advance: (em, operationId, signal) => advanceOnchain(em, chain, operationId, { log, signal }),
     async checkDeposit(em, userId, walletAddress, amount) {
-      const pending = microsFromDb(await chainRepository(db(em)).lockUserPendingDeposits(userId));
+      const pending = await chainRepository(db(em)).lockUserPendingDeposits(userId);
       const wallet = getAddress(walletAddress);
       let balance: bigint;
       let allowance: bigint;
@@ -80,10 +79,7 @@ export function createOnchainSettlement(chain: Chain, log: Logger): SettlementAd
           sweepDeposits: (em: Em) => stepSweeps(em, chain, log),
         }
       : {}),
-    reconcile: (em) => {
-      const repo = ledgerRepository(db(em));
-      return reconcile(chain, <T>(text: string) => repo.check<T>(text), unsweptDepositAddresses);
-    },
+    reconcile: (em) => reconcile(chain, ledgerCheckRepository(db(em)), unsweptDepositAddresses),
     gasFloorWei: settings.gasFloorWei,
     close: () => chain.close(),
   };

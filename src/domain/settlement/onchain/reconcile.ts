@@ -7,9 +7,8 @@
 //                 before the ledger posts them, so they may be missing from `held` for a moment
 // surplus = held - liabilities; a deficit (held + in flight < liabilities) means money is missing.
 import type { Address } from 'viem';
+import type { LedgerCheckRepository } from '../../../db/repositories/ledger-check.repository.js';
 import type { Chain } from './chain.js';
-
-export type Query = <T>(sql: string) => Promise<T>;
 
 export interface Reconciliation {
   chain_id: number;
@@ -32,21 +31,13 @@ export interface Reconciliation {
  * Where unswept custodial deposits sit (USDC not yet moved into the settlement wallet): the deposit addresses
  * that were credited (unsweptDepositAddresses, src/domain/settlement/onchain/sweeps.ts).
  */
-export type UnsweptAddresses = (query: Query) => Promise<Address[]>;
+export type UnsweptAddresses = (repo: LedgerCheckRepository) => Promise<Address[]>;
 export const noUnsweptAddresses: UnsweptAddresses = () => Promise.resolve([]);
 
-const BOOKS = `
-  select (select -balance from ledger_accounts where kind = 'settlement_clearing')::text as liabilities,
-         (select coalesce(sum(balance), 0) from ledger_accounts where kind = 'user_available')::text as available,
-         (select coalesce(sum(balance), 0) from ledger_accounts where kind = 'user_reserved')::text as reserved,
-         (select coalesce(sum(o.amount), 0) from operations o
-           where o.kind = 'withdraw' and o.status = 'pending'
-             and exists (select 1 from chain_transactions c where c.operation_id = o.id))::text as in_flight`;
-
-export async function reconcile(chain: Chain, query: Query, unswept: UnsweptAddresses = noUnsweptAddresses): Promise<Reconciliation> {
+export async function reconcile(chain: Chain, repo: LedgerCheckRepository, unswept: UnsweptAddresses = noUnsweptAddresses): Promise<Reconciliation> {
   // The books first, then the chain: a withdrawal settling in between shows as in flight or as paid, never twice.
-  const [books] = await query<Array<{ liabilities: string | null; available: string; reserved: string; in_flight: string }>>(BOOKS);
-  const addresses = await unswept(query);
+  const books = await repo.books();
+  const addresses = await unswept(repo);
   const [wallet, gas, ...deposits] = await Promise.all([
     chain.tokenBalance(chain.settlementAddress),
     chain.client.getBalance({ address: chain.settlementAddress }),
@@ -54,8 +45,7 @@ export async function reconcile(chain: Chain, query: Query, unswept: UnsweptAddr
   ]);
   const inDeposits = deposits.reduce((a, b) => a + b, 0n);
   const held = wallet + inDeposits;
-  const liabilities = BigInt(books?.liabilities ?? '0');
-  const inFlight = BigInt(books?.in_flight ?? '0');
+  const { liabilities, inFlight } = books;
   return {
     chain_id: chain.settings.chainId,
     token: chain.token,
@@ -64,8 +54,8 @@ export async function reconcile(chain: Chain, query: Query, unswept: UnsweptAddr
     deposit_addresses_micros: inDeposits.toString(),
     held_micros: held.toString(),
     liabilities_micros: liabilities.toString(),
-    users_available_micros: books?.available ?? '0',
-    users_reserved_micros: books?.reserved ?? '0',
+    users_available_micros: books.available.toString(),
+    users_reserved_micros: books.reserved.toString(),
     in_flight_withdrawals_micros: inFlight.toString(),
     surplus_micros: (held - liabilities).toString(),
     deficit: held + inFlight < liabilities,

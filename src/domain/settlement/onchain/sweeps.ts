@@ -244,8 +244,7 @@ export async function stepSweeps(em: Em, chain: Chain, log: Logger): Promise<Swe
 
 /**
  * The reconciliation's hook (src/domain/settlement/onchain/reconcile.ts): the deposit addresses that were ever
- * credited; whatever USDC they still hold is not swept yet and counts as held. Plain SQL, so `npm run
- * ledger:check` runs it through its own client.
+ * credited; whatever USDC they still hold is not swept yet and counts as held. `npm run ledger:check` runs it through its own
+ * connection.
  */
-export const unsweptDepositAddresses: UnsweptAddresses = async (query) =>
-  (await query<Array<{ address: string }>>('select distinct to_address as address from chain_deposits order by 1')).map((r) => getAddress(r.address));
+export const unsweptDepositAddresses: UnsweptAddresses = async (repo) => (await repo.creditedDepositAddresses()).map((a) => getAddress(a));

@@ -1,0 +1,141 @@
+// Ledger, idempotency, operations and the settlement adapters: the repositories' sample calls for the SQL snapshots (src/queries/<feature>.sql); snapshot.ts merges them.
+import type { Db } from '../schema.js';
+import { ChainRepository } from './chain.repository.js';
+import { CustodialRepository } from './custodial.repository.js';
+import { DemoRepository } from './demo.repository.js';
+import { IdempotencyRepository } from './idempotency.repository.js';
+import { LedgerCheckRepository } from './ledger-check.repository.js';
+import { LedgerRepository } from './ledger.repository.js';
+import { OperationsRepository } from './operations.repository.js';
+import { SettlementRepository } from './settlement.repository.js';
+import { U1, U2, WALLET } from './snapshot-samples.js';
+
+export const MONEY_CATALOG: Record<string, Array<[string, (db: Db) => Promise<unknown>]>> = {
+  ledger: [
+    ['LedgerRepository.createPotAccounts', (db) => new LedgerRepository(db).createPotAccounts([U1])],
+    ['LedgerRepository.createUserAccounts', (db) => new LedgerRepository(db).createUserAccounts([U1, U1], ['user_available', 'user_reserved'])],
+    [
+      'LedgerRepository.lockOwned',
+      (db) => new LedgerRepository(db).lockOwned({ userIds: [U1], userKinds: ['user_available'], systems: ['settlement_clearing'], pots: [U2] }),
+    ],
+    [
+      'LedgerRepository.insertPostings',
+      (db) =>
+        new LedgerRepository(db).insertPostings({
+          txs: [{ id: U2, kind: 'deposit', reference: U1, idempotencyKey: null }],
+          entries: { transactionIds: [U2, U2], accountIds: ['1', '2'], amounts: [-100n, 100n] },
+        }),
+    ],
+    ['LedgerRepository.userBalances', (db) => new LedgerRepository(db).userBalances(U1)],
+  ],
+  'ledger-check': [
+    ['LedgerCheckRepository.counts', (db) => new LedgerCheckRepository(db).counts()],
+    ['LedgerCheckRepository.unbalancedTransactions', (db) => new LedgerCheckRepository(db).unbalancedTransactions()],
+    ['LedgerCheckRepository.balanceMismatches', (db) => new LedgerCheckRepository(db).balanceMismatches()],
+    ['LedgerCheckRepository.negativeUserBalances', (db) => new LedgerCheckRepository(db).negativeUserBalances()],
+    ['LedgerCheckRepository.reservedMismatches', (db) => new LedgerCheckRepository(db).reservedMismatches()],
+    ['LedgerCheckRepository.statsMismatches', (db) => new LedgerCheckRepository(db).statsMismatches({ taker: 'user:', maker: 'mm:' })],
+    ['LedgerCheckRepository.books', (db) => new LedgerCheckRepository(db).books()],
+    ['LedgerCheckRepository.creditedDepositAddresses', (db) => new LedgerCheckRepository(db).creditedDepositAddresses()],
+  ],
+  demo: [['DemoRepository.claimMarker', (db) => new DemoRepository(db).claimMarker('demo_seed_v1', Buffer.alloc(16))]],
+  idempotency: [
+    [
+      'IdempotencyRepository.insertWaiting',
+      (db) => new IdempotencyRepository(db).insertWaiting({ scope: `user:${U1}`, operation: 'createDeposit', key: U2 }, 'f00d', 5_000),
+    ],
+    ['IdempotencyRepository.read', (db) => new IdempotencyRepository(db).read({ scope: `user:${U1}`, operation: 'createDeposit', key: U2 })],
+    [
+      'IdempotencyRepository.store',
+      (db) => new IdempotencyRepository(db).store({ scope: `user:${U1}`, operation: 'createDeposit', key: U2 }, 201, '{"a":1}', U1),
+    ],
+    ['IdempotencyRepository.lockTimeout', (db) => new IdempotencyRepository(db).lockTimeout(5_000)],
+    ['IdempotencyRepository.lockTimeout (default)', (db) => new IdempotencyRepository(db).lockTimeout(null)],
+    ['IdempotencyRepository.prune', (db) => new IdempotencyRepository(db).prune(86_400_000)],
+  ],
+  operations: [
+    [
+      'OperationsRepository.insert',
+      (db) => new OperationsRepository(db).insert({ id: U1, userId: U2, kind: 'withdraw', amount: 100n, destination: WALLET, key: U2 }),
+    ],
+    ['OperationsRepository.findByKey', (db) => new OperationsRepository(db).findByKey(U2, 'deposit', U1)],
+    ['OperationsRepository.find', (db) => new OperationsRepository(db).find(U1)],
+    ['OperationsRepository.findManyForUpdate', (db) => new OperationsRepository(db).findManyForUpdate([U1, U2])],
+    [
+      'OperationsRepository.markFinal',
+      (db) =>
+        new OperationsRepository(db).markFinal({
+          ids: [U1, U2],
+          statuses: ['success', 'failed'],
+          txHashes: ['0xabc', null],
+          failureCodes: [null, 'SETTLEMENT_FAILED'],
+        }),
+    ],
+    ['OperationsRepository.deleteOutboxes', (db) => new OperationsRepository(db).deleteOutboxes([U1])],
+    ['OperationsRepository.staleOutbox', (db) => new OperationsRepository(db).staleOutbox(30_000, 500)],
+    ['OperationsRepository.userExists', (db) => new OperationsRepository(db).userExists(U1)],
+    ['OperationsRepository.earlierAppTokenCredit', (db) => new OperationsRepository(db).earlierAppTokenCredit(U1, `${U1}:${U2}`)],
+  ],
+  settlement: [['SettlementRepository.lockUsersWithDepositTotals', (db) => new SettlementRepository(db).lockUsersWithDepositTotals([U1, U2])]],
+  chain: [
+    ['ChainRepository.ensureNonce', (db) => new ChainRepository(db).ensureNonce(8453, WALLET, 7n)],
+    ['ChainRepository.allocateNonce', (db) => new ChainRepository(db).allocateNonce(8453, WALLET)],
+    ['ChainRepository.operation', (db) => new ChainRepository(db).operation(U1, false)],
+    ['ChainRepository.operation (for update)', (db) => new ChainRepository(db).operation(U1, true)],
+    ['ChainRepository.transactions', (db) => new ChainRepository(db).transactions(U1)],
+    [
+      'ChainRepository.insertTransaction',
+      (db) =>
+        new ChainRepository(db).insertTransaction({
+          hash: `0x${'ab'.repeat(32)}`,
+          chainId: 8453,
+          operationId: U1,
+          from: WALLET,
+          nonce: 7n,
+          attempt: 0,
+          raw: '0x02f8',
+          maxFeePerGas: 2_000_000_000n,
+          maxPriorityFeePerGas: 1_000_000n,
+        }),
+    ],
+    ['ChainRepository.recordOutcome', (db) => new ChainRepository(db).recordOutcome(U1, `0x${'ab'.repeat(32)}`, 'success', 123n)],
+    ['ChainRepository.outcomes', (db) => new ChainRepository(db).outcomes([U1, U2])],
+    ['ChainRepository.lockUserPendingDeposits', (db) => new ChainRepository(db).lockUserPendingDeposits(U1)],
+    ['ChainRepository.depositIndex', (db) => new ChainRepository(db).depositIndex(U1)],
+  ],
+  custodial: [
+    ['CustodialRepository.register', (db) => new CustodialRepository(db).register({ address: WALLET, userId: U1, index: '7', fromBlock: 100n })],
+    ['CustodialRepository.registered', (db) => new CustodialRepository(db).registered(U1)],
+    ['CustodialRepository.watched', (db) => new CustodialRepository(db).watched()],
+    ['CustodialRepository.firstRegistered', (db) => new CustodialRepository(db).firstRegistered()],
+    ['CustodialRepository.cursor', (db) => new CustodialRepository(db).cursor(8453, 'custodial-deposits', false)],
+    ['CustodialRepository.cursor (for update)', (db) => new CustodialRepository(db).cursor(8453, 'custodial-deposits', true)],
+    ['CustodialRepository.initCursor', (db) => new CustodialRepository(db).initCursor(8453, 'custodial-deposits', 100n, `0x${'cd'.repeat(32)}`)],
+    ['CustodialRepository.moveCursor', (db) => new CustodialRepository(db).moveCursor(8453, 'custodial-deposits', 200n, `0x${'cd'.repeat(32)}`)],
+    [
+      'CustodialRepository.credit',
+      (db) =>
+        new CustodialRepository(db).credit(8453, [
+          {
+            txHash: `0x${'ab'.repeat(32)}`,
+            logIndex: 3,
+            blockNumber: 150n,
+            blockHash: `0x${'cd'.repeat(32)}`,
+            from: WALLET,
+            to: WALLET,
+            amount: 5_000_000n,
+            operationId: U2,
+          },
+        ]),
+    ],
+    ['CustodialRepository.sweepCandidates', (db) => new CustodialRepository(db).sweepCandidates(8453, 50)],
+    ['CustodialRepository.markSwept', (db) => new CustodialRepository(db).markSwept(WALLET, '3')],
+    ['CustodialRepository.markUnswept', (db) => new CustodialRepository(db).markUnswept(WALLET)],
+    ['CustodialRepository.openSweep', (db) => new CustodialRepository(db).openSweep(U1, 8453, WALLET)],
+    ['CustodialRepository.activeSweeps', (db) => new CustodialRepository(db).activeSweeps(8453)],
+    ['CustodialRepository.lockSweep', (db) => new CustodialRepository(db).lockSweep(U1)],
+    ['CustodialRepository.setSweep', (db) => new CustodialRepository(db).setSweep(U1, 'transfer', 5_000_000n)],
+    ['CustodialRepository.sweepTransactions', (db) => new CustodialRepository(db).sweepTransactions(U1, WALLET)],
+    ['CustodialRepository.recordSweepOutcome', (db) => new CustodialRepository(db).recordSweepOutcome(`0x${'ab'.repeat(32)}`, 'success', 123n)],
+  ],
+};

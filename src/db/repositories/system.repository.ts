@@ -1,0 +1,26 @@
+// The service's own rows and probes: the database ping of /readyz and the system status, and the
+// deployment id's key (service_keys, read by src/bus/deployment.ts).
+import { sql } from 'kysely';
+import type { Db } from '../schema.js';
+
+export class SystemRepository {
+  constructor(private readonly db: Db) {}
+
+  /** One round trip: the database answers. */
+  async ping(): Promise<void> {
+    await sql`select 1`.execute(this.db);
+  }
+
+  /** The service key `name`, created with `fresh` by the first caller (a concurrent caller's insert does nothing). */
+  async ensureServiceKey(name: string, fresh: Buffer): Promise<Uint8Array> {
+    await this.db
+      .insertInto('service_keys')
+      .values({ name, key: fresh })
+      .onConflict((oc) => oc.column('name').doNothing())
+      .execute();
+    const row = await this.db.selectFrom('service_keys').select('key').where('name', '=', name).executeTakeFirstOrThrow();
+    return row.key;
+  }
+}
+
+export const systemRepository = (db: Db) => new SystemRepository(db);
