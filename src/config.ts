@@ -73,7 +73,7 @@ export interface Config {
     maxPayoutMicros: bigint;
     maxLegs: number;
     maxOpenPerUser: number;
-    /** Long-polls held at once by this process, and by one user on it (src/http/handlers/rfq-wait.ts). */
+    /** Long-polls held at once by this process, and by one user on it (src/trading/rfq-wait.ts). */
     maxWaiters: number;
     maxWaitersPerUser: number;
     signingChainId: number;

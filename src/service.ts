@@ -41,7 +41,7 @@ import { createSystemStatus, registerStatusGauges } from './http/system-status.j
 import { systemStatusHandlers } from './http/handlers/system-status.js';
 import type { ProcessRole } from './http/handlers/operations.js';
 import { priceSourceComponents, type StatusComponent } from './domain/status.js';
-import { createOperationWaiter } from './bus/operation-waiter.js';
+import { createOperationWaiter } from './trading/operation-waiter.js';
 import { boundEnqueue, withDeadline } from './jobs/queue-gate.js';
 import { requireQueue } from './http/queue-gate.js';
 import { createRateLimitStore } from './http/rate-limit-store.js';
@@ -51,12 +51,12 @@ import { chooseOperatorToken } from './domain/identity/dev-operator.js';
 import { OperatorAccounts } from './domain/identity/operator-accounts.js';
 import { siweUri } from './domain/identity/siwe.js';
 import { demoSeedAllowed, seedDemoOnStart } from './domain/demo/seed.js';
-import { startDemoMakerOnStart } from './bus/demo-maker.js';
+import { startDemoMakerOnStart } from './trading/demo-maker.js';
 import { createDocsRouter } from './http/docs/router.js';
 import { createDocumentStore } from './http/docs/documents.js';
 import { documentsHandlers } from './http/handlers/documents.js';
-import { createRfqCloser, publishRfqEvents } from './bus/rfq-events.js';
-import { createRfqWaiters } from './http/handlers/rfq-wait.js';
+import { createRfqLifecycle } from './trading/rfq-lifecycle.js';
+import { createRfqWaiters } from './trading/rfq-wait.js';
 import { rfqTakerHandlers } from './http/handlers/rfq-taker.js';
 import { rfqMakerHandlers } from './http/handlers/rfq-maker.js';
 import { auditHandlers } from './http/handlers/audit.js';
@@ -83,6 +83,9 @@ export async function startHttp(rt: Runtime, role: ProcessRole = 'api'): Promise
   const sharedCap = createSharedConnectionCap({ ...shared, max: config.mm.maxConnectionsPerIp });
   // RFQ trading settings shared by the HTTP handlers, the WebSocket stream and the demo maker.
   const rfqDeps = rfqDepsOf(config);
+  // The RFQ lifecycle's steps, the only publisher of RFQ events. This process closes the RFQs it created at
+  // their due time (the sweeper is the backstop).
+  const trading = createRfqLifecycle({ forkDb, bus: rt.bus, rfq: rfqDeps, log: logger });
   // Who the client is, for rate limits, WebSocket caps and logs alike (TRUST_PROXY).
   const clientAddress = createClientAddress(config.trustProxy);
   const gateway = createGateway({
@@ -94,7 +97,7 @@ export async function startHttp(rt: Runtime, role: ProcessRole = 'api'): Promise
     sharedCap,
     bus: rt.bus,
     rfq: {
-      rfq: rfqDeps,
+      trading,
       offered: { assets: config.markets.assets, durations: config.markets.durations },
       maxQuotesPerSecond: config.rfq.mmMaxQuotesPerSecond,
     },
@@ -129,11 +132,17 @@ export async function startHttp(rt: Runtime, role: ProcessRole = 'api'): Promise
   };
   onContestsChanged(rt.bus, (contestId) => (contestCaches.pages.invalidate(contestId), contestCaches.callers.invalidate(contestId)));
   if (await seedDemoOnStart(orm.em.fork(), settlement, config, logger)) await publishContestsChanged(rt.bus, null);
-  const stopDemoMaker = await startDemoMakerOnStart({ allowed: demoSeedAllowed(config), bus: rt.bus, forkDb, rfq: rfqDeps, settlement, log: logger });
+  const stopDemoMaker = await startDemoMakerOnStart({
+    allowed: demoSeedAllowed(config),
+    bus: rt.bus,
+    forkDb,
+    rfq: rfqDeps,
+    trading,
+    settlement,
+    log: logger,
+  });
   const documents = createDocumentStore({ publicUrl: config.publicUrl, fallbackHost: `localhost:${config.port || 3000}` });
-  // RFQ trading: this process closes the RFQs it created at their due time (the sweeper is the backstop)
-  // and wakes getRfq long-polls from the bus.
-  const closer = createRfqCloser({ forkDb, bus: rt.bus, rfq: rfqDeps, log: logger });
+  // getRfq long-polls, woken from the bus.
   const rfqWaiters = createRfqWaiters(rt.bus, { max: config.rfq.maxWaiters, maxPerUser: config.rfq.maxWaitersPerUser });
   new Gauge({
     name: 'rfq_long_poll_waiters',
@@ -158,11 +167,7 @@ export async function startHttp(rt: Runtime, role: ProcessRole = 'api'): Promise
     ...marketMakersHandlers({
       onRemoved: (wallet, rfqIds) => {
         gateway.endWallet(wallet);
-        void publishRfqEvents(
-          rt.bus,
-          rfqIds.map((rfqId) => ({ topic: 'rfq.quote', rfqId })),
-          logger,
-        );
+        void trading.makerRemoved(rfqIds);
       },
     }),
     ...marketsHandlers({ settings: config.markets }),
@@ -173,7 +178,7 @@ export async function startHttp(rt: Runtime, role: ProcessRole = 'api'): Promise
     ...marketWindowsHandlers({ settings: config.markets, settlement: windowSettlement }),
     ...contestsHandlers({ resolution: resolutionProducer, caches: contestCaches, bus: rt.bus }),
     ...rfqHandlers({ settings: config.rfq }),
-    ...rfqTakerHandlers({ rfq: rfqDeps, bus: rt.bus, closer, waiters: rfqWaiters }),
+    ...rfqTakerHandlers({ trading, waiters: rfqWaiters }),
     ...rfqMakerHandlers(),
     ...operationsHandlers(probes.readiness, metrics),
     ...systemStatusHandlers(systemStatus),
@@ -213,7 +218,7 @@ export async function startHttp(rt: Runtime, role: ProcessRole = 'api'): Promise
     port,
     async close() {
       stopDemoMaker();
-      closer.stop(); // pending best-mode answers read the RFQ as it is; the sweeper closes it
+      trading.stop(); // pending best-mode answers read the RFQ as it is; the sweeper closes it
       rfqWaiters.close(); // long-polls answer now instead of holding the server open
       sessions.close();
       operators.stop();

@@ -13,9 +13,9 @@ import { UnrecoverableError } from 'bullmq';
 import { windowsAwaitingResolution } from '../src/domain/markets/window-resolution.js';
 import { resolveWindowFromFeed } from '../src/domain/markets/window-feed.js';
 import { recordSourceHealth } from '../src/domain/prices/health.js';
-import { settleWindow } from '../src/domain/positions/settle.js';
 import { createPriceQuorum } from '../src/domain/prices/create.js';
-import { publishRfqEvents } from '../src/bus/rfq-events.js';
+import { rfqDepsOf } from '../src/domain/rfq/deps.js';
+import { createRfqLifecycle } from '../src/trading/rfq-lifecycle.js';
 import { createWindowResolutionProducer } from '../src/jobs/window-resolution-producer.js';
 import { JOB, type QUEUE } from '../src/jobs/queues.js';
 import type { WorkerSpec } from './worker-spec.js';
@@ -31,6 +31,7 @@ export const resolveWindowWorker: WorkerSpec<typeof QUEUE.marketResolution> = {
     const onHealth = (samples: Parameters<typeof recordSourceHealth>[1]) =>
       recordSourceHealth(orm.em.fork(), samples).catch((err: unknown) => log.warn({ err }, 'could not record the price sources health'));
     const producer = createWindowResolutionProducer(rt.queues);
+    const trading = createRfqLifecycle({ forkDb: () => orm.em.fork(), bus, rfq: rfqDepsOf(config), log });
     return {
       async process(job) {
         if (job.name === JOB.relayWindowResolutions) {
@@ -56,9 +57,7 @@ export const resolveWindowWorker: WorkerSpec<typeof QUEUE.marketResolution> = {
         if (r.kind !== 'resolved')
           throw new Error(`window ${marketId}: ${r.kind === 'not_ended' ? 'has not ended yet' : 'too few price readings yet'}; retrying`);
         if (r.recorded) log.info({ market_id: marketId, outcome: r.outcome }, 'RFQ window resolved');
-        const total = await settleWindow(orm.em.fork(), marketId, r.outcome, Date.now(), {
-          onBatch: (b) => publishRfqEvents(bus, b.events, log),
-        });
+        const total = await trading.settle(marketId, r.outcome, Date.now());
         log.info({ job_id: job.id, market_id: marketId, outcome: r.outcome, ...total, ms: Date.now() - started }, 'RFQ window settled');
         return { outcome: r.outcome, ...total };
       },

@@ -41,7 +41,7 @@ export const settlementWorker: WorkerSpec<typeof QUEUE.settlement> = {
         if (outcome === 'missing') throw new UnrecoverableError(`operation ${operation_id} does not exist`);
         if (outcome === 'pending')
           throw new Error(`operation ${operation_id}: no chain outcome yet (the process is closing, or the node is away); retried`);
-        // Wakes the API request waiting for this settlement (src/bus/operation-waiter.ts); lost: it polls.
+        // Wakes the API request waiting for this settlement (src/trading/operation-waiter.ts); lost: it polls.
         await rt.bus
           .publish('operation.settled', { operation_id })
           .catch((err: unknown) => log.warn({ err, operation_id }, 'could not publish operation.settled'));

@@ -10,7 +10,7 @@ import type { Bus } from '../../src/bus/bus.js';
 import { createBus } from '../../src/bus/create.js';
 import { readDeploymentId } from '../../src/bus/deployment.js';
 import { db } from '../../src/db/schema.js';
-import { publishRfqEvents } from '../../src/bus/rfq-events.js';
+import { publishRfqEvents } from '../../src/trading/rfq-events.js';
 import { createRfq } from '../../src/domain/rfq/api.js';
 import type { RfqDeps } from '../../src/domain/rfq/deps.js';
 import type { RfqOrderJson } from '../../src/domain/rfq/typed-data.js';

@@ -19,7 +19,7 @@
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { createRedisBus } from '../../src/bus/redis.js';
-import { publishRfqEvents } from '../../src/bus/rfq-events.js';
+import { publishRfqEvents } from '../../src/trading/rfq-events.js';
 import { int8 } from '../../src/db/int8.js';
 import { createOrm, migrate, type Orm } from '../../src/db/orm.js';
 import { positionsRepository } from '../../src/db/repositories/positions.repository.js';

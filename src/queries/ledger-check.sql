@@ -32,14 +32,15 @@ with expected as (
    where coalesce(h.balance, 0) <> coalesce(e.amount, 0);
 
 -- LedgerCheckRepository.statsMismatches
+-- parameters: $1 = "user:", $2 = "mm:"
 with summed as (
-    select 'user:' || taker_user_id as owner, count(*) filter (where status = 'open') as open_count,
+    select $1::text || taker_user_id as owner, count(*) filter (where status = 'open') as open_count,
            coalesce(sum(stake) filter (where status = 'open'), 0) as open_stake, coalesce(sum(payout) filter (where status = 'open'), 0) as potential,
            count(*) filter (where status <> 'open') as settled, count(*) filter (where status = 'won') as wins,
            count(*) filter (where status = 'lost') as losses, count(*) filter (where status = 'voided') as voided, coalesce(sum(pnl), 0) as pnl
       from positions group by taker_user_id
     union all
-    select 'mm:' || f.maker_address, count(*) filter (where p.status = 'open'), coalesce(sum(f.liability) filter (where p.status = 'open'), 0),
+    select $2::text || f.maker_address, count(*) filter (where p.status = 'open'), coalesce(sum(f.liability) filter (where p.status = 'open'), 0),
            coalesce(sum(f.payout) filter (where p.status = 'open'), 0), count(*) filter (where p.status <> 'open'),
            count(*) filter (where p.status = 'lost'), count(*) filter (where p.status = 'won'), count(*) filter (where p.status = 'voided'),
            coalesce(sum(f.maker_pnl), 0)

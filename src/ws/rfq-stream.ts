@@ -13,9 +13,7 @@
 // schema, in production too) and its frame serialized once, not per socket. The bus
 // is at-most-once: nothing here is needed for correctness, makers reconcile over HTTP (GET /v1/mm/rfq/{id}).
 import type { Bus, BusHandler } from '../bus/bus.js';
-import { publishRfqEvents } from '../bus/rfq-events.js';
-import { cancelQuote, submitQuote, withdrawAllQuotes } from '../domain/rfq/api.js';
-import type { RfqDeps } from '../domain/rfq/deps.js';
+import type { RfqLifecycle } from '../trading/rfq-lifecycle.js';
 import type { ServerMessage } from '../../generated/asyncapi/types.js';
 import { rfqEventOf, type FrameEvent, type FrameTopic } from '../bus/rfq-payload.js';
 import { send, sendText, type Connection, type GatewayContext } from './connection.js';
@@ -25,8 +23,8 @@ import { effectiveFilters, SubscriptionIndex, type RfqFilters } from './rfq-inde
 import { TokenBucket } from './token-bucket.js';
 
 export interface RfqStreamSettings {
-  /** The rules' settings (config.rfq and MARKET_BETTING_CLOSE_BUFFER_MS). */
-  rfq: RfqDeps;
+  /** The lifecycle's steps (src/trading/rfq-lifecycle.ts): quote, quote_cancel and cancel on disconnect, published after commit. */
+  trading: RfqLifecycle;
   /** What a subscription may name: the deployment's MARKET_ASSETS and MARKET_DURATIONS. */
   offered: RfqFilters;
   /** MM_MAX_QUOTES_PER_SECOND: one budget per connection for its quotes, cancels and subscribes. */
@@ -65,11 +63,9 @@ export function createRfqStream(ctx: GatewayContext, bus: Bus, settings: RfqStre
 
   /** Cancel on disconnect: withdraws the wallet's live quotes and tells its other connections (any process). */
   const withdrawFor = (wallet: string) => {
-    const p = withdrawAllQuotes(ctx.orm.em.fork(), wallet, 'disconnected')
-      .then(async ({ withdrawn, events }) => {
-        log.info({ wallet, withdrawn }, 'cancel on disconnect: live quotes withdrawn');
-        await publishRfqEvents(bus, events, log);
-      })
+    const p = settings.trading
+      .withdrawQuotes(ctx.orm.em.fork(), wallet, log)
+      .then((withdrawn) => log.info({ wallet, withdrawn }, 'cancel on disconnect: live quotes withdrawn'))
       .catch((err: unknown) => log.error({ err, wallet }, 'cancel on disconnect failed; the quotes stay live until they expire or fill'))
       .finally(() => withdrawals.delete(p));
     withdrawals.add(p);
@@ -165,25 +161,29 @@ export function createRfqStream(ctx: GatewayContext, bus: Bus, settings: RfqStre
     quote: async (c, m) => {
       const wallet = walletOf(c, 'quote');
       if (!wallet) return;
-      const { ack, events } = await submitQuote(ctx.orm.em.fork(), settings.rfq, wallet, {
-        rfq_id: m.rfq_id,
-        odds_bps: m.odds_bps,
-        max_fill_micros: m.max_fill_micros,
-        valid_until_ms: m.valid_until_ms,
-        client_quote_id: m.client_quote_id ?? null,
-        signature: m.signature,
-      });
-      send(ctx, c, ack);
-      log.debug({ conn_id: c.id, wallet, rfq_id: m.rfq_id, quote_id: ack.quote_id, error: ack.error }, 'quote handled');
-      await publishRfqEvents(bus, events, log);
+      await settings.trading.quote(
+        ctx.orm.em.fork(),
+        wallet,
+        {
+          rfq_id: m.rfq_id,
+          odds_bps: m.odds_bps,
+          max_fill_micros: m.max_fill_micros,
+          valid_until_ms: m.valid_until_ms,
+          client_quote_id: m.client_quote_id ?? null,
+          signature: m.signature,
+        },
+        (ack) => {
+          send(ctx, c, ack);
+          log.debug({ conn_id: c.id, wallet, rfq_id: m.rfq_id, quote_id: ack.quote_id, error: ack.error }, 'quote handled');
+        },
+        log,
+      );
     },
 
     quote_cancel: async (c, m) => {
       const wallet = walletOf(c, 'quote_cancel');
       if (!wallet) return;
-      const { ack, events } = await cancelQuote(ctx.orm.em.fork(), wallet, m.rfq_id, m.quote_id);
-      send(ctx, c, ack);
-      await publishRfqEvents(bus, events, log);
+      await settings.trading.cancelQuote(ctx.orm.em.fork(), wallet, m.rfq_id, m.quote_id, (ack) => send(ctx, c, ack), log);
     },
   };
 

@@ -67,18 +67,18 @@ export class LedgerCheckRepository {
   /**
    * Owners whose trading counters (trading_stats, kept in the fill and settlement transactions) differ from
    * the sums over positions (takers) and position fills (makers) (docs/trading.md, "PnL"); both sides as
-   * space-separated text.
+   * space-separated text. `owners`: the owner keys' prefixes (src/domain/positions/trading-counters.ts builds the keys).
    */
-  async statsMismatches(): Promise<Array<{ owner: string; kept: string; summed: string }>> {
+  async statsMismatches(owners: { taker: string; maker: string }): Promise<Array<{ owner: string; kept: string; summed: string }>> {
     const { rows } = await sql<{ owner: string; kept: string; summed: string }>`
       with summed as (
-        select 'user:' || taker_user_id as owner, count(*) filter (where status = 'open') as open_count,
+        select ${owners.taker}::text || taker_user_id as owner, count(*) filter (where status = 'open') as open_count,
                coalesce(sum(stake) filter (where status = 'open'), 0) as open_stake, coalesce(sum(payout) filter (where status = 'open'), 0) as potential,
                count(*) filter (where status <> 'open') as settled, count(*) filter (where status = 'won') as wins,
                count(*) filter (where status = 'lost') as losses, count(*) filter (where status = 'voided') as voided, coalesce(sum(pnl), 0) as pnl
           from positions group by taker_user_id
         union all
-        select 'mm:' || f.maker_address, count(*) filter (where p.status = 'open'), coalesce(sum(f.liability) filter (where p.status = 'open'), 0),
+        select ${owners.maker}::text || f.maker_address, count(*) filter (where p.status = 'open'), coalesce(sum(f.liability) filter (where p.status = 'open'), 0),
                coalesce(sum(f.payout) filter (where p.status = 'open'), 0), count(*) filter (where p.status <> 'open'),
                count(*) filter (where p.status = 'lost'), count(*) filter (where p.status = 'won'), count(*) filter (where p.status = 'voided'),
                coalesce(sum(f.maker_pnl), 0)

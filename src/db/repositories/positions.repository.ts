@@ -19,6 +19,28 @@ export interface StatsSettleDelta {
   pnl: bigint;
 }
 
+/** A position being settled, as settlementPlan (src/domain/positions/settlement-plan.ts) takes it. */
+export interface SettlingPosition {
+  id: string;
+  rfqId: string;
+  takerUserId: string;
+  stake: bigint;
+  payout: bigint;
+  status: string;
+  legs: Array<'pending' | 'won' | 'lost' | 'voided'>;
+}
+
+/** A maker's fill of a position being settled. */
+export interface SettlingFill {
+  id: string;
+  positionId: string;
+  makerAddress: string;
+  makerUserId: string;
+  stake: bigint;
+  payout: bigint;
+  liability: bigint;
+}
+
 export class PositionsRepository {
   constructor(private readonly db: Db) {}
 
@@ -122,8 +144,9 @@ export class PositionsRepository {
       where market_id = ${int8(marketId)}::int8 and outcome = 'pending' and position_id = ${anyOf(positionIds, 'uuid')}`.execute(this.db);
   }
 
-  positionsWithLegs(positionIds: readonly string[]) {
-    return this.db
+  /** The positions with every leg's outcome (in position id order, legs in order), amounts as bigint micros. */
+  async positionsWithLegs(positionIds: readonly string[]): Promise<SettlingPosition[]> {
+    const rows = await this.db
       .selectFrom('positions as p')
       .innerJoin('position_legs as l', 'l.position_id', 'p.id')
       .select(['p.id', 'p.rfq_id', 'p.taker_user_id', 'p.stake', 'p.payout', 'p.status', 'l.outcome'])
@@ -131,15 +154,43 @@ export class PositionsRepository {
       .orderBy('p.id')
       .orderBy('l.leg_index')
       .execute();
+    const byId = new Map<string, SettlingPosition>();
+    for (const r of rows) {
+      let p = byId.get(r.id);
+      if (!p) {
+        p = {
+          id: r.id,
+          rfqId: r.rfq_id,
+          takerUserId: r.taker_user_id,
+          stake: int8ToBigint(r.stake),
+          payout: int8ToBigint(r.payout),
+          status: r.status,
+          legs: [],
+        };
+        byId.set(r.id, p);
+      }
+      p.legs.push(r.outcome);
+    }
+    return [...byId.values()];
   }
 
-  fillsOf(positionIds: readonly string[]) {
-    return this.db
+  /** The makers' fills of these positions (in fill id order), amounts as bigint micros. */
+  async fillsOf(positionIds: readonly string[]): Promise<SettlingFill[]> {
+    const rows = await this.db
       .selectFrom('position_fills')
       .select(['id', 'position_id', 'maker_address', 'maker_user_id', 'stake', 'payout', 'liability'])
       .where('position_id', '=', anyOf(positionIds, 'uuid'))
       .orderBy('id')
       .execute();
+    return rows.map((f) => ({
+      id: f.id,
+      positionId: f.position_id,
+      makerAddress: f.maker_address,
+      makerUserId: f.maker_user_id,
+      stake: int8ToBigint(f.stake),
+      payout: int8ToBigint(f.payout),
+      liability: int8ToBigint(f.liability),
+    }));
   }
 
   async settlePositions(rows: ReadonlyArray<{ id: string; status: string; pnl: bigint }>, atMs: number, settleTxId: string): Promise<void> {

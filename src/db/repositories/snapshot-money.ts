@@ -34,7 +34,7 @@ export const MONEY_CATALOG: Record<string, Array<[string, (db: Db) => Promise<un
     ['LedgerCheckRepository.balanceMismatches', (db) => new LedgerCheckRepository(db).balanceMismatches()],
     ['LedgerCheckRepository.negativeUserBalances', (db) => new LedgerCheckRepository(db).negativeUserBalances()],
     ['LedgerCheckRepository.reservedMismatches', (db) => new LedgerCheckRepository(db).reservedMismatches()],
-    ['LedgerCheckRepository.statsMismatches', (db) => new LedgerCheckRepository(db).statsMismatches()],
+    ['LedgerCheckRepository.statsMismatches', (db) => new LedgerCheckRepository(db).statsMismatches({ taker: 'user:', maker: 'mm:' })],
     ['LedgerCheckRepository.books', (db) => new LedgerCheckRepository(db).books()],
     ['LedgerCheckRepository.creditedDepositAddresses', (db) => new LedgerCheckRepository(db).creditedDepositAddresses()],
   ],

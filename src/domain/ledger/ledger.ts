@@ -15,6 +15,7 @@ import {
 } from '../../db/repositories/ledger.repository.js';
 import { ledgerCheckRepository, type LedgerCheckRepository } from '../../db/repositories/ledger-check.repository.js';
 import { Unprocessable } from '../errors.js';
+import { OWNER_PREFIX } from '../positions/trading-counters.js';
 
 export type { SystemAccountKind, UserAccountKind };
 
@@ -207,7 +208,7 @@ export async function checkLedgerWith(repo: LedgerCheckRepository): Promise<Ledg
       detail: `user_reserved ${r.balance}, open stakes + liabilities + open contest bets + pending withdrawals ${r.expected}`,
     });
   }
-  for (const r of await repo.statsMismatches()) {
+  for (const r of await repo.statsMismatches(OWNER_PREFIX)) {
     problems.push({
       kind: 'stats_mismatch',
       id: r.owner,

@@ -9,6 +9,7 @@ import { isUuid, NotFound } from '../errors.js';
 import { KeysetCursors } from '../keyset-cursor.js';
 import type { Direction } from '../rfq/typed-data.js';
 import type { LegOutcome, PositionStatus } from './outcome.js';
+import { makerOwner, takerOwner } from './trading-counters.js';
 
 export interface PositionLegRecord {
   legIndex: number;
@@ -140,19 +141,19 @@ const ZERO: TradingFigures = {
 
 /** The taker's summary: one row read. */
 export async function getPortfolio(em: Em, userId: string): Promise<TradingFigures> {
-  return (await figures(em, `user:${userId}`)) ?? ZERO;
+  return (await figures(em, takerOwner(userId))) ?? ZERO;
 }
 
 /** `GET /v1/mm/taker_pnl?wallet=`: the lifetime figures of the taker behind a wallet, null if it never traded. */
 export async function takerStatsByWallet(em: Em, wallet: string): Promise<{ walletAddress: string; stats: TradingFigures | null }> {
   const user = await repo(em).userIdByWallet(wallet);
-  const stats = user ? await figures(em, `user:${user.id}`) : null;
+  const stats = user ? await figures(em, takerOwner(user.id)) : null;
   return { walletAddress: user?.wallet_address ?? wallet, stats: stats && (stats.openPositions || stats.settledPositions) ? stats : null };
 }
 
 /** `GET /v1/mm/pnl`: the maker's own figures (maker-side counters). */
 export async function makerFigures(em: Em, makerWallet: string): Promise<TradingFigures> {
-  return (await figures(em, `mm:${makerWallet.toLowerCase()}`)) ?? ZERO;
+  return (await figures(em, makerOwner(makerWallet))) ?? ZERO;
 }
 
 export interface PnlEvent {

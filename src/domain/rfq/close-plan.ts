@@ -6,6 +6,7 @@
 import type { NewPosition, RfqClose } from '../../db/repositories/fills.repository.js';
 import type { Posting } from '../ledger/ledger.js';
 import { allocateNow, type Allocation, type QuoteCandidate, type QuoteOutcome } from './allocate.js';
+import { makerOwner, takerOwner } from '../positions/trading-counters.js';
 import { routeOf, type QuoteResultDelivery, type RfqEvent } from './events.js';
 import {
   compareQuoteRecords,
@@ -179,8 +180,13 @@ function positionOf(
       liability: f.liabilityMicros,
     })),
     stats: [
-      { owner: `user:${r.takerUserId}`, openCount: 1, openStake: a.filledStakeMicros, potentialPayout: a.payoutMicros },
-      ...a.fills.map((f) => ({ owner: `mm:${f.quote.makerAddress}`, openCount: 1, openStake: f.liabilityMicros, potentialPayout: f.payoutMicros })),
+      { owner: takerOwner(r.takerUserId), openCount: 1, openStake: a.filledStakeMicros, potentialPayout: a.payoutMicros },
+      ...a.fills.map((f) => ({
+        owner: makerOwner(f.quote.makerAddress),
+        openCount: 1,
+        openStake: f.liabilityMicros,
+        potentialPayout: f.payoutMicros,
+      })),
     ],
   };
 }

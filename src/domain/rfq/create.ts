@@ -38,7 +38,7 @@ export function checkOrderSignature(deps: RfqDeps, order: RfqOrderJson, signatur
 
 export interface RfqWrite {
   rfq: RfqWithQuotes;
-  /** Publish after commit (src/bus/rfq-events.ts). */
+  /** Publish after commit (src/trading/rfq-events.ts). */
   events: RfqEvent[];
 }
 

@@ -1,5 +1,5 @@
 // What an RFQ write tells other processes after it commits (docs/trading.md, "The bus"). The rules return these;
-// they never publish (the domain does not know the bus): src/bus/rfq-events.ts does, after commit.
+// they never publish (the domain does not know the bus): src/trading/rfq-events.ts does, after commit.
 import type { MmpStatusFrame, PositionSettledFrame, QuoteResultFrame, RfqClosedFrame, RfqFrame } from './records.js';
 
 /** A maker's quote_result carried by rfq.closed: for every connection of `wallet` (lowercase). */

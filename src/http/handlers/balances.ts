@@ -7,10 +7,10 @@ import { userBalances } from '../../domain/ledger/ledger.js';
 import { creditAppTokensOnce, type AppTokenCredit } from '../../domain/money/app-tokens.js';
 import { getOwnOperation, openDeposit, openWithdrawal, type OperationRecord } from '../../domain/money/operations.js';
 import type { SettlementAdapter } from '../../domain/settlement/adapter.js';
-import type { OperationWaiter } from '../../bus/operation-waiter.js';
+import type { OperationWaiter } from '../../trading/operation-waiter.js';
 import type { SettlementProducer } from '../../jobs/settlement-producer.js';
 import { NO_STORE, type HandlersFor, type RequestContext } from '../handler.js';
-import { idempotentWrite } from '../idempotent.js';
+import { answerOnce, writeOnce } from '../idempotent.js';
 import { requireUser } from './principal.js';
 
 export interface BalancesDeps {
@@ -36,7 +36,7 @@ type Settled<B> = { status: 200; body: B; headers: typeof NO_STORE } | { status:
 
 export function balancesHandlers(deps: BalancesDeps): HandlersFor<BalancesOperationId> {
   const { producer, syncWaitMs } = deps;
-  const userScope = (_req: unknown, ctx: RequestContext) => `user:${requireUser(ctx.auth).userId}`;
+  const userScope = (ctx: RequestContext) => `user:${requireUser(ctx.auth).userId}`;
 
   /**
    * Enqueue (a failure is left to the outbox relay), wait, and answer 200 / 202 / 422 SETTLEMENT_FAILED.
@@ -78,25 +78,7 @@ export function balancesHandlers(deps: BalancesDeps): HandlersFor<BalancesOperat
   // operation's current state after waiting for settlement. A settled operation carries its destination
   // (withdrawals) and its transaction hash.
   const pending = (op: OperationRecord) => ({ status: 202 as const, body: { operation_id: op.id, status: 'pending' as const }, headers: NO_STORE });
-  const withdraw = idempotentWrite<'createWithdrawal', OperationRecord>({
-    scope: userScope,
-    write: ({ body }, { db, auth }) =>
-      openWithdrawal(db, requireUser(auth).userId, microsFromRequest(body.amount_micros), body.destination_address, body.idempotency_key),
-    outcome: pending,
-    resourceOf: (op) => op.id,
-    answer: (_req, ctx, id, written) =>
-      settleAndAnswer(
-        ctx,
-        id,
-        (f) => ({
-          amount_micros: microsToWire(f.amount),
-          operation_id: f.id,
-          destination_address: f.destinationAddress!,
-          tx_hash: f.txHash!,
-        }),
-        written,
-      ),
-  });
+  const stored = (op: OperationRecord) => ({ reply: pending(op), resourceId: op.id });
 
   return {
     getAvailableBalance: async (_req, { db, auth }) => {
@@ -111,20 +93,25 @@ export function balancesHandlers(deps: BalancesDeps): HandlersFor<BalancesOperat
       const b = await userBalances(db, requireUser(auth).userId);
       return { status: 200, body: { available_app_token_micros: microsToWire(b.appToken) }, headers: NO_STORE };
     },
-    createDeposit: idempotentWrite<'createDeposit', OperationRecord>({
-      scope: userScope,
-      write: async ({ body }, { db, auth }) => {
-        const user = requireUser(auth);
-        const amount = microsFromRequest(body.amount_micros);
-        // Onchain: the wallet's balance and allowance cover it (422 BALANCE_TOO_LOW / ALLOWANCE_TOO_LOW, nothing opened).
-        await deps.settlement.checkDeposit?.(db, user.userId, user.address, amount);
-        return openDeposit(db, user.userId, amount, body.idempotency_key);
-      },
-      outcome: pending,
-      resourceOf: (op) => op.id,
-      answer: (_req, ctx, id, written) =>
+    createDeposit: async (req, ctx) => {
+      const { body } = req;
+      const w = await writeOnce(
+        req,
+        ctx,
+        { scope: userScope(ctx) },
+        async ({ db, auth }) => {
+          const user = requireUser(auth);
+          const amount = microsFromRequest(body.amount_micros);
+          // Onchain: the wallet's balance and allowance cover it (422 BALANCE_TOO_LOW / ALLOWANCE_TOO_LOW, nothing opened).
+          await deps.settlement.checkDeposit?.(db, user.userId, user.address, amount);
+          return openDeposit(db, user.userId, amount, body.idempotency_key);
+        },
+        stored,
+      );
+      return answerOnce(req, ctx, w, (id, written) =>
         settleAndAnswer(ctx, id, (f) => ({ amount_micros: microsToWire(f.amount), operation_id: f.id, tx_hash: f.txHash! }), written),
-    }),
+      );
+    },
     createWithdrawal: async (req, ctx) => {
       // EIP-55 is checked before the idempotency claim: like any validation failure, it is not stored.
       if (!isAddress(req.body.destination_address, { strict: true })) {
@@ -132,7 +119,28 @@ export function balancesHandlers(deps: BalancesDeps): HandlersFor<BalancesOperat
           { in: 'body', path: '/destination_address', message: 'fails the EIP-55 checksum (use all lowercase, or the checksummed form)' },
         ]);
       }
-      return withdraw(req, ctx);
+      const { body } = req;
+      const w = await writeOnce(
+        req,
+        ctx,
+        { scope: userScope(ctx) },
+        ({ db, auth }) =>
+          openWithdrawal(db, requireUser(auth).userId, microsFromRequest(body.amount_micros), body.destination_address, body.idempotency_key),
+        stored,
+      );
+      return answerOnce(req, ctx, w, (id, written) =>
+        settleAndAnswer(
+          ctx,
+          id,
+          (f) => ({
+            amount_micros: microsToWire(f.amount),
+            operation_id: f.id,
+            destination_address: f.destinationAddress!,
+            tx_hash: f.txHash!,
+          }),
+          written,
+        ),
+      );
     },
     getOperation: async ({ params }, { db, auth }) => {
       const { userId } = requireUser(auth);
@@ -156,24 +164,32 @@ export function balancesHandlers(deps: BalancesDeps): HandlersFor<BalancesOperat
       const onchain = w.assetAddress === undefined ? {} : { asset_address: w.assetAddress, spender_address: w.spenderAddress };
       return { status: 200, body: { address: w.address, chain_id: w.chainId, asset: w.asset, mode: w.mode, ...onchain } };
     },
-    creditAppTokens: idempotentWrite<'creditAppTokens', AppTokenCredit>({
-      scope: ({ params }) => `operator:user:${params.user_id}`,
-      // The credit, its idempotency key and its audit row commit together.
-      write: async ({ params, body }, { db, audit }) => {
-        const credit = await creditAppTokensOnce(db, params.user_id, microsFromRequest(body.amount_micros), body.idempotency_key);
-        await audit.record(db);
-        return credit;
-      },
-      outcome: (credit, { params, body }) => ({
-        status: 200,
-        body: {
-          user_id: params.user_id,
-          amount_micros: microsToWire(microsFromRequest(body.amount_micros)),
-          available_app_token_micros: microsToWire(credit.balance),
+    creditAppTokens: async (req, ctx) => {
+      const { params, body } = req;
+      const w = await writeOnce(
+        req,
+        ctx,
+        { scope: `operator:user:${params.user_id}` },
+        // The credit, its idempotency key and its audit row commit together.
+        async ({ db, audit }) => {
+          const credit = await creditAppTokensOnce(db, params.user_id, microsFromRequest(body.amount_micros), body.idempotency_key);
+          await audit.record(db);
+          return credit;
         },
-        headers: NO_STORE,
-      }),
-      resourceOf: (credit) => credit.transactionId,
-    }),
+        (credit: AppTokenCredit) => ({
+          reply: {
+            status: 200 as const,
+            body: {
+              user_id: params.user_id,
+              amount_micros: microsToWire(microsFromRequest(body.amount_micros)),
+              available_app_token_micros: microsToWire(credit.balance),
+            },
+            headers: NO_STORE,
+          },
+          resourceId: credit.transactionId,
+        }),
+      );
+      return answerOnce(req, ctx, w);
+    },
   };
 }

@@ -9,7 +9,7 @@ import { loadContest, loadMarkets } from '../../domain/contests/records.js';
 import { resolveMarket, voidContest } from '../../domain/contests/resolution.js';
 import type { ResolutionProducer } from '../../jobs/resolution-producer.js';
 import { NO_STORE, type HandlersFor, type RequestContext } from '../handler.js';
-import { idempotentWrite } from '../idempotent.js';
+import { answerOnce, writeOnce } from '../idempotent.js';
 import { requireUser } from './principal.js';
 import { contestByIdWire, contestDetailWire, marketWire } from './contests-wire.js';
 import { contestReadHandlers, type ContestReadCaches } from './contests-reads.js';
@@ -45,34 +45,37 @@ export function contestsHandlers(deps: ContestsDeps): HandlersFor<ContestsOperat
     return contestByIdWire(c, await loadMarkets(em, id), null);
   }
 
-  // The key, the entry and its reservation commit together; rejections (409/422) are stored and replayed.
-  const createEntry = idempotentWrite<'createContestEntry', EntryRecord>({
-    scope: (_req, { auth }) => `user:${requireUser(auth).userId}`,
-    fingerprint: (req) => ({ contest_id: req.params.id, body: req.body }),
-    write: async ({ params, body }, { db, auth, log }) => {
-      const picks = body.picks.map((p) => ({ marketId: p.market_id, direction: p.direction }));
-      const entry = await enterContest(db, requireUser(auth).userId, params.id, picks, body.idempotency_key);
-      log.info({ contest_id: entry.contestId, entry_index: entry.entryIndex }, 'contest entry created');
-      return entry;
-    },
-    outcome: (entry) => ({
-      status: 201,
-      body: {
-        contest_id: entry.contestId,
-        entry_index: entry.entryIndex,
-        created_at_ms: entry.createdAtMs,
-        picks: entry.picks.map((p) => ({ market_id: p.marketId, direction: p.direction })),
-      },
-      headers: NO_STORE,
-    }),
-    resourceOf: (entry) => entry.entryId,
-  });
-
   return {
     ...contestReadHandlers(deps.caches),
 
     createContestEntry: async (req, ctx) => {
-      const reply = await createEntry(req, ctx);
+      const { params, body } = req;
+      // The key, the entry and its reservation commit together; rejections (409/422) are stored and replayed.
+      const w = await writeOnce(
+        req,
+        ctx,
+        { scope: `user:${requireUser(ctx.auth).userId}`, print: { contest_id: params.id, body } },
+        async ({ db, auth, log }) => {
+          const picks = body.picks.map((p) => ({ marketId: p.market_id, direction: p.direction }));
+          const entry = await enterContest(db, requireUser(auth).userId, params.id, picks, body.idempotency_key);
+          log.info({ contest_id: entry.contestId, entry_index: entry.entryIndex }, 'contest entry created');
+          return entry;
+        },
+        (entry: EntryRecord) => ({
+          reply: {
+            status: 201 as const,
+            body: {
+              contest_id: entry.contestId,
+              entry_index: entry.entryIndex,
+              created_at_ms: entry.createdAtMs,
+              picks: entry.picks.map((p) => ({ market_id: p.marketId, direction: p.direction })),
+            },
+            headers: NO_STORE,
+          },
+          resourceId: entry.entryId,
+        }),
+      );
+      const reply = await answerOnce(req, ctx, w);
       if (reply.status === 201) await changed(req.params.id.toLowerCase()); // committed: pot, counts, board
       return reply;
     },

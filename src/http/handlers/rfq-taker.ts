@@ -1,36 +1,21 @@
 // The taker's RFQ routes (spec/openapi.yaml; docs/trading.md, "The RFQ lifecycle"): create (best mode answers after the quote window), read with
-// long-poll, list, accept a quote (manual mode), cancel. The rules live in src/domain/rfq; this module
-// validates what the schema cannot (EIP-55), runs the writes under their idempotency keys, publishes
-// their events after commit and keeps this process's close timers.
+// long-poll, list, accept a quote (manual mode), cancel. Each write is one step of the lifecycle in
+// src/trading/rfq-lifecycle.ts (which publishes its events after commit and keeps this process's close
+// timers); this module validates what the schema cannot (EIP-55) and runs the writes under their
+// idempotency keys.
 import { isAddress } from 'viem';
-import type { Bus } from '../../bus/bus.js';
-import type { RfqCloser } from '../../bus/rfq-events.js';
-import { publishRfqEvents } from '../../bus/rfq-events.js';
 import { AppError, ValidationFailed } from '../../domain/errors.js';
-import {
-  acceptQuote,
-  cancelRfq,
-  checkOrderSignature,
-  createRfq,
-  getOwnRfq,
-  listOwnRfqs,
-  QuoteUnusable,
-  rejectQuote,
-  type RfqWrite,
-} from '../../domain/rfq/api.js';
-import type { RfqDeps } from '../../domain/rfq/deps.js';
-import type { Verification } from '../../domain/rfq/typed-data.js';
+import { getOwnRfq, listOwnRfqs, QuoteUnusable, type RfqWrite } from '../../domain/rfq/api.js';
+import type { RfqLifecycle } from '../../trading/rfq-lifecycle.js';
 import { NO_STORE, type HandlersFor, type RequestContext } from '../handler.js';
-import { idempotentWrite } from '../idempotent.js';
+import { answerOnce, writeOnce } from '../idempotent.js';
 import { requireUser } from './principal.js';
 import { rfqToWire } from './rfq-wire.js';
-import type { RfqWaiters } from './rfq-wait.js';
+import type { RfqWaiters } from '../../trading/rfq-wait.js';
 
 export interface RfqTakerDeps {
-  rfq: RfqDeps;
-  bus: Bus;
-  /** Closes RFQs at their due time on this process (the sweeper is the backstop). */
-  closer: RfqCloser;
+  /** The lifecycle's steps; it closes RFQs at their due time on this process (the sweeper is the backstop). */
+  trading: RfqLifecycle;
   waiters: RfqWaiters;
 }
 
@@ -51,56 +36,24 @@ const tooManyWaiters = () =>
   );
 
 export function rfqTakerHandlers(deps: RfqTakerDeps): HandlersFor<RfqTakerOperationId> {
-  const userScope = (_req: unknown, ctx: RequestContext) => `user:${requireUser(ctx.auth).userId}`;
+  const userScope = (ctx: RequestContext) => `user:${requireUser(ctx.auth).userId}`;
   const read = (ctx: RequestContext, rfqId: string) => getOwnRfq(ctx.db, requireUser(ctx.auth).userId, rfqId);
-  const publish = async (w: RfqWrite, ctx: RequestContext) => publishRfqEvents(deps.bus, w.events, ctx.log);
+  const { trading } = deps;
 
-  /** Each create's signature check, run before its transaction opens (by request body). */
-  const checked = new WeakMap<object, Verification>();
-  const create = idempotentWrite<'createRfq', RfqWrite>({
-    scope: userScope,
-    write: ({ body }, { db, auth }) => {
-      const user = requireUser(auth);
-      return createRfq(db, deps.rfq, {
-        signatureCheck: checked.get(body),
-        userId: user.userId,
-        sessionAddress: user.address,
-        order: body.order,
-        signature: body.signature,
-        fillMode: body.fill_mode ?? 'best',
-        idempotencyKey: body.idempotency_key,
-      });
-    },
-    outcome: (w) => ({ status: 201, body: rfqToWire(w.rfq), headers: { Location: `/v1/rfq/${w.rfq.rfq.id}`, ...NO_STORE } }),
-    resourceOf: (w) => w.rfq.rfq.id,
-    committed: async (w, _req, ctx) => {
-      await publish(w, ctx);
-      // Manual mode expires at expires_at_ms on this process's timer; nobody awaits it.
-      const r = w.rfq.rfq;
-      if (r.status === 'open' && r.fillMode === 'manual') void deps.closer.closeAt(r.id, r.expiresAtMs);
-    },
-    // First answer and replays alike: the RFQ as it is now. Best mode waits for the end of the quote window
-    // (also on a replay whose first request died mid-window: closing is idempotent).
-    // The first answer starts from what the write returned and the close's own result: no read back.
-    answer: async (_req, ctx, rfqId, written) => {
-      let r = written?.rfq ?? (await read(ctx, rfqId));
-      if (r.rfq.status === 'open' && r.rfq.fillMode === 'best') {
-        r = (await deps.closer.closeAt(rfqId, r.rfq.quoteDeadlineMs)) ?? (await read(ctx, rfqId));
-      }
-      return { status: 201, body: rfqToWire(r), headers: { Location: `/v1/rfq/${rfqId}`, ...NO_STORE } };
-    },
+  const created = (w: RfqWrite) => ({
+    reply: { status: 201 as const, body: rfqToWire(w.rfq), headers: { Location: `/v1/rfq/${w.rfq.rfq.id}`, ...NO_STORE } },
+    resourceId: w.rfq.rfq.id,
   });
-
-  const accept = idempotentWrite<'acceptRfqQuote', RfqWrite>({
-    scope: userScope,
-    // The key is tied to the RFQ in the path: the same key sent to another RFQ is IDEMPOTENCY_KEY_REUSED.
-    fingerprint: ({ params, body }) => ({ rfq_id: params.rfq_id, body }),
-    write: ({ params, body }, { db, auth }) => acceptQuote(db, deps.rfq, requireUser(auth).userId, params.rfq_id, body.quote_id),
-    outcome: (w) => ({ status: 200, body: rfqToWire(w.rfq), headers: NO_STORE }),
-    resourceOf: (w) => w.rfq.rfq.id,
-    committed: (w, _req, ctx) => publish(w, ctx),
-    answer: async (_req, ctx, rfqId) => ({ status: 200, body: rfqToWire(await read(ctx, rfqId)), headers: NO_STORE }),
-  });
+  // First answer and replays alike: the RFQ as it is now. Best mode waits for the end of the quote window
+  // (also on a replay whose first request died mid-window: closing is idempotent).
+  // The first answer starts from what the write returned and the close's own result: no read back.
+  const createAnswer = (ctx: RequestContext) => async (rfqId: string, written?: RfqWrite) => {
+    let r = written?.rfq ?? (await read(ctx, rfqId));
+    if (r.rfq.status === 'open' && r.rfq.fillMode === 'best') {
+      r = (await trading.closeAtQuoteDeadline(r)) ?? (await read(ctx, rfqId));
+    }
+    return { status: 201 as const, body: rfqToWire(r), headers: { Location: `/v1/rfq/${rfqId}`, ...NO_STORE } };
+  };
 
   return {
     createRfq: async (req, ctx) => {
@@ -110,9 +63,28 @@ export function rfqTakerHandlers(deps: RfqTakerDeps): HandlersFor<RfqTakerOperat
           { in: 'body', path: '/order/taker', message: 'fails the EIP-55 checksum (use all lowercase, or the checksummed form)' },
         ]);
       }
+      const { body } = req;
+      const user = requireUser(ctx.auth);
       // The signature's recovery before the key's transaction opens (its verdict is answered in the rules' order).
-      checked.set(req.body, checkOrderSignature(deps.rfq, req.body.order, req.body.signature));
-      return create(req, ctx);
+      const signatureCheck = trading.checkOrder(body.order, body.signature);
+      const w = await writeOnce(
+        req,
+        ctx,
+        { scope: userScope(ctx) },
+        (tx) =>
+          trading.create(tx.db, {
+            signatureCheck,
+            userId: user.userId,
+            sessionAddress: user.address,
+            order: body.order,
+            signature: body.signature,
+            fillMode: body.fill_mode ?? 'best',
+            idempotencyKey: body.idempotency_key,
+          }),
+        created,
+      );
+      if (!w.replayed) await trading.created(w.value, ctx.log);
+      return answerOnce(req, ctx, w, createAnswer(ctx));
     },
     getRfq: async ({ params, query }, ctx) => {
       const waitMs = query.wait_ms ?? 0;
@@ -138,22 +110,26 @@ export function rfqTakerHandlers(deps: RfqTakerDeps): HandlersFor<RfqTakerOperat
       return { status: 200, body: { rfqs: page.rfqs.map(rfqToWire), next_cursor: page.nextCursor }, headers: NO_STORE };
     },
     acceptRfqQuote: async (req, ctx) => {
+      const { params, body } = req;
       try {
-        return await accept(req, ctx);
+        const w = await writeOnce(
+          req,
+          ctx,
+          // The key is tied to the RFQ in the path: the same key sent to another RFQ is IDEMPOTENCY_KEY_REUSED.
+          { scope: userScope(ctx), print: { rfq_id: params.rfq_id, body } },
+          (tx) => trading.accept(tx.db, requireUser(tx.auth).userId, params.rfq_id, body.quote_id),
+          (a) => ({ reply: { status: 200 as const, body: rfqToWire(a.rfq), headers: NO_STORE }, resourceId: a.rfq.rfq.id }),
+        );
+        if (!w.replayed) await trading.accepted(w.value, ctx.log);
+        return await answerOnce(req, ctx, w, async (rfqId) => ({ status: 200, body: rfqToWire(await read(ctx, rfqId)), headers: NO_STORE }));
       } catch (err) {
         // The accept rolled back; the quote that cannot fill is marked dead in a transaction of its own.
-        if (err instanceof QuoteUnusable) {
-          await rejectQuote(ctx.db, req.params.rfq_id.toLowerCase(), err.quoteId, err.reason).then(
-            (events) => publishRfqEvents(deps.bus, events, ctx.log),
-            (e: unknown) => ctx.log.warn({ err: e, quote_id: err.quoteId }, 'could not mark a quote that cannot fill as rejected'),
-          );
-        }
+        if (err instanceof QuoteUnusable) await trading.rejectUnusable(ctx.db, req.params.rfq_id.toLowerCase(), err, ctx.log);
         throw err;
       }
     },
     cancelRfq: async ({ params }, ctx) => {
-      const w = await cancelRfq(ctx.db, deps.rfq, requireUser(ctx.auth).userId, params.rfq_id);
-      await publish(w, ctx);
+      const w = await trading.cancel(ctx.db, requireUser(ctx.auth).userId, params.rfq_id, ctx.log);
       return { status: 200, body: rfqToWire(w.rfq), headers: NO_STORE };
     },
   };

@@ -13,7 +13,7 @@ import { closeRfq } from '../domain/rfq/api.js';
 import type { RfqDeps } from '../domain/rfq/deps.js';
 import type { RfqEvent } from '../domain/rfq/events.js';
 import type { RfqWithQuotes } from '../domain/rfq/records.js';
-import type { Bus } from './bus.js';
+import type { Bus } from '../bus/bus.js';
 
 /** All at once (pipelined): each backend still delivers one publisher's messages in order. */
 export async function publishRfqEvents(bus: Bus, events: readonly RfqEvent[], log: Pick<Logger, 'warn'>): Promise<void> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLocalBus } from './local.js';
+import { createLocalBus } from '../bus/local.js';
 import { createOperationWaiter, FALLBACK_POLL_MS } from './operation-waiter.js';
 
 /** An operation's status as the database would answer it, counting the reads. */

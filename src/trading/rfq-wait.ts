@@ -6,7 +6,7 @@
 // at once (the client polls again) instead of holding memory and a socket. They are capped per user too
 // (fair shares): one user holding its cap of long-polls is refused more (503 TOO_MANY_WAITERS) while
 // every other user's long-polls wait as usual.
-import type { Bus } from '../../bus/bus.js';
+import type { Bus } from '../bus/bus.js';
 
 export type WaitOutcome = 'changed' | 'timeout' | 'full' | 'user_full' | 'closed';
 

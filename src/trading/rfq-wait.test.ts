@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createLocalBus } from '../../bus/local.js';
+import { createLocalBus } from '../bus/local.js';
 import { createRfqWaiters, rfqIdOf } from './rfq-wait.js';
 
 const quoteEvent = (rfqId: string) => ({ topic: 'rfq.quote', rfqId });

@@ -1,20 +1,20 @@
 // Runs the built-in demo market maker (src/domain/demo/maker.ts) in the API process of the embedded
 // development default: it hears every new RFQ on the bus, like a connected maker hears `rfq` frames, and
 // answers with a firm signed quote through the same rules a WebSocket quote goes through (submitQuote),
-// valid until the RFQ expires, for the whole stake, at fair odds less a spread.
+// valid until the RFQ expires, for the whole stake, at fair odds less a spread (the lifecycle's quote step,
+// src/trading/rfq-lifecycle.ts, which publishes what the quote changed).
 import { privateKeyToAccount } from 'viem/accounts';
 import type { Logger } from 'pino';
 import type { Em } from '../db/orm.js';
 import { DEMO_MAKER_ADDRESS, DEMO_MAKER_KEY, demoMakerOddsBps, ensureDemoMaker } from '../domain/demo/maker.js';
 import type { SettlementAdapter } from '../domain/settlement/adapter.js';
-import { submitQuote } from '../domain/rfq/api.js';
 import type { RfqDeps } from '../domain/rfq/deps.js';
 import { quoteTypedData, rfqDomainOf } from '../domain/rfq/typed-data.js';
-import { rfqEventOf, type FrameEvent } from './rfq-payload.js';
-import type { Bus } from './bus.js';
-import { publishRfqEvents } from './rfq-events.js';
+import { rfqEventOf, type FrameEvent } from '../bus/rfq-payload.js';
+import type { Bus } from '../bus/bus.js';
+import type { RfqLifecycle } from './rfq-lifecycle.js';
 
-export function startDemoMaker(deps: { bus: Bus; forkDb: () => Em; rfq: RfqDeps; log: Logger }): () => void {
+export function startDemoMaker(deps: { bus: Bus; forkDb: () => Em; rfq: RfqDeps; trading: RfqLifecycle; log: Logger }): () => void {
   const account = privateKeyToAccount(DEMO_MAKER_KEY);
   const domain = rfqDomainOf(deps.rfq.settings);
   const log = deps.log.child({ component: 'demo-maker', wallet: account.address });
@@ -28,10 +28,16 @@ export function startDemoMaker(deps: { bus: Bus; forkDb: () => Em; rfq: RfqDeps;
       valid_until_ms: f.expires_at_ms,
     };
     const signature = await account.signTypedData(quoteTypedData(domain, q));
-    const r = await submitQuote(deps.forkDb(), deps.rfq, account.address, { ...q, signature });
-    if (r.ack.accepted) log.info({ rfq_id: f.rfq_id, odds_bps: q.odds_bps, quote_id: r.ack.quote_id }, 'demo maker quoted');
-    else log.info({ rfq_id: f.rfq_id, error: r.ack.error }, 'demo maker quote refused');
-    await publishRfqEvents(deps.bus, r.events, log);
+    await deps.trading.quote(
+      deps.forkDb(),
+      account.address,
+      { ...q, signature },
+      (ack) => {
+        if (ack.accepted) log.info({ rfq_id: f.rfq_id, odds_bps: q.odds_bps, quote_id: ack.quote_id }, 'demo maker quoted');
+        else log.info({ rfq_id: f.rfq_id, error: ack.error }, 'demo maker quote refused');
+      },
+      log,
+    );
   };
   log.info('demo market maker running: it quotes every RFQ at fair odds less 5% (embedded development default; DEMO_DATA=false turns it off)');
   return deps.bus.subscribe('rfq.open', (payload) => {
@@ -50,6 +56,7 @@ export async function startDemoMakerOnStart(deps: {
   bus: Bus;
   forkDb: () => Em;
   rfq: RfqDeps;
+  trading: RfqLifecycle;
   settlement: SettlementAdapter;
   log: Logger;
 }): Promise<() => void> {

@@ -3,7 +3,7 @@
 // keeps one subscription and wakes the waiting request at once, instead of polling the database. The bus
 // is at-most-once, so a waiter also re-reads the row on a slow fallback tick: a lost message costs at most
 // FALLBACK_POLL_MS of latency, never a wrong answer (the database is read for the answer either way).
-import type { Bus } from './bus.js';
+import type { Bus } from '../bus/bus.js';
 
 export const FALLBACK_POLL_MS = 250;
 /** Waiters per process beyond which a request polls instead of registering (memory bound). */

@@ -13,7 +13,7 @@ import { createLogger } from '../logger.js';
 import { fundedUser } from '../testing/funding.js';
 import { migratedOrm, type MigratedOrm } from '../testing/orm.js';
 import { rfqTestDeps } from '../testing/position-fill.js';
-import { createBus } from './create.js';
+import { createBus } from '../bus/create.js';
 import { createRfqCloser } from './rfq-events.js';
 
 let t: MigratedOrm;
