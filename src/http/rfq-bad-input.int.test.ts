@@ -4,7 +4,9 @@
 // for a refused order; the ledger check holds after every scenario.
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { call, randomWallet } from '../testing/identity.js';
+import { getMakerRfq, getRfq, listRfqs, lookupMarket } from '../../generated/openapi/sdk.gen.js';
+import { randomWallet } from '../testing/identity.js';
+import { sdkClient, send } from '../testing/sdk-client.js';
 import { balances, buildOrder, currentMarketId, postOrder, signOrder } from '../testing/rfq-trade.js';
 import {
   accept,
@@ -30,11 +32,15 @@ describe('what bad input gets (docs/getting-started.md, Trading as a taker)', ()
   it('400 VALIDATION_FAILED for what the schema refuses, with nothing reserved', async () => {
     const tk = await taker();
     const ok = buildOrder(tk.wallet.address, legs(market));
-    const bad = async (order: unknown, extra: Record<string, unknown> = {}) =>
-      call(svc.baseUrl, 'POST /v1/rfq', {
-        token: tk.token,
-        body: { order, signature: await signOrder(tk.wallet, domain, ok), idempotency_key: randomUUID(), ...extra },
+    // Raw requests: these orders break the spec's types, which the SDK will not take.
+    const bad = async (order: unknown, extra: Record<string, unknown> = {}) => {
+      const res = await fetch(`${svc.baseUrl}/v1/rfq`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${tk.token}` },
+        body: JSON.stringify({ order, signature: await signOrder(tk.wallet, domain, ok), idempotency_key: randomUUID(), ...extra }),
       });
+      return { status: res.status, body: (await res.json()) as { code: string; details: Array<{ path: string }> } };
+    };
     const tenLegs = Array.from({ length: 10 }, (_, i) => ({ market_id: market + i, direction: 'up' }));
     for (const [order, extra, path] of [
       [{ ...ok, legs: tenLegs }, {}, '/order/legs'],
@@ -54,7 +60,7 @@ describe('what bad input gets (docs/getting-started.md, Trading as a taker)', ()
       expectError(res, 400, 'VALIDATION_FAILED');
       if (path !== null)
         expect(
-          res.body.details.map((d: { path: string }) => d.path),
+          res.body.details.map((d) => d.path),
           JSON.stringify(res.body),
         ).toContain(path);
     }
@@ -121,9 +127,11 @@ describe('what bad input gets (docs/getting-started.md, Trading as a taker)', ()
     const tk = await taker();
     expectError(await postOrder(svc.baseUrl, tk, domain, buildOrder(tk.wallet.address, legs(987_654_321))), 404, 'MARKET_NOT_FOUND');
     const now = await currentMarketId(svc.baseUrl, 'BTC', 300);
-    const prev = await call(svc.baseUrl, `GET /v1/markets/lookup?asset=BTC&duration_secs=300&window_start_ms=${now.startAtMs - 300_000}`);
+    const prev = await send(
+      lookupMarket({ client: sdkClient(svc.baseUrl), query: { asset: 'BTC', duration_secs: 300, window_start_ms: now.startAtMs - 300_000 } }),
+    );
     expect(prev.status).toBe(200);
-    expectError(await postOrder(svc.baseUrl, tk, domain, buildOrder(tk.wallet.address, legs(prev.body.market.market_id))), 409, 'BETTING_CLOSED');
+    expectError(await postOrder(svc.baseUrl, tk, domain, buildOrder(tk.wallet.address, legs(prev.data!.market.market_id))), 409, 'BETTING_CLOSED');
   });
 
   it('409 NONCE_REUSED for another key on a used nonce; 409 OPEN_RFQ_LIMIT at 10 open RFQs', async () => {
@@ -135,9 +143,9 @@ describe('what bad input gets (docs/getting-started.md, Trading as a taker)', ()
       expect((await postOrder(svc.baseUrl, tk, domain, buildOrder(tk.wallet.address, legs(market)), { fillMode: 'manual' })).status).toBe(201);
     expectError(await postOrder(svc.baseUrl, tk, domain, buildOrder(tk.wallet.address, legs(market)), { fillMode: 'manual' }), 409, 'OPEN_RFQ_LIMIT');
     expect(await balances(svc.baseUrl, tk.token)).toEqual({ available: String(USDC), reserved: String(10 * USDC) });
-    const open = await call(svc.baseUrl, 'GET /v1/rfq?status=open&limit=100', { token: tk.token });
-    expect(open.body.rfqs).toHaveLength(10);
-    for (const r of open.body.rfqs) expect((await cancel(tk, r.rfq_id)).status).toBe(200);
+    const open = await send(listRfqs({ client: sdkClient(svc.baseUrl, tk.token), query: { status: 'open', limit: 100 } }));
+    expect(open.data?.rfqs).toHaveLength(10);
+    for (const r of open.data?.rfqs ?? []) expect((await cancel(tk, r.rfq_id)).status).toBe(200);
     expect(await balances(svc.baseUrl, tk.token)).toEqual({ available: String(11 * USDC), reserved: '0' });
   });
 
@@ -150,12 +158,13 @@ describe('what bad input gets (docs/getting-started.md, Trading as a taker)', ()
     expectError(await get(stranger, id), 404, 'RFQ_NOT_FOUND');
     expectError(await accept(stranger, id, randomUUID()), 404, 'RFQ_NOT_FOUND');
     expectError(await get(tk, randomUUID()), 404, 'RFQ_NOT_FOUND');
-    expectError(await call(svc.baseUrl, `GET /v1/rfq/${id}`, { token: m.token }), 403, 'FORBIDDEN');
-    expectError(await call(svc.baseUrl, 'GET /v1/rfq', { token: m.token }), 403, 'FORBIDDEN');
-    expectError(await call(svc.baseUrl, `GET /v1/mm/rfq/${id}`, { token: tk.token }), 403, 'FORBIDDEN');
-    expectError(await call(svc.baseUrl, `GET /v1/mm/rfq/${randomUUID()}`, { token: m.token }), 404, 'RFQ_NOT_FOUND');
+    const asMaker = sdkClient(svc.baseUrl, m.token);
+    expectError(await send(getRfq({ client: asMaker, path: { rfq_id: id } })), 403, 'FORBIDDEN');
+    expectError(await send(listRfqs({ client: asMaker })), 403, 'FORBIDDEN');
+    expectError(await send(getMakerRfq({ client: sdkClient(svc.baseUrl, tk.token), path: { rfq_id: id } })), 403, 'FORBIDDEN');
+    expectError(await send(getMakerRfq({ client: asMaker, path: { rfq_id: randomUUID() } })), 404, 'RFQ_NOT_FOUND');
     // a maker that did not quote sees the RFQ's state and no quotes
-    expect((await call(svc.baseUrl, `GET /v1/mm/rfq/${id}`, { token: m.token })).body).toEqual({
+    expect((await send(getMakerRfq({ client: asMaker, path: { rfq_id: id } }))).data).toEqual({
       rfq_id: id,
       status: 'open',
       closed_at_ms: null,

@@ -1,9 +1,11 @@
-// RFQ idempotency, concurrency and listing against the real service (src/testing/rfq-service.ts): replays
-// and reused keys, concurrent orders against one balance, and paged listing with status filters and cursors.
+// RFQ idempotency, concurrency, listing and two API processes against the real service (src/testing/rfq-service.ts): replays
+// and reused keys, concurrent orders against one balance, paged listing with status filters and cursors, and
+// fills and long-polls across two API processes (the bus).
 // The ledger check holds after every scenario.
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { call } from '../testing/identity.js';
+import { cancelRfq, getRfq, listRfqs } from '../../generated/openapi/sdk.gen.js';
+import { sdkClient, send } from '../testing/sdk-client.js';
 import { balances, buildOrder, postOrder } from '../testing/rfq-trade.js';
 import { startServiceProcess, type ServiceProcess } from '../testing/service-process.js';
 import { cancel, domain, expectError, legs, maker, market, sql, svc, t, taker, USDC, useRfqService } from '../testing/rfq-service.js';
@@ -32,7 +34,7 @@ describe('idempotency, concurrency, listing', () => {
     const cancelled = await cancel(tk, first.body.rfq_id);
     // a replay answers the RFQ as it is now
     const late = await postOrder(svc.baseUrl, tk, domain, order, { fillMode: 'manual', idempotencyKey: key });
-    expect(late.body).toEqual(cancelled.body);
+    expect(late.body).toEqual(cancelled.data);
   });
 
   it('10 concurrent orders against a balance for 3: exactly 3 reserve, 7 are 422 INSUFFICIENT_BALANCE', async () => {
@@ -58,20 +60,18 @@ describe('idempotency, concurrency, listing', () => {
     for (let i = 0; i < 3; i++)
       ids.push((await postOrder(svc.baseUrl, tk, domain, buildOrder(tk.wallet.address, legs(market)), { fillMode: 'manual' })).body.rfq_id);
     await cancel(tk, ids[0]!);
-    const p1 = await call(svc.baseUrl, 'GET /v1/rfq?limit=2', { token: tk.token });
+    const client = sdkClient(svc.baseUrl, tk.token);
+    const p1 = await send(listRfqs({ client, query: { limit: 2 } }));
+    const cursor = p1.data!.next_cursor!;
     expect(p1.status).toBe(200);
-    expect(p1.body.rfqs.map((r: { rfq_id: string }) => r.rfq_id)).toEqual([ids[2], ids[1]]);
-    const p2 = await call(svc.baseUrl, `GET /v1/rfq?limit=2&cursor=${encodeURIComponent(p1.body.next_cursor)}`, { token: tk.token });
-    expect(p2.body).toMatchObject({ rfqs: [expect.objectContaining({ rfq_id: ids[0], status: 'cancelled' })], next_cursor: null });
-    const open = await call(svc.baseUrl, 'GET /v1/rfq?status=open', { token: tk.token });
-    expect(open.body.rfqs.map((r: { rfq_id: string }) => r.rfq_id)).toEqual([ids[2], ids[1]]);
-    expectError(await call(svc.baseUrl, `GET /v1/rfq?cursor=${p1.body.next_cursor}x`, { token: tk.token }), 400, 'INVALID_CURSOR');
-    expectError(
-      await call(svc.baseUrl, `GET /v1/rfq?status=filled&cursor=${encodeURIComponent(p1.body.next_cursor)}`, { token: tk.token }),
-      400,
-      'INVALID_CURSOR',
-    );
-    expect((await call(svc.baseUrl, 'GET /v1/rfq', { token: (await taker(0)).token })).body).toEqual({ rfqs: [], next_cursor: null });
+    expect(p1.data?.rfqs.map((r) => r.rfq_id)).toEqual([ids[2], ids[1]]);
+    const p2 = await send(listRfqs({ client, query: { limit: 2, cursor } }));
+    expect(p2.data).toMatchObject({ rfqs: [expect.objectContaining({ rfq_id: ids[0], status: 'cancelled' })], next_cursor: null });
+    const open = await send(listRfqs({ client, query: { status: 'open' } }));
+    expect(open.data?.rfqs.map((r) => r.rfq_id)).toEqual([ids[2], ids[1]]);
+    expectError(await send(listRfqs({ client, query: { cursor: `${cursor}x` } })), 400, 'INVALID_CURSOR');
+    expectError(await send(listRfqs({ client, query: { status: 'filled', cursor } })), 400, 'INVALID_CURSOR');
+    expect((await send(listRfqs({ client: sdkClient(svc.baseUrl, (await taker(0)).token) }))).data).toEqual({ rfqs: [], next_cursor: null });
     for (const id of ids.slice(1)) await cancel(tk, id);
   });
 });
@@ -98,24 +98,27 @@ describe('two API processes (the bus carries RFQs, quotes and closes between the
     // Woken by the quote, not by its 10 s wait running out: the answer must come before 8 s have passed
     // (it takes milliseconds; a lost wake-up would take the whole 10 s).
     const beforeWaitEnds = <T>(p: Promise<T>) => Promise.race([p, new Promise<'still waiting'>((r) => setTimeout(() => r('still waiting'), 8_000))]);
-    const poll = beforeWaitEnds(call(b.baseUrl, `GET /v1/rfq/${id}?wait_ms=10000`, { token: tk.token }));
+    const onB = sdkClient(b.baseUrl, tk.token);
+    const longPoll = (minQuotes?: number) =>
+      send(getRfq({ client: onB, path: { rfq_id: id }, query: { wait_ms: 10_000, ...(minQuotes ? { min_quotes: minQuotes } : {}) } }));
+    const poll = beforeWaitEnds(longPoll());
     await new Promise((r) => setTimeout(r, 300)); // let the long-poll on B start waiting before A records the quote
     const ack = await m.quote(id, { odds_bps: 22_000, max_fill_micros: 5 * USDC });
     const woken = await poll;
     expect(woken).not.toBe('still waiting');
-    expect(woken !== 'still waiting' && woken.body).toMatchObject({
+    expect(woken !== 'still waiting' && woken.data).toMatchObject({
       status: 'open',
       quotes_received: 1,
       quotes: [expect.objectContaining({ quote_id: ack.quote_id })],
     });
     // min_quotes: a quote already there answers at once; one more than there are waits for the next.
-    const have = await beforeWaitEnds(call(b.baseUrl, `GET /v1/rfq/${id}?wait_ms=10000&min_quotes=1`, { token: tk.token }));
-    expect(have !== 'still waiting' && have.body).toMatchObject({ quotes_received: 1 });
-    const next = beforeWaitEnds(call(b.baseUrl, `GET /v1/rfq/${id}?wait_ms=10000&min_quotes=2`, { token: tk.token }));
+    const have = await beforeWaitEnds(longPoll(1));
+    expect(have !== 'still waiting' && have.data).toMatchObject({ quotes_received: 1 });
+    const next = beforeWaitEnds(longPoll(2));
     await new Promise((r) => setTimeout(r, 300));
     await m.quote(id, { odds_bps: 23_000, max_fill_micros: 5 * USDC }); // replaces the first: a second quote received
     const second = await next;
-    expect(second !== 'still waiting' && second.body).toMatchObject({ quotes_received: 2 });
-    expect((await call(b.baseUrl, `POST /v1/rfq/${id}/cancel`, { token: tk.token, body: {} })).status).toBe(200);
+    expect(second !== 'still waiting' && second.data).toMatchObject({ quotes_received: 2 });
+    expect((await send(cancelRfq({ client: onB, path: { rfq_id: id }, body: {} }))).status).toBe(200);
   });
 });

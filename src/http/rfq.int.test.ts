@@ -4,7 +4,8 @@
 // Bad input: rfq-bad-input.int.test.ts; idempotency, concurrency and listing: rfq-listing.int.test.ts.
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { call } from '../testing/identity.js';
+import { getMakerRfq } from '../../generated/openapi/sdk.gen.js';
+import { sdkClient, send } from '../testing/sdk-client.js';
 import { balances, buildOrder, postOrder } from '../testing/rfq-trade.js';
 import { accept, cancel, domain, expectError, get, legs, maker, market, market2, svc, taker, USDC, useRfqService } from '../testing/rfq-service.js';
 
@@ -48,14 +49,14 @@ describe('best mode', () => {
     // each maker is told its own fill, and reconciles it over HTTP with its own quote only
     const resultA = await a.next('quote_result', (f) => f.rfq_id === id);
     expect(resultA).toMatchObject({ status: 'filled', fill_stake_micros: '600000', liability_micros: '660000', position_id: res.body.position_id });
-    const mine = await call(svc.baseUrl, `GET /v1/mm/rfq/${id}`, { token: a.token });
+    const mine = await send(getMakerRfq({ client: sdkClient(svc.baseUrl, a.token), path: { rfq_id: id } }));
     expect(mine.status).toBe(200);
-    expect(mine.body).toMatchObject({ rfq_id: id, status: 'filled', closed_at_ms: res.body.closed_at_ms });
-    expect(mine.body.quotes).toEqual([expect.objectContaining({ odds_bps: 21_000, status: 'filled', filled_stake_micros: '600000', reason: null })]);
+    expect(mine.data).toMatchObject({ rfq_id: id, status: 'filled', closed_at_ms: res.body.closed_at_ms });
+    expect(mine.data?.quotes).toEqual([expect.objectContaining({ odds_bps: 21_000, status: 'filled', filled_stake_micros: '600000', reason: null })]);
     // the taker reads the same RFQ back
     const again = await get(tk, id);
     expect(again.status).toBe(200);
-    expect(again.body).toEqual(res.body);
+    expect(again.data).toEqual(res.body);
   });
 
   it('IOC fills what the quotes cover and releases the rest', async () => {
@@ -117,15 +118,15 @@ describe('manual mode', () => {
     expect(ack).toMatchObject({ accepted: true, error: null });
     const woke = await poll;
     expect(woke.status).toBe(200);
-    expect(woke.body).toMatchObject({ status: 'open', quotes_received: 1 });
-    expect(woke.body.quotes).toEqual([
+    expect(woke.data).toMatchObject({ status: 'open', quotes_received: 1 });
+    expect(woke.data?.quotes).toEqual([
       { quote_id: ack.quote_id, odds_bps: 25_000, max_fill_micros: String(2 * USDC), valid_until_ms: expect.any(Number), status: 'live' },
     ]);
 
     const key = randomUUID();
     const filled = await accept(tk, id, ack.quote_id, key);
     expect(filled.status).toBe(200);
-    expect(filled.body).toMatchObject({ status: 'filled', filled_stake_micros: String(USDC), payout_micros: '2500000', odds_bps: 25_000 });
+    expect(filled.data).toMatchObject({ status: 'filled', filled_stake_micros: String(USDC), payout_micros: '2500000', odds_bps: 25_000 });
     expect(await balances(svc.baseUrl, tk.token)).toEqual({ available: String(9 * USDC), reserved: String(USDC) });
     expect(await balances(svc.baseUrl, m.party.token)).toEqual({ available: String(100 * USDC - 1_500_000), reserved: '1500000' });
     expect(await m.next('quote_result', (f) => f.rfq_id === id)).toMatchObject({ status: 'filled', liability_micros: '1500000' });
@@ -133,7 +134,7 @@ describe('manual mode', () => {
     const replay = await accept(tk, id, ack.quote_id, key);
     expect(replay.status).toBe(200);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
-    expect(replay.body).toEqual(filled.body);
+    expect(replay.data).toEqual(filled.data);
     expectError(await accept(tk, id, ack.quote_id), 409, 'RFQ_NOT_OPEN');
     expectError(await cancel(tk, id), 409, 'RFQ_NOT_OPEN');
     // the same key on another RFQ is a different request
@@ -162,7 +163,7 @@ describe('manual mode', () => {
     const small = await m.quote(id, { odds_bps: 25_000, max_fill_micros: USDC }); // replaces the low quote
     expectError(await accept(tk, id, low.quote_id), 409, 'QUOTE_NOT_LIVE');
     expectError(await accept(tk, id, small.quote_id), 422, 'INSUFFICIENT_LIQUIDITY');
-    expect((await get(tk, id)).body.status).toBe('open');
+    expect((await get(tk, id)).data?.status).toBe('open');
     expect((await cancel(tk, id)).status).toBe(200);
   });
 
@@ -172,7 +173,7 @@ describe('manual mode', () => {
     const poll = get(tk, res.body.rfq_id, 10_000);
     await new Promise((r) => setTimeout(r, 300)); // let the long-poll start waiting before the cancel lands
     expect((await cancel(tk, res.body.rfq_id)).status).toBe(200);
-    expect((await poll).body).toMatchObject({ status: 'cancelled', close_reason: 'cancelled' });
+    expect((await poll).data).toMatchObject({ status: 'cancelled', close_reason: 'cancelled' });
   });
 
   it('cancel releases the stake; a repeat answers the same cancelled RFQ', async () => {
@@ -183,12 +184,12 @@ describe('manual mode', () => {
     expect(await balances(svc.baseUrl, tk.token)).toEqual({ available: String(7 * USDC), reserved: String(3 * USDC) });
     const first = await cancel(tk, res.body.rfq_id);
     expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({ status: 'cancelled', close_reason: 'cancelled', filled_stake_micros: '0' });
-    expect(first.body.closed_at_ms).toEqual(expect.any(Number));
+    expect(first.data).toMatchObject({ status: 'cancelled', close_reason: 'cancelled', filled_stake_micros: '0' });
+    expect(first.data?.closed_at_ms).toEqual(expect.any(Number));
     expect(await balances(svc.baseUrl, tk.token)).toEqual({ available: String(10 * USDC), reserved: '0' });
     const repeat = await cancel(tk, res.body.rfq_id);
     expect(repeat.status).toBe(200);
-    expect(repeat.body).toEqual(first.body);
+    expect(repeat.data).toEqual(first.data);
     const stranger = await taker(0);
     expectError(await cancel(stranger, res.body.rfq_id), 404, 'RFQ_NOT_FOUND');
   });

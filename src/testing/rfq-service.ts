@@ -7,7 +7,9 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import type { RfqDomain } from '../domain/rfq/typed-data.js';
-import { call, type TestPrivy } from './identity.js';
+import { acceptRfqQuote, cancelRfq, getRfq } from '../../generated/openapi/sdk.gen.js';
+import type { TestPrivy } from './identity.js';
+import { sdkClient, send } from './sdk-client.js';
 import { ledgerProblems } from './money.js';
 import { currentMarketId, fetchDomain, newTaker, readyMaker, type MakerConnection, type Party } from './rfq-trade.js';
 import type { ServiceProcess } from './service-process.js';
@@ -62,10 +64,10 @@ export async function maker(collateralMicros = 100 * USDC) {
 export const taker = (fund = 10 * USDC) => newTaker(svc.baseUrl, privy, fund);
 export const legs = (...ids: number[]) => ids.map((market_id, i) => ({ market_id, direction: i % 2 ? ('down' as const) : ('up' as const) }));
 export const get = (p: Party, id: string, waitMs?: number) =>
-  call(svc.baseUrl, `GET /v1/rfq/${id}${waitMs ? `?wait_ms=${waitMs}` : ''}`, { token: p.token });
+  send(getRfq({ client: sdkClient(svc.baseUrl, p.token), path: { rfq_id: id }, ...(waitMs ? { query: { wait_ms: waitMs } } : {}) }));
 export const accept = (p: Party, id: string, quoteId: string, key = randomUUID()) =>
-  call(svc.baseUrl, `POST /v1/rfq/${id}/accept`, { token: p.token, body: { quote_id: quoteId, idempotency_key: key } });
-export const cancel = (p: Party, id: string) => call(svc.baseUrl, `POST /v1/rfq/${id}/cancel`, { token: p.token, body: {} });
+  send(acceptRfqQuote({ client: sdkClient(svc.baseUrl, p.token), path: { rfq_id: id }, body: { quote_id: quoteId, idempotency_key: key } }));
+export const cancel = (p: Party, id: string) => send(cancelRfq({ client: sdkClient(svc.baseUrl, p.token), path: { rfq_id: id }, body: {} }));
 /** The checksummed address with one letter's case flipped so that it stays mixed case: matches the pattern, fails EIP-55. */
 export function badChecksum(address: string): string {
   for (let i = 2; i < address.length; i++) {
@@ -76,5 +78,6 @@ export function badChecksum(address: string): string {
   }
   throw new Error(`no mixed-case flip of ${address}`);
 }
-export const expectError = (res: { status: number; body?: { code?: unknown } }, status: number, code: string) =>
-  expect({ status: res.status, code: res.body?.code }).toEqual({ status, code });
+/** An error answer: from the generated SDK (`error`) or from postOrder (src/testing/rfq-trade.ts, `body`). */
+export const expectError = (res: { status: number; error?: { code?: unknown }; body?: { code?: unknown } }, status: number, code: string) =>
+  expect({ status: res.status, code: res.error?.code ?? res.body?.code }).toEqual({ status, code });
