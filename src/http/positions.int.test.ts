@@ -7,7 +7,17 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Direction } from '../domain/rfq/typed-data.js';
-import { call, randomWallet, type TestWallet } from '../testing/identity.js';
+import {
+  getMakerPnl,
+  getPnlHistory,
+  getPortfolio,
+  getPosition,
+  getTakerPnl,
+  listMakerFills,
+  listPositions,
+} from '../../generated/openapi/sdk.gen.js';
+import { randomWallet, type TestWallet } from '../testing/identity.js';
+import { sdkClient, send } from '../testing/sdk-client.js';
 import { ledgerProblems } from '../testing/money.js';
 import { fillPosition, rfqTestDeps } from '../testing/position-fill.js';
 import {
@@ -50,7 +60,8 @@ describe('a trade from open to paid', () => {
     const makerWallet = randomWallet();
     await signIn(makerWallet, 20_000_000); // the maker's collateral: the user with its wallet
     const mm = await mmToken(makerWallet);
-    const tok = { token: taker.token };
+    const tk = sdkClient(base, taker.token);
+    const mmc = sdkClient(base, mm);
 
     // The next 8 s windows, from their start (5 s of betting): BTC resolves from the feed, ETH by the operator.
     const start = (Math.floor(Date.now() / (DURATION * 1000)) + 1) * DURATION * 1000;
@@ -65,11 +76,11 @@ describe('a trade from open to paid', () => {
     ]);
 
     // All open: the reads agree with the fills.
-    const open = await call(base, 'GET /v1/positions', tok);
+    const open = await send(listPositions({ client: tk }));
     expect(open.status).toBe(200);
-    expect(open.body.positions.map((p: { position_id: string }) => p.position_id)).toEqual([parlay, ethDown, single]);
-    const p3 = await call(base, `GET /v1/positions/${parlay}`, tok);
-    expect(p3.body).toEqual({
+    expect(open.data?.positions.map((p) => p.position_id)).toEqual([parlay, ethDown, single]);
+    const p3 = await send(getPosition({ client: tk, path: { position_id: parlay } }));
+    expect(p3.data).toEqual({
       position_id: parlay,
       rfq_id: expect.any(String),
       role: 'taker',
@@ -103,29 +114,30 @@ describe('a trade from open to paid', () => {
         },
       ],
     });
-    expect(open.body.positions[0]).toEqual(p3.body);
+    expect(open.data?.positions[0]).toEqual(p3.data);
     const other = await signIn();
-    expect((await call(base, `GET /v1/positions/${parlay}`, { token: other.token })).body.code).toBe('POSITION_NOT_FOUND');
-    expect((await call(base, 'GET /v1/portfolio', tok)).body).toMatchObject({
+    expect((await send(getPosition({ client: sdkClient(base, other.token), path: { position_id: parlay } }))).error?.code).toBe('POSITION_NOT_FOUND');
+    expect((await send(getPortfolio({ client: tk }))).data).toMatchObject({
       open_positions: 3,
       open_stake_micros: '3000000',
       potential_payout_micros: '6000000',
       settled_positions: 0,
     });
-    expect((await call(base, `GET /v1/mm/taker_pnl?wallet=${taker.wallet.address.toLowerCase()}`, { token: mm })).body).toEqual({
+    expect((await send(getTakerPnl({ client: mmc, query: { wallet: taker.wallet.address.toLowerCase() } }))).data).toEqual({
       wallet_address: taker.wallet.address,
       stats: { total_pnl_micros: '0', total_positions: 3, open_positions: 3, wins: 0, losses: 0 },
     });
-    expect((await call(base, 'GET /v1/mm/pnl', { token: mm })).body).toMatchObject({ trade_count: 0, open_liability_micros: '3000000' });
+    expect((await send(getMakerPnl({ client: mmc }))).data).toMatchObject({ trade_count: 0, open_liability_micros: '3000000' });
 
     // Pages of 2 and 1; the cursor is bound to its filter.
-    const page1 = await call(base, 'GET /v1/positions?limit=2', tok);
-    expect(page1.body.positions).toHaveLength(2);
-    const page2 = await call(base, `GET /v1/positions?limit=2&cursor=${page1.body.next_cursor}`, tok);
-    expect([page2.body.positions.map((p: { position_id: string }) => p.position_id), page2.body.next_cursor]).toEqual([[single], null]);
-    expect((await call(base, `GET /v1/positions?status=open&cursor=${page1.body.next_cursor}`, tok)).body.code).toBe('INVALID_CURSOR');
-    const fills1 = await call(base, 'GET /v1/mm/fills?limit=1', { token: mm });
-    expect(fills1.body.fills[0]).toMatchObject({
+    const page1 = await send(listPositions({ client: tk, query: { limit: 2 } }));
+    const cursor = page1.data!.next_cursor!;
+    expect(page1.data?.positions).toHaveLength(2);
+    const page2 = await send(listPositions({ client: tk, query: { limit: 2, cursor } }));
+    expect([page2.data?.positions.map((p) => p.position_id), page2.data?.next_cursor]).toEqual([[single], null]);
+    expect((await send(listPositions({ client: tk, query: { status: 'open', cursor } }))).error?.code).toBe('INVALID_CURSOR');
+    const fills1 = await send(listMakerFills({ client: mmc, query: { limit: 1 } }));
+    expect(fills1.data?.fills[0]).toMatchObject({
       position_id: parlay,
       stake_micros: '1000000',
       odds_bps: 20_000,
@@ -133,25 +145,25 @@ describe('a trade from open to paid', () => {
       status: 'open',
       maker_pnl_micros: null,
     });
-    expect((await call(base, `GET /v1/mm/fills?cursor=${fills1.body.next_cursor}`, { token: mm })).body.fills).toHaveLength(2);
+    expect((await send(listMakerFills({ client: mmc, query: { cursor: fills1.data!.next_cursor! } }))).data?.fills).toHaveLength(2);
 
     // The operator resolves ETH YES once betting has closed: ETH down is lost at once, the parlay waits for BTC.
-    expect((await resolve(eth, 'YES')).body.code).toBe('BETTING_OPEN');
+    expect((await resolve(eth, 'YES')).error?.code).toBe('BETTING_OPEN');
     await until(end - BUFFER);
     const resolved = await resolve(eth, 'YES');
     expect(resolved.status).toBe(200);
-    expect(resolved.body.market).toMatchObject({ market_id: eth, status: 'RESOLVED', outcome: 'YES', price_source: 'operator' });
-    const status = async (id: string) => (await call(base, `GET /v1/positions/${id}`, tok)).body;
+    expect(resolved.data?.market).toMatchObject({ market_id: eth, status: 'RESOLVED', outcome: 'YES', price_source: 'operator' });
+    const status = async (id: string) => (await send(getPosition({ client: tk, path: { position_id: id } }))).data!;
     await expect.poll(async () => (await status(ethDown)).status, { timeout: 30_000, interval: 250 }).toBe('lost');
     expect(await status(ethDown)).toMatchObject({ pnl_micros: '-1000000', legs: [expect.objectContaining({ outcome: 'lost' })] });
-    expect((await status(parlay)).legs.map((l: { outcome: string }) => l.outcome)).toEqual(['pending', 'won']);
+    expect((await status(parlay)).legs.map((l) => l.outcome)).toEqual(['pending', 'won']);
 
     // The feed resolves BTC after its end as the published formula predicts.
-    await expect.poll(async () => (await market(btc)).body.market.status, { timeout: 30_000, interval: 250 }).toBe('RESOLVED');
+    await expect.poll(async () => (await market(btc)).data?.market.status, { timeout: 30_000, interval: 250 }).toBe('RESOLVED');
     const open$ = publishedDemoPrice('BTC', start);
     const close$ = publishedDemoPrice('BTC', end);
     const up = close$ > open$;
-    expect((await market(btc)).body.market).toMatchObject({
+    expect((await market(btc)).data?.market).toMatchObject({
       outcome: up ? 'YES' : 'NO',
       open_price_micros: open$.toString(),
       close_price_micros: close$.toString(),
@@ -166,8 +178,8 @@ describe('a trade from open to paid', () => {
     const pnlEach = up ? 1_000_000 : -1_000_000;
     const total = 2 * pnlEach - 1_000_000;
     const wins = up ? 2 : 0;
-    const portfolio = await call(base, 'GET /v1/portfolio', tok);
-    expect(portfolio.body).toMatchObject({
+    const portfolio = await send(getPortfolio({ client: tk }));
+    expect(portfolio.data).toMatchObject({
       open_positions: 0,
       open_stake_micros: '0',
       potential_payout_micros: '0',
@@ -177,30 +189,31 @@ describe('a trade from open to paid', () => {
       voided: 0,
       realized_pnl_micros: String(total),
     });
-    const history = await call(base, 'GET /v1/portfolio/pnl', tok);
-    expect(history.body.next_cursor).toBeNull();
-    expect(history.body.events.map((e: { position_id: string }) => e.position_id)[0]).toBe(ethDown);
-    expect(history.body.events.map((e: { cumulative_micros: string }) => e.cumulative_micros).at(-1)).toBe(String(total));
-    expect(new Set(history.body.events.map((e: { position_id: string }) => e.position_id))).toEqual(new Set([single, ethDown, parlay]));
-    const later = history.body.events[1].resolved_at_ms as number;
-    const sinceLater = await call(base, `GET /v1/portfolio/pnl?from_ms=${later}`, tok);
-    expect(sinceLater.body.events.at(-1).cumulative_micros).toBe(String(total)); // running total since the first ever
-    expect((await call(base, `GET /v1/mm/taker_pnl?wallet=${taker.wallet.address}`, { token: mm })).body.stats).toEqual({
+    const history = await send(getPnlHistory({ client: tk }));
+    const events = history.data!.events;
+    expect(history.data?.next_cursor).toBeNull();
+    expect(events.map((e) => e.position_id)[0]).toBe(ethDown);
+    expect(events.map((e) => e.cumulative_micros).at(-1)).toBe(String(total));
+    expect(new Set(events.map((e) => e.position_id))).toEqual(new Set([single, ethDown, parlay]));
+    const later = events[1]!.resolved_at_ms;
+    const sinceLater = await send(getPnlHistory({ client: tk, query: { from_ms: later } }));
+    expect(sinceLater.data?.events.at(-1)?.cumulative_micros).toBe(String(total)); // running total since the first ever
+    expect((await send(getTakerPnl({ client: mmc, query: { wallet: taker.wallet.address } }))).data?.stats).toEqual({
       total_pnl_micros: String(total),
       total_positions: 3,
       open_positions: 0,
       wins,
       losses: 3 - wins,
     });
-    expect((await call(base, 'GET /v1/mm/pnl', { token: mm })).body).toMatchObject({
+    expect((await send(getMakerPnl({ client: mmc }))).data).toMatchObject({
       wallet_address: makerWallet.address,
       realized_pnl_micros: String(-total),
       trade_count: 3,
       open_liability_micros: '0',
     });
-    const lostFills = await call(base, 'GET /v1/mm/fills?status=lost', { token: mm });
-    expect(lostFills.body.fills.map((f: { position_id: string }) => f.position_id)).toContain(ethDown);
-    expect(lostFills.body.fills.find((f: { position_id: string }) => f.position_id === ethDown).maker_pnl_micros).toBe('1000000');
+    const lostFills = await send(listMakerFills({ client: mmc, query: { status: 'lost' } }));
+    expect(lostFills.data?.fills.map((f) => f.position_id)).toContain(ethDown);
+    expect(lostFills.data?.fills.find((f) => f.position_id === ethDown)?.maker_pnl_micros).toBe('1000000');
     expect(await ledgerProblems(t.sql)).toEqual([]);
   });
 });

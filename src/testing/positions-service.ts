@@ -8,7 +8,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { MarketMakerClient } from '@contest-rfq/sdk';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { createOrm, type Orm } from '../db/orm.js';
-import { call, randomWallet, type TestWallet } from './identity.js';
+import { createDeposit, createMarketMaker, createSession, getMarket, lookupMarket, resolveMarketWindow } from '../../generated/openapi/sdk.gen.js';
+import { randomWallet, type TestWallet } from './identity.js';
+import { sdkClient, send } from './sdk-client.js';
 import { startTestService, type TestService } from './test-service.js';
 
 export const DURATION = 8;
@@ -48,26 +50,26 @@ export const until = async (ms: number) => {
 };
 
 export async function signIn(wallet: TestWallet = randomWallet(), fund = 0): Promise<{ token: string; userId: string; wallet: TestWallet }> {
-  const s = await call(base, 'POST /v1/auth/session', {
-    body: { privy_token: await t.privy.token(`did:privy:${randomBytes(10).toString('hex')}`, wallet.address) },
-  });
+  const s = await send(
+    createSession({
+      client: sdkClient(base),
+      body: { privy_token: await t.privy.token(`did:privy:${randomBytes(10).toString('hex')}`, wallet.address) },
+    }),
+  );
   expect(s.status).toBe(200);
+  const { session_token: token, user_id: userId } = s.data!;
   if (fund) {
-    const d = await call(base, 'POST /v1/users/deposit', {
-      token: s.body.session_token,
-      body: { amount_micros: fund, idempotency_key: randomUUID() },
-    });
+    const d = await send(createDeposit({ client: sdkClient(base, token), body: { amount_micros: fund, idempotency_key: randomUUID() } }));
     expect(d.status).toBe(200);
   }
-  return { token: s.body.session_token, userId: s.body.user_id, wallet };
+  return { token, userId, wallet };
 }
 
 /** A registered market maker's bearer token, from the real WebSocket handshake. */
 export async function mmToken(wallet: TestWallet = randomWallet()): Promise<string> {
-  const reg = await call(base, 'POST /v1/admin/market-makers', {
-    token: t.operatorToken,
-    body: { wallet_address: wallet.address, name: 'Positions MM' },
-  });
+  const reg = await send(
+    createMarketMaker({ client: sdkClient(base, t.operatorToken), body: { wallet_address: wallet.address, name: 'Positions MM' } }),
+  );
   expect(reg.status).toBe(201);
   const client = new MarketMakerClient({ url: `ws://127.0.0.1:${t.svc.port}/v1/ws`, account: wallet, reconnect: false });
   mmClients.push(client);
@@ -75,10 +77,10 @@ export async function mmToken(wallet: TestWallet = randomWallet()): Promise<stri
 }
 
 export const windowOf = async (asset: string, duration: number, startMs: number) => {
-  const r = await call(base, `GET /v1/markets/lookup?asset=${asset}&duration_secs=${duration}&window_start_ms=${startMs}`);
+  const r = await send(lookupMarket({ client: sdkClient(base), query: { asset, duration_secs: duration, window_start_ms: startMs } }));
   expect(r.status).toBe(200);
-  return r.body.market.market_id as number;
+  return r.data!.market.market_id;
 };
-export const market = (id: number) => call(base, `GET /v1/markets/${id}`);
-export const resolve = (id: number, outcome: string, token = t.operatorToken) =>
-  call(base, `POST /v1/admin/market-windows/${id}/resolve`, { token, body: { outcome } });
+export const market = (id: number) => send(getMarket({ client: sdkClient(base), path: { market_id: id } }));
+export const resolve = (id: number, outcome: 'YES' | 'NO' | 'VOID', token = t.operatorToken) =>
+  send(resolveMarketWindow({ client: sdkClient(base, token), path: { market_id: id }, body: { outcome } }));
