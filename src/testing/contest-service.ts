@@ -7,7 +7,9 @@ import type pg from 'pg';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { createOrm, type Orm } from '../db/orm.js';
 import type { ServiceProcess } from './service-process.js';
+import { createDeposit, getAvailableBalance, getContest, getReservedBalance, updatePreferences } from '../../generated/openapi/sdk.gen.js';
 import { call, type TestPrivy } from './identity.js';
+import { sdkClient, send } from './sdk-client.js';
 import { ledgerProblems, newUserSession } from './money.js';
 import { startTestService, type TestService } from './test-service.js';
 
@@ -57,20 +59,20 @@ export interface User {
 export async function fundedUser(amount: number, handle = `u_${randomUUID().slice(0, 8)}`): Promise<User> {
   const u = await newUserSession(ctx.svc.baseUrl, ctx.privy);
   if (amount > 0) {
-    const d = await api('POST /v1/users/deposit', { token: u.token, body: { amount_micros: amount, idempotency_key: randomUUID() } });
+    const d = await send(
+      createDeposit({ client: sdkClient(ctx.svc.baseUrl, u.token), body: { amount_micros: amount, idempotency_key: randomUUID() } }),
+    );
     expect(d.status).toBe(200);
   }
-  const h = await api('PATCH /v1/user/preferences', { token: u.token, body: { handle } });
+  const h = await send(updatePreferences({ client: sdkClient(ctx.svc.baseUrl, u.token), body: { handle } }));
   expect(h.status).toBe(200);
   return { ...u, handle };
 }
 
 export async function balances(u: User) {
-  const [a, r] = await Promise.all([
-    api('GET /v1/user/available_balance', { token: u.token }),
-    api('GET /v1/user/reserved_balance', { token: u.token }),
-  ]);
-  return { available: Number(a.body.available_micros), reserved: Number(r.body.reserved_micros) };
+  const client = sdkClient(ctx.svc.baseUrl, u.token);
+  const [a, r] = await Promise.all([send(getAvailableBalance({ client })), send(getReservedBalance({ client }))]);
+  return { available: Number(a.data?.available_micros), reserved: Number(r.data?.reserved_micros) };
 }
 
 export function contestBody(over: Record<string, unknown> = {}) {
@@ -107,9 +109,9 @@ export const enter = (u: User, contestId: string, picks: Array<[number, 'up' | '
 export async function waitForStatus(contestId: string, status: string, timeoutMs = 15_000) {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const res = await api(`GET /v1/contests/${contestId}`);
-    if (res.body.status === status) return res.body;
-    if (Date.now() > until) throw new Error(`contest ${contestId} still ${res.body.status} after ${timeoutMs} ms`);
+    const res = await send(getContest({ client: sdkClient(ctx.svc.baseUrl), path: { id: contestId } }));
+    if (res.data?.status === status) return res.data;
+    if (Date.now() > until) throw new Error(`contest ${contestId} still ${res.data?.status ?? res.status} after ${timeoutMs} ms`);
     await sleep(100);
   }
 }
