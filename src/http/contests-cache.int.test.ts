@@ -7,7 +7,17 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceProcess } from '../testing/service-process.js';
 import { startServiceProcess } from '../testing/service-process.js';
-import { call } from '../testing/identity.js';
+import {
+  createContestEntry,
+  createDeposit,
+  getContest,
+  getContestLeaderboard,
+  getContestPopularEntry,
+  listContests,
+  resolveMarket,
+  updatePreferences,
+} from '../../generated/openapi/sdk.gen.js';
+import { sdkClient, send } from '../testing/sdk-client.js';
 import { newUserSession } from '../testing/money.js';
 import { newContest as createContest } from '../testing/contests.js';
 import { startTestService, type TestService } from '../testing/test-service.js';
@@ -28,7 +38,13 @@ afterAll(async () => {
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const get = (svc: ServiceProcess, path: string, token?: string) => call(svc.baseUrl, `GET ${path}`, token === undefined ? {} : { token });
+const lobby = (svc: ServiceProcess, limit: number, token?: string) => send(listContests({ client: sdkClient(svc.baseUrl, token), query: { limit } }));
+const contest = (svc: ServiceProcess, id: string, token?: string) => send(getContest({ client: sdkClient(svc.baseUrl, token), path: { id } }));
+const leaderboard = (svc: ServiceProcess, id: string, token?: string) =>
+  send(getContestLeaderboard({ client: sdkClient(svc.baseUrl, token), path: { id }, query: { limit: 1 } }));
+const popularEntry = (svc: ServiceProcess, id: string, token?: string) =>
+  send(getContestPopularEntry({ client: sdkClient(svc.baseUrl, token), path: { id } }));
+const setHandle = (u: User, handle: string) => send(updatePreferences({ client: sdkClient(a.baseUrl, u.token), body: { handle } }));
 
 interface User {
   token: string;
@@ -37,9 +53,9 @@ interface User {
 
 async function fundedUser(handle = `c_${randomUUID().slice(0, 8)}`): Promise<User> {
   const u = await newUserSession(a.baseUrl, t.privy);
-  const d = await call(a.baseUrl, 'POST /v1/users/deposit', { token: u.token, body: { amount_micros: 1_000_000, idempotency_key: randomUUID() } });
+  const d = await send(createDeposit({ client: sdkClient(a.baseUrl, u.token), body: { amount_micros: 1_000_000, idempotency_key: randomUUID() } }));
   expect(d.status).toBe(200);
-  expect((await call(a.baseUrl, 'PATCH /v1/user/preferences', { token: u.token, body: { handle } })).status).toBe(200);
+  expect((await setHandle(u, handle)).status).toBe(200);
   return u;
 }
 
@@ -48,24 +64,25 @@ const newContest = async (over: Record<string, unknown> = {}) =>
   createContest(a.baseUrl, t.operatorToken, { title: 'Cache contest', betting_closes_ms: Date.now() + 60_000, ...over });
 
 const enter = (u: User, contestId: string, marketId: number, direction: 'up' | 'down' = 'up') =>
-  call(a.baseUrl, `POST /v1/contests/${contestId}/entries`, {
-    token: u.token,
-    body: { picks: [{ market_id: marketId, direction }], idempotency_key: randomUUID() },
-  });
+  send(
+    createContestEntry({
+      client: sdkClient(a.baseUrl, u.token),
+      path: { id: contestId },
+      body: { picks: [{ market_id: marketId, direction }], idempotency_key: randomUUID() },
+    }),
+  );
 
 /** Every public read of one contest, as the given caller sees it. */
 async function reads(svc: ServiceProcess, id: string, token?: string) {
-  const [lobby, detail, board, popular] = await Promise.all([
-    get(svc, '/v1/contests?limit=50', token),
-    get(svc, `/v1/contests/${id}`, token),
-    get(svc, `/v1/contests/${id}/leaderboard?limit=1`, token),
-    get(svc, `/v1/contests/${id}/popular-entry`, token),
+  const [rows, detail, board, popular] = await Promise.all([
+    lobby(svc, 50, token),
+    contest(svc, id, token),
+    leaderboard(svc, id, token),
+    popularEntry(svc, id, token),
   ]);
-  for (const r of [lobby, detail, board, popular]) expect(r.status).toBe(200);
-  const row = (lobby.body.contests as Array<{ contest_id: string; entries_filled: number; caller: { joined: boolean } | null }>).find(
-    (c) => c.contest_id === id,
-  );
-  return { row, detail: detail.body, board: board.body, popular: popular.body };
+  for (const r of [rows, detail, board, popular]) expect(r.status).toBe(200);
+  const row = rows.data!.contests.find((c) => c.contest_id === id);
+  return { row, detail: detail.data!, board: board.data!, popular: popular.data! };
 }
 
 async function until<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean): Promise<T> {
@@ -103,13 +120,14 @@ describe('contest reads from the page cache', () => {
 
     // A market voided through A (a YES or NO waits for the betting close): the detail on both shows it.
     expect(
-      (await call(a.baseUrl, `POST /v1/admin/markets/${c.markets[0]}/resolve`, { token: t.operatorToken, body: { outcome: 'VOID' } })).status,
+      (await send(resolveMarket({ client: sdkClient(a.baseUrl, t.operatorToken), path: { market_id: c.markets[0]! }, body: { outcome: 'VOID' } })))
+        .status,
     ).toBe(200);
-    expect((await get(a, `/v1/contests/${c.id}`)).body.markets[0].status).toBe('VOIDED');
+    expect((await contest(a, c.id)).data?.markets[0]?.status).toBe('VOIDED');
     await until(
       'the resolution on B',
-      () => get(b, `/v1/contests/${c.id}`),
-      (r) => r.body.markets[0].status === 'VOIDED',
+      () => contest(b, c.id),
+      (r) => r.data?.markets[0]?.status === 'VOIDED',
     );
   });
 
@@ -119,16 +137,16 @@ describe('contest reads from the page cache', () => {
     await reads(a, first.id);
     expect((await enter(u, first.id, first.markets[1]!)).status).toBe(201);
     const second = await newContest({ title: 'Cache contest, the second' });
-    expect((await get(a, '/v1/contests?limit=1')).body.contests[0].contest_id).toBe(second.id);
+    expect((await lobby(a, 1)).data?.contests[0]?.contest_id).toBe(second.id);
 
-    expect((await reads(a, first.id)).board.entries[0].user_id).toBe(u.userId);
+    expect((await reads(a, first.id)).board.entries[0]?.user_id).toBe(u.userId);
     const handle = `n_${randomUUID().slice(0, 8)}`;
-    expect((await call(a.baseUrl, 'PATCH /v1/user/preferences', { token: u.token, body: { handle } })).status).toBe(200);
-    expect((await reads(a, first.id)).board.entries[0].handle).toBe(handle);
+    expect((await setHandle(u, handle)).status).toBe(200);
+    expect((await reads(a, first.id)).board.entries[0]?.handle).toBe(handle);
     await until(
       'the handle on B',
-      () => get(b, `/v1/contests/${first.id}/leaderboard?limit=1`),
-      (r) => r.body.entries[0]?.handle === handle,
+      () => leaderboard(b, first.id),
+      (r) => r.data?.entries[0]?.handle === handle,
     );
   });
 
@@ -142,7 +160,7 @@ describe('contest reads from the page cache', () => {
       expect(r1.row?.caller).toEqual({ joined: true });
       expect(r1.detail.caller).toEqual({ joined: true });
       // limit=1: one of the two entries is the top slice, the other the caller's row outside it.
-      expect(r1.board.caller.rows.map((r: { user_id: string }) => r.user_id)).toEqual([one.userId]);
+      expect(r1.board.caller?.rows.map((r) => r.user_id)).toEqual([one.userId]);
       expect(r2.row?.caller).toEqual({ joined: false });
       expect(r2.detail.caller).toEqual({ joined: false });
       expect(r2.board.caller).toEqual({ rows: [] });
@@ -157,7 +175,7 @@ describe('contest reads from the page cache', () => {
     expect(now.row?.caller).toEqual({ joined: true });
     expect(now.detail.caller).toEqual({ joined: true });
     // All scores 0: the earliest entry (one's first) is the top slice, two's entry is its caller row.
-    expect(now.board.caller.rows.map((r: { user_id: string }) => r.user_id)).toEqual([two.userId]);
+    expect(now.board.caller?.rows.map((r) => r.user_id)).toEqual([two.userId]);
     await until(
       'the second caller joined on B',
       () => reads(b, c.id, two.token),
@@ -171,7 +189,7 @@ describe('contest reads from the page cache', () => {
     const u = await fundedUser();
     expect((await enter(u, c.id, c.markets[1]!, 'down')).status).toBe(201);
     const hidden = { total_entries: 1, entry_visibility: 'hidden_while_betting_open', markets: [] };
-    for (const svc of [a, b, a, b]) expect((await get(svc, `/v1/contests/${c.id}/popular-entry`)).body).toEqual(hidden);
+    for (const svc of [a, b, a, b]) expect((await popularEntry(svc, c.id)).data).toEqual(hidden);
     expect(Date.now()).toBeLessThan(closesAt); // else the set-up took too long to test anything
 
     await sleep(closesAt - Date.now() + 5);
@@ -183,6 +201,6 @@ describe('contest reads from the page cache', () => {
         { market_id: c.markets[1], yes_count: 0, no_count: 1 },
       ],
     };
-    for (const svc of [a, b]) expect((await get(svc, `/v1/contests/${c.id}/popular-entry`)).body).toEqual(shown);
+    for (const svc of [a, b]) expect((await popularEntry(svc, c.id)).data).toEqual(shown);
   });
 });

@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServiceProcess } from '../testing/service-process.js';
-import { call } from '../testing/identity.js';
+import { getContest, getContestLeaderboard, listContests } from '../../generated/openapi/sdk.gen.js';
+import { sdkClient, send } from '../testing/sdk-client.js';
 import { demoSeedAllowed } from '../domain/demo/seed.js';
 
 const dirs: string[] = [];
@@ -20,11 +21,10 @@ const newDir = () => {
 };
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-type LobbyRow = { contest_id: string; title: string; status: string; entries_filled: number };
-const lobby = async (baseUrl: string): Promise<LobbyRow[]> => {
-  const res = await call(baseUrl, 'GET /v1/contests?limit=100');
+const lobby = async (baseUrl: string) => {
+  const res = await send(listContests({ client: sdkClient(baseUrl), query: { limit: 100 } }));
   expect(res.status).toBe(200);
-  return res.body.contests as LobbyRow[];
+  return res.data?.contests ?? [];
 };
 const seededLine = (l: Record<string, unknown>) => typeof l.msg === 'string' && l.msg.startsWith('demo data seeded');
 
@@ -46,14 +46,16 @@ describe('demo data on the embedded development default', () => {
       }
       expect(rows.map((r) => r.status).sort()).toEqual(['open', 'open', 'resolved']);
       const resolved = rows.find((r) => r.status === 'resolved')!;
-      const board = await call(svc.baseUrl, `GET /v1/contests/${resolved.contest_id}/leaderboard?limit=10`);
+      const board = await send(getContestLeaderboard({ client: sdkClient(svc.baseUrl), path: { id: resolved.contest_id }, query: { limit: 10 } }));
       expect(board.status).toBe(200);
-      const entries = board.body.entries as Array<{ rank: number; payout_micros: string | null }>;
+      const entries = board.data?.entries ?? [];
       expect(entries).toHaveLength(6);
       expect(entries[0]!.rank).toBe(1);
-      const detail = await call(svc.baseUrl, `GET /v1/contests/${rows.find((r) => r.title.includes('hidden'))!.contest_id}`);
+      const detail = await send(
+        getContest({ client: sdkClient(svc.baseUrl), path: { id: rows.find((r) => r.title.includes('hidden'))!.contest_id } }),
+      );
       expect(detail.status).toBe(200);
-      expect(detail.body.entry_visibility).toBe('hidden_while_betting_open');
+      expect(detail.data?.entry_visibility).toBe('hidden_while_betting_open');
     } finally {
       expect(await svc.stop()).toBe(0);
     }

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { startServiceProcess, type ServiceProcess } from '../testing/service-process.js';
 import { startTestService } from '../testing/test-service.js';
-import { call } from '../testing/identity.js';
+import { createMarketMaker } from '../../generated/openapi/sdk.gen.js';
+import { sdkClient, send } from '../testing/sdk-client.js';
 
 let dataDir: string;
 beforeAll(() => {
@@ -18,10 +19,12 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 const embedded = () => startServiceProcess({ env: { NODE_ENV: 'development', DEMO_DATA: 'false', DATA_DIR: dataDir } });
 const tokenLine = (svc: ServiceProcess) => svc.logs.find((l) => typeof l.msg === 'string' && l.msg.startsWith('development operator token'));
 const register = (baseUrl: string, token: string) =>
-  call(baseUrl, 'POST /v1/admin/market-makers', {
-    token,
-    body: { wallet_address: privateKeyToAccount(generatePrivateKey()).address, name: 'Dev MM' },
-  });
+  send(
+    createMarketMaker({
+      client: sdkClient(baseUrl, token),
+      body: { wallet_address: privateKeyToAccount(generatePrivateKey()).address, name: 'Dev MM' },
+    }),
+  );
 
 describe('development operator token', () => {
   let devToken: string;
@@ -64,7 +67,7 @@ describe('development operator token', () => {
       expect(prod.svc.rawOutput.join('\n')).not.toContain(devToken);
       const refused = await register(prod.svc.baseUrl, devToken);
       expect(refused.status).toBe(401);
-      expect(refused.body.code).toBe('INVALID_SESSION');
+      expect(refused.error?.code).toBe('INVALID_SESSION');
       expect((await register(prod.svc.baseUrl, prod.operatorToken)).status).toBe(201); // its own OPERATOR_TOKEN works
     } finally {
       await prod.stop();

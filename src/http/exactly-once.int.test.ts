@@ -6,14 +6,26 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { call, randomWallet, type TestPrivy } from '../testing/identity.js';
+import {
+  createContestEntry,
+  createDeposit,
+  createWithdrawal,
+  creditAppTokens,
+  getAvailableAppTokenBalance,
+  getAvailableBalance,
+  getReservedBalance,
+} from '../../generated/openapi/sdk.gen.js';
+import type { OperationPending } from '../../generated/openapi/types.gen.js';
+import { randomWallet, type TestPrivy } from '../testing/identity.js';
+import { sdkClient, send, type SdkResponse } from '../testing/sdk-client.js';
 import { ledgerProblems, newUserSession } from '../testing/money.js';
 import { expectReplayed, sendToProcessKilledAfterCommit } from '../testing/exactly-once.js';
 import { startServiceProcess, type ServiceProcess } from '../testing/service-process.js';
 import { startTestService, type TestService } from '../testing/test-service.js';
 import { newContest } from '../testing/contests.js';
 
-type JsonResponse = Awaited<ReturnType<typeof call>>;
+/** An SDK answer of any of the flows' operations: a test reads its status, replay header, operation_id or error code. */
+type FlowResponse = SdkResponse<object | undefined, { code: string } | undefined>;
 
 let t: TestService;
 let svc: ServiceProcess;
@@ -39,11 +51,11 @@ const count = async (table: string, where: string, params: unknown[]) =>
 
 async function balances(token: string) {
   const [a, r, at] = await Promise.all([
-    call(svc.baseUrl, 'GET /v1/user/available_balance', { token }),
-    call(svc.baseUrl, 'GET /v1/user/reserved_balance', { token }),
-    call(svc.baseUrl, 'GET /v1/user/available_app_token_balance', { token }),
+    send(getAvailableBalance({ client: sdkClient(svc.baseUrl, token) })),
+    send(getReservedBalance({ client: sdkClient(svc.baseUrl, token) })),
+    send(getAvailableAppTokenBalance({ client: sdkClient(svc.baseUrl, token) })),
   ]);
-  return { available: a.body.available_micros, reserved: r.body.reserved_micros, appToken: at.body.available_app_token_micros };
+  return { available: a.data?.available_micros, reserved: r.data?.reserved_micros, appToken: at.data?.available_app_token_micros };
 }
 
 /** One API process (no workers) with failpoints, on the test service's database and queues. */
@@ -63,7 +75,7 @@ interface Flow {
   /** The status of a replay once the write has settled. */
   replayStatus: number;
   prepare(): Promise<Ctx>;
-  send(baseUrl: string, ctx: Ctx, key: string): Promise<JsonResponse>;
+  send(baseUrl: string, ctx: Ctx, key: string): Promise<FlowResponse>;
   /** Exactly one write for this key, and the balances after it. */
   check(ctx: Ctx, key: string): Promise<void>;
 }
@@ -72,7 +84,7 @@ async function fundedUser(amount: number): Promise<Ctx> {
   const u = await newUserSession(svc.baseUrl, privy);
   if (amount)
     expect(
-      (await call(svc.baseUrl, 'POST /v1/users/deposit', { token: u.token, body: { amount_micros: amount, idempotency_key: randomUUID() } })).status,
+      (await send(createDeposit({ client: sdkClient(svc.baseUrl, u.token), body: { amount_micros: amount, idempotency_key: randomUUID() } }))).status,
     ).toBe(200);
   return u;
 }
@@ -85,7 +97,7 @@ const flows: Flow[] = [
     afterErrorStatus: 202,
     replayStatus: 200,
     prepare: () => fundedUser(0),
-    send: (base, c, key) => call(base, 'POST /v1/users/deposit', { token: c.token, body: { amount_micros: 100, idempotency_key: key } }),
+    send: (base, c, key) => send(createDeposit({ client: sdkClient(base, c.token), body: { amount_micros: 100, idempotency_key: key } })),
     async check(c) {
       expect(await count('operations', 'user_id = $1', [c.userId])).toBe(1);
       await expect.poll(() => balances(c.token), { timeout: 20_000 }).toEqual({ available: '100', reserved: '0', appToken: '0' });
@@ -97,7 +109,7 @@ const flows: Flow[] = [
     replayStatus: 200,
     prepare: () => fundedUser(1000),
     send: (base, c, key) =>
-      call(base, 'POST /v1/users/withdraw', { token: c.token, body: { amount_micros: 100, destination_address: DEST, idempotency_key: key } }),
+      send(createWithdrawal({ client: sdkClient(base, c.token), body: { amount_micros: 100, destination_address: DEST, idempotency_key: key } })),
     async check(c) {
       expect(await count('operations', `user_id = $1 and kind = 'withdraw'`, [c.userId])).toBe(1);
       await expect.poll(() => balances(c.token), { timeout: 20_000 }).toEqual({ available: '900', reserved: '0', appToken: '0' });
@@ -109,7 +121,7 @@ const flows: Flow[] = [
     replayStatus: 200,
     prepare: () => fundedUser(0),
     send: (base, c, key) =>
-      call(base, `POST /v1/admin/users/${c.userId}/app-token-credits`, { token: OPERATOR, body: { amount_micros: 5000, idempotency_key: key } }),
+      send(creditAppTokens({ client: sdkClient(base, OPERATOR), path: { user_id: c.userId }, body: { amount_micros: 5000, idempotency_key: key } })),
     async check(c) {
       const credits = `kind = 'app_token_credit' and id in (select transaction_id from ledger_entries e join ledger_accounts a on a.id = e.account_id where a.user_id = $1)`;
       expect(await count('ledger_transactions', credits, [c.userId])).toBe(1);
@@ -133,10 +145,13 @@ const flows: Flow[] = [
       return { ...u, contestId: c.id, marketId: c.markets[0]! };
     },
     send: (base, c, key) =>
-      call(base, `POST /v1/contests/${c.contestId}/entries`, {
-        token: c.token,
-        body: { picks: [{ market_id: c.marketId, direction: 'up' }], idempotency_key: key },
-      }),
+      send(
+        createContestEntry({
+          client: sdkClient(base, c.token),
+          path: { id: c.contestId! },
+          body: { picks: [{ market_id: c.marketId!, direction: 'up' }], idempotency_key: key },
+        }),
+      ),
     async check(c) {
       expect(await count('contest_entries', 'user_id = $1', [c.userId])).toBe(1);
       expect(await balances(c.token)).toEqual({ available: '900', reserved: '100', appToken: '0' });
@@ -165,15 +180,15 @@ describe('a database error right after the write committed', () => {
       const c = await f.prepare();
       const key = randomUUID();
       const first = await f.send(faulty.baseUrl, c, key);
-      expect(first.status, JSON.stringify(first.body)).toBe(f.afterErrorStatus);
+      expect(first.status, JSON.stringify(first.data ?? first.error)).toBe(f.afterErrorStatus);
       if (first.status === 202) {
-        expect(first.body).toEqual({ operation_id: expect.stringMatching(/^[0-9a-f-]{36}$/), status: 'pending' });
+        expect(first.data).toEqual({ operation_id: expect.stringMatching(/^[0-9a-f-]{36}$/), status: 'pending' });
       } else {
-        expect(first.body.code).toBe('UNAVAILABLE');
+        expect(first.error?.code).toBe('UNAVAILABLE');
         expect(first.headers.get('retry-after')).toMatch(/^\d+$/);
       }
       const replay = await replayOnHealthyService(f, c, key);
-      if (first.status === 202) expect(replay.body.operation_id).toBe(first.body.operation_id);
+      if (first.status === 202) expect(replay.data).toMatchObject({ operation_id: (first.data as OperationPending).operation_id });
     });
   }
 });

@@ -7,7 +7,9 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Hex } from 'viem';
 import { orderTypedData, type RfqDomain } from '../domain/rfq/typed-data.js';
-import { call, randomWallet, type TestPrivy } from '../testing/identity.js';
+import { acceptRfqQuote, getRfq } from '../../generated/openapi/sdk.gen.js';
+import { randomWallet, type TestPrivy } from '../testing/identity.js';
+import { sdkClient, send } from '../testing/sdk-client.js';
 import { ledgerProblems } from '../testing/money.js';
 import { buildOrder, currentMarketId, fetchDomain, newTaker, postOrder, readyMaker, type MakerConnection } from '../testing/rfq-trade.js';
 import { startTestService, type TestService } from '../testing/test-service.js';
@@ -93,8 +95,8 @@ describe('quote signatures at quote_ack', () => {
     expect(await m.next('quote_ack', (a) => a.rfq_id === id)).toMatchObject({ accepted: false, error: 'invalid_signature' });
     expect(await m.quote(id, { ...q, max_fill_micros: 9_999 })).toMatchObject({ accepted: false, error: 'below_min_fill' });
     expect(await m.quote(id, q)).toMatchObject({ accepted: true, error: null });
-    const read = await call(base(), `GET /v1/rfq/${id}`, { token: taker.token });
-    expect(read.body.quotes).toHaveLength(1);
+    const read = await send(getRfq({ client: sdkClient(base(), taker.token), path: { rfq_id: id } }));
+    expect(read.data?.quotes).toHaveLength(1);
   });
 
   it('caps a quote`s valid_until_ms at the RFQ`s expires_at_ms', async () => {
@@ -104,8 +106,8 @@ describe('quote signatures at quote_ack', () => {
     const created = await postOrder(base(), taker, domain, order, { fillMode: 'manual' });
     const id = created.body.rfq_id as string;
     expect(await m.quote(id, { odds_bps: 20_000, max_fill_micros: USDC, valid_until_ms: Date.now() + 50_000 })).toMatchObject({ accepted: true });
-    const read = await call(base(), `GET /v1/rfq/${id}`, { token: taker.token });
-    expect(read.body.quotes[0].valid_until_ms).toBe(created.body.expires_at_ms);
+    const read = await send(getRfq({ client: sdkClient(base(), taker.token), path: { rfq_id: id } }));
+    expect(read.data?.quotes[0]?.valid_until_ms).toBe(created.body.expires_at_ms);
   });
 });
 
@@ -138,14 +140,20 @@ describe('manual accept', () => {
     const a = await open(t1);
     const b = await open(t2);
     const accept = (tk: typeof t1, r: { id: string; quoteId: string }) =>
-      call(base(), `POST /v1/rfq/${r.id}/accept`, { token: tk!.token, body: { quote_id: r.quoteId, idempotency_key: randomUUID() } });
+      send(
+        acceptRfqQuote({
+          client: sdkClient(base(), tk!.token),
+          path: { rfq_id: r.id },
+          body: { quote_id: r.quoteId, idempotency_key: randomUUID() },
+        }),
+      );
     expect((await accept(t1, a)).status).toBe(200);
     const failed = await accept(t2, b);
-    expect({ status: failed.status, code: failed.body.code }).toEqual({ status: 422, code: 'INSUFFICIENT_LIQUIDITY' });
-    const read = await call(base(), `GET /v1/rfq/${b.id}`, { token: t2!.token });
-    expect(read.body).toMatchObject({ status: 'open', quotes: [{ quote_id: b.quoteId, status: 'rejected' }] });
+    expect({ status: failed.status, code: failed.error?.code }).toEqual({ status: 422, code: 'INSUFFICIENT_LIQUIDITY' });
+    const read = await send(getRfq({ client: sdkClient(base(), t2!.token), path: { rfq_id: b.id } }));
+    expect(read.data).toMatchObject({ status: 'open', quotes: [{ quote_id: b.quoteId, status: 'rejected' }] });
     expect(await m.next('quote_result', (f) => f.quote_id === b.quoteId)).toMatchObject({ status: 'rejected', reason: 'insufficient_collateral' });
     const again = await accept(t2, b);
-    expect({ status: again.status, code: again.body.code }).toEqual({ status: 409, code: 'QUOTE_NOT_LIVE' });
+    expect({ status: again.status, code: again.error?.code }).toEqual({ status: 409, code: 'QUOTE_NOT_LIVE' });
   });
 });

@@ -8,7 +8,9 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createOrm, type Orm } from '../db/orm.js';
 import { fingerprint, pruneIdempotencyKeys } from '../domain/idempotency.js';
-import { call, type TestPrivy } from '../testing/identity.js';
+import { createDeposit, createWithdrawal, getAvailableBalance } from '../../generated/openapi/sdk.gen.js';
+import type { TestPrivy } from '../testing/identity.js';
+import { sdkClient, send } from '../testing/sdk-client.js';
 import { ledgerProblems, newUserSession } from '../testing/money.js';
 import type { ServiceProcess } from '../testing/service-process.js';
 import { startTestService, type TestService } from '../testing/test-service.js';
@@ -37,10 +39,10 @@ afterAll(async () => {
 
 const count = async (table: string, where: string, params: unknown[]) =>
   Number((await sql.query(`select count(*)::int as n from ${table} where ${where}`, params)).rows[0].n);
-const available = async (token: string) => (await call(svc.baseUrl, 'GET /v1/user/available_balance', { token })).body.available_micros;
+const available = async (token: string) => (await send(getAvailableBalance({ client: sdkClient(svc.baseUrl, token) }))).data?.available_micros;
 const depositBody = (amount: number, key: string) => ({ amount_micros: amount, idempotency_key: key });
 const deposit = (token: string, amount: number, key: string) =>
-  call(svc.baseUrl, 'POST /v1/users/deposit', { token, body: depositBody(amount, key) });
+  send(createDeposit({ client: sdkClient(svc.baseUrl, token), body: depositBody(amount, key) }));
 
 /** A key as an earlier version's two-phase request that died left it: committed in progress. */
 async function strandedKey(userId: string, key: string, body: unknown, createdAgo = '1 minute') {
@@ -71,7 +73,7 @@ describe('an in-progress key left by an earlier version', () => {
     ] as const) {
       const blocked = await deposit(u.token, amount, key);
       expect(blocked.status).toBe(409);
-      expect(blocked.body.code).toBe('IDEMPOTENCY_REQUEST_IN_PROGRESS');
+      expect(blocked.error?.code).toBe('IDEMPOTENCY_REQUEST_IN_PROGRESS');
     }
 
     await sql.query(`update idempotency_keys set created_at = now() - interval '2 days' where key = any($1::uuid[])`, [[lost, committed]]);
@@ -82,11 +84,11 @@ describe('an in-progress key left by an earlier version', () => {
     expect(first.status).toBe(200);
     const again = await deposit(u.token, 400, committed);
     expect(again.status).toBe(200);
-    expect(again.body.operation_id).toBe(opId); // found by the operation's own unique key, not written twice
+    expect(again.data?.operation_id).toBe(opId); // found by the operation's own unique key, not written twice
     expect(await count('operations', 'user_id = $1', [u.userId])).toBe(2);
     const replay = await deposit(u.token, 300, lost);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
-    expect(replay.body).toEqual(first.body);
+    expect(replay.data).toEqual(first.data);
     expect(await available(u.token)).toBe('700');
     // The database itself refuses a second operation under the same key.
     await expect(
@@ -109,10 +111,12 @@ describe('pruning', () => {
     expect(settled.status).toBe(200);
     // A stored rejection (done, no resource): prunable once old.
     const rejectedKey = randomUUID();
-    const rejected = await call(svc.baseUrl, 'POST /v1/users/withdraw', {
-      token: u.token,
-      body: { amount_micros: 1_000_000, destination_address: `0x${'1'.repeat(40)}`, idempotency_key: rejectedKey },
-    });
+    const rejected = await send(
+      createWithdrawal({
+        client: sdkClient(svc.baseUrl, u.token),
+        body: { amount_micros: 1_000_000, destination_address: `0x${'1'.repeat(40)}`, idempotency_key: rejectedKey },
+      }),
+    );
     expect(rejected.status).toBe(422);
     // A done key whose operation is still pending (no outbox row, so nothing settles it here): kept.
     const pendingKey = randomUUID();
@@ -150,7 +154,7 @@ describe('pruning', () => {
     // The pruned settled deposit, retried: its operation is found by its own unique key, not written again.
     const retry = await deposit(u.token, 10, settledKey);
     expect(retry.status).toBe(200);
-    expect(retry.body).toEqual(settled.body);
+    expect(retry.data).toEqual(settled.data);
     expect(await count('operations', `user_id = $1 and idempotency_key = $2`, [u.userId, settledKey])).toBe(1);
     expect(await available(u.token)).toBe('30');
   });
@@ -201,7 +205,7 @@ describe('concurrent duplicates', () => {
       const waited = await deposit(u.token, 60, key);
       const ms = Date.now() - t0;
       expect(waited.status).toBe(409);
-      expect(waited.body.code).toBe('IDEMPOTENCY_REQUEST_IN_PROGRESS');
+      expect(waited.error?.code).toBe('IDEMPOTENCY_REQUEST_IN_PROGRESS');
       expect(ms).toBeGreaterThanOrEqual(4500);
       expect(ms).toBeLessThan(15_000);
       await holder.query('rollback');

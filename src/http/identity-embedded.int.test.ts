@@ -8,7 +8,9 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniquePrefix } from '../testing/postgres.js';
 import { startServiceProcess, type ServiceProcess } from '../testing/service-process.js';
-import { call, randomWallet, signSiwe } from '../testing/identity.js';
+import { createSession, createWalletSession, getPreferences, getWalletNonce, logout } from '../../generated/openapi/sdk.gen.js';
+import { randomWallet, signSiwe } from '../testing/identity.js';
+import { sdkClient, send } from '../testing/sdk-client.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 let dataDir: string;
@@ -57,24 +59,29 @@ describe('development identity (embedded deployment)', () => {
     expect(minted.status, minted.stderr).toBe(0);
     const privyToken = minted.stdout.trim();
     expect(privyToken.split('.')).toHaveLength(3);
-    const session = await call(svc.baseUrl, 'POST /v1/auth/session', { body: { privy_token: privyToken } });
+    const session = await send(createSession({ client: sdkClient(svc.baseUrl), body: { privy_token: privyToken } }));
     expect(session.status).toBe(200);
-    expect(session.body.address).toBe(wallet.address);
-    const prefs = await call(svc.baseUrl, 'GET /v1/user/preferences', { token: session.body.session_token });
+    expect(session.data?.address).toBe(wallet.address);
+    const prefs = await send(getPreferences({ client: sdkClient(svc.baseUrl, session.data?.session_token) }));
     expect(prefs.status).toBe(200);
-    expect(prefs.body).toMatchObject({ user_id: session.body.user_id, x_handle: 'devuser', address: wallet.address });
+    expect(prefs.data).toMatchObject({ user_id: session.data?.user_id, x_handle: 'devuser', address: wallet.address });
     // The same wallet always maps to the same development subject, hence the same user.
-    const again = await call(svc.baseUrl, 'POST /v1/auth/session', { body: { privy_token: devToken(['--wallet', wallet.address]).stdout.trim() } });
-    expect(again.body.user_id).toBe(session.body.user_id);
+    const again = await send(
+      createSession({ client: sdkClient(svc.baseUrl), body: { privy_token: devToken(['--wallet', wallet.address]).stdout.trim() } }),
+    );
+    expect(again.data?.user_id).toBe(session.data?.user_id);
     expect(svc.rawOutput.join('\n')).not.toContain(privyToken);
   });
 
   it('wallet sign-in and logout work on PGlite too', async () => {
-    const nonce = (await call(svc.baseUrl, 'GET /v1/auth/wallet/nonce')).body.nonce as string;
-    const res = await call(svc.baseUrl, 'POST /v1/auth/wallet', { body: await signSiwe(randomWallet(), { domain: 'localhost:3000', nonce }) });
+    const nonce = (await send(getWalletNonce({ client: sdkClient(svc.baseUrl) }))).data!.nonce;
+    const res = await send(
+      createWalletSession({ client: sdkClient(svc.baseUrl), body: await signSiwe(randomWallet(), { domain: 'localhost:3000', nonce }) }),
+    );
+    const client = sdkClient(svc.baseUrl, res.data?.session_token);
     expect(res.status).toBe(200);
-    expect((await call(svc.baseUrl, 'POST /v1/auth/logout', { token: res.body.session_token })).status).toBe(204);
-    expect((await call(svc.baseUrl, 'GET /v1/user/preferences', { token: res.body.session_token })).body.code).toBe('INVALID_SESSION');
+    expect((await send(logout({ client }))).status).toBe(204);
+    expect((await send(getPreferences({ client }))).error?.code).toBe('INVALID_SESSION');
   });
 
   it('dev:token refuses to run in production and rejects bad arguments', () => {

@@ -4,7 +4,9 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceProcess } from '../testing/service-process.js';
-import { call, randomWallet, signSiwe, type TestPrivy, type TestWallet } from '../testing/identity.js';
+import { createSession, createWalletSession, getPreferences, getWalletNonce, updatePreferences } from '../../generated/openapi/sdk.gen.js';
+import { randomWallet, signSiwe, type TestPrivy, type TestWallet } from '../testing/identity.js';
+import { sdkClient, send } from '../testing/sdk-client.js';
 import { startTestService, type TestService } from '../testing/test-service.js';
 
 const DOMAIN = 'app.test:3000';
@@ -24,28 +26,39 @@ afterAll(async () => {
 });
 
 async function nonce(): Promise<string> {
-  const res = await call(svc.baseUrl, 'GET /v1/auth/wallet/nonce');
+  const res = await send(getWalletNonce({ client: sdkClient(svc.baseUrl) }));
   expect(res.status).toBe(200);
-  expect(Object.keys(res.body).sort()).toEqual(['accepted_chain_ids', 'chain_id', 'domain', 'expires_at', 'nonce', 'statement', 'uri', 'version']);
-  expect(res.body.domain).toBe(DOMAIN);
-  expect(res.body.nonce).toMatch(/^[A-Za-z0-9]{16,}$/);
+  expect(Object.keys(res.data ?? {}).sort()).toEqual([
+    'accepted_chain_ids',
+    'chain_id',
+    'domain',
+    'expires_at',
+    'nonce',
+    'statement',
+    'uri',
+    'version',
+  ]);
+  expect(res.data?.domain).toBe(DOMAIN);
+  expect(res.data?.nonce).toMatch(/^[A-Za-z0-9]{16,}$/);
   const now = Date.now() / 1000;
-  expect(res.body.expires_at).toBeGreaterThan(now + 290);
-  expect(res.body.expires_at).toBeLessThanOrEqual(now + 300);
-  return res.body.nonce as string;
+  expect(res.data?.expires_at).toBeGreaterThan(now + 290);
+  expect(res.data?.expires_at).toBeLessThanOrEqual(now + 300);
+  return res.data!.nonce;
 }
 
-const signIn = (body: { message: string; signature: string }) => call(svc.baseUrl, 'POST /v1/auth/wallet', { body });
+const signIn = (body: { message: string; signature: string }) => send(createWalletSession({ client: sdkClient(svc.baseUrl), body }));
+const preferences = (token: string) => send(getPreferences({ client: sdkClient(svc.baseUrl, token) }));
+const setHandle = (token: string, handle: string) => send(updatePreferences({ client: sdkClient(svc.baseUrl, token), body: { handle } }));
 
 async function walletSession(wallet: TestWallet): Promise<string> {
   const res = await signIn(await signSiwe(wallet, { domain: DOMAIN, nonce: await nonce() }));
   expect(res.status).toBe(200);
-  return res.body.session_token as string;
+  return res.data!.session_token;
 }
 
-function expectRejected(res: { status: number; body: { code: string; error: string } }, reason: RegExp) {
-  expect({ status: res.status, code: res.body.code }).toEqual({ status: 401, code: 'INVALID_SIWE_MESSAGE' });
-  expect(res.body.error).toMatch(reason);
+function expectRejected(res: { status: number; error?: { code: string; error: string } }, reason: RegExp) {
+  expect({ status: res.status, code: res.error?.code }).toEqual({ status: 401, code: 'INVALID_SIWE_MESSAGE' });
+  expect(res.error?.error).toMatch(reason);
 }
 
 describe('Sign-In with Ethereum', () => {
@@ -53,13 +66,13 @@ describe('Sign-In with Ethereum', () => {
     const wallet = randomWallet();
     const first = await signIn(await signSiwe(wallet, { domain: DOMAIN, nonce: await nonce() }));
     expect(first.status).toBe(200);
-    expect(Object.keys(first.body).sort()).toEqual(['address', 'expires_at', 'session_token', 'user_id']);
-    expect(first.body.address).toBe(wallet.address);
-    const prefs = await call(svc.baseUrl, 'GET /v1/user/preferences', { token: first.body.session_token });
-    expect(prefs.body).toMatchObject({ user_id: first.body.user_id, address: wallet.address, handle: null, x_handle: null });
+    expect(Object.keys(first.data ?? {}).sort()).toEqual(['address', 'expires_at', 'session_token', 'user_id']);
+    expect(first.data?.address).toBe(wallet.address);
+    const prefs = await preferences(first.data!.session_token);
+    expect(prefs.data).toMatchObject({ user_id: first.data?.user_id, address: wallet.address, handle: null, x_handle: null });
     const again = await signIn(await signSiwe(wallet, { domain: DOMAIN, nonce: await nonce(), chainId: 1 }));
-    expect(again.body.user_id).toBe(first.body.user_id);
-    expect((await sql.query('select privy_sub from users where id = $1', [first.body.user_id])).rows).toEqual([{ privy_sub: null }]);
+    expect(again.data?.user_id).toBe(first.data?.user_id);
+    expect((await sql.query('select privy_sub from users where id = $1', [first.data?.user_id])).rows).toEqual([{ privy_sub: null }]);
   });
 
   it('a nonce signs in once: a replay is refused', async () => {
@@ -100,11 +113,13 @@ describe('Sign-In with Ethereum', () => {
   it('a Privy exchange for a wallet that signed in before attaches to that user', async () => {
     const wallet = randomWallet();
     const token = await walletSession(wallet);
-    const userId = (await call(svc.baseUrl, 'GET /v1/user/preferences', { token })).body.user_id;
+    const userId = (await preferences(token)).data?.user_id;
     const sub = `did:privy:${randomBytes(8).toString('hex')}`;
-    const res = await call(svc.baseUrl, 'POST /v1/auth/session', { body: { privy_token: await privy.token(sub, wallet.address.toLowerCase()) } });
+    const res = await send(
+      createSession({ client: sdkClient(svc.baseUrl), body: { privy_token: await privy.token(sub, wallet.address.toLowerCase()) } }),
+    );
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ user_id: userId, address: wallet.address });
+    expect(res.data).toMatchObject({ user_id: userId, address: wallet.address });
     expect((await sql.query('select privy_sub from users where id = $1', [userId])).rows).toEqual([{ privy_sub: sub }]);
   });
 });
@@ -114,22 +129,23 @@ describe('handles', () => {
     const alice = await walletSession(randomWallet());
     const bob = await walletSession(randomWallet());
     const handle = `Al_${randomBytes(4).toString('hex')}`;
-    const set = await call(svc.baseUrl, 'PATCH /v1/user/preferences', { token: alice, body: { handle } });
+    const set = await setHandle(alice, handle);
     expect(set.status).toBe(200);
-    expect(Object.keys(set.body).sort()).toEqual(['address', 'avatar_seed', 'handle', 'user_id', 'x_avatar_url', 'x_handle']);
-    expect(set.body.handle).toBe(handle);
-    expect(Number.isInteger(set.body.avatar_seed)).toBe(true);
-    const taken = await call(svc.baseUrl, 'PATCH /v1/user/preferences', { token: bob, body: { handle: handle.toLowerCase() } });
+    expect(Object.keys(set.data ?? {}).sort()).toEqual(['address', 'avatar_seed', 'handle', 'user_id', 'x_avatar_url', 'x_handle']);
+    expect(set.data?.handle).toBe(handle);
+    expect(Number.isInteger(set.data?.avatar_seed)).toBe(true);
+    const taken = await setHandle(bob, handle.toLowerCase());
     expect(taken.status).toBe(409);
-    expect(taken.body).toEqual({ error: expect.any(String), code: 'HANDLE_TAKEN', details: null });
-    const recased = await call(svc.baseUrl, 'PATCH /v1/user/preferences', { token: alice, body: { handle: handle.toUpperCase() } });
-    expect([recased.status, recased.body.handle]).toEqual([200, handle.toUpperCase()]);
-    const read = await call(svc.baseUrl, 'GET /v1/user/preferences', { token: alice });
-    expect(read.body).toEqual(recased.body);
+    expect(taken.error).toEqual({ error: expect.any(String), code: 'HANDLE_TAKEN', details: null });
+    const recased = await setHandle(alice, handle.toUpperCase());
+    expect([recased.status, recased.data?.handle]).toEqual([200, handle.toUpperCase()]);
+    const read = await preferences(alice);
+    expect(read.data).toEqual(recased.data);
   });
 
   it('refuses invalid handles and unknown properties with 400', async () => {
     const token = await walletSession(randomWallet());
+    // Raw fetch: these bodies break the spec's types (missing or extra properties), which the SDK will not take.
     for (const body of [
       { handle: 'ab' },
       { handle: 'a'.repeat(21) },
@@ -138,8 +154,16 @@ describe('handles', () => {
       {},
       { handle: 'okay_one', extra: 1 },
     ]) {
-      const r = await call(svc.baseUrl, 'PATCH /v1/user/preferences', { token, body });
-      expect({ body, status: r.status, code: r.body.code }).toEqual({ body, status: 400, code: 'VALIDATION_FAILED' });
+      const r = await fetch(`${svc.baseUrl}/v1/user/preferences`, {
+        method: 'PATCH',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+        body: JSON.stringify(body),
+      });
+      expect({ body, status: r.status, code: ((await r.json()) as { code?: string }).code }).toEqual({
+        body,
+        status: 400,
+        code: 'VALIDATION_FAILED',
+      });
     }
   });
 
@@ -147,11 +171,7 @@ describe('handles', () => {
     const tokens = await Promise.all([walletSession(randomWallet()), walletSession(randomWallet())]);
     for (let round = 0; round < 5; round++) {
       const handle = `race_${round}_${randomBytes(3).toString('hex')}`;
-      const results = await Promise.all(
-        tokens.map((token, i) =>
-          call(svc.baseUrl, 'PATCH /v1/user/preferences', { token, body: { handle: i === 0 ? handle : handle.toUpperCase() } }),
-        ),
-      );
+      const results = await Promise.all(tokens.map((token, i) => setHandle(token, i === 0 ? handle : handle.toUpperCase())));
       expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
       expect((await sql.query('select count(*)::int as n from users where lower(handle) = lower($1)', [handle])).rows[0].n).toBe(1);
     }

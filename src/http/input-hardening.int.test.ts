@@ -4,7 +4,9 @@
 import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call } from '../testing/identity.js';
+import { createContest } from '../../generated/openapi/sdk.gen.js';
+import type { CreateContestRequest } from '../../generated/openapi/types.gen.js';
+import { sdkClient, send } from '../testing/sdk-client.js';
 import { newUserSession } from '../testing/money.js';
 import { startTestService, type TestService } from '../testing/test-service.js';
 
@@ -32,7 +34,8 @@ async function raw(method: string, path: string, opts: { token?: string; body?: 
   return { status: res.status, text, body: text ? (JSON.parse(text) as { code: string; error: string; details: unknown }) : undefined };
 }
 
-const contest = (over: Record<string, unknown> = {}) => ({
+/** A valid contest; `contest(over)` overrides it with whatever a test sends (hostile values included). */
+const validContest = (): CreateContestRequest => ({
   title: 'Hardening',
   category: 'mentions',
   game_type: 'lineups',
@@ -43,8 +46,8 @@ const contest = (over: Record<string, unknown> = {}) => ({
   bet_type: { kind: 'num_bets', value: 1 },
   winning_split_bps: [10000],
   markets: [{ category: 'words', name: 'Says "inflation"' }],
-  ...over,
 });
+const contest = (over: Record<string, unknown> = {}) => ({ ...validContest(), ...over });
 
 describe('malformed percent-encoding in a path parameter', () => {
   const C = randomUUID();
@@ -194,10 +197,10 @@ describe('400 details are capped', () => {
   });
 
   it('INVALID_PICKS with 100 bad picks: the first 20 and the count of the rest, and a short message', async () => {
-    const c = await call(base, 'POST /v1/admin/contests', { token: OPERATOR, body: contest() });
+    const c = await send(createContest({ client: sdkClient(base, OPERATOR), body: validContest() }));
     expect(c.status).toBe(201);
     const picks = Array.from({ length: 100 }, (_, i) => ({ market_id: 1_000_000 + i, direction: 'up' }));
-    const r = await raw('POST', `/v1/contests/${c.body.contest_id}/entries`, { token: session, body: { picks, idempotency_key: randomUUID() } });
+    const r = await raw('POST', `/v1/contests/${c.data?.contest_id}/entries`, { token: session, body: { picks, idempotency_key: randomUUID() } });
     expect(r).toMatchObject({ status: 422, body: { code: 'INVALID_PICKS' } });
     const details = r.body!.details as unknown[];
     expect(details).toHaveLength(21);

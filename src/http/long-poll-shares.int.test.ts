@@ -3,7 +3,8 @@
 // user's long-poll on that process waits and is woken by a quote as usual. Two API processes, with Redis
 // and with PostgreSQL only: the long-polls are on A, the quote arrives through a maker connected to B.
 import { describe, expect, it } from 'vitest';
-import { call } from '../testing/identity.js';
+import { cancelRfq, getRfq } from '../../generated/openapi/sdk.gen.js';
+import { sdkClient, send } from '../testing/sdk-client.js';
 import { buildOrder, postOrder, type Party } from '../testing/rfq-trade.js';
 import { BACKENDS, useTwoProcesses, USDC } from '../testing/two-processes.js';
 
@@ -22,7 +23,8 @@ describe.each(BACKENDS)('long-polls per user (%s)', (backend) => {
     expect(res.status).toBe(201);
     return res.body.rfq_id as string;
   };
-  const longPoll = (p: Party, rfqId: string) => call(h.a.baseUrl, `GET /v1/rfq/${rfqId}?wait_ms=10000`, { token: p.token });
+  const longPoll = (p: Party, rfqId: string) =>
+    send(getRfq({ client: sdkClient(h.a.baseUrl, p.token), path: { rfq_id: rfqId }, query: { wait_ms: 10_000 } }));
   const waiters = async () => {
     const res = await fetch(`${h.a.baseUrl}/metrics`, { headers: { authorization: `Bearer ${h.t.operatorToken}` } });
     return Number(/^rfq_long_poll_waiters (\d+)$/m.exec(await res.text())?.[1] ?? NaN);
@@ -40,7 +42,7 @@ describe.each(BACKENDS)('long-polls per user (%s)', (backend) => {
 
     const refused = await longPoll(hog, hogRfq);
     expect(refused.status).toBe(503);
-    expect(refused.body.code).toBe('TOO_MANY_WAITERS');
+    expect(refused.error?.code).toBe('TOO_MANY_WAITERS');
     expect(refused.headers.get('retry-after')).toBe('1');
 
     const fairRfq = await openRfq(fair);
@@ -50,12 +52,12 @@ describe.each(BACKENDS)('long-polls per user (%s)', (backend) => {
     expect((await maker.quote(fairRfq, { odds_bps: 20_000, max_fill_micros: USDC })).accepted).toBe(true);
     const answered = await waiting;
     expect(answered.status).toBe(200);
-    expect(answered.body.quotes_received).toBe(1);
+    expect(answered.data?.quotes_received).toBe(1);
     expect(settled).toBe(0); // the hog's long-polls were not answered early
 
     // Cancelling the hog's RFQ wakes all of its long-polls with the cancelled RFQ.
-    expect((await call(h.a.baseUrl, `POST /v1/rfq/${hogRfq}/cancel`, { token: hog.token, body: {} })).status).toBe(200);
+    expect((await send(cancelRfq({ client: sdkClient(h.a.baseUrl, hog.token), path: { rfq_id: hogRfq }, body: {} }))).status).toBe(200);
     const results = await Promise.all(held);
-    expect(new Set(results.map((r) => `${r.status} ${r.body.status}`))).toEqual(new Set(['200 cancelled']));
+    expect(new Set(results.map((r) => `${r.status} ${r.data?.status}`))).toEqual(new Set(['200 cancelled']));
   }, 120_000);
 });

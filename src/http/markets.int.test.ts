@@ -5,7 +5,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, TEST_REDIS_URL, uniquePrefix, type TestDatabase } from '../testing/postgres.js';
 import { startServiceProcess, type ServiceProcess } from '../testing/service-process.js';
-import { call } from '../testing/identity.js';
+import { getCurrentMarket, lookupMarket } from '../../generated/openapi/sdk.gen.js';
+import { sdkClient, send } from '../testing/sdk-client.js';
 import { createOrm, type Orm } from '../db/orm.js';
 import { rollWindows, type MarketSettings } from '../domain/markets/markets.js';
 import { currentWindow, windowStart } from '../domain/markets/windows.js';
@@ -44,9 +45,15 @@ afterAll(async () => {
   await db?.drop();
 });
 
-const current = (asset: string, duration: number | string) => call(svc.baseUrl, `GET /v1/markets/current?asset=${asset}&duration_secs=${duration}`);
-const lookup = (asset: string, duration: number | string, start: number | string) =>
-  call(svc.baseUrl, `GET /v1/markets/lookup?asset=${asset}&duration_secs=${duration}&window_start_ms=${start}`);
+const current = (asset: string, duration: number) =>
+  send(getCurrentMarket({ client: sdkClient(svc.baseUrl), query: { asset, duration_secs: duration } }));
+const lookup = (asset: string, duration: number, start: number) =>
+  send(lookupMarket({ client: sdkClient(svc.baseUrl), query: { asset, duration_secs: duration, window_start_ms: start } }));
+/** Raw GET: malformed or missing query parameters are what the SDK's types refuse to send. */
+const rawGet = async (path: string) => {
+  const res = await fetch(`${svc.baseUrl}${path}`);
+  return { status: res.status, code: ((await res.json()) as { code?: string }).code };
+};
 const maxAge = (h: Headers) => Number(/max-age=(\d+)/.exec(h.get('cache-control') ?? '')?.[1]);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -65,8 +72,8 @@ describe('GET /v1/markets/current', () => {
     const t0 = Date.now();
     const res = await current('BTC', 60);
     expect(res.status).toBe(200);
-    const m = res.body.market;
-    expect(Object.keys(res.body)).toEqual(['market']);
+    const m = res.data!.market;
+    expect(Object.keys(res.data ?? {})).toEqual(['market']);
     expect(Object.keys(m).sort()).toEqual(['asset', 'betting_closes_at_ms', 'duration_secs', 'market_id', 'start_at_ms']);
     // now is at least 2 s into its window, so past the betting close (1 s in): current is the next window.
     expect(m.start_at_ms).toBe(windowStart(t0, 60) + 60_000);
@@ -77,9 +84,9 @@ describe('GET /v1/markets/current', () => {
 
     const again = await lookup('BTC', 60, m.start_at_ms);
     expect(again.status).toBe(200);
-    expect(again.body.market).toEqual(m);
+    expect(again.data?.market).toEqual(m);
     expect(again.headers.get('cache-control')).toBe('public, max-age=60');
-    expect((await current('BTC', 60)).body.market.market_id).toBe(m.market_id);
+    expect((await current('BTC', 60)).data?.market.market_id).toBe(m.market_id);
   });
 
   it('returns the window containing now before its betting close (300 s window, 59 s buffer)', async () => {
@@ -89,18 +96,19 @@ describe('GET /v1/markets/current', () => {
     const res = await current('ETH', 300);
     const t1 = Date.now();
     expect(res.status).toBe(200);
+    const m = res.data!.market;
     const expected = new Set([currentWindow(t0, 300, 59_000).startAtMs, currentWindow(t1, 300, 59_000).startAtMs]);
-    expect(expected).toContain(res.body.market.start_at_ms);
-    if (t1 % 300_000 < 241_000 && windowStart(t0, 300) === windowStart(t1, 300)) expect(res.body.market.start_at_ms).toBe(windowStart(t0, 300));
-    expect(res.body.market.betting_closes_at_ms).toBe(res.body.market.start_at_ms + 241_000);
-    expect((await lookup('ETH', 300, res.body.market.start_at_ms)).body.market.market_id).toBe(res.body.market.market_id);
+    expect(expected).toContain(m.start_at_ms);
+    if (t1 % 300_000 < 241_000 && windowStart(t0, 300) === windowStart(t1, 300)) expect(m.start_at_ms).toBe(windowStart(t0, 300));
+    expect(m.betting_closes_at_ms).toBe(m.start_at_ms + 241_000);
+    expect((await lookup('ETH', 300, m.start_at_ms)).data?.market.market_id).toBe(m.market_id);
   });
 
   it('concurrent first requests for a window converge on one market_id', async () => {
     const start = windowStart(Date.now(), 300) + 1_800_000; // within the horizon, created by nobody yet
     const results = await Promise.all(Array.from({ length: 12 }, () => lookup('ETH', 300, start)));
     expect(new Set(results.map((r) => r.status))).toEqual(new Set([200]));
-    expect(new Set(results.map((r) => r.body.market.market_id)).size).toBe(1);
+    expect(new Set(results.map((r) => r.data?.market.market_id)).size).toBe(1);
     const rows = await sql.query('select count(*)::int as n from markets where asset = $1 and duration_secs = 300 and start_at_ms = $2', [
       'ETH',
       start,
@@ -111,12 +119,12 @@ describe('GET /v1/markets/current', () => {
   it('404 MARKET_NOT_FOUND for an asset or duration not offered, naming the offered ones', async () => {
     const asset = await current('DOGE', 60);
     expect(asset.status).toBe(404);
-    expect(asset.body.code).toBe('MARKET_NOT_FOUND');
-    expect(asset.body.error).toContain('BTC, ETH');
+    expect(asset.error?.code).toBe('MARKET_NOT_FOUND');
+    expect(asset.error?.error).toContain('BTC, ETH');
     const duration = await current('BTC', 120);
     expect(duration.status).toBe(404);
-    expect(duration.body.code).toBe('MARKET_NOT_FOUND');
-    expect(duration.body.error).toContain('60, 300');
+    expect(duration.error?.code).toBe('MARKET_NOT_FOUND');
+    expect(duration.error?.error).toContain('60, 300');
   });
 
   it('400 VALIDATION_FAILED for missing or malformed parameters', async () => {
@@ -129,9 +137,9 @@ describe('GET /v1/markets/current', () => {
       '/v1/markets/current?asset=BTC&duration_secs=0',
       '/v1/markets/current?asset=BTC&duration_secs=1.5',
     ]) {
-      const res = await call(svc.baseUrl, `GET ${path}`);
+      const res = await rawGet(path);
       expect(res.status, path).toBe(400);
-      expect(res.body.code, path).toBe('VALIDATION_FAILED');
+      expect(res.code, path).toBe('VALIDATION_FAILED');
     }
   });
 });
@@ -142,7 +150,7 @@ describe('GET /v1/markets/lookup', () => {
     for (const start of [aligned + 1, aligned + 60_000, aligned - 1]) {
       const res = await lookup('BTC', 300, start);
       expect(res.status).toBe(400);
-      expect(res.body).toMatchObject({ code: 'WINDOW_NOT_ALIGNED', details: null });
+      expect(res.error).toMatchObject({ code: 'WINDOW_NOT_ALIGNED', details: null });
     }
   });
 
@@ -153,9 +161,9 @@ describe('GET /v1/markets/lookup', () => {
       'asset=BTC&duration_secs=60&window_start_ms=-60000',
       'duration_secs=60&window_start_ms=0',
     ]) {
-      const res = await call(svc.baseUrl, `GET /v1/markets/lookup?${q}`);
+      const res = await rawGet(`/v1/markets/lookup?${q}`);
       expect(res.status, q).toBe(400);
-      expect(res.body.code, q).toBe('VALIDATION_FAILED');
+      expect(res.code, q).toBe('VALIDATION_FAILED');
     }
   });
 
@@ -166,31 +174,31 @@ describe('GET /v1/markets/lookup', () => {
     const beyond = windowStart(now + SETTINGS.lookupHorizonMs, 300) + 600_000;
     const res = await lookup('BTC', 300, beyond);
     expect(res.status).toBe(404);
-    expect(res.body.code).toBe('MARKET_NOT_FOUND');
+    expect(res.error?.code).toBe('MARKET_NOT_FOUND');
     expect((await sql.query('select 1 from markets where start_at_ms = $1', [beyond])).rowCount).toBe(0);
     expect((await lookup('BTC', 300, 9_007_199_254_740_000 * 1000)).status).toBe(404);
     // created otherwise (here: a rollover run as of a later time), it is found
     await rollWindows(orm.em.fork(), SETTINGS, beyond);
     const found = await lookup('BTC', 300, beyond);
     expect(found.status).toBe(200);
-    expect(found.body.market.start_at_ms).toBe(beyond);
+    expect(found.data?.market.start_at_ms).toBe(beyond);
   });
 
   it('past windows within the horizon: created on demand, stable, cached as immutable; older ones 404', async () => {
     const past = windowStart(Date.now() - 1_800_000, 60); // 30 min ago: inside the 1-hour test horizon
     const first = await lookup('ETH', 60, past);
     expect(first.status).toBe(200);
-    expect(first.body.market).toMatchObject({ asset: 'ETH', duration_secs: 60, start_at_ms: past, betting_closes_at_ms: past + 1_000 });
+    expect(first.data?.market).toMatchObject({ asset: 'ETH', duration_secs: 60, start_at_ms: past, betting_closes_at_ms: past + 1_000 });
     expect(first.headers.get('cache-control')).toBe('public, max-age=86400, immutable');
-    expect((await lookup('ETH', 60, past)).body.market.market_id).toBe(first.body.market.market_id);
+    expect((await lookup('ETH', 60, past)).data?.market.market_id).toBe(first.data?.market.market_id);
     const ancient = await lookup('ETH', 60, 0); // 1970: never created, outside the horizon
     expect(ancient.status).toBe(404);
-    expect(ancient.body.code).toBe('MARKET_NOT_FOUND');
+    expect(ancient.error?.code).toBe('MARKET_NOT_FOUND');
   });
 
   it('404 for an asset or duration not offered', async () => {
-    expect((await lookup('DOGE', 60, 0)).body.code).toBe('MARKET_NOT_FOUND');
-    expect((await lookup('BTC', 900, 0)).body.code).toBe('MARKET_NOT_FOUND');
+    expect((await lookup('DOGE', 60, 0)).error?.code).toBe('MARKET_NOT_FOUND');
+    expect((await lookup('BTC', 900, 0)).error?.code).toBe('MARKET_NOT_FOUND');
   });
 });
 

@@ -8,7 +8,10 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RfqDomain } from '../domain/rfq/typed-data.js';
-import { call, type JsonResponse, type TestPrivy } from '../testing/identity.js';
+import { acceptRfqQuote, createRfq } from '../../generated/openapi/sdk.gen.js';
+import type { Rfq } from '../../generated/openapi/types.gen.js';
+import type { TestPrivy } from '../testing/identity.js';
+import { sdkClient, send, type SdkResponse } from '../testing/sdk-client.js';
 import { ledgerProblems } from '../testing/money.js';
 import {
   balances,
@@ -17,6 +20,7 @@ import {
   fetchDomain,
   newTaker,
   postOrder,
+  signOrder,
   readyMaker,
   type MakerConnection,
   type Party,
@@ -65,13 +69,16 @@ interface Ctx {
   quoteId?: string;
 }
 
+/** Both writes answer the RFQ. */
+type Answer = SdkResponse<Rfq | undefined, { code: string } | undefined>;
+
 interface Flow {
   operationId: 'createRfq' | 'acceptRfqQuote';
   status: number;
   prepare(): Promise<Ctx>;
-  send(baseUrl: string, c: Ctx, key: string): Promise<JsonResponse>;
+  send(baseUrl: string, c: Ctx, key: string): Promise<Answer>;
   /** One write for this key, and the balances after it. */
-  check(c: Ctx, answer: JsonResponse): Promise<void>;
+  check(c: Ctx, answer: Answer): Promise<void>;
 }
 
 const flows: Flow[] = [
@@ -83,10 +90,16 @@ const flows: Flow[] = [
       return { taker, order: buildOrder(taker.wallet.address, [{ market_id: market, direction: 'up' }], { stake_micros: STAKE }) };
     },
     // Manual mode: the answer is the open RFQ at once (best mode would wait for the quote window).
-    send: (base, c, key) => postOrder(base, c.taker, domain, c.order, { fillMode: 'manual', idempotencyKey: key }),
+    send: async (base, c, key) =>
+      send(
+        createRfq({
+          client: sdkClient(base, c.taker.token),
+          body: { order: c.order, signature: await signOrder(c.taker.wallet, domain, c.order), fill_mode: 'manual', idempotency_key: key },
+        }),
+      ),
     async check(c, answer) {
       expect(await count('rfqs', 'taker_user_id = $1', [c.taker.userId])).toBe(1);
-      expect(answer.body).toMatchObject({ status: 'open', stake_micros: String(STAKE) });
+      expect(answer.data).toMatchObject({ status: 'open', stake_micros: String(STAKE) });
       expect(await balances(svc.baseUrl, c.taker.token)).toEqual({ available: String(10 * USDC - STAKE), reserved: String(STAKE) });
     },
   },
@@ -104,12 +117,14 @@ const flows: Flow[] = [
       return { taker, order, rfqId, quoteId: ack.quote_id as string };
     },
     send: (base, c, key) =>
-      call(base, `POST /v1/rfq/${c.rfqId}/accept`, { token: c.taker.token, body: { quote_id: c.quoteId, idempotency_key: key } }),
+      send(
+        acceptRfqQuote({ client: sdkClient(base, c.taker.token), path: { rfq_id: c.rfqId! }, body: { quote_id: c.quoteId!, idempotency_key: key } }),
+      ),
     async check(c, answer) {
       expect(await count('positions', 'rfq_id = $1', [c.rfqId])).toBe(1);
       expect(await count('position_fills f join positions p on p.id = f.position_id', 'p.rfq_id = $1', [c.rfqId])).toBe(1);
       expect(await count('ledger_transactions', `kind = 'rfq_fill' and idempotency_key = $1`, [`rfq:${c.rfqId}`])).toBe(1);
-      expect(answer.body).toMatchObject({ status: 'filled', filled_stake_micros: String(STAKE), odds_bps: 19_000 });
+      expect(answer.data).toMatchObject({ status: 'filled', filled_stake_micros: String(STAKE), odds_bps: 19_000 });
       // The stake stays reserved in the position; the maker's liability (1.9x - 1 of the stake) is reserved.
       expect(await balances(svc.baseUrl, c.taker.token)).toEqual({ available: String(10 * USDC - STAKE), reserved: String(STAKE) });
     },
@@ -137,15 +152,16 @@ describe('RFQ writes: a database error right after the write committed', () => {
       const c = await f.prepare();
       const key = randomUUID();
       const first = await f.send(faulty.baseUrl, c, key);
-      expect(first.status, JSON.stringify(first.body)).toBe(f.status);
+      expect(first.status, JSON.stringify(first.error)).toBe(f.status);
       // The failpoint fired: the faulty process answered from the stored outcome, not a live read.
       await faulty.waitForLog(
-        (l) => l.msg === 'the write committed but its outcome could not be read; answering the stored outcome' && l.resource_id === first.body.rfq_id,
+        (l) =>
+          l.msg === 'the write committed but its outcome could not be read; answering the stored outcome' && l.resource_id === first.data?.rfq_id,
         5_000,
       );
       await f.check(c, first);
       const replay = await replayOnHealthyService(f, c, key);
-      expect(replay.body.rfq_id).toBe(first.body.rfq_id);
+      expect(replay.data?.rfq_id).toBe(first.data?.rfq_id);
     });
   }
 });

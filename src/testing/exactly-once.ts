@@ -1,23 +1,28 @@
 // The fault scaffolding of the exactly-once tests (src/http/exactly-once.int.test.ts, rfq-exactly-once.int.test.ts):
 // a retry that must replay the committed write, twice, and an API process SIGKILLed between commit and response.
 import { expect } from 'vitest';
-import type { JsonResponse } from './identity.js';
 import { startServiceProcess } from './service-process.js';
 
+/** An answer from the generated SDK (`send()` of sdk-client.ts: data or error) or from a raw JSON call (body). */
+interface Answer {
+  status: number;
+  headers: Headers;
+  body?: unknown;
+  data?: unknown;
+  error?: unknown;
+}
+const bodyOf = (a: Answer) => a.body ?? a.data ?? a.error;
+
 /** Sends the same request twice on a healthy service: both replay (same status and body), and `check` holds after each. */
-export async function expectReplayed(
-  send: () => Promise<JsonResponse>,
-  status: number,
-  check: (res: JsonResponse) => Promise<void>,
-): Promise<JsonResponse> {
+export async function expectReplayed<R extends Answer>(send: () => Promise<R>, status: number, check: (res: R) => Promise<void>): Promise<R> {
   const replay = await send();
-  expect(replay.status, JSON.stringify(replay.body)).toBe(status);
+  expect(replay.status, JSON.stringify(bodyOf(replay))).toBe(status);
   expect(replay.headers.get('idempotent-replayed')).toBe('true');
   await check(replay);
   // Once more: still the same answer, still one write.
   const again = await send();
   expect(again.status).toBe(status);
-  expect(again.body).toEqual(replay.body);
+  expect(bodyOf(again)).toEqual(bodyOf(replay));
   await check(again);
   return replay;
 }
