@@ -14,7 +14,7 @@ import { ANVIL_KEYS } from '../src/testing/anvil.js';
 import { startTestChain } from '../src/testing/chain.js';
 import { createWalletSession, getDepositWallet, getWalletNonce } from '../generated/openapi/sdk.gen.js';
 import { signSiwe } from '../src/testing/identity.js';
-import { sdkClient, sent } from '../src/testing/sdk-client-ws.js';
+import { sdkClient, sent } from '../src/testing/sdk-client.js';
 import { startServiceProcess } from '../src/testing/service-process.js';
 
 const PORT = process.env.PORT ?? '3000';

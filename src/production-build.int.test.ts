@@ -11,7 +11,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDeposit, createWithdrawal, getAvailableBalance, getOperation, getReadiness } from '../generated/openapi/sdk.gen.js';
 import { createTestPrivy, randomWallet, type TestPrivy } from './testing/identity.js';
-import { sdkClient, sent } from './testing/sdk-client-ws.js';
+import { sdkClient, sent } from './testing/sdk-client.js';
 import { ledgerProblems, newUserSession } from './testing/money.js';
 import { buildOrder, currentMarketId, fetchDomain, fundWallet, postOrder, readyMaker } from './testing/rfq-trade.js';
 import { createTestDatabase, TEST_REDIS_URL, uniquePrefix, type TestDatabase } from './testing/postgres.js';

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createWithdrawal, getOperation } from '../generated/openapi/sdk.gen.js';
-import { sdkClient, sent } from '../src/testing/sdk-client-ws.js';
+import { sdkClient, sent } from '../src/testing/sdk-client.js';
 import { startOnchainStack, type OnchainStack } from '../src/testing/onchain-stack.js';
 import {
   available,

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDeposit, getAvailableBalance, getDepositWallet } from '../generated/openapi/sdk.gen.js';
 import type { DepositResponse } from '../generated/openapi/types.gen.js';
-import { sdkClient, sent } from '../src/testing/sdk-client-ws.js';
+import { sdkClient, sent } from '../src/testing/sdk-client.js';
 import { startServiceProcess } from '../src/testing/service-process.js';
 import { startOnchainStack, type OnchainStack, type OnchainUser } from '../src/testing/onchain-stack.js';
 

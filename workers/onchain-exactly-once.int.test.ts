@@ -7,7 +7,7 @@
 // and mined once. The ledger and the onchain reconciliation are checked after each.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getOperation } from '../generated/openapi/sdk.gen.js';
-import { sdkClient, sent } from '../src/testing/sdk-client-ws.js';
+import { sdkClient, sent } from '../src/testing/sdk-client.js';
 import { startOnchainStack, type OnchainStack, type OnchainUser } from '../src/testing/onchain-stack.js';
 
 let s: OnchainStack;

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
 import { createWithdrawal, getAvailableBalance, getReservedBalance } from '../generated/openapi/sdk.gen.js';
-import { sdkClient, sent } from '../src/testing/sdk-client-ws.js';
+import { sdkClient, sent } from '../src/testing/sdk-client.js';
 import { startOnchainStack, type OnchainStack } from '../src/testing/onchain-stack.js';
 
 describe.each(['redis', 'postgres'] as const)('onchain withdrawals (%s deployment)', (deployment) => {

@@ -9,7 +9,7 @@ import { startServiceProcess, type ServiceProcess } from '../src/testing/service
 import { createDeposit, getAvailableBalance, getOperation } from '../generated/openapi/sdk.gen.js';
 import { createTestPrivy, type TestPrivy } from '../src/testing/identity.js';
 import { ledgerProblems, newUserSession } from '../src/testing/money.js';
-import { sdkClient, sent } from '../src/testing/sdk-client-ws.js';
+import { sdkClient, sent } from '../src/testing/sdk-client.js';
 
 let db: TestDatabase;
 let api: ServiceProcess;

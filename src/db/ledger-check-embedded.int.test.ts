@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServiceProcess, type ServiceProcess } from '../testing/service-process.js';
 import { createDeposit, createSession } from '../../generated/openapi/sdk.gen.js';
 import { randomWallet } from '../testing/identity.js';
-import { sdkClient, sent } from '../testing/sdk-client-ws.js';
+import { sdkClient, sent } from '../testing/sdk-client.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 let dataDir: string;

@@ -8,7 +8,7 @@ import { startPrivateRedis, type PrivateRedis } from '../testing/private-servers
 import { startTestService, type TestService } from '../testing/test-service.js';
 import { createDeposit, getAvailableBalance } from '../../generated/openapi/sdk.gen.js';
 import { ledgerProblems, newUserSession } from '../testing/money.js';
-import { sdkClient, sent } from '../testing/sdk-client-ws.js';
+import { sdkClient, sent } from '../testing/sdk-client.js';
 
 let redis: PrivateRedis;
 let t: TestService;

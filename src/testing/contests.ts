@@ -3,7 +3,7 @@
 import { expect } from 'vitest';
 import { createContest } from '../../generated/openapi/sdk.gen.js';
 import type { CreateContestRequest } from '../../generated/openapi/types.gen.js';
-import { sdkClient, sent } from './sdk-client-ws.js';
+import { sdkClient, sent } from './sdk-client.js';
 
 export interface CreatedContest {
   id: string;

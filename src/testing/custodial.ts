@@ -5,7 +5,7 @@ import { createWalletClient, erc20Abi, http, type Address, type Hash } from 'vie
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { getAvailableBalance, getDepositWallet } from '../../generated/openapi/sdk.gen.js';
 import type { OnchainStack, OnchainUser } from './onchain-stack.js';
-import { sdkClient, sent } from './sdk-client-ws.js';
+import { sdkClient, sent } from './sdk-client.js';
 
 /** GET /v1/users/deposit-wallet's address for this user (from API `api`). */
 export async function depositAddressOf(s: OnchainStack, u: OnchainUser, api = 0): Promise<Address> {

@@ -11,7 +11,7 @@ import { validateServerMessage } from '../../generated/asyncapi/validators.js';
 import { createMarketMaker } from '../../generated/openapi/sdk.gen.js';
 import { createTestPrivy, randomWallet, type TestPrivy, type TestWallet } from './identity.js';
 import { createTestDatabase, TEST_REDIS_URL, uniquePrefix, type TestDatabase } from './postgres.js';
-import { sdkClient, sent } from './sdk-client-ws.js';
+import { sdkClient, sent } from './sdk-client.js';
 import { startServiceProcess, type ServiceProcess } from './service-process.js';
 
 export const OPERATOR = `ws-test-operator-${randomBytes(8).toString('hex')}`;

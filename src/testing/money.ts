@@ -6,7 +6,7 @@ import { ledgerCheckRepository, singleConnectionDb } from '../db/repositories/le
 import { checkLedgerWith, type LedgerProblem } from '../domain/ledger/ledger.js';
 import { createSession } from '../../generated/openapi/sdk.gen.js';
 import { randomWallet, type TestPrivy } from './identity.js';
-import { sdkClient, sent } from './sdk-client-ws.js';
+import { sdkClient, sent } from './sdk-client.js';
 
 export async function newUserSession(baseUrl: string, privy: TestPrivy): Promise<{ token: string; userId: string }> {
   const wallet = randomWallet();

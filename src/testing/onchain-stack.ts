@@ -13,7 +13,7 @@ import { createDeposit, createSession, createWithdrawal, getOperation } from '..
 import { createTestPrivy, type TestPrivy } from './identity.js';
 import { ledgerProblems } from './money.js';
 import { createTestDatabase, TEST_REDIS_URL, uniquePrefix, type TestDatabase } from './postgres.js';
-import { sdkClient, sent } from './sdk-client-ws.js';
+import { sdkClient, sent } from './sdk-client.js';
 import { startServiceProcess, type ServiceProcess } from './service-process.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -23,7 +23,7 @@ import { rfqDomainOf, type Direction, type RfqDomain, type RfqOrderJson } from '
 import { fundedUser } from './funding.js';
 import { TEST_REDIS_URL } from './postgres.js';
 import { newTaker, postOrder, type Party } from './rfq-trade.js';
-import { sdkClient, sent } from './sdk-client-ws.js';
+import { sdkClient, sent } from './sdk-client.js';
 import { startServiceProcess, type ServiceProcess } from './service-process.js';
 import { startTestService, type TestService } from './test-service.js';
 

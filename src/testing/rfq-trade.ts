@@ -20,7 +20,7 @@ import {
 } from '../../generated/openapi/sdk.gen.js';
 import type { CreateRfqRequest } from '../../generated/openapi/types.gen.js';
 import { randomWallet, signSiwe, type JsonResponse, type TestPrivy, type TestWallet } from './identity.js';
-import { sdkClient, sent } from './sdk-client-ws.js';
+import { sdkClient, sent } from './sdk-client.js';
 
 export interface Party {
   wallet: TestWallet;

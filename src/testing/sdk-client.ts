@@ -48,3 +48,20 @@ function describe(err: unknown): string {
   if (err instanceof Error) return err.message;
   return JSON.stringify(err)?.slice(0, 600) ?? String(err);
 }
+
+type SdkResult = { data?: unknown; error?: unknown; response?: Response };
+
+/**
+ * The same check as `send`, keeping the SDK's own result shape (`data`, `error`, `response`) and adding the
+ * status: for tests that pass the result on to helpers expecting the SDK's shape.
+ */
+export async function sent<R extends SdkResult>(call: Promise<R>): Promise<R & { status: number; response: Response }> {
+  const result = await call;
+  const response = result.response;
+  if (!response) throw new Error(`the SDK got no response: ${describe(result.error)}`);
+  // The client catches its own validator's failure and hands it back as `error`: a success body off the spec.
+  if (response.ok && result.error !== undefined) {
+    throw new Error(`${response.status} ${response.url}: the body fails the SDK's response schema: ${describe(result.error)}`);
+  }
+  return { ...result, response, status: response.status };
+}

@@ -6,7 +6,7 @@ import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMarketMaker } from '../../generated/openapi/sdk.gen.js';
 import { randomWallet, type TestWallet } from '../testing/identity.js';
-import { sdkClient, sent } from '../testing/sdk-client-ws.js';
+import { sdkClient, sent } from '../testing/sdk-client.js';
 import { startTestService, type TestService } from '../testing/test-service.js';
 import { signAuthChallenge, DEFAULT_AUTH_DOMAIN } from '@contest-rfq/sdk';
 

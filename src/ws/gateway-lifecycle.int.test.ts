@@ -19,7 +19,7 @@ import {
   wsUrl,
 } from '../testing/mm-gateway.js';
 import { TEST_REDIS_URL, uniquePrefix } from '../testing/postgres.js';
-import { sdkClient, sent } from '../testing/sdk-client-ws.js';
+import { sdkClient, sent } from '../testing/sdk-client.js';
 import { startServiceProcess } from '../testing/service-process.js';
 
 const g = useGateway('mmwsl');

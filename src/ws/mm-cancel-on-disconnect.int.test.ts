@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { acceptRfqQuote, listMakerQuotes } from '../../generated/openapi/sdk.gen.js';
 import { buildOrder, postOrder, type MakerConnection, type Party } from '../testing/rfq-trade.js';
-import { sdkClient, sent } from '../testing/sdk-client-ws.js';
+import { sdkClient, sent } from '../testing/sdk-client.js';
 import { BACKENDS, useTwoProcesses, USDC } from '../testing/two-processes.js';
 
 describe.each(BACKENDS)('cancel on disconnect (%s)', (backend) => {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { MarketMakerClient, type MarketMakerGoneError } from '@contest-rfq/sdk';
 import { createMarketMaker, deleteMarketMaker } from '../../generated/openapi/sdk.gen.js';
-import { sdkClient, sent } from '../testing/sdk-client-ws.js';
+import { sdkClient, sent } from '../testing/sdk-client.js';
 import { startTestService, type TestService } from '../testing/test-service.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

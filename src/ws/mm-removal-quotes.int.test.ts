@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { acceptRfqQuote, createMarketMaker, deleteMarketMaker, getRfq } from '../../generated/openapi/sdk.gen.js';
 import { balances, buildOrder, postOrder } from '../testing/rfq-trade.js';
-import { sdkClient, sent } from '../testing/sdk-client-ws.js';
+import { sdkClient, sent } from '../testing/sdk-client.js';
 import { BACKENDS, useTwoProcesses, USDC } from '../testing/two-processes.js';
 
 const QUOTE_WINDOW_MS = 3000;

@@ -23,7 +23,7 @@ import {
   wsUrl,
 } from '../testing/rfq-stream.js';
 import { postOrder } from '../testing/rfq-trade.js';
-import { sdkClient, sent } from '../testing/sdk-client-ws.js';
+import { sdkClient, sent } from '../testing/sdk-client.js';
 import { startServiceProcess } from '../testing/service-process.js';
 
 const s = useRfqStream('rfqstreaml');

@@ -7,7 +7,7 @@ import { Redis } from 'ioredis';
 import { startTestService, type TestService } from '../../testing/test-service.js';
 import { TEST_REDIS_URL, uniquePrefix } from '../../testing/postgres.js';
 import { getPreferences } from '../../../generated/openapi/sdk.gen.js';
-import { sdkClient, sent } from '../../testing/sdk-client-ws.js';
+import { sdkClient, sent } from '../../testing/sdk-client.js';
 import { newUserSession } from '../../testing/money.js';
 import { JOB, QUEUE } from '../../jobs/queues.js';
 
