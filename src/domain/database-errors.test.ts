@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DriverException, UniqueConstraintViolationException } from '@mikro-orm/core';
-import { fromDatabaseError } from './database-errors.js';
+import { fromDatabaseError, isTransientConflict } from './database-errors.js';
 
 const pgError = (code: string, extra: Record<string, unknown> = {}) => Object.assign(new Error(`pg ${code}`), { code, ...extra });
 
@@ -26,5 +26,13 @@ describe('fromDatabaseError', () => {
     expect(fromDatabaseError(pgError('23514', { constraint: 'contests_entries_filled_check' }))).toBeNull();
     expect(fromDatabaseError(new Error('boom'))).toBeNull();
     expect(fromDatabaseError(pgError('42P01'))).toBeNull();
+  });
+
+  it('tells a deadlock or serialization failure (raw, wrapped or as a cause) from other errors', () => {
+    expect(isTransientConflict(pgError('40P01'))).toBe(true);
+    expect(isTransientConflict(new DriverException(pgError('40001')))).toBe(true);
+    expect(isTransientConflict(Object.assign(new Error('wrapped'), { cause: pgError('40P01') }))).toBe(true);
+    expect(isTransientConflict(pgError('23514'))).toBe(false);
+    expect(isTransientConflict(new Error('boom'))).toBe(false);
   });
 });

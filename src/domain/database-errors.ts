@@ -59,6 +59,15 @@ function constraintOf(err: unknown): string | undefined {
 }
 
 /** A unique violation of this constraint, raised through MikroORM or raw from the driver (Kysely). */
+/** A deadlock or serialization failure (here or in a cause): the transaction was rolled back and may simply run again. */
+export function isTransientConflict(err: unknown): boolean {
+  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = sqlState(e);
+    if (code === SQLSTATE.deadlockDetected || code === SQLSTATE.serializationFailure) return true;
+  }
+  return false;
+}
+
 export function isUniqueViolation(err: unknown, constraint: string): boolean {
   const unique = err instanceof UniqueConstraintViolationException || sqlState(err) === SQLSTATE.uniqueViolation;
   return unique && constraintOf(err) === constraint;

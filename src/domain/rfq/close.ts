@@ -6,6 +6,7 @@ import type { Em } from '../../db/orm.js';
 import { rfqQuotesRepository } from '../../db/repositories/rfq-quotes.repository.js';
 import { rfqRepository } from '../../db/repositories/rfq.repository.js';
 import { db } from '../../db/schema.js';
+import { isTransientConflict } from '../database-errors.js';
 import { Conflict, isUuid, NotFound, Unprocessable } from '../errors.js';
 import type { RejectedReason } from './allocate.js';
 import type { RfqEvent } from './events.js';
@@ -48,8 +49,10 @@ export async function closeRfq(em: Em, deps: RfqDeps, rfqId: string): Promise<Rf
   try {
     return await closeOnce(em, deps, rfqId, 'in_write');
   } catch (err) {
-    if (!(err instanceof CollateralMoved)) throw err;
-    return closeOnce(em, deps, rfqId, 'first'); // rare: lock every candidate maker first this time
+    // Rare: a chosen maker's collateral moved, or the write's account locks met another close's in a deadlock
+    // (PostgreSQL rolled this one back): run again, locking the taker and every candidate maker first.
+    if (!(err instanceof CollateralMoved) && !isTransientConflict(err)) throw err;
+    return closeOnce(em, deps, rfqId, 'first');
   }
 }
 
