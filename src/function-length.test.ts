@@ -10,7 +10,6 @@ import { describe, expect, it } from 'vitest';
 const MAX_LINES = 80;
 const ROOTS = ['src/domain', 'src/trading'];
 
-
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const p = join(dir, e.name);
