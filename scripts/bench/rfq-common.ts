@@ -22,13 +22,14 @@ export { rssKb } from './harness.js';
 
 export interface Stats {
   p50: number;
+  p95: number;
   p99: number;
   max: number;
   n: number;
 }
 export const stats = (xs: number[]): Stats => {
   const s = [...xs].sort((a, b) => a - b);
-  return { p50: percentile(s, 50), p99: percentile(s, 99), max: s.at(-1) ?? NaN, n: s.length };
+  return { p50: percentile(s, 50), p95: percentile(s, 95), p99: percentile(s, 99), max: s.at(-1) ?? NaN, n: s.length };
 };
 export const fmt = (v: number) => v.toFixed(2).padStart(8);
 
@@ -37,6 +38,7 @@ export const statsHeader = () =>
     row([
       ['', -50],
       ['p50 ms', 8],
+      ['p95 ms', 8],
       ['p99 ms', 8],
       ['max ms', 8],
       ['n', 6],
@@ -47,6 +49,7 @@ export const statsLine = (label: string, s: Stats) =>
     row([
       [label, -50],
       [fmt(s.p50), 8],
+      [fmt(s.p95), 8],
       [fmt(s.p99), 8],
       [fmt(s.max), 8],
       [s.n, 6],
