@@ -107,14 +107,10 @@ return 1`;
 function redisBackend(url: string, prefix: string): SharedBackend {
   const redis = new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 2000 });
   redis.on('error', () => undefined);
-  // A defined command is sent as EVALSHA (ioredis loads the script again on NOSCRIPT): every upgrade
-  // sends the script's 40-character hash instead of its text, which Redis would otherwise hash each time.
-  redis.defineCommand('wsSlotTake', { numberOfKeys: 1, lua: TAKE_LUA });
-  const takeSlot = (redis as Redis & { wsSlotTake(...args: Array<string | number>): Promise<unknown> }).wsSlotTake.bind(redis);
   const key = (ip: string) => `${prefix}:ws-slots:${ip}`;
   return {
     async take(ip, holder, max, ttlMs) {
-      return (await takeSlot(key(ip), Date.now(), ttlMs, max, holder)) === 1;
+      return (await redis.eval(TAKE_LUA, 1, key(ip), Date.now(), ttlMs, max, holder)) === 1;
     },
     async renew(list, ttlMs) {
       const until = Date.now() + ttlMs;

@@ -33,13 +33,6 @@ export interface GatewayContext {
   readonly mm: Config['mm'];
   readonly orm: Orm;
   readonly log: Logger;
-  /**
-   * The same log without the redaction pass (src/logger.ts, unredactedTwin), for the three lines every
-   * handshake writes (connection opened, market maker authenticated, connection closed): their fields are
-   * fixed at the call site and hold no credential (the session id, never its token), so redacting them
-   * found nothing and cost ~2% of a handshake's CPU in the service (bench:mm profile).
-   */
-  readonly lifecycleLog: Logger;
   /** Check every server frame against the AsyncAPI schema (everywhere but production). */
   readonly checkFrames: boolean;
   readonly slots: ConnectionSlots;
@@ -117,7 +110,7 @@ export function openConnection(
     ending: false,
   };
   connections.add(c);
-  ctx.lifecycleLog.info({ conn_id: c.id, ip, connections: connections.size }, 'market-maker connection opened');
+  log.info({ conn_id: c.id, ip, connections: connections.size }, 'market-maker connection opened');
   c.authTimer = setTimeout(() => {
     if (c.session) return;
     log.info({ conn_id: c.id, ip, timeout_ms: mm.authTimeoutMs }, 'connection closed: not authenticated in time');
@@ -167,7 +160,7 @@ export function openConnection(
     ctx.onClosed?.(c);
     ctx.slots.close(ip, c.session !== null);
     releaseShared();
-    ctx.lifecycleLog.info(
+    log.info(
       {
         conn_id: c.id,
         ip,

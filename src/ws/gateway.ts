@@ -16,7 +16,7 @@ import { WebSocketServer, WebSocket } from 'ws';
 import type { Bus } from '../bus/bus.js';
 import type { Config } from '../config.js';
 import type { Orm } from '../db/orm.js';
-import { unredactedTwin, type Logger } from '../logger.js';
+import type { Logger } from '../logger.js';
 import { startTicker } from './heartbeat.js';
 import { CLOSE, LocalConnectionSlots, MAX_PAYLOAD_BYTES, type ConnectionSlots } from './limits.js';
 import { noSharedCap, type SharedConnectionCap } from './connection-slots.js';
@@ -68,7 +68,6 @@ export function createGateway(deps: GatewayDeps): Gateway {
     mm,
     orm: deps.orm,
     log,
-    lifecycleLog: unredactedTwin(deps.logger).child({ component: 'mm-ws' }),
     checkFrames: deps.checkFrames,
     slots,
     connections,
