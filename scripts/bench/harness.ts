@@ -1,5 +1,7 @@
 // What the benches share: the real service on its own database and queue prefix (PostgreSQL + Redis, as the
 // tests run it), percentiles, a bounded-concurrency pool, a per-operation rate and aligned table rows.
+import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { createTestDatabase, TEST_REDIS_URL, uniquePrefix, type TestDatabase } from '../../src/testing/postgres.js';
 import { startServiceProcess, type ServiceProcess } from '../../src/testing/service-process.js';
 
@@ -71,3 +73,12 @@ export async function pool<T>(n: number, concurrency: number, fn: (i: number) =>
 /** One table row: each cell padded to its width (negative width: left-aligned), joined by spaces. */
 export const row = (cells: ReadonlyArray<readonly [string | number, number]>): string =>
   cells.map(([v, w]) => (w < 0 ? String(v).padEnd(-w) : String(v).padStart(w))).join(' ');
+
+/** Resident set of a process in KiB, as the kernel counts it (/proc/<pid>/status, VmRSS; Linux only). */
+export const rssKb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
+
+/** The host's 1, 5 and 15 minute load averages, "1.23 0.50 0.23": printed with every figure (a 2-core box is shared). */
+export const loadAverage = (): string =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');

@@ -1,7 +1,8 @@
 // The load generator of `bench:mm` item 2, run as its own process (so that its signing does not share a
 // core's time slices with the figure measured): `tsx scripts/bench/mm-clients.ts <ws url> <private key>
 // <handshakes> <concurrency>` opens that many authenticated connections, `concurrency` at a time (each
-// closed once its session is up), after a warm-up, and prints one JSON line: {handshakes, seconds, cpu}.
+// closed once its session is up), after a warm-up. It prints `{"warm": true}` when the warm-up is done and
+// the timed run starts (bench:mm snapshots every process's CPU there), then one JSON line: {handshakes, seconds, cpu}.
 import { MarketMakerClient } from '@contest-rfq/sdk';
 import { privateKeyToAccount } from 'viem/accounts';
 import { pool } from './harness.js';
@@ -24,6 +25,9 @@ const handshake = async () => {
 };
 const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 await pool(Math.min(300, H), C, handshake); // warm-up: the server JIT-compiles its handshake path and the curve code
+toSession.length = 0;
+toStopped.length = 0;
+console.log(JSON.stringify({ warm: true }));
 const cpu0 = process.cpuUsage();
 const t = performance.now();
 await pool(H, C, handshake);

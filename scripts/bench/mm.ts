@@ -5,8 +5,8 @@
 //      after 300 warm-up handshakes, next to the same load against a bare `ws` server doing the challenge
 //      and one native recovery (mm-bare-server.ts): the ceiling a handshake is compared with;
 //   3. service memory per idle authenticated connection with `--idle` connections open (RSS delta / n).
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
 import { hashMessage } from 'viem';
@@ -14,7 +14,8 @@ import { randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { recoverSigner } from '../../src/domain/signatures/recover.js';
 import { MarketMakerClient, signAuthChallenge, authMessageBytes, DEFAULT_AUTH_DOMAIN } from '@contest-rfq/sdk';
-import { pool, startBenchService } from './harness.js';
+import { boxCpu, boxSnapshot, describePer, type BoxCpu, type BoxSnapshot } from './box-cpu.js';
+import { loadAverage, pool, rssKb, startBenchService } from './harness.js';
 
 const { values } = parseArgs({
   options: {
@@ -30,7 +31,14 @@ const IDLE = Number(values.idle);
 const R = Number(values.recoveries);
 const OPERATOR_TOKEN = 'bench-operator-token-0123456789';
 
-const rssKb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
+/** What mm-clients.ts prints at the end of its timed run. */
+interface GenResult {
+  handshakes: number;
+  seconds: number;
+  cpu: number;
+  sessionP50Ms: number;
+  stopP50Ms: number;
+}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const key = generatePrivateKey();
@@ -64,32 +72,42 @@ try {
   const recoveriesPerSec = R / ((performance.now() - t) / 1000);
 
   // 2. Handshakes end to end (each on a fresh connection, closed afterwards), from a load generator in a
-  // process of its own (mm-clients.ts): the clients' signing does not run on this process's clock.
-  const generate = (target: string) =>
-    JSON.parse(
-      execFileSync(process.execPath, ['--import', 'tsx', 'scripts/bench/mm-clients.ts', target, key, String(H), String(C)], {
-        encoding: 'utf8',
-        maxBuffer: 1 << 20,
-      })
-        .trim()
-        .split('\n')
-        .at(-1)!,
-    ) as { handshakes: number; seconds: number; cpu: number; sessionP50Ms: number; stopP50Ms: number };
-  const gen = generate(url);
+  // process of its own (mm-clients.ts): the clients' signing does not run on this process's clock. Every
+  // process's CPU is read from /proc between the end of its warm-up and its result (box-cpu.ts, as bench:rfq).
+  const generate = async (target: string, server: Record<string, number>) => {
+    const gen = spawn(process.execPath, ['--import', 'tsx', 'scripts/bench/mm-clients.ts', target, key, String(H), String(C)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let box0: BoxSnapshot | undefined;
+    let result: GenResult | undefined;
+    let box: BoxCpu | undefined;
+    createInterface({ input: gen.stdout }).on('line', (line) => {
+      const msg = JSON.parse(line) as { warm?: true } & GenResult;
+      if (msg.warm) box0 = boxSnapshot();
+      else if (box0) {
+        box = boxCpu(box0, boxSnapshot(), { ...server, 'load generator': gen.pid! });
+        result = msg;
+      }
+    });
+    const code = await new Promise<number | null>((resolve) => gen.once('close', resolve));
+    if (code !== 0 || !result || !box) throw new Error(`the load generator exited (${code}) without a result`);
+    return { ...result, box, load: loadAverage() };
+  };
+  const gen = await generate(url, { service: svc.proc.pid! });
   const handshakesPerSec = gen.handshakes / gen.seconds;
   // The same load against the bare server (its own process, as the service is).
   const bare = spawn(process.execPath, ['--import', 'tsx', 'scripts/bench/mm-bare-server.ts'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let barePerSec = NaN;
+  let b: Awaited<ReturnType<typeof generate>>;
   try {
     const port = await new Promise<number>((resolve, reject) => {
       bare.stdout.once('data', (d: Buffer) => resolve((JSON.parse(String(d).trim().split('\n')[0]!) as { port: number }).port));
       bare.once('exit', (code) => reject(new Error(`the bare server exited (${code})`)));
     });
-    const b = generate(`ws://127.0.0.1:${port}/v1/ws`);
-    barePerSec = b.handshakes / b.seconds;
+    b = await generate(`ws://127.0.0.1:${port}/v1/ws`, { 'bare server': bare.pid! });
   } finally {
     bare.kill();
   }
+  const barePerSec = b.handshakes / b.seconds;
 
   // 3. Idle authenticated connections.
   await sleep(2000);
@@ -107,6 +125,8 @@ try {
 
   console.log(
     JSON.stringify({
+      at: new Date().toISOString(),
+      cores: availableParallelism(),
       recoveries: R,
       handshakes: H,
       concurrency: C,
@@ -117,7 +137,9 @@ try {
   console.log(
     `authenticated handshakes : ${handshakesPerSec.toFixed(0)}/s end to end (concurrency ${C}; clients signing in their own process, ${((100 * gen.cpu) / gen.seconds).toFixed(0)}% of a core)`,
   );
+  console.log(`  service run, load average ${gen.load}; ${describePer(gen.box, gen.handshakes, 'handshake')}`);
   console.log(`bare ws server           : ${barePerSec.toFixed(0)}/s (challenge + one native recovery, no database; same load generator)`);
+  console.log(`  bare run, load average ${b.load}; ${describePer(b.box, b.handshakes, 'handshake')}`);
   console.log(`handshakes / bare server : ${(handshakesPerSec / barePerSec).toFixed(2)} (goal >= 0.5)`);
   console.log(
     `per handshake (client)   : connect -> session p50 ${gen.sessionP50Ms.toFixed(1)} ms, stop -> closed p50 ${gen.stopP50Ms.toFixed(1)} ms`,

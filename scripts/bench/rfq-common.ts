@@ -1,6 +1,5 @@
 // What the parts of `bench:rfq` share: two API processes on one database (the maker on B, POSTs to A),
 // a funded market window, funded takers, registered and funded makers, latency statistics.
-import { readFileSync } from 'node:fs';
 import { privateKeyToAccount, generatePrivateKey, type PrivateKeyAccount } from 'viem/accounts';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createOrm, type Orm } from '../../src/db/orm.js';
@@ -19,18 +18,18 @@ export const OPERATOR_TOKEN = 'bench-operator-token-0123456789';
 export const log = createLogger('warn');
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export const ms = (from: bigint, to: bigint) => Number(to - from) / 1e6;
-/** Resident set of a process in KiB, as the kernel counts it. */
-export const rssKb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
+export { rssKb } from './harness.js';
 
 export interface Stats {
   p50: number;
+  p95: number;
   p99: number;
   max: number;
   n: number;
 }
 export const stats = (xs: number[]): Stats => {
   const s = [...xs].sort((a, b) => a - b);
-  return { p50: percentile(s, 50), p99: percentile(s, 99), max: s.at(-1) ?? NaN, n: s.length };
+  return { p50: percentile(s, 50), p95: percentile(s, 95), p99: percentile(s, 99), max: s.at(-1) ?? NaN, n: s.length };
 };
 export const fmt = (v: number) => v.toFixed(2).padStart(8);
 
@@ -39,6 +38,7 @@ export const statsHeader = () =>
     row([
       ['', -50],
       ['p50 ms', 8],
+      ['p95 ms', 8],
       ['p99 ms', 8],
       ['max ms', 8],
       ['n', 6],
@@ -49,6 +49,7 @@ export const statsLine = (label: string, s: Stats) =>
     row([
       [label, -50],
       [fmt(s.p50), 8],
+      [fmt(s.p95), 8],
       [fmt(s.p99), 8],
       [fmt(s.max), 8],
       [s.n, 6],
@@ -84,6 +85,9 @@ export async function startPair(name: string, mode: Backend, legs: number, extra
     // 12-20% less CPU per fill than NODE_ENV=development on a 2-core box. BENCH_NODE_ENV=development measures that.
     NODE_ENV: process.env.BENCH_NODE_ENV ?? 'production',
     RFQ_EIP712_SALT: BENCH_EIP712_SALT,
+    // A play-money deployment: production refuses demo settlement and demo prices unless allowed (src/config.ts).
+    ALLOW_DEMO_SETTLEMENT: 'true',
+    ALLOW_DEMO_PRICES: 'true',
     DATABASE_URL: testDb.url,
     REDIS_URL: mode === 'redis' ? TEST_REDIS_URL : undefined,
     QUEUE_PREFIX: uniquePrefix(name),

@@ -10,10 +10,10 @@
 //   5. RSS of API process A per subscribed maker socket and per open manual-mode RFQ.
 // Items 2, 3 and 5 run on PostgreSQL + Redis with a short quote window (250 ms: on a busy 2-core box the
 // created -> quote_ack time alone reached ~110 ms p50 at 100 ms, so most RFQs expired instead of filling).
-import { availableParallelism, loadavg } from 'node:os';
+import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { describePer } from './box-cpu.js';
-import { row } from './harness.js';
+import { loadAverage, row } from './harness.js';
 import { newTakers, startPair, statsHeader, statsLine, type Backend } from './rfq-common.js';
 import { closeOverhead, sustainedFills, type FillOptions } from './rfq-fills.js';
 import { firstQuote } from './rfq-first-quote.js';
@@ -48,10 +48,7 @@ const VIA = values.via === 'domain' ? 'domain' : 'http';
 const CORES = availableParallelism();
 /** The plain-SQL ceiling runs at most this many clients (PostgreSQL allows 100 connections; more add nothing on 2 cores). */
 const SQL_CLIENTS = 32;
-const load = () =>
-  loadavg()
-    .map((x) => x.toFixed(2))
-    .join(' ');
+const load = loadAverage;
 
 console.log(`bench:rfq  node ${process.version}  ${new Date().toISOString()}  ${CORES} cores, load average ${load()}, ${LEGS} legs`);
 
@@ -111,6 +108,7 @@ if (ITEMS.has('2') || ITEMS.has('3') || ITEMS.has('5')) {
     // Every maker quotes every RFQ: far above the fill rate, so no quote is refused as rate_limited.
     MM_MAX_QUOTES_PER_SECOND: String(quotesPerSecond),
     MM_MAX_FRAMES_PER_SECOND: String(2 * quotesPerSecond),
+    MM_MAX_FRAME_BURST: String(2 * quotesPerSecond), // at least the rate (src/config-rules.ts)
     MM_MAX_QUEUED_FRAMES: '1000',
     MM_MAX_CONNECTIONS_PER_IP: String(sockets + Math.max(...makerCounts) + 20),
     MM_MAX_UNAUTHENTICATED_PER_IP: '40',
