@@ -50,7 +50,7 @@ function frameRenames(): { schema: string; message: string; from: string; to: st
       message: 'positionSettled',
       from: 'maker_pnl_micros',
       to: 'pnl_micros',
-      expect: /domain\/positions\/settle\.ts.*'?maker_pnl_micros/,
+      expect: /domain\/rfq\/records\.ts.*'?maker_pnl_micros/,
     },
   ];
 }

@@ -6,6 +6,7 @@
 import type { StatsSettleDelta } from '../../db/repositories/positions.repository.js';
 import type { UserAccountKind } from '../ledger/ledger.js';
 import type { RfqEvent } from '../rfq/events.js';
+import { positionSettledFrame } from '../rfq/records.js';
 import { positionStatus, type LegOutcome, type PositionStatus } from './outcome.js';
 import { makerOwner, SettledCounters, takerOwner } from './trading-counters.js';
 
@@ -109,14 +110,7 @@ export function settlementPlan(positions: readonly PlanPosition[], fills: readon
       plan.events.push({
         topic: 'mm.event',
         wallet: f.makerAddress,
-        frame: {
-          type: 'position_settled',
-          position_id: p.id,
-          rfq_id: p.rfqId,
-          outcome: final,
-          maker_pnl_micros: fillPnl.toString(),
-          settled_at_ms: settledAtMs,
-        },
+        frame: positionSettledFrame({ positionId: p.id, rfqId: p.rfqId, outcome: final, makerPnl: fillPnl, settledAtMs }),
       });
     }
   }

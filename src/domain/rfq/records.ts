@@ -126,6 +126,24 @@ export function rfqClosedFrame(r: RfqRecord): RfqClosedFrame {
   return { type: 'rfq_closed', rfq_id: r.id, status: r.status, closed_at_ms: r.closedAtMs };
 }
 
+/** The `position_settled` frame of one maker's fill: its PnL (taker-relative outcome). */
+export function positionSettledFrame(p: {
+  positionId: string;
+  rfqId: string;
+  outcome: PositionSettledFrame['outcome'];
+  makerPnl: bigint;
+  settledAtMs: number;
+}): PositionSettledFrame {
+  return {
+    type: 'position_settled',
+    position_id: p.positionId,
+    rfq_id: p.rfqId,
+    outcome: p.outcome,
+    maker_pnl_micros: p.makerPnl.toString(),
+    settled_at_ms: p.settledAtMs,
+  };
+}
+
 /** The quote a `quote_result` is about. */
 export interface QuoteResultSubject {
   rfqId: string;
