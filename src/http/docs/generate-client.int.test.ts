@@ -36,6 +36,12 @@ function bash(script: string, cwd: string, env: Record<string, string>): Promise
   });
 }
 
+const NETWORK_ENV =
+  /^(https?_proxy|no_proxy|NODE_EXTRA_CA_CERTS|SSL_CERT_FILE|SSL_CERT_DIR|npm_config_(cafile|ca|registry|proxy|https_proxy|globalconfig|userconfig))$/i;
+function networkEnv(): Record<string, string> {
+  return Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => NETWORK_ENV.test(e[0]) && e[1] !== undefined));
+}
+
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'crfq-genclient-'));
   svc = await startServiceProcess({ env: { NODE_ENV: 'development', DATA_DIR: dataDir, DEMO_DATA: 'false' } });
@@ -53,6 +59,8 @@ describe('docs/generate-a-client.md', () => {
         // This Node first (the generator needs 22.18 or newer), as a partner's own Node would be.
         PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
         HOME: process.env.HOME ?? '',
+        // The machine's way out to the registry (its proxy and extra CA certificates), as a partner's shell has it.
+        ...networkEnv(),
         CRFQ_URL: svc.baseUrl,
         npm_config_prefer_offline: 'true',
         npm_config_update_notifier: 'false',
