@@ -3,43 +3,11 @@
 import { sql } from 'kysely';
 import type { Db } from '../schema.js';
 import { int8, int8ToBigint, int8ToBigintOrNull, int8ToNumber } from '../int8.js';
-import { parsePosition, parseWindow, POSITION_COLUMNS } from './positions.rows.js';
+import { parsePosition, parseWindow, POSITION_COLUMNS, type SettlingFill, type SettlingPosition, type StatsSettleDelta } from './positions.rows.js';
 import { anyOf } from '../sql.js';
 import type { ResolutionOutcome } from '../vocabulary.js';
 
-export interface StatsSettleDelta {
-  owner: string;
-  openCount: number;
-  openStake: bigint;
-  potentialPayout: bigint;
-  settled: number;
-  wins: number;
-  losses: number;
-  voided: number;
-  pnl: bigint;
-}
-
-/** A position being settled, as settlementPlan (src/domain/positions/settlement-plan.ts) takes it. */
-export interface SettlingPosition {
-  id: string;
-  rfqId: string;
-  takerUserId: string;
-  stake: bigint;
-  payout: bigint;
-  status: string;
-  legs: Array<'pending' | 'won' | 'lost' | 'voided'>;
-}
-
-/** A maker's fill of a position being settled. */
-export interface SettlingFill {
-  id: string;
-  positionId: string;
-  makerAddress: string;
-  makerUserId: string;
-  stake: bigint;
-  payout: bigint;
-  liability: bigint;
-}
+export type { SettlingFill, SettlingPosition, StatsSettleDelta } from './positions.rows.js';
 
 export class PositionsRepository {
   constructor(private readonly db: Db) {}

@@ -53,3 +53,37 @@ export const parseWindow = <
   checked_at_ms: int8ToNumberOrNull(r.checked_at_ms),
   void_at_ms: int8ToNumberOrNull(r.void_at_ms),
 });
+
+export interface StatsSettleDelta {
+  owner: string;
+  openCount: number;
+  openStake: bigint;
+  potentialPayout: bigint;
+  settled: number;
+  wins: number;
+  losses: number;
+  voided: number;
+  pnl: bigint;
+}
+
+/** A position being settled, as settlementPlan (src/domain/positions/settlement-plan.ts) takes it. */
+export interface SettlingPosition {
+  id: string;
+  rfqId: string;
+  takerUserId: string;
+  stake: bigint;
+  payout: bigint;
+  status: string;
+  legs: Array<'pending' | 'won' | 'lost' | 'voided'>;
+}
+
+/** A maker's fill of a position being settled. */
+export interface SettlingFill {
+  id: string;
+  positionId: string;
+  makerAddress: string;
+  makerUserId: string;
+  stake: bigint;
+  payout: bigint;
+  liability: bigint;
+}
