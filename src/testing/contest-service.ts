@@ -9,6 +9,7 @@ import { createOrm, type Orm } from '../db/orm.js';
 import type { ServiceProcess } from './service-process.js';
 import {
   createContest as createContestSdk,
+  createContestEntry,
   createDeposit,
   getAvailableBalance,
   getContest,
@@ -16,7 +17,7 @@ import {
   updatePreferences,
 } from '../../generated/openapi/sdk.gen.js';
 import type { CreateContestRequest } from '../../generated/openapi/types.gen.js';
-import { call, type TestPrivy } from './identity.js';
+import type { TestPrivy } from './identity.js';
 import { sdkClient, send } from './sdk-client.js';
 import { ledgerProblems, newUserSession } from './money.js';
 import { startTestService, type TestService } from './test-service.js';
@@ -55,8 +56,6 @@ export function useContestService(label: string): ContestService {
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** A typed SDK client for the service, as `token` (or anonymous). */
 export const client = (token?: string) => sdkClient(ctx.svc.baseUrl, token);
-export const api = (route: string, opts: { body?: unknown; token?: string } = {}) => call(ctx.svc.baseUrl, route, opts);
-export const op = (route: string, body?: unknown) => api(route, { token: ctx.operator, body });
 // A contest market takes a YES or NO only once its betting has closed (409 BETTING_OPEN before).
 export const untilClosed = (c: Record<string, unknown>) => sleep(Math.max(0, Number(c.betting_closes_ms) - Date.now()) + 50);
 
@@ -112,10 +111,13 @@ export async function createContest(over: Record<string, unknown> = {}) {
 }
 
 export const enter = (u: User, contestId: string, picks: Array<[number, 'up' | 'down']>, key: string = randomUUID()) =>
-  api(`POST /v1/contests/${contestId}/entries`, {
-    token: u.token,
-    body: { picks: picks.map(([market_id, direction]) => ({ market_id, direction })), idempotency_key: key },
-  });
+  send(
+    createContestEntry({
+      client: client(u.token),
+      path: { id: contestId },
+      body: { picks: picks.map(([market_id, direction]) => ({ market_id, direction })), idempotency_key: key },
+    }),
+  );
 
 export async function waitForStatus(contestId: string, status: string, timeoutMs = 15_000) {
   const until = Date.now() + timeoutMs;
