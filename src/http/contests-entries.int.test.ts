@@ -3,9 +3,26 @@
 // checks on a new contest. The ledger check runs after every scenario.
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { api, balances, contestBody, createContest, enter, fundedUser, op, sleep, useContestService } from '../testing/contest-service.js';
+import {
+  createContest as createContestSdk,
+  createContestEntry,
+  getContest,
+  getContestPopularEntry,
+  getCurrentMarket,
+  getProfileContest,
+  resolveMarket,
+} from '../../generated/openapi/sdk.gen.js';
+import type { CreateContestRequest } from '../../generated/openapi/types.gen.js';
+import { send } from '../testing/sdk-client.js';
+import { balances, client, contestBody, createContest, enter, fundedUser, sleep, useContestService } from '../testing/contest-service.js';
 
-useContestService('contestsent');
+const s = useContestService('contestsent');
+const popularEntry = (id: string) => send(getContestPopularEntry({ client: client(), path: { id } }));
+const voidMarket = (marketId: number) =>
+  send(resolveMarket({ client: client(s.operator), path: { market_id: marketId }, body: { outcome: 'VOID' } }));
+// `over` may hold any field (a test's own wrong values); the service, not the client, judges the body.
+const newContest = (over: Record<string, unknown>) =>
+  send(createContestSdk({ client: client(s.operator), body: contestBody(over) as CreateContestRequest }));
 
 describe('entries: bad input and races', () => {
   it('20 concurrent entries for the last 3 places: exactly 3 win, the rest are CONTEST_FULL and keep their money', async () => {
@@ -17,21 +34,21 @@ describe('entries: bad input and races', () => {
     const results = await Promise.all(racers.map((u) => enter(u, c.contest_id, [[m, 'down']])));
     expect(results.filter((r) => r.status === 201)).toHaveLength(3);
     const losers = results.filter((r) => r.status !== 201);
-    expect(losers.map((r) => r.body.code)).toEqual(Array(17).fill('CONTEST_FULL'));
-    const after = await api(`GET /v1/contests/${c.contest_id}`);
-    expect(after.body).toMatchObject({ entries_filled: 5, total_pot_micros: 500_000 });
+    expect(losers.map((r) => r.error?.code)).toEqual(Array(17).fill('CONTEST_FULL'));
+    const after = await send(getContest({ client: client(), path: { id: c.contest_id } }));
+    expect(after.data).toMatchObject({ entries_filled: 5, total_pot_micros: 500_000 });
     const reserved = await Promise.all(racers.map(async (u) => (await balances(u)).reserved));
     expect(reserved.filter((r) => r === 100_000)).toHaveLength(3);
     expect(reserved.filter((r) => r === 0)).toHaveLength(17);
-    const popular = await api(`GET /v1/contests/${c.contest_id}/popular-entry`);
-    expect(popular.body.markets[0]).toEqual({ market_id: m, yes_count: 2, no_count: 3 });
+    const popular = await popularEntry(c.contest_id);
+    expect(popular.data?.markets[0]).toEqual({ market_id: m, yes_count: 2, no_count: 3 });
   });
 
   it("popular entry at each state of the visibility rule: one entrant's picks never show while betting is open", async () => {
     const closesAt = Date.now() + 6_000; // room for the set-up on a busy machine
     const hidden = await createContest({ betting_closes_ms: closesAt, bet_type: { kind: 'num_bets', value: 1 } });
     const visible = await createContest({ betting_closes_ms: closesAt, bet_type: { kind: 'num_bets', value: 1 }, entry_visibility: 'visible' });
-    const popular = async (id: string) => (await api(`GET /v1/contests/${id}/popular-entry`)).body;
+    const popular = async (id: string) => (await popularEntry(id)).data;
     const [h1, h2] = hidden.markets.map((m) => m.market_id) as [number, number];
     const [v1, v2] = visible.markets.map((m) => m.market_id) as [number, number];
     expect(await popular(hidden.contest_id)).toEqual({ total_entries: 0, entry_visibility: 'hidden_while_betting_open', markets: [] });
@@ -64,7 +81,7 @@ describe('entries: bad input and races', () => {
         { market_id: h2, yes_count: 1, no_count: 0 },
       ],
     });
-    expect((await popular(visible.contest_id)).entry_visibility).toBe('visible');
+    expect((await popular(visible.contest_id))?.entry_visibility).toBe('visible');
   });
 
   it('a double submit with one key reserves once; the same key elsewhere is a reuse', async () => {
@@ -76,15 +93,15 @@ describe('entries: bad input and races', () => {
     const results = await Promise.all(Array.from({ length: 10 }, () => enter(u, c.contest_id, [[m, 'up']], key)));
     const created = results.filter((r) => r.status === 201);
     expect(created.length).toBeGreaterThanOrEqual(1);
-    for (const r of results.filter((x) => x.status !== 201)) expect(r.body.code).toBe('IDEMPOTENCY_REQUEST_IN_PROGRESS');
-    expect(new Set(created.map((r) => JSON.stringify(r.body))).size).toBe(1);
+    for (const r of results.filter((x) => x.status !== 201)) expect(r.error?.code).toBe('IDEMPOTENCY_REQUEST_IN_PROGRESS');
+    expect(new Set(created.map((r) => JSON.stringify(r.data))).size).toBe(1);
     const replay = await enter(u, c.contest_id, [[m, 'up']], key);
     expect(replay.status).toBe(201);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
-    expect(replay.body).toEqual(created[0]!.body);
+    expect(replay.data).toEqual(created[0]!.data);
     expect(await balances(u)).toEqual({ available: 900_000, reserved: 100_000 });
-    expect((await enter(u, c.contest_id, [[m, 'down']], key)).body.code).toBe('IDEMPOTENCY_KEY_REUSED');
-    expect((await enter(u, other.contest_id, [[m, 'up']], key)).body.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    expect((await enter(u, c.contest_id, [[m, 'down']], key)).error?.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    expect((await enter(u, other.contest_id, [[m, 'up']], key)).error?.code).toBe('IDEMPOTENCY_KEY_REUSED');
   });
 
   it('every rule answers its own error and moves no money', async () => {
@@ -101,9 +118,13 @@ describe('entries: bad input and races', () => {
     const [m1, m2] = c.markets.map((m) => m.market_id) as [number, number];
     const u = await fundedUser(300_000);
     const poor = await fundedUser(50_000);
-    const expectCode = async (p: Promise<{ status: number; body: { code: string; details: unknown } }>, status: number, code: string) => {
+    const expectCode = async <R extends { status: number; error?: { code: string; details?: unknown } }>(
+      p: Promise<R>,
+      status: number,
+      code: string,
+    ) => {
       const r = await p;
-      expect([r.status, r.body.code], JSON.stringify(r.body)).toEqual([status, code]);
+      expect([r.status, r.error?.code], JSON.stringify(r.error)).toEqual([status, code]);
       return r;
     };
     await expectCode(
@@ -115,10 +136,13 @@ describe('entries: bad input and races', () => {
       'CONTEST_NOT_FOUND',
     );
     await expectCode(
-      api('POST /v1/contests/not-a-uuid/entries', {
-        token: u.token,
-        body: { picks: [{ market_id: m1, direction: 'up' }], idempotency_key: randomUUID() },
-      }),
+      send(
+        createContestEntry({
+          client: client(u.token),
+          path: { id: 'not-a-uuid' },
+          body: { picks: [{ market_id: m1, direction: 'up' }], idempotency_key: randomUUID() },
+        }),
+      ),
       400,
       'VALIDATION_FAILED',
     );
@@ -130,7 +154,7 @@ describe('entries: bad input and races', () => {
       422,
       'INVALID_PICKS',
     );
-    expect(JSON.stringify(foreign.body.details)).toContain('not a market of this contest');
+    expect(JSON.stringify(foreign.error?.details)).toContain('not a market of this contest');
     await expectCode(
       enter(u, c.contest_id, [
         [m1, 'up'],
@@ -204,26 +228,33 @@ describe('entries: bad input and races', () => {
       422,
       'INVALID_PICKS',
     );
-    await expectCode(api(`GET /v1/contests/${survivor.contest_id}/popular-entry`), 404, 'CONTEST_NOT_FOUND');
-    await expectCode(api(`GET /v1/u/${u.handle}/contests/${survivor.contest_id}`), 404, 'CONTEST_NOT_FOUND');
-    await expectCode(api(`GET /v1/u/nobody_${randomUUID().slice(0, 6)}/contests/${c.contest_id}`), 404, 'USER_NOT_FOUND');
-    expect((await api(`GET /v1/contests/${survivor.contest_id}`)).body.game_type).toBe('survivor');
+    await expectCode(popularEntry(survivor.contest_id), 404, 'CONTEST_NOT_FOUND');
+    await expectCode(send(getProfileContest({ client: client(), path: { handle: u.handle, id: survivor.contest_id } })), 404, 'CONTEST_NOT_FOUND');
+    await expectCode(
+      send(getProfileContest({ client: client(), path: { handle: `nobody_${randomUUID().slice(0, 6)}`, id: c.contest_id } })),
+      404,
+      'USER_NOT_FOUND',
+    );
+    expect((await send(getContest({ client: client(), path: { id: survivor.contest_id } }))).data?.game_type).toBe('survivor');
     // While betting is open a market can only be voided: a pick on it is refused.
-    await op(`POST /v1/admin/markets/${m1}/resolve`, { outcome: 'VOID' });
+    expect((await voidMarket(m1)).status).toBe(200);
     const c2 = await createContest({ max_entries_per_user: 1, bet_type: { kind: 'num_bets', value: 1 } });
-    expect((await op(`POST /v1/admin/markets/${c2.markets[0]!.market_id}/resolve`, { outcome: 'VOID' })).status).toBe(200);
+    expect((await voidMarket(c2.markets[0]!.market_id)).status).toBe(200);
     await expectCode(enter(poor, c2.contest_id, [[c2.markets[0]!.market_id, 'up']]), 422, 'INVALID_PICKS');
   });
 
   it('operator checks: split over 10000, unknown image, impossible bet_type, RFQ market ids are not contest markets', async () => {
-    const bad = await op('POST /v1/admin/contests', contestBody({ winning_split_bps: [6000, 5000], entry_opens_at_ms: Date.now() + 120_000 }));
+    const bad = await newContest({ winning_split_bps: [6000, 5000], entry_opens_at_ms: Date.now() + 120_000 });
     expect(bad.status).toBe(400);
-    expect(bad.body.details.map((d: { path: string }) => d.path).sort()).toEqual(['/entry_opens_at_ms', '/winning_split_bps']);
-    expect((await op('POST /v1/admin/contests', contestBody({ bet_type: { kind: 'num_bets', value: 3 } }))).status).toBe(400);
-    expect((await op('POST /v1/admin/contests', contestBody({ image_id: randomUUID() }))).body.code).toBe('IMAGE_NOT_FOUND');
-    const withDefault = await op('POST /v1/admin/contests', contestBody({ image_id: 'default-culture' }));
-    expect(withDefault.body.image_url).toBe('/v1/pool-images/default-culture/raw');
-    const rfq = await api('GET /v1/markets/current?asset=BTC&duration_secs=300');
-    expect((await op(`POST /v1/admin/markets/${rfq.body.market.market_id}/resolve`, { outcome: 'YES' })).body.code).toBe('MARKET_NOT_FOUND');
+    expect((bad.error?.details as Array<{ path: string }>).map((d) => d.path).sort()).toEqual(['/entry_opens_at_ms', '/winning_split_bps']);
+    expect((await newContest({ bet_type: { kind: 'num_bets', value: 3 } })).status).toBe(400);
+    expect((await newContest({ image_id: randomUUID() })).error?.code).toBe('IMAGE_NOT_FOUND');
+    const withDefault = await newContest({ image_id: 'default-culture' });
+    expect(withDefault.data?.image_url).toBe('/v1/pool-images/default-culture/raw');
+    const rfq = await send(getCurrentMarket({ client: client(), query: { asset: 'BTC', duration_secs: 300 } }));
+    const rfqMarketId = rfq.data!.market.market_id;
+    expect((await send(resolveMarket({ client: client(s.operator), path: { market_id: rfqMarketId }, body: { outcome: 'YES' } }))).error?.code).toBe(
+      'MARKET_NOT_FOUND',
+    );
   });
 });

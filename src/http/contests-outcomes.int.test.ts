@@ -1,14 +1,16 @@
 // Contest outcomes through the real service (src/testing/contest-service.ts): outcast scoring, ties,
 // voided markets and contests, and concurrent resolution runs paying once. The ledger check runs after every scenario.
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { resolveContest } from '../domain/contests/resolution.js';
+import { createContestEntry, getContestLeaderboard, getProfileContest, resolveMarket, voidContest } from '../../generated/openapi/sdk.gen.js';
+import { send } from '../testing/sdk-client.js';
 import {
-  api,
   balances,
+  client,
   createContest,
   enter,
   fundedUser,
-  op,
   payoutTransactions,
   sleep,
   untilClosed,
@@ -17,6 +19,9 @@ import {
 } from '../testing/contest-service.js';
 
 const s = useContestService('contestsout');
+const resolve = (marketId: number, outcome: 'YES' | 'NO' | 'VOID') =>
+  send(resolveMarket({ client: client(s.operator), path: { market_id: marketId }, body: { outcome } }));
+const voidIt = (id: string) => send(voidContest({ client: client(s.operator), path: { id } }));
 
 describe('outcast scoring, ties and voids', () => {
   it('outcast: only wins on the minority side score; a pick still shows won; tied entries share their positions', async () => {
@@ -54,16 +59,11 @@ describe('outcast scoring, ties and voids', () => {
     ).toBe(201);
     // m1 NO: c wins alone on the minority side (1 down vs 2 up) and scores. m2 YES: b and c win on the majority side: no score.
     await untilClosed(c);
-    expect((await op(`POST /v1/admin/markets/${m1}/resolve`, { outcome: 'NO' })).status).toBe(200);
-    expect((await op(`POST /v1/admin/markets/${m2}/resolve`, { outcome: 'YES' })).status).toBe(200);
+    expect((await resolve(m1, 'NO')).status).toBe(200);
+    expect((await resolve(m2, 'YES')).status).toBe(200);
     await waitForStatus(c.contest_id, 'resolved');
-    const board = await api(`GET /v1/contests/${c.contest_id}/leaderboard`);
-    const rows = board.body.entries.map((r: { user_id: string; rank: number; resolved_win_count: number; payout_micros: number }) => [
-      r.user_id,
-      r.rank,
-      r.resolved_win_count,
-      r.payout_micros,
-    ]);
+    const board = await send(getContestLeaderboard({ client: client(), path: { id: c.contest_id } }));
+    const rows = board.data!.entries.map((r) => [r.user_id, r.rank, r.resolved_win_count, r.payout_micros]);
     // Pot 300,000: c 70%; a and b tied at rank 2 share positions 2 and 3 (20% + 10%) equally.
     expect(rows).toEqual([
       [cc.userId, 1, 2, 210_000],
@@ -71,8 +71,8 @@ describe('outcast scoring, ties and voids', () => {
       [b.userId, 2, 1, 45_000],
     ]);
     await sleep(Math.max(0, c.betting_closes_ms - Date.now()) + 20);
-    const profile = await api(`GET /v1/u/${b.handle}/contests/${c.contest_id}`);
-    expect(profile.body.profile_owner.entries[0].picks.map((p: { outcome: string }) => p.outcome)).toEqual(['lost', 'won']);
+    const profile = await send(getProfileContest({ client: client(), path: { handle: b.handle, id: c.contest_id } }));
+    expect(profile.data!.profile_owner.entries[0]!.picks.map((p) => p.outcome)).toEqual(['lost', 'won']);
     expect(await balances(cc)).toEqual({ available: 400_000 + 210_000, reserved: 0 });
   });
 
@@ -83,8 +83,8 @@ describe('outcast scoring, ties and voids', () => {
     await enter(a, c.contest_id, [[m1, 'up']]);
     await enter(b, c.contest_id, [[m2, 'down']]);
     expect(await balances(a)).toEqual({ available: 200_000, reserved: 100_000 });
-    expect((await op(`POST /v1/admin/markets/${m1}/resolve`, { outcome: 'VOID' })).body).toMatchObject({ status: 'VOIDED', outcome: null });
-    await op(`POST /v1/admin/markets/${m2}/resolve`, { outcome: 'VOID' });
+    expect((await resolve(m1, 'VOID')).data).toMatchObject({ status: 'VOIDED', outcome: null });
+    await resolve(m2, 'VOID');
     const voided = await waitForStatus(c.contest_id, 'voided');
     expect(voided.resolved_at_ms).toBeNull();
     expect(await balances(a)).toEqual({ available: 300_000, reserved: 0 });
@@ -104,20 +104,26 @@ describe('outcast scoring, ties and voids', () => {
       [m2, 'up'],
     ]);
     expect(await balances(a)).toEqual({ available: 300_000, reserved: 200_000 });
-    const v = await op(`POST /v1/admin/contests/${c.contest_id}/void`);
+    const v = await voidIt(c.contest_id);
     expect(v.status).toBe(200);
-    expect(v.body).toMatchObject({ status: 'voided', entries_filled: 2 });
+    expect(v.data).toMatchObject({ status: 'voided', entries_filled: 2 });
     expect(await balances(a)).toEqual({ available: 500_000, reserved: 0 });
-    expect((await op(`POST /v1/admin/contests/${c.contest_id}/void`)).body.code).toBe('CONTEST_ALREADY_SETTLED');
-    expect((await op(`POST /v1/admin/markets/${m1}/resolve`, { outcome: 'YES' })).body.code).toBe('CONTEST_ALREADY_SETTLED');
-    expect(
-      (
-        await enter(a, c.contest_id, [
-          [m1, 'up'],
-          [m2, 'up'],
-        ])
-      ).body.code,
-    ).toBe('ENTRY_NOT_OPEN');
+    expect((await voidIt(c.contest_id)).error?.code).toBe('CONTEST_ALREADY_SETTLED');
+    expect((await resolve(m1, 'YES')).error?.code).toBe('CONTEST_ALREADY_SETTLED');
+    const late = await send(
+      createContestEntry({
+        client: client(a.token),
+        path: { id: c.contest_id },
+        body: {
+          picks: [
+            { market_id: m1, direction: 'up' },
+            { market_id: m2, direction: 'up' },
+          ],
+          idempotency_key: randomUUID(),
+        },
+      }),
+    );
+    expect(late.error?.code).toBe('ENTRY_NOT_OPEN');
     expect(await payoutTransactions(c.contest_id)).toBe(1);
   });
 
@@ -134,7 +140,7 @@ describe('outcast scoring, ties and voids', () => {
     await enter(b, c.contest_id, [[m, 'down']]);
     await untilClosed(c);
     const [res, ...runs] = await Promise.all([
-      op(`POST /v1/admin/markets/${m}/resolve`, { outcome: 'YES' }),
+      resolve(m, 'YES'),
       ...Array.from({ length: 4 }, async () => {
         await sleep(5);
         return resolveContest(s.orm.em.fork(), c.contest_id);

@@ -6,12 +6,21 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { resolveContest } from '../domain/contests/resolution.js';
 import {
-  api,
+  getContestLeaderboard,
+  getContestPopularEntry,
+  getContestTopParticipants,
+  getProfileContest,
+  listContests,
+  resolveMarket,
+} from '../../generated/openapi/sdk.gen.js';
+import type { ListContestsData } from '../../generated/openapi/types.gen.js';
+import { send } from '../testing/sdk-client.js';
+import {
   balances,
+  client,
   createContest,
   enter,
   fundedUser,
-  op,
   payoutTransactions,
   sleep,
   useContestService,
@@ -19,6 +28,13 @@ import {
 } from '../testing/contest-service.js';
 
 const s = useContestService('contests');
+const resolve = (marketId: number, outcome: 'YES' | 'NO') =>
+  send(resolveMarket({ client: client(s.operator), path: { market_id: marketId }, body: { outcome } }));
+const lobby = (query: ListContestsData['query'], token?: string) => send(listContests({ client: client(token), query }));
+const popularEntry = (id: string) => send(getContestPopularEntry({ client: client(), path: { id } }));
+const profile = (handle: string, id: string) => send(getProfileContest({ client: client(), path: { handle, id } }));
+const leaderboard = (id: string, token?: string, limit?: number) =>
+  send(getContestLeaderboard({ client: client(token), path: { id }, query: limit === undefined ? {} : { limit } }));
 
 describe('a lineups contest from creation to payout', () => {
   it('create, enter, hide, reveal, resolve, pay; leaderboard, top participants and popular entry agree', async () => {
@@ -57,9 +73,9 @@ describe('a lineups contest from creation to payout', () => {
     ]);
     expect(third.status).toBe(201);
     // Popular entry hides the counts too while betting is open (they would be the entrants' picks).
-    const popular = await api(`GET /v1/contests/${c.contest_id}/popular-entry`);
-    expect(popular.body).toEqual({ total_entries: 3, entry_visibility: 'hidden_while_betting_open', markets: [] });
-    expect(third.body).toMatchObject({
+    const popular = await popularEntry(c.contest_id);
+    expect(popular.data).toEqual({ total_entries: 3, entry_visibility: 'hidden_while_betting_open', markets: [] });
+    expect(third.data).toMatchObject({
       contest_id: c.contest_id,
       entry_index: 0,
       picks: [
@@ -70,21 +86,21 @@ describe('a lineups contest from creation to payout', () => {
     expect(await balances(a)).toEqual({ available: 900_000, reserved: 100_000 });
 
     // Lobby: pot and count follow the entries; caller.joined only with a token.
-    const anon = await api('GET /v1/contests?status=open&category=mentions&limit=50');
-    const row = anon.body.contests.find((x: { contest_id: string }) => x.contest_id === c.contest_id);
+    const anon = await lobby({ status: 'open', category: 'mentions', limit: 50 });
+    const row = anon.data?.contests.find((x) => x.contest_id === c.contest_id);
     expect(row).toMatchObject({ entries_filled: 3, total_pot_micros: 1_300_000, caller: null });
-    const mine = await api('GET /v1/contests?limit=50', { token: a.token });
-    expect(mine.body.contests.find((x: { contest_id: string }) => x.contest_id === c.contest_id).caller).toEqual({ joined: true });
+    const mine = await lobby({ limit: 50 }, a.token);
+    expect(mine.data?.contests.find((x) => x.contest_id === c.contest_id)?.caller).toEqual({ joined: true });
     const outsider = await fundedUser(0);
-    const theirs = await api('GET /v1/contests?limit=50', { token: outsider.token });
-    expect(theirs.body.contests.find((x: { contest_id: string }) => x.contest_id === c.contest_id).caller).toEqual({ joined: false });
+    const theirs = await lobby({ limit: 50 }, outsider.token);
+    expect(theirs.data?.contests.find((x) => x.contest_id === c.contest_id)?.caller).toEqual({ joined: false });
 
     // Hidden while betting is open: joined, but no entries; handle matched case-insensitively.
-    const hidden = await api(`GET /v1/u/${a.handle.toUpperCase()}/contests/${c.contest_id}`);
+    const hidden = await profile(a.handle.toUpperCase(), c.contest_id);
     expect(hidden.status).toBe(200);
-    expect(hidden.body.profile_owner).toEqual({ joined: true, entry_visibility: 'hidden_while_betting_open', entries: [] });
-    const notJoined = await api(`GET /v1/u/${outsider.handle}/contests/${c.contest_id}`);
-    expect(notJoined.body.profile_owner).toEqual({ joined: false, entry_visibility: 'hidden_while_betting_open', entries: [] });
+    expect(hidden.data?.profile_owner).toEqual({ joined: true, entry_visibility: 'hidden_while_betting_open', entries: [] });
+    const notJoined = await profile(outsider.handle, c.contest_id);
+    expect(notJoined.data?.profile_owner).toEqual({ joined: false, entry_visibility: 'hidden_while_betting_open', entries: [] });
 
     // Betting closes: entries refused, the owner's picks become visible.
     await sleep(Math.max(0, closesAt - Date.now()) + 50);
@@ -94,11 +110,11 @@ describe('a lineups contest from creation to payout', () => {
           [m1, 'up'],
           [m2, 'up'],
         ])
-      ).body.code,
+      ).error?.code,
     ).toBe('BETTING_CLOSED');
-    const shown = await api(`GET /v1/u/${a.handle}/contests/${c.contest_id}`);
-    expect(shown.body.profile_owner).toMatchObject({ joined: true, entry_visibility: 'visible' });
-    expect((await api(`GET /v1/contests/${c.contest_id}/popular-entry`)).body).toEqual({
+    const shown = await profile(a.handle, c.contest_id);
+    expect(shown.data?.profile_owner).toMatchObject({ joined: true, entry_visibility: 'visible' });
+    expect((await popularEntry(c.contest_id)).data).toEqual({
       total_entries: 3,
       entry_visibility: 'visible',
       markets: [
@@ -106,7 +122,7 @@ describe('a lineups contest from creation to payout', () => {
         { market_id: m2, yes_count: 1, no_count: 2 },
       ],
     });
-    expect(shown.body.profile_owner.entries).toEqual([
+    expect(shown.data?.profile_owner.entries).toEqual([
       {
         entry_index: 0,
         created_at_ms: expect.any(Number),
@@ -123,18 +139,18 @@ describe('a lineups contest from creation to payout', () => {
     ]);
 
     // Resolve: YES, YES -> a 2 wins, b 1, c 0.
-    expect((await op(`POST /v1/admin/markets/${m1}/resolve`, { outcome: 'YES' })).body).toMatchObject({
+    expect((await resolve(m1, 'YES')).data).toMatchObject({
       market_id: m1,
       status: 'RESOLVED',
       outcome: 'YES',
     });
-    const midway = await api(`GET /v1/contests/${c.contest_id}/leaderboard`);
-    expect(midway.body.entries.map((r: { user_id: string; rank: number; open_leg_count: number }) => [r.user_id, r.rank, r.open_leg_count])).toEqual([
+    const midway = await leaderboard(c.contest_id);
+    expect(midway.data?.entries.map((r) => [r.user_id, r.rank, r.open_leg_count])).toEqual([
       [a.userId, 1, 1],
       [b.userId, 1, 1],
       [cc.userId, 3, 1],
     ]);
-    expect((await op(`POST /v1/admin/markets/${m2}/resolve`, { outcome: 'YES' })).status).toBe(200);
+    expect((await resolve(m2, 'YES')).status).toBe(200);
     const resolved = await waitForStatus(c.contest_id, 'resolved');
     expect(resolved.resolved_at_ms).toBeGreaterThan(closesAt);
 
@@ -144,9 +160,9 @@ describe('a lineups contest from creation to payout', () => {
     expect(await balances(cc)).toEqual({ available: 900_000 + 130_000, reserved: 0 });
     expect(await payoutTransactions(c.contest_id)).toBe(1);
 
-    const board = await api(`GET /v1/contests/${c.contest_id}/leaderboard?limit=1`, { token: cc.token });
-    expect(board.body.total_entries).toBe(3);
-    expect(board.body.entries).toEqual([
+    const board = await leaderboard(c.contest_id, cc.token, 1);
+    expect(board.data?.total_entries).toBe(3);
+    expect(board.data?.entries).toEqual([
       expect.objectContaining({
         rank: 1,
         user_id: a.userId,
@@ -157,16 +173,16 @@ describe('a lineups contest from creation to payout', () => {
         net_payout_micros: 680_000,
       }),
     ]);
-    expect(board.body.caller.rows).toEqual([
+    expect(board.data?.caller?.rows).toEqual([
       expect.objectContaining({ rank: 3, user_id: cc.userId, entry_index: 0, payout_micros: 130_000, net_payout_micros: 30_000 }),
     ]);
-    const inTop = await api(`GET /v1/contests/${c.contest_id}/leaderboard`, { token: a.token });
-    expect(inTop.body.caller).toEqual({ rows: [] });
-    expect((await api(`GET /v1/contests/${c.contest_id}/leaderboard`)).body.caller).toBeNull();
+    const inTop = await leaderboard(c.contest_id, a.token);
+    expect(inTop.data?.caller).toEqual({ rows: [] });
+    expect((await leaderboard(c.contest_id)).data?.caller).toBeNull();
 
-    const profile = await api(`GET /v1/u/${b.handle}/contests/${c.contest_id}`);
-    expect(profile.body.status).toBe('resolved');
-    expect(profile.body.profile_owner.entries[0]).toMatchObject({
+    const bProfile = await profile(b.handle, c.contest_id);
+    expect(bProfile.data?.status).toBe('resolved');
+    expect(bProfile.data?.profile_owner.entries[0]).toMatchObject({
       picks: [
         { market_id: m1, direction: 'up', outcome: 'won' },
         { market_id: m2, direction: 'down', outcome: 'lost' },
@@ -178,26 +194,20 @@ describe('a lineups contest from creation to payout', () => {
       rank: 2,
     });
 
-    const top = await api(`GET /v1/contests/${c.contest_id}/top-participants`);
-    expect(top.body.window_ms).toBe(604_800_000);
-    expect(
-      top.body.participants.map((p: { user_id: string; won_count: number; total_winnings_micros: number }) => [
-        p.user_id,
-        p.won_count,
-        p.total_winnings_micros,
-      ]),
-    ).toEqual([
+    const top = await send(getContestTopParticipants({ client: client(), path: { id: c.contest_id } }));
+    expect(top.data?.window_ms).toBe(604_800_000);
+    expect(top.data?.participants.map((p) => [p.user_id, p.won_count, p.total_winnings_micros])).toEqual([
       [a.userId, 1, 780_000],
       [b.userId, 1, 390_000],
       [cc.userId, 1, 130_000],
     ]);
-    const narrow = await api(`GET /v1/contests/${c.contest_id}/top-participants?window_ms=1&limit=1`);
-    expect(narrow.body).toEqual({ window_ms: 1, participants: [] });
+    const narrow = await send(getContestTopParticipants({ client: client(), path: { id: c.contest_id }, query: { window_ms: 1, limit: 1 } }));
+    expect(narrow.data).toEqual({ window_ms: 1, participants: [] });
 
     // Running the resolution again (a retried or duplicated job) pays nothing twice.
     expect(await resolveContest(s.orm.em.fork(), c.contest_id)).toBe('already_settled');
     expect(await payoutTransactions(c.contest_id)).toBe(1);
-    expect((await op(`POST /v1/admin/markets/${m2}/resolve`, { outcome: 'NO' })).body.code).toBe('MARKET_ALREADY_RESOLVED');
+    expect((await resolve(m2, 'NO')).error?.code).toBe('MARKET_ALREADY_RESOLVED');
   });
 });
 
@@ -210,12 +220,11 @@ describe('lobby', () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const q: string = `GET /v1/contests?category=${cat}&status=open&limit=3${cursor ? `&cursor=${cursor}` : ''}`;
-      const page = await api(q);
+      const page = await lobby({ category: cat, status: 'open', limit: 3, ...(cursor ? { cursor } : {}) });
       expect(page.status).toBe(200);
-      expect(page.body.contests.length).toBeLessThanOrEqual(3);
-      seen.push(...page.body.contests.map((x: { contest_id: string }) => x.contest_id));
-      cursor = page.body.next_cursor;
+      expect(page.data!.contests.length).toBeLessThanOrEqual(3);
+      seen.push(...page.data!.contests.map((x) => x.contest_id));
+      cursor = page.data!.next_cursor ?? null;
       if (pages++ === 0) await createContest({ category: cat, title: 'inserted while paging' }); // lands before page 1: never seen, never shifts the pages
     } while (cursor);
     const expected = (
@@ -228,10 +237,11 @@ describe('lobby', () => {
     expect(new Set(seen).size).toBe(seen.length);
     for (const id of made) expect(seen).toContain(id);
 
-    const first = await api(`GET /v1/contests?category=${cat}&limit=2`);
-    expect((await api(`GET /v1/contests?category=sports&limit=2&cursor=${first.body.next_cursor}`)).body.code).toBe('INVALID_CURSOR');
+    const first = await lobby({ category: cat, limit: 2 });
+    const firstCursor = first.data!.next_cursor!;
+    expect((await lobby({ category: 'sports', limit: 2, cursor: firstCursor })).error?.code).toBe('INVALID_CURSOR');
     const forged = Buffer.from(JSON.stringify({ c: Date.now(), i: randomUUID(), s: null, g: null })).toString('base64url');
-    const [, tag] = (first.body.next_cursor as string).split('.');
+    const [, tag] = firstCursor.split('.');
     for (const garbage of [
       'abc',
       'eyJ4IjoxfQ',
@@ -240,11 +250,12 @@ describe('lobby', () => {
       `${forged}.${tag}`,
       Buffer.from('{"c":1,"i":"x","s":null,"g":null}').toString('base64url'),
     ]) {
-      const r = await api(`GET /v1/contests?cursor=${encodeURIComponent(garbage)}`);
-      expect([r.status, r.body.code]).toEqual([400, 'INVALID_CURSOR']);
+      const r = await lobby({ cursor: garbage });
+      expect([r.status, r.error?.code]).toEqual([400, 'INVALID_CURSOR']);
     }
-    expect((await api('GET /v1/contests?limit=0')).body.contests).toHaveLength(1);
-    expect((await api('GET /v1/contests?limit=1000')).body.contests.length).toBeLessThanOrEqual(50);
-    expect((await api('GET /v1/contests?limit=abc')).status).toBe(400);
+    expect((await lobby({ limit: 0 })).data?.contests).toHaveLength(1);
+    expect((await lobby({ limit: 1000 })).data?.contests.length).toBeLessThanOrEqual(50);
+    // Raw: a non-numeric limit is what the SDK's typed query cannot send.
+    expect((await fetch(`${s.svc.baseUrl}/v1/contests?limit=abc`)).status).toBe(400);
   });
 });

@@ -7,8 +7,17 @@ import type pg from 'pg';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { createOrm, type Orm } from '../db/orm.js';
 import type { ServiceProcess } from './service-process.js';
-import { createDeposit, getAvailableBalance, getContest, getReservedBalance, updatePreferences } from '../../generated/openapi/sdk.gen.js';
-import { call, type TestPrivy } from './identity.js';
+import {
+  createContest as createContestSdk,
+  createContestEntry,
+  createDeposit,
+  getAvailableBalance,
+  getContest,
+  getReservedBalance,
+  updatePreferences,
+} from '../../generated/openapi/sdk.gen.js';
+import type { CreateContestRequest } from '../../generated/openapi/types.gen.js';
+import type { TestPrivy } from './identity.js';
 import { sdkClient, send } from './sdk-client.js';
 import { ledgerProblems, newUserSession } from './money.js';
 import { startTestService, type TestService } from './test-service.js';
@@ -45,8 +54,8 @@ export function useContestService(label: string): ContestService {
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-export const api = (route: string, opts: { body?: unknown; token?: string } = {}) => call(ctx.svc.baseUrl, route, opts);
-export const op = (route: string, body?: unknown) => api(route, { token: ctx.operator, body });
+/** A typed SDK client for the service, as `token` (or anonymous). */
+export const client = (token?: string) => sdkClient(ctx.svc.baseUrl, token);
 // A contest market takes a YES or NO only once its betting has closed (409 BETTING_OPEN before).
 export const untilClosed = (c: Record<string, unknown>) => sleep(Math.max(0, Number(c.betting_closes_ms) - Date.now()) + 50);
 
@@ -95,16 +104,20 @@ export function contestBody(over: Record<string, unknown> = {}) {
 }
 
 export async function createContest(over: Record<string, unknown> = {}) {
-  const res = await op('POST /v1/admin/contests', contestBody(over));
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body as { contest_id: string; markets: Array<{ market_id: number; category: string }> } & Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  // `over` may hold any field (a test's own values); the service, not the client, judges the body.
+  const res = await send(createContestSdk({ client: sdkClient(ctx.svc.baseUrl, ctx.operator), body: contestBody(over) as CreateContestRequest }));
+  expect(res.status, JSON.stringify(res.error)).toBe(201);
+  return res.data as { contest_id: string; markets: Array<{ market_id: number; category: string }> } & Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 }
 
 export const enter = (u: User, contestId: string, picks: Array<[number, 'up' | 'down']>, key: string = randomUUID()) =>
-  api(`POST /v1/contests/${contestId}/entries`, {
-    token: u.token,
-    body: { picks: picks.map(([market_id, direction]) => ({ market_id, direction })), idempotency_key: key },
-  });
+  send(
+    createContestEntry({
+      client: client(u.token),
+      path: { id: contestId },
+      body: { picks: picks.map(([market_id, direction]) => ({ market_id, direction })), idempotency_key: key },
+    }),
+  );
 
 export async function waitForStatus(contestId: string, status: string, timeoutMs = 15_000) {
   const until = Date.now() + timeoutMs;
