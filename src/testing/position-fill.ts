@@ -10,7 +10,7 @@ import { orderTypedData, quoteTypedData, rfqDomainOf, type Direction } from '../
 import type { TestWallet } from './identity.js';
 
 /** The service's default RFQ settings, with its betting-close buffer; `quoteWindowMs` is the time the maker has to quote. */
-export function rfqTestDeps(bettingCloseBufferMs: number, quoteWindowMs = 1500): RfqDeps {
+export function rfqTestDeps(bettingCloseBufferMs: number, quoteWindowMs = 1500, overrides: Partial<RfqDeps['settings']> = {}): RfqDeps {
   return {
     settings: {
       minStakeMicros: 500_000n,
@@ -26,6 +26,7 @@ export function rfqTestDeps(bettingCloseBufferMs: number, quoteWindowMs = 1500):
       minFillMicros: 10_000n,
       signingChainId: 8453,
       bettingCloseBufferMs,
+      ...overrides,
     },
   };
 }

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { db } from '../../db/schema.js';
+import { rfqTestDeps } from '../../testing/position-fill.js';
 import { migratedOrm, type MigratedOrm } from '../../testing/orm.js';
 import { checkLedger, userBalances } from '../ledger/ledger.js';
 import { ensureWindows } from '../markets/markets.js';
@@ -30,23 +31,7 @@ const T0 = Math.floor(Date.now() / W) * W + 2 * W;
 
 let t: MigratedOrm;
 let clock = T0 + 1000;
-const deps: RfqDeps = {
-  settings: {
-    minStakeMicros: 500_000n,
-    maxStakeMicros: 10_000_000_000n,
-    maxPayoutMicros: 50_000_000_000n,
-    maxLegs: 9,
-    quoteWindowMs: 500,
-    maxDeadlineMs: 60_000,
-    maxOpenPerUser: 1000,
-    eip712Name: 'contest-rfq-service',
-    eip712Salt: RFQ_EIP712_SALT_DEV,
-    minFillMicros: 10_000n,
-    signingChainId: 8453,
-    bettingCloseBufferMs: BUFFER,
-  },
-  now: () => clock,
-};
+const deps: RfqDeps = { ...rfqTestDeps(BUFFER, 500, { maxOpenPerUser: 1000 }), now: () => clock };
 const domain = rfqDomain('contest-rfq-service', 8453, RFQ_EIP712_SALT_DEV);
 const em = () => t.orm.em.fork();
 let taker: string;

@@ -5,35 +5,21 @@
 // the counters move by exactly the positions' sums.
 import type { StatsSettleDelta } from '../../db/repositories/positions.repository.js';
 import type { UserAccountKind } from '../ledger/ledger.js';
+import type { SettlingFill, SettlingPosition } from '../../db/repositories/positions.rows.js';
 import type { RfqEvent } from '../rfq/events.js';
 import { positionSettledFrame } from '../rfq/records.js';
-import { positionStatus, type LegOutcome, type PositionStatus } from './outcome.js';
+import { positionStatus, type PositionStatus } from './outcome.js';
 import { makerOwner, SettledCounters, takerOwner } from './trading-counters.js';
 
 export type SettledStatus = Exclude<PositionStatus, 'open'>;
 
-/** A position of the batch, its legs' outcomes read after the window's outcome was applied to them. */
-export interface PlanPosition {
-  id: string;
-  rfqId: string;
-  takerUserId: string;
-  /** The taker's filled stake (reserved in user_reserved at the fill). */
-  stake: bigint;
-  payout: bigint;
-  status: string;
-  legs: LegOutcome[];
-}
-
+/**
+ * A position of the batch (the repository's row: src/db/repositories/positions.rows.ts), its legs' outcomes read
+ * after the window's outcome was applied to them; `stake` is the taker's filled stake, reserved at the fill.
+ */
+export type PlanPosition = SettlingPosition;
 /** A maker's share of a position (its liability reserved in the maker's user_reserved at the fill). */
-export interface PlanFill {
-  id: string;
-  positionId: string;
-  makerAddress: string;
-  makerUserId: string;
-  stake: bigint;
-  payout: bigint;
-  liability: bigint;
-}
+export type PlanFill = SettlingFill;
 
 export interface LedgerMove {
   account: { userId: string; kind: UserAccountKind };

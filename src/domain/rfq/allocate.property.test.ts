@@ -4,24 +4,13 @@
 // maker paying 1 micro or more above its quoted odds, no zero liability, no fill below the minimum).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { BOOK_NOW, orderFields, quoteArb } from '../../testing/rfq-books.js';
 import { allocate, compareQuotes, payoutFor, type QuoteCandidate } from './allocate.js';
 
-const NOW = 1_767_225_600_000;
-
-const quoteArb = fc.record({
-  oddsBps: fc.integer({ min: 10_001, max: 60_000 }),
-  maxFillMicros: fc.bigInt({ min: 1n, max: 20_000_000n }),
-  validUntilMs: fc.integer({ min: NOW - 100, max: NOW + 100 }),
-  receivedAtMs: fc.integer({ min: NOW - 500, max: NOW }),
-  collateralMicros: fc.bigInt({ min: 0n, max: 40_000_000n }),
-});
+const NOW = BOOK_NOW;
 
 const caseArb = fc.record({
-  stakeMicros: fc.bigInt({ min: 10_000n, max: 20_000_000n }),
-  minOddsBps: fc.integer({ min: 10_001, max: 40_000 }),
-  orderType: fc.constantFrom('FOK' as const, 'IOC' as const),
-  maxPayoutMicros: fc.bigInt({ min: 20_000_000n, max: 200_000_000n }),
-  minFillMicros: fc.bigInt({ min: 1n, max: 1_000_000n }),
+  ...orderFields,
   quotes: fc.array(quoteArb, { maxLength: 8 }),
 });
 
@@ -41,7 +30,7 @@ describe('allocate: properties', () => {
             minFillMicros: c.minFillMicros,
             quotes,
           },
-          { hasCollateral: (q, l) => extra.get(q.quoteId)!.collateralMicros >= l },
+          { hasCollateral: (q, l) => extra.get(q.quoteId)!.balance >= l },
         );
         // One outcome per quote, in input order.
         expect(r.quotes.map((o) => o.quoteId)).toEqual(quotes.map((q) => q.quoteId));
@@ -67,7 +56,7 @@ describe('allocate: properties', () => {
           expect(f.fillMicros).toBeLessThanOrEqual(f.quote.maxFillMicros);
           expect(f.quote.oddsBps).toBeGreaterThanOrEqual(c.minOddsBps);
           expect(f.quote.validUntilMs).toBeGreaterThan(NOW);
-          expect(q.collateralMicros).toBeGreaterThanOrEqual(f.liabilityMicros);
+          expect(q.balance).toBeGreaterThanOrEqual(f.liabilityMicros);
           expect(f.liabilityMicros).toBe(f.payoutMicros - f.fillMicros);
           expect(f.liabilityMicros).toBeGreaterThanOrEqual(1n);
           expect(f.fillMicros).toBeGreaterThanOrEqual(c.minFillMicros);

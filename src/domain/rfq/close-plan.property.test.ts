@@ -4,26 +4,15 @@
 // quote_result per quote whose status changes, to that quote's maker.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { BOOK_NOW, orderFields, quoteArb } from '../../testing/rfq-books.js';
 import { planClose, type CloseHow } from './close-plan.js';
 import type { QuoteRecord, RfqRecord } from './records.js';
 
-const NOW = 1_767_225_600_000;
+const NOW = BOOK_NOW;
 const TAKER = 'taker-user';
 
-const quoteArb = fc.record({
-  oddsBps: fc.integer({ min: 10_001, max: 60_000 }),
-  maxFillMicros: fc.bigInt({ min: 1n, max: 20_000_000n }),
-  validUntilMs: fc.integer({ min: NOW - 100, max: NOW + 100 }),
-  receivedAtMs: fc.integer({ min: NOW - 500, max: NOW }),
-  balance: fc.bigInt({ min: 0n, max: 40_000_000n }),
-});
-
 const caseArb = fc.record({
-  stakeMicros: fc.bigInt({ min: 10_000n, max: 20_000_000n }),
-  minOddsBps: fc.integer({ min: 10_001, max: 40_000 }),
-  orderType: fc.constantFrom('FOK' as const, 'IOC' as const),
-  maxPayoutMicros: fc.bigInt({ min: 20_000_000n, max: 200_000_000n }),
-  minFillMicros: fc.bigInt({ min: 1n, max: 1_000_000n }),
+  ...orderFields,
   quotes: fc.oneof(fc.array(quoteArb, { maxLength: 8 }), fc.array(quoteArb, { minLength: 10, maxLength: 40 })),
   how: fc.constantFrom('fill' as const, 'deadline' as const, 'betting_closed' as const, 'cancel' as const),
 });

@@ -14,6 +14,7 @@ import type { RfqDeps } from './deps.js';
 import { RFQ_EIP712_SALT_DEV } from '../../constants.js';
 import { orderTypedData, quoteTypedData, rfqDomain, type RfqOrderJson } from './typed-data.js';
 import { fundedUser } from '../../testing/funding.js';
+import { rfqTestDeps } from '../../testing/position-fill.js';
 
 const KEYS = [
   '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80',
@@ -27,23 +28,7 @@ let t: MigratedOrm;
 /** The test's state: the pinned clock (tests move it), the users' ids by name, the RFQ windows' market ids. */
 export const fx = { clock: 0, users: {} as Record<string, string>, markets: [] as number[] };
 export const T0 = Math.floor(Date.now() / 300_000) * 300_000; // a 5-minute window starting now-ish
-export const deps: RfqDeps = {
-  settings: {
-    minStakeMicros: 500_000n,
-    maxStakeMicros: 10_000_000_000n,
-    maxPayoutMicros: 50_000_000_000n,
-    maxLegs: 9,
-    quoteWindowMs: 500,
-    maxDeadlineMs: 60_000,
-    maxOpenPerUser: 3,
-    eip712Name: 'contest-rfq-service',
-    eip712Salt: RFQ_EIP712_SALT_DEV,
-    minFillMicros: 10_000n,
-    signingChainId: 8453,
-    bettingCloseBufferMs: 10_000,
-  },
-  now: () => fx.clock,
-};
+export const deps: RfqDeps = { ...rfqTestDeps(10_000, 500, { maxOpenPerUser: 3 }), now: () => fx.clock };
 const domain = rfqDomain('contest-rfq-service', 8453, RFQ_EIP712_SALT_DEV);
 export const em = () => t.orm.em.fork();
 let nonce = 0;
