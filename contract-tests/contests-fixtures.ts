@@ -17,6 +17,7 @@ import {
   updatePreferences,
 } from '../generated/openapi/sdk.gen.ts';
 import type { ContestById, ContestLobbyRow, CreateContestRequest, EntryPick } from '../generated/openapi/types.gen.ts';
+import { contestBody as baseContestBody } from '../src/testing/contests.js';
 import { createTestPrivy, randomWallet, type TestPrivy } from '../src/testing/identity.js';
 import { startContractService, type ContractClient, type ContractService } from './harness.ts';
 
@@ -107,25 +108,14 @@ export async function allPages(api: ContractClient, query: LobbyQuery): Promise<
   throw new Error('the lobby never ended');
 }
 
-/** A valid lineups contest: two markets in one category, num_bets 2, betting open for a minute. */
-export function contestBody(over: Partial<CreateContestRequest> = {}): CreateContestRequest {
-  return {
+/** A valid lineups contest (src/testing/contests.ts) with a unique title and a funded prize pool. */
+export const contestBody = (over: Partial<CreateContestRequest> = {}): CreateContestRequest =>
+  baseContestBody({
     title: `Contract contest ${randomBytes(3).toString('hex')}`,
-    category: 'mentions',
-    game_type: 'lineups',
     bet_amount_micros: MICRO,
     protocol_prize_pool_micros: 10 * MICRO,
-    entry_cap: 100,
-    betting_closes_ms: Date.now() + 60_000,
-    bet_type: { kind: 'num_bets', value: 2 },
-    winning_split_bps: [6000, 3000, 1000],
-    markets: [
-      { category: 'words', name: 'Says "inflation"' },
-      { category: 'words', name: 'Says "recession"' },
-    ],
     ...over,
-  };
-}
+  });
 
 export async function newContest(env: Env, over: Partial<CreateContestRequest> = {}): Promise<ContestById> {
   const { data } = await env.operator.run(createContest({ client: env.operator.client, body: contestBody(over) }), { status: 201 });

@@ -18,7 +18,10 @@ import {
 } from '../../generated/openapi/sdk.gen.js';
 import type { CreateContestRequest } from '../../generated/openapi/types.gen.js';
 import type { TestPrivy } from './identity.js';
+import { contestBody } from './contests.js';
 import { sdkClient, send } from './sdk-client.js';
+
+export { contestBody };
 import { ledgerProblems, newUserSession } from './money.js';
 import { startTestService, type TestService } from './test-service.js';
 
@@ -82,25 +85,6 @@ export async function balances(u: User) {
   const client = sdkClient(ctx.svc.baseUrl, u.token);
   const [a, r] = await Promise.all([send(getAvailableBalance({ client })), send(getReservedBalance({ client }))]);
   return { available: Number(a.data?.available_micros), reserved: Number(r.data?.reserved_micros) };
-}
-
-export function contestBody(over: Record<string, unknown> = {}) {
-  return {
-    title: 'Test contest',
-    category: 'mentions',
-    game_type: 'lineups',
-    bet_amount_micros: 100_000,
-    protocol_prize_pool_micros: 0,
-    entry_cap: 100,
-    betting_closes_ms: Date.now() + 60_000,
-    bet_type: { kind: 'num_bets', value: 2 },
-    winning_split_bps: [6000, 3000, 1000],
-    markets: [
-      { category: 'words', name: 'Says "inflation"' },
-      { category: 'words', name: 'Says "recession"' },
-    ],
-    ...over,
-  };
 }
 
 export async function createContest(over: Record<string, unknown> = {}) {

@@ -13,6 +13,26 @@ export interface CreatedContest {
   body: Record<string, unknown>;
 }
 
+/** A valid lineups contest body: two markets in one category, num_bets 2, betting open for a minute. */
+export function contestBody(over: Partial<CreateContestRequest> = {}): CreateContestRequest {
+  return {
+    title: 'Test contest',
+    category: 'mentions',
+    game_type: 'lineups',
+    bet_amount_micros: 100_000,
+    protocol_prize_pool_micros: 0,
+    entry_cap: 100,
+    betting_closes_ms: Date.now() + 60_000,
+    bet_type: { kind: 'num_bets', value: 2 },
+    winning_split_bps: [6000, 3000, 1000],
+    markets: [
+      { category: 'words', name: 'Says "inflation"' },
+      { category: 'words', name: 'Says "recession"' },
+    ],
+    ...over,
+  };
+}
+
 export async function newContest(baseUrl: string, operatorToken: string, over: Record<string, unknown> = {}): Promise<CreatedContest> {
   // `over` may hold any field (a test's own values); the service, not the client, judges the body.
   const body = {
