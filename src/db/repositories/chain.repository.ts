@@ -2,18 +2,19 @@
 // transactions of each operation, their recorded outcomes, and the pull-deposit check's per-user sum.
 import { sql } from 'kysely';
 import type { Db } from '../schema.js';
-import { int8ToBigint } from '../int8.js';
+import { int8, int8ToBigint } from '../int8.js';
 import { anyOf } from '../sql.js';
 
 export type ReceiptStatus = 'success' | 'reverted' | 'dropped';
 
 export interface ChainTxRow {
   hash: string;
-  nonce: string;
+  nonce: bigint;
   attempt: number;
   raw: string;
-  max_fee_per_gas: string;
-  max_priority_fee_per_gas: string;
+  /** Wei. */
+  max_fee_per_gas: bigint;
+  max_priority_fee_per_gas: bigint;
   receipt_status: ReceiptStatus | null;
 }
 
@@ -21,13 +22,28 @@ export interface OperationForChain {
   id: string;
   kind: 'deposit' | 'withdraw';
   status: 'pending' | 'success' | 'failed';
-  amount: string;
+  /** USDC micros. */
+  amount: bigint;
   destination_address: string | null;
   /** The user's wallet: a pull deposit's source. */
   wallet_address: string;
 }
 
 const TX_COLUMNS = ['hash', 'nonce', 'attempt', 'raw', 'max_fee_per_gas', 'max_priority_fee_per_gas', 'receipt_status'] as const;
+
+/** A chain_transactions row as read (int8 columns as text), with its nonce and fees parsed; the other columns kept as they are. */
+export function toTxRow<R extends { nonce: string; max_fee_per_gas: string; max_priority_fee_per_gas: string; receipt_status: string | null }>(
+  r: R,
+): Omit<R, 'nonce' | 'max_fee_per_gas' | 'max_priority_fee_per_gas' | 'receipt_status'> &
+  Pick<ChainTxRow, 'nonce' | 'max_fee_per_gas' | 'max_priority_fee_per_gas' | 'receipt_status'> {
+  return {
+    ...r,
+    nonce: int8ToBigint(r.nonce),
+    max_fee_per_gas: int8ToBigint(r.max_fee_per_gas),
+    max_priority_fee_per_gas: int8ToBigint(r.max_priority_fee_per_gas),
+    receipt_status: r.receipt_status as ReceiptStatus | null,
+  };
+}
 
 export class ChainRepository {
   constructor(private readonly db: Db) {}
@@ -36,7 +52,7 @@ export class ChainRepository {
   async ensureNonce(chainId: number, address: string, nodeNonce: bigint): Promise<void> {
     await this.db
       .insertInto('chain_nonces')
-      .values({ chain_id: chainId, address, next_nonce: nodeNonce.toString() })
+      .values({ chain_id: chainId, address, next_nonce: int8(nodeNonce) })
       .onConflict((oc) => oc.columns(['chain_id', 'address']).doNothing())
       .execute();
   }
@@ -50,27 +66,29 @@ export class ChainRepository {
       .where('address', '=', address)
       .returning(sql<string>`(next_nonce - 1)::text`.as('nonce'))
       .executeTakeFirstOrThrow();
-    return BigInt(row.nonce);
+    return int8ToBigint(row.nonce);
   }
 
   /** The operation with its user's wallet, locked (FOR UPDATE OF operations) when `lock`. */
-  operation(id: string, lock: boolean): Promise<OperationForChain | undefined> {
+  async operation(id: string, lock: boolean): Promise<OperationForChain | undefined> {
     const q = this.db
       .selectFrom('operations as o')
       .innerJoin('users as u', 'u.id', 'o.user_id')
       .select(['o.id', 'o.kind', 'o.status', 'o.amount', 'o.destination_address', 'u.wallet_address'])
       .where('o.id', '=', id);
-    return (lock ? q.forUpdate('o') : q).executeTakeFirst();
+    const row = await (lock ? q.forUpdate('o') : q).executeTakeFirst();
+    return row && { ...row, amount: int8ToBigint(row.amount) };
   }
 
   /** Every transaction the operation signed, first attempt first. */
-  transactions(operationId: string): Promise<ChainTxRow[]> {
-    return this.db
+  async transactions(operationId: string): Promise<ChainTxRow[]> {
+    const rows = await this.db
       .selectFrom('chain_transactions')
       .select(TX_COLUMNS)
       .where('operation_id', '=', operationId)
       .orderBy('attempt')
-      .execute() as Promise<ChainTxRow[]>;
+      .execute();
+    return rows.map(toTxRow);
   }
 
   async insertTransaction(t: {
@@ -94,11 +112,11 @@ export class ChainRepository {
         operation_id: t.operationId,
         sweep_id: t.sweepId ?? null,
         from_address: t.from,
-        nonce: t.nonce.toString(),
+        nonce: int8(t.nonce),
         attempt: t.attempt,
         raw: t.raw,
-        max_fee_per_gas: t.maxFeePerGas.toString(),
-        max_priority_fee_per_gas: t.maxPriorityFeePerGas.toString(),
+        max_fee_per_gas: int8(t.maxFeePerGas),
+        max_priority_fee_per_gas: int8(t.maxPriorityFeePerGas),
       })
       .execute();
   }
@@ -106,7 +124,7 @@ export class ChainRepository {
   /** The outcome of a transaction with its confirmations; a second recording of the operation changes nothing. */
   async recordOutcome(operationId: string, hash: string, status: ReceiptStatus, blockNumber: bigint | null): Promise<void> {
     await sql`
-      update chain_transactions set receipt_status = ${status}, block_number = ${blockNumber?.toString() ?? null}
+      update chain_transactions set receipt_status = ${status}, block_number = ${blockNumber === null ? null : int8(blockNumber)}
        where hash = ${hash}
          and not exists (select 1 from chain_transactions where operation_id = ${operationId} and receipt_status is not null)`.execute(this.db);
   }
@@ -130,9 +148,10 @@ export class ChainRepository {
     return int8ToBigint(rows[0]?.total ?? '0');
   }
 
-  /** A user's custodial deposit index (users.deposit_index), as int8 text. */
-  async depositIndex(userId: string): Promise<string | undefined> {
-    return (await this.db.selectFrom('users').select('deposit_index').where('id', '=', userId).executeTakeFirst())?.deposit_index;
+  /** A user's custodial deposit index (users.deposit_index): the derivation index of their deposit address. */
+  async depositIndex(userId: string): Promise<bigint | undefined> {
+    const row = await this.db.selectFrom('users').select('deposit_index').where('id', '=', userId).executeTakeFirst();
+    return row && int8ToBigint(row.deposit_index);
   }
 }
 

@@ -3,7 +3,8 @@
 // primary key), and the sweeps with their transactions (rows of chain_transactions with a sweep_id).
 import { sql } from 'kysely';
 import type { Db } from '../schema.js';
-import type { ChainTxRow, ReceiptStatus } from './chain.repository.js';
+import { int8, int8ToBigint, int8ToBigintOrNull } from '../int8.js';
+import { toTxRow, type ChainTxRow, type ReceiptStatus } from './chain.repository.js';
 
 export interface DepositLog {
   txHash: string;
@@ -22,10 +23,10 @@ export type SweepStatus = 'topup' | 'transfer' | 'done' | 'failed';
 export interface ActiveSweep {
   id: string;
   address: string;
-  deposit_index: string;
+  deposit_index: bigint;
   status: SweepStatus;
-  /** The transfer's USDC micros (int8 text), once it is signed. */
-  amount: string | null;
+  /** The transfer's USDC micros, once it is signed. */
+  amount: bigint | null;
 }
 
 const TX_COLUMNS = [
@@ -45,39 +46,50 @@ export class CustodialRepository {
   constructor(private readonly db: Db) {}
 
   /** Registers a user's deposit address the first time it is handed out; a second registration changes nothing. */
-  async register(a: { address: string; userId: string; index: string; fromBlock: bigint }): Promise<void> {
+  async register(a: { address: string; userId: string; index: bigint; fromBlock: bigint }): Promise<void> {
     await this.db
       .insertInto('deposit_addresses')
-      .values({ address: a.address, user_id: a.userId, deposit_index: a.index, from_block: a.fromBlock.toString() })
+      .values({ address: a.address, user_id: a.userId, deposit_index: int8(a.index), from_block: int8(a.fromBlock) })
       .onConflict((oc) => oc.doNothing())
       .execute();
   }
 
-  async registered(userId: string): Promise<{ address: string; deposit_index: string } | undefined> {
-    return this.db.selectFrom('deposit_addresses').select(['address', 'deposit_index']).where('user_id', '=', userId).executeTakeFirst();
+  async registered(userId: string): Promise<{ address: string; deposit_index: bigint } | undefined> {
+    const row = await this.db.selectFrom('deposit_addresses').select(['address', 'deposit_index']).where('user_id', '=', userId).executeTakeFirst();
+    return row && { address: row.address, deposit_index: int8ToBigint(row.deposit_index) };
   }
 
-  /** Every registered address (the listener's eth_getLogs filter) with the lowest from_block, as int8 text. */
-  async watched(): Promise<{ addresses: string[]; fromBlock: string | null }> {
+  /** Every registered address (the listener's eth_getLogs filter) with the lowest from_block (null: none registered). */
+  async watched(): Promise<{ addresses: string[]; fromBlock: bigint | null }> {
     const rows = await this.db.selectFrom('deposit_addresses').select(['address', 'from_block']).orderBy('deposit_index').execute();
-    const from = rows.reduce<bigint | null>((m, r) => (m === null || BigInt(r.from_block) < m ? BigInt(r.from_block) : m), null);
-    return { addresses: rows.map((r) => r.address), fromBlock: from?.toString() ?? null };
+    const from = rows.reduce<bigint | null>((m, r) => {
+      const b = int8ToBigint(r.from_block);
+      return m === null || b < m ? b : m;
+    }, null);
+    return { addresses: rows.map((r) => r.address), fromBlock: from };
   }
 
   /** The registered address of the lowest index (the start-up check re-derives it). */
-  firstRegistered() {
-    return this.db.selectFrom('deposit_addresses').select(['address', 'deposit_index']).orderBy('deposit_index').limit(1).executeTakeFirst();
+  async firstRegistered(): Promise<{ address: string; deposit_index: bigint } | undefined> {
+    const row = await this.db
+      .selectFrom('deposit_addresses')
+      .select(['address', 'deposit_index'])
+      .orderBy('deposit_index')
+      .limit(1)
+      .executeTakeFirst();
+    return row && { address: row.address, deposit_index: int8ToBigint(row.deposit_index) };
   }
 
-  cursor(chainId: number, name: string, lock: boolean) {
+  async cursor(chainId: number, name: string, lock: boolean): Promise<{ block_number: bigint; block_hash: string } | undefined> {
     const q = this.db.selectFrom('chain_cursors').select(['block_number', 'block_hash']).where('chain_id', '=', chainId).where('name', '=', name);
-    return (lock ? q.forUpdate() : q).executeTakeFirst();
+    const row = await (lock ? q.forUpdate() : q).executeTakeFirst();
+    return row && { block_number: int8ToBigint(row.block_number), block_hash: row.block_hash };
   }
 
   async initCursor(chainId: number, name: string, blockNumber: bigint, blockHash: string): Promise<void> {
     await this.db
       .insertInto('chain_cursors')
-      .values({ chain_id: chainId, name, block_number: blockNumber.toString(), block_hash: blockHash })
+      .values({ chain_id: chainId, name, block_number: int8(blockNumber), block_hash: blockHash })
       .onConflict((oc) => oc.columns(['chain_id', 'name']).doNothing())
       .execute();
   }
@@ -85,7 +97,7 @@ export class CustodialRepository {
   async moveCursor(chainId: number, name: string, blockNumber: bigint, blockHash: string): Promise<void> {
     await this.db
       .updateTable('chain_cursors')
-      .set({ block_number: blockNumber.toString(), block_hash: blockHash, updated_at: sql<string>`now()` })
+      .set({ block_number: int8(blockNumber), block_hash: blockHash, updated_at: sql<string>`now()` })
       .where('chain_id', '=', chainId)
       .where('name', '=', name)
       .execute();
@@ -96,7 +108,8 @@ export class CustodialRepository {
    * log index: a log seen again inserts nothing), their operations (deposit, success, with the tx hash), and
    * the addresses flagged for a sweep. Returns the new credits, to be posted to the ledger in the same transaction.
    */
-  async credit(chainId: number, logs: readonly DepositLog[]): Promise<Array<{ operation_id: string; user_id: string; amount: string }>> {
+  async credit(chainId: number, logs: readonly DepositLog[]): Promise<Array<{ operation_id: string; user_id: string; amount: bigint }>> {
+    // Every column as text, cast in the statement (int8 ones exactly, as int8() binds them).
     const col = <K extends keyof DepositLog>(k: K) => logs.map((l) => String(l[k]));
     const { rows } = await sql<{ operation_id: string; user_id: string; amount: string }>`
       with d as (
@@ -117,12 +130,12 @@ export class CustodialRepository {
         update deposit_addresses a set credits = a.credits + n.n
           from (select to_address, count(*) as n from ins group by to_address) n where a.address = n.to_address)
       select id as operation_id, user_id, amount::text as amount from ops order by id`.execute(this.db);
-    return rows;
+    return rows.map((r) => ({ ...r, amount: int8ToBigint(r.amount) }));
   }
 
   /** Addresses with credits since their last sweep opened, and no sweep under way. */
-  sweepCandidates(chainId: number, limit: number) {
-    return this.db
+  async sweepCandidates(chainId: number, limit: number): Promise<Array<{ address: string; deposit_index: bigint; credits: bigint }>> {
+    const rows = await this.db
       .selectFrom('deposit_addresses as a')
       .select(['a.address', 'a.deposit_index', 'a.credits'])
       .where('a.credits', '>', sql<string>`a.sweep_mark`)
@@ -140,15 +153,16 @@ export class CustodialRepository {
       .orderBy('a.deposit_index')
       .limit(limit)
       .execute();
+    return rows.map((r) => ({ address: r.address, deposit_index: int8ToBigint(r.deposit_index), credits: int8ToBigint(r.credits) }));
   }
 
   /** Marks the credits seen (`credits` as read with the candidate): a credit after that read keeps the address due. */
-  async markSwept(address: string, credits: string): Promise<void> {
+  async markSwept(address: string, credits: bigint): Promise<void> {
     await this.db
       .updateTable('deposit_addresses')
-      .set({ sweep_mark: credits })
+      .set({ sweep_mark: int8(credits) })
       .where('address', '=', address)
-      .where('sweep_mark', '<', credits)
+      .where('sweep_mark', '<', int8(credits))
       .execute();
   }
 
@@ -169,15 +183,22 @@ export class CustodialRepository {
     return r !== undefined;
   }
 
-  activeSweeps(chainId: number): Promise<ActiveSweep[]> {
-    return this.db
+  async activeSweeps(chainId: number): Promise<ActiveSweep[]> {
+    const rows = await this.db
       .selectFrom('deposit_sweeps as s')
       .innerJoin('deposit_addresses as a', 'a.address', 's.address')
       .select(['s.id', 's.address', 'a.deposit_index', 's.status', 's.amount'])
       .where('s.chain_id', '=', chainId)
       .where('s.status', 'in', ['topup', 'transfer'])
       .orderBy('s.created_at')
-      .execute() as Promise<ActiveSweep[]>;
+      .execute();
+    return rows.map((r) => ({
+      id: r.id,
+      address: r.address,
+      deposit_index: int8ToBigint(r.deposit_index),
+      status: r.status as SweepStatus,
+      amount: int8ToBigintOrNull(r.amount),
+    }));
   }
 
   /** The sweep's status under its row lock (held until the caller's transaction ends). */
@@ -188,26 +209,27 @@ export class CustodialRepository {
   async setSweep(id: string, status: SweepStatus, amount?: bigint): Promise<void> {
     await this.db
       .updateTable('deposit_sweeps')
-      .set({ status, updated_at: sql<string>`now()`, ...(amount === undefined ? {} : { amount: amount.toString() }) })
+      .set({ status, updated_at: sql<string>`now()`, ...(amount === undefined ? {} : { amount: int8(amount) }) })
       .where('id', '=', id)
       .execute();
   }
 
   /** The sweep's transactions sent from `from` (its top-ups: the settlement wallet; its transfer: the address), first attempt first. */
-  sweepTransactions(sweepId: string, from: string): Promise<SweepTxRow[]> {
-    return this.db
+  async sweepTransactions(sweepId: string, from: string): Promise<SweepTxRow[]> {
+    const rows = await this.db
       .selectFrom('chain_transactions')
       .select(TX_COLUMNS)
       .where('sweep_id', '=', sweepId)
       .where('from_address', '=', from)
       .orderBy('attempt')
-      .execute() as Promise<SweepTxRow[]>;
+      .execute();
+    return rows.map(toTxRow) as SweepTxRow[];
   }
 
   async recordSweepOutcome(hash: string, status: ReceiptStatus, blockNumber: bigint | null): Promise<void> {
     await this.db
       .updateTable('chain_transactions')
-      .set({ receipt_status: status, block_number: blockNumber?.toString() ?? null })
+      .set({ receipt_status: status, block_number: blockNumber === null ? null : int8(blockNumber) })
       .where('hash', '=', hash)
       .where('receipt_status', 'is', null)
       .execute();

@@ -104,7 +104,7 @@ export const MONEY_CATALOG: Record<string, Array<[string, (db: Db) => Promise<un
     ['ChainRepository.depositIndex', (db) => new ChainRepository(db).depositIndex(U1)],
   ],
   custodial: [
-    ['CustodialRepository.register', (db) => new CustodialRepository(db).register({ address: WALLET, userId: U1, index: '7', fromBlock: 100n })],
+    ['CustodialRepository.register', (db) => new CustodialRepository(db).register({ address: WALLET, userId: U1, index: 7n, fromBlock: 100n })],
     ['CustodialRepository.registered', (db) => new CustodialRepository(db).registered(U1)],
     ['CustodialRepository.watched', (db) => new CustodialRepository(db).watched()],
     ['CustodialRepository.firstRegistered', (db) => new CustodialRepository(db).firstRegistered()],
@@ -129,7 +129,7 @@ export const MONEY_CATALOG: Record<string, Array<[string, (db: Db) => Promise<un
         ]),
     ],
     ['CustodialRepository.sweepCandidates', (db) => new CustodialRepository(db).sweepCandidates(8453, 50)],
-    ['CustodialRepository.markSwept', (db) => new CustodialRepository(db).markSwept(WALLET, '3')],
+    ['CustodialRepository.markSwept', (db) => new CustodialRepository(db).markSwept(WALLET, 3n)],
     ['CustodialRepository.markUnswept', (db) => new CustodialRepository(db).markUnswept(WALLET)],
     ['CustodialRepository.openSweep', (db) => new CustodialRepository(db).openSweep(U1, 8453, WALLET)],
     ['CustodialRepository.activeSweeps', (db) => new CustodialRepository(db).activeSweeps(8453)],

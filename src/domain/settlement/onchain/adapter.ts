@@ -96,20 +96,20 @@ async function custodialAddress(em: Em, chain: Chain, log: Logger, userId: strin
   if (known) return getAddress(known.address);
   const index = await chainRepository(db(em)).depositIndex(userId);
   if (index === undefined) return undefined;
-  const address = chain.depositAddress(BigInt(index))!;
+  const address = chain.depositAddress(index)!;
   // Where the listener need not look below: its cursor once it runs (no transfer to this address can be in a
   // block it already scanned), else the chain's head now.
   let head = (await repo.cursor(chain.settings.chainId, DEPOSIT_CURSOR, false))?.block_number;
   if (head === undefined) {
     try {
-      head = (await chain.client.getBlockNumber({ cacheTime: 0 })).toString();
+      head = await chain.client.getBlockNumber({ cacheTime: 0 });
     } catch (err) {
       log.warn({ reason: shortReason(err) }, 'chain node error while registering a deposit address');
       throw new Unavailable('the chain node did not answer; retry shortly');
     }
   }
   // A concurrent first call registers the same row; the second insert changes nothing.
-  await repo.register({ address, userId, index, fromBlock: BigInt(head) });
+  await repo.register({ address, userId, index, fromBlock: head });
   return address;
 }
 
@@ -121,7 +121,7 @@ async function custodialAddress(em: Em, chain: Chain, log: Logger, userId: strin
 export async function startOnchain(em: Em, chain: Chain, log: Logger): Promise<{ settlementAddress: Address }> {
   const checked = await checkChain(chain);
   const first = chain.settings.depositMnemonic ? await custodialRepository(db(em)).firstRegistered() : undefined;
-  if (first && chain.depositAddress(BigInt(first.deposit_index)) !== getAddress(first.address)) {
+  if (first && chain.depositAddress(first.deposit_index) !== getAddress(first.address)) {
     throw new ChainCheckError(
       `DEPOSIT_MNEMONIC: it does not derive the deposit addresses already handed out (index ${first.deposit_index} is ${first.address}); deposits to them could not be swept`,
     );

@@ -97,13 +97,13 @@ export async function scanDeposits(em: Em, chain: Chain, log: Logger, signal?: A
   let cursor = await repo.cursor(chainId, DEPOSIT_CURSOR, false);
   if (!cursor) {
     if (watched.fromBlock === null) return { credited: 0, ranges: 0, cursor: null };
-    const start = BigInt(watched.fromBlock);
+    const start = watched.fromBlock;
     if (start > confirmed) return { credited: 0, ranges: 0, cursor: null };
     await repo.initCursor(chainId, DEPOSIT_CURSOR, start, (await blockHash(chain, start)).toLowerCase());
     cursor = (await repo.cursor(chainId, DEPOSIT_CURSOR, false))!;
   }
   const addresses = watched.addresses.map((a) => getAddress(a));
-  let at = { n: BigInt(cursor.block_number), hash: cursor.block_hash };
+  let at = { n: cursor.block_number, hash: cursor.block_hash };
   const result: ScanResult = { credited: 0, ranges: 0, cursor: at.n };
   while (at.n < confirmed && result.ranges < MAX_RANGES_PER_SCAN && !signal?.aborted) {
     const now = (await blockHash(chain, at.n)).toLowerCase();
@@ -122,12 +122,12 @@ export async function scanDeposits(em: Em, chain: Chain, log: Logger, signal?: A
     const moved = await em.transactional(async (tx) => {
       const r = custodialRepository(db(tx));
       const c = await r.cursor(chainId, DEPOSIT_CURSOR, true);
-      if (!c || BigInt(c.block_number) !== prev.n || c.block_hash !== prev.hash) return null; // another listener moved it
+      if (!c || c.block_number !== prev.n || c.block_hash !== prev.hash) return null; // another listener moved it
       const credits = logs.length ? await r.credit(chainId, logs) : [];
       if (credits.length)
         await postAll(
           tx,
-          credits.map((c2) => depositPosting(c2.operation_id, c2.user_id, BigInt(c2.amount))),
+          credits.map((c2) => depositPosting(c2.operation_id, c2.user_id, c2.amount)),
         );
       await r.moveCursor(chainId, DEPOSIT_CURSOR, to, toHash);
       return credits.length;
@@ -135,7 +135,7 @@ export async function scanDeposits(em: Em, chain: Chain, log: Logger, signal?: A
     result.ranges++;
     if (moved === null) {
       const c = (await repo.cursor(chainId, DEPOSIT_CURSOR, false))!;
-      at = { n: BigInt(c.block_number), hash: c.block_hash };
+      at = { n: c.block_number, hash: c.block_hash };
     } else {
       result.credited += moved;
       if (moved)

@@ -35,9 +35,9 @@ export const sleep = (ms: number, signal?: AbortSignal) =>
 
 function callData(op: OperationForChain, settlement: Address): Hex {
   if (op.kind === 'withdraw') {
-    return encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [getAddress(op.destination_address!), BigInt(op.amount)] });
+    return encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [getAddress(op.destination_address!), op.amount] });
   }
-  return encodeFunctionData({ abi: erc20Abi, functionName: 'transferFrom', args: [getAddress(op.wallet_address), settlement, BigInt(op.amount)] });
+  return encodeFunctionData({ abi: erc20Abi, functionName: 'transferFrom', args: [getAddress(op.wallet_address), settlement, op.amount] });
 }
 
 /**
@@ -49,8 +49,8 @@ async function signAndStore(em: Em, chain: Chain, opId: string, after: ChainTxRo
   let maxFeePerGas = fees.maxFeePerGas;
   let maxPriorityFeePerGas = fees.maxPriorityFeePerGas;
   if (after) {
-    maxFeePerGas = [maxFeePerGas, bump(BigInt(after.max_fee_per_gas))].reduce((a, b) => (a > b ? a : b));
-    maxPriorityFeePerGas = [maxPriorityFeePerGas, bump(BigInt(after.max_priority_fee_per_gas))].reduce((a, b) => (a > b ? a : b));
+    maxFeePerGas = [maxFeePerGas, bump(after.max_fee_per_gas)].reduce((a, b) => (a > b ? a : b));
+    maxPriorityFeePerGas = [maxPriorityFeePerGas, bump(after.max_priority_fee_per_gas)].reduce((a, b) => (a > b ? a : b));
   }
   if (maxPriorityFeePerGas > maxFeePerGas) maxFeePerGas = maxPriorityFeePerGas;
   return em.transactional(async (tx) => {
@@ -61,7 +61,7 @@ async function signAndStore(em: Em, chain: Chain, opId: string, after: ChainTxRo
     const latest = txs.at(-1);
     if (txs.some((t) => t.receipt_status) || latest?.hash !== after?.hash) return false; // someone else moved first
     const { settings, account } = chain;
-    const nonce = latest ? BigInt(latest.nonce) : await repo.allocateNonce(settings.chainId, account.address);
+    const nonce = latest ? latest.nonce : await repo.allocateNonce(settings.chainId, account.address);
     const raw = await account.signTransaction({
       type: 'eip1559',
       chainId: settings.chainId,
@@ -134,8 +134,8 @@ async function waitForOutcome(em: Em, chain: Chain, opId: string, txs: readonly 
     const confirmedAt = head - BigInt(confirmations) + 1n;
     if (!mined && confirmedAt >= 0n) {
       const used = await chain.client.getTransactionCount({ address: chain.account.address, blockNumber: confirmedAt });
-      if (BigInt(used) > BigInt(latest.nonce) && !(await anyReceipt(chain, txs))) {
-        opts.log.error({ operation_id: opId, nonce: latest.nonce }, 'another transaction took this settlement nonce; the operation fails');
+      if (BigInt(used) > latest.nonce && !(await anyReceipt(chain, txs))) {
+        opts.log.error({ operation_id: opId, nonce: latest.nonce.toString() }, 'another transaction took this settlement nonce; the operation fails');
         await chainRepository(db(em)).recordOutcome(opId, latest.hash, 'dropped', null);
         return { outcome: 'recorded' };
       }
@@ -175,7 +175,7 @@ export async function advanceOnchain(em: Em, chain: Chain, opId: string, opts: A
       const step = await waitForOutcome(em, chain, opId, txs, opts);
       if (!step || step.outcome === 'recorded') return;
       opts.log.info(
-        { operation_id: opId, nonce: step.after.nonce, replaces: step.after.hash },
+        { operation_id: opId, nonce: step.after.nonce.toString(), replaces: step.after.hash },
         'settlement transaction not mined in time: replacing it',
       );
       await signAndStore(em, chain, opId, step.after);

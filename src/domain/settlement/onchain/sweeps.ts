@@ -84,7 +84,7 @@ async function signAndSend(
   let maxFeePerGas = fees.maxFeePerGas;
   let maxPriorityFeePerGas = fees.maxPriorityFeePerGas;
   if (o.replaces) {
-    const [f, p] = [bump(BigInt(o.replaces.max_fee_per_gas)), bump(BigInt(o.replaces.max_priority_fee_per_gas))];
+    const [f, p] = [bump(o.replaces.max_fee_per_gas), bump(o.replaces.max_priority_fee_per_gas)];
     if (f > maxFeePerGas) maxFeePerGas = f;
     if (p > maxPriorityFeePerGas) maxPriorityFeePerGas = p;
   }
@@ -95,7 +95,7 @@ async function signAndSend(
     if ((await r.lockSweep(sweepId)) !== expect) return null;
     const txs = await r.sweepTransactions(sweepId, send.account.address);
     if (txs.length !== seen) return null; // another process moved first
-    const nonce = o.replaces ? BigInt(o.replaces.nonce) : await chainRepo.allocateNonce(chainId, send.account.address);
+    const nonce = o.replaces ? o.replaces.nonce : await chainRepo.allocateNonce(chainId, send.account.address);
     const raw = await send.account.signTransaction({
       type: 'eip1559',
       chainId,
@@ -166,10 +166,10 @@ async function topUp(em: Em, chain: Chain, s: ActiveSweep, log: Logger): Promise
 async function transfer(em: Em, chain: Chain, s: ActiveSweep, log: Logger): Promise<void> {
   const r = custodialRepository(db(em));
   const address = getAddress(s.address);
-  const account = chain.depositAccount(BigInt(s.deposit_index));
+  const account = chain.depositAccount(s.deposit_index);
   if (account.address !== address) {
     log.error(
-      { sweep_id: s.id, address, deposit_index: s.deposit_index },
+      { sweep_id: s.id, address, deposit_index: s.deposit_index.toString() },
       'DEPOSIT_MNEMONIC does not derive this registered deposit address: the sweep waits',
     );
     return;
@@ -187,11 +187,11 @@ async function transfer(em: Em, chain: Chain, s: ActiveSweep, log: Logger): Prom
     } else if (p === 'stale') {
       const last = open.at(-1)!;
       const affordable = eth / TRANSFER_GAS;
-      if (bump(BigInt(last.max_fee_per_gas)) > affordable) {
+      if (bump(last.max_fee_per_gas) > affordable) {
         log.warn({ sweep_id: s.id, address }, 'sweep transfer not mined and the address lacks the gas to replace it; waiting');
         return;
       }
-      await signAndSend(em, chain, s.id, 'transfer', txs.length, sweepSend(account, chain, BigInt(s.amount ?? '0')), fees, log, { replaces: last });
+      await signAndSend(em, chain, s.id, 'transfer', txs.length, sweepSend(account, chain, s.amount ?? 0n), fees, log, { replaces: last });
     }
     return;
   }
