@@ -1,6 +1,6 @@
 // Medium tier: quotes and closes on real PostgreSQL: replace, self-trade, collateral, client ids; the best fill
 // across makers (FOK/IOC), accept, cancel, sweeper selection, races, and the ledger's reserved invariant.
-// Setup in rfq-db.fixture.ts.
+// Setup in src/testing/rfq-db.ts.
 import { randomUUID } from 'node:crypto';
 import { privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
@@ -8,7 +8,7 @@ import { db } from '../../db/schema.js';
 import { checkLedger, userBalances } from '../ledger/ledger.js';
 import { acceptQuote, cancelQuote, cancelRfq, closeRfq, createRfq, dueRfqIds, getMakerRfq, getOwnRfq, listOwnRfqs } from './api.js';
 import type { RfqDeps } from './deps.js';
-import { balances, create, deps, em, expectFresh, fx, MM1, MM2, MM3, order, quote, sign, TAKER, useRfqDb, userWith } from './rfq-db.fixture.js';
+import { balances, create, deps, em, expectFresh, fx, MM1, MM2, MM3, order, quote, sign, TAKER, useRfqDb, userWith } from '../../testing/rfq-db.js';
 
 useRfqDb();
 

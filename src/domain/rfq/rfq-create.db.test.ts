@@ -1,12 +1,12 @@
 // Medium tier: creating RFQs on real PostgreSQL: checks in order, the stake's reservation, nonces, the open-RFQ
-// limit under concurrent creates, the known windows. Setup in rfq-db.fixture.ts.
+// limit under concurrent creates, the known windows. Setup in src/testing/rfq-db.ts.
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { checkLedger } from '../ledger/ledger.js';
 import { cancelRfq, createRfq } from './api.js';
 import type { RfqDeps } from './deps.js';
 import type { RfqOrderJson } from './typed-data.js';
-import { balances, create, deps, em, expectFresh, fx, MM1, order, sign, T0, TAKER, useRfqDb } from './rfq-db.fixture.js';
+import { balances, create, deps, em, expectFresh, fx, MM1, order, sign, T0, TAKER, useRfqDb } from '../../testing/rfq-db.js';
 
 useRfqDb();
 

@@ -1,20 +1,20 @@
-// The shared setup of the RFQ rules' database tests (rfq-create.db.test.ts, rfq-close.db.test.ts): one migrated
+// The shared setup of the RFQ rules' database tests (src/domain/rfq/rfq-create.db.test.ts, rfq-close.db.test.ts): one migrated
 // database per test file, a taker and three makers funded, two RFQ windows, a pinned clock (`fx.clock`), and
 // helpers that create, quote and read as the API does.
 import { randomUUID } from 'node:crypto';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
-import { db } from '../../db/schema.js';
-import { migratedOrm, type MigratedOrm } from '../../testing/orm.js';
-import { userBalances } from '../ledger/ledger.js';
-import { ensureWindows } from '../markets/markets.js';
-import { cancelRfq, createRfq, loadRfq, submitQuote } from './api.js';
-import type { RfqWithQuotes } from './records.js';
-import type { RfqDeps } from './deps.js';
-import { RFQ_EIP712_SALT_DEV } from '../../constants.js';
-import { orderTypedData, quoteTypedData, rfqDomain, type RfqOrderJson } from './typed-data.js';
-import { fundedUser } from '../../testing/funding.js';
-import { rfqTestDeps } from '../../testing/position-fill.js';
+import { db } from '../db/schema.js';
+import { migratedOrm, type MigratedOrm } from './orm.js';
+import { userBalances } from '../domain/ledger/ledger.js';
+import { ensureWindows } from '../domain/markets/markets.js';
+import { cancelRfq, createRfq, loadRfq, submitQuote } from '../domain/rfq/api.js';
+import type { RfqWithQuotes } from '../domain/rfq/records.js';
+import type { RfqDeps } from '../domain/rfq/deps.js';
+import { RFQ_EIP712_SALT_DEV } from '../constants.js';
+import { orderTypedData, quoteTypedData, rfqDomain, type RfqOrderJson } from '../domain/rfq/typed-data.js';
+import { fundedUser } from './funding.js';
+import { rfqTestDeps } from './position-fill.js';
 
 const KEYS = [
   '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80',
