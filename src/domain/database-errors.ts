@@ -33,8 +33,13 @@ const UNAVAILABLE_CODES = new Set([
 const UNAVAILABLE_MESSAGE =
   /connection terminated|connection timeout|timeout exceeded when trying to connect|timeout acquiring a connection|client has encountered a connection error|is not queryable|connection ended|server closed the connection|terminating connection/i;
 
+/** The error and its causes (`cause`, at most 5 deep): drivers and the ORM wrap what the database said. */
+function* causes(err: unknown): Generator<object> {
+  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) yield e;
+}
+
 export function isDatabaseUnavailable(err: unknown): boolean {
-  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+  for (const e of causes(err)) {
     if (e instanceof ConnectionException) return true;
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || /^08[0-9A-Z]{3}$/.test(code))) return true;
@@ -61,7 +66,7 @@ function constraintOf(err: unknown): string | undefined {
 /** A unique violation of this constraint, raised through MikroORM or raw from the driver (Kysely). */
 /** A deadlock or serialization failure (here or in a cause): the transaction was rolled back and may simply run again. */
 export function isTransientConflict(err: unknown): boolean {
-  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+  for (const e of causes(err)) {
     const code = sqlState(e);
     if (code === SQLSTATE.deadlockDetected || code === SQLSTATE.serializationFailure) return true;
   }

@@ -35,13 +35,8 @@ export interface SdkResponse<D, E> {
 export async function send<D, E>(
   call: Promise<({ data: D; error: undefined } | { data: undefined; error: E }) & { response?: Response }>,
 ): Promise<SdkResponse<D, E>> {
-  const result = await call;
-  const response = result.response;
-  if (!response) throw new Error(`the SDK got no response: ${describe(result.error)}`);
-  if (response.ok && result.error !== undefined) {
-    throw new Error(`${response.status} ${response.url}: the body fails the SDK's response schema: ${describe(result.error)}`);
-  }
-  return { status: response.status, data: result.data, error: result.error, headers: response.headers };
+  const { status, data, error, response } = await sent(call);
+  return { status, data, error, headers: response.headers };
 }
 
 function describe(err: unknown): string {
@@ -52,8 +47,8 @@ function describe(err: unknown): string {
 type SdkResult = { data?: unknown; error?: unknown; response?: Response };
 
 /**
- * The same check as `send`, keeping the SDK's own result shape (`data`, `error`, `response`) and adding the
- * status: for tests that pass the result on to helpers expecting the SDK's shape.
+ * `send`'s check, keeping the SDK's own result shape (`data`, `error`, `response`) and adding the status: for
+ * tests that pass the result on to helpers expecting the SDK's shape. `send` is built on it.
  */
 export async function sent<R extends SdkResult>(call: Promise<R>): Promise<R & { status: number; response: Response }> {
   const result = await call;
