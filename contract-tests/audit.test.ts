@@ -52,6 +52,12 @@ async function allEntries(): Promise<AuditEntry[]> {
   return data!.entries;
 }
 
+/**
+ * Operator writes that need an onchain deployment to succeed, audited by their own file instead:
+ * resolveOperation (an operation in review) in contract-tests/settlement-review.test.ts.
+ */
+const AUDITED_ELSEWHERE = new Set(['resolveOperation']);
+
 /** The operator write operations of the spec: every non-GET operation that takes the operator token. */
 const operatorWrites = Object.entries(doc.paths ?? {}).flatMap(([, item]) =>
   Object.entries(item ?? {})
@@ -59,7 +65,8 @@ const operatorWrites = Object.entries(doc.paths ?? {}).flatMap(([, item]) =>
       ([method, op]) =>
         method !== 'get' && method !== 'parameters' && JSON.stringify((op as { security?: unknown }).security ?? []).includes('operatorBearer'),
     )
-    .map(([, op]) => (op as { operationId: string }).operationId),
+    .map(([, op]) => (op as { operationId: string }).operationId)
+    .filter((id) => !AUDITED_ELSEWHERE.has(id)),
 );
 
 describe('operator writes are audited', () => {

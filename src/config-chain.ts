@@ -37,6 +37,9 @@ export interface ChainSettings {
   confirmations: number;
   replaceAfterMs: number;
   pollMs: number;
+  /** CHAIN_RECEIPT_REVIEW_AFTER_MS and CHAIN_REVIEW_RECHECK_MS (docs/settlement.md, "What the service concludes from the node"). */
+  receiptReviewAfterMs: number;
+  reviewRecheckMs: number;
   gasFloorWei: bigint;
   /** Custodial deposits (docs/settlement-custodial.md): listener and sweeper cadence, eth_getLogs block range, sweep threshold. */
   depositScanEveryMs: number;
@@ -109,6 +112,8 @@ export function chainSettings(e: Parsed, problems: string[], read = readSecretFi
     confirmations: e.CHAIN_CONFIRMATIONS,
     replaceAfterMs: e.CHAIN_REPLACE_AFTER_MS,
     pollMs: e.CHAIN_POLL_MS,
+    receiptReviewAfterMs: e.CHAIN_RECEIPT_REVIEW_AFTER_MS,
+    reviewRecheckMs: e.CHAIN_REVIEW_RECHECK_MS,
     gasFloorWei: e.SETTLEMENT_GAS_FLOOR_WEI,
     depositScanEveryMs: e.CHAIN_DEPOSIT_SCAN_EVERY_MS,
     logBlockRange: e.CHAIN_LOG_BLOCK_RANGE,

@@ -136,6 +136,13 @@ export const schema = z.object({
   CHAIN_REPLACE_AFTER_MS: intFrom(60_000, 100, 3_600_000),
   /** How often a waiting settlement asks the node for its receipt and the chain head. */
   CHAIN_POLL_MS: intFrom(1000, 20, 60_000),
+  /**
+   * An operation whose nonce is used on chain while none of its transactions has a receipt waits this long
+   * (pending_reason receipt_missing) before it goes to an operator (needs_review); never failed or refunded.
+   */
+  CHAIN_RECEIPT_REVIEW_AFTER_MS: intFrom(900_000, 1000, 86_400_000),
+  /** How often an operation in review is looked at again on chain (a receipt that appears settles it by itself). */
+  CHAIN_REVIEW_RECHECK_MS: intFrom(60_000, 100, 3_600_000),
   /** Custodial deposits (docs/settlement-custodial.md): how often the listener scans and the sweeper steps. */
   CHAIN_DEPOSIT_SCAN_EVERY_MS: intFrom(5000, 50, 600_000),
   /** The most blocks one eth_getLogs request of the deposit listener covers. */

@@ -60,6 +60,7 @@ import { createRfqWaiters } from './trading/rfq-wait.js';
 import { rfqTakerHandlers } from './http/handlers/rfq-taker.js';
 import { rfqMakerHandlers } from './http/handlers/rfq-maker.js';
 import { auditHandlers } from './http/handlers/audit.js';
+import { settlementReviewHandlers } from './http/handlers/settlement-review.js';
 
 export interface HttpService {
   server: Server;
@@ -173,6 +174,7 @@ export async function startHttp(rt: Runtime, role: ProcessRole = 'api'): Promise
     ...marketsHandlers({ settings: config.markets }),
     ...poolImagesHandlers(),
     ...auditHandlers(),
+    ...settlementReviewHandlers({ settlement }),
     ...positionsHandlers(),
     ...mmTradingHandlers(),
     ...marketWindowsHandlers({ settings: config.markets, settlement: windowSettlement }),

@@ -36,9 +36,12 @@ export const settlementWorker: WorkerSpec<typeof QUEUE.settlement> = {
         }
         const { operation_id } = job.data;
         // Onchain: the transaction is signed, sent and confirmed first, outside any transaction (src/domain/settlement/onchain/sender.ts).
-        if (adapter.advance) await adapter.advance(orm.em.fork(), operation_id, stopping);
+        const advanced = adapter.advance ? await adapter.advance(orm.em.fork(), operation_id, stopping) : 'recorded';
         const outcome = await batcher.submit(operation_id);
         if (outcome === 'missing') throw new UnrecoverableError(`operation ${operation_id} does not exist`);
+        // In an operator's review (the chain could not prove its outcome): not a failure of the job; the outbox
+        // relay hands it back every CHAIN_REVIEW_RECHECK_MS, and the operator's resolution settles it.
+        if (outcome === 'pending' && advanced === 'needs_review') return { outcome: 'needs_review' };
         if (outcome === 'pending')
           throw new Error(`operation ${operation_id}: no chain outcome yet (the process is closing, or the node is away); retried`);
         // Wakes the API request waiting for this settlement (src/trading/operation-waiter.ts); lost: it polls.

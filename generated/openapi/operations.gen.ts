@@ -775,6 +775,41 @@ export interface Operations {
       503: { body: T.CreditAppTokensErrors[503] };
     };
   };
+  /** GET /v1/admin/operations */
+  listAdminOperations: {
+    params: Record<string, never>;
+    query: NonNullable<T.ListAdminOperationsData['query']>;
+    contentType: undefined;
+    body: undefined;
+    responses: {
+      200: { body: T.ListAdminOperationsResponses[200] };
+      400: { body: T.ListAdminOperationsErrors[400] };
+      401: { body: T.ListAdminOperationsErrors[401] };
+      403: { body: T.ListAdminOperationsErrors[403] };
+      500: { body: T.ListAdminOperationsErrors[500] };
+      503: { body: T.ListAdminOperationsErrors[503] };
+    };
+  };
+  /** POST /v1/admin/operations/{operation_id}/resolve */
+  resolveOperation: {
+    params: T.ResolveOperationData['path'];
+    query: Record<string, never>;
+    /** Media types the request body may be sent as. */
+    contentType: 'application/json';
+    body: T.ResolveOperationData['body'];
+    responses: {
+      200: { body: T.ResolveOperationResponses[200] };
+      400: { body: T.ResolveOperationErrors[400] };
+      401: { body: T.ResolveOperationErrors[401] };
+      403: { body: T.ResolveOperationErrors[403] };
+      404: { body: T.ResolveOperationErrors[404] };
+      409: { body: T.ResolveOperationErrors[409] };
+      413: { body: T.ResolveOperationErrors[413] };
+      415: { body: T.ResolveOperationErrors[415] };
+      500: { body: T.ResolveOperationErrors[500] };
+      503: { body: T.ResolveOperationErrors[503] };
+    };
+  };
   /** GET /v1/admin/status */
   getSystemStatus: {
     params: Record<string, never>;

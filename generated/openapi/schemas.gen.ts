@@ -2262,7 +2262,8 @@ export const OperationSchema = {
         'amount_micros',
         'tx_hash',
         'created_at_ms',
-        'failure_code'
+        'failure_code',
+        'pending_reason'
     ],
     properties: {
         operation_id: {
@@ -2309,6 +2310,255 @@ export const OperationSchema = {
             ],
             pattern: '^[A-Z][A-Z0-9_]*$',
             description: 'Why the operation failed (for example `SETTLEMENT_FAILED`); null unless `status` is `failed`.'
+        },
+        pending_reason: {
+            description: 'Why a pending operation waits (see the schema); null otherwise.',
+            anyOf: [
+                {
+                    $ref: '#/components/schemas/PendingReason'
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        }
+    }
+} as const;
+
+export const PendingReasonSchema = {
+    description: 'Why a pending deposit or withdrawal waits (onchain settlement; null while it simply has not\nsettled yet):\n- `receipt_missing`: the settlement wallet\'s nonce is used on chain, but the node serves no\n  receipt for the operation\'s transaction yet (a lagging provider, usually). The service\n  waits; it never fails or refunds an operation because a receipt is missing.\n- `needs_review`: that lasted CHAIN_RECEIPT_REVIEW_AFTER_MS (or a block holds another\n  transaction at the nonce): an operator checks the chain and resolves it. The amount stays\n  reserved (withdrawal) or uncredited (deposit) until then.\n',
+    type: 'string',
+    enum: [
+        'receipt_missing',
+        'needs_review'
+    ]
+} as const;
+
+export const AdminChainTransactionSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'hash',
+        'nonce',
+        'attempt',
+        'max_fee_per_gas_wei',
+        'max_priority_fee_per_gas_wei',
+        'receipt_status',
+        'block_number'
+    ],
+    properties: {
+        hash: {
+            $ref: '#/components/schemas/TxHash'
+        },
+        nonce: {
+            type: 'integer',
+            format: 'int64',
+            description: 'The settlement wallet\'s nonce; every attempt of one operation has the same.'
+        },
+        attempt: {
+            type: 'integer',
+            format: 'int32',
+            description: '0 for the first signature, then 1, 2, ... for same-nonce replacements at a higher fee.'
+        },
+        max_fee_per_gas_wei: {
+            $ref: '#/components/schemas/DecimalMicros',
+            description: 'EIP-1559 maxFeePerGas, wei, as a decimal string.'
+        },
+        max_priority_fee_per_gas_wei: {
+            $ref: '#/components/schemas/DecimalMicros',
+            description: 'EIP-1559 maxPriorityFeePerGas, wei, as a decimal string.'
+        },
+        receipt_status: {
+            description: 'Recorded once the transaction has its confirmations; null before.',
+            type: [
+                'string',
+                'null'
+            ],
+            enum: [
+                'success',
+                'reverted',
+                'dropped',
+                null
+            ]
+        },
+        block_number: {
+            type: [
+                'integer',
+                'null'
+            ],
+            format: 'int64'
+        }
+    }
+} as const;
+
+export const AdminOperationSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'operation_id',
+        'user_id',
+        'kind',
+        'status',
+        'amount_micros',
+        'destination_address',
+        'tx_hash',
+        'failure_code',
+        'created_at_ms',
+        'pending_reason',
+        'pending_reason_at_ms',
+        'transactions'
+    ],
+    properties: {
+        operation_id: {
+            type: 'string',
+            format: 'uuid'
+        },
+        user_id: {
+            type: 'string',
+            format: 'uuid'
+        },
+        kind: {
+            type: 'string',
+            enum: [
+                'deposit',
+                'withdraw'
+            ]
+        },
+        status: {
+            type: 'string',
+            enum: [
+                'pending',
+                'success',
+                'failed'
+            ]
+        },
+        amount_micros: {
+            $ref: '#/components/schemas/DecimalMicros'
+        },
+        destination_address: {
+            description: 'A withdrawal\'s destination; null for a deposit.',
+            anyOf: [
+                {
+                    $ref: '#/components/schemas/EvmAddress'
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        },
+        tx_hash: {
+            anyOf: [
+                {
+                    $ref: '#/components/schemas/TxHash'
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        },
+        failure_code: {
+            type: [
+                'string',
+                'null'
+            ],
+            pattern: '^[A-Z][A-Z0-9_]*$'
+        },
+        created_at_ms: {
+            type: 'integer',
+            format: 'int64'
+        },
+        pending_reason: {
+            anyOf: [
+                {
+                    $ref: '#/components/schemas/PendingReason'
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        },
+        pending_reason_at_ms: {
+            description: 'When `pending_reason` began.',
+            type: [
+                'integer',
+                'null'
+            ],
+            format: 'int64'
+        },
+        transactions: {
+            type: 'array',
+            description: 'Every transaction signed for the operation, first attempt first.',
+            items: {
+                $ref: '#/components/schemas/AdminChainTransaction'
+            }
+        }
+    }
+} as const;
+
+export const AdminOperationListSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'operations'
+    ],
+    properties: {
+        operations: {
+            type: 'array',
+            items: {
+                $ref: '#/components/schemas/AdminOperation'
+            }
+        }
+    }
+} as const;
+
+export const ResolveOperationRequestSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'outcome',
+        'reason',
+        'idempotency_key'
+    ],
+    properties: {
+        outcome: {
+            type: 'string',
+            enum: [
+                'success',
+                'failed'
+            ],
+            description: '`success`: one transaction executed the operation (give its `tx_hash`). `failed`: none did and none can.'
+        },
+        tx_hash: {
+            $ref: '#/components/schemas/TxHash',
+            description: 'The mined transaction that executed the operation; required with `success`, refused with `failed`.'
+        },
+        reason: {
+            type: 'string',
+            minLength: 1,
+            maxLength: 500,
+            description: 'What the operator checked (kept with the resolution and in the audit trail).'
+        },
+        idempotency_key: {
+            $ref: '#/components/schemas/IdempotencyKey'
+        }
+    },
+    if: {
+        properties: {
+            outcome: {
+                const: 'success'
+            }
+        }
+    },
+    then: {
+        required: [
+            'tx_hash'
+        ]
+    },
+    else: {
+        not: {
+            required: [
+                'tx_hash'
+            ]
         }
     }
 } as const;
@@ -3670,7 +3920,8 @@ export const SystemStatusSchema = {
         'workers',
         'schedulers',
         'queues',
-        'components'
+        'components',
+        'operations_waiting'
     ],
     properties: {
         status: {
@@ -3843,6 +4094,35 @@ export const SystemStatusSchema = {
                     failed: {
                         type: 'integer',
                         minimum: 0
+                    }
+                }
+            }
+        },
+        operations_waiting: {
+            type: 'array',
+            description: 'Pending deposits and withdrawals that wait for a known reason (`PendingReason`), one item per\nreason with at least one operation: how many, and since when the oldest has waited for it.\n`needs_review` needs an operator (`GET /v1/admin/operations?pending_reason=needs_review`); the\ngauge `crfq_operations_waiting{reason}` and the alert `SettlementNeedsReview` carry the same figure.\n',
+            items: {
+                type: 'object',
+                additionalProperties: false,
+                required: [
+                    'pending_reason',
+                    'count',
+                    'oldest_since_ms'
+                ],
+                properties: {
+                    pending_reason: {
+                        $ref: '#/components/schemas/PendingReason'
+                    },
+                    count: {
+                        type: 'integer',
+                        minimum: 1
+                    },
+                    oldest_since_ms: {
+                        type: [
+                            'integer',
+                            'null'
+                        ],
+                        format: 'int64'
                     }
                 }
             }

@@ -2,8 +2,8 @@
 
 import { client } from './client.gen.ts';
 import type { Client, ClientMeta, Options as Options2, RequestResult, TDataShape } from './client/index.ts';
-import type { AcceptRfqQuoteData, AcceptRfqQuoteErrors, AcceptRfqQuoteResponses, CancelRfqData, CancelRfqErrors, CancelRfqResponses, CreateContestData, CreateContestEntryData, CreateContestEntryErrors, CreateContestEntryResponses, CreateContestErrors, CreateContestResponses, CreateDepositData, CreateDepositErrors, CreateDepositResponses, CreateMarketMakerData, CreateMarketMakerErrors, CreateMarketMakerResponses, CreateRfqData, CreateRfqErrors, CreateRfqResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, CreateWalletSessionData, CreateWalletSessionErrors, CreateWalletSessionResponses, CreateWithdrawalData, CreateWithdrawalErrors, CreateWithdrawalResponses, CreditAppTokensData, CreditAppTokensErrors, CreditAppTokensResponses, DeleteMarketMakerData, DeleteMarketMakerErrors, DeleteMarketMakerResponses, GetAsyncApiJsonData, GetAsyncApiJsonErrors, GetAsyncApiJsonResponses, GetAsyncApiYamlData, GetAsyncApiYamlErrors, GetAsyncApiYamlResponses, GetAvailableAppTokenBalanceData, GetAvailableAppTokenBalanceErrors, GetAvailableAppTokenBalanceResponses, GetAvailableBalanceData, GetAvailableBalanceErrors, GetAvailableBalanceResponses, GetContestData, GetContestErrors, GetContestLeaderboardData, GetContestLeaderboardErrors, GetContestLeaderboardResponses, GetContestPopularEntryData, GetContestPopularEntryErrors, GetContestPopularEntryResponses, GetContestResponses, GetContestTopParticipantsData, GetContestTopParticipantsErrors, GetContestTopParticipantsResponses, GetCurrentMarketData, GetCurrentMarketErrors, GetCurrentMarketResponses, GetDepositWalletData, GetDepositWalletErrors, GetDepositWalletResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMakerPnlData, GetMakerPnlErrors, GetMakerPnlResponses, GetMakerRfqData, GetMakerRfqErrors, GetMakerRfqResponses, GetMarketData, GetMarketErrors, GetMarketResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetOpenApiJsonData, GetOpenApiJsonErrors, GetOpenApiJsonResponses, GetOpenApiYamlData, GetOpenApiYamlErrors, GetOpenApiYamlResponses, GetOperationData, GetOperationErrors, GetOperationResponses, GetPnlHistoryData, GetPnlHistoryErrors, GetPnlHistoryResponses, GetPoolImageRawData, GetPoolImageRawErrors, GetPoolImageRawResponses, GetPortfolioData, GetPortfolioErrors, GetPortfolioResponses, GetPositionData, GetPositionErrors, GetPositionResponses, GetPreferencesData, GetPreferencesErrors, GetPreferencesResponses, GetProfileContestData, GetProfileContestErrors, GetProfileContestResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetReservedBalanceData, GetReservedBalanceErrors, GetReservedBalanceResponses, GetRfqData, GetRfqErrors, GetRfqResponses, GetRfqTypedDataData, GetRfqTypedDataErrors, GetRfqTypedDataResponses, GetSystemStatusData, GetSystemStatusErrors, GetSystemStatusResponses, GetTakerPnlData, GetTakerPnlErrors, GetTakerPnlResponses, GetWalletNonceData, GetWalletNonceErrors, GetWalletNonceResponses, ListAuditEntriesData, ListAuditEntriesErrors, ListAuditEntriesResponses, ListContestsData, ListContestsErrors, ListContestsResponses, ListMakerFillsData, ListMakerFillsErrors, ListMakerFillsResponses, ListMakerQuotesData, ListMakerQuotesErrors, ListMakerQuotesResponses, ListPositionsData, ListPositionsErrors, ListPositionsResponses, ListRfqsData, ListRfqsErrors, ListRfqsResponses, LogoutData, LogoutErrors, LogoutResponses, LookupMarketData, LookupMarketErrors, LookupMarketResponses, ResolveMarketData, ResolveMarketErrors, ResolveMarketResponses, ResolveMarketWindowData, ResolveMarketWindowErrors, ResolveMarketWindowResponses, UpdatePreferencesData, UpdatePreferencesErrors, UpdatePreferencesResponses, UploadPoolImageData, UploadPoolImageErrors, UploadPoolImageResponses, VoidContestData, VoidContestErrors, VoidContestResponses } from './types.gen.ts';
-import { zAcceptRfqQuoteResponse, zCancelRfqResponse, zCreateContestEntryResponse, zCreateContestResponse, zCreateDepositResponse, zCreateMarketMakerResponse, zCreateRfqResponse, zCreateSessionResponse, zCreateWalletSessionResponse, zCreateWithdrawalResponse, zCreditAppTokensResponse, zDeleteMarketMakerResponse, zGetAsyncApiJsonResponse, zGetAsyncApiYamlResponse, zGetAvailableAppTokenBalanceResponse, zGetAvailableBalanceResponse, zGetContestLeaderboardResponse, zGetContestPopularEntryResponse, zGetContestResponse, zGetContestTopParticipantsResponse, zGetCurrentMarketResponse, zGetDepositWalletResponse, zGetHealthResponse, zGetMakerPnlResponse, zGetMakerRfqResponse, zGetMarketResponse, zGetMetricsResponse, zGetOpenApiJsonResponse, zGetOpenApiYamlResponse, zGetOperationResponse, zGetPnlHistoryResponse, zGetPoolImageRawResponse, zGetPortfolioResponse, zGetPositionResponse, zGetPreferencesResponse, zGetProfileContestResponse, zGetReadinessResponse, zGetReservedBalanceResponse, zGetRfqResponse, zGetRfqTypedDataResponse, zGetSystemStatusResponse, zGetTakerPnlResponse, zGetWalletNonceResponse, zListAuditEntriesResponse, zListContestsResponse, zListMakerFillsResponse, zListMakerQuotesResponse, zListPositionsResponse, zListRfqsResponse, zLogoutResponse, zLookupMarketResponse, zResolveMarketResponse, zResolveMarketWindowResponse, zUpdatePreferencesResponse, zUploadPoolImageResponse, zVoidContestResponse } from './zod.gen.ts';
+import type { AcceptRfqQuoteData, AcceptRfqQuoteErrors, AcceptRfqQuoteResponses, CancelRfqData, CancelRfqErrors, CancelRfqResponses, CreateContestData, CreateContestEntryData, CreateContestEntryErrors, CreateContestEntryResponses, CreateContestErrors, CreateContestResponses, CreateDepositData, CreateDepositErrors, CreateDepositResponses, CreateMarketMakerData, CreateMarketMakerErrors, CreateMarketMakerResponses, CreateRfqData, CreateRfqErrors, CreateRfqResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, CreateWalletSessionData, CreateWalletSessionErrors, CreateWalletSessionResponses, CreateWithdrawalData, CreateWithdrawalErrors, CreateWithdrawalResponses, CreditAppTokensData, CreditAppTokensErrors, CreditAppTokensResponses, DeleteMarketMakerData, DeleteMarketMakerErrors, DeleteMarketMakerResponses, GetAsyncApiJsonData, GetAsyncApiJsonErrors, GetAsyncApiJsonResponses, GetAsyncApiYamlData, GetAsyncApiYamlErrors, GetAsyncApiYamlResponses, GetAvailableAppTokenBalanceData, GetAvailableAppTokenBalanceErrors, GetAvailableAppTokenBalanceResponses, GetAvailableBalanceData, GetAvailableBalanceErrors, GetAvailableBalanceResponses, GetContestData, GetContestErrors, GetContestLeaderboardData, GetContestLeaderboardErrors, GetContestLeaderboardResponses, GetContestPopularEntryData, GetContestPopularEntryErrors, GetContestPopularEntryResponses, GetContestResponses, GetContestTopParticipantsData, GetContestTopParticipantsErrors, GetContestTopParticipantsResponses, GetCurrentMarketData, GetCurrentMarketErrors, GetCurrentMarketResponses, GetDepositWalletData, GetDepositWalletErrors, GetDepositWalletResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMakerPnlData, GetMakerPnlErrors, GetMakerPnlResponses, GetMakerRfqData, GetMakerRfqErrors, GetMakerRfqResponses, GetMarketData, GetMarketErrors, GetMarketResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetOpenApiJsonData, GetOpenApiJsonErrors, GetOpenApiJsonResponses, GetOpenApiYamlData, GetOpenApiYamlErrors, GetOpenApiYamlResponses, GetOperationData, GetOperationErrors, GetOperationResponses, GetPnlHistoryData, GetPnlHistoryErrors, GetPnlHistoryResponses, GetPoolImageRawData, GetPoolImageRawErrors, GetPoolImageRawResponses, GetPortfolioData, GetPortfolioErrors, GetPortfolioResponses, GetPositionData, GetPositionErrors, GetPositionResponses, GetPreferencesData, GetPreferencesErrors, GetPreferencesResponses, GetProfileContestData, GetProfileContestErrors, GetProfileContestResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetReservedBalanceData, GetReservedBalanceErrors, GetReservedBalanceResponses, GetRfqData, GetRfqErrors, GetRfqResponses, GetRfqTypedDataData, GetRfqTypedDataErrors, GetRfqTypedDataResponses, GetSystemStatusData, GetSystemStatusErrors, GetSystemStatusResponses, GetTakerPnlData, GetTakerPnlErrors, GetTakerPnlResponses, GetWalletNonceData, GetWalletNonceErrors, GetWalletNonceResponses, ListAdminOperationsData, ListAdminOperationsErrors, ListAdminOperationsResponses, ListAuditEntriesData, ListAuditEntriesErrors, ListAuditEntriesResponses, ListContestsData, ListContestsErrors, ListContestsResponses, ListMakerFillsData, ListMakerFillsErrors, ListMakerFillsResponses, ListMakerQuotesData, ListMakerQuotesErrors, ListMakerQuotesResponses, ListPositionsData, ListPositionsErrors, ListPositionsResponses, ListRfqsData, ListRfqsErrors, ListRfqsResponses, LogoutData, LogoutErrors, LogoutResponses, LookupMarketData, LookupMarketErrors, LookupMarketResponses, ResolveMarketData, ResolveMarketErrors, ResolveMarketResponses, ResolveMarketWindowData, ResolveMarketWindowErrors, ResolveMarketWindowResponses, ResolveOperationData, ResolveOperationErrors, ResolveOperationResponses, UpdatePreferencesData, UpdatePreferencesErrors, UpdatePreferencesResponses, UploadPoolImageData, UploadPoolImageErrors, UploadPoolImageResponses, VoidContestData, VoidContestErrors, VoidContestResponses } from './types.gen.ts';
+import { zAcceptRfqQuoteResponse, zCancelRfqResponse, zCreateContestEntryResponse, zCreateContestResponse, zCreateDepositResponse, zCreateMarketMakerResponse, zCreateRfqResponse, zCreateSessionResponse, zCreateWalletSessionResponse, zCreateWithdrawalResponse, zCreditAppTokensResponse, zDeleteMarketMakerResponse, zGetAsyncApiJsonResponse, zGetAsyncApiYamlResponse, zGetAvailableAppTokenBalanceResponse, zGetAvailableBalanceResponse, zGetContestLeaderboardResponse, zGetContestPopularEntryResponse, zGetContestResponse, zGetContestTopParticipantsResponse, zGetCurrentMarketResponse, zGetDepositWalletResponse, zGetHealthResponse, zGetMakerPnlResponse, zGetMakerRfqResponse, zGetMarketResponse, zGetMetricsResponse, zGetOpenApiJsonResponse, zGetOpenApiYamlResponse, zGetOperationResponse, zGetPnlHistoryResponse, zGetPoolImageRawResponse, zGetPortfolioResponse, zGetPositionResponse, zGetPreferencesResponse, zGetProfileContestResponse, zGetReadinessResponse, zGetReservedBalanceResponse, zGetRfqResponse, zGetRfqTypedDataResponse, zGetSystemStatusResponse, zGetTakerPnlResponse, zGetWalletNonceResponse, zListAdminOperationsResponse, zListAuditEntriesResponse, zListContestsResponse, zListMakerFillsResponse, zListMakerQuotesResponse, zListPositionsResponse, zListRfqsResponse, zLogoutResponse, zLookupMarketResponse, zResolveMarketResponse, zResolveMarketWindowResponse, zResolveOperationResponse, zUpdatePreferencesResponse, zUploadPoolImageResponse, zVoidContestResponse } from './zod.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -869,7 +869,10 @@ export const createWithdrawal = <ThrowOnError extends boolean = false>(options: 
  *
  * Reports a deposit or withdrawal of the signed-in user. `status` moves from `pending` to
  * `success` or `failed` and then never changes; `tx_hash` is null until known and
- * `failure_code` is set only when `status` is `failed`. Another user's operation is 404
+ * `failure_code` is set only when `status` is `failed`. While it is `pending`, `pending_reason`
+ * says why it waits when the service knows (onchain: `receipt_missing`, `needs_review`; see
+ * `PendingReason`). An operation is never failed or refunded because the chain node could not
+ * show its transaction: it stays `pending` until the chain or an operator proves the outcome. Another user's operation is 404
  * `OPERATION_NOT_FOUND`, exactly like an unknown id.
  *
  */
@@ -1381,6 +1384,69 @@ export const creditAppTokens = <ThrowOnError extends boolean = false>(options: O
             type: 'http'
         }],
     url: '/v1/admin/users/{user_id}/app-token-credits',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * List deposits and withdrawals waiting for a reason
+ *
+ * Pending deposits and withdrawals whose `pending_reason` is the one asked, newest first, at
+ * most `limit`, each with every transaction the service signed for it (hash, nonce, attempt,
+ * fees, and the recorded receipt status once known). This is the operator's review queue:
+ * `pending_reason=needs_review` lists the operations whose transaction the chain could not prove
+ * mined although the settlement wallet's nonce is used (see `resolveOperation` and
+ * `docs/operations.md`, "Settlement in review"); `receipt_missing` lists those still waiting for
+ * the node to serve a receipt. Check each transaction on a block explorer or another node before
+ * resolving it.
+ *
+ */
+export const listAdminOperations = <ThrowOnError extends boolean = false>(options: Options<ListAdminOperationsData, ThrowOnError>): RequestResult<ListAdminOperationsResponses, ListAdminOperationsErrors, ThrowOnError> => (options.client ?? client).get<ListAdminOperationsResponses, ListAdminOperationsErrors, ThrowOnError>({
+    responseValidator: async (data) => await zListAdminOperationsResponse.parseAsync(data),
+    security: [{
+            key: 'operatorBearer',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/admin/operations',
+    ...options
+});
+
+/**
+ * Resolve a deposit or withdrawal in review
+ *
+ * Settles an operation whose `pending_reason` is `needs_review`: the settlement wallet's nonce
+ * is used on chain, but the service could not prove that one of the operation's transactions
+ * was mined (the node served no receipt for CHAIN_RECEIPT_REVIEW_AFTER_MS, or a block holds
+ * another transaction at that nonce). The service never decides this by itself: a missing
+ * receipt is not proof that nothing happened. After checking the chain elsewhere (a block
+ * explorer, another node):
+ *
+ * - `outcome: success` with the mined `tx_hash`: the transaction executed. A withdrawal's
+ * reserved amount leaves the books; a pull deposit is credited.
+ * - `outcome: failed`: no transaction of this operation executed, and none can (its nonce is
+ * used by another). A withdrawal's amount returns to available; a deposit credits nothing.
+ * The operation fails with `SETTLEMENT_FAILED`.
+ *
+ * Before anything changes the service asks the node once more for a receipt of each of the
+ * operation's transactions: when one answers now, the call is 409 `CHAIN_HAS_RECEIPT` and
+ * nothing changes (the workers record what the chain says within CHAIN_REVIEW_RECHECK_MS).
+ * The resolution, the ledger posting, the final status and the audit entry commit together.
+ * Idempotent by `idempotency_key`: a retry with the same key and body replays the first answer;
+ * an operation not in review is 409 `OPERATION_NOT_IN_REVIEW`.
+ *
+ */
+export const resolveOperation = <ThrowOnError extends boolean = false>(options: Options<ResolveOperationData, ThrowOnError>): RequestResult<ResolveOperationResponses, ResolveOperationErrors, ThrowOnError> => (options.client ?? client).post<ResolveOperationResponses, ResolveOperationErrors, ThrowOnError>({
+    responseValidator: async (data) => await zResolveOperationResponse.parseAsync(data),
+    security: [{
+            key: 'operatorBearer',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/admin/operations/{operation_id}/resolve',
     ...options,
     headers: {
         'Content-Type': 'application/json',

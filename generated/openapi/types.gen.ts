@@ -1034,6 +1034,92 @@ export type Operation = {
      * Why the operation failed (for example `SETTLEMENT_FAILED`); null unless `status` is `failed`.
      */
     failure_code: string | null;
+    /**
+     * Why a pending operation waits (see the schema); null otherwise.
+     */
+    pending_reason: PendingReason | null;
+};
+
+/**
+ * Why a pending deposit or withdrawal waits (onchain settlement; null while it simply has not
+ * settled yet):
+ * - `receipt_missing`: the settlement wallet's nonce is used on chain, but the node serves no
+ * receipt for the operation's transaction yet (a lagging provider, usually). The service
+ * waits; it never fails or refunds an operation because a receipt is missing.
+ * - `needs_review`: that lasted CHAIN_RECEIPT_REVIEW_AFTER_MS (or a block holds another
+ * transaction at the nonce): an operator checks the chain and resolves it. The amount stays
+ * reserved (withdrawal) or uncredited (deposit) until then.
+ *
+ */
+export type PendingReason = 'receipt_missing' | 'needs_review';
+
+export type AdminChainTransaction = {
+    hash: TxHash;
+    /**
+     * The settlement wallet's nonce; every attempt of one operation has the same.
+     */
+    nonce: number;
+    /**
+     * 0 for the first signature, then 1, 2, ... for same-nonce replacements at a higher fee.
+     */
+    attempt: number;
+    /**
+     * EIP-1559 maxFeePerGas, wei, as a decimal string.
+     */
+    max_fee_per_gas_wei: DecimalMicros;
+    /**
+     * EIP-1559 maxPriorityFeePerGas, wei, as a decimal string.
+     */
+    max_priority_fee_per_gas_wei: DecimalMicros;
+    /**
+     * Recorded once the transaction has its confirmations; null before.
+     */
+    receipt_status: 'success' | 'reverted' | 'dropped' | null;
+    block_number: number | null;
+};
+
+export type AdminOperation = {
+    operation_id: string;
+    user_id: string;
+    kind: 'deposit' | 'withdraw';
+    status: 'pending' | 'success' | 'failed';
+    amount_micros: DecimalMicros;
+    /**
+     * A withdrawal's destination; null for a deposit.
+     */
+    destination_address: EvmAddress | null;
+    tx_hash: TxHash | null;
+    failure_code: string | null;
+    created_at_ms: number;
+    pending_reason: PendingReason | null;
+    /**
+     * When `pending_reason` began.
+     */
+    pending_reason_at_ms: number | null;
+    /**
+     * Every transaction signed for the operation, first attempt first.
+     */
+    transactions: Array<AdminChainTransaction>;
+};
+
+export type AdminOperationList = {
+    operations: Array<AdminOperation>;
+};
+
+export type ResolveOperationRequest = {
+    /**
+     * `success`: one transaction executed the operation (give its `tx_hash`). `failed`: none did and none can.
+     */
+    outcome: 'success' | 'failed';
+    /**
+     * The mined transaction that executed the operation; required with `success`, refused with `failed`.
+     */
+    tx_hash?: TxHash;
+    /**
+     * What the operator checked (kept with the resolution and in the audit trail).
+     */
+    reason: string;
+    idempotency_key: IdempotencyKey;
 };
 
 export type DepositWallet = {
@@ -1659,6 +1745,18 @@ export type SystemStatus = {
         active: number;
         delayed: number;
         failed: number;
+    }>;
+    /**
+     * Pending deposits and withdrawals that wait for a known reason (`PendingReason`), one item per
+     * reason with at least one operation: how many, and since when the oldest has waited for it.
+     * `needs_review` needs an operator (`GET /v1/admin/operations?pending_reason=needs_review`); the
+     * gauge `crfq_operations_waiting{reason}` and the alert `SettlementNeedsReview` carry the same figure.
+     *
+     */
+    operations_waiting: Array<{
+        pending_reason: PendingReason;
+        count: number;
+        oldest_since_ms: number | null;
     }>;
     /**
      * External components of this deployment (price sources; the chain in `onchain` mode), each checked with a 2 s bound.
@@ -4225,6 +4323,129 @@ export type CreditAppTokensResponses = {
 };
 
 export type CreditAppTokensResponse = CreditAppTokensResponses[keyof CreditAppTokensResponses];
+
+export type ListAdminOperationsData = {
+    body?: never;
+    path?: never;
+    query: {
+        /**
+         * Which waiting operations to list.
+         */
+        pending_reason: PendingReason;
+        /**
+         * At most this many. Default 50; clamped to 1..100.
+         */
+        limit?: number;
+    };
+    url: '/v1/admin/operations';
+};
+
+export type ListAdminOperationsErrors = {
+    /**
+     * The request does not match this specification, or one of its strings holds U+0000 or an
+     * unpaired surrogate, or a path parameter is not valid percent-encoded UTF-8. `details` lists the
+     * failures (at most 20, then `{"omitted": <count>}`).
+     *
+     */
+    400: Error;
+    /**
+     * No bearer token (`UNAUTHORIZED`), or a token that is unknown, revoked or expired (`INVALID_SESSION`).
+     */
+    401: Error;
+    /**
+     * Authenticated with the wrong kind of token (a market-maker token on a user route, a user token on a market-maker or operator route).
+     */
+    403: Error;
+    /**
+     * Unexpected server error. `details.request_id` identifies the request in the logs.
+     */
+    500: Error;
+    /**
+     * A dependency (database or queue) is unavailable. Safe to retry, with the same idempotency key for idempotent requests.
+     */
+    503: Error;
+};
+
+export type ListAdminOperationsError = ListAdminOperationsErrors[keyof ListAdminOperationsErrors];
+
+export type ListAdminOperationsResponses = {
+    /**
+     * The operations, newest first.
+     */
+    200: AdminOperationList;
+};
+
+export type ListAdminOperationsResponse = ListAdminOperationsResponses[keyof ListAdminOperationsResponses];
+
+export type ResolveOperationData = {
+    body: ResolveOperationRequest;
+    path: {
+        /**
+         * The operation in review.
+         */
+        operation_id: string;
+    };
+    query?: never;
+    url: '/v1/admin/operations/{operation_id}/resolve';
+};
+
+export type ResolveOperationErrors = {
+    /**
+     * The request does not match this specification, or one of its strings holds U+0000 or an
+     * unpaired surrogate, or a path parameter is not valid percent-encoded UTF-8. `details` lists the
+     * failures (at most 20, then `{"omitted": <count>}`).
+     *
+     */
+    400: Error;
+    /**
+     * No bearer token (`UNAUTHORIZED`), or a token that is unknown, revoked or expired (`INVALID_SESSION`).
+     */
+    401: Error;
+    /**
+     * Authenticated with the wrong kind of token (a market-maker token on a user route, a user token on a market-maker or operator route).
+     */
+    403: Error;
+    /**
+     * No such operation (`OPERATION_NOT_FOUND`).
+     */
+    404: Error;
+    /**
+     * The operation is not in review (`OPERATION_NOT_IN_REVIEW`, with its `status` and
+     * `pending_reason`), the node now serves a receipt for one of its transactions
+     * (`CHAIN_HAS_RECEIPT`: the workers record it; nothing changed), or the idempotency key was
+     * used with another body (`IDEMPOTENCY_KEY_REUSED`) or is still held by its first request
+     * (`IDEMPOTENCY_REQUEST_IN_PROGRESS`).
+     *
+     */
+    409: Error;
+    /**
+     * The request body is too large (64 KiB for JSON bodies, 2 MiB for images).
+     */
+    413: Error;
+    /**
+     * The request's Content-Type is not accepted by this route.
+     */
+    415: Error;
+    /**
+     * Unexpected server error. `details.request_id` identifies the request in the logs.
+     */
+    500: Error;
+    /**
+     * A dependency (database or queue) is unavailable. Safe to retry, with the same idempotency key for idempotent requests.
+     */
+    503: Error;
+};
+
+export type ResolveOperationError = ResolveOperationErrors[keyof ResolveOperationErrors];
+
+export type ResolveOperationResponses = {
+    /**
+     * The operation, now final (or replayed).
+     */
+    200: AdminOperation;
+};
+
+export type ResolveOperationResponse = ResolveOperationResponses[keyof ResolveOperationResponses];
 
 export type GetSystemStatusData = {
     body?: never;

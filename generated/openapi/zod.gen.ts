@@ -648,6 +648,19 @@ export const zOperationPending = z.object({
     status: z.enum(['pending'])
 });
 
+/**
+ * Why a pending deposit or withdrawal waits (onchain settlement; null while it simply has not
+ * settled yet):
+ * - `receipt_missing`: the settlement wallet's nonce is used on chain, but the node serves no
+ * receipt for the operation's transaction yet (a lagging provider, usually). The service
+ * waits; it never fails or refunds an operation because a receipt is missing.
+ * - `needs_review`: that lasted CHAIN_RECEIPT_REVIEW_AFTER_MS (or a block holds another
+ * transaction at the nonce): an operator checks the chain and resolves it. The amount stays
+ * reserved (withdrawal) or uncredited (deposit) until then.
+ *
+ */
+export const zPendingReason = z.enum(['receipt_missing', 'needs_review']);
+
 export const zOperation = z.object({
     operation_id: z.uuid(),
     kind: z.enum(['deposit', 'withdraw']),
@@ -659,7 +672,52 @@ export const zOperation = z.object({
     amount_micros: zDecimalMicros,
     tx_hash: zTxHash.nullable(),
     created_at_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
-    failure_code: z.string().regex(/^[A-Z][A-Z0-9_]*$/).nullable()
+    failure_code: z.string().regex(/^[A-Z][A-Z0-9_]*$/).nullable(),
+    pending_reason: zPendingReason.nullable()
+});
+
+export const zAdminChainTransaction = z.object({
+    hash: zTxHash,
+    nonce: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
+    attempt: z.int().min(-2147483648, { error: 'Invalid value: Expected int32 to be >= -2147483648' }).max(2147483647, { error: 'Invalid value: Expected int32 to be <= 2147483647' }),
+    max_fee_per_gas_wei: zDecimalMicros,
+    max_priority_fee_per_gas_wei: zDecimalMicros,
+    receipt_status: z.enum([
+        'success',
+        'reverted',
+        'dropped'
+    ]).nullable(),
+    block_number: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }).nullable()
+});
+
+export const zAdminOperation = z.object({
+    operation_id: z.uuid(),
+    user_id: z.uuid(),
+    kind: z.enum(['deposit', 'withdraw']),
+    status: z.enum([
+        'pending',
+        'success',
+        'failed'
+    ]),
+    amount_micros: zDecimalMicros,
+    destination_address: zEvmAddress.nullable(),
+    tx_hash: zTxHash.nullable(),
+    failure_code: z.string().regex(/^[A-Z][A-Z0-9_]*$/).nullable(),
+    created_at_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
+    pending_reason: zPendingReason.nullable(),
+    pending_reason_at_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }).nullable(),
+    transactions: z.array(zAdminChainTransaction)
+});
+
+export const zAdminOperationList = z.object({
+    operations: z.array(zAdminOperation)
+});
+
+export const zResolveOperationRequest = z.object({
+    outcome: z.enum(['success', 'failed']),
+    tx_hash: zTxHash.optional(),
+    reason: z.string().min(1).max(500),
+    idempotency_key: zIdempotencyKey
 });
 
 export const zDepositWallet = z.object({
@@ -1017,6 +1075,11 @@ export const zSystemStatus = z.object({
         active: z.int().gte(0),
         delayed: z.int().gte(0),
         failed: z.int().gte(0)
+    })),
+    operations_waiting: z.array(z.object({
+        pending_reason: zPendingReason,
+        count: z.int().gte(1),
+        oldest_since_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }).nullable()
     })),
     components: z.array(z.object({
         name: z.string(),
@@ -1496,6 +1559,27 @@ export const zCreditAppTokensPath = z.object({
  * Credited (or replayed).
  */
 export const zCreditAppTokensResponse = zAppTokenCreditResponse;
+
+export const zListAdminOperationsQuery = z.object({
+    pending_reason: zPendingReason,
+    limit: z.int().min(-2147483648, { error: 'Invalid value: Expected int32 to be >= -2147483648' }).max(2147483647, { error: 'Invalid value: Expected int32 to be <= 2147483647' }).optional().default(50)
+});
+
+/**
+ * The operations, newest first.
+ */
+export const zListAdminOperationsResponse = zAdminOperationList;
+
+export const zResolveOperationBody = zResolveOperationRequest;
+
+export const zResolveOperationPath = z.object({
+    operation_id: z.uuid()
+});
+
+/**
+ * The operation, now final (or replayed).
+ */
+export const zResolveOperationResponse = zAdminOperation;
 
 /**
  * The system as this process sees it now.

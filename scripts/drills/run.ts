@@ -6,7 +6,7 @@
 // (scripts/drills/workers-outage.ts: workers gone for 60 s under deposits, reads and RFQ trading); the abuse
 // drills of scripts/drills/abuse.ts (ws-frame-flood, socket-flood), which print their own numbers; and the
 // onchain settlement drills of scripts/drills/settlement.ts (chain-kill-after-sign, chain-kill-after-broadcast,
-// chain-kill-after-receipt, chain-rpc-down, chain-stuck-fee), each on its own anvil chain.
+// chain-kill-after-receipt, chain-rpc-down, chain-stuck-fee, chain-receipts-hidden), each on its own anvil chain.
 import { ABUSE_DRILLS, type AbuseDrill } from './abuse.js';
 import { workersOutage } from './workers-outage.js';
 import { DepositStream, openEnv, sleep, verify, waitReady, type Env } from './harness.js';

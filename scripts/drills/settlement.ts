@@ -19,7 +19,8 @@ export interface OnchainDrill {
 const PER_DRILL = 6;
 const MICROS = 1_000_000;
 
-async function withStack<T>(label: string, fn: (s: OnchainStack, user: OnchainUser) => Promise<T>): Promise<T> {
+/** `provider`: the node is reached through the hosted-provider stand-in (src/testing/rpc-provider.ts), not the TCP proxy. */
+async function withStack<T>(label: string, fn: (s: OnchainStack, user: OnchainUser) => Promise<T>, provider = false): Promise<T> {
   const [pg, redis] = await Promise.all([startPrivatePostgres(), startPrivateRedis()]);
   let s: OnchainStack | undefined;
   try {
@@ -28,7 +29,7 @@ async function withStack<T>(label: string, fn: (s: OnchainStack, user: OnchainUs
       deployment: 'redis',
       adminUrl: pg.adminUrl,
       redisUrl: redis.url,
-      proxy: true,
+      ...(provider ? { provider: true } : { proxy: true }),
       noWorkers: true,
       chain: { blockTime: 1, confirmations: 2 },
       env: { CHAIN_REPLACE_AFTER_MS: '1500' },
@@ -50,28 +51,65 @@ async function drill(
   label: string,
   fault: (s: OnchainStack, ids: string[]) => Promise<Record<string, unknown>>,
   before: (s: OnchainStack) => Promise<void> = async () => undefined,
+  provider = false,
 ) {
-  return withStack(label, async (s, user) => {
-    await before(s);
-    const started = Date.now();
-    const sent = await Promise.all(Array.from({ length: PER_DRILL }, (_, i) => s.withdraw(user, MICROS + i)));
-    const faultReport = await fault(
-      s,
-      sent.map((w) => w.id),
+  return withStack(
+    label,
+    async (s, user) => {
+      await before(s);
+      const started = Date.now();
+      const sent = await Promise.all(Array.from({ length: PER_DRILL }, (_, i) => s.withdraw(user, MICROS + i)));
+      const faultReport = await fault(
+        s,
+        sent.map((w) => w.id),
+      );
+      const problems = (await Promise.all(sent.map((w, i) => s.paidOnceProblems(user, w.id, w.to, MICROS + i)))).flat();
+      const transactions = (await Promise.all(sent.map((w) => s.sentRows(w.id)))).map((r) => r.length);
+      return {
+        ok: problems.length === 0 && sent.every((w) => w.status === 202),
+        report: {
+          withdrawals: sent.length,
+          signed_transactions: transactions,
+          ...faultReport,
+          settle_seconds: (Date.now() - started) / 1000,
+          problems,
+        },
+      };
+    },
+    provider,
+  );
+}
+
+const RECEIPTS_HIDDEN_MS = 60_000;
+
+/**
+ * Receipts hidden for 60 s after mining (issue 39): every withdrawal is paid on chain while the provider answers
+ * `null` receipts; until they reappear none may be final (no refund on a missing receipt), none may be replaced
+ * at its used nonce. The drill's report says how many were seen paid on chain and still pending.
+ */
+async function receiptsHidden(s: OnchainStack, ids: string[]): Promise<Record<string, unknown>> {
+  const started = Date.now();
+  const early: string[] = [];
+  let paidWhileHidden = 0;
+  while (Date.now() - started < RECEIPTS_HIDDEN_MS - 5000) {
+    const { rows } = await s.sql.query(
+      `select o.id, o.status, (select count(*)::int from chain_transactions t where t.operation_id = o.id) as attempts
+         from operations o where o.id = any($1::uuid[])`,
+      [ids],
     );
-    const problems = (await Promise.all(sent.map((w, i) => s.paidOnceProblems(user, w.id, w.to, MICROS + i)))).flat();
-    const transactions = (await Promise.all(sent.map((w) => s.sentRows(w.id)))).map((r) => r.length);
-    return {
-      ok: problems.length === 0 && sent.every((w) => w.status === 202),
-      report: {
-        withdrawals: sent.length,
-        signed_transactions: transactions,
-        ...faultReport,
-        settle_seconds: (Date.now() - started) / 1000,
-        problems,
-      },
-    };
-  });
+    for (const r of rows as Array<{ id: string; status: string; attempts: number }>) {
+      if (r.status !== 'pending' || r.attempts > 1) early.push(`${r.id}: ${r.status}, ${r.attempts} signed while receipts were hidden`);
+    }
+    paidWhileHidden = Number(
+      (await s.sql.query(`select count(*)::int as n from operations where id = any($1::uuid[]) and pending_reason = 'receipt_missing'`, [ids]))
+        .rows[0].n,
+    );
+    await sleep(2000);
+  }
+  await sleep(Math.max(0, RECEIPTS_HIDDEN_MS - (Date.now() - started)));
+  s.provider!.showReceipts();
+  if (early.length) throw new Error(`settled or replaced on a missing receipt: ${[...new Set(early)].join('; ')}`);
+  return { receipts_hidden_ms: RECEIPTS_HIDDEN_MS, waiting_as_receipt_missing: paidWhileHidden };
 }
 
 const killAt = (failpoint: string) => async (s: OnchainStack) => {
@@ -143,6 +181,21 @@ export const ONCHAIN_DRILLS: OnchainDrill[] = [
           await s.chain.anvil.rpc('evm_setIntervalMining', [0]);
           await s.chain.anvil.rpc('evm_setAutomine', [false]);
         },
+      ),
+  },
+  {
+    kind: 'onchain',
+    name: 'chain-receipts-hidden',
+    what: `${PER_DRILL} withdrawals while the provider answers null receipts for 60 s after mining: none refunded, failed or replaced meanwhile; each then paid once`,
+    run: () =>
+      drill(
+        'chain-receipts-hidden',
+        receiptsHidden,
+        async (s) => {
+          await s.startWorkers({ CHAIN_RECEIPT_REVIEW_AFTER_MS: '600000' });
+          s.provider!.hideReceipts({ forMs: RECEIPTS_HIDDEN_MS, transactions: 'pending' });
+        },
+        true,
       ),
   },
 ];

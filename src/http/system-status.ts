@@ -114,9 +114,25 @@ export function createSystemStatus(deps: SystemStatusDeps): SystemStatusSource {
       }),
     );
 
+  const waitingOf = async (): Promise<SystemStatus['operations_waiting']> => {
+    let rows: Awaited<ReturnType<ReturnType<typeof systemRepository>['operationsWaiting']>> = [];
+    await check(
+      'operations waiting',
+      async () => {
+        rows = await systemRepository(db(orm.em.fork())).operationsWaiting();
+      },
+      log,
+    );
+    return rows.map((r) => ({
+      pending_reason: r.pending_reason as SystemStatus['operations_waiting'][number]['pending_reason'],
+      count: r.count,
+      oldest_since_ms: r.oldest === null ? null : new Date(r.oldest).getTime(),
+    }));
+  };
+
   const build = async (): Promise<SystemStatus> => {
     const now = Date.now();
-    const [database, queue, bus, workers, schedulers, queues, components] = await Promise.all([
+    const [database, queue, bus, workers, schedulers, queues, components, waiting] = await Promise.all([
       check('database', () => systemRepository(db(orm.em.fork())).ping(), log),
       check('queue', () => deps.queue.ping(), log),
       check('bus', () => deps.bus.ping(), log),
@@ -124,12 +140,22 @@ export function createSystemStatus(deps: SystemStatusDeps): SystemStatusSource {
       schedulersOf(),
       queuesOf(),
       componentsOf(),
+      waitingOf(),
     ]);
     const allOk =
       [database, queue, bus, workers.state].every((s) => s === 'ok') &&
       schedulers.every((s) => s.state === 'ok') &&
       components.every((c) => c.state === 'ok');
-    return { status: allOk ? 'ok' : 'degraded', checked_at_ms: now, dependencies: { database, queue, bus }, workers, schedulers, queues, components };
+    return {
+      status: allOk ? 'ok' : 'degraded',
+      checked_at_ms: now,
+      dependencies: { database, queue, bus },
+      workers,
+      schedulers,
+      queues,
+      components,
+      operations_waiting: waiting,
+    };
   };
 
   return {
@@ -202,6 +228,17 @@ export function registerStatusGauges(registry: Registry, source: SystemStatusSou
     async collect() {
       this.reset();
       for (const c of (await current()).components) this.set({ component: c.name, kind: c.kind }, up(c.state));
+    },
+  });
+  new Gauge({
+    name: 'crfq_operations_waiting',
+    help: 'Pending deposits and withdrawals per waiting reason (needs_review: an operator must resolve them)',
+    labelNames: ['reason'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const reason of ['receipt_missing', 'needs_review'] as const) this.set({ reason }, 0);
+      for (const w of (await current()).operations_waiting) this.set({ reason: w.pending_reason }, w.count);
     },
   });
 }

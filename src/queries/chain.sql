@@ -17,14 +17,14 @@ update "chain_nonces"
 
 -- ChainRepository.operation
 -- parameters: $1 = "00000000-0000-4000-8000-000000000001"
-select "o"."id", "o"."kind", "o"."status", "o"."amount", "o"."destination_address", "u"."wallet_address"
+select "o"."id", "o"."kind", "o"."status", "o"."amount", "o"."destination_address", "u"."wallet_address", "o"."pending_reason", "o"."pending_reason_at"
   from "operations" as "o"
   inner join "users" as "u" on "u"."id" = "o"."user_id"
   where "o"."id" = $1;
 
 -- ChainRepository.operation (for update)
 -- parameters: $1 = "00000000-0000-4000-8000-000000000001"
-select "o"."id", "o"."kind", "o"."status", "o"."amount", "o"."destination_address", "u"."wallet_address"
+select "o"."id", "o"."kind", "o"."status", "o"."amount", "o"."destination_address", "u"."wallet_address", "o"."pending_reason", "o"."pending_reason_at"
   from "operations" as "o"
   inner join "users" as "u" on "u"."id" = "o"."user_id"
   where "o"."id" = $1
@@ -43,10 +43,10 @@ insert into "chain_transactions" ("hash", "chain_id", "operation_id", "sweep_id"
   values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10);
 
 -- ChainRepository.recordOutcome
--- parameters: $1 = "success", $2 = "123", $3 = "0xabababababababababababababababababababababababababababababababab", $4 = "00000000-0000-4000-8000-000000000001"
+-- parameters: $1 = "success", $2 = "123", $3 = "0xabababababababababababababababababababababababababababababababab", $4 = "00000000-0000-4000-8000-000000000001", $5 = "00000000-0000-4000-8000-000000000001"
 update chain_transactions set receipt_status = $1, block_number = $2
-   where hash = $3
-     and not exists (select 1 from chain_transactions where operation_id = $4 and receipt_status is not null);
+   where hash = $3 and operation_id = $4
+     and not exists (select 1 from chain_transactions where operation_id = $5 and receipt_status is not null);
 
 -- ChainRepository.outcomes
 -- parameters: $1 = ["00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000002"]
@@ -66,3 +66,53 @@ with locked as (select id from users where id = $1 for update)
 select "deposit_index"
   from "users"
   where "id" = $1;
+
+-- ChainRepository.setPendingReason
+-- parameters: $1 = "receipt_missing", $2 = "receipt_missing", $3 = "receipt_missing", $4 = "00000000-0000-4000-8000-000000000001"
+update operations set pending_reason = $1,
+         pending_reason_at = case when pending_reason is not distinct from $2 then pending_reason_at
+                                  when $3::text is null then null else now() end
+   where id = $4 and status = 'pending'
+  returning pending_reason_at as at;
+
+-- ChainRepository.deferOutbox
+-- parameters: $1 = 60000, $2 = "00000000-0000-4000-8000-000000000001"
+update operation_outbox
+  set due_at = now() + ($1 * interval '1 millisecond')
+  where operation_id = $2;
+
+-- ChainRepository.resolutions
+-- parameters: $1 = ["00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000002"]
+select "operation_id", "outcome", "tx_hash"
+  from "settlement_resolutions"
+  where "operation_id" = any($1::uuid[]);
+
+-- ChainRepository.insertResolution
+-- parameters: $1 = "00000000-0000-4000-8000-000000000001", $2 = "success", $3 = "0xabababababababababababababababababababababababababababababababab", $4 = "seen", $5 = "alice"
+insert into "settlement_resolutions" ("operation_id", "outcome", "tx_hash", "reason", "operator")
+  values ($1, $2, $3, $4, $5)
+  on conflict ("operation_id")
+  do nothing
+  returning "operation_id";
+
+-- ChainRepository.waiting
+-- parameters: $1 = "pending", $2 = "needs_review", $3 = 50
+select "id", "user_id", "kind", "status", "amount", "destination_address", "tx_hash", "failure_code", "created_at", "pending_reason", "pending_reason_at"
+  from "operations"
+  where "status" = $1
+  and "pending_reason" = $2
+  order by "created_at" desc, "id" desc
+  limit $3;
+
+-- ChainRepository.adminOperation
+-- parameters: $1 = "00000000-0000-4000-8000-000000000001"
+select "id", "user_id", "kind", "status", "amount", "destination_address", "tx_hash", "failure_code", "created_at", "pending_reason", "pending_reason_at"
+  from "operations"
+  where "id" = $1;
+
+-- ChainRepository.transactionsOf
+-- parameters: $1 = ["00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000002"]
+select "operation_id", "hash", "nonce", "attempt", "raw", "max_fee_per_gas", "max_priority_fee_per_gas", "receipt_status", "block_number"
+  from "chain_transactions"
+  where "operation_id" = any($1::uuid[])
+  order by "operation_id", "attempt";

@@ -4,13 +4,13 @@
 -- parameters: $1 = "00000000-0000-4000-8000-000000000001", $2 = "00000000-0000-4000-8000-000000000002", $3 = "withdraw", $4 = "100", $5 = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266", $6 = "00000000-0000-4000-8000-000000000002"
 with "op" as (insert into "operations" ("id", "user_id", "kind", "amount", "destination_address", "idempotency_key")
   values ($1, $2, $3, $4, $5, $6)
-  on conflict ("user_id", "kind", "idempotency_key") where "idempotency_key" is not null do nothing returning "id", "user_id", "kind", "status", "amount", "destination_address", "tx_hash", "failure_code", "created_at"), "outbox" as (insert into "operation_outbox" ("operation_id") select "op"."id" from "op")
+  on conflict ("user_id", "kind", "idempotency_key") where "idempotency_key" is not null do nothing returning "id", "user_id", "kind", "status", "amount", "destination_address", "tx_hash", "failure_code", "created_at", "pending_reason"), "outbox" as (insert into "operation_outbox" ("operation_id") select "op"."id" from "op")
   select *
   from "op";
 
 -- OperationsRepository.findByKey
 -- parameters: $1 = "00000000-0000-4000-8000-000000000002", $2 = "deposit", $3 = "00000000-0000-4000-8000-000000000001"
-select "id", "user_id", "kind", "status", "amount", "destination_address", "tx_hash", "failure_code", "created_at"
+select "id", "user_id", "kind", "status", "amount", "destination_address", "tx_hash", "failure_code", "created_at", "pending_reason"
   from "operations"
   where "user_id" = $1
   and "kind" = $2
@@ -18,13 +18,13 @@ select "id", "user_id", "kind", "status", "amount", "destination_address", "tx_h
 
 -- OperationsRepository.find
 -- parameters: $1 = "00000000-0000-4000-8000-000000000001"
-select "id", "user_id", "kind", "status", "amount", "destination_address", "tx_hash", "failure_code", "created_at"
+select "id", "user_id", "kind", "status", "amount", "destination_address", "tx_hash", "failure_code", "created_at", "pending_reason"
   from "operations"
   where "id" = $1;
 
 -- OperationsRepository.findManyForUpdate
 -- parameters: $1 = ["00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000002"]
-select "id", "user_id", "kind", "status", "amount", "destination_address", "tx_hash", "failure_code", "created_at"
+select "id", "user_id", "kind", "status", "amount", "destination_address", "tx_hash", "failure_code", "created_at", "pending_reason"
   from "operations"
   where "id" = any($1::uuid[])
   order by "id"
@@ -35,7 +35,8 @@ select "id", "user_id", "kind", "status", "amount", "destination_address", "tx_h
 with f(id, status, tx_hash, failure_code) as (
     select * from unnest($1::uuid[], $2::text[], $3::text[], $4::text[])),
   outbox as (delete from operation_outbox where operation_id in (select id from f))
-  update operations o set status = f.status, tx_hash = f.tx_hash, failure_code = f.failure_code, settled_at = now()
+  update operations o set status = f.status, tx_hash = f.tx_hash, failure_code = f.failure_code, settled_at = now(),
+                          pending_reason = null, pending_reason_at = null
     from f where o.id = f.id;
 
 -- OperationsRepository.deleteOutboxes
@@ -48,8 +49,8 @@ delete
 -- parameters: $1 = 30000, $2 = 500
 select "operation_id"
   from "operation_outbox"
-  where "created_at" < now() - ($1 * interval '1 millisecond')
-  order by "created_at"
+  where "due_at" < now() - ($1 * interval '1 millisecond')
+  order by "due_at"
   limit $2;
 
 -- OperationsRepository.userExists

@@ -3,6 +3,11 @@
 -- SystemRepository.ping
 select 1;
 
+-- SystemRepository.operationsWaiting
+select pending_reason, count(*)::int as count, min(pending_reason_at) as oldest
+    from operations where status = 'pending' and pending_reason is not null
+   group by pending_reason order by pending_reason;
+
 -- SystemRepository.ensureServiceKey #1
 -- parameters: $1 = "deployment_id", $2 = <bytea 32 bytes>
 insert into "service_keys" ("name", "key")

@@ -17,6 +17,13 @@ export const OperationSchema = defineEntity({
     failureCode: p.text().fieldName('failure_code').nullable(),
     createdAt: timestamptz().fieldName('created_at').defaultRaw('now()'),
     settledAt: timestamptz().fieldName('settled_at').nullable(),
+    /** Why a pending operation waits (migration ..._settlement_review); null when it simply has not settled yet. */
+    pendingReason: p
+      .enum(['receipt_missing', 'needs_review'] as const)
+      .fieldName('pending_reason')
+      .nullable(),
+    /** When pendingReason began. */
+    pendingReasonAt: timestamptz().fieldName('pending_reason_at').nullable(),
     /** Unique per (user_id, kind): a second operation for one request cannot commit. */
     idempotencyKey: p.uuid().fieldName('idempotency_key').nullable(),
   },
@@ -29,6 +36,24 @@ export const OperationOutboxSchema = defineEntity({
     operationId: p.uuid().primary().fieldName('operation_id'),
     createdAt: timestamptz().fieldName('created_at').defaultRaw('now()'),
     enqueuedAt: timestamptz().fieldName('enqueued_at').nullable(),
+    /** When the outbox relay next hands the operation to a worker. */
+    dueAt: timestamptz().fieldName('due_at').defaultRaw('now()'),
+  },
+});
+
+/** An operator's resolution of an operation in review (POST /v1/admin/operations/{operation_id}/resolve). */
+export const SettlementResolutionSchema = defineEntity({
+  name: 'SettlementResolution',
+  tableName: 'settlement_resolutions',
+  properties: {
+    operationId: p.uuid().primary().fieldName('operation_id'),
+    outcome: p.enum(['success', 'failed'] as const),
+    /** The mined transaction that executed the operation (outcome success only). */
+    txHash: p.text().fieldName('tx_hash').nullable(),
+    reason: p.text(),
+    /** The operator account that resolved it. */
+    operator: p.text(),
+    createdAt: timestamptz().fieldName('created_at').defaultRaw('now()'),
   },
 });
 

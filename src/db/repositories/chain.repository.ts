@@ -5,7 +5,11 @@ import type { Db } from '../schema.js';
 import { int8, int8ToBigint } from '../int8.js';
 import { anyOf } from '../sql.js';
 
+/** `dropped` was recorded by earlier versions when a foreign transaction seemed to take the nonce; it is never written now (docs/settlement.md). */
 export type ReceiptStatus = 'success' | 'reverted' | 'dropped';
+
+/** Why a pending operation waits (operations.pending_reason). */
+export type PendingReason = 'receipt_missing' | 'needs_review';
 
 export interface ChainTxRow {
   hash: string;
@@ -27,6 +31,9 @@ export interface OperationForChain {
   destination_address: string | null;
   /** The user's wallet: a pull deposit's source. */
   wallet_address: string;
+  pending_reason: PendingReason | null;
+  /** When pending_reason began (ms since the epoch). */
+  pending_reason_at_ms: number | null;
 }
 
 const TX_COLUMNS = ['hash', 'nonce', 'attempt', 'raw', 'max_fee_per_gas', 'max_priority_fee_per_gas', 'receipt_status'] as const;
@@ -74,10 +81,16 @@ export class ChainRepository {
     const q = this.db
       .selectFrom('operations as o')
       .innerJoin('users as u', 'u.id', 'o.user_id')
-      .select(['o.id', 'o.kind', 'o.status', 'o.amount', 'o.destination_address', 'u.wallet_address'])
+      .select(['o.id', 'o.kind', 'o.status', 'o.amount', 'o.destination_address', 'u.wallet_address', 'o.pending_reason', 'o.pending_reason_at'])
       .where('o.id', '=', id);
     const row = await (lock ? q.forUpdate('o') : q).executeTakeFirst();
-    return row && { ...row, amount: int8ToBigint(row.amount) };
+    if (!row) return undefined;
+    const { pending_reason_at, ...rest } = row;
+    return {
+      ...rest,
+      amount: int8ToBigint(row.amount),
+      pending_reason_at_ms: pending_reason_at === null ? null : new Date(pending_reason_at).getTime(),
+    };
   }
 
   /** Every transaction the operation signed, first attempt first. */
@@ -122,10 +135,10 @@ export class ChainRepository {
   }
 
   /** The outcome of a transaction with its confirmations; a second recording of the operation changes nothing. */
-  async recordOutcome(operationId: string, hash: string, status: ReceiptStatus, blockNumber: bigint | null): Promise<void> {
+  async recordOutcome(operationId: string, hash: string, status: 'success' | 'reverted', blockNumber: bigint): Promise<void> {
     await sql`
-      update chain_transactions set receipt_status = ${status}, block_number = ${blockNumber === null ? null : int8(blockNumber)}
-       where hash = ${hash}
+      update chain_transactions set receipt_status = ${status}, block_number = ${int8(blockNumber)}
+       where hash = ${hash} and operation_id = ${operationId}
          and not exists (select 1 from chain_transactions where operation_id = ${operationId} and receipt_status is not null)`.execute(this.db);
   }
 
@@ -137,6 +150,106 @@ export class ChainRepository {
       .where('operation_id', '=', anyOf(operationIds, 'uuid'))
       .where('receipt_status', 'is not', null)
       .execute();
+  }
+
+  /**
+   * Sets why the pending operation waits; `pending_reason_at` moves only when the reason changes. Answers the
+   * reason's start (ms), or null when the operation is no longer pending.
+   */
+  async setPendingReason(operationId: string, reason: PendingReason | null): Promise<number | null> {
+    const { rows } = await sql<{ at: string | Date | null }>`
+      update operations set pending_reason = ${reason},
+             pending_reason_at = case when pending_reason is not distinct from ${reason} then pending_reason_at
+                                      when ${reason}::text is null then null else now() end
+       where id = ${operationId} and status = 'pending'
+      returning pending_reason_at as at`.execute(this.db);
+    const at = rows[0]?.at;
+    return at ? new Date(at).getTime() : null;
+  }
+
+  /** The outbox relay hands the operation to a worker again no earlier than `ms` from now. */
+  async deferOutbox(operationId: string, ms: number): Promise<void> {
+    await sql`update operation_outbox set due_at = now() + (${ms} * interval '1 millisecond') where operation_id = ${operationId}`.execute(this.db);
+  }
+
+  /** Operators' resolutions of these operations (settlement_resolutions). */
+  resolutions(operationIds: readonly string[]) {
+    return this.db
+      .selectFrom('settlement_resolutions')
+      .select(['operation_id', 'outcome', 'tx_hash'])
+      .where('operation_id', '=', anyOf(operationIds, 'uuid'))
+      .execute();
+  }
+
+  /** Records an operator's resolution; false when the operation already has one. */
+  async insertResolution(r: { operationId: string; outcome: 'success' | 'failed'; txHash: string | null; reason: string; operator: string }) {
+    const row = await this.db
+      .insertInto('settlement_resolutions')
+      .values({ operation_id: r.operationId, outcome: r.outcome, tx_hash: r.txHash, reason: r.reason, operator: r.operator })
+      .onConflict((oc) => oc.column('operation_id').doNothing())
+      .returning('operation_id')
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** Pending operations waiting for `reason`, newest first, with their user and destination (the operator's review queue). */
+  async waiting(reason: PendingReason, limit: number) {
+    const rows = await this.db
+      .selectFrom('operations')
+      .select([
+        'id',
+        'user_id',
+        'kind',
+        'status',
+        'amount',
+        'destination_address',
+        'tx_hash',
+        'failure_code',
+        'created_at',
+        'pending_reason',
+        'pending_reason_at',
+      ])
+      .where('status', '=', 'pending')
+      .where('pending_reason', '=', reason)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({ ...r, amount: int8ToBigint(r.amount) }));
+  }
+
+  /** One operation as the operator sees it. */
+  async adminOperation(id: string) {
+    const row = await this.db
+      .selectFrom('operations')
+      .select([
+        'id',
+        'user_id',
+        'kind',
+        'status',
+        'amount',
+        'destination_address',
+        'tx_hash',
+        'failure_code',
+        'created_at',
+        'pending_reason',
+        'pending_reason_at',
+      ])
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row && { ...row, amount: int8ToBigint(row.amount) };
+  }
+
+  /** Every transaction of these operations, by operation, first attempt first. */
+  async transactionsOf(operationIds: readonly string[]) {
+    const rows = await this.db
+      .selectFrom('chain_transactions')
+      .select(['operation_id', ...TX_COLUMNS, 'block_number'])
+      .where('operation_id', '=', anyOf(operationIds, 'uuid'))
+      .orderBy('operation_id')
+      .orderBy('attempt')
+      .execute();
+    return rows.map((r) => ({ ...toTxRow(r), block_number: r.block_number === null ? null : int8ToBigint(r.block_number) }));
   }
 
   /** Locks the user's row (serialises their deposit checks) and sums their pending deposits, as int8 text. */

@@ -8,7 +8,18 @@ import { anyOf } from '../sql.js';
 
 export type OperationKind = 'deposit' | 'withdraw';
 
-const COLUMNS = ['id', 'user_id', 'kind', 'status', 'amount', 'destination_address', 'tx_hash', 'failure_code', 'created_at'] as const;
+const COLUMNS = [
+  'id',
+  'user_id',
+  'kind',
+  'status',
+  'amount',
+  'destination_address',
+  'tx_hash',
+  'failure_code',
+  'created_at',
+  'pending_reason',
+] as const;
 
 const parse = <R extends { amount: string }>(r: R) => ({ ...r, amount: int8ToBigint(r.amount) });
 
@@ -78,7 +89,8 @@ export class OperationsRepository {
       with f(id, status, tx_hash, failure_code) as (
         select * from unnest(${f.ids}::uuid[], ${f.statuses}::text[], ${f.txHashes}::text[], ${f.failureCodes}::text[])),
       outbox as (delete from operation_outbox where operation_id in (select id from f))
-      update operations o set status = f.status, tx_hash = f.tx_hash, failure_code = f.failure_code, settled_at = now()
+      update operations o set status = f.status, tx_hash = f.tx_hash, failure_code = f.failure_code, settled_at = now(),
+                              pending_reason = null, pending_reason_at = null
         from f where o.id = f.id`.execute(this.db);
   }
 
@@ -86,13 +98,13 @@ export class OperationsRepository {
     await this.db.deleteFrom('operation_outbox').where('operation_id', '=', anyOf(operationIds, 'uuid')).execute();
   }
 
-  /** Outbox rows older than `olderThanMs`, oldest first. */
+  /** Outbox rows due more than `olderThanMs` ago (due_at: when the relay may next hand them to a worker), oldest first. */
   async staleOutbox(olderThanMs: number, limit: number): Promise<string[]> {
     const rows = await this.db
       .selectFrom('operation_outbox')
       .select('operation_id')
-      .where('created_at', '<', sql<string>`now() - (${olderThanMs} * interval '1 millisecond')`)
-      .orderBy('created_at')
+      .where('due_at', '<', sql<string>`now() - (${olderThanMs} * interval '1 millisecond')`)
+      .orderBy('due_at')
       .limit(limit)
       .execute();
     return rows.map((r) => r.operation_id);

@@ -102,6 +102,23 @@ export const MONEY_CATALOG: Record<string, Array<[string, (db: Db) => Promise<un
     ['ChainRepository.outcomes', (db) => new ChainRepository(db).outcomes([U1, U2])],
     ['ChainRepository.lockUserPendingDeposits', (db) => new ChainRepository(db).lockUserPendingDeposits(U1)],
     ['ChainRepository.depositIndex', (db) => new ChainRepository(db).depositIndex(U1)],
+    ['ChainRepository.setPendingReason', (db) => new ChainRepository(db).setPendingReason(U1, 'receipt_missing')],
+    ['ChainRepository.deferOutbox', (db) => new ChainRepository(db).deferOutbox(U1, 60_000)],
+    ['ChainRepository.resolutions', (db) => new ChainRepository(db).resolutions([U1, U2])],
+    [
+      'ChainRepository.insertResolution',
+      (db) =>
+        new ChainRepository(db).insertResolution({
+          operationId: U1,
+          outcome: 'success',
+          txHash: `0x${'ab'.repeat(32)}`,
+          reason: 'seen',
+          operator: 'alice',
+        }),
+    ],
+    ['ChainRepository.waiting', (db) => new ChainRepository(db).waiting('needs_review', 50)],
+    ['ChainRepository.adminOperation', (db) => new ChainRepository(db).adminOperation(U1)],
+    ['ChainRepository.transactionsOf', (db) => new ChainRepository(db).transactionsOf([U1, U2])],
   ],
   custodial: [
     ['CustodialRepository.register', (db) => new CustodialRepository(db).register({ address: WALLET, userId: U1, index: 7n, fromBlock: 100n })],

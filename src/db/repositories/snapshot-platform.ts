@@ -56,6 +56,7 @@ export const PLATFORM_CATALOG: Record<string, Array<[string, (db: Db) => Promise
   ],
   system: [
     ['SystemRepository.ping', (db) => new SystemRepository(db).ping()],
+    ['SystemRepository.operationsWaiting', (db) => new SystemRepository(db).operationsWaiting()],
     ['SystemRepository.ensureServiceKey', (db) => new SystemRepository(db).ensureServiceKey('deployment_id', Buffer.alloc(32))],
   ],
   identity: [

@@ -11,6 +11,15 @@ export class SystemRepository {
     await sql`select 1`.execute(this.db);
   }
 
+  /** Pending operations per known waiting reason (operations.pending_reason), with the oldest reason's start. */
+  async operationsWaiting(): Promise<Array<{ pending_reason: string; count: number; oldest: Date | string | null }>> {
+    const { rows } = await sql<{ pending_reason: string; count: number; oldest: Date | string | null }>`
+      select pending_reason, count(*)::int as count, min(pending_reason_at) as oldest
+        from operations where status = 'pending' and pending_reason is not null
+       group by pending_reason order by pending_reason`.execute(this.db);
+    return rows;
+  }
+
   /** The service key `name`, created with `fresh` by the first caller (a concurrent caller's insert does nothing). */
   async ensureServiceKey(name: string, fresh: Buffer): Promise<Uint8Array> {
     await this.db

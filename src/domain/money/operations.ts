@@ -5,6 +5,7 @@
 // transaction, so money moves exactly once.
 import { randomUUID } from 'node:crypto';
 import type { Em } from '../../db/orm.js';
+import type { PendingReason } from '../../db/repositories/chain.repository.js';
 import { operationsRepository } from '../../db/repositories/operations.repository.js';
 import { db } from '../../db/schema.js';
 import { Conflict, NotFound } from '../errors.js';
@@ -13,6 +14,7 @@ import type { SettlementAdapter } from '../settlement/adapter.js';
 
 export type OperationKind = 'deposit' | 'withdraw';
 export type OperationStatus = 'pending' | 'success' | 'failed';
+export type { PendingReason };
 
 export interface OperationRecord {
   id: string;
@@ -24,6 +26,8 @@ export interface OperationRecord {
   txHash: string | null;
   failureCode: string | null;
   createdAt: Date;
+  /** Why a pending operation waits (onchain: receipt_missing, needs_review; docs/settlement.md); null otherwise. */
+  pendingReason: PendingReason | null;
 }
 
 interface OperationRow {
@@ -36,6 +40,7 @@ interface OperationRow {
   tx_hash: string | null;
   failure_code: string | null;
   created_at: Date | string;
+  pending_reason: PendingReason | null;
 }
 
 const toRecord = (r: OperationRow): OperationRecord => ({
@@ -48,6 +53,7 @@ const toRecord = (r: OperationRow): OperationRecord => ({
   txHash: r.tx_hash,
   failureCode: r.failure_code,
   createdAt: new Date(r.created_at),
+  pendingReason: r.pending_reason,
 });
 
 /**

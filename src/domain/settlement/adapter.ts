@@ -38,13 +38,20 @@ export interface SettlementAdapter {
   /**
    * Onchain only, before `settle`, outside any transaction: signs, broadcasts and waits for the operation's
    * transaction until its outcome is recorded (or `signal` aborts). Idempotent; safe in two processes at once.
+   * `needs_review`: the chain could not prove the operation's outcome; only an operator resolves it
+   * (docs/settlement.md), and the outbox relay hands it back every CHAIN_REVIEW_RECHECK_MS for another look.
    */
-  advance?(em: Em, operationId: string, signal?: AbortSignal): Promise<void>;
+  advance?(em: Em, operationId: string, signal?: AbortSignal): Promise<'recorded' | 'waiting' | 'needs_review'>;
   /**
    * Onchain only, in the deposit's write transaction before it opens: 422 BALANCE_TOO_LOW or
    * ALLOWANCE_TOO_LOW when the user's wallet cannot cover this deposit on top of its pending ones.
    */
   checkDeposit?(em: Em, userId: string, walletAddress: string, amount: bigint): Promise<void>;
+  /**
+   * Onchain only: a receipt the node serves now for one of the operation's transactions (any status), or null
+   * (none, or the node did not answer). Asked before an operator resolves an operation in review.
+   */
+  chainReceipt?(em: Em, operationId: string): Promise<{ hash: string; status: 'success' | 'reverted' } | null>;
   /** Onchain only: the chain's holdings against the books, and the settlement wallet's gas (src/domain/settlement/onchain/reconcile.ts). */
   reconcile?(em: Em): Promise<Reconciliation>;
   /** Onchain only: SETTLEMENT_GAS_FLOOR_WEI. */

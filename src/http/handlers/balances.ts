@@ -155,6 +155,7 @@ export function balancesHandlers(deps: BalancesDeps): HandlersFor<BalancesOperat
           tx_hash: op.txHash,
           created_at_ms: op.createdAt.getTime(),
           failure_code: op.failureCode,
+          pending_reason: op.pendingReason,
         },
         headers: NO_STORE,
       };

@@ -12,7 +12,7 @@ import { Unavailable, Unprocessable } from '../../errors.js';
 import type { SettlementAdapter, SettlementResult } from '../adapter.js';
 import { ChainCheckError, checkChain, shortReason, type Chain } from './chain.js';
 import { DEPOSIT_CURSOR, scanDeposits } from './deposits.js';
-import { advanceOnchain } from './sender.js';
+import { advanceOnchain, receiptOf } from './sender.js';
 import { stepSweeps, unsweptDepositAddresses } from './sweeps.js';
 import { reconcile } from './reconcile.js';
 import { ledgerCheckRepository } from '../../../db/repositories/ledger-check.repository.js';
@@ -21,15 +21,23 @@ export function createOnchainSettlement(chain: Chain, log: Logger): SettlementAd
   const { settings } = chain;
   return {
     mode: 'onchain',
+    // What the chain recorded (a receipt with its confirmations) wins; else an operator's resolution of an
+    // operation in review (settlement_resolutions); else the operation stays pending. Nothing else settles it.
     async settle(em, reqs) {
-      const outcomes = new Map((await chainRepository(db(em)).outcomes(reqs.map((r) => r.operationId))).map((o) => [o.operation_id, o]));
+      const repo = chainRepository(db(em));
+      const ids = reqs.map((r) => r.operationId);
+      const outcomes = new Map((await repo.outcomes(ids)).map((o) => [o.operation_id, o]));
+      const resolved = new Map((await repo.resolutions(ids)).map((o) => [o.operation_id, o]));
       return reqs.map((r): SettlementResult => {
         const o = outcomes.get(r.operationId);
-        if (!o) return { ok: 'pending' };
-        return o.receipt_status === 'success' ? { ok: true, txHash: o.hash } : { ok: false, failureCode: 'SETTLEMENT_FAILED' };
+        if (o) return o.receipt_status === 'success' ? { ok: true, txHash: o.hash } : { ok: false, failureCode: 'SETTLEMENT_FAILED' };
+        const byOperator = resolved.get(r.operationId);
+        if (!byOperator) return { ok: 'pending' };
+        return byOperator.outcome === 'success' ? { ok: true, txHash: byOperator.tx_hash! } : { ok: false, failureCode: 'SETTLEMENT_FAILED' };
       });
     },
     advance: (em, operationId, signal) => advanceOnchain(em, chain, operationId, { log, signal }),
+    chainReceipt: (em, operationId) => chainReceipt(em, chain, log, operationId),
     async checkDeposit(em, userId, walletAddress, amount) {
       const pending = await chainRepository(db(em)).lockUserPendingDeposits(userId);
       const wallet = getAddress(walletAddress);
@@ -83,6 +91,23 @@ export function createOnchainSettlement(chain: Chain, log: Logger): SettlementAd
     gasFloorWei: settings.gasFloorWei,
     close: () => chain.close(),
   };
+}
+
+/** A receipt the node serves now for one of the operation's transactions; null when none (or the node did not answer). */
+async function chainReceipt(em: Em, chain: Chain, log: Logger, operationId: string) {
+  for (const t of await chainRepository(db(em)).transactions(operationId)) {
+    try {
+      const r = await receiptOf(chain, t.hash);
+      if (r) return { hash: t.hash, status: r.status === 'success' ? ('success' as const) : ('reverted' as const) };
+    } catch (err) {
+      log.warn(
+        { operation_id: operationId, reason: shortReason(err) },
+        'chain node error while checking an operation in review; the operator decides',
+      );
+      return null;
+    }
+  }
+  return null;
 }
 
 /**

@@ -15,6 +15,7 @@ import { db } from '../../../db/schema.js';
 import { failpoint } from '../../../failpoints.js';
 import type { Logger } from '../../../logger.js';
 import { shortReason, type Chain } from './chain.js';
+import { evidenceFields, findAtNonce, nonceUsed, type NonceEvidence } from './nonce-evidence.js';
 
 /** Gas limit of a token transfer or transferFrom (USDC on Base uses ~40-65k; unused gas is not charged). */
 export const TRANSFER_GAS = 150_000n;
@@ -111,59 +112,118 @@ export async function receiptOf(chain: Chain, hash: string): Promise<Transaction
   }
 }
 
-type Step = { outcome: 'recorded' } | { outcome: 'replace'; after: ChainTxRow };
+type Step = { outcome: 'recorded' } | { outcome: 'replace'; after: ChainTxRow } | { outcome: 'review' };
 
-/** Polls until an attempt has its confirmations (then records it) or until the newest attempt is due for replacement. */
-async function waitForOutcome(em: Em, chain: Chain, opId: string, txs: readonly ChainTxRow[], opts: AdvanceOptions): Promise<Step | null> {
-  const { confirmations, replaceAfterMs, pollMs } = chain.settings;
+/** What `advance` left the operation as: recorded (the ledger can post it), waiting, or in an operator's review. */
+export type AdvanceResult = 'recorded' | 'waiting' | 'needs_review';
+
+/** The deeper search for the transaction at a used nonce (by hash, by block) runs at most this often. */
+const EVIDENCE_EVERY_MS = 30_000;
+
+/**
+ * Records the outcome of the newest of `txs` that has a receipt with its confirmations: 'recorded'; 'mined' when
+ * one has a receipt but not yet its confirmations (never replaced then); 'none' when no receipt was served.
+ */
+async function receiptOutcome(em: Em, chain: Chain, opId: string, txs: readonly ChainTxRow[]): Promise<'recorded' | 'mined' | 'none'> {
+  const head = await chain.client.getBlockNumber({ cacheTime: 0 });
+  for (const t of [...txs].reverse()) {
+    const receipt = await receiptOf(chain, t.hash);
+    if (!receipt) continue;
+    if (head - receipt.blockNumber + 1n < BigInt(chain.settings.confirmations)) return 'mined';
+    await chainRepository(db(em)).recordOutcome(opId, t.hash, receipt.status === 'success' ? 'success' : 'reverted', receipt.blockNumber);
+    failpoint('chain:afterReceipt');
+    return 'recorded';
+  }
+  return 'none';
+}
+
+/**
+ * The nonce is used on chain and no receipt of ours was served: never a refund, never a replacement (the nonce
+ * is gone). The operation waits as `receipt_missing`; after CHAIN_RECEIPT_REVIEW_AFTER_MS of that, or at once
+ * when a block shows another transaction at the nonce, it goes to `needs_review` (an error log and the
+ * crfq_operations_pending gauge alert an operator) and is looked at again every CHAIN_REVIEW_RECHECK_MS.
+ */
+async function unproven(em: Em, chain: Chain, op: OperationForChain, nonce: bigint, evidence: NonceEvidence, log: Logger): Promise<Step | null> {
+  const repo = chainRepository(db(em));
+  const fields = { operation_id: op.id, kind: op.kind, nonce: nonce.toString(), ...evidenceFields(evidence) };
+  let reason = op.pending_reason === 'needs_review' || evidence.kind === 'foreign' ? ('needs_review' as const) : ('receipt_missing' as const);
+  let since = await repo.setPendingReason(op.id, reason);
+  if (since === null) return { outcome: 'recorded' }; // settled meanwhile by another process
+  if (reason === 'receipt_missing' && op.pending_reason !== 'receipt_missing') {
+    log.warn(
+      fields,
+      'the settlement nonce is used on chain but the node serves no receipt for this operation yet: waiting (never refunded on a missing receipt)',
+    );
+  }
+  if (reason === 'receipt_missing' && Date.now() - since >= chain.settings.receiptReviewAfterMs) reason = 'needs_review';
+  if (reason !== 'needs_review') return null;
+  if (op.pending_reason !== 'needs_review') {
+    since = await repo.setPendingReason(op.id, 'needs_review');
+    log.error(
+      { ...fields, waited_ms: Date.now() - (op.pending_reason_at_ms ?? Date.now()) },
+      "settlement needs an operator: the nonce is used but this operation's transaction cannot be proven mined; check the chain, then POST /v1/admin/operations/{operation_id}/resolve (docs/operations.md)",
+    );
+  }
+  await repo.deferOutbox(op.id, chain.settings.reviewRecheckMs);
+  return { outcome: 'review' };
+}
+
+/**
+ * Polls until an attempt has its confirmations (then records it), the newest attempt is due for replacement (only
+ * while its nonce is still unused on chain), or the operation goes to review. One pass only when `once`.
+ */
+async function waitForOutcome(em: Em, chain: Chain, op: OperationForChain, txs: readonly ChainTxRow[], opts: AdvanceOptions & { once?: boolean }) {
+  const { replaceAfterMs, pollMs } = chain.settings;
   const latest = txs.at(-1)!;
   const since = Date.now();
+  let evidence: { at: number; e: NonceEvidence } | undefined;
   while (!opts.signal?.aborted) {
-    const head = await chain.client.getBlockNumber({ cacheTime: 0 });
-    let mined = false;
-    for (const t of [...txs].reverse()) {
-      const receipt = await receiptOf(chain, t.hash);
-      if (!receipt) continue;
-      mined = true;
-      if (head - receipt.blockNumber + 1n < BigInt(confirmations)) break; // mined: wait for its confirmations, never replace
-      await chainRepository(db(em)).recordOutcome(opId, t.hash, receipt.status === 'success' ? 'success' : 'reverted', receipt.blockNumber);
-      failpoint('chain:afterReceipt');
-      return { outcome: 'recorded' };
+    const found = await receiptOutcome(em, chain, op.id, txs);
+    if (found === 'recorded') return { outcome: 'recorded' } satisfies Step;
+    if (found === 'mined' && op.pending_reason === 'receipt_missing') {
+      await chainRepository(db(em)).setPendingReason(op.id, null); // the receipt is back: waiting for confirmations only
+      op.pending_reason = null;
     }
-    // No receipt: did a transaction this service never signed take the nonce in a confirmed block?
-    const confirmedAt = head - BigInt(confirmations) + 1n;
-    if (!mined && confirmedAt >= 0n) {
-      const used = await chain.client.getTransactionCount({ address: chain.account.address, blockNumber: confirmedAt });
-      if (BigInt(used) > latest.nonce && !(await anyReceipt(chain, txs))) {
-        opts.log.error({ operation_id: opId, nonce: latest.nonce.toString() }, 'another transaction took this settlement nonce; the operation fails');
-        await chainRepository(db(em)).recordOutcome(opId, latest.hash, 'dropped', null);
-        return { outcome: 'recorded' };
+    if (found === 'none' && (await nonceUsed(chain, chain.settlementAddress, latest.nonce))) {
+      if (!evidence || Date.now() - evidence.at >= EVIDENCE_EVERY_MS) {
+        const head = await chain.client.getBlockNumber({ cacheTime: 0 });
+        evidence = {
+          at: Date.now(),
+          e: await findAtNonce(
+            chain,
+            chain.settlementAddress,
+            latest.nonce,
+            txs.map((t) => t.hash),
+            head,
+          ),
+        };
       }
+      const step = await unproven(em, chain, op, latest.nonce, evidence.e, opts.log);
+      if (step) return step;
+      op.pending_reason = 'receipt_missing';
+    } else if (found === 'none' && Date.now() - since >= replaceAfterMs && op.pending_reason !== 'needs_review') {
+      return { outcome: 'replace', after: latest } satisfies Step;
     }
-    if (!mined && Date.now() - since >= replaceAfterMs) return { outcome: 'replace', after: latest };
+    if (opts.once) return null;
     await sleep(pollMs, opts.signal);
   }
   return null;
 }
 
-async function anyReceipt(chain: Chain, txs: readonly ChainTxRow[]) {
-  for (const t of txs) if (await receiptOf(chain, t.hash)) return true;
-  return false;
-}
-
 /**
- * Drives one operation's transaction until its outcome is recorded (or the operation is no longer pending,
- * or `signal` aborts: then it returns early and the job is retried). Node errors are logged and retried
- * every CHAIN_POLL_MS; database errors are thrown (the job is retried).
+ * Drives one operation's transaction until its outcome is recorded (or the operation is no longer pending, goes
+ * to an operator's review, or `signal` aborts: then it returns early and the job is retried). An operation already
+ * in review gets one look (a receipt that appeared settles it). Node errors are logged and retried every
+ * CHAIN_POLL_MS; database errors are thrown (the job is retried).
  */
-export async function advanceOnchain(em: Em, chain: Chain, opId: string, opts: AdvanceOptions): Promise<void> {
+export async function advanceOnchain(em: Em, chain: Chain, opId: string, opts: AdvanceOptions): Promise<AdvanceResult> {
   const repo = chainRepository(db(em));
   let nodeDown = 0;
   while (!opts.signal?.aborted) {
     const op = await repo.operation(opId, false);
-    if (!op || op.status !== 'pending') return;
+    if (!op || op.status !== 'pending') return 'recorded';
     const txs = await repo.transactions(opId);
-    if (txs.some((t) => t.receipt_status)) return;
+    if (txs.some((t) => t.receipt_status)) return 'recorded';
     try {
       if (!txs.length) {
         await signAndStore(em, chain, opId, undefined);
@@ -172,8 +232,11 @@ export async function advanceOnchain(em: Em, chain: Chain, opId: string, opts: A
       }
       await broadcast(chain, txs, opts.log);
       failpoint('chain:afterBroadcast');
-      const step = await waitForOutcome(em, chain, opId, txs, opts);
-      if (!step || step.outcome === 'recorded') return;
+      const inReview = op.pending_reason === 'needs_review';
+      const step = await waitForOutcome(em, chain, op, txs, { ...opts, once: inReview });
+      if (step?.outcome === 'recorded') return 'recorded';
+      if (step?.outcome === 'review' || (inReview && !step)) return 'needs_review';
+      if (!step) return 'waiting';
       opts.log.info(
         { operation_id: opId, nonce: step.after.nonce.toString(), replaces: step.after.hash },
         'settlement transaction not mined in time: replacing it',
@@ -183,9 +246,11 @@ export async function advanceOnchain(em: Em, chain: Chain, opId: string, opts: A
     } catch (err) {
       if (isDatabaseError(err)) throw err;
       if (nodeDown++ % 20 === 0) opts.log.warn({ operation_id: opId, reason: shortReason(err) }, 'chain node error while settling; retrying');
+      if (op.pending_reason === 'needs_review') return 'needs_review';
       await sleep(chain.settings.pollMs, opts.signal);
     }
   }
+  return 'waiting';
 }
 
 /** Errors of viem are the node's; anything carrying an SQLSTATE (or a failpoint) is the database's. */

@@ -20,6 +20,7 @@ import { failpoint } from '../../../failpoints.js';
 import type { Logger } from '../../../logger.js';
 import { shortReason, type Chain } from './chain.js';
 import type { UnsweptAddresses } from './reconcile.js';
+import { nonceUsed } from './nonce-evidence.js';
 import { broadcast, bump, isDatabaseError, receiptOf, TRANSFER_GAS } from './sender.js';
 
 /** Gas of a plain ETH transfer to an externally owned account (the top-up). */
@@ -53,7 +54,18 @@ async function progress(em: Em, chain: Chain, open: readonly SweepTxRow[], log: 
     await custodialRepository(db(em)).recordSweepOutcome(t.hash, status, receipt.blockNumber);
     return status;
   }
-  return Date.now() - new Date(open.at(-1)!.created_at).getTime() >= chain.settings.replaceAfterMs ? 'stale' : 'waiting';
+  const last = open.at(-1)!;
+  if (Date.now() - new Date(last.created_at).getTime() < chain.settings.replaceAfterMs) return 'waiting';
+  // No receipt served. A replacement is only worth signing while the nonce is unused: once a block used it, a
+  // missing receipt is a lagging node, not a lost transaction (docs/settlement.md), and the sweep waits for it.
+  if (await nonceUsed(chain, getAddress(last.from_address), last.nonce)) {
+    log.warn(
+      { tx_hash: last.hash, from: last.from_address, nonce: last.nonce.toString() },
+      'sweep transaction: its nonce is used on chain but the node serves no receipt yet; waiting, not replacing',
+    );
+    return 'waiting';
+  }
+  return 'stale';
 }
 
 interface Send {
