@@ -9,6 +9,7 @@ import pg from 'pg';
 import type { Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { startRpcProxy, startTestChain, type RpcProxy, type TestChain, type TestChainOptions } from './chain.js';
+import { startProviderProxy, type ProviderProxy } from './rpc-provider.js';
 import { createDeposit, createSession, createWithdrawal, getOperation } from '../../generated/openapi/sdk.gen.js';
 import { createTestPrivy, type TestPrivy } from './identity.js';
 import { ledgerProblems } from './money.js';
@@ -36,6 +37,11 @@ export interface OnchainStack {
   chain: TestChain;
   /** With `proxy`: the services reach the node through it (pause() makes the node unreachable). */
   proxy: RpcProxy | undefined;
+  /**
+   * With `provider`: the services reach the node through a hosted-provider stand-in (src/testing/rpc-provider.ts):
+   * the test switches its behaviours (receipt hiding, 429s, log caps, a lagging backend, stalls, refusals) at run time.
+   */
+  provider: ProviderProxy | undefined;
   db: TestDatabase;
   sql: pg.Client;
   privy: TestPrivy;
@@ -75,14 +81,18 @@ export interface OnchainStackOptions {
   noWorkers?: boolean;
   /** Put a TCP proxy between the services and the node. */
   proxy?: boolean;
+  /** Put the hosted-provider stand-in between the services (and `ledgerCheck`) and the node; exclusive with `proxy`. */
+  provider?: boolean;
   /** Servers other than the shared test ones (the drills run on private servers). */
   adminUrl?: string;
   redisUrl?: string;
 }
 
 export async function startOnchainStack(opts: OnchainStackOptions): Promise<OnchainStack> {
+  if (opts.proxy && opts.provider) throw new Error('startOnchainStack: choose proxy or provider (the provider can refuse connections too)');
   const chain = await startTestChain({ settlementUsdcMicros: 0n, ...opts.chain });
   const proxy = opts.proxy ? await startRpcProxy(chain.anvil.port) : undefined;
+  const provider = opts.provider ? await startProviderProxy({ upstream: chain.anvil.url }) : undefined;
   const db = await createTestDatabase(opts.label, opts.adminUrl);
   const privy = await createTestPrivy();
   const sql = new pg.Client({ connectionString: db.url });
@@ -97,6 +107,7 @@ export async function startOnchainStack(opts: OnchainStackOptions): Promise<Onch
     ...privy.env,
     ...chain.env,
     ...(proxy ? { CHAIN_RPC_URL: proxy.url } : {}),
+    ...(provider ? { CHAIN_RPC_URL: provider.url } : {}),
     ...opts.env,
   };
   const apis: ServiceProcess[] = [];
@@ -104,6 +115,7 @@ export async function startOnchainStack(opts: OnchainStackOptions): Promise<Onch
   const stack: OnchainStack = {
     chain,
     proxy,
+    provider,
     db,
     sql,
     privy,
@@ -205,6 +217,7 @@ export async function startOnchainStack(opts: OnchainStackOptions): Promise<Onch
       await sql.end().catch(() => undefined);
       await db.drop().catch(() => undefined);
       await proxy?.stop();
+      await provider?.stop();
       await chain.stop();
     },
   };
