@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAnvil, type Anvil } from './anvil.js';
+import { privateKeyToAccount } from 'viem/accounts';
+import { ANVIL_KEYS, startAnvil, type Anvil } from './anvil.js';
 
 describe('anvil (local chain for the chain tests)', () => {
   let chain: Anvil;
@@ -13,5 +14,12 @@ describe('anvil (local chain for the chain tests)', () => {
     const before = parseInt(await chain.rpc<string>('eth_blockNumber'), 16);
     await chain.mine(5);
     expect(parseInt(await chain.rpc<string>('eth_blockNumber'), 16)).toBe(before + 5);
+  });
+
+  it('funds exactly the accounts of ANVIL_KEYS', async () => {
+    const accounts = await chain.rpc<string[]>('eth_accounts');
+    expect(ANVIL_KEYS.map((k) => privateKeyToAccount(k).address.toLowerCase())).toEqual(
+      accounts.slice(0, ANVIL_KEYS.length).map((a) => a.toLowerCase()),
+    );
   });
 });
