@@ -26,6 +26,7 @@ import {
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { ANVIL_KEYS, startAnvil, type Anvil, type AnvilOptions } from './anvil.js';
 import { deployCircleUsdc, type CircleUsdc } from './circle-usdc.js';
+import { deploySanctionsOracle, type SanctionsOracle } from './sanctions-oracle.js';
 import { freePort } from './private-servers.js';
 
 const BUILD = fileURLToPath(new URL('../../contracts/build/TestUSDC.json', import.meta.url));
@@ -57,6 +58,8 @@ export interface TestChain {
   transfers(to?: Address): Promise<Array<{ from: Address; to: Address; value: bigint; txHash: Hash; logIndex: number }>>;
   /** Deploys another TestUSDC with these decimals (for the start-up check's refusal). */
   deployToken(decimals: number): Promise<Address>;
+  /** Deploys a sanctions oracle with Chainalysis's interface, owned by the faucet (src/testing/sanctions-oracle.ts). */
+  deploySanctionsOracle(): Promise<SanctionsOracle>;
   stop(): Promise<void>;
 }
 
@@ -147,6 +150,7 @@ export async function startTestChain(opts: TestChainOptions = {}): Promise<TestC
         return logs.map((l) => ({ from: l.args.from!, to: l.args.to!, value: l.args.value!, txHash: l.transactionHash, logIndex: l.logIndex }));
       },
       deployToken: deploy,
+      deploySanctionsOracle: () => deploySanctionsOracle({ rpcUrl: anvil.url, chainId: anvil.chainId, owner: faucet, serial }),
       stop: () => anvil.stop(),
     };
   } catch (err) {
