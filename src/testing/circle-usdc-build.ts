@@ -5,8 +5,9 @@
 // src/testing/circle-usdc.test.ts proves), OpenZeppelin 3.4.2 from npm under the alias
 // `@openzeppelin/contracts-3.4.2`, and the compiler is solc-js 0.6.12 under the alias `solc-0.6.12` with the
 // settings of Circle's hardhat.config.ts (optimizer on, 10,000,000 runs). The output is cached outside git in
-// node_modules/.cache/circle-usdc/<sha256 of compiler, settings and every source>.json: about 3 s to compile
-// once, a few ms to read after. Licence and provenance: docs/testing.md, docs/dependencies.md.
+// node_modules/.cache/circle-usdc/<sha256 of compiler, settings and every source>.json: about 5 s to load the
+// compiler and compile, once per fresh node_modules; a few ms to read after. Licence and provenance:
+// docs/testing.md, docs/dependencies.md.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
