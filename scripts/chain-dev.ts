@@ -1,9 +1,11 @@
 // `npm run chain:dev`: try onchain settlement in one command (docs/settlement.md). Starts a local anvil chain
-// (a block a second), deploys the 6-decimal TestUSDC (contracts/TestUSDC.sol), funds two of anvil's test
-// wallets with USDC (they hold test ETH for gas), starts the service with SETTLEMENT_MODE=onchain against it
-// on the embedded database in a fresh temporary DATA_DIR (the chain is fresh too: the settlement wallet's
-// nonces start over), signs both wallets in, and prints a walkthrough of curl commands: a pull deposit after
-// an approval, a withdrawal, and a custodial deposit by a plain transfer. Ctrl-C stops everything.
+// (a block a second), deploys Circle's USDC (FiatTokenV2_2 behind its proxy, compiled on first use, a few
+// seconds: src/testing/circle-usdc.ts; `npm run chain:dev -- --test-usdc` deploys the small TestUSDC of
+// contracts/TestUSDC.sol instead), funds two of anvil's test wallets with USDC (they hold test ETH for gas),
+// starts the service with SETTLEMENT_MODE=onchain against it on the embedded database in a fresh temporary
+// DATA_DIR (the chain is fresh too: the settlement wallet's nonces start over), signs both wallets in, and
+// prints a walkthrough of curl commands: a pull deposit after an approval, a withdrawal, a custodial deposit by a
+// plain transfer and, on Circle's USDC, pausing the token. Ctrl-C stops everything.
 // Test keys only (anvil's well-known accounts): never use them on a real network.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,8 +22,9 @@ import { startServiceProcess } from '../src/testing/service-process.js';
 const PORT = process.env.PORT ?? '3000';
 const CONFIRMATIONS = process.env.CHAIN_CONFIRMATIONS ?? '2';
 const USDC = 1_000_000n;
+const USDC_KIND = process.argv.includes('--test-usdc') ? 'test' : 'circle';
 
-const chain = await startTestChain({ blockTime: 1, confirmations: Number(CONFIRMATIONS) });
+const chain = await startTestChain({ blockTime: 1, confirmations: Number(CONFIRMATIONS), usdc: USDC_KIND });
 const dataDir = mkdtempSync(join(tmpdir(), 'crfq-chain-dev-'));
 const [alice, bob] = [privateKeyToAccount(ANVIL_KEYS[2]), privateKeyToAccount(ANVIL_KEYS[3])];
 let service: Awaited<ReturnType<typeof startServiceProcess>> | undefined;
@@ -63,11 +66,21 @@ try {
   const approve = encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [depositWallet.spender_address, 25n * USDC] });
   const custodial = encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [depositWallet.address, 5n * USDC] });
   const auth = (t: string) => `-H "Authorization: Bearer ${t}"`;
+  const circle = chain.usdc
+    ? `  roles           pauser ${chain.usdc.roles.pauser.address}, blacklister ${chain.usdc.roles.blacklister.address} (anvil's accounts 7 and 8)\n`
+    : '';
+  const pause = chain.usdc
+    ? `
+# 5. Circle's USDC: the pauser pauses the token (every transfer reverts "Pausable: paused"), then unpauses it
+curl -s $RPC -H 'content-type: application/json' -d '{"jsonrpc":"2.0","id":1,"method":"eth_sendTransaction","params":[{"from":"${chain.usdc.roles.pauser.address}","to":"${chain.token}","data":"${encodeFunctionData({ abi: chain.usdc.abi, functionName: 'pause' })}"}]}'
+curl -s $RPC -H 'content-type: application/json' -d '{"jsonrpc":"2.0","id":1,"method":"eth_sendTransaction","params":[{"from":"${chain.usdc.roles.pauser.address}","to":"${chain.token}","data":"${encodeFunctionData({ abi: chain.usdc.abi, functionName: 'unpause' })}"}]}'
+`
+    : '';
   const json = `-H 'content-type: application/json'`;
   process.stdout.write(`
 onchain settlement on a local chain: anvil ${chain.anvil.url} (chain 31337, a block a second, ${CONFIRMATIONS} confirmations)
-  TestUSDC        ${chain.token}
-  settlement      ${chain.settlement.address}  (spender_address; pays gas and withdrawals)
+  ${chain.usdc ? "USDC (Circle's)" : 'TestUSDC       '} ${chain.token}
+${circle}  settlement      ${chain.settlement.address}  (spender_address; pays gas and withdrawals)
   wallet A        ${alice.address}  1000 USDC, signed in as TOKEN_A
   wallet B        ${bob.address}  1000 USDC, signed in as TOKEN_B
   service         ${api}  (SETTLEMENT_MODE=onchain, embedded database in ${dataDir})
@@ -96,7 +109,7 @@ ${send(alice.address, custodial)}
 ${balanceOf(depositWallet.address)}
 sleep 10; curl -s $API/v1/user/available_balance ${auth('$TOKEN_A')}
 sleep 10; ${balanceOf(depositWallet.address)}
-
+${pause}
 Ctrl-C stops the service and the chain.
 `);
   await new Promise(() => undefined);

@@ -4,6 +4,9 @@
 // differs from its source (run by `npm test`).
 //   npm run contracts          # rewrite contracts/build/
 //   npm run contracts -- --check
+// Only the project's own contracts are here (solc 0.8, about 5 s for the check). Circle's USDC is not: its sources
+// may not be committed, nor its bytecode, so src/testing/circle-usdc-build.ts compiles it at test time with solc
+// 0.6.12 into a cache outside git, and src/testing/circle-usdc.test.ts checks its sources' provenance (ms).
 import { mkdirSync, readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';

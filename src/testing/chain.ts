@@ -1,8 +1,12 @@
 // A local chain ready for onchain settlement (tests, drills, `npm run chain:dev`): anvil
-// (src/testing/anvil.ts), the 6-decimal TestUSDC (contracts/TestUSDC.sol, its committed build) deployed by a
-// faucet account that also mints, a settlement wallet, and `env`: what a service needs to run with
-// SETTLEMENT_MODE=onchain against it. The faucet is never the settlement wallet, so funding wallets while the
-// service runs never competes for the settlement wallet's nonces.
+// (src/testing/anvil.ts), a 6-decimal USDC deployed by a faucet account that also mints, a settlement wallet, and
+// `env`: what a service needs to run with SETTLEMENT_MODE=onchain against it. The USDC is either the small
+// TestUSDC (contracts/TestUSDC.sol, its committed build; the default here) or, with `usdc: 'circle'`, Circle's own
+// FiatTokenV2_2 behind its proxy (src/testing/circle-usdc.ts: blacklist and pause real, its admin helpers on
+// `chain.usdc`). `fund`, `balanceOf`, `transfers` and the rest work the same on both. Contracts are deployed with
+// automine, before interval mining (`blockTime`) starts, so a slow block time does not slow the start. The
+// faucet is never the settlement wallet, so funding wallets while the service runs never competes for the
+// settlement wallet's nonces.
 import { readFileSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +25,8 @@ import {
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { ANVIL_KEYS, startAnvil, type Anvil, type AnvilOptions } from './anvil.js';
+import { deployCircleUsdc, type CircleUsdc } from './circle-usdc.js';
+import { deploySanctionsOracle, type SanctionsOracle } from './sanctions-oracle.js';
 import { freePort } from './private-servers.js';
 
 const BUILD = fileURLToPath(new URL('../../contracts/build/TestUSDC.json', import.meta.url));
@@ -33,6 +39,8 @@ export interface TestChain {
   anvil: Anvil;
   client: PublicClient;
   token: Address;
+  /** With `usdc: 'circle'`: Circle's USDC and its admin helpers (blacklist, pause, roles). */
+  usdc: CircleUsdc | undefined;
   faucet: PrivateKeyAccount;
   settlement: PrivateKeyAccount;
   /** SETTLEMENT_MODE=onchain and the chain keys for a service process. */
@@ -50,6 +58,8 @@ export interface TestChain {
   transfers(to?: Address): Promise<Array<{ from: Address; to: Address; value: bigint; txHash: Hash; logIndex: number }>>;
   /** Deploys another TestUSDC with these decimals (for the start-up check's refusal). */
   deployToken(decimals: number): Promise<Address>;
+  /** Deploys a sanctions oracle with Chainalysis's interface, owned by the faucet (src/testing/sanctions-oracle.ts). */
+  deploySanctionsOracle(): Promise<SanctionsOracle>;
   stop(): Promise<void>;
 }
 
@@ -57,10 +67,12 @@ export interface TestChainOptions extends AnvilOptions {
   confirmations?: number;
   /** USDC minted to the settlement wallet at start (the pool withdrawals are paid from). */
   settlementUsdcMicros?: bigint;
+  /** Which USDC: `test` (contracts/TestUSDC.sol, the default) or `circle` (Circle's FiatTokenV2_2 behind its proxy). */
+  usdc?: 'test' | 'circle';
 }
 
 export async function startTestChain(opts: TestChainOptions = {}): Promise<TestChain> {
-  const anvil = await startAnvil(opts);
+  const anvil = await startAnvil({ ...opts, blockTime: undefined });
   try {
     const transport = http(anvil.url);
     const client = createPublicClient({ transport, pollingInterval: 50 }) as PublicClient;
@@ -91,15 +103,19 @@ export async function startTestChain(opts: TestChainOptions = {}): Promise<TestC
       const hash = await serial(() => wallet(faucet).deployContract({ abi: build.abi, bytecode: build.bytecode, args: [decimals] }));
       return getAddress((await client.waitForTransactionReceipt({ hash, timeout: 60_000 })).contractAddress!);
     };
-    const token = await deploy(6);
+    const usdc = opts.usdc === 'circle' ? await deployCircleUsdc({ rpcUrl: anvil.url, chainId: anvil.chainId, serial }) : undefined;
+    const token = usdc?.address ?? (await deploy(6));
     const mint = (to: Address, amount: bigint) =>
-      serial(async () => mined(await wallet(faucet).writeContract({ address: token, abi: build.abi, functionName: 'mint', args: [to, amount] })));
+      usdc
+        ? usdc.mint(to, amount)
+        : serial(async () => mined(await wallet(faucet).writeContract({ address: token, abi: build.abi, functionName: 'mint', args: [to, amount] })));
     const sendGas = (to: Address, value: bigint) => serial(async () => mined(await wallet(faucet).sendTransaction({ to, value })));
     const fund: TestChain['fund'] = async (to, { usdcMicros, gasWei }) => {
       if (gasWei) await sendGas(to, gasWei);
       if (usdcMicros) await mint(to, usdcMicros);
     };
     if (opts.settlementUsdcMicros) await mint(settlement.address, opts.settlementUsdcMicros);
+    if (opts.blockTime) await anvil.rpc('evm_setIntervalMining', [opts.blockTime]);
     const env: Record<string, string> = {
       SETTLEMENT_MODE: 'onchain',
       CHAIN_RPC_URL: anvil.url,
@@ -114,6 +130,7 @@ export async function startTestChain(opts: TestChainOptions = {}): Promise<TestC
       anvil,
       client,
       token,
+      usdc,
       faucet,
       settlement,
       env,
@@ -133,6 +150,7 @@ export async function startTestChain(opts: TestChainOptions = {}): Promise<TestC
         return logs.map((l) => ({ from: l.args.from!, to: l.args.to!, value: l.args.value!, txHash: l.transactionHash, logIndex: l.logIndex }));
       },
       deployToken: deploy,
+      deploySanctionsOracle: () => deploySanctionsOracle({ rpcUrl: anvil.url, chainId: anvil.chainId, owner: faucet, serial }),
       stop: () => anvil.stop(),
     };
   } catch (err) {

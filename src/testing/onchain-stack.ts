@@ -90,7 +90,7 @@ export interface OnchainStackOptions {
 
 export async function startOnchainStack(opts: OnchainStackOptions): Promise<OnchainStack> {
   if (opts.proxy && opts.provider) throw new Error('startOnchainStack: choose proxy or provider (the provider can refuse connections too)');
-  const chain = await startTestChain({ settlementUsdcMicros: 0n, ...opts.chain });
+  const chain = await startTestChain({ settlementUsdcMicros: 0n, usdc: 'circle', ...opts.chain });
   const proxy = opts.proxy ? await startRpcProxy(chain.anvil.port) : undefined;
   const provider = opts.provider ? await startProviderProxy({ upstream: chain.anvil.url }) : undefined;
   const db = await createTestDatabase(opts.label, opts.adminUrl);

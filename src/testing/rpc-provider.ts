@@ -2,21 +2,36 @@
 // src/testing/anvil.ts): an HTTP server that forwards single and batch JSON-RPC requests to the node and, when a
 // test switches them on at run time, behaves as such providers do (docs/testing.md, "The test chain: Circle's
 // USDC and a provider stand-in"):
+//   rateLimit                        HTTP 429 with Retry-After and the provider's body, for N requests, for a time,
+//                                    or per method (rpc-provider-throttle.ts)
+//   capLogs                          eth_getLogs range and size caps with Alchemy's, Infura's or QuickNode's
+//                                    errors (rpc-provider-logs.ts, rpc-provider-errors.ts)
+//   stall                            requests (all, or some methods) held for N ms or until released
+//   lag                              a lagging backend: the true head, but `[]`/`null`/older state for the newest
+//                                    K blocks (rpc-provider-lag.ts)
 //   hideReceipts / hideReceiptsFor   receipts answered `null` for a while after mining (rpc-provider-receipts.ts)
 //   counts / stats / resetCounts     requests received, per method (a benchmark's requests per minute; "a banned
 //                                    source receives no request")
 //   refuse / resume                  the endpoint refuses connections (node unreachable), then accepts again
-//   reset                            every behaviour off (counters kept)
+//   reset                            every behaviour off, stalled requests released (counters kept)
 // A test holds the proxy in-process and calls these methods directly; point the service's CHAIN_RPC_URL at `url`
-// (startOnchainStack({ provider: true }) in src/testing/onchain-stack.ts does). Never infer from silence: what
+// (startOnchainStack({ provider: true }) in src/testing/onchain-stack.ts does); a drill against a running
+// deployment runs it standalone and switches behaviours over HTTP (scripts/rpc-provider.ts,
+// rpc-provider-control.ts). Never infer from silence: what
 // the proxy makes the node say (`null`, `[]`) is what a real provider says, and the service must treat it as
 // "not yet known".
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { freePort } from './private-servers.js';
+import { Lag } from './rpc-provider-lag.js';
+import { LogCaps, type LogCapOptions, type LogCapProvider } from './rpc-provider-logs.js';
 import { ReceiptHiding, type HideReceiptsOptions } from './rpc-provider-receipts.js';
+import { RateLimits, Stalls, type RateLimitOptions, type Stall, type StallOptions } from './rpc-provider-throttle.js';
 import { errorReply, quantity, type Behaviour, type CallContext, type RpcCall, type RpcReply } from './rpc-provider-types.js';
 
 export type { HideReceiptsOptions } from './rpc-provider-receipts.js';
+export type { LogCapOptions, LogCapProvider } from './rpc-provider-logs.js';
+export type { RateLimitOptions, Stall, StallOptions } from './rpc-provider-throttle.js';
+export type { ProviderName, RateLimitBody } from './rpc-provider-errors.js';
 
 export interface ProviderProxyOptions {
   /** The node's HTTP JSON-RPC URL (anvil's `url`). */
@@ -34,12 +49,26 @@ export interface ProviderStats {
   batches: number;
   /** JSON-RPC calls received (each member of a batch counts). */
   calls: number;
+  /** HTTP requests answered 429. */
+  rateLimited: number;
 }
 
 export interface ProviderProxy {
   /** The provider's endpoint: give it to the service as CHAIN_RPC_URL. */
   readonly url: string;
   readonly port: number;
+  /** Answers matching requests 429 with `Retry-After` and the provider's body (rules add up; the first that applies wins). */
+  rateLimit(opts?: RateLimitOptions): void;
+  clearRateLimits(): void;
+  /** Caps eth_getLogs as `provider` does (defaults: its real caps); a name alone takes every default. */
+  capLogs(opts: LogCapOptions | LogCapProvider): void;
+  uncapLogs(): void;
+  /** Holds matching requests for `ms` (real time) or until released; `phase: 'response'` holds the node's answer instead. */
+  stall(opts?: StallOptions): Stall;
+  /** Releases every stalled request and removes every stall. */
+  releaseStalls(): void;
+  /** Reads are answered by a node `blocks` behind the true head (0: no lag); eth_blockNumber stays true. */
+  lag(blocks: number): void;
   /** `eth_getTransactionReceipt` answers `null` for a mined transaction until `forMs` after the proxy first saw it mined. */
   hideReceipts(opts: HideReceiptsOptions): void;
   /** hideReceipts({ forMs, hashes }). */
@@ -55,7 +84,7 @@ export interface ProviderProxy {
   /** Refuses every connection and drops open ones until resume(): the node is unreachable. */
   refuse(): Promise<void>;
   resume(): Promise<void>;
-  /** Turns every behaviour off (counters are kept). */
+  /** Turns every behaviour off and releases stalled requests (counters are kept). */
   reset(): void;
   stop(): Promise<void>;
 }
@@ -64,9 +93,14 @@ export async function startProviderProxy(opts: ProviderProxyOptions): Promise<Pr
   const now = opts.now ?? Date.now;
   const port = opts.port ?? (await freePort());
   const receipts = new ReceiptHiding();
-  const behaviours: Behaviour[] = [receipts];
+  const logCaps = new LogCaps();
+  const lag = new Lag();
+  const limits = new RateLimits();
+  const stalls = new Stalls();
+  // Order: the lagging node rewrites `latest` first; after the node answers, the lag filters, then receipts hide, then log caps count.
+  const behaviours: Behaviour[] = [lag, receipts, logCaps];
   let counts = new Map<string, number>();
-  let stats: ProviderStats = { requests: 0, batches: 0, calls: 0 };
+  let stats = { requests: 0, batches: 0, calls: 0 };
 
   const upstream = async (body: string): Promise<{ status: number; text: string }> => {
     const res = await fetch(opts.upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
@@ -145,7 +179,14 @@ export async function startProviderProxy(opts: ProviderProxyOptions): Promise<Pr
     if (batch) stats.batches++;
     stats.calls += calls.length;
     for (const c of calls) counts.set(c.method, (counts.get(c.method) ?? 0) + 1);
+    const limited = limits.check(calls, batch, now());
+    if (limited) {
+      res.writeHead(429, limited.headers).end(limited.body);
+      return;
+    }
+    await stalls.wait(calls, 'request');
     const { status, body } = await answer(calls, batch);
+    await stalls.wait(calls, 'response');
     res.writeHead(status, { 'content-type': 'application/json' }).end(typeof body === 'string' ? body : JSON.stringify(body));
   };
 
@@ -175,15 +216,23 @@ export async function startProviderProxy(opts: ProviderProxyOptions): Promise<Pr
   return {
     url: `http://127.0.0.1:${port}`,
     port,
+    rateLimit: (o = {}) => limits.add(o, now()),
+    clearRateLimits: () => limits.clear(),
+    capLogs: (o) => logCaps.set(typeof o === 'string' ? { provider: o } : o),
+    uncapLogs: () => logCaps.clear(),
+    stall: (o = {}) => stalls.add(o),
+    releaseStalls: () => stalls.releaseAll(),
+    lag: (blocks) => lag.set(blocks),
     hideReceipts: (o) => receipts.set(o),
     hideReceiptsFor: (forMs, hashes) => receipts.set({ forMs, hashes }),
     showReceipts: () => receipts.clear(),
     seenMinedAt: (hash) => receipts.seenMinedAt(hash),
     counts: () => Object.fromEntries(counts),
-    stats: () => ({ ...stats }),
+    stats: () => ({ ...stats, rateLimited: limits.refused }),
     resetCounts() {
       counts = new Map();
       stats = { requests: 0, batches: 0, calls: 0 };
+      limits.refused = 0;
     },
     refuse: close,
     resume: async () => {
@@ -191,7 +240,14 @@ export async function startProviderProxy(opts: ProviderProxyOptions): Promise<Pr
     },
     reset() {
       receipts.clear();
+      logCaps.clear();
+      lag.set(0);
+      limits.clear();
+      stalls.releaseAll();
     },
-    stop: close,
+    async stop() {
+      stalls.releaseAll();
+      await close();
+    },
   };
 }
