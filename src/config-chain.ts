@@ -40,6 +40,12 @@ export interface ChainSettings {
   /** CHAIN_RECEIPT_REVIEW_AFTER_MS and CHAIN_REVIEW_RECHECK_MS (docs/settlement.md, "What the service concludes from the node"). */
   receiptReviewAfterMs: number;
   reviewRecheckMs: number;
+  /** CHAIN_WAIT_RECHECK_MS. */
+  waitRecheckMs: number;
+  /** CHAIN_MAX_FEE_PER_GAS_WEI and CHAIN_MAX_PRIORITY_FEE_PER_GAS_WEI (local-chain defaults outside production). */
+  feeCap: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
+  /** The L1 data fee counts (OP-stack chains: Base, Base Sepolia, OP Mainnet, OP Sepolia; or CHAIN_OP_STACK=true). */
+  opStack: boolean;
   gasFloorWei: bigint;
   /** Custodial deposits (docs/settlement-custodial.md): listener and sweeper cadence, eth_getLogs block range, sweep threshold. */
   depositScanEveryMs: number;
@@ -48,6 +54,12 @@ export interface ChainSettings {
 }
 
 const WORDS = new Set(english);
+
+/** The fee cap outside production when none is set: generous for a local chain (anvil's base fee starts at 1 gwei). */
+export const DEV_FEE_CAP = { maxFeePerGas: 100_000_000_000n, maxPriorityFeePerGas: 2_000_000_000n };
+
+/** OP-stack chains whose transactions pay an L1 data fee: Base, Base Sepolia, OP Mainnet, OP Sepolia. */
+export const OP_STACK_CHAINS: readonly number[] = [8453, 84532, 10, 11155420];
 
 /** Null when the phrase is 12-24 words of the BIP-39 English list (the checksum is left to derivation). */
 function mnemonicProblem(m: string): string | null {
@@ -90,6 +102,18 @@ export function chainSettings(e: Parsed, problems: string[], read = readSecretFi
     return undefined;
   }
   const before = problems.length;
+  if (e.NODE_ENV === 'production') {
+    for (const k of ['CHAIN_MAX_FEE_PER_GAS_WEI', 'CHAIN_MAX_PRIORITY_FEE_PER_GAS_WEI'] as const) {
+      if (e[k] === undefined) problems.push(`${k}: required when NODE_ENV=production in onchain mode (the fee cap: nothing is signed above it)`);
+    }
+  }
+  const cap = {
+    fee: e.CHAIN_MAX_FEE_PER_GAS_WEI ?? DEV_FEE_CAP.maxFeePerGas,
+    tip: e.CHAIN_MAX_PRIORITY_FEE_PER_GAS_WEI ?? DEV_FEE_CAP.maxPriorityFeePerGas,
+  };
+  if (cap.fee === 0n || cap.tip > cap.fee) {
+    problems.push('CHAIN_MAX_PRIORITY_FEE_PER_GAS_WEI / CHAIN_MAX_FEE_PER_GAS_WEI: the max fee must be positive and at least the priority fee');
+  }
   if (!e.CHAIN_RPC_URL) problems.push('CHAIN_RPC_URL: required when SETTLEMENT_MODE=onchain');
   if (!e.USDC_ADDRESS) problems.push('USDC_ADDRESS: required when SETTLEMENT_MODE=onchain');
   const key = secretOf(e, 'SETTLEMENT_PRIVATE_KEY', problems, read);
@@ -114,6 +138,12 @@ export function chainSettings(e: Parsed, problems: string[], read = readSecretFi
     pollMs: e.CHAIN_POLL_MS,
     receiptReviewAfterMs: e.CHAIN_RECEIPT_REVIEW_AFTER_MS,
     reviewRecheckMs: e.CHAIN_REVIEW_RECHECK_MS,
+    waitRecheckMs: e.CHAIN_WAIT_RECHECK_MS,
+    feeCap: {
+      maxFeePerGas: e.CHAIN_MAX_FEE_PER_GAS_WEI ?? DEV_FEE_CAP.maxFeePerGas,
+      maxPriorityFeePerGas: e.CHAIN_MAX_PRIORITY_FEE_PER_GAS_WEI ?? DEV_FEE_CAP.maxPriorityFeePerGas,
+    },
+    opStack: e.CHAIN_OP_STACK === 'auto' ? OP_STACK_CHAINS.includes(e.CHAIN_ID) : e.CHAIN_OP_STACK === 'true',
     gasFloorWei: e.SETTLEMENT_GAS_FLOOR_WEI,
     depositScanEveryMs: e.CHAIN_DEPOSIT_SCAN_EVERY_MS,
     logBlockRange: e.CHAIN_LOG_BLOCK_RANGE,

@@ -156,6 +156,27 @@ export const schema = z.object({
     .regex(/^\d{1,40}$/, 'must be a whole number of wei')
     .default('10000000000000000')
     .transform(BigInt),
+  /**
+   * The fee cap of every chain transaction (docs/settlement.md, "Fees"): nothing is signed above it; when the
+   * network needs more, transactions wait (pending_reason fee_cap). Required when NODE_ENV=production in onchain
+   * mode; the defaults suit a local chain only.
+   */
+  CHAIN_MAX_FEE_PER_GAS_WEI: z
+    .string()
+    .trim()
+    .regex(/^\d{1,30}$/, 'must be a whole number of wei')
+    .transform(BigInt)
+    .optional(),
+  CHAIN_MAX_PRIORITY_FEE_PER_GAS_WEI: z
+    .string()
+    .trim()
+    .regex(/^\d{1,30}$/, 'must be a whole number of wei')
+    .transform(BigInt)
+    .optional(),
+  /** OP-stack L1 data fee in every affordability check: auto (on for chains 8453, 84532, 10, 11155420), true or false. */
+  CHAIN_OP_STACK: z.enum(['auto', 'true', 'false']).default('auto'),
+  /** How often a deposit or withdrawal that waits for funds, gas, the fee cap or an unpaused token is looked at again. */
+  CHAIN_WAIT_RECHECK_MS: intFrom(15_000, 100, 3_600_000),
   /** Demo settlement: each user's finite onchain balance; deposits beyond what is left fail (SETTLEMENT_FAILED). */
   DEMO_ONCHAIN_BALANCE_MICROS: intFrom(1_000_000_000_000, 0),
   SHUTDOWN_TIMEOUT_MS: intFrom(10000, 100),

@@ -94,7 +94,7 @@ describe('POST /v1/users/deposit (onchain pull deposit)', () => {
     expect(await s.ledgerProblems()).toEqual([]);
   });
 
-  it('pending deposits count against the wallet; a transferFrom that reverts fails the deposit and credits nothing', async () => {
+  it('pending deposits count against the wallet; a deposit its wallet no longer covers fails before any transaction, crediting nothing', async () => {
     const u = await s.newUser(4_000_000n);
     await s.chain.approve(u.wallet, s.chain.settlement.address, 10_000_000n);
     // No workers for a moment: the first deposit stays pending.
@@ -107,13 +107,14 @@ describe('POST /v1/users/deposit (onchain pull deposit)', () => {
     const second = await deposit(u, 2_000_000, 1);
     expect(second.status).toBe(422);
     expect(second.error).toMatchObject({ code: 'BALANCE_TOO_LOW', details: { needed_micros: '5000000', pending_deposits_micros: '3000000' } });
-    // The wallet spends its USDC elsewhere before the service sends: the transferFrom reverts.
+    // The wallet spends its USDC elsewhere before the service sends: its transferFrom would revert, so it is never
+    // signed (no gas burned): the deposit fails with what the chain says, and credits nothing.
     await s.chain.transfer(u.wallet, s.chain.faucet.address, 4_000_000n);
     await s.startWorkers();
-    expect(await s.final(u, first.data!.operation_id)).toMatchObject({ status: 'failed', failure_code: 'SETTLEMENT_FAILED', tx_hash: null });
+    expect(await s.final(u, first.data!.operation_id)).toMatchObject({ status: 'failed', failure_code: 'BALANCE_TOO_LOW', tx_hash: null });
     expect(await available(u)).toBe('0');
     const txs = (await s.sql.query(`select receipt_status from chain_transactions where operation_id = $1`, [first.data!.operation_id])).rows;
-    expect(txs).toEqual([{ receipt_status: 'reverted' }]);
+    expect(txs).toEqual([]);
     expect(await s.ledgerProblems()).toEqual([]);
   }, 90_000);
 });

@@ -1,8 +1,8 @@
 // Onchain withdrawals against a real local chain (anvil mining a block a second), with two API processes
 // and a workers process on PostgreSQL + Redis, and again on the PostgreSQL-only deployment: 30 concurrent
 // withdrawals of 3 users get 30 distinct consecutive nonces and 30 mined transfers, each destination paid
-// exactly once (Transfer logs counted), each operation answering the hash that was mined; a withdrawal whose
-// transfer reverts fails with SETTLEMENT_FAILED and returns the amount. The ledger check runs after each.
+// exactly once (Transfer logs counted), each operation answering the hash that was mined; a withdrawal to a
+// destination Circle's USDC blacklists fails before any transaction, the amount returned. The ledger check runs after each.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
@@ -80,20 +80,21 @@ describe.each(['redis', 'postgres'] as const)('onchain withdrawals (%s deploymen
     expect(check.onchain!.held_micros).toBe(check.onchain!.liabilities_micros);
   }, 240_000);
 
-  it('a transfer that reverts fails the withdrawal (SETTLEMENT_FAILED) and returns the amount to available', async () => {
+  it('a withdrawal the token would refuse (a blacklisted destination) fails at once, with no transaction, the amount back in available', async () => {
     const u = await s.fundedUser(2_000_000n);
-    // The zero address: the token's transfer reverts, as USDC's does.
+    const to = privateKeyToAccount(generatePrivateKey()).address;
+    await s.chain.usdc!.blacklist(to);
     const res = await sent(
       createWithdrawal({
         client: sdkClient(s.apis[0]!.baseUrl, u.token),
-        body: { amount_micros: 1_500_000, destination_address: '0x0000000000000000000000000000000000000000', idempotency_key: randomUUID() },
+        body: { amount_micros: 1_500_000, destination_address: to, idempotency_key: randomUUID() },
       }),
     );
     expect([202, 422]).toContain(res.status);
     const id = (res.data?.operation_id ?? (res.error?.details as { operation_id?: string } | null)?.operation_id)!;
-    expect(await s.final(u, id)).toMatchObject({ status: 'failed', failure_code: 'SETTLEMENT_FAILED', tx_hash: null });
+    expect(await s.final(u, id)).toMatchObject({ status: 'failed', failure_code: 'DESTINATION_BLACKLISTED', tx_hash: null });
     const txs = (await s.sql.query(`select receipt_status from chain_transactions where operation_id = $1`, [id])).rows;
-    expect(txs).toEqual([{ receipt_status: 'reverted' }]);
+    expect(txs).toEqual([]); // never signed: no gas burned on a transfer that would revert
     expect(await available(0, u.token)).toBe('2000000');
     expect(await reserved(0, u.token)).toBe('0');
     expect(await s.ledgerProblems()).toEqual([]);

@@ -39,9 +39,9 @@ export const settlementWorker: WorkerSpec<typeof QUEUE.settlement> = {
         const advanced = adapter.advance ? await adapter.advance(orm.em.fork(), operation_id, stopping) : 'recorded';
         const outcome = await batcher.submit(operation_id);
         if (outcome === 'missing') throw new UnrecoverableError(`operation ${operation_id} does not exist`);
-        // In an operator's review (the chain could not prove its outcome): not a failure of the job; the outbox
-        // relay hands it back every CHAIN_REVIEW_RECHECK_MS, and the operator's resolution settles it.
-        if (outcome === 'pending' && advanced === 'needs_review') return { outcome: 'needs_review' };
+        // In an operator's review (the chain could not prove its outcome), or waiting long (funds, gas, the fee
+        // cap, a paused token): not a failure of the job; the outbox relay hands it back later (its due_at).
+        if (outcome === 'pending' && (advanced === 'needs_review' || advanced === 'deferred')) return { outcome: advanced };
         if (outcome === 'pending')
           throw new Error(`operation ${operation_id}: no chain outcome yet (the process is closing, or the node is away); retried`);
         // Wakes the API request waiting for this settlement (src/trading/operation-waiter.ts); lost: it polls.

@@ -2326,9 +2326,17 @@ export const OperationSchema = {
 } as const;
 
 export const PendingReasonSchema = {
-    description: 'Why a pending deposit or withdrawal waits (onchain settlement; null while it simply has not\nsettled yet):\n- `receipt_missing`: the settlement wallet\'s nonce is used on chain, but the node serves no\n  receipt for the operation\'s transaction yet (a lagging provider, usually). The service\n  waits; it never fails or refunds an operation because a receipt is missing.\n- `needs_review`: that lasted CHAIN_RECEIPT_REVIEW_AFTER_MS (or a block holds another\n  transaction at the nonce): an operator checks the chain and resolves it. The amount stays\n  reserved (withdrawal) or uncredited (deposit) until then.\n',
+    description: 'Why a pending deposit or withdrawal waits (onchain settlement; null while nothing holds it up).\nThe service never fails or refunds an operation because the chain cannot show its\ntransaction: it waits, for one of these reasons, and settles exactly once when it can.\n- `mempool`: sent, waiting to be mined.\n- `queued`: waiting behind an earlier transaction of the settlement wallet (nonces are used in order).\n- `confirmations`: mined, waiting for CHAIN_CONFIRMATIONS blocks.\n- `fee_cap`: the network asks for more than the deployment\'s fee cap (CHAIN_MAX_FEE_PER_GAS_WEI);\n  it is sent when fees fall, never above the cap.\n- `hot_wallet_funds`: the settlement wallet holds too little USDC for this withdrawal now; it is\n  paid once the operator refills it.\n- `gas`: the settlement wallet holds too little native gas (with Base\'s L1 data fee) to send it.\n- `token_paused`: the USDC contract is paused; nothing can move until its issuer unpauses it.\n- `hot_wallet_blocked`: the USDC contract refuses the settlement wallet (blacklisted); an operator must act.\n- `receipt_missing`: the settlement wallet\'s nonce is used on chain, but the node serves no receipt for the\n  operation\'s transaction yet (a lagging provider, usually).\n- `needs_review`: that lasted CHAIN_RECEIPT_REVIEW_AFTER_MS (or a block holds another transaction at\n  the nonce): an operator checks the chain and resolves it. The amount stays reserved (withdrawal) or\n  uncredited (deposit) until then.\n',
     type: 'string',
     enum: [
+        'mempool',
+        'queued',
+        'confirmations',
+        'fee_cap',
+        'hot_wallet_funds',
+        'gas',
+        'token_paused',
+        'hot_wallet_blocked',
         'receipt_missing',
         'needs_review'
     ]

@@ -1041,17 +1041,27 @@ export type Operation = {
 };
 
 /**
- * Why a pending deposit or withdrawal waits (onchain settlement; null while it simply has not
- * settled yet):
- * - `receipt_missing`: the settlement wallet's nonce is used on chain, but the node serves no
- * receipt for the operation's transaction yet (a lagging provider, usually). The service
- * waits; it never fails or refunds an operation because a receipt is missing.
- * - `needs_review`: that lasted CHAIN_RECEIPT_REVIEW_AFTER_MS (or a block holds another
- * transaction at the nonce): an operator checks the chain and resolves it. The amount stays
- * reserved (withdrawal) or uncredited (deposit) until then.
+ * Why a pending deposit or withdrawal waits (onchain settlement; null while nothing holds it up).
+ * The service never fails or refunds an operation because the chain cannot show its
+ * transaction: it waits, for one of these reasons, and settles exactly once when it can.
+ * - `mempool`: sent, waiting to be mined.
+ * - `queued`: waiting behind an earlier transaction of the settlement wallet (nonces are used in order).
+ * - `confirmations`: mined, waiting for CHAIN_CONFIRMATIONS blocks.
+ * - `fee_cap`: the network asks for more than the deployment's fee cap (CHAIN_MAX_FEE_PER_GAS_WEI);
+ * it is sent when fees fall, never above the cap.
+ * - `hot_wallet_funds`: the settlement wallet holds too little USDC for this withdrawal now; it is
+ * paid once the operator refills it.
+ * - `gas`: the settlement wallet holds too little native gas (with Base's L1 data fee) to send it.
+ * - `token_paused`: the USDC contract is paused; nothing can move until its issuer unpauses it.
+ * - `hot_wallet_blocked`: the USDC contract refuses the settlement wallet (blacklisted); an operator must act.
+ * - `receipt_missing`: the settlement wallet's nonce is used on chain, but the node serves no receipt for the
+ * operation's transaction yet (a lagging provider, usually).
+ * - `needs_review`: that lasted CHAIN_RECEIPT_REVIEW_AFTER_MS (or a block holds another transaction at
+ * the nonce): an operator checks the chain and resolves it. The amount stays reserved (withdrawal) or
+ * uncredited (deposit) until then.
  *
  */
-export type PendingReason = 'receipt_missing' | 'needs_review';
+export type PendingReason = 'mempool' | 'queued' | 'confirmations' | 'fee_cap' | 'hot_wallet_funds' | 'gas' | 'token_paused' | 'hot_wallet_blocked' | 'receipt_missing' | 'needs_review';
 
 export type AdminChainTransaction = {
     hash: TxHash;

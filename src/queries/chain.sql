@@ -7,14 +7,6 @@ insert into "chain_nonces" ("chain_id", "address", "next_nonce")
   on conflict ("chain_id", "address")
   do nothing;
 
--- ChainRepository.allocateNonce
--- parameters: $1 = 8453, $2 = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
-update "chain_nonces"
-  set "next_nonce" = next_nonce + 1
-  where "chain_id" = $1
-  and "address" = $2
-  returning (next_nonce - 1)::text as "nonce";
-
 -- ChainRepository.operation
 -- parameters: $1 = "00000000-0000-4000-8000-000000000001"
 select "o"."id", "o"."kind", "o"."status", "o"."amount", "o"."destination_address", "u"."wallet_address", "o"."pending_reason", "o"."pending_reason_at"
@@ -36,17 +28,6 @@ select "hash", "nonce", "attempt", "raw", "max_fee_per_gas", "max_priority_fee_p
   from "chain_transactions"
   where "operation_id" = $1
   order by "attempt";
-
--- ChainRepository.insertTransaction
--- parameters: $1 = "0xabababababababababababababababababababababababababababababababab", $2 = 8453, $3 = "00000000-0000-4000-8000-000000000001", $4 = null, $5 = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266", $6 = "7", $7 = 0, $8 = "0x02f8", $9 = "2000000000", $10 = "1000000"
-insert into "chain_transactions" ("hash", "chain_id", "operation_id", "sweep_id", "from_address", "nonce", "attempt", "raw", "max_fee_per_gas", "max_priority_fee_per_gas")
-  values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10);
-
--- ChainRepository.recordOutcome
--- parameters: $1 = "success", $2 = "123", $3 = "0xabababababababababababababababababababababababababababababababab", $4 = "00000000-0000-4000-8000-000000000001", $5 = "00000000-0000-4000-8000-000000000001"
-update chain_transactions set receipt_status = $1, block_number = $2
-   where hash = $3 and operation_id = $4
-     and not exists (select 1 from chain_transactions where operation_id = $5 and receipt_status is not null);
 
 -- ChainRepository.outcomes
 -- parameters: $1 = ["00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000002"]
@@ -83,14 +64,14 @@ update operation_outbox
 
 -- ChainRepository.resolutions
 -- parameters: $1 = ["00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000002"]
-select "operation_id", "outcome", "tx_hash"
+select "operation_id", "outcome", "tx_hash", "failure_code"
   from "settlement_resolutions"
   where "operation_id" = any($1::uuid[]);
 
 -- ChainRepository.insertResolution
--- parameters: $1 = "00000000-0000-4000-8000-000000000001", $2 = "success", $3 = "0xabababababababababababababababababababababababababababababababab", $4 = "seen", $5 = "alice"
-insert into "settlement_resolutions" ("operation_id", "outcome", "tx_hash", "reason", "operator")
-  values ($1, $2, $3, $4, $5)
+-- parameters: $1 = "00000000-0000-4000-8000-000000000001", $2 = "success", $3 = "0xabababababababababababababababababababababababababababababababab", $4 = "seen", $5 = "alice", $6 = null
+insert into "settlement_resolutions" ("operation_id", "outcome", "tx_hash", "reason", "operator", "failure_code")
+  values ($1, $2, $3, $4, $5, $6)
   on conflict ("operation_id")
   do nothing
   returning "operation_id";

@@ -18,6 +18,35 @@ select "address", "from_block"
   from "deposit_addresses"
   order by "deposit_index";
 
+-- CustodialRepository.sweepFailed
+-- parameters: $1 = 60000, $2 = 3, $3 = "reverted", $4 = 3, $5 = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
+update deposit_addresses set sweep_failures = sweep_failures + 1, sweep_mark = 0,
+         sweep_retry_at = now() + ($1 * power(2, sweep_failures) * interval '1 millisecond'),
+         parked_reason = case when sweep_failures + 1 >= $2 then $3 else parked_reason end,
+         parked_at = case when sweep_failures + 1 >= $4 then now() else parked_at end
+   where address = $5
+  returning parked_reason is not null as parked;
+
+-- CustodialRepository.park
+-- parameters: $1 = "blacklisted", $2 = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
+update deposit_addresses set parked_reason = $1, parked_at = now(), sweep_mark = 0
+  where address = $2 and parked_reason is null;
+
+-- CustodialRepository.sweepSucceeded
+-- parameters: $1 = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
+update deposit_addresses
+  set sweep_failures = 0, sweep_retry_at = null
+  where address = $1
+  and sweep_failures > 0;
+
+-- CustodialRepository.parked
+-- parameters: $1 = 100
+select "address", "parked_reason", "parked_at"
+  from "deposit_addresses"
+  where "parked_reason" is not null
+  order by "parked_at"
+  limit $1;
+
 -- CustodialRepository.firstRegistered
 -- parameters: $1 = 1
 select "address", "deposit_index"
@@ -80,6 +109,9 @@ with d as (
 select "a"."address", "a"."deposit_index", "a"."credits"
   from "deposit_addresses" as "a"
   where "a"."credits" > a.sweep_mark
+  and "a"."parked_reason" is null
+  and ("a"."sweep_retry_at" is null
+  or "a"."sweep_retry_at" <= now())
   and not exists (select "s"."id"
   from "deposit_sweeps" as "s"
   where "s"."address" = "a"."address"
@@ -94,12 +126,6 @@ update "deposit_addresses"
   set "sweep_mark" = $1
   where "address" = $2
   and "sweep_mark" < $3;
-
--- CustodialRepository.markUnswept
--- parameters: $1 = "0", $2 = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
-update "deposit_addresses"
-  set "sweep_mark" = $1
-  where "address" = $2;
 
 -- CustodialRepository.openSweep
 -- parameters: $1 = "00000000-0000-4000-8000-000000000001", $2 = 8453, $3 = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266", $4 = "topup"
@@ -130,18 +156,3 @@ select "status"
 update "deposit_sweeps"
   set "status" = $1, "updated_at" = now(), "amount" = $2
   where "id" = $3;
-
--- CustodialRepository.sweepTransactions
--- parameters: $1 = "00000000-0000-4000-8000-000000000001", $2 = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
-select "hash", "nonce", "attempt", "raw", "max_fee_per_gas", "max_priority_fee_per_gas", "receipt_status", "from_address", "created_at"
-  from "chain_transactions"
-  where "sweep_id" = $1
-  and "from_address" = $2
-  order by "attempt";
-
--- CustodialRepository.recordSweepOutcome
--- parameters: $1 = "success", $2 = "123", $3 = "0xabababababababababababababababababababababababababababababababab"
-update "chain_transactions"
-  set "receipt_status" = $1, "block_number" = $2
-  where "hash" = $3
-  and "receipt_status" is null;

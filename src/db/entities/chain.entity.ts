@@ -32,11 +32,23 @@ export const ChainTransactionSchema = defineEntity({
     maxFeePerGas: p.bigint('string').fieldName('max_fee_per_gas'),
     maxPriorityFeePerGas: p.bigint('string').fieldName('max_priority_fee_per_gas'),
     createdAt: timestamptz().fieldName('created_at').defaultRaw('now()'),
-    /** Set once mined with CHAIN_CONFIRMATIONS confirmations (dropped: another transaction took the nonce). */
+    /** Set once mined with CHAIN_CONFIRMATIONS confirmations (`dropped` only in rows of earlier versions). */
     blockNumber: p.bigint('string').fieldName('block_number').nullable(),
     receiptStatus: p
       .enum(['success', 'reverted', 'dropped'] as const)
       .fieldName('receipt_status')
       .nullable(),
+    /** What the transaction is for (migration ..._chain_tx): the owner column that is set follows from it. */
+    purpose: p.enum(['operation', 'sweep', 'filler', 'cold_sweep'] as const).default('operation'),
+    /** A filler's or a cold sweep's transaction (its attempts share it). */
+    intentId: p.uuid().fieldName('intent_id').nullable(),
+    gasLimit: p.bigint('string').fieldName('gas_limit').default('150000'),
+    /** The class of the node's last refusal of these bytes (src/domain/settlement/onchain/chain-tx/refusals.ts). */
+    broadcastError: p
+      .enum(['nonce_too_low', 'underpriced', 'insufficient_funds', 'other'] as const)
+      .fieldName('broadcast_error')
+      .nullable(),
+    /** When the nonce was first seen used on chain with no receipt served for this transaction. */
+    unprovenSince: timestamptz().fieldName('unproven_since').nullable(),
   },
 });

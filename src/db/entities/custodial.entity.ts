@@ -19,6 +19,13 @@ export const DepositAddressSchema = defineEntity({
     /** `credits` as seen when the last sweep opened (or the balance was found below DEPOSIT_SWEEP_MIN_MICROS). */
     sweepMark: p.bigint('string').fieldName('sweep_mark').default('0'),
     createdAt: timestamptz().fieldName('created_at').defaultRaw('now()'),
+    /** Sweeps of this address whose transfer reverted in a row (migration ..._chain_tx). */
+    sweepFailures: p.integer().fieldName('sweep_failures').default(0),
+    /** No new sweep before this (backoff after a reverted one). */
+    sweepRetryAt: timestamptz().fieldName('sweep_retry_at').nullable(),
+    /** Set when sweeps stop for this address (e.g. `blacklisted`); no top-up is sent while parked. */
+    parkedReason: p.text().fieldName('parked_reason').nullable(),
+    parkedAt: timestamptz().fieldName('parked_at').nullable(),
   },
 });
 

@@ -19,7 +19,18 @@ export const OperationSchema = defineEntity({
     settledAt: timestamptz().fieldName('settled_at').nullable(),
     /** Why a pending operation waits (migration ..._settlement_review); null when it simply has not settled yet. */
     pendingReason: p
-      .enum(['receipt_missing', 'needs_review'] as const)
+      .enum([
+        'receipt_missing',
+        'needs_review',
+        'confirmations',
+        'mempool',
+        'queued',
+        'fee_cap',
+        'hot_wallet_funds',
+        'gas',
+        'token_paused',
+        'hot_wallet_blocked',
+      ] as const)
       .fieldName('pending_reason')
       .nullable(),
     /** When pendingReason began. */
@@ -51,6 +62,8 @@ export const SettlementResolutionSchema = defineEntity({
     /** The mined transaction that executed the operation (outcome success only). */
     txHash: p.text().fieldName('tx_hash').nullable(),
     reason: p.text(),
+    /** outcome failed: the operation's failure code (null: SETTLEMENT_FAILED). */
+    failureCode: p.text().fieldName('failure_code').nullable(),
     /** The operator account that resolved it. */
     operator: p.text(),
     createdAt: timestamptz().fieldName('created_at').defaultRaw('now()'),

@@ -8,8 +8,18 @@ import { anyOf } from '../sql.js';
 /** `dropped` was recorded by earlier versions when a foreign transaction seemed to take the nonce; it is never written now (docs/settlement.md). */
 export type ReceiptStatus = 'success' | 'reverted' | 'dropped';
 
-/** Why a pending operation waits (operations.pending_reason). */
-export type PendingReason = 'receipt_missing' | 'needs_review';
+/** Why a pending operation waits (operations.pending_reason; docs/settlement.md, "Why an operation waits"). */
+export type PendingReason =
+  | 'receipt_missing'
+  | 'needs_review'
+  | 'confirmations'
+  | 'mempool'
+  | 'queued'
+  | 'fee_cap'
+  | 'hot_wallet_funds'
+  | 'gas'
+  | 'token_paused'
+  | 'hot_wallet_blocked';
 
 export interface ChainTxRow {
   hash: string;
@@ -64,18 +74,6 @@ export class ChainRepository {
       .execute();
   }
 
-  /** Takes the sender's next nonce under its row lock (held until the caller's transaction ends). */
-  async allocateNonce(chainId: number, address: string): Promise<bigint> {
-    const row = await this.db
-      .updateTable('chain_nonces')
-      .set({ next_nonce: sql<string>`next_nonce + 1` })
-      .where('chain_id', '=', chainId)
-      .where('address', '=', address)
-      .returning(sql<string>`(next_nonce - 1)::text`.as('nonce'))
-      .executeTakeFirstOrThrow();
-    return int8ToBigint(row.nonce);
-  }
-
   /** The operation with its user's wallet, locked (FOR UPDATE OF operations) when `lock`. */
   async operation(id: string, lock: boolean): Promise<OperationForChain | undefined> {
     const q = this.db
@@ -102,44 +100,6 @@ export class ChainRepository {
       .orderBy('attempt')
       .execute();
     return rows.map(toTxRow);
-  }
-
-  async insertTransaction(t: {
-    hash: string;
-    chainId: number;
-    /** The operation it settles, or (custodial sweeps) the sweep it belongs to. */
-    operationId: string | null;
-    sweepId?: string;
-    from: string;
-    nonce: bigint;
-    attempt: number;
-    raw: string;
-    maxFeePerGas: bigint;
-    maxPriorityFeePerGas: bigint;
-  }): Promise<void> {
-    await this.db
-      .insertInto('chain_transactions')
-      .values({
-        hash: t.hash,
-        chain_id: t.chainId,
-        operation_id: t.operationId,
-        sweep_id: t.sweepId ?? null,
-        from_address: t.from,
-        nonce: int8(t.nonce),
-        attempt: t.attempt,
-        raw: t.raw,
-        max_fee_per_gas: int8(t.maxFeePerGas),
-        max_priority_fee_per_gas: int8(t.maxPriorityFeePerGas),
-      })
-      .execute();
-  }
-
-  /** The outcome of a transaction with its confirmations; a second recording of the operation changes nothing. */
-  async recordOutcome(operationId: string, hash: string, status: 'success' | 'reverted', blockNumber: bigint): Promise<void> {
-    await sql`
-      update chain_transactions set receipt_status = ${status}, block_number = ${int8(blockNumber)}
-       where hash = ${hash} and operation_id = ${operationId}
-         and not exists (select 1 from chain_transactions where operation_id = ${operationId} and receipt_status is not null)`.execute(this.db);
   }
 
   /** The recorded outcomes of these operations (at most one per operation). */
@@ -176,16 +136,30 @@ export class ChainRepository {
   resolutions(operationIds: readonly string[]) {
     return this.db
       .selectFrom('settlement_resolutions')
-      .select(['operation_id', 'outcome', 'tx_hash'])
+      .select(['operation_id', 'outcome', 'tx_hash', 'failure_code'])
       .where('operation_id', '=', anyOf(operationIds, 'uuid'))
       .execute();
   }
 
   /** Records an operator's resolution; false when the operation already has one. */
-  async insertResolution(r: { operationId: string; outcome: 'success' | 'failed'; txHash: string | null; reason: string; operator: string }) {
+  async insertResolution(r: {
+    operationId: string;
+    outcome: 'success' | 'failed';
+    txHash: string | null;
+    reason: string;
+    operator: string;
+    failureCode?: string;
+  }) {
     const row = await this.db
       .insertInto('settlement_resolutions')
-      .values({ operation_id: r.operationId, outcome: r.outcome, tx_hash: r.txHash, reason: r.reason, operator: r.operator })
+      .values({
+        operation_id: r.operationId,
+        outcome: r.outcome,
+        tx_hash: r.txHash,
+        reason: r.reason,
+        operator: r.operator,
+        failure_code: r.failureCode ?? null,
+      })
       .onConflict((oc) => oc.column('operation_id').doNothing())
       .returning('operation_id')
       .executeTakeFirst();

@@ -1,10 +1,10 @@
 // Custodial deposits' SQL (src/domain/settlement/onchain/deposits.ts and sweeps.ts; docs/settlement-custodial.md):
 // the registry of handed-out deposit addresses, the listener's cursor, the credits (one per Transfer log, by
-// primary key), and the sweeps with their transactions (rows of chain_transactions with a sweep_id).
+// primary key), the sweeps and the addresses' retry and park state. A sweep's transactions are rows of
+// chain_transactions with a sweep_id, read and written by src/db/repositories/chain-tx.repository.ts.
 import { sql } from 'kysely';
 import type { Db } from '../schema.js';
 import { int8, int8ToBigint, int8ToBigintOrNull } from '../int8.js';
-import { toTxRow, type ChainTxRow, type ReceiptStatus } from './chain.repository.js';
 
 export interface DepositLog {
   txHash: string;
@@ -28,19 +28,6 @@ export interface ActiveSweep {
   /** The transfer's USDC micros, once it is signed. */
   amount: bigint | null;
 }
-
-const TX_COLUMNS = [
-  'hash',
-  'nonce',
-  'attempt',
-  'raw',
-  'max_fee_per_gas',
-  'max_priority_fee_per_gas',
-  'receipt_status',
-  'from_address',
-  'created_at',
-] as const;
-export type SweepTxRow = ChainTxRow & { from_address: string; created_at: string };
 
 export class CustodialRepository {
   constructor(private readonly db: Db) {}
@@ -133,12 +120,14 @@ export class CustodialRepository {
     return rows.map((r) => ({ ...r, amount: int8ToBigint(r.amount) }));
   }
 
-  /** Addresses with credits since their last sweep opened, and no sweep under way. */
+  /** Addresses with credits since their last sweep opened, no sweep under way, not parked, and past their retry time. */
   async sweepCandidates(chainId: number, limit: number): Promise<Array<{ address: string; deposit_index: bigint; credits: bigint }>> {
     const rows = await this.db
       .selectFrom('deposit_addresses as a')
       .select(['a.address', 'a.deposit_index', 'a.credits'])
       .where('a.credits', '>', sql<string>`a.sweep_mark`)
+      .where('a.parked_reason', 'is', null)
+      .where((eb) => eb.or([eb('a.sweep_retry_at', 'is', null), eb('a.sweep_retry_at', '<=', sql<string>`now()`)]))
       .where(({ not, exists, selectFrom }) =>
         not(
           exists(
@@ -166,9 +155,44 @@ export class CustodialRepository {
       .execute();
   }
 
-  /** Due again (a failed sweep): the next tick opens a new one. */
-  async markUnswept(address: string): Promise<void> {
-    await this.db.updateTable('deposit_addresses').set({ sweep_mark: '0' }).where('address', '=', address).execute();
+  /**
+   * A sweep of the address reverted: due again after `backoffMs * 2^(failures - 1)`, or parked with `reason` once it
+   * failed `maxFailures` times in a row. Answers whether it is parked now.
+   */
+  async sweepFailed(address: string, reason: string, maxFailures: number, backoffMs: number): Promise<boolean> {
+    const { rows } = await sql<{ parked: boolean }>`
+      update deposit_addresses set sweep_failures = sweep_failures + 1, sweep_mark = 0,
+             sweep_retry_at = now() + (${backoffMs} * power(2, sweep_failures) * interval '1 millisecond'),
+             parked_reason = case when sweep_failures + 1 >= ${maxFailures} then ${reason} else parked_reason end,
+             parked_at = case when sweep_failures + 1 >= ${maxFailures} then now() else parked_at end
+       where address = ${address}
+      returning parked_reason is not null as parked`.execute(this.db);
+    return rows[0]?.parked ?? false;
+  }
+
+  /** Sweeps of the address stop (no top-up, no transfer) until unparked; the USDC stays counted where it is. */
+  async park(address: string, reason: string): Promise<void> {
+    await sql`update deposit_addresses set parked_reason = ${reason}, parked_at = now(), sweep_mark = 0
+               where address = ${address} and parked_reason is null`.execute(this.db);
+  }
+
+  /** A sweep succeeded: the failure count starts over. */
+  async sweepSucceeded(address: string): Promise<void> {
+    await sql`update deposit_addresses set sweep_failures = 0, sweep_retry_at = null where address = ${address} and sweep_failures > 0`.execute(
+      this.db,
+    );
+  }
+
+  /** Parked deposit addresses, oldest first. */
+  async parked(limit: number): Promise<Array<{ address: string; reason: string; parked_at_ms: number }>> {
+    const rows = await this.db
+      .selectFrom('deposit_addresses')
+      .select(['address', 'parked_reason', 'parked_at'])
+      .where('parked_reason', 'is not', null)
+      .orderBy('parked_at')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({ address: r.address, reason: r.parked_reason!, parked_at_ms: new Date(r.parked_at!).getTime() }));
   }
 
   /** A new sweep of the address unless one is under way (unique index deposit_sweeps_active_key); true when opened. */
@@ -211,27 +235,6 @@ export class CustodialRepository {
       .updateTable('deposit_sweeps')
       .set({ status, updated_at: sql<string>`now()`, ...(amount === undefined ? {} : { amount: int8(amount) }) })
       .where('id', '=', id)
-      .execute();
-  }
-
-  /** The sweep's transactions sent from `from` (its top-ups: the settlement wallet; its transfer: the address), first attempt first. */
-  async sweepTransactions(sweepId: string, from: string): Promise<SweepTxRow[]> {
-    const rows = await this.db
-      .selectFrom('chain_transactions')
-      .select(TX_COLUMNS)
-      .where('sweep_id', '=', sweepId)
-      .where('from_address', '=', from)
-      .orderBy('attempt')
-      .execute();
-    return rows.map(toTxRow) as SweepTxRow[];
-  }
-
-  async recordSweepOutcome(hash: string, status: ReceiptStatus, blockNumber: bigint | null): Promise<void> {
-    await this.db
-      .updateTable('chain_transactions')
-      .set({ receipt_status: status, block_number: blockNumber === null ? null : int8(blockNumber) })
-      .where('hash', '=', hash)
-      .where('receipt_status', 'is', null)
       .execute();
   }
 }

@@ -1,6 +1,7 @@
 // Ledger, idempotency, operations and the settlement adapters: the repositories' sample calls for the SQL snapshots (src/queries/<feature>.sql); snapshot.ts merges them.
 import type { Db } from '../schema.js';
 import { ChainRepository } from './chain.repository.js';
+import { ChainTxRepository } from './chain-tx.repository.js';
 import { CustodialRepository } from './custodial.repository.js';
 import { DemoRepository } from './demo.repository.js';
 import { IdempotencyRepository } from './idempotency.repository.js';
@@ -79,26 +80,9 @@ export const MONEY_CATALOG: Record<string, Array<[string, (db: Db) => Promise<un
   settlement: [['SettlementRepository.lockUsersWithDepositTotals', (db) => new SettlementRepository(db).lockUsersWithDepositTotals([U1, U2])]],
   chain: [
     ['ChainRepository.ensureNonce', (db) => new ChainRepository(db).ensureNonce(8453, WALLET, 7n)],
-    ['ChainRepository.allocateNonce', (db) => new ChainRepository(db).allocateNonce(8453, WALLET)],
     ['ChainRepository.operation', (db) => new ChainRepository(db).operation(U1, false)],
     ['ChainRepository.operation (for update)', (db) => new ChainRepository(db).operation(U1, true)],
     ['ChainRepository.transactions', (db) => new ChainRepository(db).transactions(U1)],
-    [
-      'ChainRepository.insertTransaction',
-      (db) =>
-        new ChainRepository(db).insertTransaction({
-          hash: `0x${'ab'.repeat(32)}`,
-          chainId: 8453,
-          operationId: U1,
-          from: WALLET,
-          nonce: 7n,
-          attempt: 0,
-          raw: '0x02f8',
-          maxFeePerGas: 2_000_000_000n,
-          maxPriorityFeePerGas: 1_000_000n,
-        }),
-    ],
-    ['ChainRepository.recordOutcome', (db) => new ChainRepository(db).recordOutcome(U1, `0x${'ab'.repeat(32)}`, 'success', 123n)],
     ['ChainRepository.outcomes', (db) => new ChainRepository(db).outcomes([U1, U2])],
     ['ChainRepository.lockUserPendingDeposits', (db) => new ChainRepository(db).lockUserPendingDeposits(U1)],
     ['ChainRepository.depositIndex', (db) => new ChainRepository(db).depositIndex(U1)],
@@ -120,10 +104,42 @@ export const MONEY_CATALOG: Record<string, Array<[string, (db: Db) => Promise<un
     ['ChainRepository.adminOperation', (db) => new ChainRepository(db).adminOperation(U1)],
     ['ChainRepository.transactionsOf', (db) => new ChainRepository(db).transactionsOf([U1, U2])],
   ],
+  'chain-tx': [
+    ['ChainTxRepository.attempts', (db) => new ChainTxRepository(db).attempts({ purpose: 'operation', operationId: U1 })],
+    ['ChainTxRepository.attempts (sweep, from)', (db) => new ChainTxRepository(db).attempts({ purpose: 'sweep', sweepId: U1 }, WALLET)],
+    [
+      'ChainTxRepository.insertAttempt',
+      (db) =>
+        new ChainTxRepository(db).insertAttempt({
+          hash: `0x${'ab'.repeat(32)}`,
+          chainId: 8453,
+          owner: { purpose: 'filler', intentId: U1 },
+          from: WALLET,
+          nonce: 7n,
+          attempt: 0,
+          raw: '0x02',
+          maxFeePerGas: 2_000_000_000n,
+          maxPriorityFeePerGas: 1_000_000n,
+          gasLimit: 21_000n,
+        }),
+    ],
+    ['ChainTxRepository.allocateNonce', (db) => new ChainTxRepository(db).allocateNonce(8453, WALLET, 7n)],
+    ['ChainTxRepository.lowestOpenNonce', (db) => new ChainTxRepository(db).lowestOpenNonce(8453, WALLET, 7n)],
+    ['ChainTxRepository.openCostWei', (db) => new ChainTxRepository(db).openCostWei(8453, WALLET, 7n)],
+    ['ChainTxRepository.withdrawalsInFlight', (db) => new ChainTxRepository(db).withdrawalsInFlight(U1)],
+    ['ChainTxRepository.markUnproven', (db) => new ChainTxRepository(db).markUnproven([`0x${'ab'.repeat(32)}`])],
+    ['ChainTxRepository.clearUnproven', (db) => new ChainTxRepository(db).clearUnproven([`0x${'ab'.repeat(32)}`])],
+    ['ChainTxRepository.setBroadcastError', (db) => new ChainTxRepository(db).setBroadcastError(`0x${'ab'.repeat(32)}`, 'underpriced')],
+    ['ChainTxRepository.recordOutcome', (db) => new ChainTxRepository(db).recordOutcome(`0x${'ab'.repeat(32)}`, 'success', 123n)],
+  ],
   custodial: [
     ['CustodialRepository.register', (db) => new CustodialRepository(db).register({ address: WALLET, userId: U1, index: 7n, fromBlock: 100n })],
     ['CustodialRepository.registered', (db) => new CustodialRepository(db).registered(U1)],
     ['CustodialRepository.watched', (db) => new CustodialRepository(db).watched()],
+    ['CustodialRepository.sweepFailed', (db) => new CustodialRepository(db).sweepFailed(WALLET, 'reverted', 3, 60_000)],
+    ['CustodialRepository.park', (db) => new CustodialRepository(db).park(WALLET, 'blacklisted')],
+    ['CustodialRepository.sweepSucceeded', (db) => new CustodialRepository(db).sweepSucceeded(WALLET)],
+    ['CustodialRepository.parked', (db) => new CustodialRepository(db).parked(100)],
     ['CustodialRepository.firstRegistered', (db) => new CustodialRepository(db).firstRegistered()],
     ['CustodialRepository.cursor', (db) => new CustodialRepository(db).cursor(8453, 'custodial-deposits', false)],
     ['CustodialRepository.cursor (for update)', (db) => new CustodialRepository(db).cursor(8453, 'custodial-deposits', true)],
@@ -147,12 +163,9 @@ export const MONEY_CATALOG: Record<string, Array<[string, (db: Db) => Promise<un
     ],
     ['CustodialRepository.sweepCandidates', (db) => new CustodialRepository(db).sweepCandidates(8453, 50)],
     ['CustodialRepository.markSwept', (db) => new CustodialRepository(db).markSwept(WALLET, 3n)],
-    ['CustodialRepository.markUnswept', (db) => new CustodialRepository(db).markUnswept(WALLET)],
     ['CustodialRepository.openSweep', (db) => new CustodialRepository(db).openSweep(U1, 8453, WALLET)],
     ['CustodialRepository.activeSweeps', (db) => new CustodialRepository(db).activeSweeps(8453)],
     ['CustodialRepository.lockSweep', (db) => new CustodialRepository(db).lockSweep(U1)],
     ['CustodialRepository.setSweep', (db) => new CustodialRepository(db).setSweep(U1, 'transfer', 5_000_000n)],
-    ['CustodialRepository.sweepTransactions', (db) => new CustodialRepository(db).sweepTransactions(U1, WALLET)],
-    ['CustodialRepository.recordSweepOutcome', (db) => new CustodialRepository(db).recordSweepOutcome(`0x${'ab'.repeat(32)}`, 'success', 123n)],
   ],
 };

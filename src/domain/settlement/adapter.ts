@@ -40,8 +40,10 @@ export interface SettlementAdapter {
    * transaction until its outcome is recorded (or `signal` aborts). Idempotent; safe in two processes at once.
    * `needs_review`: the chain could not prove the operation's outcome; only an operator resolves it
    * (docs/settlement.md), and the outbox relay hands it back every CHAIN_REVIEW_RECHECK_MS for another look.
+   * `deferred`: it waits for something that takes long (funds, gas, the fee cap, a paused token); the relay
+   * hands it back every CHAIN_WAIT_RECHECK_MS.
    */
-  advance?(em: Em, operationId: string, signal?: AbortSignal): Promise<'recorded' | 'waiting' | 'needs_review'>;
+  advance?(em: Em, operationId: string, signal?: AbortSignal): Promise<'recorded' | 'waiting' | 'deferred' | 'needs_review'>;
   /**
    * Onchain only, in the deposit's write transaction before it opens: 422 BALANCE_TOO_LOW or
    * ALLOWANCE_TOO_LOW when the user's wallet cannot cover this deposit on top of its pending ones.

@@ -12,7 +12,8 @@ import { Unavailable, Unprocessable } from '../../errors.js';
 import type { SettlementAdapter, SettlementResult } from '../adapter.js';
 import { ChainCheckError, checkChain, shortReason, type Chain } from './chain.js';
 import { DEPOSIT_CURSOR, scanDeposits } from './deposits.js';
-import { advanceOnchain, receiptOf } from './sender.js';
+import { receiptOf } from './chain-tx/node.js';
+import { advanceOnchain } from './sender.js';
 import { stepSweeps, unsweptDepositAddresses } from './sweeps.js';
 import { reconcile } from './reconcile.js';
 import { ledgerCheckRepository } from '../../../db/repositories/ledger-check.repository.js';
@@ -21,8 +22,9 @@ export function createOnchainSettlement(chain: Chain, log: Logger): SettlementAd
   const { settings } = chain;
   return {
     mode: 'onchain',
-    // What the chain recorded (a receipt with its confirmations) wins; else an operator's resolution of an
-    // operation in review (settlement_resolutions); else the operation stays pending. Nothing else settles it.
+    // What the chain recorded (a receipt with its confirmations) wins; else a resolution (settlement_resolutions):
+    // an operator's of an operation in review, or the service's own refusal before any signature (the chain would
+    // refuse it: e.g. a blacklisted destination); else the operation stays pending. Nothing else settles it.
     async settle(em, reqs) {
       const repo = chainRepository(db(em));
       const ids = reqs.map((r) => r.operationId);
@@ -33,10 +35,11 @@ export function createOnchainSettlement(chain: Chain, log: Logger): SettlementAd
         if (o) return o.receipt_status === 'success' ? { ok: true, txHash: o.hash } : { ok: false, failureCode: 'SETTLEMENT_FAILED' };
         const byOperator = resolved.get(r.operationId);
         if (!byOperator) return { ok: 'pending' };
-        return byOperator.outcome === 'success' ? { ok: true, txHash: byOperator.tx_hash! } : { ok: false, failureCode: 'SETTLEMENT_FAILED' };
+        if (byOperator.outcome === 'success') return { ok: true, txHash: byOperator.tx_hash! };
+        return { ok: false, failureCode: byOperator.failure_code ?? 'SETTLEMENT_FAILED' };
       });
     },
-    advance: (em, operationId, signal) => advanceOnchain(em, chain, operationId, { log, signal }),
+    advance: (em, operationId, signal) => advanceOnchain(em, chain, chain.account, operationId, { log, signal }),
     chainReceipt: (em, operationId) => chainReceipt(em, chain, log, operationId),
     async checkDeposit(em, userId, walletAddress, amount) {
       const pending = await chainRepository(db(em)).lockUserPendingDeposits(userId);

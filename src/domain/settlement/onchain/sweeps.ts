@@ -1,182 +1,149 @@
 // Sweeps (docs/settlement-custodial.md): the USDC credited into custodial deposit addresses is moved into the
 // settlement wallet, so every withdrawal is paid from one wallet. Gas: the settlement wallet tops the address up
-// with ETH for one token transfer (its nonce taken from chain_nonces like every settlement transaction: it is
-// shared with withdrawals), then the address's own key (derived from DEPOSIT_MNEMONIC) sends
-// transfer(settlement wallet, its whole balance). Each step is a transaction signed and stored (deposit_sweeps,
-// chain_transactions) BEFORE it is broadcast, and a step only moves on once its transaction has
-// CHAIN_CONFIRMATIONS confirmations: a restart re-broadcasts the stored bytes and resumes where it was. A
-// transaction not mined after CHAIN_REPLACE_AFTER_MS is replaced at the same nonce with a higher fee. One scheduled
-// tick (workers/chain-deposits.worker.ts) opens the sweeps that are due and moves each open one by one step; it
-// never waits on the chain. Until a sweep's transfer is mined the USDC stays in the address, where the
+// with ETH for one token transfer, then the address's own key (derived from DEPOSIT_MNEMONIC) sends
+// transfer(settlement wallet, its whole balance). Each step is a chain transaction of the one module
+// (chain-tx/drive.ts: signed and stored before broadcast, replaced only at an unused nonce within the fee cap, a
+// missing receipt never taken as "not mined"); a step only moves on once its transaction has
+// CHAIN_CONFIRMATIONS confirmations. One scheduled tick (workers/chain-deposits.worker.ts) opens the sweeps that
+// are due and moves each open one by one step; it never waits on the chain.
+// Sweeps that stop: before a top-up or a transfer is signed, a dry run of the address's transfer tells whether the
+// token would refuse it: a blacklisted address is parked at once (no top-up is ever sent for it), a paused token
+// waits. A transfer that reverts anyway is retried with backoff (CHAIN_SWEEP_BACKOFF_MS, doubling) and parked after
+// SWEEP_MAX_FAILURES in a row, with its reason and an alert; a sweep whose nonce is used without a receipt goes to
+// the same park after CHAIN_RECEIPT_REVIEW_AFTER_MS. Until swept, the USDC stays in the address, where the
 // reconciliation counts it (unsweptHoldings).
 import { randomUUID } from 'node:crypto';
-import { encodeFunctionData, erc20Abi, getAddress, keccak256, type Address, type Hex } from 'viem';
-import type { PrivateKeyAccount } from 'viem/accounts';
+import { encodeFunctionData, erc20Abi, getAddress, type Address } from 'viem';
 import type { Em } from '../../../db/orm.js';
-import { chainRepository } from '../../../db/repositories/chain.repository.js';
-import { custodialRepository, type ActiveSweep, type SweepStatus, type SweepTxRow } from '../../../db/repositories/custodial.repository.js';
+import { chainTxRepository } from '../../../db/repositories/chain-tx.repository.js';
+import { custodialRepository, type ActiveSweep, type SweepStatus } from '../../../db/repositories/custodial.repository.js';
 import { db } from '../../../db/schema.js';
-import { failpoint } from '../../../failpoints.js';
 import type { Logger } from '../../../logger.js';
 import { shortReason, type Chain } from './chain.js';
+import { stepTx, type ChainSigner, type TxEnv, type TxOwner, type TxSpec } from './chain-tx/drive.js';
+import { capFees, maxCostWei } from './chain-tx/fees.js';
+import { estimateFees } from './chain-tx/observe.js';
+import { TRANSFER_GAS } from './chain-tx/operation-owner.js';
+import type { Preflight } from './chain-tx/plan.js';
+import { tokenPaused, simulate } from './chain-tx/token-checks.js';
 import type { UnsweptAddresses } from './reconcile.js';
-import { nonceUsed } from './nonce-evidence.js';
-import { broadcast, bump, isDatabaseError, receiptOf, TRANSFER_GAS } from './sender.js';
+import { isDatabaseError, policyOf } from './sender.js';
 
 /** Gas of a plain ETH transfer to an externally owned account (the top-up). */
 const TOPUP_GAS = 21_000n;
 /** Sweeps opened per tick at most. */
 const OPEN_PER_TICK = 50;
+/** Reverted sweeps in a row before an address is parked. */
+export const SWEEP_MAX_FAILURES = 3;
+/** The first retry after a reverted sweep; each further one waits twice as long. */
+export const SWEEP_BACKOFF_MS = 60_000;
 
 export interface SweepTick {
   opened: number;
   advanced: number;
 }
 
-type Fees = { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
-type Progress = 'success' | 'reverted' | 'waiting' | 'stale';
-
-/** The transactions whose nonce has no recorded outcome yet (a replacement shares its nonce with the one it replaces). */
-const unresolved = (txs: readonly SweepTxRow[]) => {
-  const done = new Set(txs.filter((t) => t.receipt_status).map((t) => t.nonce));
-  return txs.filter((t) => !done.has(t.nonce));
-};
-
-/** Re-broadcasts the open transactions; records the outcome of one with its confirmations. */
-async function progress(em: Em, chain: Chain, open: readonly SweepTxRow[], log: Logger): Promise<Progress> {
-  await broadcast(chain, open, log);
-  const head = await chain.client.getBlockNumber({ cacheTime: 0 });
-  for (const t of [...open].reverse()) {
-    const receipt = await receiptOf(chain, t.hash);
-    if (!receipt) continue;
-    if (head - receipt.blockNumber + 1n < BigInt(chain.settings.confirmations)) return 'waiting';
-    const status = receipt.status === 'success' ? 'success' : 'reverted';
-    await custodialRepository(db(em)).recordSweepOutcome(t.hash, status, receipt.blockNumber);
-    return status;
-  }
-  const last = open.at(-1)!;
-  if (Date.now() - new Date(last.created_at).getTime() < chain.settings.replaceAfterMs) return 'waiting';
-  // No receipt served. A replacement is only worth signing while the nonce is unused: once a block used it, a
-  // missing receipt is a lagging node, not a lost transaction (docs/settlement.md), and the sweep waits for it.
-  if (await nonceUsed(chain, getAddress(last.from_address), last.nonce)) {
-    log.warn(
-      { tx_hash: last.hash, from: last.from_address, nonce: last.nonce.toString() },
-      'sweep transaction: its nonce is used on chain but the node serves no receipt yet; waiting, not replacing',
-    );
-    return 'waiting';
-  }
-  return 'stale';
+interface Ctx {
+  em: Em;
+  chain: Chain;
+  env: TxEnv;
+  log: Logger;
 }
 
-interface Send {
-  account: PrivateKeyAccount;
-  to: Address;
-  data?: Hex;
-  value: bigint;
-  gas: bigint;
+/** A sweep's open transactions from `from` (the top-ups: the settlement wallet; the transfer: the address): those whose nonce has no outcome. */
+async function openAttempts(em: Em, sweepId: string, from: string) {
+  const all = await chainTxRepository(db(em)).attempts({ purpose: 'sweep', sweepId }, from);
+  const done = new Set(all.filter((t) => t.receipt_status).map((t) => t.nonce));
+  return { all, open: all.filter((t) => !done.has(t.nonce)) };
 }
 
-/**
- * Signs and stores the sweep's next transaction from `send.account` (or a same-nonce replacement of `replaces`),
- * under the sweep's row lock, unless the sweep left `expect` or someone stored one since we read `seen`; then
- * broadcasts it. `amount`: the transfer's USDC, recorded with it.
- */
-async function signAndSend(
-  em: Em,
-  chain: Chain,
-  sweepId: string,
-  expect: SweepStatus,
-  seen: number,
-  send: Send,
-  fees: Fees,
-  log: Logger,
-  o: { replaces?: SweepTxRow; amount?: bigint } = {},
-) {
-  const { chainId } = chain.settings;
-  let maxFeePerGas = fees.maxFeePerGas;
-  let maxPriorityFeePerGas = fees.maxPriorityFeePerGas;
-  if (o.replaces) {
-    const [f, p] = [bump(o.replaces.max_fee_per_gas), bump(o.replaces.max_priority_fee_per_gas)];
-    if (f > maxFeePerGas) maxFeePerGas = f;
-    if (p > maxPriorityFeePerGas) maxPriorityFeePerGas = p;
-  }
-  if (maxPriorityFeePerGas > maxFeePerGas) maxFeePerGas = maxPriorityFeePerGas;
-  const stored = await em.transactional(async (tx) => {
-    const r = custodialRepository(db(tx));
-    const chainRepo = chainRepository(db(tx));
-    if ((await r.lockSweep(sweepId)) !== expect) return null;
-    const txs = await r.sweepTransactions(sweepId, send.account.address);
-    if (txs.length !== seen) return null; // another process moved first
-    const nonce = o.replaces ? o.replaces.nonce : await chainRepo.allocateNonce(chainId, send.account.address);
-    const raw = await send.account.signTransaction({
-      type: 'eip1559',
-      chainId,
-      nonce: Number(nonce),
-      to: send.to,
-      data: send.data,
-      value: send.value,
-      gas: send.gas,
-      maxFeePerGas,
-      maxPriorityFeePerGas,
+/** The dry run of the address's transfer: a blacklisted address parks the sweep, a paused token waits. */
+async function sweepPreflight(chain: Chain, address: Address, amount: bigint): Promise<Preflight> {
+  if (await tokenPaused(chain)) return { ok: false, wait: 'token_paused' };
+  const data = encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [chain.settlementAddress, amount] });
+  const reverts = await simulate(chain, address, chain.token, data, 0n);
+  if (reverts === null) return { ok: true };
+  return { ok: false, fail: /blacklist/i.test(reverts) ? 'blacklisted' : `reverts: ${reverts}` };
+}
+
+/** The owner of one step's transaction (drive.ts): its attempts, lock, preflight and what its outcome does to the sweep. */
+function sweepOwner(c: Ctx, s: ActiveSweep, step: 'topup' | 'transfer', signer: ChainSigner, spec: TxSpec, balance: bigint): TxOwner {
+  const { em, chain, log } = c;
+  const address = getAddress(s.address);
+  const fields = { sweep_id: s.id, address, step };
+  const columns = { purpose: 'sweep' as const, sweepId: s.id };
+  // Under the sweep's lock, and only while it is still at this step with no open attempt (another sweeper may have
+  // finished it meanwhile); a review parks it with its attempt open, the nonce used.
+  const park = async (reason: string, review = false) => {
+    const parked = await em.transactional(async (tx) => {
+      const r = custodialRepository(db(tx));
+      if ((await r.lockSweep(s.id)) !== step) return false;
+      if (!review && (await openAttempts(tx, s.id, signer.address)).open.length) return false;
+      await r.park(s.address, reason);
+      await r.setSweep(s.id, 'failed');
+      return true;
     });
-    const hash = keccak256(raw);
-    await chainRepo.insertTransaction({
-      hash,
-      chainId,
-      operationId: null,
-      sweepId,
-      from: send.account.address,
-      nonce,
-      attempt: txs.length,
-      raw,
-      maxFeePerGas,
-      maxPriorityFeePerGas,
-    });
-    if (o.amount !== undefined) await r.setSweep(sweepId, expect, o.amount);
-    return { hash, raw };
-  });
-  if (!stored) return;
-  failpoint(expect === 'topup' ? 'sweep:afterTopupSign' : 'sweep:afterTransferSign');
-  await broadcast(chain, [stored], log);
+    if (parked)
+      log.error({ ...fields, reason }, 'custodial deposit address parked: its sweeps stop (no top-up, no transfer) until an operator unparks it');
+  };
+  return {
+    columns,
+    signer,
+    fields,
+    afterSignFailpoint: step === 'topup' ? 'sweep:afterTopupSign' : 'sweep:afterTransferSign',
+    spec: () => spec,
+    attempts: async (e) => (await openAttempts(e, s.id, signer.address)).open,
+    async lockToSign(tx, seen) {
+      const r = custodialRepository(db(tx));
+      if ((await r.lockSweep(s.id)) !== step) return null;
+      const { all, open } = await openAttempts(tx, s.id, signer.address);
+      if (open.length !== seen.length) return null; // another process moved first
+      if (step === 'transfer' && !seen.length) await r.setSweep(s.id, 'transfer', balance);
+      return { attempt: all.length };
+    },
+    preflight: () => sweepPreflight(chain, address, balance),
+    async onRecorded(e, _hash, status) {
+      const r = custodialRepository(db(e));
+      if (step === 'topup') return;
+      await r.setSweep(s.id, status === 'success' ? 'done' : 'failed');
+      if (status === 'success') await r.sweepSucceeded(s.address);
+      else if (await r.sweepFailed(s.address, 'reverted', SWEEP_MAX_FAILURES, SWEEP_BACKOFF_MS))
+        log.error(fields, 'sweep reverted too often: address parked');
+      log.info({ ...fields, outcome: status }, 'custodial deposit sweep finished');
+    },
+    onReview: () => park('unproven: its nonce is used but no receipt was served within CHAIN_RECEIPT_REVIEW_AFTER_MS', true),
+    onFail: (_e, code) => park(code),
+  };
 }
 
-/**
- * Moves the sweep from `from` to `to` under its row lock, unless it left `from` meanwhile or one of its
- * transactions sent by `sender` still awaits its outcome (another process signed it after we looked: its
- * receipt is recorded first, on a later tick).
- */
+/** Moves the sweep from `from` to `to` under its row lock, unless it left `from` or has an open transaction from `sender`. */
 async function moveIfSettled(em: Em, s: ActiveSweep, sender: string, from: SweepStatus, to: SweepStatus): Promise<void> {
   await em.transactional(async (tx) => {
     const r = custodialRepository(db(tx));
     if ((await r.lockSweep(s.id)) !== from) return;
-    if (unresolved(await r.sweepTransactions(s.id, sender)).length) return;
+    if ((await openAttempts(tx, s.id, sender)).open.length) return;
     await r.setSweep(s.id, to);
   });
 }
 
-/** The top-up step: wait for the open top-up, else move on when the address holds gas for one transfer, else send one. */
-async function topUp(em: Em, chain: Chain, s: ActiveSweep, log: Logger): Promise<void> {
-  const r = custodialRepository(db(em));
+/** The top-up step: step the open top-up; else move on when the address holds gas for one transfer; else sign one. */
+async function topUp(c: Ctx, s: ActiveSweep): Promise<void> {
+  const { em, chain } = c;
   const address = getAddress(s.address);
-  const txs = await r.sweepTransactions(s.id, chain.settlementAddress);
-  const open = unresolved(txs);
-  const fees = await chain.client.estimateFeesPerGas();
-  const need = TRANSFER_GAS * fees.maxFeePerGas;
+  const { open } = await openAttempts(em, s.id, chain.settlementAddress);
+  const fees = capFees(await estimateFees(chain), chain.settings.feeCap).fees;
+  const need = maxCostWei(TRANSFER_GAS, fees, 0n);
   const eth = await chain.client.getBalance({ address });
+  if (!open.length && eth >= need) return moveIfSettled(em, s, chain.settlementAddress, 'topup', 'transfer');
   // Twice the gas of one transfer at today's fee: room for a fee rise and one replacement.
-  const send: Send = { account: chain.account, to: address, value: 2n * need - eth > need ? 2n * need - eth : need, gas: TOPUP_GAS };
-  if (open.length) {
-    const p = await progress(em, chain, open, log);
-    if (p === 'stale') await signAndSend(em, chain, s.id, 'topup', txs.length, send, fees, log, { replaces: open.at(-1) });
-    return;
-  }
-  if (eth >= need) return moveIfSettled(em, s, chain.settlementAddress, 'topup', 'transfer');
-  await signAndSend(em, chain, s.id, 'topup', txs.length, send, fees, log);
+  const value = 2n * need - eth > need ? 2n * need - eth : need;
+  const balance = s.amount ?? (await chain.tokenBalance(address));
+  await stepTx(em, c.env, sweepOwner(c, s, 'topup', chain.account, { to: address, value, gas: TOPUP_GAS }, balance));
 }
 
-/** The transfer step: wait for the open transfer (done / failed), else sign transfer(settlement wallet, balance). */
-async function transfer(em: Em, chain: Chain, s: ActiveSweep, log: Logger): Promise<void> {
-  const r = custodialRepository(db(em));
+/** The transfer step: step the open transfer; else sign transfer(settlement wallet, balance) with the address's key. */
+async function transfer(c: Ctx, s: ActiveSweep): Promise<void> {
+  const { em, chain, log } = c;
   const address = getAddress(s.address);
   const account = chain.depositAccount(s.deposit_index);
   if (account.address !== address) {
@@ -186,65 +153,41 @@ async function transfer(em: Em, chain: Chain, s: ActiveSweep, log: Logger): Prom
     );
     return;
   }
-  const txs = await r.sweepTransactions(s.id, address);
-  const open = unresolved(txs);
-  const fees = await chain.client.estimateFeesPerGas();
-  const eth = await chain.client.getBalance({ address });
-  if (open.length) {
-    const p = await progress(em, chain, open, log);
-    if (p === 'success' || p === 'reverted') {
-      await r.setSweep(s.id, p === 'success' ? 'done' : 'failed');
-      if (p === 'reverted') await r.markUnswept(s.address);
-      log.info({ sweep_id: s.id, address, outcome: p }, 'custodial deposit sweep finished');
-    } else if (p === 'stale') {
-      const last = open.at(-1)!;
-      const affordable = eth / TRANSFER_GAS;
-      if (bump(last.max_fee_per_gas) > affordable) {
-        log.warn({ sweep_id: s.id, address }, 'sweep transfer not mined and the address lacks the gas to replace it; waiting');
-        return;
-      }
-      await signAndSend(em, chain, s.id, 'transfer', txs.length, sweepSend(account, chain, s.amount ?? 0n), fees, log, { replaces: last });
-    }
-    return;
+  const { all, open } = await openAttempts(em, s.id, address);
+  if (!open.length && all.some((t) => t.receipt_status === 'success')) return moveIfSettled(em, s, address, 'transfer', 'done'); // recorded by another sweeper
+  const balance = open.length && s.amount !== null ? s.amount : await chain.tokenBalance(address);
+  if (!open.length) {
+    if (balance === 0n) return moveIfSettled(em, s, address, 'transfer', 'done');
+    const fees = capFees(await estimateFees(chain), chain.settings.feeCap).fees;
+    if ((await chain.client.getBalance({ address })) < maxCostWei(TRANSFER_GAS, fees, 0n)) return moveIfSettled(em, s, address, 'transfer', 'topup');
   }
-  const balance = await chain.tokenBalance(address);
-  if (balance === 0n) return moveIfSettled(em, s, address, 'transfer', 'done');
-  if (eth < TRANSFER_GAS * fees.maxFeePerGas) return moveIfSettled(em, s, address, 'transfer', 'topup'); // fees rose: top up again
-  const nodeNonce = await chain.client.getTransactionCount({ address, blockTag: 'pending' });
-  await chainRepository(db(em)).ensureNonce(chain.settings.chainId, address, BigInt(nodeNonce));
-  await signAndSend(em, chain, s.id, 'transfer', txs.length, sweepSend(account, chain, balance), fees, log, { amount: balance });
+  const data = encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [chain.settlementAddress, balance] });
+  await stepTx(em, c.env, sweepOwner(c, s, 'transfer', account, { to: chain.token, data, value: 0n, gas: TRANSFER_GAS }, balance));
 }
-
-const sweepSend = (account: PrivateKeyAccount, chain: Chain, amount: bigint): Send => ({
-  account,
-  to: chain.token,
-  data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [chain.settlementAddress, amount] }),
-  value: 0n,
-  gas: TRANSFER_GAS,
-});
 
 /** One sweeper tick: opens the sweeps that are due, then moves every open sweep by one step. Safe in two processes at once. */
 export async function stepSweeps(em: Em, chain: Chain, log: Logger): Promise<SweepTick> {
   const { chainId, sweepMinMicros } = chain.settings;
   const repo = custodialRepository(db(em));
   const tick: SweepTick = { opened: 0, advanced: 0 };
-  for (const c of await repo.sweepCandidates(chainId, OPEN_PER_TICK)) {
-    const balance = await chain.tokenBalance(getAddress(c.address));
+  for (const cand of await repo.sweepCandidates(chainId, OPEN_PER_TICK)) {
+    const balance = await chain.tokenBalance(getAddress(cand.address));
     if (balance < sweepMinMicros) {
-      await repo.markSwept(c.address, c.credits); // dust: waits for the next credit
+      await repo.markSwept(cand.address, cand.credits); // dust: waits for the next credit
       continue;
     }
     const opened = await em.transactional(async (tx) => {
       const r = custodialRepository(db(tx));
-      if (!(await r.openSweep(randomUUID(), chainId, c.address))) return false;
-      await r.markSwept(c.address, c.credits);
+      if (!(await r.openSweep(randomUUID(), chainId, cand.address))) return false;
+      await r.markSwept(cand.address, cand.credits);
       return true;
     });
     if (opened) tick.opened++;
   }
+  const c: Ctx = { em, chain, log, env: { chain, policy: policyOf(chain), log } };
   for (const s of await repo.activeSweeps(chainId)) {
     try {
-      await (s.status === 'topup' ? topUp : transfer)(em, chain, s, log);
+      await (s.status === 'topup' ? topUp : transfer)(c, s);
       tick.advanced++;
     } catch (err) {
       if (isDatabaseError(err)) throw err;
