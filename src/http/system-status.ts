@@ -9,6 +9,7 @@ import { db } from '../db/schema.js';
 import type { Logger } from '../logger.js';
 import { recentHeartbeats } from '../domain/heartbeats.js';
 import type { StatusComponent } from '../domain/status.js';
+import { resolutionBacklog, type ResolutionBacklog } from '../domain/markets/resolution-backlog.js';
 import { QUEUE } from '../jobs/queues.js';
 import { SCHEDULERS, type SchedulerCadence, type SchedulerQueues } from '../jobs/schedulers.js';
 import { check, CheckState } from './handlers/operations.js';
@@ -24,6 +25,8 @@ export interface SystemStatusDeps {
   staleAfterMs: number;
   cadence: SchedulerCadence;
   components: readonly StatusComponent[];
+  /** RESOLUTION_OVERDUE_AFTER_MS: a window with open positions still without an outcome this long after its end is late. */
+  overdueAfterMs: number;
   log: Logger;
 }
 
@@ -114,9 +117,27 @@ export function createSystemStatus(deps: SystemStatusDeps): SystemStatusSource {
       }),
     );
 
+  const resolutionOf = async (now: number): Promise<SystemStatus['resolution']> => {
+    let backlog: ResolutionBacklog = { overdue: 0, oldestOverdueEndMs: null, disputed: 0 };
+    const state = await check(
+      'resolution backlog',
+      async () => {
+        backlog = await resolutionBacklog(orm.em.fork(), now, deps.overdueAfterMs);
+      },
+      log,
+    );
+    return {
+      state,
+      overdue_after_ms: deps.overdueAfterMs,
+      overdue: backlog.overdue,
+      oldest_overdue_end_ms: backlog.oldestOverdueEndMs,
+      disputed: backlog.disputed,
+    };
+  };
+
   const build = async (): Promise<SystemStatus> => {
     const now = Date.now();
-    const [database, queue, bus, workers, schedulers, queues, components] = await Promise.all([
+    const [database, queue, bus, workers, schedulers, queues, components, resolution] = await Promise.all([
       check('database', () => systemRepository(db(orm.em.fork())).ping(), log),
       check('queue', () => deps.queue.ping(), log),
       check('bus', () => deps.bus.ping(), log),
@@ -124,12 +145,25 @@ export function createSystemStatus(deps: SystemStatusDeps): SystemStatusSource {
       schedulersOf(),
       queuesOf(),
       componentsOf(),
+      resolutionOf(now),
     ]);
     const allOk =
       [database, queue, bus, workers.state].every((s) => s === 'ok') &&
       schedulers.every((s) => s.state === 'ok') &&
-      components.every((c) => c.state === 'ok');
-    return { status: allOk ? 'ok' : 'degraded', checked_at_ms: now, dependencies: { database, queue, bus }, workers, schedulers, queues, components };
+      components.every((c) => c.state === 'ok') &&
+      resolution.state === 'ok' &&
+      resolution.overdue === 0 &&
+      resolution.disputed === 0;
+    return {
+      status: allOk ? 'ok' : 'degraded',
+      checked_at_ms: now,
+      dependencies: { database, queue, bus },
+      workers,
+      schedulers,
+      queues,
+      components,
+      resolution,
+    };
   };
 
   return {
@@ -196,7 +230,7 @@ export function registerStatusGauges(registry: Registry, source: SystemStatusSou
   });
   new Gauge({
     name: 'crfq_component_up',
-    help: 'Whether each external component (price source, chain) is ok (1) or not (0)',
+    help: 'Whether each external component (price source, chain) is ok (1) or not (0: unknown before its first probe, failing, blocked, banned)',
     labelNames: ['component', 'kind'],
     registers: [registry],
     async collect() {
