@@ -32,7 +32,7 @@ const assets = [
   ...globSync(['src/**/*', 'workers/**/*'], { cwd: ROOT, withFileTypes: true })
     .filter((d) => d.isFile() && !/\.(ts|md|sql)$/.test(d.name))
     .map((d) => join(d.parentPath, d.name).slice(ROOT.length)),
-].filter((f) => !f.startsWith('src/testing/'));
+].filter((f) => !f.startsWith('src/testing/') && !f.includes('/fixtures/'));
 for (const file of assets) {
   mkdirSync(dirname(join(OUT, file)), { recursive: true });
   cpSync(join(ROOT, file), join(OUT, file));

@@ -6,7 +6,7 @@ import { redactUrls } from '../../redact-url.js';
 export const ABSTAIN_REASONS = [
   /** The source has no symbol or feed for the asset, or its own listing says it does not trade it. */
   'not_listed',
-  /** The source had no observation at or before the time (before a feed's first round, an empty answer). */
+  /** The source answered it has no observation at or before the time (before a feed's first round): not yet known, asked again. */
   'no_observation',
   /** The observation of the boundary itself (its 1 s kline or candle, its Pyth second) is still missing: asked again later. */
   'not_published_yet',
@@ -41,11 +41,11 @@ export type AbstainReason = (typeof ABSTAIN_REASONS)[number];
 /**
  * Reasons that are final for a window: asking again cannot change them (the boundary was never published, the
  * observation is too old...). The others are transient: the window waits for the source until
- * RESOLUTION_MAX_WAIT_MS, unless a quorum agrees first.
+ * RESOLUTION_MAX_WAIT_MS, unless a quorum agrees first. A source's "nothing" (`no_observation`) is not final:
+ * silence is "not yet known", never "did not happen".
  */
 const FINAL: ReadonlySet<AbstainReason> = new Set([
   'not_listed',
-  'no_observation',
   'boundary_not_published',
   'observation_too_old',
   'same_observation',
