@@ -133,7 +133,7 @@ export async function getWindowState(em: Em, marketId: number, bufferMs: number,
               verdict: x.verdict,
               open: side(x.open_price_micros, x.open_observed_at_ms, x.open_ref, x.open_confidence_micros),
               close: side(x.close_price_micros, x.close_observed_at_ms, x.close_ref, x.close_confidence_micros),
-              reason: x.abstained_reason ?? legacyReason(x.verdict),
+              reason: x.abstained_reason ?? legacyReason(x.verdict, x.open_ref !== null && x.open_ref === x.close_ref),
               maxAgeMs: x.max_age_ms ?? check.maxAgeMs[source] ?? 0,
               error: x.error,
             },
@@ -143,9 +143,9 @@ export async function getWindowState(em: Em, marketId: number, bufferMs: number,
   };
 }
 
-/** The reason of a reading recorded before reasons were (its verdict's plainest one). */
-const legacyReason = (verdict: Verdict): string | null =>
-  verdict === 'missing' ? 'source_error' : verdict === 'stale' ? 'observation_too_old' : null;
+/** The reason of a reading recorded before reasons were (migration 20261128030000): the plainest one its verdict allows. */
+const legacyReason = (verdict: Verdict, oneObservation: boolean): string | null =>
+  verdict === 'missing' ? 'source_error' : verdict === 'stale' ? (oneObservation ? 'same_observation' : 'observation_too_old') : null;
 
 /**
  * The operator's resolution: 409 BETTING_OPEN before the betting close, 409 MARKET_ALREADY_RESOLVED after a

@@ -68,7 +68,9 @@ export function listingProblems(feeds: readonly PriceFeed[], outcomes: readonly 
     for (const feed of feeds) {
       const o = outcomes.find((x) => x.source === feed.source);
       const configured = feed.covers ? feed.covers(asset) : true;
-      const answeredNo = o?.state === 'ok' && !o.listed.includes(asset);
+      // It answered (ok, or `failing` because it lists none of them) and its listing lacks the asset.
+      const answered = o?.state === 'ok' || o?.reason === 'not_listed';
+      const answeredNo = answered && !o!.listed.includes(asset);
       if (configured && !answeredNo) by.push(o?.state === 'ok' ? feed.source : `${feed.source} (not checked: ${o?.reason ?? 'no answer'})`);
       else not.push(`${feed.source} (${configured ? 'does not list it' : 'not configured for it'})`);
     }

@@ -113,6 +113,12 @@ describe('states', () => {
       'MARKET_ASSETS: XRP is listed by 0 of the price sources (pyth (does not list it), okx (does not list it), coinbase (not configured for it)), fewer than PRICE_QUORUM (2); remove it from MARKET_ASSETS or configure more sources for it',
     ]);
     // ETH: pyth lists it; coinbase did not answer and is taken at its configuration's word.
+    const none = counted('okx', { lists: [] }); // answered, lists none of them: state `failing`, and it counts for no asset
+    const noneOut = await probeSources([a.feed, none.feed], ['BTC']);
+    expect(noneOut[1]).toMatchObject({ state: 'failing', reason: 'not_listed' });
+    expect(listingProblems([a.feed, none.feed], noneOut, ['BTC'], 2)).toEqual([
+      'MARKET_ASSETS: BTC is listed by 1 of the price sources (pyth, okx (does not list it)), fewer than PRICE_QUORUM (2); remove it from MARKET_ASSETS or configure more sources for it',
+    ]);
   });
 });
 
