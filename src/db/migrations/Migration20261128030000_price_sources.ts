@@ -8,6 +8,8 @@ import { Migration } from '@mikro-orm/migrations';
 //   until, why) after a 429/418, written by every process (the circuit's store when REDIS_URL is unset).
 // - price_observations: every observation fetched for a (source, asset, boundary), so each boundary is fetched
 //   once (window N's close is window N+1's open) by all processes; pruned after a day.
+// - The failure texts stored before (readings' `error`, the sources' `last_error`) may hold an endpoint's URL with
+//   its key (viem names the RPC URL): every URL in them is reduced to its scheme and host, as src/redact-url.ts does.
 export class Migration20261128030000_price_sources extends Migration {
   override name = 'Migration20261128030000_price_sources';
 
@@ -45,6 +47,14 @@ export class Migration20261128030000_price_sources extends Migration {
       );
     `);
     this.addSql('create index price_observations_fetched_idx on price_observations (fetched_at_ms);');
+    for (const [table, column] of [
+      ['window_price_readings', 'error'],
+      ['price_source_health', 'last_error'],
+    ]) {
+      this.addSql(
+        `update ${table} set ${column} = regexp_replace(${column}, '([a-z][a-z0-9+.-]*://)([^/\\s"''<>@]*@)?([^/?#\\s"''<>]*)[^\\s"''<>)\\]]*', '\\1\\3/…', 'gi') where ${column} ~* '[a-z]://';`,
+      );
+    }
   }
 
   override down(): void {
