@@ -98,9 +98,11 @@ describe('binance (stand-in)', () => {
 
 describe('coinbase (stand-in)', () => {
   let server: PriceServer;
+  let lateFrom = Infinity; // candles starting at or after this are not published yet
   beforeAll(async () => {
     server = await startCoinbaseServer((product, t) => (product === 'BTC-USD' && t !== M + 120_000 ? priceOf(t) : null), {
       listed: (p) => p === 'BTC-USD',
+      visible: (_p, t) => t < lateFrom,
     });
   });
   afterAll(() => server?.close());
@@ -119,10 +121,14 @@ describe('coinbase (stand-in)', () => {
     expect(await feed().lookup!('BTC', `candle:${M / 1000}`)).toMatchObject({ priceMicros: micros(M) });
   });
 
-  it('a minute without its candle abstains after the publication delay, never the minute before', async () => {
+  it('a minute without its candle abstains after the publication delay, never the minute before; a late candle is waited for', async () => {
     const at = M + 180_000; // the candle of M+120 s is missing
     expect(await reasonOf(feed(() => at + 60_000).priceAt('BTC', at))).toBe('not_published_yet');
     expect(await reasonOf(feed(() => at + 120_000).priceAt('BTC', at))).toBe('boundary_not_published');
+    lateFrom = M + 240_000; // the candle ending at M+300 s is late
+    expect(await reasonOf(feed(() => M + 305_000).priceAt('BTC', M + 300_000))).toBe('not_published_yet');
+    lateFrom = Infinity;
+    expect(await feed(() => M + 310_000).priceAt('BTC', M + 300_000)).toMatchObject({ sourceRef: `candle:${(M + 240_000) / 1000}` });
   });
 
   it('the probe: the product online, or 404 NotFound; 429 and down', async () => {
