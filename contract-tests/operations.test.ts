@@ -28,19 +28,31 @@ describe('operations', () => {
     expect(['ready', 'degraded']).toContain(data!.status);
   });
 
-  it('getReadiness and getMetrics: each price source, a failing one degraded without failing readiness', async () => {
+  it('getReadiness and getMetrics: each price source with its state, a blocked one degraded (with the fix) without failing readiness', async () => {
     const orm = await createOrm({ databaseUrl: svc.db.url });
     try {
       await recordSourceHealth(orm.em.fork(), [{ source: 'demo', requests: 2, failures: 0, latencyMs: 3, atMs: 1_767_225_662_000, error: null }]);
       const api = svc.client();
       const ok = await api.run(getReadiness({ client: api.client }), { status: 200 });
-      expect(ok.data!.checks.prices).toBe('ok');
-      expect(ok.data!.price_sources).toEqual([{ source: 'demo', last_success_at_ms: 1_767_225_662_000, last_failure_at_ms: null }]);
+      expect(ok.data!.checks.prices).toBe('ok'); // probed at start-up
+      expect(ok.data!.price_sources).toEqual([
+        {
+          source: 'demo',
+          state: 'ok',
+          reason: null,
+          fix: null,
+          retry_at_ms: null,
+          checked_at_ms: expect.any(Number),
+          last_success_at_ms: 1_767_225_662_000,
+          last_failure_at_ms: null,
+        },
+      ]);
       await recordSourceHealth(orm.em.fork(), [
-        { source: 'demo', requests: 2, failures: 2, latencyMs: 4000, atMs: 1_767_225_663_000, error: 'HTTP 503' },
+        { source: 'demo', requests: 2, failures: 2, latencyMs: 4000, atMs: 1_767_225_663_000, error: 'HTTP 451', blocked: 'HTTP 451' },
       ]);
       const degraded = await api.run(getReadiness({ client: api.client }), { status: 200 });
       expect(degraded.data!.checks.prices).toBe('degraded');
+      expect(degraded.data!.price_sources[0]).toMatchObject({ state: 'blocked', reason: 'blocked', fix: expect.any(String) });
       const { data } = await api.run(getMetrics({ client: api.client }), { status: 200 });
       expect(data).toMatch(/^price_source_requests_total\{source="demo"\} 4$/m);
       expect(data).toMatch(/^price_source_failures_total\{source="demo"\} 2$/m);

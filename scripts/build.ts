@@ -2,6 +2,7 @@
 //   node dist/src/migrate.js               the migration step
 //   node dist/src/main.js --role=api       an API process (or --role=workers, or no flag for both)
 //   node dist/scripts/ledger-check.js      the ledger check
+//   node dist/scripts/prices-verify.js <market_id>...   re-checks windows' resolutions at their price sources
 // tsc compiles what those entry points import (tsconfig.build.json; `.ts` specifiers are rewritten to
 // `.js`); then every file the code reads at run time beside its own sources is copied next to the output:
 // the served documents (spec/*.yaml), the generated AsyncAPI validators (plain JavaScript), and every
@@ -31,7 +32,7 @@ const assets = [
   ...globSync(['src/**/*', 'workers/**/*'], { cwd: ROOT, withFileTypes: true })
     .filter((d) => d.isFile() && !/\.(ts|md|sql)$/.test(d.name))
     .map((d) => join(d.parentPath, d.name).slice(ROOT.length)),
-].filter((f) => !f.startsWith('src/testing/'));
+].filter((f) => !f.startsWith('src/testing/') && !f.includes('/fixtures/'));
 for (const file of assets) {
   mkdirSync(dirname(join(OUT, file)), { recursive: true });
   cpSync(join(ROOT, file), join(OUT, file));

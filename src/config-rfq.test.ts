@@ -1,6 +1,6 @@
-// loadConfig's RFQ trading, price feed and resolution settings (docs/configuration.md, docs/prices.md): the
-// defaults, what is read, and every bad value and combination named at once. The deployment, identity and
-// process settings: src/config.test.ts.
+// loadConfig's RFQ trading and resolution settings (docs/configuration.md): the defaults, what is read, and
+// every bad value and combination named at once. The price sources: src/config-prices.test.ts; the
+// deployment, identity and process settings: src/config.test.ts.
 import { describe, expect, it } from 'vitest';
 import { RFQ_EIP712_SALT_DEV } from './constants.js';
 import { ConfigError, loadConfig } from './config.js';
@@ -25,22 +25,9 @@ describe('loadConfig: RFQ trading and resolution', () => {
       minFillMicros: 10_000n,
       mmMaxQuotesPerSecond: 100,
     });
-    expect(c.prices).toMatchObject({
-      sources: ['demo'],
-      quorum: 1,
-      maxAgeMs: 60_000,
-      timeoutMs: 2000,
-      retries: 2,
-      demoSeed: 'demo',
-      demoSpreadBps: 50,
-    });
-    expect(c.prices.binance).toEqual({
-      apiUrl: 'https://api.binance.com',
-      symbols: { BTC: 'BTCUSDT', ETH: 'ETHUSDT', SOL: 'SOLUSDT', XRP: 'XRPUSDT', HYPE: 'HYPEUSDT' },
-    });
-    expect(c.prices.coinbase.apiUrl).toBe('https://api.exchange.coinbase.com');
-    expect(c.prices.coinbase.products.BTC).toBe('BTC-USD');
-    expect(c.resolution).toEqual({ delayMs: 2000, maxWaitMs: 3600000, disputeVoidAfterMs: 86_400_000 });
+    // The price sources' defaults: src/config-prices.test.ts.
+    expect(c.prices).toMatchObject({ sources: ['demo'], quorum: 1, timeoutMs: 2000, retries: 2, demoSeed: 'demo', demoSpreadBps: 50 });
+    expect(c.resolution).toEqual({ delayMs: 2000, maxWaitMs: 3600000, disputeVoidAfterMs: 86_400_000, overdueAfterMs: 60_000 });
     expect(Object.isFrozen(c.rfq)).toBe(true);
   });
 
@@ -68,7 +55,7 @@ describe('loadConfig: RFQ trading and resolution', () => {
       mmMaxQuotesPerSecond: 5,
     });
     expect(c.prices).toMatchObject({ sources: ['demo'], demoSeed: 's1', demoSpreadBps: 0 });
-    expect(c.resolution).toEqual({ delayMs: 0, maxWaitMs: 60000, disputeVoidAfterMs: 86_400_000 });
+    expect(c.resolution).toEqual({ delayMs: 0, maxWaitMs: 60000, disputeVoidAfterMs: 86_400_000, overdueAfterMs: 60_000 });
   });
 
   it('takes the EIP-712 salt and the minimum fill; production needs its own salt', () => {
@@ -136,64 +123,5 @@ describe('loadConfig: RFQ trading and resolution', () => {
     ]) {
       expect(() => loadConfig({ [key!]: value }), `${key}=${value}`).toThrow(new RegExp(`^invalid configuration:\\n  - ${key}:`));
     }
-  });
-});
-
-describe('price sources (docs/prices.md)', () => {
-  const problems = (env: Record<string, string>) => {
-    try {
-      loadConfig(env);
-      return [];
-    } catch (err) {
-      return (err as ConfigError).problems;
-    }
-  };
-
-  it('PRICE_FEED takes a list; the quorum defaults to a majority; the source settings are read', () => {
-    const c = loadConfig({
-      PRICE_FEED: 'chainlink, binance,coinbase',
-      CHAIN_RPC_URL: 'ws://127.0.0.1:8545',
-      CHAINLINK_FEEDS: 'BTC:0x5f4eC3Df9cbd43714FE2740f5E3616155c5b8419,ETH:0x5f4eC3Df9cbd43714FE2740f5E3616155c5b8410',
-      BINANCE_API_URL: 'http://127.0.0.1:9001/',
-      PRICE_MAX_AGE_MS: '5000',
-      DISPUTE_VOID_AFTER_MS: '0',
-    });
-    expect(c.prices).toMatchObject({ sources: ['chainlink', 'binance', 'coinbase'], quorum: 2, maxAgeMs: 5000 });
-    expect(c.prices.binance.apiUrl).toBe('http://127.0.0.1:9001');
-    expect(c.prices.chainlink).toEqual({
-      rpcUrl: 'ws://127.0.0.1:8545',
-      feeds: { BTC: '0x5f4eC3Df9cbd43714FE2740f5E3616155c5b8419', ETH: '0x5f4eC3Df9cbd43714FE2740f5E3616155c5b8410' },
-    });
-    expect(c.chainRpcUrl).toBe('ws://127.0.0.1:8545');
-    expect(c.resolution.disputeVoidAfterMs).toBe(0);
-    expect(loadConfig({ PRICE_FEED: 'binance,coinbase' }).prices.quorum).toBe(2);
-    expect(loadConfig({ PRICE_FEED: 'binance,coinbase', PRICE_QUORUM: '1' }).prices.quorum).toBe(1);
-  });
-
-  it('names every bad combination', () => {
-    expect(problems({ PRICE_FEED: 'binance,binance' })).toContain('PRICE_FEED: binance listed more than once');
-    expect(problems({ PRICE_FEED: 'binance,coinbase', PRICE_QUORUM: '3' })).toContain(
-      'PRICE_QUORUM: 3 is more than the 2 source(s) PRICE_FEED lists',
-    );
-    expect(problems({ PRICE_FEED: 'chainlink' })).toEqual([
-      'CHAIN_RPC_URL: required when PRICE_FEED lists chainlink',
-      'CHAINLINK_FEEDS: required when PRICE_FEED lists chainlink (ASSET:0xaggregator,...)',
-      ...['BTC', 'ETH', 'SOL', 'XRP', 'HYPE'].map((a) => `PRICE_FEED: ${a} is priced by none of the listed sources, fewer than PRICE_QUORUM (1)`),
-    ]);
-    expect(problems({ PRICE_FEED: 'binance,coinbase', BINANCE_SYMBOLS: 'BTC:BTCUSDT', MARKET_ASSETS: 'BTC,ETH' })).toEqual([
-      'PRICE_FEED: ETH is priced by coinbase of the listed sources, fewer than PRICE_QUORUM (2)',
-    ]);
-    expect(problems({ PRICE_FEED: 'demo,pyth' })).toEqual(['PRICE_FEED.1: Invalid option: expected one of "demo"|"chainlink"|"binance"|"coinbase"']);
-    expect(problems({ BINANCE_SYMBOLS: 'BTC:BTCUSDT,BTC:XBT' })).toEqual(['BINANCE_SYMBOLS: asset BTC listed twice']);
-  });
-
-  it('NODE_ENV=production refuses the demo prices unless ALLOW_DEMO_PRICES=true', () => {
-    const prod = { NODE_ENV: 'production', DATABASE_URL: 'postgres://x/y', OPERATOR_TOKEN: 'x'.repeat(16) };
-    expect(problems(prod)).toContain(
-      'PRICE_FEED: `demo` is refused when NODE_ENV=production (windows would resolve from made-up prices); list real sources, or set ALLOW_DEMO_PRICES=true',
-    );
-    expect(problems({ ...prod, PRICE_FEED: 'binance,coinbase' }).filter((p) => p.startsWith('PRICE_FEED'))).toEqual([]);
-    expect(problems({ ...prod, ALLOW_DEMO_PRICES: 'true' }).filter((p) => p.startsWith('PRICE_FEED'))).toEqual([]);
-    expect(problems({ PRICE_FEED: 'demo' }).filter((p) => p.startsWith('PRICE_FEED'))).toEqual([]);
   });
 });

@@ -1,10 +1,10 @@
 // The environment schema of src/config.ts: every key, its default and its bounds. Reads no environment.
 import { z } from 'zod';
-import { DEMO_PRICE_SEED_DEFAULT, DEMO_PRICE_SPREAD_BPS_DEFAULT, PREPARED_STATEMENTS_DEFAULT } from './constants.js';
-import { assetMap, csv, intFrom, isP256PublicKeyPem, optionalString } from './config-parse.js';
+import { PREPARED_STATEMENTS_DEFAULT } from './constants.js';
+import { csv, intFrom, isP256PublicKeyPem, optionalString } from './config-parse.js';
+import { PRICE_KEYS } from './config-prices.js';
 
-/** The price sources PRICE_FEED may list (src/domain/prices/create.ts). */
-export const PRICE_SOURCES = ['demo', 'chainlink', 'binance', 'coinbase'] as const;
+export { PRICE_SOURCES } from './config-prices.js';
 
 export const AUTH_DOMAIN_DEFAULT = 'contest-rfq-service market-maker v1';
 
@@ -89,7 +89,7 @@ export const schema = z.object({
   HTTP_MAX_CONNECTIONS_PER_IP: intFrom(256, 0, 10_000_000),
   /** Open TCP connections in total; at either cap idle connections are shed first. 0: no cap. */
   HTTP_MAX_CONNECTIONS: intFrom(8192, 0, 10_000_000),
-  MARKET_ASSETS: csv(z.string().regex(/^[A-Z0-9]{1,16}$/, 'assets are 1-16 of [A-Z0-9]'), 'BTC,ETH,SOL,XRP,HYPE'),
+  MARKET_ASSETS: csv(z.string().regex(/^[A-Z0-9]{1,16}$/, 'assets are 1-16 of [A-Z0-9]'), 'BTC,ETH,SOL,XRP'),
   MARKET_DURATIONS: csv(
     z
       .string()
@@ -216,35 +216,8 @@ export const schema = z.object({
   /** The least stake one maker may fill (no dust fills); quotes with a smaller max_fill_micros are refused. At most RFQ_MIN_STAKE_MICROS. */
   RFQ_MIN_FILL_MICROS: intFrom(10_000, 1),
   MM_MAX_QUOTES_PER_SECOND: intFrom(100, 1, 100_000),
-  /** Price sources of window resolution, comma-separated (docs/prices.md); a window resolves by PRICE_QUORUM of them. */
-  PRICE_FEED: csv(z.enum(PRICE_SOURCES), 'demo'),
-  /** Sources that must agree; default: a majority of PRICE_FEED. */
-  PRICE_QUORUM: optionalString.pipe(
-    z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(1).max(16)).optional(),
-  ),
-  /** A reading counts only when observed at most this long before its time (open or close). */
-  PRICE_MAX_AGE_MS: intFrom(60_000, 0, 86_400_000),
-  /** One HTTP/RPC request to a price source gives up after this long (then it is retried). */
-  PRICE_SOURCE_TIMEOUT_MS: intFrom(2000, 50, 60_000),
-  /** Retries of a request that timed out or got 429/5xx, with doubling backoff, inside one resolution attempt. */
-  PRICE_SOURCE_RETRIES: intFrom(2, 0, 10),
   /** A DISPUTED window nobody resolved voids (refunds) this long after it was disputed; 0: at once. */
   DISPUTE_VOID_AFTER_MS: intFrom(86_400_000, 0, 30 * 86_400_000),
-  /** NODE_ENV=production refuses PRICE_FEED with `demo` unless this is true. */
-  ALLOW_DEMO_PRICES: z
-    .enum(['true', 'false', '1', '0'])
-    .default('false')
-    .transform((v) => v === 'true' || v === '1'),
-  BINANCE_API_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s):// URL' }).default('https://api.binance.com'),
-  /** ASSET:SYMBOL pairs of Binance spot symbols. */
-  BINANCE_SYMBOLS: assetMap(/^[A-Z0-9]{2,20}$/, 'BTC:BTCUSDT,ETH:ETHUSDT,SOL:SOLUSDT,XRP:XRPUSDT,HYPE:HYPEUSDT'),
-  COINBASE_API_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s):// URL' }).default('https://api.exchange.coinbase.com'),
-  /** ASSET:PRODUCT pairs of Coinbase Exchange products. */
-  COINBASE_PRODUCTS: assetMap(/^[A-Z0-9]{1,12}-[A-Z0-9]{1,12}$/, 'BTC:BTC-USD,ETH:ETH-USD,SOL:SOL-USD,XRP:XRP-USD,HYPE:HYPE-USD'),
-  /** ASSET:0xADDRESS pairs of Chainlink AggregatorV3Interface contracts (proxies) on CHAIN_RPC_URL. */
-  CHAINLINK_FEEDS: assetMap(/^0x[0-9a-fA-F]{40}$/, ''),
-  DEMO_PRICE_SEED: z.string().min(1).max(128).default(DEMO_PRICE_SEED_DEFAULT),
-  DEMO_PRICE_SPREAD_BPS: intFrom(DEMO_PRICE_SPREAD_BPS_DEFAULT, 0, 9999),
   RESOLUTION_DELAY_MS: intFrom(2000, 0, 3_600_000),
   RESOLUTION_MAX_WAIT_MS: intFrom(3_600_000, 1000, 7 * 86_400_000),
   /** Fault injection for tests and drills (src/failpoints.ts); refused in production. */
@@ -271,6 +244,8 @@ export const schema = z.object({
   TRUST_PROXY: optionalString,
   /** Origins allowed by CORS: unset = any outside production and none in production; `*`; a comma list; `none`. */
   CORS_ORIGINS: optionalString,
+  /** The price sources' keys (src/config-prices.ts). */
+  ...PRICE_KEYS,
 });
 
 export type Parsed = z.infer<typeof schema>;

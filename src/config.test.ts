@@ -30,7 +30,7 @@ describe('loadConfig', () => {
     });
     expect(c.connections).toEqual({ maxPerIp: 256, maxTotal: 8192 });
     expect(c.markets).toEqual({
-      assets: ['BTC', 'ETH', 'SOL', 'XRP', 'HYPE'],
+      assets: ['BTC', 'ETH', 'SOL', 'XRP'],
       durations: [60, 300, 900, 3600, 14400, 86400],
       bettingCloseBufferMs: 10000,
       lookupHorizonMs: 604800000,

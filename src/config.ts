@@ -5,9 +5,10 @@ import { parseFailpoints, type FailpointAction } from './failpoints.js';
 import { deepFreeze, defaultSiweDomain, parseCorsOrigins, parseTrustProxy, type TrustProxy } from './config-parse.js';
 
 export type { TrustProxy } from './config-parse.js';
-import { bufferProblem, priceProblems, priceQuorum, rfqProblems } from './config-rules.js';
+import { bufferProblem, rfqProblems } from './config-rules.js';
+import { priceProblems, priceSettings, type PriceSettings } from './config-prices.js';
 import { chainSettings, type ChainSettings } from './config-chain.js';
-import { schema, type Parsed, type PRICE_SOURCES } from './config-schema.js';
+import { schema, type Parsed } from './config-schema.js';
 import { DEFAULT_OPERATOR_NAME, parseOperatorTokens, type OperatorTokenLine } from './config-operator-tokens.js';
 import { RFQ_EIP712_SALT_DEV } from './constants.js';
 
@@ -84,22 +85,11 @@ export interface Config {
     /** Per market-maker connection (token bucket). */
     mmMaxQuotesPerSecond: number;
   };
-  /** Price sources of window resolution (src/domain/prices, docs/prices.md). */
-  prices: {
-    sources: Array<(typeof PRICE_SOURCES)[number]>;
-    quorum: number;
-    maxAgeMs: number;
-    timeoutMs: number;
-    retries: number;
-    demoSeed: string;
-    demoSpreadBps: number;
-    binance: { apiUrl: string; symbols: Record<string, string> };
-    coinbase: { apiUrl: string; products: Record<string, string> };
-    chainlink: { rpcUrl: string | undefined; feeds: Record<string, string> };
-  };
+  /** Price sources of window resolution (src/config-prices.ts, src/domain/prices, docs/prices.md). */
+  prices: PriceSettings;
   /** CHAIN_RPC_URL: the chain's JSON-RPC endpoint (Chainlink feeds; settlement). */
   chainRpcUrl: string | undefined;
-  resolution: { delayMs: number; maxWaitMs: number; disputeVoidAfterMs: number };
+  resolution: { delayMs: number; maxWaitMs: number; disputeVoidAfterMs: number; overdueAfterMs: number };
   workerHeartbeatStaleMs: number;
   queueWaitMs: number;
   /** PUBLIC_URL without a trailing slash. */
@@ -224,20 +214,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       minFillMicros: BigInt(e.RFQ_MIN_FILL_MICROS),
       mmMaxQuotesPerSecond: e.MM_MAX_QUOTES_PER_SECOND,
     },
-    prices: {
-      sources: e.PRICE_FEED,
-      quorum: priceQuorum(e),
-      maxAgeMs: e.PRICE_MAX_AGE_MS,
-      timeoutMs: e.PRICE_SOURCE_TIMEOUT_MS,
-      retries: e.PRICE_SOURCE_RETRIES,
-      demoSeed: e.DEMO_PRICE_SEED,
-      demoSpreadBps: e.DEMO_PRICE_SPREAD_BPS,
-      binance: { apiUrl: e.BINANCE_API_URL.replace(/\/+$/, ''), symbols: e.BINANCE_SYMBOLS },
-      coinbase: { apiUrl: e.COINBASE_API_URL.replace(/\/+$/, ''), products: e.COINBASE_PRODUCTS },
-      chainlink: { rpcUrl: e.CHAIN_RPC_URL, feeds: e.CHAINLINK_FEEDS },
-    },
+    prices: priceSettings(e),
     chainRpcUrl: e.CHAIN_RPC_URL,
-    resolution: { delayMs: e.RESOLUTION_DELAY_MS, maxWaitMs: e.RESOLUTION_MAX_WAIT_MS, disputeVoidAfterMs: e.DISPUTE_VOID_AFTER_MS },
+    resolution: {
+      delayMs: e.RESOLUTION_DELAY_MS,
+      maxWaitMs: e.RESOLUTION_MAX_WAIT_MS,
+      disputeVoidAfterMs: e.DISPUTE_VOID_AFTER_MS,
+      overdueAfterMs: e.RESOLUTION_OVERDUE_AFTER_MS,
+    },
     workerHeartbeatStaleMs: e.WORKER_HEARTBEAT_STALE_MS,
     queueWaitMs: e.QUEUE_WAIT_MS,
     publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),

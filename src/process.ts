@@ -63,6 +63,12 @@ export async function runProcess(role: Role): Promise<void> {
   process.on('unhandledRejection', (err) => logger.error({ err }, 'unhandled promise rejection'));
 
   started = (async () => {
+    // Every price source probed once (docs/prices.md): its state is known before anything trades, and an offered
+    // asset fewer than PRICE_QUORUM sources list makes production refuse to start (EX_CONFIG), naming them.
+    const { checkPriceSourcesAtStart } = await import('./jobs/price-probes.js');
+    const problems = await checkPriceSourcesAtStart(config, () => rt.orm.em.fork(), logger);
+    if (problems.length && config.nodeEnv === 'production') throw new PriceListingError(problems);
+    if (problems.length) logger.warn({ problems }, 'offered assets listed by fewer price sources than PRICE_QUORUM (refused in production)');
     // Workers first: their first heartbeat and schedulers exist by the time the API answers /readyz
     // (which no longer waits for them: a missing heartbeat only degrades an API's readiness).
     // Shutdown still stops the API first (stops[0]), then the workers.
@@ -90,6 +96,15 @@ export async function runProcess(role: Role): Promise<void> {
     logger.fatal({ err }, `start-up failed: ${(err as Error).message}`);
     for (const stop of stops) await stop().catch(() => undefined);
     await rt.close();
-    process.exit(1);
+    flushLogs(logger);
+    process.exit(err instanceof PriceListingError ? 78 : 1);
+  }
+}
+
+/** Start-up refused in production: an offered asset is listed by fewer price sources than PRICE_QUORUM. */
+class PriceListingError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`price sources: ${problems.join('; ')}`);
+    this.name = 'PriceListingError';
   }
 }

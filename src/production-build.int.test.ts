@@ -63,7 +63,14 @@ afterAll(async () => {
 
 describe('the production build, run with plain node', () => {
   it('refuses to start before the migration step, migrates as its own step, then serves and settles money', async () => {
-    for (const f of [MAIN, 'dist/src/migrate.js', 'dist/scripts/ledger-check.js', 'dist/spec/openapi.yaml', 'dist/src/http/docs/client/portal.css']) {
+    for (const f of [
+      MAIN,
+      'dist/src/migrate.js',
+      'dist/scripts/ledger-check.js',
+      'dist/scripts/prices-verify.js',
+      'dist/spec/openapi.yaml',
+      'dist/src/http/docs/client/portal.css',
+    ]) {
       expect(existsSync(`${ROOT}${f}`), f).toBe(true);
     }
     const early = await runNode([MAIN, '--role=api']);

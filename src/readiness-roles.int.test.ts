@@ -80,9 +80,20 @@ describe('readiness per role', () => {
         migrations: 'ok',
         workers: 'ok',
         schedulers: 'ok',
-        prices: expect.stringMatching(/^(ok|unknown)$/),
+        prices: 'ok',
       },
-      price_sources: [{ source: 'demo', last_success_at_ms: expect.toBeOneOf([null, expect.any(Number)]), last_failure_at_ms: null }],
+      price_sources: [
+        {
+          source: 'demo',
+          state: 'ok', // probed at start-up
+          reason: null,
+          fix: null,
+          retry_at_ms: null,
+          checked_at_ms: expect.any(Number),
+          last_success_at_ms: expect.toBeOneOf([null, expect.any(Number)]),
+          last_failure_at_ms: null,
+        },
+      ],
       signature_backend: 'libsecp256k1',
     });
   }, 120_000);
@@ -96,8 +107,19 @@ describe('readiness per role', () => {
       body: {
         status: 'degraded',
         role: 'api',
-        checks: { database: 'ok', queue: 'ok', bus: 'ok', migrations: 'ok', workers: 'missing', schedulers: 'missing', prices: 'unknown' },
-        price_sources: [{ source: 'demo', last_success_at_ms: null, last_failure_at_ms: null }],
+        checks: { database: 'ok', queue: 'ok', bus: 'ok', migrations: 'ok', workers: 'missing', schedulers: 'missing', prices: 'ok' },
+        price_sources: [
+          {
+            source: 'demo',
+            state: 'ok', // the API probed it at start-up
+            reason: null,
+            fix: null,
+            retry_at_ms: null,
+            checked_at_ms: expect.any(Number),
+            last_success_at_ms: null,
+            last_failure_at_ms: null,
+          },
+        ],
         signature_backend: 'libsecp256k1',
       },
     });

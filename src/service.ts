@@ -7,7 +7,7 @@ import { createApp } from './http/app.js';
 import { Gauge } from 'prom-client';
 import { createMetrics } from './http/metrics.js';
 import { registerPriceSourceMetrics } from './http/price-metrics.js';
-import { sourceHealth } from './domain/prices/health.js';
+import { sourceHealth, sourceStatuses } from './domain/prices/health.js';
 import { loadOpenApiDocument } from './http/spec.js';
 import { operationsHandlers } from './http/handlers/operations.js';
 import { authHandlers } from './http/handlers/auth.js';
@@ -38,6 +38,7 @@ import { createWindowResolutionProducer } from './jobs/window-resolution-produce
 import { createProbes } from './http/probes.js';
 import { createClientAddress, createTrustedPeer } from './http/client-address.js';
 import { createSystemStatus, registerStatusGauges } from './http/system-status.js';
+import { registerResolutionGauges } from './http/resolution-metrics.js';
 import { systemStatusHandlers } from './http/handlers/system-status.js';
 import type { ProcessRole } from './http/handlers/operations.js';
 import { priceSourceComponents, type StatusComponent } from './domain/status.js';
@@ -112,18 +113,22 @@ export async function startHttp(rt: Runtime, role: ProcessRole = 'api'): Promise
   const probes = createProbes(rt, role);
   // The external components an operator watches (GET /v1/admin/status, crfq_component_up): every price
   // source, and the chain once an onchain settlement adapter adds itself here.
-  const components: StatusComponent[] = priceSourceComponents(config.prices.sources, () => sourceHealth(orm.em.fork()));
+  const components: StatusComponent[] = priceSourceComponents(config.prices.sources, () =>
+    sourceStatuses(orm.em.fork(), config.prices.sources, Date.now()),
+  );
   const systemStatus = createSystemStatus({
     orm,
     schedulerQueues: probes.schedulerQueues,
     queue: queues,
     bus: rt.bus,
     staleAfterMs: config.workerHeartbeatStaleMs,
-    cadence: { 'sweep-rfqs': config.rfq.sweepEveryMs },
+    cadence: { 'sweep-rfqs': config.rfq.sweepEveryMs, 'probe-price-sources': config.prices.probeEveryMs },
     components,
+    overdueAfterMs: config.resolution.overdueAfterMs,
     log: logger,
   });
   registerStatusGauges(metrics.registry, systemStatus);
+  registerResolutionGauges(metrics.registry, systemStatus);
   const settlement = await openSettlement(config, orm.em.fork(), logger);
   const settlementGauges = startSettlementGauges({ registry: metrics.registry, settlement, forkDb, log: logger });
   // The public contest reads' pages, dropped on `contests.changed` from any process (src/http/page-cache.ts).

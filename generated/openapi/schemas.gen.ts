@@ -2757,7 +2757,7 @@ export const MarketWindowStateSchema = {
             ]
         },
         price_source: {
-            description: 'Whose prices resolved the window: the first agreeing source (`chainlink`, `binance`, `coinbase`, `demo`),\n`operator`, or `dispute-deadline` (a dispute nobody resolved in time voided it); null until resolved.\n',
+            description: 'Whose prices resolved the window: the first agreeing source (`pyth`, `binance`, `okx`, `coinbase`, `chainlink`, `demo`),\n`operator`, or `dispute-deadline` (a dispute nobody resolved in time voided it); null until resolved.\n',
             type: [
                 'string',
                 'null'
@@ -2819,13 +2819,7 @@ export const ResolutionRuleSchema = {
             type: 'array',
             maxItems: 16,
             items: {
-                type: 'string',
-                enum: [
-                    'demo',
-                    'chainlink',
-                    'binance',
-                    'coinbase'
-                ]
+                $ref: '#/components/schemas/PriceSourceName'
             }
         },
         quorum: {
@@ -2834,9 +2828,14 @@ export const ResolutionRuleSchema = {
             format: 'int32'
         },
         max_age_ms: {
-            description: 'A reading observed longer than this before its time does not vote (`stale`).',
-            type: 'integer',
-            format: 'int64'
+            description: 'Each source\'s maximum observation age, ms (`<SOURCE>_MAX_AGE_MS`, fitted to how it publishes: 2 s for\nthe per-second sources, 60 s for Coinbase\'s minute candles, about an hour for Chainlink\'s\nheartbeat): a reading observed longer than its source\'s age before its time does not vote (`stale`).\n',
+            type: 'object',
+            maxProperties: 16,
+            additionalProperties: {
+                type: 'integer',
+                format: 'int64',
+                minimum: 0
+            }
         },
         rule: {
             description: 'The rule in words.',
@@ -2880,7 +2879,8 @@ export const SourceObservationSchema = {
     required: [
         'price_micros',
         'observed_at_ms',
-        'ref'
+        'ref',
+        'confidence_micros'
     ],
     properties: {
         price_micros: {
@@ -2892,10 +2892,21 @@ export const SourceObservationSchema = {
             format: 'int64'
         },
         ref: {
-            description: 'The source\'s own identifier: `round:<round id>`, `kline:<open time ms>`, `candle:<bucket start s>` or `second:<s>`.',
+            description: 'The source\'s own identifier: `round:<round id>`, `kline:<open time ms>`, `candle1s:<open time ms>`, `update:<publish time s>`, `candle:<bucket start s>` or `second:<s>`.',
             type: [
                 'string',
                 'null'
+            ]
+        },
+        confidence_micros: {
+            description: 'The source\'s own uncertainty of the price (Pyth\'s confidence interval), micros of USD; null for the other sources.',
+            anyOf: [
+                {
+                    $ref: '#/components/schemas/DecimalMicros'
+                },
+                {
+                    type: 'null'
+                }
             ]
         }
     }
@@ -2909,20 +2920,14 @@ export const SourceReadingSchema = {
         'vote',
         'open',
         'close',
-        'error'
+        'abstained_reason'
     ],
     properties: {
         source: {
-            type: 'string',
-            enum: [
-                'demo',
-                'chainlink',
-                'binance',
-                'coinbase'
-            ]
+            $ref: '#/components/schemas/PriceSourceName'
         },
         vote: {
-            description: '`YES` / `NO` (close > open, or not), `stale` (a reading older than `max_age_ms`, or one observation for both) or `missing` (no reading).',
+            description: '`YES` / `NO` (close > open, or not), `stale` (a reading older than its `max_age_ms`, or one observation for both) or `missing` (no reading).',
             type: 'string',
             enum: [
                 'YES',
@@ -2953,14 +2958,49 @@ export const SourceReadingSchema = {
                 }
             ]
         },
-        error: {
-            description: 'Why the source gave no reading (a timeout, an HTTP status, a malformed answer); null otherwise.',
-            type: [
-                'string',
-                'null'
-            ]
+        abstained_reason: {
+            $ref: '#/components/schemas/AbstainedReason'
         }
     }
+} as const;
+
+export const PriceSourceNameSchema = {
+    description: 'A price source of window resolution (`PRICE_FEED`).',
+    type: 'string',
+    enum: [
+        'demo',
+        'chainlink',
+        'binance',
+        'coinbase',
+        'okx',
+        'pyth'
+    ]
+} as const;
+
+export const AbstainedReasonSchema = {
+    description: 'Why the source did not vote; null when it voted. A stable code, never an error text:\n`not_listed` (no symbol or feed for the asset, or the source does not list it), `no_observation`\n(nothing at or before the time), `not_published_yet` (the boundary\'s own observation was not\npublished when the window was decided), `boundary_not_published` (still missing after the source\'s\npublication delay: no older observation replaces it), `observation_too_old` (older than its\n`max_age_ms`), `same_observation` (one observation for both: it saw nothing during the window),\n`blocked` (the source refuses this deployment: HTTP 451, 403 or 401), `rate_limited` (HTTP 429, or\nheld back until its Retry-After), `banned` (HTTP 418, or held back until its Retry-After),\n`sequencer_down` / `sequencer_grace_period` (Chainlink on an L2 whose sequencer was down, or had\ncome back within the grace period), `timeout`, `unreachable`, `malformed_answer`, `source_error`.\n',
+    type: [
+        'string',
+        'null'
+    ],
+    enum: [
+        'not_listed',
+        'no_observation',
+        'not_published_yet',
+        'boundary_not_published',
+        'observation_too_old',
+        'same_observation',
+        'blocked',
+        'rate_limited',
+        'banned',
+        'sequencer_down',
+        'sequencer_grace_period',
+        'timeout',
+        'unreachable',
+        'malformed_answer',
+        'source_error',
+        null
+    ]
 } as const;
 
 export const MarketWindowStateResponseSchema = {
@@ -3827,37 +3867,88 @@ export const ReadinessSchema = {
             $ref: '#/components/schemas/ReadinessChecks'
         },
         price_sources: {
-            description: 'Each price source\'s last success and failure (Unix ms, null if never), as the workers recorded them.',
+            description: 'Each listed price source (`PRICE_FEED`): its state from its probes (a cheap documented request at\nstart-up and every `PRICE_PROBE_EVERY_MS`) and its circuit, with the fix when the deployment must\nchange something, and its last success and failure (Unix ms, null if never).\n',
             type: 'array',
             maxItems: 16,
             items: {
-                type: 'object',
-                additionalProperties: false,
-                required: [
-                    'source',
-                    'last_success_at_ms',
-                    'last_failure_at_ms'
-                ],
-                properties: {
-                    source: {
-                        type: 'string'
-                    },
-                    last_success_at_ms: {
-                        type: [
-                            'integer',
-                            'null'
-                        ],
-                        format: 'int64'
-                    },
-                    last_failure_at_ms: {
-                        type: [
-                            'integer',
-                            'null'
-                        ],
-                        format: 'int64'
-                    }
-                }
+                $ref: '#/components/schemas/PriceSourceStatus'
             }
+        }
+    }
+} as const;
+
+export const PriceSourceStatusSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'source',
+        'state',
+        'reason',
+        'fix',
+        'retry_at_ms',
+        'checked_at_ms',
+        'last_success_at_ms',
+        'last_failure_at_ms'
+    ],
+    properties: {
+        source: {
+            $ref: '#/components/schemas/PriceSourceName'
+        },
+        state: {
+            description: '`ok` only after a probe\'s successful answer; `unknown` before the first probe; `failing` (unreachable,\nerroring, or listing none of the offered assets); `blocked` (HTTP 451, 403 or 401: the source refuses\nthis deployment, and is not asked during windows until a probe clears it); `banned` (HTTP 418) or\n`rate_limited` (HTTP 429) while its circuit holds every process\'s requests until its Retry-After.\n',
+            type: 'string',
+            enum: [
+                'unknown',
+                'ok',
+                'failing',
+                'blocked',
+                'banned',
+                'rate_limited'
+            ]
+        },
+        reason: {
+            description: 'A reason code when not `ok` (the `abstained_reason` codes of `GET /v1/markets/{market_id}`).',
+            type: [
+                'string',
+                'null'
+            ]
+        },
+        fix: {
+            description: 'What the operator changes, e.g. `BINANCE_API_URL=https://data-api.binance.vision` for a Binance 451; null when there is nothing to do but wait.',
+            type: [
+                'string',
+                'null'
+            ]
+        },
+        retry_at_ms: {
+            description: 'While its circuit is open, when requests resume (Unix ms); null otherwise.',
+            type: [
+                'integer',
+                'null'
+            ],
+            format: 'int64'
+        },
+        checked_at_ms: {
+            description: 'The last probe (Unix ms); null before the first.',
+            type: [
+                'integer',
+                'null'
+            ],
+            format: 'int64'
+        },
+        last_success_at_ms: {
+            type: [
+                'integer',
+                'null'
+            ],
+            format: 'int64'
+        },
+        last_failure_at_ms: {
+            type: [
+                'integer',
+                'null'
+            ],
+            format: 'int64'
         }
     }
 } as const;
@@ -3894,7 +3985,7 @@ export const ReadinessChecksSchema = {
             $ref: '#/components/schemas/CheckState'
         },
         prices: {
-            description: 'Degraded, never failing: `ok` when every listed price source (`PRICE_FEED`) answered its last\nrequest, `degraded` when one\'s last failure is newer than its last success (windows still\nresolve while a quorum answers), `unknown` before any window was resolved.\n',
+            description: 'Degraded, never failing: `ok` when every listed price source (`PRICE_FEED`) is `ok` (its last probe\nanswered, its circuit is closed), `degraded` when one is failing, blocked, banned or rate limited\n(windows still resolve while a quorum answers), `unknown` before the first probe.\n',
             type: 'string',
             enum: [
                 'ok',
@@ -3929,6 +4020,7 @@ export const SystemStatusSchema = {
         'schedulers',
         'queues',
         'components',
+        'resolution',
         'operations_waiting'
     ],
     properties: {
@@ -4135,6 +4227,42 @@ export const SystemStatusSchema = {
                 }
             }
         },
+        resolution: {
+            type: 'object',
+            additionalProperties: false,
+            required: [
+                'state',
+                'overdue_after_ms',
+                'overdue',
+                'oldest_overdue_end_ms',
+                'disputed'
+            ],
+            description: 'How RFQ windows with open positions resolve: `overdue` ended more than `overdue_after_ms`\n(`RESOLUTION_OVERDUE_AFTER_MS`) ago and still have no outcome (nor a dispute), the oldest one\'s\nend, and `disputed` windows waiting for the operator (`crfq_windows_overdue`,\n`crfq_window_resolution_lag_seconds`, `crfq_windows_disputed`).\n',
+            properties: {
+                state: {
+                    $ref: '#/components/schemas/CheckState'
+                },
+                overdue_after_ms: {
+                    type: 'integer',
+                    format: 'int64'
+                },
+                overdue: {
+                    type: 'integer',
+                    minimum: 0
+                },
+                oldest_overdue_end_ms: {
+                    type: [
+                        'integer',
+                        'null'
+                    ],
+                    format: 'int64'
+                },
+                disputed: {
+                    type: 'integer',
+                    minimum: 0
+                }
+            }
+        },
         components: {
             type: 'array',
             description: 'External components of this deployment (price sources; the chain in `onchain` mode), each checked with a 2 s bound.',
@@ -4159,12 +4287,17 @@ export const SystemStatusSchema = {
                         ]
                     },
                     state: {
+                        description: '`ok`; a price source `unknown` before its first probe, `failed` when failing, `blocked`\n(451/403/401), `banned` or `rate_limited` while its circuit is open; the chain `degraded` or\n`failed`; `timeout` when the check took more than 2 s.\n',
                         type: 'string',
                         enum: [
                             'ok',
                             'degraded',
                             'failed',
-                            'timeout'
+                            'timeout',
+                            'unknown',
+                            'blocked',
+                            'banned',
+                            'rate_limited'
                         ]
                     },
                     detail: {
@@ -4172,7 +4305,7 @@ export const SystemStatusSchema = {
                             'string',
                             'null'
                         ],
-                        description: 'A short explanation when not `ok` (never a secret or a connection string).'
+                        description: 'A short explanation when not `ok`, with the fix when there is one (never a secret, a connection string or a URL\'s path).'
                     }
                 }
             }

@@ -773,18 +773,6 @@ export const zWindowStatus = z.enum([
     'VOIDED'
 ]);
 
-export const zResolutionRule = z.object({
-    sources: z.array(z.enum([
-        'demo',
-        'chainlink',
-        'binance',
-        'coinbase'
-    ])).max(16),
-    quorum: z.int().min(-2147483648, { error: 'Invalid value: Expected int32 to be >= -2147483648' }).max(2147483647, { error: 'Invalid value: Expected int32 to be <= 2147483647' }),
-    max_age_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
-    rule: z.string()
-});
-
 export const zWindowDispute = z.object({
     reason: z.enum(['disagreement', 'too_few_readings']),
     disputed_at_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
@@ -794,16 +782,62 @@ export const zWindowDispute = z.object({
 export const zSourceObservation = z.object({
     price_micros: zDecimalMicros,
     observed_at_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
-    ref: z.string().nullable()
+    ref: z.string().nullable(),
+    confidence_micros: zDecimalMicros.nullable()
 });
 
+/**
+ * A price source of window resolution (`PRICE_FEED`).
+ */
+export const zPriceSourceName = z.enum([
+    'demo',
+    'chainlink',
+    'binance',
+    'coinbase',
+    'okx',
+    'pyth'
+]);
+
+export const zResolutionRule = z.object({
+    sources: z.array(zPriceSourceName).max(16),
+    quorum: z.int().min(-2147483648, { error: 'Invalid value: Expected int32 to be >= -2147483648' }).max(2147483647, { error: 'Invalid value: Expected int32 to be <= 2147483647' }),
+    max_age_ms: z.record(z.string(), z.coerce.bigint().gte(BigInt(0)).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' })),
+    rule: z.string()
+});
+
+/**
+ * Why the source did not vote; null when it voted. A stable code, never an error text:
+ * `not_listed` (no symbol or feed for the asset, or the source does not list it), `no_observation`
+ * (nothing at or before the time), `not_published_yet` (the boundary's own observation was not
+ * published when the window was decided), `boundary_not_published` (still missing after the source's
+ * publication delay: no older observation replaces it), `observation_too_old` (older than its
+ * `max_age_ms`), `same_observation` (one observation for both: it saw nothing during the window),
+ * `blocked` (the source refuses this deployment: HTTP 451, 403 or 401), `rate_limited` (HTTP 429, or
+ * held back until its Retry-After), `banned` (HTTP 418, or held back until its Retry-After),
+ * `sequencer_down` / `sequencer_grace_period` (Chainlink on an L2 whose sequencer was down, or had
+ * come back within the grace period), `timeout`, `unreachable`, `malformed_answer`, `source_error`.
+ *
+ */
+export const zAbstainedReason = z.enum([
+    'not_listed',
+    'no_observation',
+    'not_published_yet',
+    'boundary_not_published',
+    'observation_too_old',
+    'same_observation',
+    'blocked',
+    'rate_limited',
+    'banned',
+    'sequencer_down',
+    'sequencer_grace_period',
+    'timeout',
+    'unreachable',
+    'malformed_answer',
+    'source_error'
+]).nullable();
+
 export const zSourceReading = z.object({
-    source: z.enum([
-        'demo',
-        'chainlink',
-        'binance',
-        'coinbase'
-    ]),
+    source: zPriceSourceName,
     vote: z.enum([
         'YES',
         'NO',
@@ -812,7 +846,7 @@ export const zSourceReading = z.object({
     ]),
     open: zSourceObservation.nullable(),
     close: zSourceObservation.nullable(),
-    error: z.string().nullable()
+    abstained_reason: zAbstainedReason
 });
 
 export const zMarketWindowState = z.object({
@@ -1017,6 +1051,24 @@ export const zHealth = z.object({
     status: z.enum(['ok'])
 });
 
+export const zPriceSourceStatus = z.object({
+    source: zPriceSourceName,
+    state: z.enum([
+        'unknown',
+        'ok',
+        'failing',
+        'blocked',
+        'banned',
+        'rate_limited'
+    ]),
+    reason: z.string().nullable(),
+    fix: z.string().nullable(),
+    retry_at_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }).nullable(),
+    checked_at_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }).nullable(),
+    last_success_at_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }).nullable(),
+    last_failure_at_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }).nullable()
+});
+
 /**
  * `ok`; `failed` (the dependency answered with an error); `timeout` (no answer within 2 s);
  * `pending` (migrations not applied yet); `stale` (a heartbeat older than `WORKER_HEARTBEAT_STALE_MS`);
@@ -1055,11 +1107,7 @@ export const zReadiness = z.object({
     ]),
     signature_backend: z.enum(['libsecp256k1']),
     checks: zReadinessChecks,
-    price_sources: z.array(z.object({
-        source: z.string(),
-        last_success_at_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }).nullable(),
-        last_failure_at_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }).nullable()
-    })).max(16)
+    price_sources: z.array(zPriceSourceStatus).max(16)
 });
 
 export const zSystemStatus = z.object({
@@ -1102,6 +1150,13 @@ export const zSystemStatus = z.object({
         count: z.int().gte(1),
         oldest_since_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }).nullable()
     })),
+    resolution: z.object({
+        state: zCheckState,
+        overdue_after_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
+        overdue: z.int().gte(0),
+        oldest_overdue_end_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }).nullable(),
+        disputed: z.int().gte(0)
+    }),
     components: z.array(z.object({
         name: z.string(),
         kind: z.enum(['price_source', 'chain']),
@@ -1109,7 +1164,11 @@ export const zSystemStatus = z.object({
             'ok',
             'degraded',
             'failed',
-            'timeout'
+            'timeout',
+            'unknown',
+            'blocked',
+            'banned',
+            'rate_limited'
         ]),
         detail: z.string().nullable()
     }))

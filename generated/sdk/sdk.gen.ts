@@ -370,7 +370,7 @@ export const getPoolImageRaw = <ThrowOnError extends boolean = false>(options: O
  * `betting_closes_at_ms`, it returns the next window instead. The window's `market_id` is the same
  * one `GET /v1/markets/lookup` returns for that window.
  *
- * Offered assets and durations are deployment settings (by default BTC, ETH, SOL, XRP, HYPE and
+ * Offered assets and durations are deployment settings (by default BTC, ETH, SOL, XRP and
  * 60, 300, 900, 3600, 14400, 86400 seconds); others are 404 `MARKET_NOT_FOUND`.
  *
  */
@@ -405,14 +405,18 @@ export const lookupMarket = <ThrowOnError extends boolean = false>(options: Opti
  * `VOIDED`, stakes refunded). A resolution is final.
  *
  * ## Resolution rule
- * - Every price source the deployment lists (`PRICE_FEED`: `chainlink`, `binance`, `coinbase`, or
- * `demo` in development) is asked for its last observation at or before `start_at_ms` (the open)
- * and at or before `end_at_ms = start_at_ms + duration_secs * 1000` (the close).
- * - A source votes only when both readings exist, neither was observed more than
- * `resolution_rule.max_age_ms` before its time, and they are two different observations (one
- * observation for both means the source saw nothing during the window, e.g. a 60 s candle under
- * a shorter window: `stale`, no vote). **Its vote is `YES` (up) if and only if close > open,
- * strictly.** A tie votes `NO` (down).
+ * - Every price source the deployment lists (`PRICE_FEED`: `pyth`, `binance`, `okx`, `coinbase`,
+ * `chainlink`, or `demo` in development) is asked for its observation at `start_at_ms` (the open)
+ * and at `end_at_ms = start_at_ms + duration_secs * 1000` (the close): the one of the boundary
+ * itself (the 1 s kline or candle that closed at it, the Pyth update of that second, the 60 s
+ * candle that ended at it, the Chainlink round in force at it). A source that has not published
+ * it yet is asked again; one that never does abstains, and no older observation replaces it.
+ * - A source votes only when both readings exist, neither was observed more than its own
+ * `resolution_rule.max_age_ms[source]` before its time, and they are two different observations
+ * (one observation for both means the source saw nothing during the window, e.g. a 60 s candle
+ * under a shorter window: `stale`, no vote). **Its vote is `YES` (up) if and only if close > open,
+ * strictly.** A tie votes `NO` (down). A source that does not vote says why in
+ * `sources[].abstained_reason`.
  * - The window resolves to an outcome when at least `resolution_rule.quorum` sources vote for it and
  * more vote for it than against it. `open_price_micros`, `close_price_micros` and `price_source`
  * are then those of the first agreeing source in `resolution_rule.sources` order.
@@ -436,10 +440,13 @@ export const lookupMarket = <ThrowOnError extends boolean = false>(options: Opti
  * observation (`open.ref`, `close.ref`): `round:<id>` is a Chainlink round (call
  * `getRoundData(id)` on the feed's aggregator), `kline:<open time ms>` a Binance 1 s kline
  * (`GET /api/v3/klines?symbol=...&interval=1s&startTime=<open time>&limit=1`; the price is its
- * close), `candle:<bucket start s>` a Coinbase 60 s candle (`GET /products/<product>/candles?granularity=60`;
- * the price is its close), `second:<s>` a demo price (the formula below). Prices are micros of USD
- * (Binance's USDT taken as USD), cut toward zero past the sixth decimal. Recompute each vote and
- * the quorum from them.
+ * close), `candle1s:<open time ms>` an OKX 1 s candle (`GET /api/v5/market/history-candles?instId=...&bar=1s&after=<open time + 1000>&limit=1`;
+ * its close), `update:<publish time s>` a Pyth update (Hermes `GET /v2/updates/price/<publish time>?ids[]=<feed id>`;
+ * price × 10^expo, with its confidence in `confidence_micros`), `candle:<bucket start s>` a Coinbase
+ * 60 s candle (`GET /products/<product>/candles?granularity=60`; its close), `second:<s>` a demo
+ * price (the formula below). Prices are micros of USD (USDT taken as USD), cut toward zero past the
+ * sixth decimal. Recompute each vote and the quorum from them; the operator's
+ * `npm run prices:verify -- <market_id>` does exactly that.
  *
  * ## Demo price feed
  * With `PRICE_FEED=demo` (the default; `price_source` `demo`) prices are deterministic, the same on
@@ -1448,7 +1455,7 @@ export const getHealth = <ThrowOnError extends boolean = false>(options?: Option
  * A required check that fails is 503 `UNAVAILABLE` whose `details` carry the role and every check.
  * The whole-system view is `GET /v1/admin/status`.
  * The `prices` check and `price_sources` report the price sources of window resolution
- * (`PRICE_FEED`) and never fail readiness.
+ * (`PRICE_FEED`: each one's state, and the fix when one is `blocked`) and never fail readiness.
  *
  */
 export const getReadiness = <ThrowOnError extends boolean = false>(options?: Options<GetReadinessData, ThrowOnError>): RequestResult<GetReadinessResponses, GetReadinessErrors, ThrowOnError> => (options?.client ?? client).get<GetReadinessResponses, GetReadinessErrors, ThrowOnError>({ url: '/readyz', ...options });

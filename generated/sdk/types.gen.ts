@@ -1221,7 +1221,7 @@ export type MarketWindowState = {
      */
     close_price_micros: DecimalMicros | null;
     /**
-     * Whose prices resolved the window: the first agreeing source (`chainlink`, `binance`, `coinbase`, `demo`),
+     * Whose prices resolved the window: the first agreeing source (`pyth`, `binance`, `okx`, `coinbase`, `chainlink`, `demo`),
      * `operator`, or `dispute-deadline` (a dispute nobody resolved in time voided it); null until resolved.
      *
      */
@@ -1248,15 +1248,20 @@ export type ResolutionRule = {
     /**
      * The price sources asked, in priority order (`PRICE_FEED`).
      */
-    sources: Array<'demo' | 'chainlink' | 'binance' | 'coinbase'>;
+    sources: Array<PriceSourceName>;
     /**
      * Votes an outcome needs (and more than the other outcome).
      */
     quorum: number;
     /**
-     * A reading observed longer than this before its time does not vote (`stale`).
+     * Each source's maximum observation age, ms (`<SOURCE>_MAX_AGE_MS`, fitted to how it publishes: 2 s for
+     * the per-second sources, 60 s for Coinbase's minute candles, about an hour for Chainlink's
+     * heartbeat): a reading observed longer than its source's age before its time does not vote (`stale`).
+     *
      */
-    max_age_ms: number;
+    max_age_ms: {
+        [key: string]: number;
+    };
     /**
      * The rule in words.
      */
@@ -1282,15 +1287,19 @@ export type SourceObservation = {
      */
     observed_at_ms: number;
     /**
-     * The source's own identifier: `round:<round id>`, `kline:<open time ms>`, `candle:<bucket start s>` or `second:<s>`.
+     * The source's own identifier: `round:<round id>`, `kline:<open time ms>`, `candle1s:<open time ms>`, `update:<publish time s>`, `candle:<bucket start s>` or `second:<s>`.
      */
     ref: string | null;
+    /**
+     * The source's own uncertainty of the price (Pyth's confidence interval), micros of USD; null for the other sources.
+     */
+    confidence_micros: DecimalMicros | null;
 };
 
 export type SourceReading = {
-    source: 'demo' | 'chainlink' | 'binance' | 'coinbase';
+    source: PriceSourceName;
     /**
-     * `YES` / `NO` (close > open, or not), `stale` (a reading older than `max_age_ms`, or one observation for both) or `missing` (no reading).
+     * `YES` / `NO` (close > open, or not), `stale` (a reading older than its `max_age_ms`, or one observation for both) or `missing` (no reading).
      */
     vote: 'YES' | 'NO' | 'stale' | 'missing';
     /**
@@ -1301,11 +1310,28 @@ export type SourceReading = {
      * The last observation at or before `end_at_ms`; null when there was none.
      */
     close: SourceObservation | null;
-    /**
-     * Why the source gave no reading (a timeout, an HTTP status, a malformed answer); null otherwise.
-     */
-    error: string | null;
+    abstained_reason: AbstainedReason;
 };
+
+/**
+ * A price source of window resolution (`PRICE_FEED`).
+ */
+export type PriceSourceName = 'demo' | 'chainlink' | 'binance' | 'coinbase' | 'okx' | 'pyth';
+
+/**
+ * Why the source did not vote; null when it voted. A stable code, never an error text:
+ * `not_listed` (no symbol or feed for the asset, or the source does not list it), `no_observation`
+ * (nothing at or before the time), `not_published_yet` (the boundary's own observation was not
+ * published when the window was decided), `boundary_not_published` (still missing after the source's
+ * publication delay: no older observation replaces it), `observation_too_old` (older than its
+ * `max_age_ms`), `same_observation` (one observation for both: it saw nothing during the window),
+ * `blocked` (the source refuses this deployment: HTTP 451, 403 or 401), `rate_limited` (HTTP 429, or
+ * held back until its Retry-After), `banned` (HTTP 418, or held back until its Retry-After),
+ * `sequencer_down` / `sequencer_grace_period` (Chainlink on an L2 whose sequencer was down, or had
+ * come back within the grace period), `timeout`, `unreachable`, `malformed_answer`, `source_error`.
+ *
+ */
+export type AbstainedReason = 'not_listed' | 'no_observation' | 'not_published_yet' | 'boundary_not_published' | 'observation_too_old' | 'same_observation' | 'blocked' | 'rate_limited' | 'banned' | 'sequencer_down' | 'sequencer_grace_period' | 'timeout' | 'unreachable' | 'malformed_answer' | 'source_error' | null;
 
 export type MarketWindowStateResponse = {
     market: MarketWindowState;
@@ -1661,13 +1687,42 @@ export type Readiness = {
     signature_backend: 'libsecp256k1';
     checks: ReadinessChecks;
     /**
-     * Each price source's last success and failure (Unix ms, null if never), as the workers recorded them.
+     * Each listed price source (`PRICE_FEED`): its state from its probes (a cheap documented request at
+     * start-up and every `PRICE_PROBE_EVERY_MS`) and its circuit, with the fix when the deployment must
+     * change something, and its last success and failure (Unix ms, null if never).
+     *
      */
-    price_sources: Array<{
-        source: string;
-        last_success_at_ms: number | null;
-        last_failure_at_ms: number | null;
-    }>;
+    price_sources: Array<PriceSourceStatus>;
+};
+
+export type PriceSourceStatus = {
+    source: PriceSourceName;
+    /**
+     * `ok` only after a probe's successful answer; `unknown` before the first probe; `failing` (unreachable,
+     * erroring, or listing none of the offered assets); `blocked` (HTTP 451, 403 or 401: the source refuses
+     * this deployment, and is not asked during windows until a probe clears it); `banned` (HTTP 418) or
+     * `rate_limited` (HTTP 429) while its circuit holds every process's requests until its Retry-After.
+     *
+     */
+    state: 'unknown' | 'ok' | 'failing' | 'blocked' | 'banned' | 'rate_limited';
+    /**
+     * A reason code when not `ok` (the `abstained_reason` codes of `GET /v1/markets/{market_id}`).
+     */
+    reason: string | null;
+    /**
+     * What the operator changes, e.g. `BINANCE_API_URL=https://data-api.binance.vision` for a Binance 451; null when there is nothing to do but wait.
+     */
+    fix: string | null;
+    /**
+     * While its circuit is open, when requests resume (Unix ms); null otherwise.
+     */
+    retry_at_ms: number | null;
+    /**
+     * The last probe (Unix ms); null before the first.
+     */
+    checked_at_ms: number | null;
+    last_success_at_ms: number | null;
+    last_failure_at_ms: number | null;
 };
 
 export type ReadinessChecks = {
@@ -1678,9 +1733,9 @@ export type ReadinessChecks = {
     workers: CheckState;
     schedulers: CheckState;
     /**
-     * Degraded, never failing: `ok` when every listed price source (`PRICE_FEED`) answered its last
-     * request, `degraded` when one's last failure is newer than its last success (windows still
-     * resolve while a quorum answers), `unknown` before any window was resolved.
+     * Degraded, never failing: `ok` when every listed price source (`PRICE_FEED`) is `ok` (its last probe
+     * answered, its circuit is closed), `degraded` when one is failing, blocked, banned or rate limited
+     * (windows still resolve while a quorum answers), `unknown` before the first probe.
      *
      */
     prices: 'ok' | 'degraded' | 'unknown';
@@ -1769,14 +1824,34 @@ export type SystemStatus = {
         oldest_since_ms: number | null;
     }>;
     /**
+     * How RFQ windows with open positions resolve: `overdue` ended more than `overdue_after_ms`
+     * (`RESOLUTION_OVERDUE_AFTER_MS`) ago and still have no outcome (nor a dispute), the oldest one's
+     * end, and `disputed` windows waiting for the operator (`crfq_windows_overdue`,
+     * `crfq_window_resolution_lag_seconds`, `crfq_windows_disputed`).
+     *
+     */
+    resolution: {
+        state: CheckState;
+        overdue_after_ms: number;
+        overdue: number;
+        oldest_overdue_end_ms: number | null;
+        disputed: number;
+    };
+    /**
      * External components of this deployment (price sources; the chain in `onchain` mode), each checked with a 2 s bound.
      */
     components: Array<{
         name: string;
         kind: 'price_source' | 'chain';
-        state: 'ok' | 'degraded' | 'failed' | 'timeout';
         /**
-         * A short explanation when not `ok` (never a secret or a connection string).
+         * `ok`; a price source `unknown` before its first probe, `failed` when failing, `blocked`
+         * (451/403/401), `banned` or `rate_limited` while its circuit is open; the chain `degraded` or
+         * `failed`; `timeout` when the check took more than 2 s.
+         *
+         */
+        state: 'ok' | 'degraded' | 'failed' | 'timeout' | 'unknown' | 'blocked' | 'banned' | 'rate_limited';
+        /**
+         * A short explanation when not `ok`, with the fix when there is one (never a secret, a connection string or a URL's path).
          */
         detail: string | null;
     }>;

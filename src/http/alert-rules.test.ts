@@ -1,11 +1,12 @@
 // docs/alerts.yml is Prometheus rule YAML whose every metric exists: the gauges and HTTP metrics this
-// service registers (src/http/metrics.ts, src/http/system-status.ts), prom-client's process metrics, or
+// service registers (src/http/metrics.ts, src/http/system-status.ts, src/http/resolution-metrics.ts), prom-client's process metrics, or
 // Prometheus's own `up`. A renamed metric fails here instead of silencing an alert.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { createMetrics } from './metrics.js';
+import { registerResolutionGauges } from './resolution-metrics.js';
 import { registerStatusGauges } from './system-status.js';
 
 const RULES = fileURLToPath(new URL('../../docs/alerts.yml', import.meta.url));
@@ -29,7 +30,9 @@ function metricNames(expr: string): string[] {
 
 async function registeredNames(): Promise<Set<string>> {
   const metrics = createMetrics();
-  registerStatusGauges(metrics.registry, { report: () => Promise.reject(new Error('not scraped in this test')) });
+  const source = { report: () => Promise.reject(new Error('not scraped in this test')) };
+  registerStatusGauges(metrics.registry, source);
+  registerResolutionGauges(metrics.registry, source);
   const names = new Set<string>(PROMETHEUS_OWN);
   for (const m of metrics.registry.getMetricsAsArray()) {
     const { name, type } = m as unknown as { name: string; type: string };

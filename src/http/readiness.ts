@@ -1,13 +1,13 @@
 // What the checks of /readyz ask (src/http/handlers/operations.ts decides which of them a role needs):
 // migrations applied to this process's database, the database, the queue backend and the bus answering,
 // a worker heartbeat that is recent and every job scheduler present; and, never failing, each price
-// source's last success.
+// source's state (its probes and circuit: src/domain/prices/health.ts).
 import type { Orm } from '../db/orm.js';
 import { pendingMigrations } from '../db/orm.js';
 import { systemRepository } from '../db/repositories/system.repository.js';
 import { db } from '../db/schema.js';
 import type { ProcessRole, ReadinessProbe } from './handlers/operations.js';
-import { sourceHealth } from '../domain/prices/health.js';
+import { sourceStatuses } from '../domain/prices/health.js';
 
 export function readinessProbe(deps: {
   role: ProcessRole;
@@ -32,9 +32,6 @@ export function readinessProbe(deps: {
     bus: () => deps.bus.ping(),
     workers: () => deps.workers.workers(),
     schedulers: () => deps.workers.schedulers(),
-    prices: async () => {
-      const all = await sourceHealth(deps.orm.em.fork());
-      return deps.priceSources.map((source) => all.find((h) => h.source === source) ?? { source, lastSuccessAtMs: null, lastFailureAtMs: null });
-    },
+    prices: () => sourceStatuses(deps.orm.em.fork(), deps.priceSources, Date.now()),
   };
 }

@@ -2,6 +2,7 @@
 // (docs/deployment.md, alert rules in docs/alerts.yml). One report at a time: concurrent callers (a scrape
 // and an operator) share the report in flight and a report younger than REPORT_REUSE_MS.
 import { Gauge, type Registry } from 'prom-client';
+import { PendingReasonSchema } from '../../generated/openapi/schemas.gen.js';
 import type { SystemStatus } from '../../generated/openapi/types.gen.js';
 import type { Orm } from '../db/orm.js';
 import { systemRepository } from '../db/repositories/system.repository.js';
@@ -9,6 +10,7 @@ import { db } from '../db/schema.js';
 import type { Logger } from '../logger.js';
 import { recentHeartbeats } from '../domain/heartbeats.js';
 import type { StatusComponent } from '../domain/status.js';
+import { resolutionBacklog, type ResolutionBacklog } from '../domain/markets/resolution-backlog.js';
 import { QUEUE } from '../jobs/queues.js';
 import { SCHEDULERS, type SchedulerCadence, type SchedulerQueues } from '../jobs/schedulers.js';
 import { check, CheckState } from './handlers/operations.js';
@@ -24,6 +26,8 @@ export interface SystemStatusDeps {
   staleAfterMs: number;
   cadence: SchedulerCadence;
   components: readonly StatusComponent[];
+  /** RESOLUTION_OVERDUE_AFTER_MS: a window with open positions still without an outcome this long after its end is late. */
+  overdueAfterMs: number;
   log: Logger;
 }
 
@@ -130,9 +134,27 @@ export function createSystemStatus(deps: SystemStatusDeps): SystemStatusSource {
     }));
   };
 
+  const resolutionOf = async (now: number): Promise<SystemStatus['resolution']> => {
+    let backlog: ResolutionBacklog = { overdue: 0, oldestOverdueEndMs: null, disputed: 0 };
+    const state = await check(
+      'resolution backlog',
+      async () => {
+        backlog = await resolutionBacklog(orm.em.fork(), now, deps.overdueAfterMs);
+      },
+      log,
+    );
+    return {
+      state,
+      overdue_after_ms: deps.overdueAfterMs,
+      overdue: backlog.overdue,
+      oldest_overdue_end_ms: backlog.oldestOverdueEndMs,
+      disputed: backlog.disputed,
+    };
+  };
+
   const build = async (): Promise<SystemStatus> => {
     const now = Date.now();
-    const [database, queue, bus, workers, schedulers, queues, components, waiting] = await Promise.all([
+    const [database, queue, bus, workers, schedulers, queues, components, waiting, resolution] = await Promise.all([
       check('database', () => systemRepository(db(orm.em.fork())).ping(), log),
       check('queue', () => deps.queue.ping(), log),
       check('bus', () => deps.bus.ping(), log),
@@ -141,11 +163,15 @@ export function createSystemStatus(deps: SystemStatusDeps): SystemStatusSource {
       queuesOf(),
       componentsOf(),
       waitingOf(),
+      resolutionOf(now),
     ]);
     const allOk =
       [database, queue, bus, workers.state].every((s) => s === 'ok') &&
       schedulers.every((s) => s.state === 'ok') &&
-      components.every((c) => c.state === 'ok');
+      components.every((c) => c.state === 'ok') &&
+      resolution.state === 'ok' &&
+      resolution.overdue === 0 &&
+      resolution.disputed === 0;
     return {
       status: allOk ? 'ok' : 'degraded',
       checked_at_ms: now,
@@ -155,6 +181,7 @@ export function createSystemStatus(deps: SystemStatusDeps): SystemStatusSource {
       queues,
       components,
       operations_waiting: waiting,
+      resolution,
     };
   };
 
@@ -222,7 +249,7 @@ export function registerStatusGauges(registry: Registry, source: SystemStatusSou
   });
   new Gauge({
     name: 'crfq_component_up',
-    help: 'Whether each external component (price source, chain) is ok (1) or not (0)',
+    help: 'Whether each external component (price source, chain) is ok (1) or not (0: unknown before its first probe, failing, blocked, banned)',
     labelNames: ['component', 'kind'],
     registers: [registry],
     async collect() {
@@ -237,7 +264,7 @@ export function registerStatusGauges(registry: Registry, source: SystemStatusSou
     registers: [registry],
     async collect() {
       this.reset();
-      for (const reason of ['receipt_missing', 'needs_review'] as const) this.set({ reason }, 0);
+      for (const reason of PendingReasonSchema.enum) this.set({ reason }, 0);
       for (const w of (await current()).operations_waiting) this.set({ reason: w.pending_reason }, w.count);
     },
   });

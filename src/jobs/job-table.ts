@@ -13,7 +13,11 @@ export interface JobPayloads {
   [QUEUE.idempotency]: { [JOB.pruneIdempotencyKeys]: ScheduledJob };
   [QUEUE.contests]: { [JOB.resolveContest]: ResolveContestJob; [JOB.relayResolutions]: ScheduledJob };
   [QUEUE.housekeeping]: { [JOB.pruneExpiredAuth]: ScheduledJob };
-  [QUEUE.marketResolution]: { [JOB.resolveWindow]: ResolveWindowJob; [JOB.relayWindowResolutions]: ScheduledJob };
+  [QUEUE.marketResolution]: {
+    [JOB.resolveWindow]: ResolveWindowJob;
+    [JOB.relayWindowResolutions]: ScheduledJob;
+    [JOB.probePriceSources]: ScheduledJob;
+  };
   [QUEUE.rfq]: { [JOB.sweepRfqs]: ScheduledJob };
   [QUEUE.chainDeposits]: { [JOB.scanDeposits]: ScheduledJob; [JOB.sweepDeposits]: ScheduledJob };
 }

@@ -13,7 +13,7 @@ export const QUEUE = {
   contests: 'contests',
   /** Housekeeping: pruning expired sessions and used or expired wallet nonces. */
   housekeeping: 'housekeeping',
-  /** RFQ windows: resolve-window jobs (jobId = window-<market id>) and the relay that finds ended windows with open legs. */
+  /** RFQ windows: resolve-window jobs (jobId = window-<market id>), the relay that finds ended windows with open legs, and the price sources' probes. */
   marketResolution: 'market-resolution',
   /** RFQ trading: the sweeper that closes RFQs whose owner process died (its timer went with it). */
   rfq: 'rfq',
@@ -33,6 +33,7 @@ export const JOB = {
   pruneExpiredAuth: 'prune-expired-auth',
   resolveWindow: 'resolve-window',
   relayWindowResolutions: 'relay-window-resolutions',
+  probePriceSources: 'probe-price-sources',
   sweepRfqs: 'sweep-rfqs',
   scanDeposits: 'scan-deposits',
   sweepDeposits: 'sweep-deposits',
@@ -81,6 +82,8 @@ export interface ResolveWindowJob {
 export const RELAY_WINDOW_RESOLUTIONS_EVERY_MS = 5_000;
 /** resolve-window attempts (exponential from 1 s: about 4 minutes) before the relay re-enqueues it. */
 export const RESOLVE_WINDOW_ATTEMPTS = 8;
+/** The price sources' probes' default cadence; PRICE_PROBE_EVERY_MS (config.prices.probeEveryMs) sets the running one. */
+export const PROBE_PRICE_SOURCES_EVERY_MS = 60_000;
 
 /**
  * The RFQ sweeper's default cadence; RFQ_SWEEP_EVERY_MS (config.rfq.sweepEveryMs) sets the running one

@@ -10,12 +10,12 @@ insert into "window_price_checks" ("market_id", "state", "reason", "quorum", "so
 
 -- PricesRepository.readings
 -- parameters: $1 = "1042"
-select "source", "verdict", "open_price_micros", "open_observed_at_ms", "open_ref", "close_price_micros", "close_observed_at_ms", "close_ref", "error"
+select "source", "verdict", "open_price_micros", "open_observed_at_ms", "open_ref", "close_price_micros", "close_observed_at_ms", "close_ref", "error", "abstained_reason", "max_age_ms", "open_confidence_micros", "close_confidence_micros"
   from "window_price_readings"
   where "market_id" = $1;
 
--- PricesRepository.addHealth
--- parameters: $1 = ["binance"], $2 = ["1700000302000"], $3 = ["HTTP 429"], $4 = ["2"], $5 = ["1"], $6 = ["120"]
+-- PricesRepository.addHealth #1
+-- parameters: $1 = ["binance"], $2 = ["1700000302000"], $3 = ["HTTP 451"], $4 = ["2"], $5 = ["1"], $6 = ["120"]
 insert into price_source_health as h (source, last_success_at_ms, last_failure_at_ms, last_error, requests, failures, latency_ms_total)
   select t.source, case when t.requests > t.failures then t.at_ms end, case when t.failures > 0 then t.at_ms end,
          t.error, t.requests, t.failures, t.latency_ms
@@ -30,7 +30,13 @@ insert into price_source_health as h (source, last_success_at_ms, last_failure_a
     failures = h.failures + excluded.failures,
     latency_ms_total = h.latency_ms_total + excluded.latency_ms_total;
 
+-- PricesRepository.addHealth #2
+-- parameters: $1 = ["binance"], $2 = ["HTTP 451"]
+update price_source_health h set state = 'blocked', state_reason = 'blocked', state_detail = t.detail
+   from unnest($1::text[], $2::text[]) as t(source, detail)
+  where h.source = t.source;
+
 -- PricesRepository.health
-select "source", "last_success_at_ms", "last_failure_at_ms", "requests", "failures", "latency_ms_total"
+select "source", "last_success_at_ms", "last_failure_at_ms", "requests", "failures", "latency_ms_total", "state", "state_reason", "state_detail", "probed_at_ms", "ok_at_ms", "listed", "unlisted", "circuit_until_ms", "circuit_reason"
   from "price_source_health"
   order by "source";

@@ -23,7 +23,7 @@ import {
   TradingStatsSchema,
   WindowResolutionSchema,
 } from './rfq.entity.js';
-import { PriceSourceHealthSchema, WindowPriceCheckSchema, WindowPriceReadingSchema } from './prices.entity.js';
+import { PriceObservationSchema, PriceSourceHealthSchema, WindowPriceCheckSchema, WindowPriceReadingSchema } from './prices.entity.js';
 import { ContestEntryPickSchema, ContestEntrySchema, ContestMarketSchema, ContestSchema, ContestScoreCountSchema } from './contest.entity.js';
 
 export { WorkerHeartbeat };
@@ -66,6 +66,7 @@ export const schemas = [
   WindowPriceCheckSchema,
   WindowPriceReadingSchema,
   PriceSourceHealthSchema,
+  PriceObservationSchema,
   DepositAddressSchema,
   ChainCursorSchema,
   ChainDepositSchema,

@@ -1,4 +1,4 @@
-// Window resolution by a quorum of price sources (migration 20261126030000, docs/prices.md).
+// Window resolution by a quorum of price sources (migrations 20261126030000 and 20261128030000, docs/prices.md).
 import { defineEntity, p } from '@mikro-orm/core';
 
 export const WindowPriceCheckSchema = defineEntity({
@@ -30,6 +30,10 @@ export const WindowPriceReadingSchema = defineEntity({
     closeObservedAtMs: p.bigint('string').fieldName('close_observed_at_ms').nullable(),
     closeRef: p.text().fieldName('close_ref').nullable(),
     error: p.text().nullable(),
+    abstainedReason: p.text().fieldName('abstained_reason').nullable(),
+    maxAgeMs: p.bigint('string').fieldName('max_age_ms').nullable(),
+    openConfidenceMicros: p.bigint('string').fieldName('open_confidence_micros').nullable(),
+    closeConfidenceMicros: p.bigint('string').fieldName('close_confidence_micros').nullable(),
   },
 });
 
@@ -44,5 +48,33 @@ export const PriceSourceHealthSchema = defineEntity({
     requests: p.bigint('string').default('0'),
     failures: p.bigint('string').default('0'),
     latencyMsTotal: p.bigint('string').fieldName('latency_ms_total').default('0'),
+    state: p.enum(['ok', 'failing', 'blocked', 'banned'] as const).nullable(),
+    stateReason: p.text().fieldName('state_reason').nullable(),
+    stateDetail: p.text().fieldName('state_detail').nullable(),
+    probedAtMs: p.bigint('string').fieldName('probed_at_ms').nullable(),
+    okAtMs: p.bigint('string').fieldName('ok_at_ms').nullable(),
+    listed: p.text().nullable(),
+    unlisted: p.text().nullable(),
+    circuitUntilMs: p.bigint('string').fieldName('circuit_until_ms').nullable(),
+    circuitReason: p
+      .enum(['rate_limited', 'banned', 'unavailable'] as const)
+      .fieldName('circuit_reason')
+      .nullable(),
+  },
+});
+
+/** Observations fetched per (source, asset, boundary), shared by every process (migration 20261128030000). */
+export const PriceObservationSchema = defineEntity({
+  name: 'PriceObservation',
+  tableName: 'price_observations',
+  properties: {
+    source: p.text().primary(),
+    asset: p.text().primary(),
+    atMs: p.bigint('string').primary().autoincrement(false).fieldName('at_ms'),
+    priceMicros: p.bigint('string').fieldName('price_micros'),
+    observedAtMs: p.bigint('string').fieldName('observed_at_ms'),
+    ref: p.text().nullable(),
+    confidenceMicros: p.bigint('string').fieldName('confidence_micros').nullable(),
+    fetchedAtMs: p.bigint('string').fieldName('fetched_at_ms'),
   },
 });

@@ -18,6 +18,7 @@ import { Migration20261126050000_market_makers_first_class } from './Migration20
 import { Migration20261126060000_rfq_fill_path } from './Migration20261126060000_rfq_fill_path.js';
 import { Migration20261128010000_settlement_review } from './Migration20261128010000_settlement_review.js';
 import { Migration20261128020000_chain_tx } from './Migration20261128020000_chain_tx.js';
+import { Migration20261128030000_price_sources } from './Migration20261128030000_price_sources.js';
 
 export const migrationsList = [
   { name: 'Migration20261120000000_initial', class: Migration20261120000000_initial },
@@ -39,4 +40,5 @@ export const migrationsList = [
   { name: 'Migration20261126060000_rfq_fill_path', class: Migration20261126060000_rfq_fill_path },
   { name: 'Migration20261128010000_settlement_review', class: Migration20261128010000_settlement_review },
   { name: 'Migration20261128020000_chain_tx', class: Migration20261128020000_chain_tx },
+  { name: 'Migration20261128030000_price_sources', class: Migration20261128030000_price_sources },
 ];

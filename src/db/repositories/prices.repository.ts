@@ -14,7 +14,14 @@ export interface ReadingRow {
   closePrice: bigint | null;
   closeObservedAtMs: number | null;
   closeRef: string | null;
+  /** Internal detail of a failure, URLs removed (never public). */
   error: string | null;
+  /** The public code of why the source did not vote; null when it voted. */
+  reason: string | null;
+  /** The maximum age the source was judged by. */
+  maxAgeMs: number;
+  openConfidence: bigint | null;
+  closeConfidence: bigint | null;
 }
 
 export interface CheckRow {
@@ -34,8 +41,10 @@ export interface HealthSample {
   failures: number;
   latencyMs: number;
   atMs: number;
-  /** The last failure's message, when there was one. */
+  /** The last failure's message (URLs removed), when there was one. */
   error: string | null;
+  /** Set when a request was refused with 451/403/401: the source's state becomes `blocked` (its detail) until a probe clears it. */
+  blocked?: string;
 }
 
 const n8 = (v: bigint | number | null) => (v === null ? null : int8(v));
@@ -76,6 +85,10 @@ export class PricesRepository {
             close_observed_at_ms: n8(r.closeObservedAtMs),
             close_ref: r.closeRef,
             error: r.error,
+            abstained_reason: r.reason,
+            max_age_ms: int8(r.maxAgeMs),
+            open_confidence_micros: n8(r.openConfidence),
+            close_confidence_micros: n8(r.closeConfidence),
           })),
         )
         .execute();
@@ -97,6 +110,10 @@ export class PricesRepository {
         'close_observed_at_ms',
         'close_ref',
         'error',
+        'abstained_reason',
+        'max_age_ms',
+        'open_confidence_micros',
+        'close_confidence_micros',
       ])
       .where('market_id', '=', int8(marketId))
       .execute();
@@ -106,6 +123,9 @@ export class PricesRepository {
       open_observed_at_ms: int8ToNumberOrNull(r.open_observed_at_ms),
       close_price_micros: int8ToBigintOrNull(r.close_price_micros),
       close_observed_at_ms: int8ToNumberOrNull(r.close_observed_at_ms),
+      max_age_ms: int8ToNumberOrNull(r.max_age_ms),
+      open_confidence_micros: int8ToBigintOrNull(r.open_confidence_micros),
+      close_confidence_micros: int8ToBigintOrNull(r.close_confidence_micros),
     }));
   }
 
@@ -125,21 +145,47 @@ export class PricesRepository {
         requests = h.requests + excluded.requests,
         failures = h.failures + excluded.failures,
         latency_ms_total = h.latency_ms_total + excluded.latency_ms_total`.execute(this.db);
+    const blocked = samples.filter((s) => s.blocked !== undefined);
+    if (blocked.length) {
+      await sql`update price_source_health h set state = 'blocked', state_reason = 'blocked', state_detail = t.detail
+          from unnest(${blocked.map((s) => s.source)}::text[], ${blocked.map((s) => s.blocked!.slice(0, 300))}::text[]) as t(source, detail)
+         where h.source = t.source`.execute(this.db);
+    }
   }
 
+  /** Every source's counters, probe state and circuit. */
   async health() {
     const rows = await this.db
       .selectFrom('price_source_health')
-      .select(['source', 'last_success_at_ms', 'last_failure_at_ms', 'requests', 'failures', 'latency_ms_total'])
+      .select([
+        'source',
+        'last_success_at_ms',
+        'last_failure_at_ms',
+        'requests',
+        'failures',
+        'latency_ms_total',
+        'state',
+        'state_reason',
+        'state_detail',
+        'probed_at_ms',
+        'ok_at_ms',
+        'listed',
+        'unlisted',
+        'circuit_until_ms',
+        'circuit_reason',
+      ])
       .orderBy('source')
       .execute();
     return rows.map((r) => ({
-      source: r.source,
+      ...r,
       last_success_at_ms: int8ToNumberOrNull(r.last_success_at_ms),
       last_failure_at_ms: int8ToNumberOrNull(r.last_failure_at_ms),
       requests: int8ToNumber(r.requests),
       failures: int8ToNumber(r.failures),
       latency_ms_total: int8ToNumber(r.latency_ms_total),
+      probed_at_ms: int8ToNumberOrNull(r.probed_at_ms),
+      ok_at_ms: int8ToNumberOrNull(r.ok_at_ms),
+      circuit_until_ms: int8ToNumberOrNull(r.circuit_until_ms),
     }));
   }
 }

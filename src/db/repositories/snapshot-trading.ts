@@ -195,6 +195,10 @@ export const TRADING_CATALOG: Record<string, Array<[string, (db: Db) => Promise<
               closePrice: 100_000_100_000n,
               closeObservedAtMs: 1_700_000_299_999,
               closeRef: 'kline:1700000299000',
+              closeConfidence: null,
+              openConfidence: null,
+              reason: null,
+              maxAgeMs: 2_000,
               error: null,
             },
           ],
@@ -205,7 +209,7 @@ export const TRADING_CATALOG: Record<string, Array<[string, (db: Db) => Promise<
       'PricesRepository.addHealth',
       (db) =>
         new PricesRepository(db).addHealth([
-          { source: 'binance', requests: 2, failures: 1, latencyMs: 120, atMs: 1_700_000_302_000, error: 'HTTP 429' },
+          { source: 'binance', requests: 2, failures: 1, latencyMs: 120, atMs: 1_700_000_302_000, error: 'HTTP 451', blocked: 'HTTP 451' },
         ]),
     ],
     ['PricesRepository.health', (db) => new PricesRepository(db).health()],

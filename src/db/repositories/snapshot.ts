@@ -6,6 +6,7 @@ import type { DB, Db } from '../schema.js';
 import { CONTESTS_CATALOG } from './snapshot-contests.js';
 import { MONEY_CATALOG } from './snapshot-money.js';
 import { PLATFORM_CATALOG } from './snapshot-platform.js';
+import { PRICES_CATALOG } from './snapshot-prices.js';
 import { TRADING_CATALOG } from './snapshot-trading.js';
 
 export interface CompiledQuery {
@@ -21,6 +22,7 @@ const CATALOG: Record<string, Array<[string, (db: Db) => Promise<unknown>]>> = {
   ...CONTESTS_CATALOG,
   ...PLATFORM_CATALOG,
   ...TRADING_CATALOG,
+  ...PRICES_CATALOG,
 };
 
 /** A Kysely that compiles and records every statement and runs none (each returns no rows). */

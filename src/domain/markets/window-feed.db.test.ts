@@ -72,14 +72,20 @@ describe('resolveWindowFromFeed by quorum', () => {
       openPriceMicros: 100_000_000n,
       closePriceMicros: 100_500_000n,
     });
-    expect(s.check).toMatchObject({ state: 'agreed', quorum: 2, sources: names, maxAgeMs: 5000, voidAtMs: null });
-    expect(s.sources.map((x) => [x.source, x.verdict])).toEqual([
-      ['chainlink', 'missing'],
-      ['binance', 'YES'],
-      ['coinbase', 'YES'],
+    expect(s.check).toMatchObject({
+      state: 'agreed',
+      quorum: 2,
+      sources: names,
+      maxAgeMs: { chainlink: 5000, binance: 5000, coinbase: 5000 },
+      voidAtMs: null,
+    });
+    expect(s.sources.map((x) => [x.source, x.verdict, x.reason, x.maxAgeMs])).toEqual([
+      ['chainlink', 'missing', 'source_error', 5000],
+      ['binance', 'YES', null, 5000],
+      ['coinbase', 'YES', null, 5000],
     ]);
-    expect(s.sources[0]!.error).toBe('chainlink is down');
-    expect(s.sources[1]!.open).toEqual({ priceMicros: 100_000_000n, observedAtMs: w.start, ref: `ref:${w.start}` });
+    expect(s.sources[0]!.error).toBe('chainlink is down'); // kept for the operator, never on the public wire (a code is)
+    expect(s.sources[1]!.open).toEqual({ priceMicros: 100_000_000n, observedAtMs: w.start, ref: `ref:${w.start}`, confidenceMicros: null });
     expect(samples).toHaveLength(3);
     // Re-running changes nothing.
     expect(await resolveWindowFromFeed(em(), feed, w.id, opts(w.end + 9000))).toEqual({ kind: 'resolved', outcome: 'YES', recorded: false });

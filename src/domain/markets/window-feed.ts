@@ -35,9 +35,14 @@ const rowOf = (r: JudgedReading): ReadingRow => ({
   openPrice: r.open?.priceMicros ?? null,
   openObservedAtMs: r.open?.observedAtMs ?? null,
   openRef: r.open?.sourceRef ?? null,
+  openConfidence: r.open?.confidenceMicros ?? null,
   closePrice: r.close?.priceMicros ?? null,
   closeObservedAtMs: r.close?.observedAtMs ?? null,
   closeRef: r.close?.sourceRef ?? null,
+  closeConfidence: r.close?.confidenceMicros ?? null,
+  reason: r.reason,
+  maxAgeMs: r.maxAgeMs,
+  // Internal only (GET /v1/markets/{id} shows the reason code); URLs were removed by the reader.
   error: r.error ?? null,
 });
 
@@ -67,7 +72,9 @@ export async function resolveWindowFromFeed(em: Em, feed: QuorumFeed, marketId: 
   const { readings, health } = await feed.read(w.asset, start, end);
   await opts.onHealth?.(health);
   const d = decide(feed.rule, readings, start, end);
-  const check = { marketId, quorum: feed.rule.quorum, sources: feed.rule.sources, maxAgeMs: feed.rule.maxAgeMs, checkedAtMs: opts.nowMs };
+  // The check keeps the longest age of the rule; each reading keeps its own source's (the one it was judged by).
+  const maxAgeMs = Math.max(0, ...Object.values(feed.rule.maxAgeMs));
+  const check = { marketId, quorum: feed.rule.quorum, sources: feed.rule.sources, maxAgeMs, checkedAtMs: opts.nowMs };
 
   if (d.kind === 'agreed') {
     try {

@@ -14,11 +14,24 @@ import { bettingClosesAt } from './windows.js';
 
 export type WindowStatus = 'OPEN' | 'CLOSED' | 'DISPUTED' | 'RESOLVED' | 'VOIDED';
 
+export interface ObservationRecord {
+  priceMicros: bigint;
+  observedAtMs: number;
+  ref: string | null;
+  /** Pyth's confidence interval, micros; null for the other sources. */
+  confidenceMicros: bigint | null;
+}
+
 export interface SourceReadingRecord {
   source: string;
   verdict: Verdict;
-  open: { priceMicros: bigint; observedAtMs: number; ref: string | null } | null;
-  close: { priceMicros: bigint; observedAtMs: number; ref: string | null } | null;
+  open: ObservationRecord | null;
+  close: ObservationRecord | null;
+  /** Why the source did not vote (a reason code, src/domain/prices/reasons.ts); null when it voted. */
+  reason: string | null;
+  /** The maximum age its readings were judged by. */
+  maxAgeMs: number;
+  /** Internal detail of a failure (URLs removed): for operators and logs, never on the public wire. */
   error: string | null;
 }
 
@@ -27,7 +40,8 @@ export interface PriceCheckRecord {
   reason: 'disagreement' | 'too_few_readings' | null;
   quorum: number;
   sources: string[];
-  maxAgeMs: number;
+  /** Each source's maximum age (a check recorded before per-source ages: its one PRICE_MAX_AGE_MS for every source). */
+  maxAgeMs: Record<string, number>;
   checkedAtMs: number;
   voidAtMs: number | null;
 }
@@ -60,19 +74,20 @@ type WindowRow = NonNullable<Awaited<ReturnType<ReturnType<typeof positionsRepos
 
 export function checkOf(r: WindowRow): PriceCheckRecord | null {
   if (!r.check_state) return null;
+  const sources = r.check_sources!.split(',');
   return {
     state: r.check_state,
     reason: r.check_reason,
     quorum: r.check_quorum!,
-    sources: r.check_sources!.split(','),
-    maxAgeMs: r.check_max_age_ms!,
+    sources,
+    maxAgeMs: Object.fromEntries(sources.map((s) => [s, r.check_max_age_ms!])),
     checkedAtMs: r.checked_at_ms!,
     voidAtMs: r.void_at_ms,
   };
 }
 
-function side(price: bigint | null, at: number | null, ref: string | null) {
-  return price === null || at === null ? null : { priceMicros: price, observedAtMs: at, ref };
+function side(price: bigint | null, at: number | null, ref: string | null, confidence: bigint | null): ObservationRecord | null {
+  return price === null || at === null ? null : { priceMicros: price, observedAtMs: at, ref, confidenceMicros: confidence };
 }
 
 export async function getWindowState(em: Em, marketId: number, bufferMs: number, nowMs = Date.now()): Promise<WindowState> {
@@ -92,6 +107,7 @@ export async function getWindowState(em: Em, marketId: number, bufferMs: number,
         ? 'OPEN'
         : 'CLOSED';
   const readings = check ? await pricesRepository(db(em)).readings(marketId) : [];
+  for (const x of readings) if (check && x.max_age_ms !== null) check.maxAgeMs[x.source] = x.max_age_ms;
   return {
     marketId,
     asset: r.asset,
@@ -115,8 +131,10 @@ export async function getWindowState(em: Em, marketId: number, bufferMs: number,
             {
               source,
               verdict: x.verdict,
-              open: side(x.open_price_micros, x.open_observed_at_ms, x.open_ref),
-              close: side(x.close_price_micros, x.close_observed_at_ms, x.close_ref),
+              open: side(x.open_price_micros, x.open_observed_at_ms, x.open_ref, x.open_confidence_micros),
+              close: side(x.close_price_micros, x.close_observed_at_ms, x.close_ref, x.close_confidence_micros),
+              reason: x.abstained_reason ?? legacyReason(x.verdict, x.open_ref !== null && x.open_ref === x.close_ref),
+              maxAgeMs: x.max_age_ms ?? check.maxAgeMs[source] ?? 0,
               error: x.error,
             },
           ];
@@ -124,6 +142,10 @@ export async function getWindowState(em: Em, marketId: number, bufferMs: number,
       : [],
   };
 }
+
+/** The reason of a reading recorded before reasons were (migration 20261128030000): the plainest one its verdict allows. */
+const legacyReason = (verdict: Verdict, oneObservation: boolean): string | null =>
+  verdict === 'missing' ? 'source_error' : verdict === 'stale' ? (oneObservation ? 'same_observation' : 'observation_too_old') : null;
 
 /**
  * The operator's resolution: 409 BETTING_OPEN before the betting close, 409 MARKET_ALREADY_RESOLVED after a

@@ -1,42 +1,20 @@
 // PRICE_FEED source `chainlink`: one AggregatorV3Interface contract (a Chainlink price feed proxy) per asset
-// on CHAIN_RPC_URL (CHAINLINK_FEEDS). A proxy's round id is (phaseId << 64) | aggregator round id: rounds
-// count up from 1 within a phase, with non-decreasing updatedAt. The price at t is the answer of the round
-// in force at t, the last one with updatedAt <= t, found by binary search over the round ids of the phase
-// (then of the phase before, when t precedes the phase's first round): about log2(rounds) + 3 calls, never a
-// scan. The answer is scaled by decimals() to micros; the round id is the identifier.
-import { BaseError, ContractFunctionRevertedError, createPublicClient, http, webSocket, type PublicClient, type Transport } from 'viem';
+// on CHAIN_RPC_URL (CHAINLINK_FEEDS). The price at t is the answer of the round in force at t, the last one
+// with updatedAt <= t (chainlink-rounds.ts: a binary search, never a scan), scaled by decimals() to micros;
+// the round id is the identifier. On an L2 the chain's sequencer uptime feed (CHAINLINK_SEQUENCER_FEED, the
+// same interface: answer 0 = up, 1 = down, startedAt = when the status changed; docs.chain.link, "L2 Sequencer
+// Uptime Feeds") is read first: the source abstains when the sequencer was down at t (`sequencer_down`) or had
+// come back less than CHAINLINK_SEQUENCER_GRACE_MS before t (`sequencer_grace_period`), as Chainlink's own
+// example does with its GRACE_PERIOD_TIME. RPC failures become a reason code with the endpoint's URL
+// removed (viem's messages name it, and a provider's URL holds its key).
+import { BaseError, createPublicClient, http, webSocket, type PublicClient, type Transport } from 'viem';
+import { redactUrls } from '../../redact-url.js';
+import { AGGREGATOR_V3_ABI, getRound, latestRound, roundAt } from './chainlink-rounds.js';
 import { scaledToMicros } from './decimal.js';
-import type { PriceFeed } from './feed.js';
+import type { PriceFeed, PriceObservation, SourceProbe } from './feed.js';
+import { Abstain } from './reasons.js';
 
-export const AGGREGATOR_V3_ABI = [
-  { type: 'function', name: 'decimals', stateMutability: 'view', inputs: [], outputs: [{ name: '', type: 'uint8' }] },
-  {
-    type: 'function',
-    name: 'latestRoundData',
-    stateMutability: 'view',
-    inputs: [],
-    outputs: [
-      { name: 'roundId', type: 'uint80' },
-      { name: 'answer', type: 'int256' },
-      { name: 'startedAt', type: 'uint256' },
-      { name: 'updatedAt', type: 'uint256' },
-      { name: 'answeredInRound', type: 'uint80' },
-    ],
-  },
-  {
-    type: 'function',
-    name: 'getRoundData',
-    stateMutability: 'view',
-    inputs: [{ name: '_roundId', type: 'uint80' }],
-    outputs: [
-      { name: 'roundId', type: 'uint80' },
-      { name: 'answer', type: 'int256' },
-      { name: 'startedAt', type: 'uint256' },
-      { name: 'updatedAt', type: 'uint256' },
-      { name: 'answeredInRound', type: 'uint80' },
-    ],
-  },
-] as const;
+export { AGGREGATOR_V3_ABI, roundAt } from './chainlink-rounds.js';
 
 export interface ChainlinkOptions {
   rpcUrl: string;
@@ -44,18 +22,23 @@ export interface ChainlinkOptions {
   feeds: Readonly<Record<string, string>>;
   timeoutMs: number;
   retries: number;
+  /** The chain's L2 sequencer uptime feed (proxy); none on an L1. */
+  sequencerFeed?: string;
+  /** After the sequencer came back, readings within this long abstain (default 1 hour). */
+  sequencerGraceMs?: number;
   /** For tests: the transport (e.g. one that counts calls); default http/webSocket of rpcUrl. */
   transport?: Transport;
 }
 
-interface Round {
-  roundId: bigint;
-  answer: bigint;
-  updatedAt: bigint;
+/** A viem failure as an Abstain: `timeout`, `unreachable` or `source_error`, its message without any URL. */
+export function chainFailure(err: unknown): Abstain {
+  if (err instanceof Abstain) return err;
+  const base = err instanceof BaseError ? err : null;
+  const timedOut = !!base?.walk((e) => (e as Error).name === 'TimeoutError');
+  const http = base?.walk((e) => (e as Error).name === 'HttpRequestError' || (e as Error).name === 'WebSocketRequestError');
+  const message = redactUrls(base?.shortMessage ?? (err instanceof Error ? err.message : String(err))).slice(0, 200);
+  return new Abstain(timedOut ? 'timeout' : http ? 'unreachable' : 'source_error', message);
 }
-
-const PHASE_SHIFT = 64n;
-const AGG_MASK = (1n << PHASE_SHIFT) - 1n;
 
 export function createChainlinkFeed(opts: ChainlinkOptions): PriceFeed {
   const transport =
@@ -65,87 +48,98 @@ export function createChainlinkFeed(opts: ChainlinkOptions): PriceFeed {
       : http(opts.rpcUrl, { timeout: opts.timeoutMs, retryCount: opts.retries }));
   const client = createPublicClient({ transport }) as PublicClient;
   const decimals = new Map<string, Promise<number>>();
+  const graceS = BigInt(Math.ceil((opts.sequencerGraceMs ?? 3_600_000) / 1000));
+  const addressOf = (asset: string) => {
+    const address = opts.feeds[asset] as `0x${string}` | undefined;
+    if (!address) throw new Abstain('not_listed', `no CHAINLINK_FEEDS entry for ${asset}`);
+    return address;
+  };
+  const decimalsOf = (address: `0x${string}`) => {
+    let d = decimals.get(address);
+    if (!d) {
+      d = client.readContract({ address, abi: AGGREGATOR_V3_ABI, functionName: 'decimals' }).then(Number);
+      decimals.set(address, d);
+      d.catch(() => decimals.delete(address));
+    }
+    return d;
+  };
+  const observation = async (
+    address: `0x${string}`,
+    round: { roundId: bigint; answer: bigint; updatedAt: bigint },
+  ): Promise<PriceObservation | null> =>
+    round.answer <= 0n
+      ? null
+      : {
+          priceMicros: scaledToMicros(round.answer, await decimalsOf(address)),
+          observedAtMs: Number(round.updatedAt) * 1000,
+          sourceRef: `round:${round.roundId}`,
+        };
+  const checkSequencer = (tsS: bigint) => (opts.sequencerFeed ? sequencerCheck(client, opts.sequencerFeed as `0x${string}`, tsS, graceS) : undefined);
+  const guard = async <T>(fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn();
+    } catch (err) {
+      throw chainFailure(err);
+    }
+  };
 
   return {
     source: 'chainlink',
-    async priceAt(asset, tsMs) {
-      const address = opts.feeds[asset] as `0x${string}` | undefined;
-      if (!address) return null;
-      let d = decimals.get(address);
-      if (!d) {
-        d = client.readContract({ address, abi: AGGREGATOR_V3_ABI, functionName: 'decimals' }).then(Number);
-        decimals.set(address, d);
-        d.catch(() => decimals.delete(address));
-      }
-      const round = await roundAt(client, address, BigInt(Math.floor(tsMs / 1000)));
-      if (!round || round.answer <= 0n) return null;
-      return {
-        priceMicros: scaledToMicros(round.answer, await d),
-        observedAtMs: Number(round.updatedAt) * 1000,
-        sourceRef: `round:${round.roundId}`,
-      };
-    },
+    covers: (asset) => opts.feeds[asset] !== undefined,
+    priceAt: (asset, tsMs) =>
+      guard(async () => {
+        const address = addressOf(asset);
+        const tsS = BigInt(Math.floor(tsMs / 1000));
+        await checkSequencer(tsS);
+        const round = await roundAt(client, address, tsS);
+        return round ? observation(address, round) : null;
+      }),
+    lookup: (asset, ref) =>
+      guard(async () => {
+        const m = /^round:(\d{1,30})$/.exec(ref);
+        if (!m) return null;
+        const address = addressOf(asset);
+        const round = await getRound(client, address, BigInt(m[1]!));
+        return round ? observation(address, round) : null;
+      }),
+    probe: (assets) => guard(() => probeFeeds(client, opts, assets, decimalsOf)),
   };
 }
 
-/** The round in force at `tsS` (Unix seconds): the last round with 0 < updatedAt <= tsS; null before the first. */
-export async function roundAt(client: PublicClient, address: `0x${string}`, tsS: bigint): Promise<Round | null> {
-  const [roundId, answer, , updatedAt] = await client.readContract({ address, abi: AGGREGATOR_V3_ABI, functionName: 'latestRoundData' });
-  if (updatedAt > 0n && updatedAt <= tsS) return { roundId, answer, updatedAt };
-  let phase = roundId >> PHASE_SHIFT;
-  let last = roundId & AGG_MASK;
-  const get = async (agg: bigint): Promise<Round | null> => {
-    try {
-      const [id, a, , u] = await client.readContract({
-        address,
-        abi: AGGREGATOR_V3_ABI,
-        functionName: 'getRoundData',
-        args: [(phase << PHASE_SHIFT) | agg],
-      });
-      return u > 0n ? { roundId: id, answer: a, updatedAt: u } : null;
-    } catch (err) {
-      // A round that does not exist reverts ("No data present"); anything else (the RPC is down) fails the read.
-      if (err instanceof BaseError && err.walk((e) => e instanceof ContractFunctionRevertedError)) return null;
-      throw err;
-    }
-  };
-  while (phase >= 1n) {
-    const first = last >= 1n ? await get(1n) : null;
-    if (first && first.updatedAt <= tsS) {
-      // Invariant: round lo is in force at or before tsS; the answer is in [lo, hi].
-      let lo = 1n;
-      let best = first;
-      let hi = last - 1n; // `last` is after tsS (latestRoundData or the end of an earlier phase was checked)
-      while (lo < hi) {
-        const mid = (lo + hi + 1n) / 2n;
-        const r = await get(mid);
-        if (r && r.updatedAt <= tsS) {
-          lo = mid;
-          best = r;
-        } else hi = mid - 1n;
-      }
-      return best;
-    }
-    phase -= 1n;
-    if (phase < 1n) break;
-    last = (await lastRoundOf(get)) + 1n; // +1: every round of the earlier phase may be at or before tsS
+/** Throws when the L2 sequencer was down at `tsS`, or had come back less than `graceS` before it. */
+async function sequencerCheck(client: PublicClient, feed: `0x${string}`, tsS: bigint, graceS: bigint): Promise<void> {
+  const status = await roundAt(client, feed, tsS, 'startedAt');
+  if (!status) return; // no status change recorded before tsS: the feed started later, the sequencer was not reported down
+  if (status.answer !== 0n) throw new Abstain('sequencer_down', `the L2 sequencer was down at ${tsS} (since ${status.startedAt})`);
+  const recovered = (status.roundId & ((1n << 64n) - 1n)) > 1n; // an "up" round after a "down" one
+  if (recovered && tsS - status.startedAt < graceS) {
+    throw new Abstain('sequencer_grace_period', `the L2 sequencer came back at ${status.startedAt}, less than ${graceS} s before ${tsS}`);
   }
-  return null;
 }
 
-/** The last aggregator round id of a phase: galloping up from 1, then a binary search (2·log2 n calls). */
-async function lastRoundOf(get: (agg: bigint) => Promise<Round | null>): Promise<bigint> {
-  if (!(await get(1n))) return 0n;
-  let lo = 1n;
-  let hi = 2n;
-  while (await get(hi)) {
-    lo = hi;
-    hi *= 2n;
+/** The probe: the sequencer feed holds a contract with a round; each asset's feed holds a contract with a round and decimals. */
+async function probeFeeds(
+  client: PublicClient,
+  opts: ChainlinkOptions,
+  assets: readonly string[],
+  decimalsOf: (address: `0x${string}`) => Promise<number>,
+): Promise<SourceProbe> {
+  const out: SourceProbe = { listed: [], unlisted: [] };
+  if (opts.sequencerFeed) {
+    const seq = opts.sequencerFeed as `0x${string}`;
+    if (!(await client.getCode({ address: seq }))) throw new Abstain('source_error', 'CHAINLINK_SEQUENCER_FEED holds no contract on this chain');
+    await latestRound(client, seq);
   }
-  while (hi - lo > 1n) {
-    const mid = (lo + hi) / 2n;
-    if (await get(mid)) lo = mid;
-    else hi = mid;
+  for (const asset of assets) {
+    const address = opts.feeds[asset] as `0x${string}` | undefined;
+    // An address holding no contract lists nothing: a typo, or another chain's address.
+    if (!address || !(await client.getCode({ address }))) {
+      out.unlisted.push(asset);
+      continue;
+    }
+    await latestRound(client, address);
+    await decimalsOf(address);
+    out.listed.push(asset);
   }
-  return lo;
+  return out;
 }

@@ -1,5 +1,6 @@
 // Vectors computed independently (Python hashlib) from the formula published in the spec.
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../config.js';
 import { createDemoFeed, demoPriceMicros } from './demo.js';
 import { createPriceFeeds } from './create.js';
 import { windowOutcome } from './feed.js';
@@ -65,20 +66,12 @@ describe('window outcome', () => {
 
 describe('createPriceFeeds', () => {
   it('PRICE_FEED=demo gives the demo feed with the configured seed and spread', async () => {
-    const settings = {
-      sources: ['demo'] as const,
-      quorum: 1,
-      maxAgeMs: 60_000,
-      timeoutMs: 1000,
-      retries: 0,
-      demoSeed: 'other',
-      demoSpreadBps: 50,
-      binance: { apiUrl: 'http://127.0.0.1:9', symbols: {} },
-      coinbase: { apiUrl: 'http://127.0.0.1:9', products: {} },
-      chainlink: { rpcUrl: undefined, feeds: {} },
-    };
-    const [feed] = createPriceFeeds(settings, () => T0);
+    const settings = { ...loadConfig({ DEMO_PRICE_SEED: 'other' }).prices, sources: ['demo' as const] };
+    const [feed] = createPriceFeeds(settings, { now: () => T0 });
     expect(feed!.source).toBe('demo');
     expect(await feed!.priceAt('BTC', T0)).toEqual({ priceMicros: 99_749_659_509n, observedAtMs: T0, sourceRef: `second:${T0 / 1000}` });
+    // prices:verify looks the same second up again by its identifier.
+    expect(await feed!.lookup!('BTC', `second:${T0 / 1000}`)).toEqual(await feed!.priceAt('BTC', T0));
+    expect(await feed!.probe!(['BTC', 'DOGE'])).toEqual({ listed: ['BTC'], unlisted: ['DOGE'] });
   });
 });

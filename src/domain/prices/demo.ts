@@ -25,13 +25,23 @@ export interface DemoFeedOptions {
 
 export function createDemoFeed(opts: DemoFeedOptions): PriceFeed {
   const now = opts.now ?? Date.now;
+  const at = (asset: string, s: number): PriceObservation | null => {
+    const priceMicros = demoPriceMicros(opts.seed, asset, s * 1000, opts.spreadBps);
+    return priceMicros === null ? null : { priceMicros, observedAtMs: s * 1000, sourceRef: `second:${s}` };
+  };
   return {
     source: 'demo',
+    covers: (asset) => DEMO_BASES_MICROS[asset] !== undefined,
     async priceAt(asset: string, tsMs: number): Promise<PriceObservation | null> {
       if (tsMs > now()) return null;
-      const priceMicros = demoPriceMicros(opts.seed, asset, tsMs, opts.spreadBps);
-      const s = Math.floor(tsMs / 1000);
-      return priceMicros === null ? null : { priceMicros, observedAtMs: s * 1000, sourceRef: `second:${s}` };
+      return at(asset, Math.floor(tsMs / 1000));
+    },
+    async lookup(asset, ref) {
+      const m = /^second:(\d{1,12})$/.exec(ref);
+      return m ? at(asset, Number(m[1])) : null;
+    },
+    async probe(assets) {
+      return { listed: assets.filter((a) => DEMO_BASES_MICROS[a] !== undefined), unlisted: assets.filter((a) => DEMO_BASES_MICROS[a] === undefined) };
     },
   };
 }

@@ -1,14 +1,15 @@
 // The quorum rule and the exact decimal scaling, pure.
 import { describe, expect, it } from 'vitest';
 import { decimalToMicros, scaledToMicros } from './decimal.js';
-import { decide, describeRule, judge, type SourceReading } from './quorum.js';
+import { decide, describeRule, judge, judgeReading, sameAge, type SourceReading } from './quorum.js';
+import { pythToMicros } from './pyth.js';
 
 const START = 1_767_225_600_000;
 const END = START + 60_000;
 const obs = (priceMicros: bigint, observedAtMs: number) => ({ priceMicros, observedAtMs });
 const up = (source: string): SourceReading => ({ source, open: obs(100n, START - 1), close: obs(101n, END - 1) });
 const down = (source: string): SourceReading => ({ source, open: obs(100n, START), close: obs(100n, END) });
-const rule = { sources: ['chainlink', 'binance', 'coinbase'], quorum: 2, maxAgeMs: 5000 };
+const rule = { sources: ['chainlink', 'binance', 'coinbase'], quorum: 2, maxAgeMs: sameAge(['chainlink', 'binance', 'coinbase'], 5000) };
 
 describe('decimalToMicros', () => {
   it('scales decimal text exactly, cutting past the sixth decimal, with no float on the way', () => {
@@ -27,6 +28,14 @@ describe('decimalToMicros', () => {
     expect(scaledToMicros(9_712_345_000_000n, 8)).toBe(97_123_450_000n);
     expect(scaledToMicros(3_001_625_540_123_456_789_000n, 18)).toBe(3_001_625_540n);
     expect(scaledToMicros(97_123n, 0)).toBe(97_123_000_000n);
+  });
+
+  it('scales a Pyth price × 10^expo exactly, whatever the exponent', () => {
+    expect(pythToMicros('5924002645461', -8)).toBe(59_240_026_454n); // 59240.02645461, cut toward zero
+    expect(pythToMicros('2528354539', -8)).toBe(25_283_545n);
+    expect(pythToMicros('123', -2)).toBe(1_230_000n);
+    expect(pythToMicros('7', 3)).toBe(7_000_000_000n);
+    expect(pythToMicros('99999999999999999', -12)).toBe(99_999_999_999n); // past 2^53: exact as bigint
   });
 });
 
@@ -66,12 +75,57 @@ describe('the quorum rule', () => {
     });
     const q1 = { ...rule, quorum: 1 };
     expect(decide(q1, [up('chainlink'), down('binance')], START, END)).toMatchObject({ kind: 'undecided', reason: 'disagreement' });
-    const four = { sources: ['a', 'b', 'c', 'd'], quorum: 2, maxAgeMs: 5000 };
+    const four = { sources: ['a', 'b', 'c', 'd'], quorum: 2, maxAgeMs: sameAge(['a', 'b', 'c', 'd'], 5000) };
     expect(decide(four, [up('a'), up('b'), down('c'), down('d')], START, END)).toMatchObject({
       kind: 'undecided',
       reason: 'disagreement',
       complete: true,
     });
-    expect(describeRule(rule)).toBe('2 of chainlink,binance,coinbase agree; readings at most 5000 ms old');
+    expect(describeRule({ ...rule, maxAgeMs: { chainlink: 3_660_000, binance: 2000, coinbase: 60_000 } })).toBe(
+      "2 of chainlink,binance,coinbase agree; each reading at most its source's age old (chainlink 3660000 ms, binance 2000 ms, coinbase 60000 ms)",
+    );
+  });
+
+  it('each source is judged by its own age, and says why it did not vote', () => {
+    const ages = { binance: 2000, coinbase: 60_000 };
+    const r = { open: obs(100n, START - 30_000), close: obs(101n, END - 30_000) };
+    const d = decide(
+      { sources: ['binance', 'coinbase'], quorum: 1, maxAgeMs: ages },
+      [
+        { source: 'binance', ...r },
+        { source: 'coinbase', ...r },
+      ],
+      START,
+      END,
+    );
+    expect(d.readings.map((x) => [x.source, x.verdict, x.reason, x.maxAgeMs])).toEqual([
+      ['binance', 'stale', 'observation_too_old', 2000],
+      ['coinbase', 'YES', null, 60_000],
+    ]);
+    expect(judgeReading({ source: 'a', open: null, close: null, reason: 'blocked' }, START, END, 1000)).toEqual({
+      verdict: 'missing',
+      reason: 'blocked',
+      final: false,
+    });
+    expect(judgeReading({ source: 'a', open: null, close: obs(1n, END), reason: 'boundary_not_published' }, START, END, 1000)).toEqual({
+      verdict: 'missing',
+      reason: 'boundary_not_published',
+      final: true,
+    });
+  });
+
+  it('decides at once when nothing more can come; waits while a source may still answer', () => {
+    const ages = sameAge(['a', 'b', 'c'], 5000);
+    const gone = (source: string): SourceReading => ({ source, open: null, close: null, reason: 'boundary_not_published' });
+    const later = (source: string): SourceReading => ({ source, open: null, close: null, reason: 'not_published_yet' });
+    expect(decide({ sources: ['a', 'b', 'c'], quorum: 2, maxAgeMs: ages }, [up('a'), gone('b'), gone('c')], START, END)).toMatchObject({
+      kind: 'undecided',
+      reason: 'too_few_readings',
+      complete: true,
+    });
+    expect(decide({ sources: ['a', 'b', 'c'], quorum: 2, maxAgeMs: ages }, [up('a'), gone('b'), later('c')], START, END)).toMatchObject({
+      kind: 'undecided',
+      complete: false,
+    });
   });
 });

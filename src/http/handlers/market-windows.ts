@@ -1,7 +1,7 @@
 // One RFQ market window with its status and resolution (getMarket), and the operator's override
 // (resolveMarketWindow, docs/trading.md, "Resolution and settlement"). The override only records the outcome; settling the
 // positions on the window is the resolve-window job's, enqueued right after.
-import type { MarketWindowStateResponse, SourceReading } from '../../../generated/openapi/types.gen.js';
+import type { AbstainedReason, MarketWindowStateResponse, PriceSourceName, SourceReading } from '../../../generated/openapi/types.gen.js';
 import { getWindowState, resolveWindowByOperator, type SourceReadingRecord, type WindowState } from '../../domain/markets/window-resolution.js';
 import { describeRule } from '../../domain/prices/quorum.js';
 import { NO_STORE, type HandlersFor } from '../handler.js';
@@ -33,7 +33,7 @@ export function marketStateWire(w: WindowState): MarketWindowStateResponse {
       price_source: w.priceSource,
       resolved_at_ms: w.resolvedAtMs,
       resolution_rule: w.check
-        ? { sources: w.check.sources as SourceReading['source'][], quorum: w.check.quorum, max_age_ms: w.check.maxAgeMs, rule: describeRule(w.check) }
+        ? { sources: w.check.sources as PriceSourceName[], quorum: w.check.quorum, max_age_ms: w.check.maxAgeMs, rule: describeRule(w.check) }
         : null,
       dispute: w.check?.state === 'disputed' ? { reason: w.check.reason!, disputed_at_ms: w.check.checkedAtMs, void_at_ms: w.check.voidAtMs! } : null,
       sources: w.sources.map(readingWire),
@@ -42,14 +42,20 @@ export function marketStateWire(w: WindowState): MarketWindowStateResponse {
 }
 
 const observationWire = (o: SourceReadingRecord['open']) =>
-  o && { price_micros: o.priceMicros.toString(), observed_at_ms: o.observedAtMs, ref: o.ref };
+  o && {
+    price_micros: o.priceMicros.toString(),
+    observed_at_ms: o.observedAtMs,
+    ref: o.ref,
+    confidence_micros: o.confidenceMicros === null ? null : o.confidenceMicros.toString(),
+  };
 
 const readingWire = (r: SourceReadingRecord): SourceReading => ({
-  source: r.source as SourceReading['source'],
+  source: r.source as PriceSourceName,
   vote: r.verdict,
   open: observationWire(r.open),
   close: observationWire(r.close),
-  error: r.error,
+  // The code only: the stored failure text (`error`) stays with the operator's logs and prices:verify.
+  abstained_reason: r.reason as AbstainedReason,
 });
 
 /** A resolution is final, so a resolved or voided window may be cached for good; before that its status moves. */

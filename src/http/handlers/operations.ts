@@ -2,7 +2,8 @@
 import { SIGNATURE_BACKEND } from '../../domain/signatures/recover.js';
 import { NO_STORE, type HandlersFor } from '../handler.js';
 import type { HttpMetrics } from '../metrics.js';
-import type { CheckState as CheckStateName, Readiness } from '../../../generated/openapi/types.gen.js';
+import type { CheckState as CheckStateName, PriceSourceStatus, Readiness } from '../../../generated/openapi/types.gen.js';
+import type { SourceStatus } from '../../domain/prices/health.js';
 import { Unavailable } from '../../domain/errors.js';
 import type { Logger } from '../../logger.js';
 import { withDeadline } from '../../jobs/queue-gate.js';
@@ -23,20 +24,23 @@ export interface ReadinessProbe {
   workers(): Promise<void>;
   /** Throws CheckState('missing') when a job scheduler does not exist. */
   schedulers(): Promise<void>;
-  /** The listed price sources' last success and failure (a degraded check: it never fails readiness). */
-  prices?(): Promise<Array<{ source: string; lastSuccessAtMs: number | null; lastFailureAtMs: number | null }>>;
+  /** The listed price sources' states (a degraded check: it never fails readiness). */
+  prices?(): Promise<SourceStatus[]>;
 }
 
-type PriceSources = Awaited<ReturnType<NonNullable<ReadinessProbe['prices']>>>;
-
-/** 'ok', 'degraded' when a source's last failure is newer than its last success, 'unknown' before any reading. */
-async function pricesCheck(probe: ReadinessProbe, log: Logger): Promise<{ state: 'ok' | 'degraded' | 'unknown'; sources: PriceSources }> {
+/** 'ok' when every listed source is ok, 'unknown' before any probe, else 'degraded' (a source failing, blocked, banned...). */
+async function pricesCheck(probe: ReadinessProbe, log: Logger): Promise<{ state: 'ok' | 'degraded' | 'unknown'; sources: SourceStatus[] }> {
   if (!probe.prices) return { state: 'unknown', sources: [] };
   try {
     const sources = await withDeadline(probe.prices(), CHECK_TIMEOUT_MS, 'readiness check prices');
-    if (sources.every((s) => s.lastSuccessAtMs === null && s.lastFailureAtMs === null)) return { state: 'unknown', sources };
-    const down = sources.filter((s) => s.lastFailureAtMs !== null && (s.lastSuccessAtMs === null || s.lastFailureAtMs > s.lastSuccessAtMs));
-    if (down.length) log.warn({ check: 'prices', sources: down.map((s) => s.source) }, 'readiness check prices degraded');
+    if (sources.every((s) => s.state === 'unknown')) return { state: 'unknown', sources };
+    const down = sources.filter((s) => s.state !== 'ok');
+    if (down.length) {
+      log.warn(
+        { check: 'prices', sources: down.map((s) => ({ source: s.source, state: s.state, reason: s.reason, fix: s.fix })) },
+        'readiness check prices degraded',
+      );
+    }
     return { state: down.length ? 'degraded' : 'ok', sources };
   } catch (err) {
     log.warn({ check: 'prices', err }, 'readiness check prices could not read the sources');
@@ -106,7 +110,12 @@ export function operationsHandlers(probe: ReadinessProbe, metrics: HttpMetrics):
       ]);
       const checks: Readiness['checks'] = { database, queue, bus, migrations, workers, schedulers, prices: prices.state };
       const priceSources = prices.sources.map((s) => ({
-        source: s.source,
+        source: s.source as PriceSourceStatus['source'],
+        state: s.state,
+        reason: s.reason,
+        fix: s.fix,
+        retry_at_ms: s.retryAtMs,
+        checked_at_ms: s.checkedAtMs,
         last_success_at_ms: s.lastSuccessAtMs,
         last_failure_at_ms: s.lastFailureAtMs,
       }));
