@@ -16,6 +16,7 @@ import { Migration20261126020500_custodial_deposits } from './Migration202611260
 import { Migration20261126030000_price_quorum } from './Migration20261126030000_price_quorum.js';
 import { Migration20261126050000_market_makers_first_class } from './Migration20261126050000_market_makers_first_class.js';
 import { Migration20261126060000_rfq_fill_path } from './Migration20261126060000_rfq_fill_path.js';
+import { Migration20261128030000_history } from './Migration20261128030000_history.js';
 
 export const migrationsList = [
   { name: 'Migration20261120000000_initial', class: Migration20261120000000_initial },
@@ -35,4 +36,5 @@ export const migrationsList = [
   { name: 'Migration20261126030000_price_quorum', class: Migration20261126030000_price_quorum },
   { name: 'Migration20261126050000_market_makers_first_class', class: Migration20261126050000_market_makers_first_class },
   { name: 'Migration20261126060000_rfq_fill_path', class: Migration20261126060000_rfq_fill_path },
+  { name: 'Migration20261128030000_history', class: Migration20261128030000_history },
 ];
