@@ -3,8 +3,9 @@
 // of the taker and of the maker (GET /v1/users/ledger) adds up to their balances, and GET /v1/users/operations
 // lists the deposits and the withdrawal. Both are walked page by page while new deposits commit: the statement
 // stays a snapshot (chained, no gap, no duplicate: src/testing/statement.ts), the operations list shows every
-// operation older than its first page once.
+// operation older than its first page once. The complete walks go through the SDK's iterators (sdk/src/history.ts).
 import { randomUUID } from 'node:crypto';
+import { createClient, operationsHistory, statement as sdkStatement } from '@contest-rfq/sdk';
 import { describe, expect, it } from 'vitest';
 import {
   createDeposit,
@@ -54,6 +55,13 @@ async function operations(client: Client, limit: number, between?: () => Promise
   return out;
 }
 
+/** Every item of an SDK iterator, as the SDK's client of `token` walks it. */
+async function all<T>(walk: (client: ReturnType<typeof createClient>) => AsyncIterable<T>, token: string): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of walk(createClient({ baseUrl: base, token }))) out.push(item);
+  return out;
+}
+
 async function balances(client: Client) {
   const [a, r, tk] = await Promise.all([
     send(getAvailableBalance({ client })),
@@ -95,7 +103,7 @@ describe('history after deposits, a withdrawal, a fill and a settlement', () => 
       .toBe('won');
 
     const mk = sdkClient(base, maker.token);
-    const takerWalk = await statement(tk, 2);
+    const takerWalk = await all((c) => sdkStatement(c, { limit: 2 }), taker.token);
     expect(takerWalk.map((m) => m.kind)).toEqual(['position_settle', 'rfq_reserve', 'withdraw_settle', 'withdraw_reserve', 'deposit', 'deposit']);
     expect(takerWalk[0]).toMatchObject({
       reference: { type: 'market_window', id: String(eth) },
@@ -103,7 +111,7 @@ describe('history after deposits, a withdrawal, a fill and a settlement', () => 
     });
     expect(expectChained(takerWalk.map(fromWire))).toEqual(await balances(tk));
     expect(await balances(tk)).toEqual({ available: 23_000_000n, reserved: 0n, appToken: 0n });
-    const makerWalk = await statement(mk, 1);
+    const makerWalk = await all((c) => sdkStatement(c, { limit: 1 }), maker.token);
     expect(makerWalk.map((m) => [m.kind, m.reference.type])).toEqual([
       ['position_settle', 'market_window'],
       ['rfq_fill', 'position'],
@@ -112,7 +120,8 @@ describe('history after deposits, a withdrawal, a fill and a settlement', () => 
     expect(makerWalk[1]!.reference.id).toBe(positionId);
     expect(expectChained(makerWalk.map(fromWire))).toEqual(await balances(mk));
 
-    const ops = await operations(tk, 50);
+    const ops = await all((c) => operationsHistory(c), taker.token);
+    expect(await all((c) => operationsHistory(c, { kind: 'deposit', limit: 1 }), taker.token)).toEqual(ops.slice(1));
     expect(ops.map((o) => [o.kind, o.status, o.amount_micros])).toEqual([
       ['withdraw', 'success', '3000000'],
       ['deposit', 'success', '5000000'],
