@@ -12,7 +12,13 @@
 // A Movement is also what a `balance` event of the user channel will carry (issue 36, item 2): its kind,
 // reference, change and balances after, built at posting time from the same postings.
 import type { Em } from '../../db/orm.js';
-import { NO_KEY, statementRepository, type MovementPart, type ScannedEntry } from '../../db/repositories/statement.repository.js';
+import {
+  NO_KEY,
+  statementRepository,
+  type MovementPart,
+  type ScannedEntry,
+  type StatementRepository,
+} from '../../db/repositories/statement.repository.js';
 import { db } from '../../db/schema.js';
 import { cursorKey } from '../contests/lobby.js';
 import { invalidCursor, openCursor, sealCursor } from '../keyset-cursor.js';
@@ -156,27 +162,38 @@ export async function ledgerStatement(
   q: { limit: number; cursor?: string | undefined },
 ): Promise<{ movements: Movement[]; nextCursor: string | null }> {
   const key = await cursorKey(em);
-  const repo = statementRepository(db(em));
+  const given = q.cursor === undefined ? null : decodePosition(key, userId, q.cursor);
+  const { movements, next } = await em.transactional(async (tx) => {
+    const repo = statementRepository(db(tx));
+    await repo.preferOrderedScans();
+    return statementPage(repo, userId, q.limit, given);
+  });
+  return { movements, nextCursor: next && encodePosition(key, userId, next) };
+}
+
+/** The page's movements, and the position after them when more follow. From the first page when `given` is null. */
+async function statementPage(
+  repo: StatementRepository,
+  userId: string,
+  limit: number,
+  given: StatementPosition | null,
+): Promise<{ movements: Movement[]; next: StatementPosition | null }> {
   const accounts = (await repo.accounts(userId)).filter((a) => balanceOfAccountKind(a.kind));
   const nameOf = new Map(accounts.map((a) => [a.id, balanceOfAccountKind(a.kind)!]));
-  let at: StatementPosition;
-  if (q.cursor === undefined) {
-    at = { before: NO_KEY, upTo: { ...ZERO }, balances: { ...ZERO } };
+  const at: StatementPosition = given ?? { before: NO_KEY, upTo: { ...ZERO }, balances: { ...ZERO } };
+  if (!given) {
     for (const a of accounts) {
       at.upTo[nameOf.get(a.id)!] = a.highest;
       at.balances[nameOf.get(a.id)!] = a.balance;
     }
-  } else {
-    at = decodePosition(key, userId, q.cursor);
   }
   const bounded = accounts.map((a) => ({ id: a.id, upTo: at.upTo[nameOf.get(a.id)!] }));
   let chosen: PageChoice | null = null;
-  for (let perAccount = 2 * (q.limit + 1); !chosen; perAccount *= 4) {
-    chosen = choosePage(bounded.length ? await repo.scan(bounded, at.before, perAccount) : [], perAccount, q.limit);
+  for (let perAccount = 2 * (limit + 1); !chosen; perAccount *= 4) {
+    chosen = choosePage(bounded.length ? await repo.scan(bounded, at.before, perAccount) : [], perAccount, limit);
   }
   const parts = await repo.movements(chosen.page, [...nameOf.keys()]);
   const { movements, next } = walk(at.balances, chosen.page, parts, (id) => nameOf.get(id));
   const last = chosen.page.at(-1);
-  const nextCursor = chosen.more && last ? encodePosition(key, userId, { before: last.key, upTo: at.upTo, balances: next }) : null;
-  return { movements, nextCursor };
+  return { movements, next: chosen.more && last ? { before: last.key, upTo: at.upTo, balances: next } : null };
 }

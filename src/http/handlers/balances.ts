@@ -1,4 +1,4 @@
-// Balances, deposits, withdrawals and their operations; the operator's app-token credit.
+// Balances, deposits, withdrawals and the operator's app-token credit (an operation read by id, and the lists: history.ts).
 import { isAddress } from 'viem';
 import type { OperationPending } from '../../../generated/openapi/types.gen.js';
 import { Unprocessable, ValidationFailed } from '../../domain/errors.js';
