@@ -53,7 +53,7 @@ export function validatePosting(p: Posting): void {
 }
 
 const refKey = (a: AccountRef) => ('system' in a ? `system:${a.system}` : 'pot' in a ? `pot:${a.pot}` : `${a.userId}:${a.kind}`);
-const isUser = (a: AccountRef): a is { userId: string; kind: UserAccountKind } => 'userId' in a;
+export const isUser = (a: AccountRef): a is { userId: string; kind: UserAccountKind } => 'userId' in a;
 
 /** Accounts locked in this transaction, by refKey (`${userId}:${kind}`, `system:<kind>`, `pot:<contest>`). */
 export type LockedAccounts = Map<string, { id: string; balance: bigint }>;

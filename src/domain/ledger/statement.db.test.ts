@@ -10,7 +10,8 @@ import { fundedUser } from '../../testing/funding.js';
 import { migratedOrm, type MigratedOrm } from '../../testing/orm.js';
 import { expectChained, expectSnapshotOf } from '../../testing/statement.js';
 import { randomWallet } from '../../testing/identity.js';
-import { InsufficientBalance, lockUserBalances, post, userBalances, type UserAccountKind } from './ledger.js';
+import { InsufficientBalance, lockUserBalances, post, postAll, userBalances, type Posting, type UserAccountKind } from './ledger.js';
+import { balancesIn, movementsOf } from './movements.js';
 import { ledgerStatement, type Movement } from './statement.js';
 import type { LedgerKind } from './kinds.js';
 
@@ -198,5 +199,45 @@ describe('the statement', () => {
       expectChained(w);
       expectSnapshotOf(w, complete);
     }
+  });
+
+  it('gives the movements that movementsOf builds at posting time from the postings and the balances after them', async () => {
+    const [u, other] = [await newUser(90n), await newUser(10n)];
+    const before = await userBalances(em(), u);
+    const postings: Posting[] = [
+      {
+        id: randomUUID(),
+        kind: 'rfq_reserve',
+        reference: randomUUID(),
+        entries: [
+          { account: { userId: u, kind: 'user_available' }, amount: -40n },
+          { account: { userId: u, kind: 'user_reserved' }, amount: 40n },
+        ],
+      },
+      {
+        id: randomUUID(),
+        kind: 'deposit',
+        reference: randomUUID(),
+        entries: [
+          { account: { system: 'settlement_clearing' }, amount: -3n },
+          { account: { userId: other, kind: 'user_available' }, amount: 3n },
+        ],
+      },
+      {
+        id: randomUUID(),
+        kind: 'position_settle',
+        reference: 'window:99',
+        entries: [
+          { account: { userId: u, kind: 'user_reserved' }, amount: -40n },
+          { account: { userId: other, kind: 'user_available' }, amount: -10n },
+          { account: { userId: u, kind: 'user_available' }, amount: 50n },
+        ],
+      },
+    ];
+    const after = await em().transactional((tx) => postAll(tx, postings));
+    const built = movementsOf(u, postings, balancesIn(u, after, before), 0);
+    const read = (await ledgerStatement(em(), u, { limit: 2 })).movements;
+    expect(built.map(({ atMs: _, ...m }) => m)).toEqual(read.map(({ atMs: _, ...m }) => m));
+    expect(built.map((m) => m.reference)).toEqual([{ type: 'market_window', id: '99' }, expect.objectContaining({ type: 'rfq' })]);
   });
 });

@@ -10,7 +10,7 @@
 // stored per entry: a page costs a few index probes per row, on page 1 as on page 1,000.
 //
 // A Movement is also what a `balance` event of the user channel will carry (issue 36, item 2): its kind,
-// reference, change and balances after, built at posting time from the same postings.
+// reference, change and balances after, built at posting time from the same postings (movements.ts).
 import type { Em } from '../../db/orm.js';
 import {
   NO_KEY,
