@@ -79,6 +79,7 @@ export const MONEY_CATALOG: Record<string, Array<[string, (db: Db) => Promise<un
     ['OperationsRepository.earlierAppTokenCredit', (db) => new OperationsRepository(db).earlierAppTokenCredit(U1, `${U1}:${U2}`)],
   ],
   statement: [
+    ['StatementRepository.preferOrderedScans', (db) => new StatementRepository(db).preferOrderedScans()],
     ['StatementRepository.accounts', (db) => new StatementRepository(db).accounts(U1)],
     [
       'StatementRepository.scan',
