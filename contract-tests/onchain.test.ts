@@ -1,12 +1,21 @@
 // The onchain settlement mode's responses through the generated client, against a local anvil chain with
 // the test USDC (src/testing/chain.ts): getDepositWallet with asset_address and spender_address, a pull
 // deposit refused for its allowance (ALLOWANCE_TOO_LOW) and for its balance (BALANCE_TOO_LOW) and then
-// settled (200 with the mined hash), a withdrawal settled on chain, and the operation polled. Every response
-// is checked against the spec.
+// settled (200 with the mined hash), a withdrawal settled on chain, the operation polled, and both in the
+// user's history (listOperations with the transactions' hashes and confirmations, listLedgerMovements). Every
+// response is checked against the spec.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PrivateKeyAccount } from 'viem/accounts';
-import { createDeposit, createSession, createWithdrawal, getDepositWallet, getOperation } from '../generated/openapi/sdk.gen.ts';
+import {
+  createDeposit,
+  createSession,
+  createWithdrawal,
+  getDepositWallet,
+  getOperation,
+  listLedgerMovements,
+  listOperations,
+} from '../generated/openapi/sdk.gen.ts';
 import type { DepositResponse, WithdrawResponse } from '../generated/openapi/types.gen.ts';
 import { startTestChain, type TestChain } from '../src/testing/chain.js';
 import { createTestPrivy, randomWallet, type TestPrivy } from '../src/testing/identity.js';
@@ -81,5 +90,16 @@ describe('onchain settlement', () => {
     expect(await chain.transfers(to)).toEqual([expect.objectContaining({ value: 1_250_000n, txHash: wd.tx_hash })]);
     const { data: op } = await api.run(getOperation({ client: api.client, path: { operation_id: wd.operation_id } }), { status: 200 });
     expect(op).toMatchObject({ kind: 'withdraw', status: 'success', tx_hash: wd.tx_hash, failure_code: null });
+    // The history: the chain side's stored details (every hash sent, confirmations at least CHAIN_CONFIRMATIONS) and the statement.
+    const { data: list } = await api.run(listOperations({ client: api.client }), { status: 200 });
+    expect(list!.operations).toEqual([op, expect.objectContaining({ operation_id: dep.operation_id, tx_hash: dep.tx_hash })]);
+    for (const o of list!.operations) {
+      expect(o.tx_hashes).toContain(o.tx_hash);
+      expect(o.confirmations).toBeGreaterThanOrEqual(Number(chain.env.CHAIN_CONFIRMATIONS));
+    }
+    expect(op!.destination_address).toBe(to);
+    const { data: ledger } = await api.run(listLedgerMovements({ client: api.client }), { status: 200 });
+    expect(ledger!.movements.map((m) => m.kind)).toEqual(['withdraw_settle', 'withdraw_reserve', 'deposit']);
+    expect(ledger!.movements[0]!.balances_after).toEqual({ available_micros: '1750000', reserved_micros: '0', available_app_token_micros: '0' });
   }, 90_000);
 });

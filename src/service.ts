@@ -13,6 +13,7 @@ import { operationsHandlers } from './http/handlers/operations.js';
 import { authHandlers } from './http/handlers/auth.js';
 import { usersHandlers } from './http/handlers/users.js';
 import { balancesHandlers } from './http/handlers/balances.js';
+import { historyHandlers } from './http/handlers/history.js';
 import { createSettlementProducer } from './jobs/settlement-producer.js';
 import { openSettlement } from './domain/settlement/index.js';
 import { startSettlementGauges } from './http/settlement-gauges.js';
@@ -170,6 +171,7 @@ export async function startHttp(rt: Runtime, role: ProcessRole = 'api'): Promise
     }),
     ...usersHandlers({ bus: rt.bus }),
     ...balancesHandlers({ producer: settlementProducer, settlement, syncWaitMs: config.depositSyncWaitMs, waiter: operationWaiter }),
+    ...historyHandlers({ confirmations: config.chain?.confirmations ?? null }),
     ...marketMakersHandlers({
       onRemoved: (wallet, rfqIds) => {
         gateway.endWallet(wallet);

@@ -3,7 +3,8 @@
 // deployment, with CHAIN_CONFIRMATIONS=3. A plain token transfer into a user's deposit address is credited once
 // it has 3 confirmations and not before; 20 transfers mined in one block are each credited once; a listener
 // stopped for 200 blocks catches up (eth_getLogs in ranges of 50) with no miss and no double; a transfer that a
-// reorganisation removes before its confirmations credits nothing. Deposited USDC is swept into the settlement
+// reorganisation removes before its confirmations credits nothing. A credit's confirmations (GET
+// /v1/users/operations/{operation_id}) grow with the listener's scans. Deposited USDC is swept into the settlement
 // wallet (ETH top-up, then transfer). After each: the ledger check is clean and the chain holds what users own.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -93,7 +94,12 @@ describe.each(['redis', 'postgres'] as const)('custodial deposits (%s deployment
     const mine = (await credits(s)).filter((c) => c.tx_hash === hash);
     expect(mine).toEqual([expect.objectContaining({ user_id: u.userId, amount: '7500000', log_index: expect.any(Number) })]);
     const op = await sent(getOperation({ client: sdkClient(s.apis[1]!.baseUrl, u.token), path: { operation_id: mine[0]!.operation_id } }));
-    expect(op.data).toMatchObject({ kind: 'deposit', status: 'success', amount_micros: '7500000', tx_hash: hash });
+    expect(op.data).toMatchObject({ kind: 'deposit', status: 'success', amount_micros: '7500000', tx_hash: hash, tx_hashes: [hash] });
+    // Its confirmations grow as the listener scans on (counted from its cursor: the API never asks the node).
+    await s.chain.anvil.mine(4);
+    const head = (await scannedToHead(s, CONFIRMATIONS)) + BigInt(CONFIRMATIONS - 1);
+    const deeper = await sent(getOperation({ client: sdkClient(s.apis[0]!.baseUrl, u.token), path: { operation_id: mine[0]!.operation_id } }));
+    expect(deeper.data?.confirmations).toBe(Number(head - block + 1n));
     await booksClean();
     // Swept: the address's USDC is now the settlement wallet's, moved by one transfer from the address.
     await swept();

@@ -419,6 +419,21 @@ export interface Operations {
       503: { body: T.CreateWithdrawalErrors[503] };
     };
   };
+  /** GET /v1/users/operations */
+  listOperations: {
+    params: Record<string, never>;
+    query: NonNullable<T.ListOperationsData['query']>;
+    contentType: undefined;
+    body: undefined;
+    responses: {
+      200: { body: T.ListOperationsResponses[200] };
+      400: { body: T.ListOperationsErrors[400] };
+      401: { body: T.ListOperationsErrors[401] };
+      403: { body: T.ListOperationsErrors[403] };
+      500: { body: T.ListOperationsErrors[500] };
+      503: { body: T.ListOperationsErrors[503] };
+    };
+  };
   /** GET /v1/users/operations/{operation_id} */
   getOperation: {
     params: T.GetOperationData['path'];
@@ -433,6 +448,21 @@ export interface Operations {
       404: { body: T.GetOperationErrors[404] };
       500: { body: T.GetOperationErrors[500] };
       503: { body: T.GetOperationErrors[503] };
+    };
+  };
+  /** GET /v1/users/ledger */
+  listLedgerMovements: {
+    params: Record<string, never>;
+    query: NonNullable<T.ListLedgerMovementsData['query']>;
+    contentType: undefined;
+    body: undefined;
+    responses: {
+      200: { body: T.ListLedgerMovementsResponses[200] };
+      400: { body: T.ListLedgerMovementsErrors[400] };
+      401: { body: T.ListLedgerMovementsErrors[401] };
+      403: { body: T.ListLedgerMovementsErrors[403] };
+      500: { body: T.ListLedgerMovementsErrors[500] };
+      503: { body: T.ListLedgerMovementsErrors[503] };
     };
   };
   /** GET /v1/users/deposit-wallet */

@@ -2253,6 +2253,7 @@ export const OperationPendingSchema = {
 } as const;
 
 export const OperationSchema = {
+    description: 'A deposit or a withdrawal of the signed-in user, as `GET /v1/users/operations/{operation_id}`\nanswers it and `GET /v1/users/operations` lists it.\n',
     type: 'object',
     additionalProperties: false,
     required: [
@@ -2260,10 +2261,15 @@ export const OperationSchema = {
         'kind',
         'status',
         'amount_micros',
+        'fee_micros',
+        'destination_address',
         'tx_hash',
-        'created_at_ms',
+        'tx_hashes',
+        'confirmations',
+        'pending_reason',
         'failure_code',
-        'pending_reason'
+        'created_at_ms',
+        'settled_at_ms'
     ],
     properties: {
         operation_id: {
@@ -2288,6 +2294,21 @@ export const OperationSchema = {
         amount_micros: {
             $ref: '#/components/schemas/DecimalMicros'
         },
+        fee_micros: {
+            $ref: '#/components/schemas/DecimalMicros',
+            description: 'Fee charged on top of `amount_micros`, USDC micros; `0` when none applies (always for deposits).'
+        },
+        destination_address: {
+            description: 'Withdrawals only, where the USDC is sent (EIP-55 form); null for deposits.',
+            anyOf: [
+                {
+                    $ref: '#/components/schemas/EvmAddress'
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        },
         tx_hash: {
             description: 'Settlement transaction; null until the operation is final (onchain: after its confirmations, the transaction that was mined).',
             anyOf: [
@@ -2299,9 +2320,29 @@ export const OperationSchema = {
                 }
             ]
         },
-        created_at_ms: {
-            type: 'integer',
-            format: 'int64'
+        tx_hashes: {
+            description: 'Every transaction sent on chain for this operation, the first first: a withdrawal\'s or pull\ndeposit\'s transaction and each replacement of it at the same nonce with a higher fee (at most\none of them is ever mined: `tx_hash`, once final), or a custodial deposit\'s transfer. Empty in\nthe `demo` settlement mode, where nothing is sent, and before the first transaction is signed.\n',
+            type: 'array',
+            items: {
+                $ref: '#/components/schemas/TxHash'
+            }
+        },
+        confirmations: {
+            description: 'How many blocks the mined transaction has (the block that includes it counted), as far as the\nservice has recorded: at least the deployment\'s `CHAIN_CONFIRMATIONS` once the operation is\nfinal on chain, more as the deposit listener (where the deployment runs one) sees the chain\ngrow. The API never asks the chain node for it. Null in the `demo` mode, while the transaction\nis not yet recorded as mined (a pending operation), and for an operation that failed without a\nmined transaction.\n',
+            type: [
+                'integer',
+                'null'
+            ],
+            format: 'int64',
+            minimum: 1
+        },
+        pending_reason: {
+            description: 'Why a `pending` operation waits, when the service knows more than "not final yet". The values\nknown today and what each means are those of the `PendingReason` schema (for example `mempool`,\n`confirmations`, `fee_cap`, `hot_wallet_funds`, `receipt_missing`, `needs_review`). This field is an\nopen string so that a reason added later never breaks a client: show an unknown one as "pending".\nNull when `status` is not `pending`, and when nothing holds it up.\n',
+            type: [
+                'string',
+                'null'
+            ],
+            pattern: '^[a-z][a-z0-9_]*$'
         },
         failure_code: {
             type: [
@@ -2311,16 +2352,18 @@ export const OperationSchema = {
             pattern: '^[A-Z][A-Z0-9_]*$',
             description: 'Why the operation failed (for example `SETTLEMENT_FAILED`); null unless `status` is `failed`.'
         },
-        pending_reason: {
-            description: 'Why a pending operation waits (see the schema); null otherwise.',
-            anyOf: [
-                {
-                    $ref: '#/components/schemas/PendingReason'
-                },
-                {
-                    type: 'null'
-                }
-            ]
+        created_at_ms: {
+            type: 'integer',
+            format: 'int64',
+            description: 'When the operation was opened (a custodial deposit\'s, when it was credited), Unix ms.'
+        },
+        settled_at_ms: {
+            type: [
+                'integer',
+                'null'
+            ],
+            format: 'int64',
+            description: 'When it became `success` or `failed`, Unix ms; null while `pending`.'
         }
     }
 } as const;
@@ -2567,6 +2610,184 @@ export const ResolveOperationRequestSchema = {
             required: [
                 'tx_hash'
             ]
+        }
+    }
+} as const;
+
+export const OperationListSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'operations',
+        'next_cursor'
+    ],
+    properties: {
+        operations: {
+            type: 'array',
+            maxItems: 50,
+            items: {
+                $ref: '#/components/schemas/Operation'
+            }
+        },
+        next_cursor: {
+            type: [
+                'string',
+                'null'
+            ],
+            description: 'Pass as `cursor` for the next page; null on the last page.'
+        }
+    }
+} as const;
+
+export const BalanceSetSchema = {
+    description: 'The user\'s three balances, USDC micros (app tokens in their own micros), as `GET /v1/user/available_balance`, `/v1/user/reserved_balance` and `/v1/user/available_app_token_balance` answer them.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'available_micros',
+        'reserved_micros',
+        'available_app_token_micros'
+    ],
+    properties: {
+        available_micros: {
+            $ref: '#/components/schemas/DecimalMicros'
+        },
+        reserved_micros: {
+            $ref: '#/components/schemas/DecimalMicros'
+        },
+        available_app_token_micros: {
+            $ref: '#/components/schemas/DecimalMicros'
+        }
+    }
+} as const;
+
+export const BalanceChangeSchema = {
+    description: 'What one movement added to each balance (negative when it took away), micros.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'available_micros',
+        'reserved_micros',
+        'available_app_token_micros'
+    ],
+    properties: {
+        available_micros: {
+            $ref: '#/components/schemas/SignedDecimalMicros'
+        },
+        reserved_micros: {
+            $ref: '#/components/schemas/SignedDecimalMicros'
+        },
+        available_app_token_micros: {
+            $ref: '#/components/schemas/SignedDecimalMicros'
+        }
+    }
+} as const;
+
+export const LedgerMovementKindSchema = {
+    description: 'What moved the balances (the reference\'s `type` in brackets):\n- `deposit`: a deposit credited to available [`operation`];\n- `withdraw_reserve`: a withdrawal\'s amount moved from available to reserved when requested [`operation`];\n- `withdraw_settle`: the withdrawal paid out: the amount leaves reserved [`operation`];\n- `withdraw_refund`: the withdrawal failed: the amount returns from reserved to available [`operation`];\n- `rfq_reserve`: an RFQ\'s stake moved from available to reserved when the order was placed [`rfq`];\n- `rfq_release`: the unfilled part of a stake returned to available (expired, cancelled, partly filled) [`rfq`];\n- `rfq_fill`: a fill; for the makers of the position, their liability moved from available to reserved [`position`];\n- `position_settle`: a resolved window\'s settlement: stakes and liabilities leave reserved, payouts reach available [`market_window`];\n- `contest_entry`: a contest entry\'s amount moved from available to reserved [`contest_entry`];\n- `contest_refund`: a voided contest\'s entries returned to available [`contest`];\n- `contest_payout`: a resolved contest: entry amounts leave reserved, prizes reach available [`contest`];\n- `app_token_credit`: app tokens credited by the operator [`app_token_credit`].\n',
+    type: 'string',
+    enum: [
+        'deposit',
+        'withdraw_reserve',
+        'withdraw_settle',
+        'withdraw_refund',
+        'rfq_reserve',
+        'rfq_release',
+        'rfq_fill',
+        'position_settle',
+        'contest_entry',
+        'contest_refund',
+        'contest_payout',
+        'app_token_credit'
+    ]
+} as const;
+
+export const LedgerMovementSchema = {
+    description: 'One ledger transaction as it touched the user\'s balances.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'movement_id',
+        'kind',
+        'reference',
+        'at_ms',
+        'change',
+        'balances_after'
+    ],
+    properties: {
+        movement_id: {
+            type: 'string',
+            format: 'uuid',
+            description: 'The ledger transaction\'s id (one movement may move several users\' balances; each sees its own `change`).'
+        },
+        kind: {
+            $ref: '#/components/schemas/LedgerMovementKind'
+        },
+        reference: {
+            type: 'object',
+            additionalProperties: false,
+            required: [
+                'type',
+                'id'
+            ],
+            description: 'What the movement belongs to.',
+            properties: {
+                type: {
+                    type: 'string',
+                    enum: [
+                        'operation',
+                        'rfq',
+                        'position',
+                        'market_window',
+                        'contest',
+                        'contest_entry',
+                        'app_token_credit'
+                    ],
+                    description: '`operation`: `GET /v1/users/operations/{operation_id}`; `rfq`: `GET /v1/rfq/{rfq_id}`;\n`position`: `GET /v1/positions/{position_id}`; `market_window`: `GET /v1/markets/{market_id}`;\n`contest`: `GET /v1/contests/{id}`; `contest_entry`: the entry\'s id; `app_token_credit`: the\noperator\'s idempotency key of the credit.\n'
+                },
+                id: {
+                    type: 'string',
+                    minLength: 1,
+                    maxLength: 100
+                }
+            }
+        },
+        at_ms: {
+            type: 'integer',
+            format: 'int64',
+            description: 'When the movement\'s database transaction began, Unix ms.'
+        },
+        change: {
+            $ref: '#/components/schemas/BalanceChange'
+        },
+        balances_after: {
+            $ref: '#/components/schemas/BalanceSet',
+            description: 'The user\'s balances right after this movement.'
+        }
+    }
+} as const;
+
+export const LedgerMovementListSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'movements',
+        'next_cursor'
+    ],
+    properties: {
+        movements: {
+            type: 'array',
+            maxItems: 50,
+            items: {
+                $ref: '#/components/schemas/LedgerMovement'
+            }
+        },
+        next_cursor: {
+            type: [
+                'string',
+                'null'
+            ],
+            description: 'Pass as `cursor` for the next page; null on the last page.'
         }
     }
 } as const;

@@ -649,6 +649,31 @@ export const zOperationPending = z.object({
 });
 
 /**
+ * A deposit or a withdrawal of the signed-in user, as `GET /v1/users/operations/{operation_id}`
+ * answers it and `GET /v1/users/operations` lists it.
+ *
+ */
+export const zOperation = z.object({
+    operation_id: z.uuid(),
+    kind: z.enum(['deposit', 'withdraw']),
+    status: z.enum([
+        'pending',
+        'success',
+        'failed'
+    ]),
+    amount_micros: zDecimalMicros,
+    fee_micros: zDecimalMicros,
+    destination_address: zEvmAddress.nullable(),
+    tx_hash: zTxHash.nullable(),
+    tx_hashes: z.array(zTxHash),
+    confirmations: z.coerce.bigint().gte(BigInt(1)).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }).nullable(),
+    pending_reason: z.string().regex(/^[a-z][a-z0-9_]*$/).nullable(),
+    failure_code: z.string().regex(/^[A-Z][A-Z0-9_]*$/).nullable(),
+    created_at_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
+    settled_at_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }).nullable()
+});
+
+/**
  * Why a pending deposit or withdrawal waits (onchain settlement; null while nothing holds it up).
  * The service never fails or refunds an operation because the chain cannot show its
  * transaction: it waits, for one of these reasons, and settles exactly once when it can.
@@ -681,21 +706,6 @@ export const zPendingReason = z.enum([
     'receipt_missing',
     'needs_review'
 ]);
-
-export const zOperation = z.object({
-    operation_id: z.uuid(),
-    kind: z.enum(['deposit', 'withdraw']),
-    status: z.enum([
-        'pending',
-        'success',
-        'failed'
-    ]),
-    amount_micros: zDecimalMicros,
-    tx_hash: zTxHash.nullable(),
-    created_at_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
-    failure_code: z.string().regex(/^[A-Z][A-Z0-9_]*$/).nullable(),
-    pending_reason: zPendingReason.nullable()
-});
 
 export const zAdminChainTransaction = z.object({
     hash: zTxHash,
@@ -739,6 +749,88 @@ export const zResolveOperationRequest = z.object({
     tx_hash: zTxHash.optional(),
     reason: z.string().min(1).max(500),
     idempotency_key: zIdempotencyKey
+});
+
+export const zOperationList = z.object({
+    operations: z.array(zOperation).max(50),
+    next_cursor: z.string().nullable()
+});
+
+/**
+ * The user's three balances, USDC micros (app tokens in their own micros), as `GET /v1/user/available_balance`, `/v1/user/reserved_balance` and `/v1/user/available_app_token_balance` answer them.
+ */
+export const zBalanceSet = z.object({
+    available_micros: zDecimalMicros,
+    reserved_micros: zDecimalMicros,
+    available_app_token_micros: zDecimalMicros
+});
+
+/**
+ * What one movement added to each balance (negative when it took away), micros.
+ */
+export const zBalanceChange = z.object({
+    available_micros: zSignedDecimalMicros,
+    reserved_micros: zSignedDecimalMicros,
+    available_app_token_micros: zSignedDecimalMicros
+});
+
+/**
+ * What moved the balances (the reference's `type` in brackets):
+ * - `deposit`: a deposit credited to available [`operation`];
+ * - `withdraw_reserve`: a withdrawal's amount moved from available to reserved when requested [`operation`];
+ * - `withdraw_settle`: the withdrawal paid out: the amount leaves reserved [`operation`];
+ * - `withdraw_refund`: the withdrawal failed: the amount returns from reserved to available [`operation`];
+ * - `rfq_reserve`: an RFQ's stake moved from available to reserved when the order was placed [`rfq`];
+ * - `rfq_release`: the unfilled part of a stake returned to available (expired, cancelled, partly filled) [`rfq`];
+ * - `rfq_fill`: a fill; for the makers of the position, their liability moved from available to reserved [`position`];
+ * - `position_settle`: a resolved window's settlement: stakes and liabilities leave reserved, payouts reach available [`market_window`];
+ * - `contest_entry`: a contest entry's amount moved from available to reserved [`contest_entry`];
+ * - `contest_refund`: a voided contest's entries returned to available [`contest`];
+ * - `contest_payout`: a resolved contest: entry amounts leave reserved, prizes reach available [`contest`];
+ * - `app_token_credit`: app tokens credited by the operator [`app_token_credit`].
+ *
+ */
+export const zLedgerMovementKind = z.enum([
+    'deposit',
+    'withdraw_reserve',
+    'withdraw_settle',
+    'withdraw_refund',
+    'rfq_reserve',
+    'rfq_release',
+    'rfq_fill',
+    'position_settle',
+    'contest_entry',
+    'contest_refund',
+    'contest_payout',
+    'app_token_credit'
+]);
+
+/**
+ * One ledger transaction as it touched the user's balances.
+ */
+export const zLedgerMovement = z.object({
+    movement_id: z.uuid(),
+    kind: zLedgerMovementKind,
+    reference: z.object({
+        type: z.enum([
+            'operation',
+            'rfq',
+            'position',
+            'market_window',
+            'contest',
+            'contest_entry',
+            'app_token_credit'
+        ]),
+        id: z.string().min(1).max(100)
+    }),
+    at_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
+    change: zBalanceChange,
+    balances_after: zBalanceSet
+});
+
+export const zLedgerMovementList = z.object({
+    movements: z.array(zLedgerMovement).max(50),
+    next_cursor: z.string().nullable()
 });
 
 export const zDepositWallet = z.object({
@@ -1223,6 +1315,20 @@ export const zPositionsCursor = z.string().min(1);
  */
 export const zPositionsLimit = z.int().min(-2147483648, { error: 'Invalid value: Expected int32 to be >= -2147483648' }).max(2147483647, { error: 'Invalid value: Expected int32 to be <= 2147483647' }).default(50);
 
+/**
+ * Opaque value from a prior response's `next_cursor` of the same list, user and deployment, sent
+ * unchanged with the same filters. It is signed per deployment, so no cursor can be made by hand:
+ * any other value (edited, forged, another user's, from another list or deployment, or sent with
+ * other filters) is 400 `INVALID_CURSOR`.
+ *
+ */
+export const zHistoryCursor = z.string().min(1);
+
+/**
+ * Page size. Default 20; clamped to 1..50 (out-of-range int32 values are clamped, not rejected). A non-integer, or an integer beyond int32, is 400.
+ */
+export const zHistoryLimit = z.int().min(-2147483648, { error: 'Invalid value: Expected int32 to be >= -2147483648' }).max(2147483647, { error: 'Invalid value: Expected int32 to be <= 2147483647' }).default(20);
+
 export const zCreateSessionBody = zCreateSessionRequest;
 
 /**
@@ -1455,6 +1561,22 @@ export const zCreateWithdrawalResponse = z.union([
     zOperationPending
 ]);
 
+export const zListOperationsQuery = z.object({
+    kind: z.enum(['deposit', 'withdraw']).optional(),
+    status: z.enum([
+        'pending',
+        'success',
+        'failed'
+    ]).optional(),
+    cursor: z.string().min(1).optional(),
+    limit: z.int().min(-2147483648, { error: 'Invalid value: Expected int32 to be >= -2147483648' }).max(2147483647, { error: 'Invalid value: Expected int32 to be <= 2147483647' }).optional().default(20)
+});
+
+/**
+ * One page of operations.
+ */
+export const zListOperationsResponse = zOperationList;
+
 export const zGetOperationPath = z.object({
     operation_id: z.uuid()
 });
@@ -1463,6 +1585,16 @@ export const zGetOperationPath = z.object({
  * The operation.
  */
 export const zGetOperationResponse = zOperation;
+
+export const zListLedgerMovementsQuery = z.object({
+    cursor: z.string().min(1).optional(),
+    limit: z.int().min(-2147483648, { error: 'Invalid value: Expected int32 to be >= -2147483648' }).max(2147483647, { error: 'Invalid value: Expected int32 to be <= 2147483647' }).optional().default(20)
+});
+
+/**
+ * One page of the statement.
+ */
+export const zListLedgerMovementsResponse = zLedgerMovementList;
 
 /**
  * The deposit address.

@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.ts';
 import type { Client, ClientMeta, Options as Options2, RequestResult, TDataShape } from './client/index.ts';
-import type { AcceptRfqQuoteData, AcceptRfqQuoteErrors, AcceptRfqQuoteResponses, CancelRfqData, CancelRfqErrors, CancelRfqResponses, CreateContestData, CreateContestEntryData, CreateContestEntryErrors, CreateContestEntryResponses, CreateContestErrors, CreateContestResponses, CreateDepositData, CreateDepositErrors, CreateDepositResponses, CreateMarketMakerData, CreateMarketMakerErrors, CreateMarketMakerResponses, CreateRfqData, CreateRfqErrors, CreateRfqResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, CreateWalletSessionData, CreateWalletSessionErrors, CreateWalletSessionResponses, CreateWithdrawalData, CreateWithdrawalErrors, CreateWithdrawalResponses, CreditAppTokensData, CreditAppTokensErrors, CreditAppTokensResponses, DeleteMarketMakerData, DeleteMarketMakerErrors, DeleteMarketMakerResponses, GetAsyncApiJsonData, GetAsyncApiJsonErrors, GetAsyncApiJsonResponses, GetAsyncApiYamlData, GetAsyncApiYamlErrors, GetAsyncApiYamlResponses, GetAvailableAppTokenBalanceData, GetAvailableAppTokenBalanceErrors, GetAvailableAppTokenBalanceResponses, GetAvailableBalanceData, GetAvailableBalanceErrors, GetAvailableBalanceResponses, GetContestData, GetContestErrors, GetContestLeaderboardData, GetContestLeaderboardErrors, GetContestLeaderboardResponses, GetContestPopularEntryData, GetContestPopularEntryErrors, GetContestPopularEntryResponses, GetContestResponses, GetContestTopParticipantsData, GetContestTopParticipantsErrors, GetContestTopParticipantsResponses, GetCurrentMarketData, GetCurrentMarketErrors, GetCurrentMarketResponses, GetDepositWalletData, GetDepositWalletErrors, GetDepositWalletResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMakerPnlData, GetMakerPnlErrors, GetMakerPnlResponses, GetMakerRfqData, GetMakerRfqErrors, GetMakerRfqResponses, GetMarketData, GetMarketErrors, GetMarketResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetOpenApiJsonData, GetOpenApiJsonErrors, GetOpenApiJsonResponses, GetOpenApiYamlData, GetOpenApiYamlErrors, GetOpenApiYamlResponses, GetOperationData, GetOperationErrors, GetOperationResponses, GetPnlHistoryData, GetPnlHistoryErrors, GetPnlHistoryResponses, GetPoolImageRawData, GetPoolImageRawErrors, GetPoolImageRawResponses, GetPortfolioData, GetPortfolioErrors, GetPortfolioResponses, GetPositionData, GetPositionErrors, GetPositionResponses, GetPreferencesData, GetPreferencesErrors, GetPreferencesResponses, GetProfileContestData, GetProfileContestErrors, GetProfileContestResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetReservedBalanceData, GetReservedBalanceErrors, GetReservedBalanceResponses, GetRfqData, GetRfqErrors, GetRfqResponses, GetRfqTypedDataData, GetRfqTypedDataErrors, GetRfqTypedDataResponses, GetSystemStatusData, GetSystemStatusErrors, GetSystemStatusResponses, GetTakerPnlData, GetTakerPnlErrors, GetTakerPnlResponses, GetWalletNonceData, GetWalletNonceErrors, GetWalletNonceResponses, ListAdminOperationsData, ListAdminOperationsErrors, ListAdminOperationsResponses, ListAuditEntriesData, ListAuditEntriesErrors, ListAuditEntriesResponses, ListContestsData, ListContestsErrors, ListContestsResponses, ListMakerFillsData, ListMakerFillsErrors, ListMakerFillsResponses, ListMakerQuotesData, ListMakerQuotesErrors, ListMakerQuotesResponses, ListPositionsData, ListPositionsErrors, ListPositionsResponses, ListRfqsData, ListRfqsErrors, ListRfqsResponses, LogoutData, LogoutErrors, LogoutResponses, LookupMarketData, LookupMarketErrors, LookupMarketResponses, ResolveMarketData, ResolveMarketErrors, ResolveMarketResponses, ResolveMarketWindowData, ResolveMarketWindowErrors, ResolveMarketWindowResponses, ResolveOperationData, ResolveOperationErrors, ResolveOperationResponses, UpdatePreferencesData, UpdatePreferencesErrors, UpdatePreferencesResponses, UploadPoolImageData, UploadPoolImageErrors, UploadPoolImageResponses, VoidContestData, VoidContestErrors, VoidContestResponses } from './types.gen.ts';
+import type { AcceptRfqQuoteData, AcceptRfqQuoteErrors, AcceptRfqQuoteResponses, CancelRfqData, CancelRfqErrors, CancelRfqResponses, CreateContestData, CreateContestEntryData, CreateContestEntryErrors, CreateContestEntryResponses, CreateContestErrors, CreateContestResponses, CreateDepositData, CreateDepositErrors, CreateDepositResponses, CreateMarketMakerData, CreateMarketMakerErrors, CreateMarketMakerResponses, CreateRfqData, CreateRfqErrors, CreateRfqResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, CreateWalletSessionData, CreateWalletSessionErrors, CreateWalletSessionResponses, CreateWithdrawalData, CreateWithdrawalErrors, CreateWithdrawalResponses, CreditAppTokensData, CreditAppTokensErrors, CreditAppTokensResponses, DeleteMarketMakerData, DeleteMarketMakerErrors, DeleteMarketMakerResponses, GetAsyncApiJsonData, GetAsyncApiJsonErrors, GetAsyncApiJsonResponses, GetAsyncApiYamlData, GetAsyncApiYamlErrors, GetAsyncApiYamlResponses, GetAvailableAppTokenBalanceData, GetAvailableAppTokenBalanceErrors, GetAvailableAppTokenBalanceResponses, GetAvailableBalanceData, GetAvailableBalanceErrors, GetAvailableBalanceResponses, GetContestData, GetContestErrors, GetContestLeaderboardData, GetContestLeaderboardErrors, GetContestLeaderboardResponses, GetContestPopularEntryData, GetContestPopularEntryErrors, GetContestPopularEntryResponses, GetContestResponses, GetContestTopParticipantsData, GetContestTopParticipantsErrors, GetContestTopParticipantsResponses, GetCurrentMarketData, GetCurrentMarketErrors, GetCurrentMarketResponses, GetDepositWalletData, GetDepositWalletErrors, GetDepositWalletResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMakerPnlData, GetMakerPnlErrors, GetMakerPnlResponses, GetMakerRfqData, GetMakerRfqErrors, GetMakerRfqResponses, GetMarketData, GetMarketErrors, GetMarketResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetOpenApiJsonData, GetOpenApiJsonErrors, GetOpenApiJsonResponses, GetOpenApiYamlData, GetOpenApiYamlErrors, GetOpenApiYamlResponses, GetOperationData, GetOperationErrors, GetOperationResponses, GetPnlHistoryData, GetPnlHistoryErrors, GetPnlHistoryResponses, GetPoolImageRawData, GetPoolImageRawErrors, GetPoolImageRawResponses, GetPortfolioData, GetPortfolioErrors, GetPortfolioResponses, GetPositionData, GetPositionErrors, GetPositionResponses, GetPreferencesData, GetPreferencesErrors, GetPreferencesResponses, GetProfileContestData, GetProfileContestErrors, GetProfileContestResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetReservedBalanceData, GetReservedBalanceErrors, GetReservedBalanceResponses, GetRfqData, GetRfqErrors, GetRfqResponses, GetRfqTypedDataData, GetRfqTypedDataErrors, GetRfqTypedDataResponses, GetSystemStatusData, GetSystemStatusErrors, GetSystemStatusResponses, GetTakerPnlData, GetTakerPnlErrors, GetTakerPnlResponses, GetWalletNonceData, GetWalletNonceErrors, GetWalletNonceResponses, ListAdminOperationsData, ListAdminOperationsErrors, ListAdminOperationsResponses, ListAuditEntriesData, ListAuditEntriesErrors, ListAuditEntriesResponses, ListContestsData, ListContestsErrors, ListContestsResponses, ListLedgerMovementsData, ListLedgerMovementsErrors, ListLedgerMovementsResponses, ListMakerFillsData, ListMakerFillsErrors, ListMakerFillsResponses, ListMakerQuotesData, ListMakerQuotesErrors, ListMakerQuotesResponses, ListOperationsData, ListOperationsErrors, ListOperationsResponses, ListPositionsData, ListPositionsErrors, ListPositionsResponses, ListRfqsData, ListRfqsErrors, ListRfqsResponses, LogoutData, LogoutErrors, LogoutResponses, LookupMarketData, LookupMarketErrors, LookupMarketResponses, ResolveMarketData, ResolveMarketErrors, ResolveMarketResponses, ResolveMarketWindowData, ResolveMarketWindowErrors, ResolveMarketWindowResponses, ResolveOperationData, ResolveOperationErrors, ResolveOperationResponses, UpdatePreferencesData, UpdatePreferencesErrors, UpdatePreferencesResponses, UploadPoolImageData, UploadPoolImageErrors, UploadPoolImageResponses, VoidContestData, VoidContestErrors, VoidContestResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -819,15 +819,44 @@ export const createWithdrawal = <ThrowOnError extends boolean = false>(options: 
 });
 
 /**
+ * List the user's deposits and withdrawals
+ *
+ * The signed-in user's deposits and withdrawals, newest first (`created_at_ms` descending, then
+ * `operation_id`), one page at a time, each exactly as `GET /v1/users/operations/{operation_id}`
+ * reports it: amounts, fee, destination, the transaction hashes, confirmations, why a pending one
+ * waits and why a failed one failed. Filter by `kind` and `status`.
+ *
+ * Pass the `next_cursor` of a page as `cursor` to get the next page; `next_cursor` is null on the
+ * last page. Keep the filters the same while paging: a cursor sent with another `kind` or
+ * `status`, edited or forged is 400 `INVALID_CURSOR`. Operations opened after the first page never
+ * shift later pages (the cursor is a position in the order, not an offset). A pending operation
+ * may be `success` or `failed` when read again: poll the first page, or the operation by its id,
+ * to follow it.
+ *
+ * Requires a user session; a market-maker token is 403 `FORBIDDEN`.
+ *
+ */
+export const listOperations = <ThrowOnError extends boolean = false>(options?: Options<ListOperationsData, ThrowOnError>): RequestResult<ListOperationsResponses, ListOperationsErrors, ThrowOnError> => (options?.client ?? client).get<ListOperationsResponses, ListOperationsErrors, ThrowOnError>({
+    security: [{
+            key: 'bearer',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/users/operations',
+    ...options
+});
+
+/**
  * Get the status of a deposit or withdrawal
  *
  * Reports a deposit or withdrawal of the signed-in user. `status` moves from `pending` to
  * `success` or `failed` and then never changes; `tx_hash` is null until known and
- * `failure_code` is set only when `status` is `failed`. While it is `pending`, `pending_reason`
- * says why it waits when the service knows (onchain: `receipt_missing`, `needs_review`; see
- * `PendingReason`). An operation is never failed or refunded because the chain node could not
- * show its transaction: it stays `pending` until the chain or an operator proves the outcome. Another user's operation is 404
- * `OPERATION_NOT_FOUND`, exactly like an unknown id.
+ * `failure_code` is set only when `status` is `failed`. `tx_hashes` lists every transaction sent
+ * for it, `confirmations` how deep the mined one is, and `pending_reason` why a pending one waits
+ * (see the `Operation` schema). `GET /v1/users/operations` lists them all. An operation is never
+ * failed or refunded because the chain node could not show its transaction: it stays `pending`
+ * until the chain or an operator proves the outcome. Another user's
+ * operation is 404 `OPERATION_NOT_FOUND`, exactly like an unknown id.
  *
  */
 export const getOperation = <ThrowOnError extends boolean = false>(options: Options<GetOperationData, ThrowOnError>): RequestResult<GetOperationResponses, GetOperationErrors, ThrowOnError> => (options.client ?? client).get<GetOperationResponses, GetOperationErrors, ThrowOnError>({
@@ -837,6 +866,43 @@ export const getOperation = <ThrowOnError extends boolean = false>(options: Opti
             type: 'http'
         }],
     url: '/v1/users/operations/{operation_id}',
+    ...options
+});
+
+/**
+ * The user's statement (balance movements)
+ *
+ * Every movement of the signed-in user's balances, newest first, one page at a time: deposits,
+ * withdrawals (the amount reserved when requested, then paid out or returned), RFQ stakes
+ * reserved and released, a maker's liability reserved at a fill, window settlements, contest
+ * entries, refunds and payouts, and app-token credits. Each movement is one ledger transaction:
+ * its `kind`, its `reference` (the operation, RFQ, position, market window, contest or contest
+ * entry it belongs to), the signed `change` of each of the three balances, and `balances_after`,
+ * the three balances right after it.
+ *
+ * A statement: walk the pages from the first. The first movement's `balances_after` are the
+ * balances at the moment the first page was read; each later movement's `balances_after` are the
+ * previous one's minus the previous one's `change`; the `change`s of all movements add up to the
+ * first movement's `balances_after`. A statement is a snapshot: movements that take effect after
+ * the first page was read are never slipped into later pages (no gap, no duplicate, however many
+ * postings commit meanwhile); read the first page again to see them. Rows are in the order the
+ * movements took effect on the balances; `at_ms` is when each movement's database transaction
+ * began, so two movements that ran at once may show `at_ms` a few milliseconds out of order.
+ *
+ * Pass the `next_cursor` of a page as `cursor` for the next page (null on the last page). A
+ * cursor belongs to the user who read it: another user's, edited or forged is 400
+ * `INVALID_CURSOR`.
+ *
+ * Requires a user session; a market-maker token is 403 `FORBIDDEN`.
+ *
+ */
+export const listLedgerMovements = <ThrowOnError extends boolean = false>(options?: Options<ListLedgerMovementsData, ThrowOnError>): RequestResult<ListLedgerMovementsResponses, ListLedgerMovementsErrors, ThrowOnError> => (options?.client ?? client).get<ListLedgerMovementsResponses, ListLedgerMovementsErrors, ThrowOnError>({
+    security: [{
+            key: 'bearer',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/users/ledger',
     ...options
 });
 

@@ -1020,24 +1020,67 @@ export type OperationPending = {
     status: 'pending';
 };
 
+/**
+ * A deposit or a withdrawal of the signed-in user, as `GET /v1/users/operations/{operation_id}`
+ * answers it and `GET /v1/users/operations` lists it.
+ *
+ */
 export type Operation = {
     operation_id: string;
     kind: 'deposit' | 'withdraw';
     status: 'pending' | 'success' | 'failed';
     amount_micros: DecimalMicros;
     /**
+     * Fee charged on top of `amount_micros`, USDC micros; `0` when none applies (always for deposits).
+     */
+    fee_micros: DecimalMicros;
+    /**
+     * Withdrawals only, where the USDC is sent (EIP-55 form); null for deposits.
+     */
+    destination_address: EvmAddress | null;
+    /**
      * Settlement transaction; null until the operation is final (onchain: after its confirmations, the transaction that was mined).
      */
     tx_hash: TxHash | null;
-    created_at_ms: number;
+    /**
+     * Every transaction sent on chain for this operation, the first first: a withdrawal's or pull
+     * deposit's transaction and each replacement of it at the same nonce with a higher fee (at most
+     * one of them is ever mined: `tx_hash`, once final), or a custodial deposit's transfer. Empty in
+     * the `demo` settlement mode, where nothing is sent, and before the first transaction is signed.
+     *
+     */
+    tx_hashes: Array<TxHash>;
+    /**
+     * How many blocks the mined transaction has (the block that includes it counted), as far as the
+     * service has recorded: at least the deployment's `CHAIN_CONFIRMATIONS` once the operation is
+     * final on chain, more as the deposit listener (where the deployment runs one) sees the chain
+     * grow. The API never asks the chain node for it. Null in the `demo` mode, while the transaction
+     * is not yet recorded as mined (a pending operation), and for an operation that failed without a
+     * mined transaction.
+     *
+     */
+    confirmations: number | null;
+    /**
+     * Why a `pending` operation waits, when the service knows more than "not final yet". The values
+     * known today and what each means are those of the `PendingReason` schema (for example `mempool`,
+     * `confirmations`, `fee_cap`, `hot_wallet_funds`, `receipt_missing`, `needs_review`). This field is an
+     * open string so that a reason added later never breaks a client: show an unknown one as "pending".
+     * Null when `status` is not `pending`, and when nothing holds it up.
+     *
+     */
+    pending_reason: string | null;
     /**
      * Why the operation failed (for example `SETTLEMENT_FAILED`); null unless `status` is `failed`.
      */
     failure_code: string | null;
     /**
-     * Why a pending operation waits (see the schema); null otherwise.
+     * When the operation was opened (a custodial deposit's, when it was credited), Unix ms.
      */
-    pending_reason: PendingReason | null;
+    created_at_ms: number;
+    /**
+     * When it became `success` or `failed`, Unix ms; null while `pending`.
+     */
+    settled_at_ms: number | null;
 };
 
 /**
@@ -1130,6 +1173,92 @@ export type ResolveOperationRequest = {
      */
     reason: string;
     idempotency_key: IdempotencyKey;
+};
+
+export type OperationList = {
+    operations: Array<Operation>;
+    /**
+     * Pass as `cursor` for the next page; null on the last page.
+     */
+    next_cursor: string | null;
+};
+
+/**
+ * The user's three balances, USDC micros (app tokens in their own micros), as `GET /v1/user/available_balance`, `/v1/user/reserved_balance` and `/v1/user/available_app_token_balance` answer them.
+ */
+export type BalanceSet = {
+    available_micros: DecimalMicros;
+    reserved_micros: DecimalMicros;
+    available_app_token_micros: DecimalMicros;
+};
+
+/**
+ * What one movement added to each balance (negative when it took away), micros.
+ */
+export type BalanceChange = {
+    available_micros: SignedDecimalMicros;
+    reserved_micros: SignedDecimalMicros;
+    available_app_token_micros: SignedDecimalMicros;
+};
+
+/**
+ * What moved the balances (the reference's `type` in brackets):
+ * - `deposit`: a deposit credited to available [`operation`];
+ * - `withdraw_reserve`: a withdrawal's amount moved from available to reserved when requested [`operation`];
+ * - `withdraw_settle`: the withdrawal paid out: the amount leaves reserved [`operation`];
+ * - `withdraw_refund`: the withdrawal failed: the amount returns from reserved to available [`operation`];
+ * - `rfq_reserve`: an RFQ's stake moved from available to reserved when the order was placed [`rfq`];
+ * - `rfq_release`: the unfilled part of a stake returned to available (expired, cancelled, partly filled) [`rfq`];
+ * - `rfq_fill`: a fill; for the makers of the position, their liability moved from available to reserved [`position`];
+ * - `position_settle`: a resolved window's settlement: stakes and liabilities leave reserved, payouts reach available [`market_window`];
+ * - `contest_entry`: a contest entry's amount moved from available to reserved [`contest_entry`];
+ * - `contest_refund`: a voided contest's entries returned to available [`contest`];
+ * - `contest_payout`: a resolved contest: entry amounts leave reserved, prizes reach available [`contest`];
+ * - `app_token_credit`: app tokens credited by the operator [`app_token_credit`].
+ *
+ */
+export type LedgerMovementKind = 'deposit' | 'withdraw_reserve' | 'withdraw_settle' | 'withdraw_refund' | 'rfq_reserve' | 'rfq_release' | 'rfq_fill' | 'position_settle' | 'contest_entry' | 'contest_refund' | 'contest_payout' | 'app_token_credit';
+
+/**
+ * One ledger transaction as it touched the user's balances.
+ */
+export type LedgerMovement = {
+    /**
+     * The ledger transaction's id (one movement may move several users' balances; each sees its own `change`).
+     */
+    movement_id: string;
+    kind: LedgerMovementKind;
+    /**
+     * What the movement belongs to.
+     */
+    reference: {
+        /**
+         * `operation`: `GET /v1/users/operations/{operation_id}`; `rfq`: `GET /v1/rfq/{rfq_id}`;
+         * `position`: `GET /v1/positions/{position_id}`; `market_window`: `GET /v1/markets/{market_id}`;
+         * `contest`: `GET /v1/contests/{id}`; `contest_entry`: the entry's id; `app_token_credit`: the
+         * operator's idempotency key of the credit.
+         *
+         */
+        type: 'operation' | 'rfq' | 'position' | 'market_window' | 'contest' | 'contest_entry' | 'app_token_credit';
+        id: string;
+    };
+    /**
+     * When the movement's database transaction began, Unix ms.
+     */
+    at_ms: number;
+    change: BalanceChange;
+    /**
+     * The user's balances right after this movement.
+     */
+    balances_after: BalanceSet;
+};
+
+export type LedgerMovementList = {
+    movements: Array<LedgerMovement>;
+    /**
+     * Pass as `cursor` for the next page; null on the last page.
+     */
+    next_cursor: string | null;
 };
 
 export type DepositWallet = {
@@ -1905,6 +2034,20 @@ export type PositionsCursor = string;
  * Page size. Default 50; clamped to 1..100 (out-of-range int32 values are clamped, not rejected). A non-integer, or an integer beyond int32, is 400.
  */
 export type PositionsLimit = number;
+
+/**
+ * Opaque value from a prior response's `next_cursor` of the same list, user and deployment, sent
+ * unchanged with the same filters. It is signed per deployment, so no cursor can be made by hand:
+ * any other value (edited, forged, another user's, from another list or deployment, or sent with
+ * other filters) is 400 `INVALID_CURSOR`.
+ *
+ */
+export type HistoryCursor = string;
+
+/**
+ * Page size. Default 20; clamped to 1..50 (out-of-range int32 values are clamped, not rejected). A non-integer, or an integer beyond int32, is 400.
+ */
+export type HistoryLimit = number;
 
 export type CreateSessionData = {
     body: CreateSessionRequest;
@@ -3276,6 +3419,68 @@ export type CreateWithdrawalResponses = {
 
 export type CreateWithdrawalResponse = CreateWithdrawalResponses[keyof CreateWithdrawalResponses];
 
+export type ListOperationsData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Only deposits or only withdrawals.
+         */
+        kind?: 'deposit' | 'withdraw';
+        /**
+         * Only operations in this status.
+         */
+        status?: 'pending' | 'success' | 'failed';
+        /**
+         * Opaque value from a prior response's `next_cursor` of the same list, user and deployment, sent
+         * unchanged with the same filters. It is signed per deployment, so no cursor can be made by hand:
+         * any other value (edited, forged, another user's, from another list or deployment, or sent with
+         * other filters) is 400 `INVALID_CURSOR`.
+         *
+         */
+        cursor?: string;
+        /**
+         * Page size. Default 20; clamped to 1..50 (out-of-range int32 values are clamped, not rejected). A non-integer, or an integer beyond int32, is 400.
+         */
+        limit?: number;
+    };
+    url: '/v1/users/operations';
+};
+
+export type ListOperationsErrors = {
+    /**
+     * Invalid query (`VALIDATION_FAILED`) or a cursor not produced by this service for this list and these filters (`INVALID_CURSOR`).
+     */
+    400: Error;
+    /**
+     * No bearer token (`UNAUTHORIZED`), or a token that is unknown, revoked or expired (`INVALID_SESSION`).
+     */
+    401: Error;
+    /**
+     * Authenticated with the wrong kind of token (a market-maker token on a user route, a user token on a market-maker or operator route).
+     */
+    403: Error;
+    /**
+     * Unexpected server error. `details.request_id` identifies the request in the logs.
+     */
+    500: Error;
+    /**
+     * A dependency (database or queue) is unavailable. Safe to retry, with the same idempotency key for idempotent requests.
+     */
+    503: Error;
+};
+
+export type ListOperationsError = ListOperationsErrors[keyof ListOperationsErrors];
+
+export type ListOperationsResponses = {
+    /**
+     * One page of operations.
+     */
+    200: OperationList;
+};
+
+export type ListOperationsResponse = ListOperationsResponses[keyof ListOperationsResponses];
+
 export type GetOperationData = {
     body?: never;
     path: {
@@ -3328,6 +3533,60 @@ export type GetOperationResponses = {
 };
 
 export type GetOperationResponse = GetOperationResponses[keyof GetOperationResponses];
+
+export type ListLedgerMovementsData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Opaque value from a prior response's `next_cursor` of the same list, user and deployment, sent
+         * unchanged with the same filters. It is signed per deployment, so no cursor can be made by hand:
+         * any other value (edited, forged, another user's, from another list or deployment, or sent with
+         * other filters) is 400 `INVALID_CURSOR`.
+         *
+         */
+        cursor?: string;
+        /**
+         * Page size. Default 20; clamped to 1..50 (out-of-range int32 values are clamped, not rejected). A non-integer, or an integer beyond int32, is 400.
+         */
+        limit?: number;
+    };
+    url: '/v1/users/ledger';
+};
+
+export type ListLedgerMovementsErrors = {
+    /**
+     * Invalid query (`VALIDATION_FAILED`) or a cursor not produced by this service for this list and these filters (`INVALID_CURSOR`).
+     */
+    400: Error;
+    /**
+     * No bearer token (`UNAUTHORIZED`), or a token that is unknown, revoked or expired (`INVALID_SESSION`).
+     */
+    401: Error;
+    /**
+     * Authenticated with the wrong kind of token (a market-maker token on a user route, a user token on a market-maker or operator route).
+     */
+    403: Error;
+    /**
+     * Unexpected server error. `details.request_id` identifies the request in the logs.
+     */
+    500: Error;
+    /**
+     * A dependency (database or queue) is unavailable. Safe to retry, with the same idempotency key for idempotent requests.
+     */
+    503: Error;
+};
+
+export type ListLedgerMovementsError = ListLedgerMovementsErrors[keyof ListLedgerMovementsErrors];
+
+export type ListLedgerMovementsResponses = {
+    /**
+     * One page of the statement.
+     */
+    200: LedgerMovementList;
+};
+
+export type ListLedgerMovementsResponse = ListLedgerMovementsResponses[keyof ListLedgerMovementsResponses];
 
 export type GetDepositWalletData = {
     body?: never;

@@ -21,7 +21,7 @@ function run(cmd: string, args: string[], cwd: string, timeoutMs: number) {
 
 const PROGRAM = `import {
   createClient, getCurrentMarket, listContests, MarketMakerClient, MarketMakerGoneError, signOrder, authMessageBytes,
-  type RfqTypedData, type RfqOrderJson, type ContestLobbyRow, type WsMessages,
+  statement, operationsHistory, type RfqTypedData, type RfqOrderJson, type ContestLobbyRow, type WsMessages,
 } from '@contest-rfq/sdk';
 import { privateKeyToAccount } from 'viem/accounts';
 
@@ -32,6 +32,12 @@ export async function lobby(): Promise<ContestLobbyRow[]> {
   return data?.contests ?? [];
 }
 export const market = () => getCurrentMarket({ client, query: { asset: 'BTC', duration_secs: 300 } });
+export async function available(): Promise<string | undefined> {
+  for await (const m of statement(client, { limit: 50 })) return m.balances_after.available_micros;
+  return undefined;
+}
+// @ts-expect-error: kind is deposit or withdraw
+export const transfers = operationsHistory(client, { kind: 'transfer' });
 
 const mm = new MarketMakerClient({ url: 'ws://127.0.0.1:9/v1/ws', account, reconnect: false });
 mm.onMessage('ping', (m: WsMessages.PingMessage) => m.timestamp.toFixed());

@@ -10,6 +10,8 @@ import { createOrm, migrate, type Orm } from './orm.js';
 import { openEmbeddedDatabase } from './pglite.js';
 import { db } from './schema.js';
 import { post, userBalances } from '../domain/ledger/ledger.js';
+import { ledgerStatement } from '../domain/ledger/statement.js';
+import { listOperations } from '../domain/money/history.js';
 import { getImage, storeImage, encodePng } from '../domain/contests/images.js';
 import { ensureWindows } from '../domain/markets/markets.js';
 import { createContest } from '../domain/contests/create.js';
@@ -47,6 +49,17 @@ describe('repositories on PGlite', () => {
       }),
     );
     expect(await userBalances(orm.em.fork(), userId)).toEqual({ available: 9_007_199_254_740_993n, reserved: 0n, appToken: 0n });
+    // The history's SQL (lateral scans, int8 arrays, microsecond keysets) on PGlite too.
+    const page = await ledgerStatement(orm.em.fork(), userId, { limit: 5 });
+    expect(page.movements.map((m) => [m.kind, m.change.available, m.after.available])).toEqual([
+      ['deposit', 9_007_199_254_740_993n, 9_007_199_254_740_993n],
+    ]);
+    const ops = [randomUUID(), randomUUID()];
+    for (const id of ops) await db(orm.em.fork()).insertInto('operations').values({ id, user_id: userId, kind: 'deposit', amount: '5' }).execute();
+    const first = await listOperations(orm.em.fork(), userId, { limit: 1 }, { confirmations: null });
+    const second = await listOperations(orm.em.fork(), userId, { limit: 1, cursor: first.nextCursor! }, { confirmations: null });
+    expect([...first.operations, ...second.operations].map((o) => o.id).sort()).toEqual([...ops].sort());
+    expect(second.nextCursor).toBeNull();
     expect(await ensureWindows(orm.em.fork(), [{ asset: 'BTC', durationSecs: 60, startAtMs: 1_700_000_040_000 }])).toBe(1);
     expect(await ensureWindows(orm.em.fork(), [{ asset: 'BTC', durationSecs: 60, startAtMs: 1_700_000_040_000 }])).toBe(0);
   });

@@ -1,4 +1,4 @@
-// Signed keyset cursors for the trading lists (RFQs, positions, PnL history, maker fills): the last row's
+// Signed keyset cursors for the trading and history lists (RFQs, positions, PnL history, maker fills, operations): the last row's
 // (time, id) plus the filters the page was made for and the list's kind, base64url JSON followed by an
 // HMAC-SHA256 tag under the database's cursor key (service_keys, as the lobby's). Anything else (forged,
 // edited, from another list, replayed with other filters) is 400 INVALID_CURSOR.
@@ -21,8 +21,27 @@ interface Wire {
 }
 
 const tag = (key: Buffer, payload: string) => createHmac('sha256', key).update(`keyset:${payload}`).digest().subarray(0, 16);
-const invalid = (why: string) =>
+export const invalidCursor = (why: string) =>
   new ValidationFailed(`The cursor is not valid: ${why}. Use next_cursor from a previous page, unchanged.`, null, 'INVALID_CURSOR');
+
+/** Any JSON payload as a cursor: base64url JSON, a `.`, and its tag under `key`. */
+export function sealCursor(key: Buffer, payload: object): string {
+  const text = Buffer.from(JSON.stringify(payload)).toString('base64url');
+  return `${text}.${tag(key, text).toString('base64url')}`;
+}
+
+/** The payload of a cursor sealCursor made under `key`; anything else is 400 INVALID_CURSOR. The caller checks its shape. */
+export function openCursor(key: Buffer, raw: string): unknown {
+  try {
+    const m = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{22})$/.exec(raw);
+    if (!m) throw new Error('malformed');
+    const given = Buffer.from(m[2]!, 'base64url');
+    if (given.length !== 16 || !timingSafeEqual(given, tag(key, m[1]!))) throw new Error('bad tag');
+    return JSON.parse(Buffer.from(m[1]!, 'base64url').toString('utf8')) as unknown;
+  } catch {
+    throw invalidCursor('it was not produced by this service');
+  }
+}
 
 export class KeysetCursors {
   constructor(
@@ -36,25 +55,15 @@ export class KeysetCursors {
 
   /** `filters`: what the listing was filtered by (canonical text), or null. */
   encode(k: Keyset, filters: string | null): string {
-    const payload = Buffer.from(JSON.stringify({ k: this.kind, c: k.atMs, i: k.id, f: filters } satisfies Wire)).toString('base64url');
-    return `${payload}.${tag(this.key, payload).toString('base64url')}`;
+    return sealCursor(this.key, { k: this.kind, c: k.atMs, i: k.id, f: filters } satisfies Wire);
   }
 
   decode(raw: string | undefined, filters: string | null): Keyset | null {
     if (raw === undefined) return null;
-    let o: Partial<Wire> | null;
-    try {
-      const m = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{22})$/.exec(raw);
-      if (!m) throw new Error('malformed');
-      const given = Buffer.from(m[2]!, 'base64url');
-      if (given.length !== 16 || !timingSafeEqual(given, tag(this.key, m[1]!))) throw new Error('bad tag');
-      o = JSON.parse(Buffer.from(m[1]!, 'base64url').toString('utf8')) as Partial<Wire> | null;
-    } catch {
-      throw invalid('it was not produced by this service');
-    }
-    if (!o || !Number.isSafeInteger(o.c) || typeof o.i !== 'string' || !isUuid(o.i)) throw invalid('it was not produced by this service');
-    if (o.k !== this.kind) throw invalid(`it belongs to another listing (${String(o.k)}), not ${this.kind}`);
-    if ((o.f ?? null) !== filters) throw invalid('it belongs to a listing with other filters (keep the filters the same while paging)');
+    const o = openCursor(this.key, raw) as Partial<Wire> | null;
+    if (!o || !Number.isSafeInteger(o.c) || typeof o.i !== 'string' || !isUuid(o.i)) throw invalidCursor('it was not produced by this service');
+    if (o.k !== this.kind) throw invalidCursor(`it belongs to another listing (${String(o.k)}), not ${this.kind}`);
+    if ((o.f ?? null) !== filters) throw invalidCursor('it belongs to a listing with other filters (keep the filters the same while paging)');
     return { atMs: o.c!, id: o.i };
   }
 }

@@ -19,6 +19,7 @@ import { Migration20261126060000_rfq_fill_path } from './Migration20261126060000
 import { Migration20261128010000_settlement_review } from './Migration20261128010000_settlement_review.js';
 import { Migration20261128020000_chain_tx } from './Migration20261128020000_chain_tx.js';
 import { Migration20261128030000_price_sources } from './Migration20261128030000_price_sources.js';
+import { Migration20261128040000_history } from './Migration20261128040000_history.js';
 
 export const migrationsList = [
   { name: 'Migration20261120000000_initial', class: Migration20261120000000_initial },
@@ -41,4 +42,5 @@ export const migrationsList = [
   { name: 'Migration20261128010000_settlement_review', class: Migration20261128010000_settlement_review },
   { name: 'Migration20261128020000_chain_tx', class: Migration20261128020000_chain_tx },
   { name: 'Migration20261128030000_price_sources', class: Migration20261128030000_price_sources },
+  { name: 'Migration20261128040000_history', class: Migration20261128040000_history },
 ];

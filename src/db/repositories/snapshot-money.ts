@@ -7,8 +7,10 @@ import { DemoRepository } from './demo.repository.js';
 import { IdempotencyRepository } from './idempotency.repository.js';
 import { LedgerCheckRepository } from './ledger-check.repository.js';
 import { LedgerRepository } from './ledger.repository.js';
+import { OperationHistoryRepository } from './operation-history.repository.js';
 import { OperationsRepository } from './operations.repository.js';
 import { SettlementRepository } from './settlement.repository.js';
+import { NO_KEY, StatementRepository } from './statement.repository.js';
 import { U1, U2, WALLET } from './snapshot-samples.js';
 
 export const MONEY_CATALOG: Record<string, Array<[string, (db: Db) => Promise<unknown>]>> = {
@@ -76,6 +78,48 @@ export const MONEY_CATALOG: Record<string, Array<[string, (db: Db) => Promise<un
     ['OperationsRepository.staleOutbox', (db) => new OperationsRepository(db).staleOutbox(30_000, 500)],
     ['OperationsRepository.userExists', (db) => new OperationsRepository(db).userExists(U1)],
     ['OperationsRepository.earlierAppTokenCredit', (db) => new OperationsRepository(db).earlierAppTokenCredit(U1, `${U1}:${U2}`)],
+  ],
+  statement: [
+    ['StatementRepository.preferOrderedScans', (db) => new StatementRepository(db).preferOrderedScans()],
+    ['StatementRepository.accounts', (db) => new StatementRepository(db).accounts(U1)],
+    [
+      'StatementRepository.scan',
+      (db) =>
+        new StatementRepository(db).scan(
+          [
+            { id: '11', upTo: 900n },
+            { id: '12', upTo: 0n },
+          ],
+          NO_KEY,
+          22,
+        ),
+    ],
+    ['StatementRepository.movements', (db) => new StatementRepository(db).movements([{ transactionId: U2, key: 880n }], ['11', '12'])],
+  ],
+  'operation-history': [
+    [
+      'OperationHistoryRepository.page',
+      (db) =>
+        new OperationHistoryRepository(db).page(U1, {
+          kind: 'withdraw',
+          status: 'pending',
+          after: { createdUs: 1_767_225_600_000_000, id: U2 },
+          limit: 21,
+          listenerCursor: 'custodial-deposits',
+        }),
+    ],
+    [
+      'OperationHistoryRepository.page (one)',
+      (db) =>
+        new OperationHistoryRepository(db).page(U1, {
+          kind: null,
+          status: null,
+          after: null,
+          id: U2,
+          limit: 1,
+          listenerCursor: 'custodial-deposits',
+        }),
+    ],
   ],
   settlement: [['SettlementRepository.lockUsersWithDepositTotals', (db) => new SettlementRepository(db).lockUsersWithDepositTotals([U1, U2])]],
   chain: [

@@ -1,9 +1,10 @@
 // Medium tier: the ledger's repository SQL on real PostgreSQL, inside the caller's transaction.
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migratedOrm, type MigratedOrm } from '../../testing/orm.js';
 import { db } from '../../db/schema.js';
-import { checkLedger, InsufficientBalance, post, userBalances } from './ledger.js';
+import { checkLedger, InsufficientBalance, lockUserBalances, post, postAll, userBalances } from './ledger.js';
 
 let t: MigratedOrm;
 beforeAll(async () => {
@@ -54,7 +55,7 @@ describe('ledger repository', () => {
     );
     const after = await t.orm.em.fork().transactional((tx) =>
       post(tx, {
-        kind: 'move',
+        kind: 'contest_payout',
         reference: 'r2',
         entries: [
           { account: { userId: a, kind: 'user_available' }, amount: -300n },
@@ -74,7 +75,7 @@ describe('ledger repository', () => {
     await expect(
       t.orm.em.fork().transactional((tx) =>
         post(tx, {
-          kind: 'x',
+          kind: 'deposit',
           reference: 'r',
           entries: [
             { account: { userId: a, kind: 'user_available' }, amount: -1n },
@@ -107,6 +108,72 @@ describe('ledger repository', () => {
     await expect(insert([[-2], many, [3]])).rejects.toMatchObject({ message: expect.stringContaining('(sum 1)') });
     await insert([[-2], many, [2]]);
     await insert([[-4, 1], [1, 1], [1]]);
+    expect(await checkLedger(t.orm.em.fork())).toEqual([]);
+  });
+
+  it("draws an entry's id after its account's lock: an entry that waited for the lock is numbered after the one that held it", async () => {
+    const a = await newUser();
+    await t.orm.em.fork().transactional((tx) =>
+      post(tx, {
+        kind: 'deposit',
+        reference: 'opened',
+        entries: [
+          { account: { system: 'treasury' }, amount: -1n },
+          { account: { userId: a, kind: 'user_available' }, amount: 1n },
+        ],
+      }),
+    );
+    // Two system accounts, so that the late posting (clearing, then the user) and the holder's (treasury and the user) share one lock only.
+    const [x] = (await db(t.orm.em.fork()).selectFrom('ledger_accounts').select('id').where('kind', '=', 'settlement_clearing').execute()).map(
+      (r) => r.id,
+    );
+    const waiting = async (): Promise<boolean> => {
+      const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_locks where not granted and locktype = 'transactionid'`.execute(
+        db(t.orm.em.fork()),
+      );
+      return rows[0]!.n > 0;
+    };
+    let late: Promise<void> | undefined;
+    const lateTx = randomUUID();
+    await t.orm.em.fork().transactional(async (holder) => {
+      const locked = await lockUserBalances(holder, [a], ['user_available']);
+      // A posting that never locked first: its insert waits for the balance trigger's UPDATE of the locked account.
+      late = t.orm.em.fork().transactional(async (tx) => {
+        await db(tx).insertInto('ledger_transactions').values({ id: lateTx, kind: 'deposit', reference: 'late' }).execute();
+        await db(tx)
+          .insertInto('ledger_entries')
+          .values([
+            { transaction_id: lateTx, account_id: x!, amount: '-1' },
+            { transaction_id: lateTx, account_id: locked.get(`${a}:user_available`)!.id, amount: '1' },
+          ])
+          .execute();
+      });
+      while (!(await waiting())) await new Promise((r) => setTimeout(r, 10));
+      await postAll(
+        holder,
+        [
+          {
+            kind: 'deposit',
+            reference: 'first',
+            entries: [
+              { account: { system: 'treasury' }, amount: -2n },
+              { account: { userId: a, kind: 'user_available' }, amount: 2n },
+            ],
+          },
+        ],
+        locked,
+      );
+    });
+    await late;
+    const rows = await db(t.orm.em.fork())
+      .selectFrom('ledger_entries as e')
+      .innerJoin('ledger_transactions as t', 't.id', 'e.transaction_id')
+      .innerJoin('ledger_accounts as a', 'a.id', 'e.account_id')
+      .select(['t.reference'])
+      .where('a.user_id', '=', a)
+      .orderBy('e.id')
+      .execute();
+    expect(rows.map((r) => r.reference)).toEqual(['opened', 'first', 'late']);
     expect(await checkLedger(t.orm.em.fork())).toEqual([]);
   });
 });

@@ -22,7 +22,7 @@ describe('validatePosting', () => {
   it('refuses an unbalanced posting, a zero entry, a single entry', () => {
     expect(() =>
       validatePosting({
-        kind: 'd',
+        kind: 'deposit',
         reference: 'x',
         entries: [
           { account: clearing, amount: -5n },
@@ -32,7 +32,7 @@ describe('validatePosting', () => {
     ).toThrow(/sum to zero/);
     expect(() =>
       validatePosting({
-        kind: 'd',
+        kind: 'deposit',
         reference: 'x',
         entries: [
           { account: clearing, amount: 0n },
@@ -40,7 +40,7 @@ describe('validatePosting', () => {
         ],
       }),
     ).toThrow(/zero entry/);
-    expect(() => validatePosting({ kind: 'd', reference: 'x', entries: [{ account: user, amount: 0n }] })).toThrow(/two entries/);
+    expect(() => validatePosting({ kind: 'deposit', reference: 'x', entries: [{ account: user, amount: 0n }] })).toThrow(/two entries/);
   });
 });
 

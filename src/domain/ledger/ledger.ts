@@ -16,6 +16,7 @@ import {
 import { ledgerCheckRepository, type LedgerCheckRepository } from '../../db/repositories/ledger-check.repository.js';
 import { Unprocessable } from '../errors.js';
 import { OWNER_PREFIX } from '../positions/trading-counters.js';
+import type { LedgerKind } from './kinds.js';
 
 export type { SystemAccountKind, UserAccountKind };
 
@@ -23,9 +24,9 @@ export type { SystemAccountKind, UserAccountKind };
 export type AccountRef = { userId: string; kind: UserAccountKind } | { system: SystemAccountKind } | { pot: string };
 
 export interface Posting {
-  /** What moved money, e.g. deposit, withdraw_reserve, withdraw_settle, withdraw_refund, app_token_credit. */
-  kind: string;
-  /** The business reference (operation id, idempotency key, contest id...). */
+  /** What moved money (kinds.ts: every kind, and what its reference names; the statement shows them). */
+  kind: LedgerKind;
+  /** The business reference (operation id, RFQ id, position id, `window:<market id>`, contest id...): kinds.ts. */
   reference: string;
   entries: Array<{ account: AccountRef; amount: bigint }>;
   /** The ledger transaction's id (default: a new UUID). */
@@ -52,7 +53,7 @@ export function validatePosting(p: Posting): void {
 }
 
 const refKey = (a: AccountRef) => ('system' in a ? `system:${a.system}` : 'pot' in a ? `pot:${a.pot}` : `${a.userId}:${a.kind}`);
-const isUser = (a: AccountRef): a is { userId: string; kind: UserAccountKind } => 'userId' in a;
+export const isUser = (a: AccountRef): a is { userId: string; kind: UserAccountKind } => 'userId' in a;
 
 /** Accounts locked in this transaction, by refKey (`${userId}:${kind}`, `system:<kind>`, `pot:<contest>`). */
 export type LockedAccounts = Map<string, { id: string; balance: bigint }>;

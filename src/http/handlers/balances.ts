@@ -1,4 +1,4 @@
-// Balances, deposits, withdrawals and their operations; the operator's app-token credit.
+// Balances, deposits, withdrawals and the operator's app-token credit (an operation read by id, and the lists: history.ts).
 import { isAddress } from 'viem';
 import type { OperationPending } from '../../../generated/openapi/types.gen.js';
 import { Unprocessable, ValidationFailed } from '../../domain/errors.js';
@@ -28,7 +28,6 @@ type BalancesOperationId =
   | 'getAvailableAppTokenBalance'
   | 'createDeposit'
   | 'createWithdrawal'
-  | 'getOperation'
   | 'getDepositWallet'
   | 'creditAppTokens';
 
@@ -141,24 +140,6 @@ export function balancesHandlers(deps: BalancesDeps): HandlersFor<BalancesOperat
           written,
         ),
       );
-    },
-    getOperation: async ({ params }, { db, auth }) => {
-      const { userId } = requireUser(auth);
-      const op = await getOwnOperation(db, userId, params.operation_id);
-      return {
-        status: 200,
-        body: {
-          operation_id: op.id,
-          kind: op.kind,
-          status: op.status,
-          amount_micros: microsToWire(op.amount),
-          tx_hash: op.txHash,
-          created_at_ms: op.createdAt.getTime(),
-          failure_code: op.failureCode,
-          pending_reason: op.pendingReason,
-        },
-        headers: NO_STORE,
-      };
     },
     getDepositWallet: async (_req, { db, auth }) => {
       const w = await deps.settlement.depositWallet(db, requireUser(auth).userId);
