@@ -1089,6 +1089,8 @@ export type Operation = {
  * transaction: it waits, for one of these reasons, and settles exactly once when it can.
  * - `mempool`: sent, waiting to be mined.
  * - `queued`: waiting behind an earlier transaction of the settlement wallet (nonces are used in order).
+ * - `nonce_gap`: a nonce of the settlement wallet before this one has no transaction at all, so nothing after
+ * it can be mined; an operator is alerted and fills the gap (docs/operations.md, "A nonce gap").
  * - `confirmations`: mined, waiting for CHAIN_CONFIRMATIONS blocks.
  * - `fee_cap`: the network asks for more than the deployment's fee cap (CHAIN_MAX_FEE_PER_GAS_WEI);
  * it is sent when fees fall, never above the cap.
@@ -1104,7 +1106,7 @@ export type Operation = {
  * uncredited (deposit) until then.
  *
  */
-export type PendingReason = 'mempool' | 'queued' | 'confirmations' | 'fee_cap' | 'hot_wallet_funds' | 'gas' | 'token_paused' | 'hot_wallet_blocked' | 'receipt_missing' | 'needs_review';
+export type PendingReason = 'mempool' | 'queued' | 'nonce_gap' | 'confirmations' | 'fee_cap' | 'hot_wallet_funds' | 'gas' | 'token_paused' | 'hot_wallet_blocked' | 'receipt_missing' | 'needs_review';
 
 export type AdminChainTransaction = {
     hash: TxHash;

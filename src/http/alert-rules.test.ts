@@ -1,5 +1,6 @@
 // docs/alerts.yml is Prometheus rule YAML whose every metric exists: the gauges and HTTP metrics this
-// service registers (src/http/metrics.ts, src/http/system-status.ts, src/http/resolution-metrics.ts), prom-client's process metrics, or
+// service registers (src/http/metrics.ts, src/http/system-status.ts, src/http/resolution-metrics.ts, src/http/settlement-gauges.ts),
+// prom-client's process metrics, or
 // Prometheus's own `up`. A renamed metric fails here instead of silencing an alert.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -7,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { createMetrics } from './metrics.js';
 import { registerResolutionGauges } from './resolution-metrics.js';
+import { startSettlementGauges } from './settlement-gauges.js';
 import { registerStatusGauges } from './system-status.js';
 
 const RULES = fileURLToPath(new URL('../../docs/alerts.yml', import.meta.url));
@@ -33,6 +35,12 @@ async function registeredNames(): Promise<Set<string>> {
   const source = { report: () => Promise.reject(new Error('not scraped in this test')) };
   registerStatusGauges(metrics.registry, source);
   registerResolutionGauges(metrics.registry, source);
+  // The onchain settlement gauges (src/http/settlement-gauges.ts), registered by an adapter that reconciles.
+  const silent = { warn: () => undefined, error: () => undefined } as unknown as Parameters<typeof startSettlementGauges>[0]['log'];
+  const settlement = { reconcile: () => Promise.reject(new Error('not read in this test')) } as unknown as Parameters<
+    typeof startSettlementGauges
+  >[0]['settlement'];
+  startSettlementGauges({ registry: metrics.registry, settlement, forkDb: () => undefined as never, log: silent, everyMs: 3_600_000 }).stop();
   const names = new Set<string>(PROMETHEUS_OWN);
   for (const m of metrics.registry.getMetricsAsArray()) {
     const { name, type } = m as unknown as { name: string; type: string };

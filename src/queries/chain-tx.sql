@@ -40,6 +40,23 @@ select coalesce(sum(c), 0)::text as wei from (
      where chain_id = $1 and from_address = $2 and receipt_status is null and nonce >= $3
      group by nonce) n;
 
+-- ChainTxRepository.firstUnstoredNonce
+-- parameters: $1 = "7", $2 = "12", $3 = 8453, $4 = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
+select min(g.n)::text as n from generate_series($1::int8, $2::int8 - 1) g(n)
+   where not exists (select 1 from chain_transactions t where t.chain_id = $3 and t.from_address = $4 and t.nonce = g.n);
+
+-- ChainTxRepository.lockNonceRow
+-- parameters: $1 = 8453, $2 = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
+select 1
+  from chain_nonces
+  where chain_id = $1
+  and address = $2
+  for update;
+
+-- ChainTxRepository.atNonce
+-- parameters: $1 = 8453, $2 = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266", $3 = "7"
+select count(*)::int as n from chain_transactions where chain_id = $1 and from_address = $2 and nonce = $3;
+
 -- ChainTxRepository.withdrawalsInFlight
 -- parameters: $1 = "00000000-0000-4000-8000-000000000001"
 select coalesce(sum(o.amount), 0)::text as micros from operations o

@@ -25,6 +25,7 @@ export const OperationSchema = defineEntity({
         'confirmations',
         'mempool',
         'queued',
+        'nonce_gap',
         'fee_cap',
         'hot_wallet_funds',
         'gas',

@@ -35,7 +35,7 @@ export class Migration20261128020000_chain_tx extends Migration {
     this.addSql('alter table operations drop constraint operations_pending_reason_check;');
     this.addSql(`
       alter table operations add constraint operations_pending_reason_check check (pending_reason in (
-        'receipt_missing', 'needs_review', 'confirmations', 'mempool', 'queued', 'fee_cap', 'hot_wallet_funds', 'gas',
+        'receipt_missing', 'needs_review', 'confirmations', 'mempool', 'queued', 'nonce_gap', 'fee_cap', 'hot_wallet_funds', 'gas',
         'token_paused', 'hot_wallet_blocked'));`);
     // A deposit or withdrawal the chain would refuse (a blacklisted destination or wallet, a pull deposit its wallet
     // no longer covers) fails before any transaction is signed: recorded as the service's own resolution.

@@ -132,6 +132,34 @@ export class ChainTxRepository {
     return rows[0]?.n == null ? null : int8ToBigint(rows[0].n);
   }
 
+  /**
+   * The first nonce in [from, below) for which the sender has no stored transaction at all (recorded or not): a nonce
+   * gap, behind which nothing stored can be mined; null when every nonce of the range is stored.
+   */
+  async firstUnstoredNonce(chainId: number, sender: string, from: bigint, below: bigint): Promise<bigint | null> {
+    if (below <= from) return null;
+    const { rows } = await sql<{ n: string | null }>`
+      select min(g.n)::text as n from generate_series(${int8(from)}::int8, ${int8(below)}::int8 - 1) g(n)
+       where not exists (select 1 from chain_transactions t where t.chain_id = ${chainId} and t.from_address = ${sender} and t.nonce = g.n)`.execute(
+      this.db,
+    );
+    return rows[0]?.n == null ? null : int8ToBigint(rows[0].n);
+  }
+
+  /** Locks the sender's nonce row (serialises gap fillers with every signature of that sender). */
+  async lockNonceRow(chainId: number, sender: string): Promise<void> {
+    await sql`select 1 from chain_nonces where chain_id = ${chainId} and address = ${sender} for update`.execute(this.db);
+  }
+
+  /** Stored attempts of the sender at this nonce (any owner). */
+  async atNonce(chainId: number, sender: string, nonce: bigint): Promise<number> {
+    const { rows } = await sql<{ n: number }>`
+      select count(*)::int as n from chain_transactions where chain_id = ${chainId} and from_address = ${sender} and nonce = ${int8(nonce)}`.execute(
+      this.db,
+    );
+    return rows[0]!.n;
+  }
+
   /** The most the sender's open nonces at or above `atLeast` can still cost, wei: per nonce its dearest attempt's gas * maxFee. */
   async openCostWei(chainId: number, from: string, atLeast: bigint): Promise<bigint> {
     const { rows } = await sql<{ wei: string }>`

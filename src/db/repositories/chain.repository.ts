@@ -15,6 +15,7 @@ export type PendingReason =
   | 'confirmations'
   | 'mempool'
   | 'queued'
+  | 'nonce_gap'
   | 'fee_cap'
   | 'hot_wallet_funds'
   | 'gas'

@@ -56,6 +56,11 @@ export interface SettlementAdapter {
   chainReceipt?(em: Em, operationId: string): Promise<{ hash: string; status: 'success' | 'reverted' } | null>;
   /** Onchain only: the chain's holdings against the books, and the settlement wallet's gas (src/domain/settlement/onchain/reconcile.ts). */
   reconcile?(em: Em): Promise<Reconciliation>;
+  /**
+   * Onchain only: the settlement wallet's nonce gap now (src/domain/settlement/onchain/chain-tx/gap.ts): how many nonces
+   * below its lowest stored open one have no stored transaction (0: none); nothing above them can be mined.
+   */
+  nonceGap?(em: Em): Promise<number>;
   /** Onchain only: SETTLEMENT_GAS_FLOOR_WEI. */
   readonly gasFloorWei?: bigint;
   /** Where this user sends USDC for custodial deposits. */

@@ -12,6 +12,7 @@ import { Unavailable, Unprocessable } from '../../errors.js';
 import type { SettlementAdapter, SettlementResult } from '../adapter.js';
 import { ChainCheckError, checkChain, shortReason, type Chain } from './chain.js';
 import { DEPOSIT_CURSOR, scanDeposits } from './deposits.js';
+import { nonceGap } from './chain-tx/gap.js';
 import { receiptOf } from './chain-tx/node.js';
 import { advanceOnchain } from './sender.js';
 import { stepSweeps, unsweptDepositAddresses } from './sweeps.js';
@@ -90,6 +91,10 @@ export function createOnchainSettlement(chain: Chain, log: Logger): SettlementAd
           sweepDeposits: (em: Em) => stepSweeps(em, chain, log),
         }
       : {}),
+    async nonceGap(em) {
+      const gap = await nonceGap(em, chain);
+      return gap ? Number(gap.below - gap.from) : 0;
+    },
     reconcile: (em) => reconcile(chain, ledgerCheckRepository(db(em)), unsweptDepositAddresses),
     gasFloorWei: settings.gasFloorWei,
     close: () => chain.close(),

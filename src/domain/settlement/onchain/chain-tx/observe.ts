@@ -53,7 +53,7 @@ export interface ObserveInput {
 export async function observe(i: ObserveInput): Promise<Observation> {
   const { chain, attempts, now } = i;
   const head = await chain.client.getBlockNumber({ cacheTime: 0 });
-  const base = { nowMs: now, head, receipt: null, nonceUsed: false, lowestOpenNonce: null, evidence: null, preflight: null };
+  const base = { nowMs: now, head, receipt: null, nonceUsed: false, lowestOpenNonce: null, gapFrom: null, evidence: null, preflight: null };
   if (!attempts.length) {
     const estimate = await estimateFees(chain);
     return { ...base, estimate, preflight: i.preflight ? await i.preflight(estimate) : { ok: true } };
@@ -70,10 +70,14 @@ export async function observe(i: ObserveInput): Promise<Observation> {
   if (count > latest.nonce) {
     return { ...base, nonceUsed: true, estimate: feesOf(latest), evidence: await evidenceFor(chain, i.sender, attempts, head, now) };
   }
-  const lowestOpenNonce = await chainTxRepository(db(i.em)).lowestOpenNonce(chain.settings.chainId, i.sender, count);
-  // The estimate is only worth a request when the plan could replace: the lowest open nonce, old enough.
-  const due = (lowestOpenNonce === null || latest.nonce <= lowestOpenNonce) && now - latest.created_at_ms >= i.policy.replaceAfterMs;
-  return { ...base, lowestOpenNonce, estimate: due ? await estimateFees(chain) : feesOf(latest) };
+  const repo = chainTxRepository(db(i.em));
+  const lowestOpenNonce = await repo.lowestOpenNonce(chain.settings.chainId, i.sender, count);
+  // A nonce below ours with nothing stored at all (a lagging node's count only covers recorded ones: not a gap).
+  const gapFrom = lowestOpenNonce === null ? null : await repo.firstUnstoredNonce(chain.settings.chainId, i.sender, count, lowestOpenNonce);
+  // The estimate is only worth a request when the plan could replace: the lowest open nonce, old enough, no gap.
+  const due =
+    gapFrom === null && (lowestOpenNonce === null || latest.nonce <= lowestOpenNonce) && now - latest.created_at_ms >= i.policy.replaceAfterMs;
+  return { ...base, lowestOpenNonce, gapFrom, estimate: due ? await estimateFees(chain) : feesOf(latest) };
 }
 
 export const feesOf = (a: Pick<AttemptRow, 'max_fee_per_gas' | 'max_priority_fee_per_gas'>): Fees => ({

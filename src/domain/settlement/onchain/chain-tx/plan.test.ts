@@ -32,6 +32,7 @@ const observation = (ats: StoredAttempt[]) =>
     ),
     nonceUsed: fc.boolean(),
     lowestOpenNonce: fc.option(fc.bigInt({ min: 0n, max: 1000n }), { nil: null }),
+    gapFrom: fc.option(fc.bigInt({ min: 0n, max: 1000n }), { nil: null }),
     estimate: fees,
     evidence: fc.option(fc.constantFrom({ kind: 'consumed' as const }, { kind: 'foreign' as const, hash: '0xff', blockNumber: 5n }), { nil: null }),
     preflight: fc.option(
@@ -112,6 +113,15 @@ describe('planNext', () => {
     );
   });
 
+  it('behind a nonce gap nothing is replaced: it waits for the gap to be filled', () => {
+    fc.assert(
+      fc.property(cases, ([ats, o, p, since]) => {
+        fc.pre(o.receipt === null && !o.nonceUsed && o.gapFrom !== null && ats.length > 0);
+        expect(planNext(ats, { ...o, nowMs: NOW }, p, since)).toEqual({ do: 'wait', reason: 'nonce_gap' });
+      }),
+    );
+  });
+
   it('replaces only the lowest open nonce, after CHAIN_REPLACE_AFTER_MS, when the network asks for more than it pays', () => {
     fc.assert(
       fc.property(cases, ([ats, o, p, since]) => {
@@ -120,6 +130,7 @@ describe('planNext', () => {
         const latest = ats.at(-1)!;
         expect(o.receipt).toBeNull();
         expect(o.nonceUsed).toBe(false);
+        expect(o.gapFrom).toBeNull();
         expect(o.lowestOpenNonce === null || latest.nonce <= o.lowestOpenNonce).toBe(true);
         expect(NOW - latest.createdAtMs >= p.replaceAfterMs).toBe(true);
         expect(o.estimate.maxFeePerGas > latest.maxFeePerGas || o.estimate.maxPriorityFeePerGas > latest.maxPriorityFeePerGas).toBe(true);
@@ -144,6 +155,7 @@ describe('planNext', () => {
         receipt: null,
         nonceUsed: false,
         lowestOpenNonce: 7n,
+        gapFrom: null,
         estimate,
         evidence: null,
         preflight: { ok: true },

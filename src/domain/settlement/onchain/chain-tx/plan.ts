@@ -12,7 +12,8 @@
 //     a paused token) or fail at once with no transaction (a blacklisted destination);
 //   - no attempt is ever signed above the fee cap; when the network needs more it waits at the cap (fee_cap);
 //   - only the sender's lowest open nonce is replaced, only when the network's price is above the attempt's,
-//     and only by at least the node's replacement minimum; transactions queued behind it wait.
+//     and only by at least the node's replacement minimum; transactions queued behind it wait; behind a nonce
+//     with no stored transaction at all (a gap) nothing is replaced: it waits for an operator to fill the gap.
 import { capFees, replacementFees, type FeeCap, type Fees } from './fees.js';
 import type { PendingReason } from '../../../../db/repositories/chain.repository.js';
 import type { NonceEvidence } from '../nonce-evidence.js';
@@ -41,6 +42,11 @@ export interface Observation {
   nonceUsed: boolean;
   /** The lowest nonce of the sender that is stored, not yet used on chain, and has no recorded outcome. */
   lowestOpenNonce: bigint | null;
+  /**
+   * The sender's count at the latest block when it is below lowestOpenNonce: nonces in between have no stored
+   * transaction, so nothing above them can be mined (a nonce gap: docs/operations.md, "A nonce gap"); else null.
+   */
+  gapFrom: bigint | null;
   /** The node's fee estimate now. */
   estimate: Fees;
   /** Where the transaction at the used nonce was found (nonce-evidence.ts); only looked for when nonceUsed. */
@@ -86,6 +92,7 @@ export function planNext(attempts: readonly StoredAttempt[], obs: Observation, p
     if (unprovenSinceMs !== null && obs.nowMs - unprovenSinceMs >= policy.receiptReviewAfterMs) return { do: 'review', evidence: obs.evidence };
     return { do: 'wait', reason: 'receipt_missing' };
   }
+  if (obs.gapFrom !== null) return { do: 'wait', reason: 'nonce_gap' };
   if (obs.lowestOpenNonce !== null && latest.nonce > obs.lowestOpenNonce) return { do: 'wait', reason: 'queued' };
   const wanted = obs.estimate.maxFeePerGas > latest.maxFeePerGas || obs.estimate.maxPriorityFeePerGas > latest.maxPriorityFeePerGas;
   if (!wanted) return { do: 'wait', reason: 'mempool' };
