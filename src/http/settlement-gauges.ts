@@ -20,7 +20,10 @@ export function startSettlementGauges(deps: { registry: Registry; settlement: Se
   const owed = gauge('settlement_onchain_liabilities_micros', 'USDC the books owe (every deposit not withdrawn), micros');
   const gas = gauge('settlement_wallet_gas_wei', 'Native gas balance of the settlement wallet, wei');
   const floor = gauge('settlement_wallet_gas_floor_wei', 'SETTLEMENT_GAS_FLOOR_WEI');
-  const gap = gauge('settlement_nonce_gap', 'Nonces of the settlement wallet with no stored transaction below a stored open one (nothing after them can be mined)');
+  const gap = gauge(
+    'settlement_nonce_gap',
+    'Nonces of the settlement wallet with no stored transaction below a stored open one (nothing after them can be mined)',
+  );
   floor.set(Number(settlement.gasFloorWei ?? 0n));
   const warned = { gas: 0, deficit: 0 };
   const refresh = async () => {
@@ -32,7 +35,11 @@ export function startSettlementGauges(deps: { registry: Registry; settlement: Se
       gas.set(Number(r.gas_wei));
       const missing = (await settlement.nonceGap?.(deps.forkDb())) ?? 0;
       gap.set(missing);
-      if (missing > 0) log.error({ missing_nonces: missing }, 'the settlement wallet has a nonce gap: run npm run chain:fill-nonce-gap (docs/operations.md, "A nonce gap")');
+      if (missing > 0)
+        log.error(
+          { missing_nonces: missing },
+          'the settlement wallet has a nonce gap: run npm run chain:fill-nonce-gap (docs/operations.md, "A nonce gap")',
+        );
       const now = Date.now();
       if (settlement.gasFloorWei !== undefined && BigInt(r.gas_wei) < settlement.gasFloorWei && now - warned.gas > WARN_EVERY_MS) {
         warned.gas = now;
