@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { DEMO_PRICE_SEED_DEFAULT, DEMO_PRICE_SPREAD_BPS_DEFAULT, PREPARED_STATEMENTS_DEFAULT } from './constants.js';
 import { assetMap, csv, intFrom, isP256PublicKeyPem, optionalString } from './config-parse.js';
+import { custodyKeys } from './config-custody.js';
 
 /** The price sources PRICE_FEED may list (src/domain/prices/create.ts). */
 export const PRICE_SOURCES = ['demo', 'chainlink', 'binance', 'coinbase'] as const;
@@ -156,6 +157,8 @@ export const schema = z.object({
     .regex(/^\d{1,40}$/, 'must be a whole number of wei')
     .default('10000000000000000')
     .transform(BigInt),
+  // Custody: withdrawal amounts, fee, limits, review and destination rules; the least pull deposit (src/config-custody.ts).
+  ...custodyKeys,
   /** Demo settlement: each user's finite onchain balance; deposits beyond what is left fail (SETTLEMENT_FAILED). */
   DEMO_ONCHAIN_BALANCE_MICROS: intFrom(1_000_000_000_000, 0),
   SHUTDOWN_TIMEOUT_MS: intFrom(10000, 100),

@@ -17,6 +17,7 @@ import { Migration20261126030000_price_quorum } from './Migration20261126030000_
 import { Migration20261126050000_market_makers_first_class } from './Migration20261126050000_market_makers_first_class.js';
 import { Migration20261126060000_rfq_fill_path } from './Migration20261126060000_rfq_fill_path.js';
 import { Migration20261128010000_settlement_review } from './Migration20261128010000_settlement_review.js';
+import { Migration20261129010000_withdrawal_controls } from './Migration20261129010000_withdrawal_controls.js';
 
 export const migrationsList = [
   { name: 'Migration20261120000000_initial', class: Migration20261120000000_initial },
@@ -37,4 +38,5 @@ export const migrationsList = [
   { name: 'Migration20261126050000_market_makers_first_class', class: Migration20261126050000_market_makers_first_class },
   { name: 'Migration20261126060000_rfq_fill_path', class: Migration20261126060000_rfq_fill_path },
   { name: 'Migration20261128010000_settlement_review', class: Migration20261128010000_settlement_review },
+  { name: 'Migration20261129010000_withdrawal_controls', class: Migration20261129010000_withdrawal_controls },
 ];

@@ -8,8 +8,8 @@ import { anyOf } from '../sql.js';
 /** `dropped` was recorded by earlier versions when a foreign transaction seemed to take the nonce; it is never written now (docs/settlement.md). */
 export type ReceiptStatus = 'success' | 'reverted' | 'dropped';
 
-/** Why a pending operation waits (operations.pending_reason). */
-export type PendingReason = 'receipt_missing' | 'needs_review';
+/** Why a pending operation waits (operations.pending_reason); `review`: a withdrawal held for an operator (src/domain/money/withdrawal-review.ts). */
+export type PendingReason = 'receipt_missing' | 'needs_review' | 'review';
 
 export interface ChainTxRow {
   hash: string;
