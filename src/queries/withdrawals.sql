@@ -4,8 +4,7 @@
 -- parameters: $1 = "00000000-0000-4000-8000-000000000001"
 select "id"
   from "users"
-  where "id" = $1
-  for update;
+  where "id" = $1 for no key update;
 
 -- WithdrawalsRepository.userWithdrawnSince
 -- parameters: $1 = "00000000-0000-4000-8000-000000000001", $2 = 86400000

@@ -26,9 +26,14 @@ const REVIEW_COLUMNS = ['operation_id', 'causes', 'held_at', 'decision', 'reason
 export class WithdrawalsRepository {
   constructor(private readonly db: Db) {}
 
-  /** The user's row, locked until commit: one user's withdrawals (and pull deposits, RFQ creations) one after the other. */
+  /**
+   * The user's row, locked until commit: one user's withdrawals one after the other (and after the user's pull-deposit
+   * checks and RFQ creations, which lock it FOR UPDATE). FOR NO KEY UPDATE, not FOR UPDATE: it leaves the FOR KEY SHARE
+   * of foreign-key checks free, so a settlement posting that updates this user's ledger account a second time in its
+   * transaction (PostgreSQL checks the key again then) never waits for a withdrawal that waits for that posting.
+   */
   async lockUser(userId: string): Promise<boolean> {
-    return (await this.db.selectFrom('users').select('id').where('id', '=', userId).forUpdate().executeTakeFirst()) !== undefined;
+    return (await this.db.selectFrom('users').select('id').where('id', '=', userId).forNoKeyUpdate().executeTakeFirst()) !== undefined;
   }
 
   /** What the user withdrew (amounts, fees aside) in the last `windowMs`: every withdrawal not failed, held ones included. */
