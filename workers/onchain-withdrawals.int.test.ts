@@ -82,11 +82,14 @@ describe.each(['redis', 'postgres'] as const)('onchain withdrawals (%s deploymen
 
   it('a transfer that reverts fails the withdrawal (SETTLEMENT_FAILED) and returns the amount to available', async () => {
     const u = await s.fundedUser(2_000_000n);
-    // The zero address: the token's transfer reverts, as USDC's does.
+    // A destination Circle's blacklister has blacklisted: USDC's transfer to it reverts. (The zero address, whose
+    // transfer reverts too, is refused before anything is reserved: src/http/withdrawal-controls.int.test.ts.)
+    const to = privateKeyToAccount(generatePrivateKey()).address;
+    await s.chain.usdc!.blacklist(to);
     const res = await sent(
       createWithdrawal({
         client: sdkClient(s.apis[0]!.baseUrl, u.token),
-        body: { amount_micros: 1_500_000, destination_address: '0x0000000000000000000000000000000000000000', idempotency_key: randomUUID() },
+        body: { amount_micros: 1_500_000, destination_address: to, idempotency_key: randomUUID() },
       }),
     );
     expect([202, 422]).toContain(res.status);

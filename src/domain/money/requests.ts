@@ -4,6 +4,7 @@
 // sent at once and WITHDRAWALS_HOURLY_LIMIT_MICROS is set, under the deployment's volume lock: the rolling hour
 // sent without review) -> decide (decideWithdrawal, pure) -> write (the operation, its review, the reserve).
 // What must be read outside any transaction (the sanctions oracle) is read first by screenDestination.
+import { getAddress } from 'viem';
 import type { Em } from '../../db/orm.js';
 import { withdrawalsRepository } from '../../db/repositories/withdrawals.repository.js';
 import { db } from '../../db/schema.js';
@@ -123,7 +124,8 @@ export async function requestWithdrawal(tx: Em, c: Custody, r: WithdrawalRequest
 async function destinationOf(tx: Em, c: Custody, r: WithdrawalRequest): Promise<DestinationRule | null> {
   if (r.screened.rule) return r.screened.rule;
   const own = c.derivedDepositAddress?.(r.userId).toLowerCase();
-  const spellings = [r.destination, r.screened.address];
+  // deposit_addresses holds each address as it was handed out (EIP-55 today): look it up in both spellings.
+  const spellings = [getAddress(r.screened.address), r.screened.address];
   if (own === r.screened.address || (await withdrawalsRepository(db(tx)).isDepositAddress(spellings))) return 'deposit_address';
   // Never inferred from silence: an oracle that did not answer is not a "not listed".
   if (r.screened.oracleUnknown) {
