@@ -12,6 +12,7 @@
 import type { Logger } from 'pino';
 import type { Bus } from '../bus/bus.js';
 import type { Em } from '../db/orm.js';
+import { AppError } from '../domain/errors.js';
 import { operationSettled, type MoneyEvent } from '../domain/money/events.js';
 import { getOwnOperation, settleOperations, type OperationRecord, type SettleOutcome } from '../domain/money/operations.js';
 import {
@@ -112,7 +113,7 @@ export function createMoneyLifecycle(deps: MoneyLifecycleDeps): MoneyLifecycle {
   return {
     deposit: (tx, d) => requestDeposit(tx, deps.custody, deps.settlement, d),
     screen: (destination) => screenDestination(deps.custody, destination),
-    withdraw: (tx, r) => requestWithdrawal(tx, deps.custody, r),
+    withdraw: (tx, r) => requestWithdrawal(tx, deps.custody, r).catch((err: unknown) => Promise.reject(flagged(deps.log, r, err))),
     outcome: (em, userId, operationId, written) => waitForOutcome(deps, em, userId, operationId, written),
     approve: (tx, d) => approveWithdrawal(tx, d),
     async approved(op, log = deps.log) {
@@ -128,6 +129,18 @@ export function createMoneyLifecycle(deps: MoneyLifecycleDeps): MoneyLifecycle {
     resolved: (op, log) => publishFinal(op, log),
     settle: (ids) => settler.settle(ids),
   };
+}
+
+/** A destination the operator or the sanctions oracle refused: logged (who tried, and where to), then the refusal as it was. */
+function flagged(log: Log, r: WithdrawalRequest, err: unknown): unknown {
+  const rule = err instanceof AppError && err.code === 'DESTINATION_NOT_ALLOWED' ? (err.details as { rule?: string } | null)?.rule : undefined;
+  if (rule === 'denylist' || rule === 'sanctioned') {
+    log.warn(
+      { user_id: r.userId, destination_address: r.destination, rule, amount_micros: r.amount.toString() },
+      'withdrawal to a refused destination',
+    );
+  }
+  return err;
 }
 
 async function waitForOutcome(deps: MoneyLifecycleDeps, em: Em, userId: string, id: string, written?: OperationRecord): Promise<OperationRecord> {

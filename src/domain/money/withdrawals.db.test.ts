@@ -69,6 +69,21 @@ describe('withdrawal requests under the custody rules', () => {
     expect(await userBalances(em(), u)).toMatchObject({ available: 100_000n, reserved: 0n });
   });
 
+  it('the sanctions oracle: a listed address is refused; an oracle that does not answer refuses for now (503), never "not listed"', async () => {
+    const u = await fundedUser(100_000n);
+    const [listed, clean] = [to(), to()];
+    let answering = true;
+    const sanctions = { check: async (a: string) => (answering ? a === listed.toLowerCase() : ('unknown' as const)), close: async () => undefined };
+    const c = { ...custody(), sanctions };
+    expect(await codeOf(withdraw(c, u, 5_000n, listed))).toBe('DESTINATION_NOT_ALLOWED');
+    expect(await codeOf(withdraw(c, u, 5_000n, clean))).toBe('accepted');
+    answering = false;
+    expect(await codeOf(withdraw(c, u, 5_000n, clean))).toBe('UNAVAILABLE');
+    // The other rules still answer first: the zero address needs no oracle.
+    expect(await codeOf(withdraw(c, u, 5_000n, `0x${'0'.repeat(40)}`))).toBe('DESTINATION_NOT_ALLOWED');
+    expect(await operationsOf(u)).toBe(2); // the deposit and the one accepted withdrawal
+  });
+
   it('20 concurrent withdrawals of one user: exactly the daily limit passes, not a micro more', async () => {
     const u = await fundedUser(1_000_000n);
     const c = custody({ dailyLimitMicros: 100_000n });
