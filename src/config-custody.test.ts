@@ -1,13 +1,12 @@
 // The custody settings (src/config-custody.ts) and the denylist file they name: defaults by settlement mode, every
 // bad value named, the file read at start-up (a bad line stops the start) and re-read while running (a bad file is
-// refused and the list in force stays: src/domain/money/denylist.ts).
+// refused and the list in force stays: src/domain/money/denylist.test.ts).
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseDenylist } from './config-denylist.js';
 import { ConfigError, loadConfig } from './config.js';
-import { Denylist } from './domain/money/denylist.js';
 
 const ONCHAIN = {
   SETTLEMENT_MODE: 'onchain',
@@ -122,22 +121,5 @@ describe('WITHDRAWAL_DENYLIST_FILE', () => {
     expect(problemsOf({ WITHDRAWAL_DENYLIST_FILE: '/nonexistent/denylist' })).toEqual([
       'WITHDRAWAL_DENYLIST_FILE: cannot read /nonexistent/denylist (ENOENT)',
     ]);
-  });
-
-  it('re-read while running: a change takes effect; a bad or missing file is refused and the list in force stays', async () => {
-    const path = file(`${A}\n`);
-    const errors: unknown[] = [];
-    const log = { info: () => undefined, error: (o: unknown) => void errors.push(o) };
-    const list = new Denylist({ file: path, addresses: [A.toLowerCase()], reloadMs: 1000 }, log as never);
-    expect([list.has(A), list.has(B)]).toEqual([true, false]);
-    writeFileSync(path, `${A}\n${B}\n`);
-    await list.reload();
-    expect([list.has(A), list.has(B.toUpperCase().replace('0X', '0x'))]).toEqual([true, true]);
-    writeFileSync(path, `${B}\nhalf-written`);
-    await list.reload();
-    expect([list.has(A), list.has(B), errors.length]).toEqual([true, true, 1]);
-    writeFileSync(path, `${B}\n`);
-    await list.reload();
-    expect([list.has(A), list.has(B), list.size]).toEqual([false, true, 1]);
   });
 });
