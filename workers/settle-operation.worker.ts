@@ -41,8 +41,10 @@ export const settlementWorker: WorkerSpec<typeof QUEUE.settlement> = {
           return { relayed: ids.length };
         }
         const { operation_id } = job.data;
-        // Held for an operator's review: nothing is signed or sent (its approval enqueues it again).
-        if ((await findOperation(orm.em.fork(), operation_id))?.pendingReason === 'review') return { outcome: 'held' };
+        // Held for an operator's review: nothing is signed or sent (its approval enqueues it again). Such an
+        // operation has no job in the first place; this guards the chain step (demo settlement has none, and
+        // settleOperations leaves held operations alone).
+        if (adapter.advance && (await findOperation(orm.em.fork(), operation_id))?.pendingReason === 'review') return { outcome: 'held' };
         // Onchain: the transaction is signed, sent and confirmed first, outside any transaction (src/domain/settlement/onchain/sender.ts).
         const advanced = adapter.advance ? await adapter.advance(orm.em.fork(), operation_id, stopping) : 'recorded';
         const outcome = await batcher.submit(operation_id);
