@@ -782,8 +782,8 @@ export const createDeposit = <ThrowOnError extends boolean = false>(options: Opt
  * `destination_address`. The amount moves from available to reserved at once (422
  * `INSUFFICIENT_BALANCE` when available is lower); when settlement succeeds it leaves reserved,
  * when it fails it returns to available (422 `SETTLEMENT_FAILED` if that happens within the wait).
- * In the demo settlement mode a withdrawal to the zero address fails settlement, as a USDC
- * transfer to it does on chain. In the `onchain` mode the service's settlement wallet sends
+ * In the demo settlement mode a withdrawal to `0x000000000000000000000000000000000000fa11` fails
+ * settlement, the demo's stand-in for a transfer that reverts on chain. In the `onchain` mode the service's settlement wallet sends
  * `transfer(destination_address, amount_micros)` on the USDC contract; the withdrawal is final
  * (200, or `success` when polled) once that transaction has the deployment's confirmations, and
  * `tx_hash` is the transaction that was mined (a slow one may have been replaced at a higher fee).
