@@ -53,10 +53,12 @@ async function allEntries(): Promise<AuditEntry[]> {
 }
 
 /**
- * Operator writes that need an onchain deployment to succeed, audited by their own file instead:
- * resolveOperation (an operation in review) in contract-tests/settlement-review.test.ts.
+ * Operator writes audited by their own file instead, each with its own audit check: resolveOperation (an operation
+ * in review, onchain only) in contract-tests/settlement-review.test.ts; approveWithdrawal and rejectWithdrawal (a
+ * withdrawal held by the custody rules, which this file's service does not set) in
+ * contract-tests/withdrawal-controls.test.ts.
  */
-const AUDITED_ELSEWHERE = new Set(['resolveOperation']);
+const AUDITED_ELSEWHERE = new Set(['resolveOperation', 'approveWithdrawal', 'rejectWithdrawal']);
 
 /** The operator write operations of the spec: every non-GET operation that takes the operator token. */
 const operatorWrites = Object.entries(doc.paths ?? {}).flatMap(([, item]) =>

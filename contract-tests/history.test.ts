@@ -20,10 +20,13 @@ import {
 import type { LedgerMovement, Operation } from '../generated/openapi/types.gen.ts';
 import { createTestPrivy, randomWallet, type TestPrivy } from '../src/testing/identity.js';
 import { expectChained, fromWire } from '../src/testing/statement.js';
+import { getAddress } from 'viem';
+import { DEMO_FAILING_DESTINATION } from '../src/domain/settlement/demo.js';
 import { startContractService, type ContractClient, type ContractService } from './harness.ts';
 
 const DEMO_LIMIT = 1_000_000;
-const ZERO = '0x0000000000000000000000000000000000000000';
+// The demo adapter fails a withdrawal to this address (src/domain/settlement/demo.ts); the zero address is refused at the door.
+const FAILS = getAddress(DEMO_FAILING_DESTINATION);
 const FORGED = `${Buffer.from('{"k":"operations","c":1,"i":"x","f":null}').toString('base64url')}.${randomBytes(16).toString('base64url')}`;
 let svc: ContractService;
 let privy: TestPrivy;
@@ -60,7 +63,7 @@ async function history(api: ContractClient) {
   await api.run(createWithdrawal({ client: api.client, body: { amount_micros: 200_000, destination_address: dest, idempotency_key: key() } }), {
     status: 200,
   });
-  await api.run(createWithdrawal({ client: api.client, body: { amount_micros: 50_000, destination_address: ZERO, idempotency_key: key() } }), {
+  await api.run(createWithdrawal({ client: api.client, body: { amount_micros: 50_000, destination_address: FAILS, idempotency_key: key() } }), {
     status: 422,
     code: 'SETTLEMENT_FAILED',
   });
@@ -94,7 +97,7 @@ describe('listOperations', () => {
       ['deposit', 'success', '700000'],
     ]);
     expect(ops[1]).toMatchObject({ destination_address: dest, fee_micros: '0', tx_hashes: [], confirmations: null, pending_reason: null });
-    expect(ops[0]).toMatchObject({ destination_address: ZERO, tx_hash: null, failure_code: 'SETTLEMENT_FAILED', settled_at_ms: expect.any(Number) });
+    expect(ops[0]).toMatchObject({ destination_address: FAILS, tx_hash: null, failure_code: 'SETTLEMENT_FAILED', settled_at_ms: expect.any(Number) });
     expect(ops[3]!.settled_at_ms).toBeGreaterThanOrEqual(ops[3]!.created_at_ms);
     for (const op of ops) {
       const { data: one } = await u.api.run(getOperation({ client: u.api.client, path: { operation_id: op.operation_id } }), { status: 200 });

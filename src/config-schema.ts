@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { PREPARED_STATEMENTS_DEFAULT } from './constants.js';
 import { csv, intFrom, isP256PublicKeyPem, optionalString } from './config-parse.js';
 import { PRICE_KEYS } from './config-prices.js';
+import { custodyKeys } from './config-custody.js';
 
 export { PRICE_SOURCES } from './config-prices.js';
 
@@ -177,6 +178,8 @@ export const schema = z.object({
   CHAIN_OP_STACK: z.enum(['auto', 'true', 'false']).default('auto'),
   /** How often a deposit or withdrawal that waits for funds, gas, the fee cap or an unpaused token is looked at again. */
   CHAIN_WAIT_RECHECK_MS: intFrom(15_000, 100, 3_600_000),
+  // Custody: withdrawal amounts, fee, limits, review and destination rules; the least pull deposit (src/config-custody.ts).
+  ...custodyKeys,
   /** Demo settlement: each user's finite onchain balance; deposits beyond what is left fail (SETTLEMENT_FAILED). */
   DEMO_ONCHAIN_BALANCE_MICROS: intFrom(1_000_000_000_000, 0),
   SHUTDOWN_TIMEOUT_MS: intFrom(10000, 100),

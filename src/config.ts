@@ -8,12 +8,14 @@ export type { TrustProxy } from './config-parse.js';
 import { bufferProblem, rfqProblems } from './config-rules.js';
 import { priceProblems, priceSettings, type PriceSettings } from './config-prices.js';
 import { chainSettings, type ChainSettings } from './config-chain.js';
+import { custodySettings, type CustodySettings } from './config-custody.js';
 import { schema, type Parsed } from './config-schema.js';
 import { DEFAULT_OPERATOR_NAME, parseOperatorTokens, type OperatorTokenLine } from './config-operator-tokens.js';
 import { RFQ_EIP712_SALT_DEV } from './constants.js';
 
 export { AUTH_DOMAIN_DEFAULT } from './config-schema.js';
 export type { ChainSettings } from './config-chain.js';
+export type { CustodySettings } from './config-custody.js';
 
 export interface Config {
   nodeEnv: Parsed['NODE_ENV'];
@@ -61,6 +63,8 @@ export interface Config {
   /** SETTLEMENT_MODE=onchain: the chain, the token, the settlement wallet (src/config-chain.ts); demo: undefined. */
   chain: ChainSettings | undefined;
   demoOnchainBalanceMicros: bigint;
+  /** Withdrawal amounts, fee, limits, review and destination rules; the least pull deposit (src/config-custody.ts). */
+  custody: CustodySettings;
   shutdownTimeoutMs: number;
   rateLimitPerMinute: number;
   /** FAILPOINTS: name -> action; always empty in production. */
@@ -145,6 +149,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (buffer) problems.push(`MARKET_BETTING_CLOSE_BUFFER_MS: ${buffer}`);
   problems.push(...rfqProblems(e));
   const chain = chainSettings(e, problems);
+  const custody = custodySettings(e, problems);
   problems.push(...priceProblems(e));
   const failpoints = parseFailpoints(e.FAILPOINTS ?? '');
   for (const p of failpoints.problems) problems.push(`FAILPOINTS: ${p}`);
@@ -194,6 +199,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     settlementMode: e.SETTLEMENT_MODE,
     chain,
     demoOnchainBalanceMicros: BigInt(e.DEMO_ONCHAIN_BALANCE_MICROS),
+    custody,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     failpoints: failpoints.points,

@@ -63,6 +63,9 @@ import { rfqTakerHandlers } from './http/handlers/rfq-taker.js';
 import { rfqMakerHandlers } from './http/handlers/rfq-maker.js';
 import { auditHandlers } from './http/handlers/audit.js';
 import { settlementReviewHandlers } from './http/handlers/settlement-review.js';
+import { withdrawalReviewHandlers } from './http/handlers/withdrawal-review.js';
+import { createMoneyLifecycle } from './trading/money-lifecycle.js';
+import { openCustody } from './trading/money-custody.js';
 
 export interface HttpService {
   server: Server;
@@ -132,6 +135,19 @@ export async function startHttp(rt: Runtime, role: ProcessRole = 'api'): Promise
   registerResolutionGauges(metrics.registry, systemStatus);
   const settlement = await openSettlement(config, orm.em.fork(), logger);
   const settlementGauges = startSettlementGauges({ registry: metrics.registry, settlement, forkDb, log: logger });
+  // Deposits and withdrawals: the money lifecycle's steps under the custody rules, the only publisher of money events.
+  const custody = openCustody(config, logger);
+  const money = createMoneyLifecycle({
+    forkDb,
+    bus: rt.bus,
+    settlement,
+    log: logger,
+    custody: custody.custody,
+    // An approval's enqueue is bounded like a request's (its outbox row is the relay's backstop).
+    producer: { enqueue: settlementProducer.enqueue, ensure: (id) => withDeadline(settlementProducer.ensure(id), config.queueWaitMs, 'enqueue') },
+    waiter: operationWaiter,
+    syncWaitMs: config.depositSyncWaitMs,
+  });
   // The public contest reads' pages, dropped on `contests.changed` from any process (src/http/page-cache.ts).
   const contestCaches = {
     pages: new PageCache({ ttlMs: CONTEST_PAGE_TTL_MS }),
@@ -170,7 +186,7 @@ export async function startHttp(rt: Runtime, role: ProcessRole = 'api'): Promise
       bus: rt.bus,
     }),
     ...usersHandlers({ bus: rt.bus }),
-    ...balancesHandlers({ producer: settlementProducer, settlement, syncWaitMs: config.depositSyncWaitMs, waiter: operationWaiter }),
+    ...balancesHandlers({ money, settlement }),
     ...historyHandlers({ confirmations: config.chain?.confirmations ?? null }),
     ...marketMakersHandlers({
       onRemoved: (wallet, rfqIds) => {
@@ -181,7 +197,8 @@ export async function startHttp(rt: Runtime, role: ProcessRole = 'api'): Promise
     ...marketsHandlers({ settings: config.markets }),
     ...poolImagesHandlers(),
     ...auditHandlers(),
-    ...settlementReviewHandlers({ settlement }),
+    ...settlementReviewHandlers({ money }),
+    ...withdrawalReviewHandlers({ money }),
     ...positionsHandlers(),
     ...mmTradingHandlers(),
     ...marketWindowsHandlers({ settings: config.markets, settlement: windowSettlement }),
@@ -237,6 +254,7 @@ export async function startHttp(rt: Runtime, role: ProcessRole = 'api'): Promise
         server.closeIdleConnections();
       });
       operationWaiter.close();
+      await custody.close();
       await settlementProducer.close();
       settlementGauges.stop();
       await settlement.close?.();

@@ -82,6 +82,8 @@ describe.each(['redis', 'postgres'] as const)('onchain withdrawals (%s deploymen
 
   it('a withdrawal the token would refuse (a blacklisted destination) fails at once, with no transaction, the amount back in available', async () => {
     const u = await s.fundedUser(2_000_000n);
+    // A destination Circle's blacklister has blacklisted: USDC's transfer to it would revert. (The zero address is
+    // refused before anything is reserved: src/http/withdrawal-controls.int.test.ts.)
     const to = privateKeyToAccount(generatePrivateKey()).address;
     await s.chain.usdc!.blacklist(to);
     const res = await sent(

@@ -6,11 +6,16 @@
 //     operation. Idempotent: settleOperations() locks the operations and leaves those no longer pending,
 //     so a rerun after a crash (stalled job) or a duplicate changes nothing. Retried with exponential
 //     backoff; an operation id that does not exist is an impossible state: UnrecoverableError, no retry.
+//     The batch is the money lifecycle's settle step (src/trading/money-lifecycle.ts), which publishes
+//     `operation.settled` after it commits: this worker never publishes. A withdrawal held for an operator's
+//     review (pending_reason review) is never sent: it has no outbox row and no job, and a job that reaches
+//     one anyway is answered `held` before anything is signed.
 //   relay-outbox (scheduled): re-enqueues operations whose outbox row is older than RELAY_AFTER_MS
 //     (committed, then the API crashed before enqueueing; or a job that used every attempt).
 import { UnrecoverableError } from 'bullmq';
-import { settleOperations, staleOutbox } from '../src/domain/money/operations.js';
+import { findOperation, staleOutbox } from '../src/domain/money/operations.js';
 import { createBatcher } from '../src/jobs/batcher.js';
+import { createMoneySettler } from '../src/trading/money-lifecycle.js';
 import { createSettlementProducer } from '../src/jobs/settlement-producer.js';
 import { JOB, RELAY_AFTER_MS, type QUEUE } from '../src/jobs/queues.js';
 import type { WorkerSpec } from './worker-spec.js';
@@ -25,7 +30,8 @@ export const settlementWorker: WorkerSpec<typeof QUEUE.settlement> = {
   processor: ({ rt, log, settlement: adapter, stopping }) => {
     const { orm } = rt;
     const producer = createSettlementProducer(rt.queues);
-    const batcher = createBatcher((ids) => settleOperations(orm.em.fork(), adapter, ids), SETTLE_BATCH_MAX);
+    const money = createMoneySettler({ forkDb: () => orm.em.fork(), bus: rt.bus, settlement: adapter, log });
+    const batcher = createBatcher((ids) => money.settle(ids), SETTLE_BATCH_MAX);
     return {
       async process(job) {
         if (job.name === JOB.relayOutbox) {
@@ -35,19 +41,20 @@ export const settlementWorker: WorkerSpec<typeof QUEUE.settlement> = {
           return { relayed: ids.length };
         }
         const { operation_id } = job.data;
+        // Held for an operator's review: nothing is signed or sent (its approval enqueues it again). Such an
+        // operation has no job in the first place; this guards the chain step (demo settlement has none, and
+        // settleOperations leaves held operations alone).
+        if (adapter.advance && (await findOperation(orm.em.fork(), operation_id))?.pendingReason === 'review') return { outcome: 'held' };
         // Onchain: the transaction is signed, sent and confirmed first, outside any transaction (src/domain/settlement/onchain/sender.ts).
         const advanced = adapter.advance ? await adapter.advance(orm.em.fork(), operation_id, stopping) : 'recorded';
         const outcome = await batcher.submit(operation_id);
         if (outcome === 'missing') throw new UnrecoverableError(`operation ${operation_id} does not exist`);
+        if (outcome === 'held') return { outcome };
         // In an operator's review (the chain could not prove its outcome), or waiting long (funds, gas, the fee
         // cap, a paused token): not a failure of the job; the outbox relay hands it back later (its due_at).
         if (outcome === 'pending' && (advanced === 'needs_review' || advanced === 'deferred')) return { outcome: advanced };
         if (outcome === 'pending')
           throw new Error(`operation ${operation_id}: no chain outcome yet (the process is closing, or the node is away); retried`);
-        // Wakes the API request waiting for this settlement (src/trading/operation-waiter.ts); lost: it polls.
-        await rt.bus
-          .publish('operation.settled', { operation_id })
-          .catch((err: unknown) => log.warn({ err, operation_id }, 'could not publish operation.settled'));
         log.debug({ job_id: job.id, operation_id, outcome }, 'operation settled');
         return { outcome };
       },

@@ -840,6 +840,61 @@ export interface Operations {
       503: { body: T.ResolveOperationErrors[503] };
     };
   };
+  /** GET /v1/admin/withdrawals */
+  listAdminWithdrawals: {
+    params: Record<string, never>;
+    query: NonNullable<T.ListAdminWithdrawalsData['query']>;
+    contentType: undefined;
+    body: undefined;
+    responses: {
+      200: { body: T.ListAdminWithdrawalsResponses[200] };
+      400: { body: T.ListAdminWithdrawalsErrors[400] };
+      401: { body: T.ListAdminWithdrawalsErrors[401] };
+      403: { body: T.ListAdminWithdrawalsErrors[403] };
+      500: { body: T.ListAdminWithdrawalsErrors[500] };
+      503: { body: T.ListAdminWithdrawalsErrors[503] };
+    };
+  };
+  /** POST /v1/admin/withdrawals/{operation_id}/approve */
+  approveWithdrawal: {
+    params: T.ApproveWithdrawalData['path'];
+    query: Record<string, never>;
+    /** Media types the request body may be sent as. */
+    contentType: 'application/json';
+    body: T.ApproveWithdrawalData['body'];
+    responses: {
+      200: { body: T.ApproveWithdrawalResponses[200] };
+      400: { body: T.ApproveWithdrawalErrors[400] };
+      401: { body: T.ApproveWithdrawalErrors[401] };
+      403: { body: T.ApproveWithdrawalErrors[403] };
+      404: { body: T.ApproveWithdrawalErrors[404] };
+      409: { body: T.ApproveWithdrawalErrors[409] };
+      413: { body: T.ApproveWithdrawalErrors[413] };
+      415: { body: T.ApproveWithdrawalErrors[415] };
+      500: { body: T.ApproveWithdrawalErrors[500] };
+      503: { body: T.ApproveWithdrawalErrors[503] };
+    };
+  };
+  /** POST /v1/admin/withdrawals/{operation_id}/reject */
+  rejectWithdrawal: {
+    params: T.RejectWithdrawalData['path'];
+    query: Record<string, never>;
+    /** Media types the request body may be sent as. */
+    contentType: 'application/json';
+    body: T.RejectWithdrawalData['body'];
+    responses: {
+      200: { body: T.RejectWithdrawalResponses[200] };
+      400: { body: T.RejectWithdrawalErrors[400] };
+      401: { body: T.RejectWithdrawalErrors[401] };
+      403: { body: T.RejectWithdrawalErrors[403] };
+      404: { body: T.RejectWithdrawalErrors[404] };
+      409: { body: T.RejectWithdrawalErrors[409] };
+      413: { body: T.RejectWithdrawalErrors[413] };
+      415: { body: T.RejectWithdrawalErrors[415] };
+      500: { body: T.RejectWithdrawalErrors[500] };
+      503: { body: T.RejectWithdrawalErrors[503] };
+    };
+  };
   /** GET /v1/admin/status */
   getSystemStatus: {
     params: Record<string, never>;

@@ -2207,6 +2207,7 @@ export const WithdrawResponseSchema = {
     additionalProperties: false,
     required: [
         'amount_micros',
+        'fee_micros',
         'operation_id',
         'destination_address',
         'tx_hash'
@@ -2215,6 +2216,10 @@ export const WithdrawResponseSchema = {
         amount_micros: {
             $ref: '#/components/schemas/DecimalMicros',
             description: 'Amount withdrawn, USDC micros.'
+        },
+        fee_micros: {
+            $ref: '#/components/schemas/DecimalMicros',
+            description: 'The fee charged on top of the amount (kept by the service), USDC micros; often `"0"`.'
         },
         operation_id: {
             type: 'string',
@@ -2247,6 +2252,45 @@ export const OperationPendingSchema = {
             type: 'string',
             enum: [
                 'pending'
+            ]
+        }
+    }
+} as const;
+
+export const WithdrawalPendingSchema = {
+    description: 'The withdrawal was accepted and is still settling, or is held for an operator\'s review.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'operation_id',
+        'status',
+        'fee_micros',
+        'pending_reason'
+    ],
+    properties: {
+        operation_id: {
+            type: 'string',
+            format: 'uuid'
+        },
+        status: {
+            type: 'string',
+            enum: [
+                'pending'
+            ]
+        },
+        fee_micros: {
+            $ref: '#/components/schemas/DecimalMicros',
+            description: 'The fee reserved with the amount (charged only if the withdrawal is paid), USDC micros.'
+        },
+        pending_reason: {
+            description: '`review` when the withdrawal is held for an operator; null while it simply settles.',
+            anyOf: [
+                {
+                    $ref: '#/components/schemas/PendingReason'
+                },
+                {
+                    type: 'null'
+                }
             ]
         }
     }
@@ -2296,7 +2340,7 @@ export const OperationSchema = {
         },
         fee_micros: {
             $ref: '#/components/schemas/DecimalMicros',
-            description: 'Fee charged on top of `amount_micros`, USDC micros; `0` when none applies (always for deposits).'
+            description: 'A withdrawal\'s fee, charged on top of `amount_micros`: reserved with it, kept when the\nwithdrawal is paid, returned with it when it fails or is rejected. `"0"` for deposits.\n'
         },
         destination_address: {
             description: 'Withdrawals only, where the USDC is sent (EIP-55 form); null for deposits.',
@@ -2350,7 +2394,7 @@ export const OperationSchema = {
                 'null'
             ],
             pattern: '^[A-Z][A-Z0-9_]*$',
-            description: 'Why the operation failed (for example `SETTLEMENT_FAILED`); null unless `status` is `failed`.'
+            description: 'Why the operation failed (`SETTLEMENT_FAILED`, `WITHDRAWAL_REJECTED` by an operator, or a refusal found before anything was sent, e.g. `DESTINATION_BLACKLISTED`); null unless `status` is `failed`.'
         },
         created_at_ms: {
             type: 'integer',
@@ -2369,7 +2413,7 @@ export const OperationSchema = {
 } as const;
 
 export const PendingReasonSchema = {
-    description: 'Why a pending deposit or withdrawal waits (onchain settlement; null while nothing holds it up).\nThe service never fails or refunds an operation because the chain cannot show its\ntransaction: it waits, for one of these reasons, and settles exactly once when it can.\n- `mempool`: sent, waiting to be mined.\n- `queued`: waiting behind an earlier transaction of the settlement wallet (nonces are used in order).\n- `nonce_gap`: a nonce of the settlement wallet before this one has no transaction at all, so nothing after\n  it can be mined; an operator is alerted and fills the gap (docs/operations.md, "A nonce gap").\n- `confirmations`: mined, waiting for CHAIN_CONFIRMATIONS blocks.\n- `fee_cap`: the network asks for more than the deployment\'s fee cap (CHAIN_MAX_FEE_PER_GAS_WEI);\n  it is sent when fees fall, never above the cap.\n- `hot_wallet_funds`: the settlement wallet holds too little USDC for this withdrawal now; it is\n  paid once the operator refills it.\n- `gas`: the settlement wallet holds too little native gas (with Base\'s L1 data fee) to send it.\n- `token_paused`: the USDC contract is paused; nothing can move until its issuer unpauses it.\n- `hot_wallet_blocked`: the USDC contract refuses the settlement wallet (blacklisted); an operator must act.\n- `receipt_missing`: the settlement wallet\'s nonce is used on chain, but the node serves no receipt for the\n  operation\'s transaction yet (a lagging provider, usually).\n- `needs_review`: that lasted CHAIN_RECEIPT_REVIEW_AFTER_MS (or a block holds another transaction at\n  the nonce): an operator checks the chain and resolves it. The amount stays reserved (withdrawal) or\n  uncredited (deposit) until then.\n',
+    description: 'Why a pending deposit or withdrawal waits (onchain settlement; null while nothing holds it up).\nThe service never fails or refunds an operation because the chain cannot show its\ntransaction: it waits, for one of these reasons, and settles exactly once when it can.\n- `mempool`: sent, waiting to be mined.\n- `queued`: waiting behind an earlier transaction of the settlement wallet (nonces are used in order).\n- `nonce_gap`: a nonce of the settlement wallet before this one has no transaction at all, so nothing after\n  it can be mined; an operator is alerted and fills the gap (docs/operations.md, "A nonce gap").\n- `confirmations`: mined, waiting for CHAIN_CONFIRMATIONS blocks.\n- `fee_cap`: the network asks for more than the deployment\'s fee cap (CHAIN_MAX_FEE_PER_GAS_WEI);\n  it is sent when fees fall, never above the cap.\n- `hot_wallet_funds`: the settlement wallet holds too little USDC for this withdrawal now; it is\n  paid once the operator refills it.\n- `gas`: the settlement wallet holds too little native gas (with Base\'s L1 data fee) to send it.\n- `token_paused`: the USDC contract is paused; nothing can move until its issuer unpauses it.\n- `hot_wallet_blocked`: the USDC contract refuses the settlement wallet (blacklisted); an operator must act.\n- `receipt_missing`: the settlement wallet\'s nonce is used on chain, but the node serves no receipt for the\n  operation\'s transaction yet (a lagging provider, usually).\n- `needs_review`: that lasted CHAIN_RECEIPT_REVIEW_AFTER_MS (or a block holds another transaction at\n  the nonce): an operator checks the chain and resolves it. The amount stays reserved (withdrawal) or\n  uncredited (deposit) until then.\n- `review` (withdrawals, any settlement mode): held for an operator before anything is sent,\n  because the amount is above the deployment\'s review threshold or the deployment\'s hourly\n  withdrawal volume was reached. The amount and fee stay reserved; an operator approves it\n  (it is then sent) or rejects it (`failed`, `WITHDRAWAL_REJECTED`, both returned to available).\n',
     type: 'string',
     enum: [
         'mempool',
@@ -2382,7 +2426,8 @@ export const PendingReasonSchema = {
         'token_paused',
         'hot_wallet_blocked',
         'receipt_missing',
-        'needs_review'
+        'needs_review',
+        'review'
     ]
 } as const;
 
@@ -2452,12 +2497,14 @@ export const AdminOperationSchema = {
         'kind',
         'status',
         'amount_micros',
+        'fee_micros',
         'destination_address',
         'tx_hash',
         'failure_code',
         'created_at_ms',
         'pending_reason',
         'pending_reason_at_ms',
+        'review',
         'transactions'
     ],
     properties: {
@@ -2486,6 +2533,10 @@ export const AdminOperationSchema = {
         },
         amount_micros: {
             $ref: '#/components/schemas/DecimalMicros'
+        },
+        fee_micros: {
+            $ref: '#/components/schemas/DecimalMicros',
+            description: 'A withdrawal\'s fee, reserved with the amount; `"0"` for deposits.'
         },
         destination_address: {
             description: 'A withdrawal\'s destination; null for a deposit.',
@@ -2537,12 +2588,143 @@ export const AdminOperationSchema = {
             ],
             format: 'int64'
         },
+        review: {
+            description: 'A withdrawal held for review (`pending_reason: review`, now or before), with the decision once made; null otherwise.',
+            anyOf: [
+                {
+                    $ref: '#/components/schemas/WithdrawalReview'
+                },
+                {
+                    type: 'null'
+                }
+            ]
+        },
         transactions: {
             type: 'array',
             description: 'Every transaction signed for the operation, first attempt first.',
             items: {
                 $ref: '#/components/schemas/AdminChainTransaction'
             }
+        }
+    }
+} as const;
+
+export const WithdrawalReviewStatusSchema = {
+    description: 'Where a held withdrawal\'s review is: `review` (waiting for an operator), `approved` (sent, or being\nsent), `rejected` (failed with `WITHDRAWAL_REJECTED`; its amount and fee returned to available).\n',
+    type: 'string',
+    enum: [
+        'review',
+        'approved',
+        'rejected'
+    ]
+} as const;
+
+export const WithdrawalReviewSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'status',
+        'causes',
+        'held_at_ms',
+        'reason',
+        'operator',
+        'decided_at_ms'
+    ],
+    properties: {
+        status: {
+            $ref: '#/components/schemas/WithdrawalReviewStatus'
+        },
+        causes: {
+            type: 'array',
+            minItems: 1,
+            description: 'Why it was held: `above_review_threshold` (the amount is above WITHDRAWAL_REVIEW_ABOVE_MICROS),\n`hourly_limit` (it would have taken the deployment\'s withdrawals over the last hour past\nWITHDRAWALS_HOURLY_LIMIT_MICROS).\n',
+            items: {
+                type: 'string',
+                enum: [
+                    'above_review_threshold',
+                    'hourly_limit'
+                ]
+            }
+        },
+        held_at_ms: {
+            type: 'integer',
+            format: 'int64'
+        },
+        reason: {
+            type: [
+                'string',
+                'null'
+            ],
+            description: 'The operator\'s reason (required to reject, optional to approve); null while in review.'
+        },
+        operator: {
+            type: [
+                'string',
+                'null'
+            ],
+            description: 'The operator account that decided; null while in review.'
+        },
+        decided_at_ms: {
+            type: [
+                'integer',
+                'null'
+            ],
+            format: 'int64'
+        }
+    }
+} as const;
+
+export const AdminWithdrawalListSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'withdrawals'
+    ],
+    properties: {
+        withdrawals: {
+            type: 'array',
+            items: {
+                $ref: '#/components/schemas/AdminOperation'
+            }
+        }
+    }
+} as const;
+
+export const ApproveWithdrawalRequestSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'idempotency_key'
+    ],
+    properties: {
+        reason: {
+            type: 'string',
+            minLength: 1,
+            maxLength: 500,
+            description: 'What the operator checked (kept with the decision and in the audit trail).'
+        },
+        idempotency_key: {
+            $ref: '#/components/schemas/IdempotencyKey'
+        }
+    }
+} as const;
+
+export const RejectWithdrawalRequestSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'reason',
+        'idempotency_key'
+    ],
+    properties: {
+        reason: {
+            type: 'string',
+            minLength: 1,
+            maxLength: 500,
+            description: 'Why it is rejected (kept with the decision and in the audit trail; not shown to the user).'
+        },
+        idempotency_key: {
+            $ref: '#/components/schemas/IdempotencyKey'
         }
     }
 } as const;

@@ -635,6 +635,7 @@ export const zWithdrawRequest = z.object({
 
 export const zWithdrawResponse = z.object({
     amount_micros: zDecimalMicros,
+    fee_micros: zDecimalMicros,
     operation_id: z.uuid(),
     destination_address: zEvmAddress,
     tx_hash: zTxHash
@@ -694,6 +695,10 @@ export const zOperation = z.object({
  * - `needs_review`: that lasted CHAIN_RECEIPT_REVIEW_AFTER_MS (or a block holds another transaction at
  * the nonce): an operator checks the chain and resolves it. The amount stays reserved (withdrawal) or
  * uncredited (deposit) until then.
+ * - `review` (withdrawals, any settlement mode): held for an operator before anything is sent,
+ * because the amount is above the deployment's review threshold or the deployment's hourly
+ * withdrawal volume was reached. The amount and fee stay reserved; an operator approves it
+ * (it is then sent) or rejects it (`failed`, `WITHDRAWAL_REJECTED`, both returned to available).
  *
  */
 export const zPendingReason = z.enum([
@@ -707,8 +712,19 @@ export const zPendingReason = z.enum([
     'token_paused',
     'hot_wallet_blocked',
     'receipt_missing',
-    'needs_review'
+    'needs_review',
+    'review'
 ]);
+
+/**
+ * The withdrawal was accepted and is still settling, or is held for an operator's review.
+ */
+export const zWithdrawalPending = z.object({
+    operation_id: z.uuid(),
+    status: z.enum(['pending']),
+    fee_micros: zDecimalMicros,
+    pending_reason: zPendingReason.nullable()
+});
 
 export const zAdminChainTransaction = z.object({
     hash: zTxHash,
@@ -724,6 +740,26 @@ export const zAdminChainTransaction = z.object({
     block_number: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }).nullable()
 });
 
+/**
+ * Where a held withdrawal's review is: `review` (waiting for an operator), `approved` (sent, or being
+ * sent), `rejected` (failed with `WITHDRAWAL_REJECTED`; its amount and fee returned to available).
+ *
+ */
+export const zWithdrawalReviewStatus = z.enum([
+    'review',
+    'approved',
+    'rejected'
+]);
+
+export const zWithdrawalReview = z.object({
+    status: zWithdrawalReviewStatus,
+    causes: z.array(z.enum(['above_review_threshold', 'hourly_limit'])).min(1),
+    held_at_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
+    reason: z.string().nullable(),
+    operator: z.string().nullable(),
+    decided_at_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }).nullable()
+});
+
 export const zAdminOperation = z.object({
     operation_id: z.uuid(),
     user_id: z.uuid(),
@@ -734,13 +770,29 @@ export const zAdminOperation = z.object({
         'failed'
     ]),
     amount_micros: zDecimalMicros,
+    fee_micros: zDecimalMicros,
     destination_address: zEvmAddress.nullable(),
     tx_hash: zTxHash.nullable(),
     failure_code: z.string().regex(/^[A-Z][A-Z0-9_]*$/).nullable(),
     created_at_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
     pending_reason: zPendingReason.nullable(),
     pending_reason_at_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }).nullable(),
+    review: zWithdrawalReview.nullable(),
     transactions: z.array(zAdminChainTransaction)
+});
+
+export const zAdminWithdrawalList = z.object({
+    withdrawals: z.array(zAdminOperation)
+});
+
+export const zApproveWithdrawalRequest = z.object({
+    reason: z.string().min(1).max(500).optional(),
+    idempotency_key: zIdempotencyKey
+});
+
+export const zRejectWithdrawalRequest = z.object({
+    reason: z.string().min(1).max(500),
+    idempotency_key: zIdempotencyKey
 });
 
 export const zAdminOperationList = z.object({
@@ -1561,7 +1613,7 @@ export const zCreateWithdrawalBody = zWithdrawRequest;
 
 export const zCreateWithdrawalResponse = z.union([
     zWithdrawResponse,
-    zOperationPending
+    zWithdrawalPending
 ]);
 
 export const zListOperationsQuery = z.object({
@@ -1795,6 +1847,38 @@ export const zResolveOperationPath = z.object({
  * The operation, now final (or replayed).
  */
 export const zResolveOperationResponse = zAdminOperation;
+
+export const zListAdminWithdrawalsQuery = z.object({
+    status: zWithdrawalReviewStatus,
+    limit: z.int().min(-2147483648, { error: 'Invalid value: Expected int32 to be >= -2147483648' }).max(2147483647, { error: 'Invalid value: Expected int32 to be <= 2147483647' }).optional().default(50)
+});
+
+/**
+ * The withdrawals.
+ */
+export const zListAdminWithdrawalsResponse = zAdminWithdrawalList;
+
+export const zApproveWithdrawalBody = zApproveWithdrawalRequest;
+
+export const zApproveWithdrawalPath = z.object({
+    operation_id: z.uuid()
+});
+
+/**
+ * The withdrawal, released to settlement (or replayed).
+ */
+export const zApproveWithdrawalResponse = zAdminOperation;
+
+export const zRejectWithdrawalBody = zRejectWithdrawalRequest;
+
+export const zRejectWithdrawalPath = z.object({
+    operation_id: z.uuid()
+});
+
+/**
+ * The withdrawal, now failed with WITHDRAWAL_REJECTED (or replayed).
+ */
+export const zRejectWithdrawalResponse = zAdminOperation;
 
 /**
  * The system as this process sees it now.

@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.ts';
 import type { Client, ClientMeta, Options as Options2, RequestResult, TDataShape } from './client/index.ts';
-import type { AcceptRfqQuoteData, AcceptRfqQuoteErrors, AcceptRfqQuoteResponses, CancelRfqData, CancelRfqErrors, CancelRfqResponses, CreateContestData, CreateContestEntryData, CreateContestEntryErrors, CreateContestEntryResponses, CreateContestErrors, CreateContestResponses, CreateDepositData, CreateDepositErrors, CreateDepositResponses, CreateMarketMakerData, CreateMarketMakerErrors, CreateMarketMakerResponses, CreateRfqData, CreateRfqErrors, CreateRfqResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, CreateWalletSessionData, CreateWalletSessionErrors, CreateWalletSessionResponses, CreateWithdrawalData, CreateWithdrawalErrors, CreateWithdrawalResponses, CreditAppTokensData, CreditAppTokensErrors, CreditAppTokensResponses, DeleteMarketMakerData, DeleteMarketMakerErrors, DeleteMarketMakerResponses, GetAsyncApiJsonData, GetAsyncApiJsonErrors, GetAsyncApiJsonResponses, GetAsyncApiYamlData, GetAsyncApiYamlErrors, GetAsyncApiYamlResponses, GetAvailableAppTokenBalanceData, GetAvailableAppTokenBalanceErrors, GetAvailableAppTokenBalanceResponses, GetAvailableBalanceData, GetAvailableBalanceErrors, GetAvailableBalanceResponses, GetContestData, GetContestErrors, GetContestLeaderboardData, GetContestLeaderboardErrors, GetContestLeaderboardResponses, GetContestPopularEntryData, GetContestPopularEntryErrors, GetContestPopularEntryResponses, GetContestResponses, GetContestTopParticipantsData, GetContestTopParticipantsErrors, GetContestTopParticipantsResponses, GetCurrentMarketData, GetCurrentMarketErrors, GetCurrentMarketResponses, GetDepositWalletData, GetDepositWalletErrors, GetDepositWalletResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMakerPnlData, GetMakerPnlErrors, GetMakerPnlResponses, GetMakerRfqData, GetMakerRfqErrors, GetMakerRfqResponses, GetMarketData, GetMarketErrors, GetMarketResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetOpenApiJsonData, GetOpenApiJsonErrors, GetOpenApiJsonResponses, GetOpenApiYamlData, GetOpenApiYamlErrors, GetOpenApiYamlResponses, GetOperationData, GetOperationErrors, GetOperationResponses, GetPnlHistoryData, GetPnlHistoryErrors, GetPnlHistoryResponses, GetPoolImageRawData, GetPoolImageRawErrors, GetPoolImageRawResponses, GetPortfolioData, GetPortfolioErrors, GetPortfolioResponses, GetPositionData, GetPositionErrors, GetPositionResponses, GetPreferencesData, GetPreferencesErrors, GetPreferencesResponses, GetProfileContestData, GetProfileContestErrors, GetProfileContestResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetReservedBalanceData, GetReservedBalanceErrors, GetReservedBalanceResponses, GetRfqData, GetRfqErrors, GetRfqResponses, GetRfqTypedDataData, GetRfqTypedDataErrors, GetRfqTypedDataResponses, GetSystemStatusData, GetSystemStatusErrors, GetSystemStatusResponses, GetTakerPnlData, GetTakerPnlErrors, GetTakerPnlResponses, GetWalletNonceData, GetWalletNonceErrors, GetWalletNonceResponses, ListAdminOperationsData, ListAdminOperationsErrors, ListAdminOperationsResponses, ListAuditEntriesData, ListAuditEntriesErrors, ListAuditEntriesResponses, ListContestsData, ListContestsErrors, ListContestsResponses, ListLedgerMovementsData, ListLedgerMovementsErrors, ListLedgerMovementsResponses, ListMakerFillsData, ListMakerFillsErrors, ListMakerFillsResponses, ListMakerQuotesData, ListMakerQuotesErrors, ListMakerQuotesResponses, ListOperationsData, ListOperationsErrors, ListOperationsResponses, ListPositionsData, ListPositionsErrors, ListPositionsResponses, ListRfqsData, ListRfqsErrors, ListRfqsResponses, LogoutData, LogoutErrors, LogoutResponses, LookupMarketData, LookupMarketErrors, LookupMarketResponses, ResolveMarketData, ResolveMarketErrors, ResolveMarketResponses, ResolveMarketWindowData, ResolveMarketWindowErrors, ResolveMarketWindowResponses, ResolveOperationData, ResolveOperationErrors, ResolveOperationResponses, UpdatePreferencesData, UpdatePreferencesErrors, UpdatePreferencesResponses, UploadPoolImageData, UploadPoolImageErrors, UploadPoolImageResponses, VoidContestData, VoidContestErrors, VoidContestResponses } from './types.gen.ts';
+import type { AcceptRfqQuoteData, AcceptRfqQuoteErrors, AcceptRfqQuoteResponses, ApproveWithdrawalData, ApproveWithdrawalErrors, ApproveWithdrawalResponses, CancelRfqData, CancelRfqErrors, CancelRfqResponses, CreateContestData, CreateContestEntryData, CreateContestEntryErrors, CreateContestEntryResponses, CreateContestErrors, CreateContestResponses, CreateDepositData, CreateDepositErrors, CreateDepositResponses, CreateMarketMakerData, CreateMarketMakerErrors, CreateMarketMakerResponses, CreateRfqData, CreateRfqErrors, CreateRfqResponses, CreateSessionData, CreateSessionErrors, CreateSessionResponses, CreateWalletSessionData, CreateWalletSessionErrors, CreateWalletSessionResponses, CreateWithdrawalData, CreateWithdrawalErrors, CreateWithdrawalResponses, CreditAppTokensData, CreditAppTokensErrors, CreditAppTokensResponses, DeleteMarketMakerData, DeleteMarketMakerErrors, DeleteMarketMakerResponses, GetAsyncApiJsonData, GetAsyncApiJsonErrors, GetAsyncApiJsonResponses, GetAsyncApiYamlData, GetAsyncApiYamlErrors, GetAsyncApiYamlResponses, GetAvailableAppTokenBalanceData, GetAvailableAppTokenBalanceErrors, GetAvailableAppTokenBalanceResponses, GetAvailableBalanceData, GetAvailableBalanceErrors, GetAvailableBalanceResponses, GetContestData, GetContestErrors, GetContestLeaderboardData, GetContestLeaderboardErrors, GetContestLeaderboardResponses, GetContestPopularEntryData, GetContestPopularEntryErrors, GetContestPopularEntryResponses, GetContestResponses, GetContestTopParticipantsData, GetContestTopParticipantsErrors, GetContestTopParticipantsResponses, GetCurrentMarketData, GetCurrentMarketErrors, GetCurrentMarketResponses, GetDepositWalletData, GetDepositWalletErrors, GetDepositWalletResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMakerPnlData, GetMakerPnlErrors, GetMakerPnlResponses, GetMakerRfqData, GetMakerRfqErrors, GetMakerRfqResponses, GetMarketData, GetMarketErrors, GetMarketResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetOpenApiJsonData, GetOpenApiJsonErrors, GetOpenApiJsonResponses, GetOpenApiYamlData, GetOpenApiYamlErrors, GetOpenApiYamlResponses, GetOperationData, GetOperationErrors, GetOperationResponses, GetPnlHistoryData, GetPnlHistoryErrors, GetPnlHistoryResponses, GetPoolImageRawData, GetPoolImageRawErrors, GetPoolImageRawResponses, GetPortfolioData, GetPortfolioErrors, GetPortfolioResponses, GetPositionData, GetPositionErrors, GetPositionResponses, GetPreferencesData, GetPreferencesErrors, GetPreferencesResponses, GetProfileContestData, GetProfileContestErrors, GetProfileContestResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetReservedBalanceData, GetReservedBalanceErrors, GetReservedBalanceResponses, GetRfqData, GetRfqErrors, GetRfqResponses, GetRfqTypedDataData, GetRfqTypedDataErrors, GetRfqTypedDataResponses, GetSystemStatusData, GetSystemStatusErrors, GetSystemStatusResponses, GetTakerPnlData, GetTakerPnlErrors, GetTakerPnlResponses, GetWalletNonceData, GetWalletNonceErrors, GetWalletNonceResponses, ListAdminOperationsData, ListAdminOperationsErrors, ListAdminOperationsResponses, ListAdminWithdrawalsData, ListAdminWithdrawalsErrors, ListAdminWithdrawalsResponses, ListAuditEntriesData, ListAuditEntriesErrors, ListAuditEntriesResponses, ListContestsData, ListContestsErrors, ListContestsResponses, ListLedgerMovementsData, ListLedgerMovementsErrors, ListLedgerMovementsResponses, ListMakerFillsData, ListMakerFillsErrors, ListMakerFillsResponses, ListMakerQuotesData, ListMakerQuotesErrors, ListMakerQuotesResponses, ListOperationsData, ListOperationsErrors, ListOperationsResponses, ListPositionsData, ListPositionsErrors, ListPositionsResponses, ListRfqsData, ListRfqsErrors, ListRfqsResponses, LogoutData, LogoutErrors, LogoutResponses, LookupMarketData, LookupMarketErrors, LookupMarketResponses, RejectWithdrawalData, RejectWithdrawalErrors, RejectWithdrawalResponses, ResolveMarketData, ResolveMarketErrors, ResolveMarketResponses, ResolveMarketWindowData, ResolveMarketWindowErrors, ResolveMarketWindowResponses, ResolveOperationData, ResolveOperationErrors, ResolveOperationResponses, UpdatePreferencesData, UpdatePreferencesErrors, UpdatePreferencesResponses, UploadPoolImageData, UploadPoolImageErrors, UploadPoolImageResponses, VoidContestData, VoidContestErrors, VoidContestResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -751,6 +751,11 @@ export const cancelRfq = <ThrowOnError extends boolean = false>(options: Options
  * its USDC meanwhile) is `SETTLEMENT_FAILED` and credits nothing. 503 `UNAVAILABLE` when the
  * chain node does not answer the balance check (nothing was opened; retry).
  *
+ * An amount below the deployment's smallest deposit (1 USDC by default in the `onchain` mode, where
+ * the service pays the gas of every pull) is 422 `DEPOSIT_TOO_SMALL` (`details.min_micros`), with
+ * nothing opened. Custodial deposits (a transfer to your deposit address) are credited whatever
+ * their amount.
+ *
  * The request waits up to `DEPOSIT_SYNC_WAIT_MS` (5000 ms by default) for settlement: 200 with the
  * settlement result when it finished in time, else 202 with the `operation_id` to poll with
  * `GET /v1/users/operations/{operation_id}`. The available balance is credited only when
@@ -784,8 +789,8 @@ export const createDeposit = <ThrowOnError extends boolean = false>(options: Opt
  * `destination_address`. The amount moves from available to reserved at once (422
  * `INSUFFICIENT_BALANCE` when available is lower); when settlement succeeds it leaves reserved,
  * when it fails it returns to available (422 `SETTLEMENT_FAILED` if that happens within the wait).
- * In the demo settlement mode a withdrawal to the zero address fails settlement, as a USDC
- * transfer to it does on chain. In the `onchain` mode the service's settlement wallet sends
+ * In the demo settlement mode a withdrawal to `0x000000000000000000000000000000000000fa11` fails
+ * settlement, the demo's stand-in for a transfer that reverts on chain. In the `onchain` mode the service's settlement wallet sends
  * `transfer(destination_address, amount_micros)` on the USDC contract; the withdrawal is final
  * (200, or `success` when polled) once that transaction has the deployment's confirmations, and
  * `tx_hash` is the transaction that was mined (a slow one may have been replaced at a higher fee).
@@ -793,6 +798,30 @@ export const createDeposit = <ThrowOnError extends boolean = false>(options: Opt
  *
  * `destination_address` is a 0x-prefixed 20-byte hex address; a mixed-case address must carry a
  * valid EIP-55 checksum (else 400 `VALIDATION_FAILED`).
+ *
+ * Custody controls (the deployment's settings; `docs/operations.md`, "Custody"), checked in this
+ * order before anything is reserved, each refusal a 422 replayed for its key:
+ * - `DESTINATION_NOT_ALLOWED`: the destination is the zero address, the USDC contract, the
+ * service's settlement or cold wallet, a custodial deposit address of this deployment (yours
+ * included: send within the app instead), an address on the operator's denylist, or one the
+ * sanctions oracle lists. `details.rule` names which (`zero_address`, `token_contract`,
+ * `settlement_wallet`, `cold_wallet`, `deposit_address`, `denylist`, `sanctioned`).
+ * - `WITHDRAWAL_TOO_SMALL`: `amount_micros` is below the minimum (`details.min_micros`; 1 USDC by
+ * default in the `onchain` mode).
+ * - `WITHDRAWAL_LIMIT_EXCEEDED`: with what you withdrew over the last 24 hours (failed and rejected
+ * withdrawals not counted) it passes your daily limit; `details.remaining_micros` is what you may
+ * still withdraw now, `details.limit_micros` the limit.
+ * - `INSUFFICIENT_BALANCE`: available is lower than `amount_micros` plus `fee_micros`.
+ *
+ * A fee (`fee_micros`, the deployment's `WITHDRAWAL_FEE_MICROS`, often 0) is charged on top of the
+ * amount: both are reserved, the fee is kept only when the withdrawal is paid, and both return to
+ * available when it fails or is rejected. A withdrawal above the deployment's review threshold,
+ * or one that would take the deployment past its hourly volume, is accepted but held for an
+ * operator: 202 at once with `pending_reason: review` (it is never delayed silently). It then
+ * stays `pending` with its amount reserved until an operator approves it (it is then sent) or
+ * rejects it (`failed` with `failure_code: WITHDRAWAL_REJECTED`, the amount and fee back in
+ * available). In the `onchain` mode the sanctions oracle, when configured, is read first: if the
+ * node does not answer, 503 `UNAVAILABLE` and nothing is stored (retry with the same key).
  *
  * The request waits up to `DEPOSIT_SYNC_WAIT_MS` (5000 ms by default): 200 with the settlement
  * result, or 202 with the `operation_id` to poll with `GET /v1/users/operations/{operation_id}`.
@@ -853,10 +882,12 @@ export const listOperations = <ThrowOnError extends boolean = false>(options?: O
  * `success` or `failed` and then never changes; `tx_hash` is null until known and
  * `failure_code` is set only when `status` is `failed`. `tx_hashes` lists every transaction sent
  * for it, `confirmations` how deep the mined one is, and `pending_reason` why a pending one waits
- * (see the `Operation` schema). `GET /v1/users/operations` lists them all. An operation is never
- * failed or refunded because the chain node could not show its transaction: it stays `pending`
- * until the chain or an operator proves the outcome. Another user's
- * operation is 404 `OPERATION_NOT_FOUND`, exactly like an unknown id.
+ * (`review`: held for an operator; see the `Operation` schema). `fee_micros` is a withdrawal's fee,
+ * charged on top of its amount and kept only when it is paid (`"0"` for deposits).
+ * `GET /v1/users/operations` lists them all. An operation is never failed or refunded because the
+ * chain node could not show its transaction: it stays `pending` until the chain or an operator
+ * proves the outcome. Another user's operation is 404 `OPERATION_NOT_FOUND`, exactly like an
+ * unknown id.
  *
  */
 export const getOperation = <ThrowOnError extends boolean = false>(options: Options<GetOperationData, ThrowOnError>): RequestResult<GetOperationResponses, GetOperationErrors, ThrowOnError> => (options.client ?? client).get<GetOperationResponses, GetOperationErrors, ThrowOnError>({
@@ -1399,7 +1430,8 @@ export const creditAppTokens = <ThrowOnError extends boolean = false>(options: O
  * mined although the settlement wallet's nonce is used (see `resolveOperation` and
  * `docs/operations.md`, "Settlement in review"); `receipt_missing` lists those still waiting for
  * the node to serve a receipt. Check each transaction on a block explorer or another node before
- * resolving it.
+ * resolving it. `pending_reason=review` lists withdrawals held for an operator's review, as
+ * `GET /v1/admin/withdrawals?status=review` does (that route also lists decided reviews).
  *
  */
 export const listAdminOperations = <ThrowOnError extends boolean = false>(options: Options<ListAdminOperationsData, ThrowOnError>): RequestResult<ListAdminOperationsResponses, ListAdminOperationsErrors, ThrowOnError> => (options.client ?? client).get<ListAdminOperationsResponses, ListAdminOperationsErrors, ThrowOnError>({
@@ -1443,6 +1475,79 @@ export const resolveOperation = <ThrowOnError extends boolean = false>(options: 
             type: 'http'
         }],
     url: '/v1/admin/operations/{operation_id}/resolve',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * List withdrawals held for review, or reviewed
+ *
+ * Withdrawals held for an operator's review (`status=review`: `pending_reason: review`, the amount
+ * and fee reserved, nothing sent), oldest first, the one that has waited longest at the top; or the
+ * reviews already decided (`approved`, `rejected`), newest decision first. Each carries why it was
+ * held (`review.causes`: above the review threshold, past the deployment's hourly volume), the
+ * user, the destination and, once decided, who decided and why. A withdrawal is held when its
+ * amount is above WITHDRAWAL_REVIEW_ABOVE_MICROS or it would take the deployment's withdrawals of
+ * the last hour past WITHDRAWALS_HOURLY_LIMIT_MICROS (`docs/operations.md`, "Custody").
+ *
+ */
+export const listAdminWithdrawals = <ThrowOnError extends boolean = false>(options: Options<ListAdminWithdrawalsData, ThrowOnError>): RequestResult<ListAdminWithdrawalsResponses, ListAdminWithdrawalsErrors, ThrowOnError> => (options.client ?? client).get<ListAdminWithdrawalsResponses, ListAdminWithdrawalsErrors, ThrowOnError>({
+    security: [{
+            key: 'operatorBearer',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/admin/withdrawals',
+    ...options
+});
+
+/**
+ * Approve a withdrawal held for review (it is then sent)
+ *
+ * Releases a withdrawal held for review (`pending_reason: review`) to settlement: its
+ * `pending_reason` becomes null and the workers send it like any other withdrawal (it is paid
+ * once; its `tx_hash` appears when it is final). Check the user, the destination and the amount
+ * first. The decision, the hand-over to settlement and the audit entry commit together.
+ * Idempotent by `idempotency_key`: a retry with the same key and body replays the first answer;
+ * a withdrawal not in review (already approved or rejected, or never held) is 409
+ * `WITHDRAWAL_NOT_IN_REVIEW`.
+ *
+ */
+export const approveWithdrawal = <ThrowOnError extends boolean = false>(options: Options<ApproveWithdrawalData, ThrowOnError>): RequestResult<ApproveWithdrawalResponses, ApproveWithdrawalErrors, ThrowOnError> => (options.client ?? client).post<ApproveWithdrawalResponses, ApproveWithdrawalErrors, ThrowOnError>({
+    security: [{
+            key: 'operatorBearer',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/admin/withdrawals/{operation_id}/approve',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Reject a withdrawal held for review (its amount returns to available)
+ *
+ * Fails a withdrawal held for review (`pending_reason: review`): nothing is sent, its status
+ * becomes `failed` with `failure_code: WITHDRAWAL_REJECTED`, and its amount and fee return from
+ * reserved to the user's available balance, once. The decision, the refund, the final status and
+ * the audit entry commit together. `reason` is required (kept with the decision and in the audit
+ * trail). Idempotent by `idempotency_key`: a retry with the same key and body replays the first
+ * answer; a withdrawal not in review is 409 `WITHDRAWAL_NOT_IN_REVIEW`.
+ *
+ */
+export const rejectWithdrawal = <ThrowOnError extends boolean = false>(options: Options<RejectWithdrawalData, ThrowOnError>): RequestResult<RejectWithdrawalResponses, RejectWithdrawalErrors, ThrowOnError> => (options.client ?? client).post<RejectWithdrawalResponses, RejectWithdrawalErrors, ThrowOnError>({
+    security: [{
+            key: 'operatorBearer',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/v1/admin/withdrawals/{operation_id}/reject',
     ...options,
     headers: {
         'Content-Type': 'application/json',

@@ -1004,6 +1004,10 @@ export type WithdrawResponse = {
      * Amount withdrawn, USDC micros.
      */
     amount_micros: DecimalMicros;
+    /**
+     * The fee charged on top of the amount (kept by the service), USDC micros; often `"0"`.
+     */
+    fee_micros: DecimalMicros;
     operation_id: string;
     /**
      * Address that received the funds.
@@ -1021,6 +1025,22 @@ export type OperationPending = {
 };
 
 /**
+ * The withdrawal was accepted and is still settling, or is held for an operator's review.
+ */
+export type WithdrawalPending = {
+    operation_id: string;
+    status: 'pending';
+    /**
+     * The fee reserved with the amount (charged only if the withdrawal is paid), USDC micros.
+     */
+    fee_micros: DecimalMicros;
+    /**
+     * `review` when the withdrawal is held for an operator; null while it simply settles.
+     */
+    pending_reason: PendingReason | null;
+};
+
+/**
  * A deposit or a withdrawal of the signed-in user, as `GET /v1/users/operations/{operation_id}`
  * answers it and `GET /v1/users/operations` lists it.
  *
@@ -1031,7 +1051,9 @@ export type Operation = {
     status: 'pending' | 'success' | 'failed';
     amount_micros: DecimalMicros;
     /**
-     * Fee charged on top of `amount_micros`, USDC micros; `0` when none applies (always for deposits).
+     * A withdrawal's fee, charged on top of `amount_micros`: reserved with it, kept when the
+     * withdrawal is paid, returned with it when it fails or is rejected. `"0"` for deposits.
+     *
      */
     fee_micros: DecimalMicros;
     /**
@@ -1070,7 +1092,7 @@ export type Operation = {
      */
     pending_reason: string | null;
     /**
-     * Why the operation failed (for example `SETTLEMENT_FAILED`); null unless `status` is `failed`.
+     * Why the operation failed (`SETTLEMENT_FAILED`, `WITHDRAWAL_REJECTED` by an operator, or a refusal found before anything was sent, e.g. `DESTINATION_BLACKLISTED`); null unless `status` is `failed`.
      */
     failure_code: string | null;
     /**
@@ -1104,9 +1126,13 @@ export type Operation = {
  * - `needs_review`: that lasted CHAIN_RECEIPT_REVIEW_AFTER_MS (or a block holds another transaction at
  * the nonce): an operator checks the chain and resolves it. The amount stays reserved (withdrawal) or
  * uncredited (deposit) until then.
+ * - `review` (withdrawals, any settlement mode): held for an operator before anything is sent,
+ * because the amount is above the deployment's review threshold or the deployment's hourly
+ * withdrawal volume was reached. The amount and fee stay reserved; an operator approves it
+ * (it is then sent) or rejects it (`failed`, `WITHDRAWAL_REJECTED`, both returned to available).
  *
  */
-export type PendingReason = 'mempool' | 'queued' | 'nonce_gap' | 'confirmations' | 'fee_cap' | 'hot_wallet_funds' | 'gas' | 'token_paused' | 'hot_wallet_blocked' | 'receipt_missing' | 'needs_review';
+export type PendingReason = 'mempool' | 'queued' | 'nonce_gap' | 'confirmations' | 'fee_cap' | 'hot_wallet_funds' | 'gas' | 'token_paused' | 'hot_wallet_blocked' | 'receipt_missing' | 'needs_review' | 'review';
 
 export type AdminChainTransaction = {
     hash: TxHash;
@@ -1140,6 +1166,10 @@ export type AdminOperation = {
     status: 'pending' | 'success' | 'failed';
     amount_micros: DecimalMicros;
     /**
+     * A withdrawal's fee, reserved with the amount; `"0"` for deposits.
+     */
+    fee_micros: DecimalMicros;
+    /**
      * A withdrawal's destination; null for a deposit.
      */
     destination_address: EvmAddress | null;
@@ -1152,9 +1182,61 @@ export type AdminOperation = {
      */
     pending_reason_at_ms: number | null;
     /**
+     * A withdrawal held for review (`pending_reason: review`, now or before), with the decision once made; null otherwise.
+     */
+    review: WithdrawalReview | null;
+    /**
      * Every transaction signed for the operation, first attempt first.
      */
     transactions: Array<AdminChainTransaction>;
+};
+
+/**
+ * Where a held withdrawal's review is: `review` (waiting for an operator), `approved` (sent, or being
+ * sent), `rejected` (failed with `WITHDRAWAL_REJECTED`; its amount and fee returned to available).
+ *
+ */
+export type WithdrawalReviewStatus = 'review' | 'approved' | 'rejected';
+
+export type WithdrawalReview = {
+    status: WithdrawalReviewStatus;
+    /**
+     * Why it was held: `above_review_threshold` (the amount is above WITHDRAWAL_REVIEW_ABOVE_MICROS),
+     * `hourly_limit` (it would have taken the deployment's withdrawals over the last hour past
+     * WITHDRAWALS_HOURLY_LIMIT_MICROS).
+     *
+     */
+    causes: Array<'above_review_threshold' | 'hourly_limit'>;
+    held_at_ms: number;
+    /**
+     * The operator's reason (required to reject, optional to approve); null while in review.
+     */
+    reason: string | null;
+    /**
+     * The operator account that decided; null while in review.
+     */
+    operator: string | null;
+    decided_at_ms: number | null;
+};
+
+export type AdminWithdrawalList = {
+    withdrawals: Array<AdminOperation>;
+};
+
+export type ApproveWithdrawalRequest = {
+    /**
+     * What the operator checked (kept with the decision and in the audit trail).
+     */
+    reason?: string;
+    idempotency_key: IdempotencyKey;
+};
+
+export type RejectWithdrawalRequest = {
+    /**
+     * Why it is rejected (kept with the decision and in the audit trail; not shown to the user).
+     */
+    reason: string;
+    idempotency_key: IdempotencyKey;
 };
 
 export type AdminOperationList = {
@@ -3318,9 +3400,10 @@ export type CreateDepositErrors = {
      */
     415: Error;
     /**
-     * Settlement failed and nothing was credited (`SETTLEMENT_FAILED`), or, in the `onchain` mode,
-     * the wallet's USDC balance or allowance does not cover the deposit (`BALANCE_TOO_LOW`,
-     * `ALLOWANCE_TOO_LOW`) and nothing was opened or sent.
+     * Settlement failed and nothing was credited (`SETTLEMENT_FAILED`), the amount is below the
+     * smallest deposit (`DEPOSIT_TOO_SMALL`), or, in the `onchain` mode, the wallet's USDC balance or
+     * allowance does not cover the deposit (`BALANCE_TOO_LOW`, `ALLOWANCE_TOO_LOW`); in the last three
+     * cases nothing was opened or sent.
      *
      */
     422: Error;
@@ -3389,7 +3472,11 @@ export type CreateWithdrawalErrors = {
      */
     415: Error;
     /**
-     * The available balance is too low, or settlement failed and the amount was returned to the available balance.
+     * Refused before anything was reserved (`DESTINATION_NOT_ALLOWED`, `WITHDRAWAL_TOO_SMALL`,
+     * `WITHDRAWAL_LIMIT_EXCEEDED`, `INSUFFICIENT_BALANCE`), or settlement failed
+     * (`SETTLEMENT_FAILED`) or an operator rejected it (`WITHDRAWAL_REJECTED`) and the amount and fee
+     * were returned to the available balance.
+     *
      */
     422: Error;
     /**
@@ -3414,9 +3501,12 @@ export type CreateWithdrawalResponses = {
      */
     200: WithdrawResponse;
     /**
-     * Accepted; the amount is reserved and settlement has not finished yet. Poll `GET /v1/users/operations/{operation_id}`.
+     * Accepted; the amount and fee are reserved and settlement has not finished yet (`pending_reason`
+     * null), or the withdrawal is held for an operator's review (`pending_reason: review`). Poll
+     * `GET /v1/users/operations/{operation_id}`.
+     *
      */
-    202: OperationPending;
+    202: WithdrawalPending;
 };
 
 export type CreateWithdrawalResponse = CreateWithdrawalResponses[keyof CreateWithdrawalResponses];
@@ -4792,6 +4882,197 @@ export type ResolveOperationResponses = {
 };
 
 export type ResolveOperationResponse = ResolveOperationResponses[keyof ResolveOperationResponses];
+
+export type ListAdminWithdrawalsData = {
+    body?: never;
+    path?: never;
+    query: {
+        /**
+         * Which reviews to list.
+         */
+        status: WithdrawalReviewStatus;
+        /**
+         * At most this many. Default 50; clamped to 1..100.
+         */
+        limit?: number;
+    };
+    url: '/v1/admin/withdrawals';
+};
+
+export type ListAdminWithdrawalsErrors = {
+    /**
+     * The request does not match this specification, or one of its strings holds U+0000 or an
+     * unpaired surrogate, or a path parameter is not valid percent-encoded UTF-8. `details` lists the
+     * failures (at most 20, then `{"omitted": <count>}`).
+     *
+     */
+    400: Error;
+    /**
+     * No bearer token (`UNAUTHORIZED`), or a token that is unknown, revoked or expired (`INVALID_SESSION`).
+     */
+    401: Error;
+    /**
+     * Authenticated with the wrong kind of token (a market-maker token on a user route, a user token on a market-maker or operator route).
+     */
+    403: Error;
+    /**
+     * Unexpected server error. `details.request_id` identifies the request in the logs.
+     */
+    500: Error;
+    /**
+     * A dependency (database or queue) is unavailable. Safe to retry, with the same idempotency key for idempotent requests.
+     */
+    503: Error;
+};
+
+export type ListAdminWithdrawalsError = ListAdminWithdrawalsErrors[keyof ListAdminWithdrawalsErrors];
+
+export type ListAdminWithdrawalsResponses = {
+    /**
+     * The withdrawals.
+     */
+    200: AdminWithdrawalList;
+};
+
+export type ListAdminWithdrawalsResponse = ListAdminWithdrawalsResponses[keyof ListAdminWithdrawalsResponses];
+
+export type ApproveWithdrawalData = {
+    body: ApproveWithdrawalRequest;
+    path: {
+        /**
+         * The withdrawal held for review.
+         */
+        operation_id: string;
+    };
+    query?: never;
+    url: '/v1/admin/withdrawals/{operation_id}/approve';
+};
+
+export type ApproveWithdrawalErrors = {
+    /**
+     * The request does not match this specification, or one of its strings holds U+0000 or an
+     * unpaired surrogate, or a path parameter is not valid percent-encoded UTF-8. `details` lists the
+     * failures (at most 20, then `{"omitted": <count>}`).
+     *
+     */
+    400: Error;
+    /**
+     * No bearer token (`UNAUTHORIZED`), or a token that is unknown, revoked or expired (`INVALID_SESSION`).
+     */
+    401: Error;
+    /**
+     * Authenticated with the wrong kind of token (a market-maker token on a user route, a user token on a market-maker or operator route).
+     */
+    403: Error;
+    /**
+     * No withdrawal with this id (`WITHDRAWAL_NOT_FOUND`; a deposit's id is not a withdrawal).
+     */
+    404: Error;
+    /**
+     * The withdrawal is not held for review (`WITHDRAWAL_NOT_IN_REVIEW`, with its `status`,
+     * `pending_reason` and the review's `decision` if one was made), or the idempotency key was used
+     * with another body (`IDEMPOTENCY_KEY_REUSED`) or is still held by its first request
+     * (`IDEMPOTENCY_REQUEST_IN_PROGRESS`).
+     *
+     */
+    409: Error;
+    /**
+     * The request body is too large (64 KiB for JSON bodies, 2 MiB for images).
+     */
+    413: Error;
+    /**
+     * The request's Content-Type is not accepted by this route.
+     */
+    415: Error;
+    /**
+     * Unexpected server error. `details.request_id` identifies the request in the logs.
+     */
+    500: Error;
+    /**
+     * A dependency (database or queue) is unavailable. Safe to retry, with the same idempotency key for idempotent requests.
+     */
+    503: Error;
+};
+
+export type ApproveWithdrawalError = ApproveWithdrawalErrors[keyof ApproveWithdrawalErrors];
+
+export type ApproveWithdrawalResponses = {
+    /**
+     * The withdrawal, released to settlement (or replayed).
+     */
+    200: AdminOperation;
+};
+
+export type ApproveWithdrawalResponse = ApproveWithdrawalResponses[keyof ApproveWithdrawalResponses];
+
+export type RejectWithdrawalData = {
+    body: RejectWithdrawalRequest;
+    path: {
+        /**
+         * The withdrawal held for review.
+         */
+        operation_id: string;
+    };
+    query?: never;
+    url: '/v1/admin/withdrawals/{operation_id}/reject';
+};
+
+export type RejectWithdrawalErrors = {
+    /**
+     * The request does not match this specification, or one of its strings holds U+0000 or an
+     * unpaired surrogate, or a path parameter is not valid percent-encoded UTF-8. `details` lists the
+     * failures (at most 20, then `{"omitted": <count>}`).
+     *
+     */
+    400: Error;
+    /**
+     * No bearer token (`UNAUTHORIZED`), or a token that is unknown, revoked or expired (`INVALID_SESSION`).
+     */
+    401: Error;
+    /**
+     * Authenticated with the wrong kind of token (a market-maker token on a user route, a user token on a market-maker or operator route).
+     */
+    403: Error;
+    /**
+     * No withdrawal with this id (`WITHDRAWAL_NOT_FOUND`; a deposit's id is not a withdrawal).
+     */
+    404: Error;
+    /**
+     * The withdrawal is not held for review (`WITHDRAWAL_NOT_IN_REVIEW`, with its `status`,
+     * `pending_reason` and the review's `decision` if one was made), or the idempotency key was used
+     * with another body (`IDEMPOTENCY_KEY_REUSED`) or is still held by its first request
+     * (`IDEMPOTENCY_REQUEST_IN_PROGRESS`).
+     *
+     */
+    409: Error;
+    /**
+     * The request body is too large (64 KiB for JSON bodies, 2 MiB for images).
+     */
+    413: Error;
+    /**
+     * The request's Content-Type is not accepted by this route.
+     */
+    415: Error;
+    /**
+     * Unexpected server error. `details.request_id` identifies the request in the logs.
+     */
+    500: Error;
+    /**
+     * A dependency (database or queue) is unavailable. Safe to retry, with the same idempotency key for idempotent requests.
+     */
+    503: Error;
+};
+
+export type RejectWithdrawalError = RejectWithdrawalErrors[keyof RejectWithdrawalErrors];
+
+export type RejectWithdrawalResponses = {
+    /**
+     * The withdrawal, now failed with WITHDRAWAL_REJECTED (or replayed).
+     */
+    200: AdminOperation;
+};
+
+export type RejectWithdrawalResponse = RejectWithdrawalResponses[keyof RejectWithdrawalResponses];
 
 export type GetSystemStatusData = {
     body?: never;

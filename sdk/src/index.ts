@@ -8,6 +8,8 @@ export type { Direction, OrderType, RfqOrderJson, RfqOrderMessage } from './take
 export { authMessageBytes, DEFAULT_AUTH_DOMAIN, signAuthChallenge } from './ws/auth.ts';
 export { DEFAULT_RFQ_DOMAIN, QUOTE_TYPES, quoteToTypedMessage, quoteTypedData, signingDomain, signQuote } from './maker.ts';
 export type { QuoteJson, QuoteMessage, RfqSigningDomain } from './maker.ts';
+export { isHeldForReview, withdrawalRefusal } from './withdrawals.ts';
+export type { DestinationRule, WithdrawalRefusal } from './withdrawals.ts';
 export { CLOSE_CODES, MarketMakerClient, MarketMakerGoneError, MarketMakerRequestError } from './ws/client.ts';
 export type {
   MarketMakerClientEvents,

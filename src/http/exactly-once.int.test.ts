@@ -182,7 +182,9 @@ describe('a database error right after the write committed', () => {
       const first = await f.send(faulty.baseUrl, c, key);
       expect(first.status, JSON.stringify(first.data ?? first.error)).toBe(f.afterErrorStatus);
       if (first.status === 202) {
-        expect(first.data).toEqual({ operation_id: expect.stringMatching(/^[0-9a-f-]{36}$/), status: 'pending' });
+        // A withdrawal's 202 also carries its fee and why it waits (WithdrawalPending).
+        const withdrawal = f.operationId === 'createWithdrawal' ? { fee_micros: '0', pending_reason: null } : {};
+        expect(first.data).toEqual({ operation_id: expect.stringMatching(/^[0-9a-f-]{36}$/), status: 'pending', ...withdrawal });
       } else {
         expect(first.error?.code).toBe('UNAVAILABLE');
         expect(first.headers.get('retry-after')).toMatch(/^\d+$/);

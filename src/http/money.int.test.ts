@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { getDepositWallet, getOperation } from '../../generated/openapi/sdk.gen.js';
 import type { DepositResponse, WithdrawResponse } from '../../generated/openapi/types.gen.js';
+import { DEMO_FAILING_DESTINATION } from '../domain/settlement/demo.js';
 import { randomWallet } from '../testing/identity.js';
 import { sdkClient, send } from '../testing/sdk-client.js';
 import { newUserSession } from '../testing/money.js';
@@ -120,10 +121,10 @@ describe('withdraw', () => {
     expect(await count('operations', `user_id = $1 and kind = 'withdraw'`, [u.userId])).toBe(5);
   });
 
-  it('a withdrawal that settlement rejects (the zero address) is 422 SETTLEMENT_FAILED and refunds reserved to available', async () => {
+  it('a withdrawal that settlement rejects (DEMO_FAILING_DESTINATION) is 422 SETTLEMENT_FAILED and refunds reserved to available', async () => {
     const u = await newUserSession(svc.baseUrl, privy);
     await deposit(u.token, 1000);
-    const res = await withdraw(u.token, 300, '0x0000000000000000000000000000000000000000');
+    const res = await withdraw(u.token, 300, DEMO_FAILING_DESTINATION);
     expect(res.status).toBe(422);
     expect(res.error?.code).toBe('SETTLEMENT_FAILED');
     expect(await balances(u.token)).toEqual({ available: '1000', reserved: '0', appToken: '0' });

@@ -20,7 +20,7 @@ select id::text as id, balance::text as balance from ledger_accounts where user_
 -- LedgerCheckRepository.reservedMismatches
 with expected as (
     select user_id, sum(amount) as amount from (
-      select user_id, amount from operations where kind = 'withdraw' and status = 'pending'
+      select user_id, amount + fee_micros as amount from operations where kind = 'withdraw' and status = 'pending'
       union all select e.user_id, c.bet_amount from contest_entries e join contests c on c.id = e.contest_id where c.status = 'open'
       union all select taker_user_id, stake from rfqs where status = 'open'
       union all select taker_user_id, stake from positions where status = 'open'

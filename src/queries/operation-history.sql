@@ -2,7 +2,7 @@
 
 -- OperationHistoryRepository.page
 -- parameters: $1 = "custodial-deposits", $2 = "00000000-0000-4000-8000-000000000001", $3 = "withdraw", $4 = "pending", $5 = "1767225600000000", $6 = "00000000-0000-4000-8000-000000000002", $7 = 21
-select o.id, o.kind, o.status, o.amount::text as amount, o.destination_address, o.tx_hash, o.failure_code, o.pending_reason,
+select o.id, o.kind, o.status, o.amount::text as amount, o.destination_address, o.tx_hash, o.failure_code, o.pending_reason, o.fee_micros::text as fee_micros,
          floor(extract(epoch from o.created_at) * 1000000)::int8::text as created_us, floor(extract(epoch from o.settled_at) * 1000000)::int8::text as settled_us,
          coalesce((select array_agg(t.hash order by t.attempt) from chain_transactions t where t.operation_id = o.id),
                   (select array_agg(d.tx_hash order by d.log_index) from chain_deposits d where d.operation_id = o.id),
@@ -22,7 +22,7 @@ select o.id, o.kind, o.status, o.amount::text as amount, o.destination_address, 
 
 -- OperationHistoryRepository.page (one)
 -- parameters: $1 = "custodial-deposits", $2 = "00000000-0000-4000-8000-000000000001", $3 = "00000000-0000-4000-8000-000000000002", $4 = 1
-select o.id, o.kind, o.status, o.amount::text as amount, o.destination_address, o.tx_hash, o.failure_code, o.pending_reason,
+select o.id, o.kind, o.status, o.amount::text as amount, o.destination_address, o.tx_hash, o.failure_code, o.pending_reason, o.fee_micros::text as fee_micros,
          floor(extract(epoch from o.created_at) * 1000000)::int8::text as created_us, floor(extract(epoch from o.settled_at) * 1000000)::int8::text as settled_us,
          coalesce((select array_agg(t.hash order by t.attempt) from chain_transactions t where t.operation_id = o.id),
                   (select array_agg(d.tx_hash order by d.log_index) from chain_deposits d where d.operation_id = o.id),

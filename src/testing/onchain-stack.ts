@@ -77,6 +77,8 @@ export interface OnchainStackOptions {
   apis?: number;
   chain?: TestChainOptions;
   env?: Record<string, string>;
+  /** Settings that need the chain first (e.g. a contract the test deploys, such as SANCTIONS_ORACLE_ADDRESS), added to `env`. */
+  chainEnv?: (chain: TestChain) => Promise<Record<string, string>>;
   /** Start no workers process (the test starts them). */
   noWorkers?: boolean;
   /** Put a TCP proxy between the services and the node. */
@@ -91,6 +93,12 @@ export interface OnchainStackOptions {
 export async function startOnchainStack(opts: OnchainStackOptions): Promise<OnchainStack> {
   if (opts.proxy && opts.provider) throw new Error('startOnchainStack: choose proxy or provider (the provider can refuse connections too)');
   const chain = await startTestChain({ settlementUsdcMicros: 0n, usdc: 'circle', ...opts.chain });
+  const fromChain = opts.chainEnv
+    ? await opts.chainEnv(chain).catch(async (err: unknown) => {
+        await chain.stop();
+        throw err;
+      })
+    : {};
   const proxy = opts.proxy ? await startRpcProxy(chain.anvil.port) : undefined;
   const provider = opts.provider ? await startProviderProxy({ upstream: chain.anvil.url }) : undefined;
   const db = await createTestDatabase(opts.label, opts.adminUrl);
@@ -108,6 +116,7 @@ export async function startOnchainStack(opts: OnchainStackOptions): Promise<Onch
     ...chain.env,
     ...(proxy ? { CHAIN_RPC_URL: proxy.url } : {}),
     ...(provider ? { CHAIN_RPC_URL: provider.url } : {}),
+    ...fromChain,
     ...opts.env,
   };
   const apis: ServiceProcess[] = [];

@@ -1,9 +1,11 @@
-// A deposit or withdrawal request waits (DEPOSIT_SYNC_WAIT_MS at most) for its settlement by the worker.
-// The worker publishes `operation.settled {operation_id}` after the settlement commits; each API process
-// keeps one subscription and wakes the waiting request at once, instead of polling the database. The bus
-// is at-most-once, so a waiter also re-reads the row on a slow fallback tick: a lost message costs at most
-// FALLBACK_POLL_MS of latency, never a wrong answer (the database is read for the answer either way).
+// A deposit or withdrawal request waits (DEPOSIT_SYNC_WAIT_MS at most) for its settlement by the worker, on the
+// orchestration folder's one waiter abstraction (src/trading/waiters.ts), keyed by operation id and woken by
+// `operation.settled {operation_id}`, which the money lifecycle publishes after a settlement commits
+// (src/trading/money-lifecycle.ts). The bus is at-most-once, so a waiter also re-reads the row on a slow fallback
+// tick: a lost message costs at most FALLBACK_POLL_MS of latency, never a wrong answer (the database is read for
+// the answer either way). Past MAX_OPERATION_WAITERS on a process a request polls on that tick instead.
 import type { Bus } from '../bus/bus.js';
+import { createWaiters } from './waiters.js';
 
 export const FALLBACK_POLL_MS = 250;
 /** Waiters per process beyond which a request polls instead of registering (memory bound). */
@@ -29,33 +31,24 @@ export interface OperationWaiter {
   close(): void;
 }
 
-export function createOperationWaiter(bus: Bus): OperationWaiter {
-  const waiting = new Map<string, Set<() => void>>();
-  const off = bus.subscribe('operation.settled', (payload) => {
-    const id = (payload as { operation_id?: unknown }).operation_id;
-    if (typeof id !== 'string') return;
-    for (const wake of waiting.get(id) ?? []) wake();
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export function createOperationWaiter(bus: Pick<Bus, 'subscribe'>): OperationWaiter {
+  const waiters = createWaiters(bus, {
+    topics: ['operation.settled'],
+    keyOf: (payload) => {
+      const id = (payload as { operation_id?: unknown } | null)?.operation_id;
+      return typeof id === 'string' ? id : undefined;
+    },
+    max: MAX_OPERATION_WAITERS,
+    // Every wait counts against the process's cap only: a request waits for its own operation.
+    maxPerOwner: MAX_OPERATION_WAITERS,
   });
-  let count = 0;
-  const register = (id: string, wake: () => void): (() => void) => {
-    if (count >= MAX_OPERATION_WAITERS) return () => undefined;
-    const set = waiting.get(id) ?? new Set();
-    waiting.set(id, set);
-    set.add(wake);
-    count += 1;
-    return () => {
-      if (!set.delete(wake)) return;
-      count -= 1;
-      if (!set.size && waiting.get(id) === set) waiting.delete(id);
-    };
-  };
   return {
     async waitFor(operationId, deadlineMs, read, isFinal, first) {
       for (let known = first; ; known = undefined) {
         // Registered before the read: a settlement committed between the read and the wait still wakes us.
-        let wake!: () => void;
-        const woken = new Promise<void>((resolve) => (wake = resolve));
-        const unregister = register(operationId, wake);
+        const waiter = waiters.register(operationId, 'operation');
         try {
           let value;
           if (known) {
@@ -66,14 +59,15 @@ export function createOperationWaiter(bus: Bus): OperationWaiter {
           }
           const left = deadlineMs - Date.now();
           if (isFinal(value) || left <= 0) return value;
-          let timer: NodeJS.Timeout | undefined;
-          await Promise.race([woken, new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.min(FALLBACK_POLL_MS, left))))]);
-          clearTimeout(timer);
+          const tick = Math.min(FALLBACK_POLL_MS, left);
+          const outcome = await waiter.wait(tick);
+          // Past the cap, or after close(): no message can wake it; the fallback tick still does.
+          if (outcome !== 'changed' && outcome !== 'timeout') await sleep(tick);
         } finally {
-          unregister();
+          waiter.cancel();
         }
       }
     },
-    close: off,
+    close: () => waiters.close(),
   };
 }

@@ -1,4 +1,4 @@
-// Every table the migrations create (40), described once. Migrations (src/db/migrations) stay the only source
+// Every table the migrations create (41), described once. Migrations (src/db/migrations) stay the only source
 // of DDL: these schemas drive the ORM and the Kysely types (src/db/schema.ts), and src/db/schema.db.test.ts
 // fails when a migration and an entity disagree on a table, a column, its type or its nullability.
 import { WorkerHeartbeat, WorkerHeartbeatSchema } from './worker-heartbeat.entity.js';
@@ -8,7 +8,7 @@ import { WalletNonceSchema } from './wallet-nonce.entity.js';
 import { MarketSchema } from './market.entity.js';
 import { MarketMakerSchema, MmProtectionSchema } from './market-maker.entity.js';
 import { LedgerAccountSchema, LedgerEntrySchema, LedgerTransactionSchema } from './ledger.entity.js';
-import { IdempotencyKeySchema, OperationOutboxSchema, OperationSchema, SettlementResolutionSchema } from './money.entity.js';
+import { IdempotencyKeySchema, OperationOutboxSchema, OperationSchema, SettlementResolutionSchema, WithdrawalReviewSchema } from './money.entity.js';
 import { ChainNonceSchema, ChainTransactionSchema } from './chain.entity.js';
 import { ChainCursorSchema, ChainDepositSchema, DepositAddressSchema, DepositSweepSchema } from './custodial.entity.js';
 import { PoolImageSchema, ServiceKeySchema } from './pool-image.entity.js';
@@ -43,6 +43,7 @@ export const schemas = [
   OperationSchema,
   OperationOutboxSchema,
   SettlementResolutionSchema,
+  WithdrawalReviewSchema,
   IdempotencyKeySchema,
   PoolImageSchema,
   ServiceKeySchema,

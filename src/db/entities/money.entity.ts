@@ -31,11 +31,14 @@ export const OperationSchema = defineEntity({
         'gas',
         'token_paused',
         'hot_wallet_blocked',
+        'review',
       ] as const)
       .fieldName('pending_reason')
       .nullable(),
     /** When pendingReason began. */
     pendingReasonAt: timestamptz().fieldName('pending_reason_at').nullable(),
+    /** A withdrawal's fee (migration ..._withdrawal_controls): reserved with the amount, posted to the treasury when paid; 0 on deposits. */
+    feeMicros: p.bigint('string').fieldName('fee_micros').default('0'),
     /** Unique per (user_id, kind): a second operation for one request cannot commit. */
     idempotencyKey: p.uuid().fieldName('idempotency_key').nullable(),
   },
@@ -68,6 +71,24 @@ export const SettlementResolutionSchema = defineEntity({
     /** The operator account that resolved it. */
     operator: p.text(),
     createdAt: timestamptz().fieldName('created_at').defaultRaw('now()'),
+  },
+});
+
+/** A withdrawal held for an operator's review, and the decision (docs/operations.md, "Custody"). */
+export const WithdrawalReviewSchema = defineEntity({
+  name: 'WithdrawalReview',
+  tableName: 'withdrawal_reviews',
+  properties: {
+    operationId: p.uuid().primary().fieldName('operation_id'),
+    /** Why it was held: above_review_threshold, hourly_limit (one or both). */
+    causes: p.array<string>().columnType('text[]'),
+    heldAt: timestamptz().fieldName('held_at').defaultRaw('now()'),
+    decision: p.enum(['approved', 'rejected'] as const).nullable(),
+    /** The operator's reason (required to reject). */
+    reason: p.text().nullable(),
+    /** The operator account that decided. */
+    operator: p.text().nullable(),
+    decidedAt: timestamptz().fieldName('decided_at').nullable(),
   },
 });
 

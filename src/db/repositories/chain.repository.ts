@@ -8,7 +8,10 @@ import { anyOf } from '../sql.js';
 /** `dropped` was recorded by earlier versions when a foreign transaction seemed to take the nonce; it is never written now (docs/settlement.md). */
 export type ReceiptStatus = 'success' | 'reverted' | 'dropped';
 
-/** Why a pending operation waits (operations.pending_reason; docs/settlement.md, "Why an operation waits"). */
+/**
+ * Why a pending operation waits (operations.pending_reason; docs/settlement.md, "Why an operation waits"); `review`: a
+ * withdrawal held for an operator (src/domain/money/withdrawal-review.ts).
+ */
 export type PendingReason =
   | 'receipt_missing'
   | 'needs_review'
@@ -20,7 +23,8 @@ export type PendingReason =
   | 'hot_wallet_funds'
   | 'gas'
   | 'token_paused'
-  | 'hot_wallet_blocked';
+  | 'hot_wallet_blocked'
+  | 'review';
 
 export interface ChainTxRow {
   hash: string;

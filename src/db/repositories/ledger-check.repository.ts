@@ -44,14 +44,14 @@ export class LedgerCheckRepository {
 
   /**
    * Users whose user_reserved balance is not what is still at stake (docs/trading.md, "The ledger"): pending
-   * withdrawals, bets on open contests, open RFQ stakes, open positions' stakes (taker) and liabilities
+   * withdrawals (amount and fee), bets on open contests, open RFQ stakes, open positions' stakes (taker) and liabilities
    * (maker). One statement, so one snapshot: each of these moves together with the ledger in one transaction.
    */
   async reservedMismatches(): Promise<Array<{ user_id: string; balance: string; expected: string }>> {
     const { rows } = await sql<{ user_id: string; balance: string; expected: string }>`
       with expected as (
         select user_id, sum(amount) as amount from (
-          select user_id, amount from operations where kind = 'withdraw' and status = 'pending'
+          select user_id, amount + fee_micros as amount from operations where kind = 'withdraw' and status = 'pending'
           union all select e.user_id, c.bet_amount from contest_entries e join contests c on c.id = e.contest_id where c.status = 'open'
           union all select taker_user_id, stake from rfqs where status = 'open'
           union all select taker_user_id, stake from positions where status = 'open'

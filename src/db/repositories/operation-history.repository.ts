@@ -17,6 +17,8 @@ export interface OperationHistoryRow {
   failure_code: string | null;
   /** Why a pending one waits (operations.pending_reason; docs/settlement.md). */
   pending_reason: string | null;
+  /** A withdrawal's fee, micros (0 for deposits). */
+  fee_micros: bigint;
   /** Epoch microseconds: the keyset's time (created_at keeps microseconds; a millisecond key could skip a row). */
   created_us: number;
   settled_us: number | null;
@@ -64,13 +66,14 @@ export class OperationHistoryRepository {
       tx_hash: string | null;
       failure_code: string | null;
       pending_reason: string | null;
+      fee_micros: string;
       created_us: string;
       settled_us: string | null;
       tx_hashes: string[];
       mined_block: string | null;
       listener_block: string | null;
     }>`
-      select o.id, o.kind, o.status, o.amount::text as amount, o.destination_address, o.tx_hash, o.failure_code, o.pending_reason,
+      select o.id, o.kind, o.status, o.amount::text as amount, o.destination_address, o.tx_hash, o.failure_code, o.pending_reason, o.fee_micros::text as fee_micros,
              ${us(sql`o.created_at`)} as created_us, ${us(sql`o.settled_at`)} as settled_us,
              coalesce((select array_agg(t.hash order by t.attempt) from chain_transactions t where t.operation_id = o.id),
                       (select array_agg(d.tx_hash order by d.log_index) from chain_deposits d where d.operation_id = o.id),
@@ -90,6 +93,7 @@ export class OperationHistoryRepository {
     return rows.map((r) => ({
       ...r,
       amount: int8ToBigint(r.amount),
+      fee_micros: int8ToBigint(r.fee_micros),
       created_us: int8ToNumber(r.created_us),
       settled_us: r.settled_us === null ? null : int8ToNumber(r.settled_us),
       mined_block: int8ToBigintOrNull(r.mined_block),

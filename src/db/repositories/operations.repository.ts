@@ -19,24 +19,48 @@ const COLUMNS = [
   'failure_code',
   'created_at',
   'pending_reason',
+  'fee_micros',
 ] as const;
 
-const parse = <R extends { amount: string }>(r: R) => ({ ...r, amount: int8ToBigint(r.amount) });
+const parse = <R extends { amount: string; fee_micros: string }>(r: R) => ({
+  ...r,
+  amount: int8ToBigint(r.amount),
+  fee_micros: int8ToBigint(r.fee_micros),
+});
 
 export class OperationsRepository {
   constructor(private readonly db: Db) {}
 
-  /** The new operation, or undefined when one already carries this (user, kind, idempotency key). */
   /**
    * The operation with its outbox row, in one statement (the outbox row only if the operation was
-   * inserted); undefined when the (user, kind, key) exists.
+   * inserted); undefined when the (user, kind, key) exists. A `held` withdrawal (pending_reason review) gets no
+   * outbox row: nothing hands it to a worker until an operator approves it.
    */
-  async insert(o: { id: string; userId: string; kind: OperationKind; amount: bigint; destination: string | null; key: string | null }) {
+  async insert(o: {
+    id: string;
+    userId: string;
+    kind: OperationKind;
+    amount: bigint;
+    fee?: bigint;
+    destination: string | null;
+    key: string | null;
+    held?: boolean;
+  }) {
+    const held = o.held ?? false;
     const row = await this.db
       .with('op', (db) =>
         db
           .insertInto('operations')
-          .values({ id: o.id, user_id: o.userId, kind: o.kind, amount: int8(o.amount), destination_address: o.destination, idempotency_key: o.key })
+          .values({
+            id: o.id,
+            user_id: o.userId,
+            kind: o.kind,
+            amount: int8(o.amount),
+            fee_micros: int8(o.fee ?? 0n),
+            destination_address: o.destination,
+            idempotency_key: o.key,
+            ...(held ? { pending_reason: 'review' as const, pending_reason_at: sql<string>`now()` } : {}),
+          })
           .onConflict((oc) => oc.columns(['user_id', 'kind', 'idempotency_key']).where('idempotency_key', 'is not', null).doNothing())
           .returning(COLUMNS),
       )
@@ -44,7 +68,12 @@ export class OperationsRepository {
         db
           .insertInto('operation_outbox')
           .columns(['operation_id'])
-          .expression((eb) => eb.selectFrom('op').select('op.id')),
+          .expression((eb) =>
+            eb
+              .selectFrom('op')
+              .select('op.id')
+              .where(sql<boolean>`${!held}`),
+          ),
       )
       .selectFrom('op')
       .selectAll()
@@ -124,7 +153,7 @@ export class OperationsRepository {
       .where('t.kind', '=', 'app_token_credit')
       .where('t.idempotency_key', '=', idempotencyKey)
       .executeTakeFirst();
-    return row && parse(row);
+    return row && { ...row, amount: int8ToBigint(row.amount) };
   }
 }
 

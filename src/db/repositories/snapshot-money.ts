@@ -12,6 +12,7 @@ import { OperationsRepository } from './operations.repository.js';
 import { SettlementRepository } from './settlement.repository.js';
 import { NO_KEY, StatementRepository } from './statement.repository.js';
 import { U1, U2, WALLET } from './snapshot-samples.js';
+import { WithdrawalsRepository } from './withdrawals.repository.js';
 
 export const MONEY_CATALOG: Record<string, Array<[string, (db: Db) => Promise<unknown>]>> = {
   ledger: [
@@ -41,6 +42,25 @@ export const MONEY_CATALOG: Record<string, Array<[string, (db: Db) => Promise<un
     ['LedgerCheckRepository.books', (db) => new LedgerCheckRepository(db).books()],
     ['LedgerCheckRepository.creditedDepositAddresses', (db) => new LedgerCheckRepository(db).creditedDepositAddresses()],
   ],
+  withdrawals: [
+    ['WithdrawalsRepository.lockUser', (db) => new WithdrawalsRepository(db).lockUser(U1)],
+    ['WithdrawalsRepository.userWithdrawnSince', (db) => new WithdrawalsRepository(db).userWithdrawnSince(U1, 86_400_000)],
+    ['WithdrawalsRepository.lockDeploymentVolume', (db) => new WithdrawalsRepository(db).lockDeploymentVolume()],
+    ['WithdrawalsRepository.automaticWithdrawnSince', (db) => new WithdrawalsRepository(db).automaticWithdrawnSince(3_600_000)],
+    ['WithdrawalsRepository.isDepositAddress', (db) => new WithdrawalsRepository(db).isDepositAddress([WALLET, WALLET.toLowerCase()])],
+    ['WithdrawalsRepository.insertReview', (db) => new WithdrawalsRepository(db).insertReview(U1, ['above_review_threshold', 'hourly_limit'])],
+    ['WithdrawalsRepository.lockForDecision', (db) => new WithdrawalsRepository(db).lockForDecision(U1)],
+    [
+      'WithdrawalsRepository.decide',
+      (db) => new WithdrawalsRepository(db).decide({ operationId: U1, decision: 'rejected', reason: 'checked', operator: 'alice' }),
+    ],
+    ['WithdrawalsRepository.release', (db) => new WithdrawalsRepository(db).release(U1)],
+    ['WithdrawalsRepository.reviewsOf', (db) => new WithdrawalsRepository(db).reviewsOf([U1, U2])],
+    ['WithdrawalsRepository.feesOf', (db) => new WithdrawalsRepository(db).feesOf([U1, U2])],
+    ['WithdrawalsRepository.adminOperations', (db) => new WithdrawalsRepository(db).adminOperations([U1, U2])],
+    ['WithdrawalsRepository.reviewIds', (db) => new WithdrawalsRepository(db).reviewIds('review', 50)],
+    ['WithdrawalsRepository.reviewIds (decided)', (db) => new WithdrawalsRepository(db).reviewIds('approved', 50)],
+  ],
   demo: [['DemoRepository.claimMarker', (db) => new DemoRepository(db).claimMarker('demo_seed_v1', Buffer.alloc(16))]],
   idempotency: [
     [
@@ -60,6 +80,20 @@ export const MONEY_CATALOG: Record<string, Array<[string, (db: Db) => Promise<un
     [
       'OperationsRepository.insert',
       (db) => new OperationsRepository(db).insert({ id: U1, userId: U2, kind: 'withdraw', amount: 100n, destination: WALLET, key: U2 }),
+    ],
+    [
+      'OperationsRepository.insert (held for review)',
+      (db) =>
+        new OperationsRepository(db).insert({
+          id: U1,
+          userId: U2,
+          kind: 'withdraw',
+          amount: 100n,
+          fee: 5n,
+          destination: WALLET,
+          key: U2,
+          held: true,
+        }),
     ],
     ['OperationsRepository.findByKey', (db) => new OperationsRepository(db).findByKey(U2, 'deposit', U1)],
     ['OperationsRepository.find', (db) => new OperationsRepository(db).find(U1)],

@@ -206,7 +206,7 @@ export async function checkLedgerWith(repo: LedgerCheckRepository): Promise<Ledg
     problems.push({
       kind: 'reserved_mismatch',
       id: r.user_id,
-      detail: `user_reserved ${r.balance}, open stakes + liabilities + open contest bets + pending withdrawals ${r.expected}`,
+      detail: `user_reserved ${r.balance}, open stakes + liabilities + open contest bets + pending withdrawals (with fees) ${r.expected}`,
     });
   }
   for (const r of await repo.statsMismatches(OWNER_PREFIX)) {

@@ -34,13 +34,9 @@ export interface HistorySettings {
   confirmations: number | null;
 }
 
-/**
- * The two fields other work introduces, in one place: the withdrawal fee (issue 34) and why a pending
- * operation waits (operations.pending_reason, written by the chain-transaction module). The fee is 0 until
- * withdrawal fees exist (`fee: row.fee`).
- */
+/** A withdrawal's fee (operations.fee_micros), and why a pending operation waits (operations.pending_reason). */
 export function feeAndPendingReason(row: OperationHistoryRow): { fee: bigint; pendingReason: string | null } {
-  return { fee: 0n, pendingReason: row.status === 'pending' ? row.pending_reason : null };
+  return { fee: row.fee_micros, pendingReason: row.status === 'pending' ? row.pending_reason : null };
 }
 
 /**

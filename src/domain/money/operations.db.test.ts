@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migratedOrm, type MigratedOrm } from '../../testing/orm.js';
 import { db } from '../../db/schema.js';
 import { checkLedger, userBalances } from '../ledger/ledger.js';
-import { createDemoSettlement, demoTxHash } from '../settlement/demo.js';
+import { createDemoSettlement, DEMO_FAILING_DESTINATION, demoTxHash } from '../settlement/demo.js';
 import { findOperation, openDeposit, openWithdrawal, settleOperation, settleOperations } from './operations.js';
 
 let t: MigratedOrm;
@@ -59,9 +59,9 @@ describe('settleOperations (one transaction for a batch)', () => {
     expect((await userBalances(em(), b)).available).toBe(1_000n);
     expect(await outboxOf([a1.id, a2.id, b1.id, first.id])).toBe(0);
 
-    // Withdrawals in one batch: one settles, one to the zero address is refunded.
+    // Withdrawals in one batch: one settles, one the demo settlement fails is refunded.
     const ok = await createWithdrawal(b, 400n, `0x${'1'.repeat(40)}`);
-    const bad = await createWithdrawal(b, 100n, `0x${'0'.repeat(40)}`);
+    const bad = await createWithdrawal(b, 100n, DEMO_FAILING_DESTINATION);
     expect(await userBalances(em(), b)).toMatchObject({ available: 500n, reserved: 500n });
     const w = await settleOperations(em(), adapter, [bad.id, ok.id]);
     expect([w.get(ok.id), w.get(bad.id)]).toEqual(['settled', 'failed']);

@@ -1,12 +1,15 @@
 // Deposits and withdrawals. The request side writes the operation and its outbox row in one transaction
-// (a withdrawal also moves the amount from available to reserved there); only the settlement worker
+// (a withdrawal also moves its amount and fee from available to reserved there); only the settlement worker
 // settles: it locks the operation, returns when it is no longer pending (a second run changes nothing),
 // asks the settlement adapter, and posts the ledger transaction and the final status in the SAME
-// transaction, so money moves exactly once.
+// transaction, so money moves exactly once. A withdrawal held for an operator's review (pending_reason
+// `review`, src/domain/money/withdrawal-review.ts) has no outbox row and is never settled until approved.
 import { randomUUID } from 'node:crypto';
 import type { Em } from '../../db/orm.js';
 import type { PendingReason } from '../../db/repositories/chain.repository.js';
 import { operationsRepository } from '../../db/repositories/operations.repository.js';
+import type { ReviewCause } from '../../db/repositories/withdrawals.repository.js';
+import { withdrawalsRepository } from '../../db/repositories/withdrawals.repository.js';
 import { db } from '../../db/schema.js';
 import { Conflict, NotFound } from '../errors.js';
 import { post, postAll, type Posting } from '../ledger/ledger.js';
@@ -22,11 +25,13 @@ export interface OperationRecord {
   kind: OperationKind;
   status: OperationStatus;
   amount: bigint;
+  /** A withdrawal's fee (reserved with the amount, posted to the treasury when paid); 0n on deposits. */
+  fee: bigint;
   destinationAddress: string | null;
   txHash: string | null;
   failureCode: string | null;
   createdAt: Date;
-  /** Why a pending operation waits (onchain: receipt_missing, needs_review; docs/settlement.md); null otherwise. */
+  /** Why a pending operation waits (review; onchain: receipt_missing, needs_review; docs/settlement.md); null otherwise. */
   pendingReason: PendingReason | null;
 }
 
@@ -36,6 +41,7 @@ interface OperationRow {
   kind: OperationKind;
   status: OperationStatus;
   amount: bigint;
+  fee_micros: bigint;
   destination_address: string | null;
   tx_hash: string | null;
   failure_code: string | null;
@@ -49,6 +55,7 @@ const toRecord = (r: OperationRow): OperationRecord => ({
   kind: r.kind,
   status: r.status,
   amount: r.amount,
+  fee: r.fee_micros,
   destinationAddress: r.destination_address,
   txHash: r.tx_hash,
   failureCode: r.failure_code,
@@ -56,41 +63,72 @@ const toRecord = (r: OperationRow): OperationRecord => ({
   pendingReason: r.pending_reason,
 });
 
+interface OpenInput {
+  userId: string;
+  kind: OperationKind;
+  amount: bigint;
+  fee: bigint;
+  destination: string | null;
+  key: string | null;
+  held: boolean;
+}
+
 /**
  * Inside the caller's transaction: the operation for this (user, kind, idempotency key), written with its
- * outbox row, or the one already written under that key (the unique index keeps it one); `created` says
- * which. The same key with another amount or destination is 409 IDEMPOTENCY_KEY_REUSED.
+ * outbox row (none when held for review), or the one already written under that key (the unique index keeps it
+ * one); `created` says which. The same key with another amount or destination is 409 IDEMPOTENCY_KEY_REUSED.
  */
-async function openOperation(em: Em, userId: string, kind: OperationKind, amount: bigint, destination: string | null, key: string | null) {
+async function openOperation(em: Em, o: OpenInput) {
   const id = randomUUID();
   const repo = operationsRepository(db(em));
-  const inserted = await repo.insert({ id, userId, kind, amount, destination, key });
+  const inserted = await repo.insert({ id, ...o });
   if (inserted) return { op: toRecord(inserted), created: true }; // with its outbox row
-  const op = toRecord((await repo.findByKey(userId, kind, key))!);
-  if (op.amount !== amount || op.destinationAddress !== destination) {
+  const op = await findByKey(em, o.userId, o.kind, o.key);
+  if (op!.amount !== o.amount || op!.destinationAddress !== o.destination) {
     throw new Conflict(
       'IDEMPOTENCY_KEY_REUSED',
       'this idempotency_key was already used with a different request body; use a new key for a new request',
     );
   }
-  return { op, created: false };
+  return { op: op!, created: false };
+}
+
+/** The operation written under this (user, kind, idempotency key), if any. */
+export async function findByKey(em: Em, userId: string, kind: OperationKind, key: string | null): Promise<OperationRecord | undefined> {
+  const row = await operationsRepository(db(em)).findByKey(userId, kind, key);
+  return row && toRecord(row);
 }
 
 /** Inside the caller's transaction: a pending deposit and its outbox row; nothing is credited until the worker settles it. */
 export async function openDeposit(tx: Em, userId: string, amount: bigint, key: string | null): Promise<OperationRecord> {
-  return (await openOperation(tx, userId, 'deposit', amount, null, key)).op;
+  return (await openOperation(tx, { userId, kind: 'deposit', amount, fee: 0n, destination: null, key, held: false })).op;
 }
 
-/** Inside the caller's transaction: reserves the amount (422 INSUFFICIENT_BALANCE) and creates the pending withdrawal. */
-export async function openWithdrawal(tx: Em, userId: string, amount: bigint, destination: string, key: string | null): Promise<OperationRecord> {
-  const { op, created } = await openOperation(tx, userId, 'withdraw', amount, destination, key);
+/**
+ * Inside the caller's transaction: reserves the amount and the fee (422 INSUFFICIENT_BALANCE) and creates the
+ * pending withdrawal; with `review` causes it is held (pending_reason review, no outbox row) and its review
+ * recorded. The custody rules that choose the fee and the review are src/domain/money/withdrawals.ts's.
+ */
+export async function openWithdrawal(
+  tx: Em,
+  userId: string,
+  amount: bigint,
+  destination: string,
+  key: string | null,
+  opts: { fee?: bigint; review?: readonly ReviewCause[] } = {},
+): Promise<OperationRecord> {
+  const fee = opts.fee ?? 0n;
+  const review = opts.review ?? [];
+  const held = review.length > 0;
+  const { op, created } = await openOperation(tx, { userId, kind: 'withdraw', amount, fee, destination, key, held });
   if (!created) return op;
+  if (held) await withdrawalsRepository(db(tx)).insertReview(op.id, review);
   await post(tx, {
     kind: 'withdraw_reserve',
     reference: op.id,
     entries: [
-      { account: { userId, kind: 'user_available' }, amount: -amount },
-      { account: { userId, kind: 'user_reserved' }, amount },
+      { account: { userId, kind: 'user_available' }, amount: -(amount + fee) },
+      { account: { userId, kind: 'user_reserved' }, amount: amount + fee },
     ],
   });
   return op;
@@ -120,8 +158,37 @@ export function depositPosting(operationId: string, userId: string, amount: bigi
   };
 }
 
-/** `pending`: the adapter has no outcome yet (onchain, before the transaction is confirmed); nothing changed. */
-export type SettleOutcome = 'settled' | 'failed' | 'already_final' | 'missing' | 'pending';
+/** A paid withdrawal leaves reserved: the amount to the settlement clearing account (it left on chain), the fee to the treasury. */
+export function withdrawalPaidPosting(op: Pick<OperationRecord, 'id' | 'userId' | 'amount' | 'fee'>): Posting {
+  const fee = op.fee > 0n ? [{ account: { system: 'treasury' as const }, amount: op.fee }] : [];
+  return {
+    kind: 'withdraw_settle',
+    reference: op.id,
+    entries: [
+      { account: { userId: op.userId, kind: 'user_reserved' }, amount: -(op.amount + op.fee) },
+      { account: { system: 'settlement_clearing' }, amount: op.amount },
+      ...fee,
+    ],
+  };
+}
+
+/** A withdrawal that failed (or was rejected) returns its amount and fee from reserved to available. */
+export function withdrawalRefundPosting(op: Pick<OperationRecord, 'id' | 'userId' | 'amount' | 'fee'>): Posting {
+  return {
+    kind: 'withdraw_refund',
+    reference: op.id,
+    entries: [
+      { account: { userId: op.userId, kind: 'user_reserved' }, amount: -(op.amount + op.fee) },
+      { account: { userId: op.userId, kind: 'user_available' }, amount: op.amount + op.fee },
+    ],
+  };
+}
+
+/**
+ * `pending`: the adapter has no outcome yet (onchain, before the transaction is confirmed); nothing changed.
+ * `held`: a withdrawal held for an operator's review; nothing is asked of the adapter until it is approved.
+ */
+export type SettleOutcome = 'settled' | 'failed' | 'already_final' | 'missing' | 'pending' | 'held';
 
 /**
  * Settles one operation, idempotently. Everything happens in one transaction holding the operation's row
@@ -147,13 +214,14 @@ export async function settleOperations(em: Em, adapter: SettlementAdapter, ids: 
     const final = ops.filter((op) => op.status !== 'pending');
     for (const op of final) outcomes.set(op.id, 'already_final');
     if (final.length) await repo.deleteOutboxes(final.map((op) => op.id));
-    const pending = ops.filter((op) => op.status === 'pending');
+    const held = ops.filter((op) => op.status === 'pending' && op.pendingReason === 'review');
+    for (const op of held) outcomes.set(op.id, 'held');
+    const pending = ops.filter((op) => op.status === 'pending' && op.pendingReason !== 'review');
     if (!pending.length) return outcomes;
     const results = await adapter.settle(
       tx,
       pending.map((op) => ({ operationId: op.id, userId: op.userId, kind: op.kind, amount: op.amount, destinationAddress: op.destinationAddress })),
     );
-    const clearing = { system: 'settlement_clearing' as const };
     const postings: Posting[] = [];
     const marks = {
       ids: [] as string[],
@@ -164,28 +232,9 @@ export async function settleOperations(em: Em, adapter: SettlementAdapter, ids: 
     pending.forEach((op, i) => {
       const result = results[i]!;
       if (result.ok === 'pending') return void outcomes.set(op.id, 'pending');
-      const reserved = { userId: op.userId, kind: 'user_reserved' as const };
-      if (result.ok && op.kind === 'deposit') {
-        postings.push(depositPosting(op.id, op.userId, op.amount));
-      } else if (result.ok) {
-        postings.push({
-          kind: 'withdraw_settle',
-          reference: op.id,
-          entries: [
-            { account: reserved, amount: -op.amount },
-            { account: clearing, amount: op.amount },
-          ],
-        });
-      } else if (op.kind === 'withdraw') {
-        postings.push({
-          kind: 'withdraw_refund',
-          reference: op.id,
-          entries: [
-            { account: reserved, amount: -op.amount },
-            { account: { userId: op.userId, kind: 'user_available' }, amount: op.amount },
-          ],
-        });
-      }
+      if (result.ok && op.kind === 'deposit') postings.push(depositPosting(op.id, op.userId, op.amount));
+      else if (result.ok) postings.push(withdrawalPaidPosting(op));
+      else if (op.kind === 'withdraw') postings.push(withdrawalRefundPosting(op));
       marks.ids.push(op.id);
       marks.statuses.push(result.ok ? 'success' : 'failed');
       marks.txHashes.push(result.ok ? result.txHash : null);

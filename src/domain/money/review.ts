@@ -7,6 +7,7 @@
 // settlement worker runs (settleOperations), with the operator's audit row.
 import type { Em } from '../../db/orm.js';
 import { chainRepository, type PendingReason } from '../../db/repositories/chain.repository.js';
+import { withdrawalsRepository, type ReviewCause, type ReviewRow } from '../../db/repositories/withdrawals.repository.js';
 import { db } from '../../db/schema.js';
 import { Conflict, NotFound, ValidationFailed } from '../errors.js';
 import type { SettlementAdapter } from '../settlement/adapter.js';
@@ -22,31 +23,58 @@ export interface ReviewTransaction {
   blockNumber: bigint | null;
 }
 
+/** A withdrawal's hold for an operator's review (src/domain/money/withdrawal-review.ts), and the decision once made. */
+export interface WithdrawalReviewRecord {
+  status: 'review' | 'approved' | 'rejected';
+  causes: ReviewCause[];
+  heldAt: Date;
+  reason: string | null;
+  operator: string | null;
+  decidedAt: Date | null;
+}
+
 export interface ReviewOperation {
   id: string;
   userId: string;
   kind: 'deposit' | 'withdraw';
   status: 'pending' | 'success' | 'failed';
   amount: bigint;
+  fee: bigint;
   destinationAddress: string | null;
   txHash: string | null;
   failureCode: string | null;
   createdAt: Date;
   pendingReason: PendingReason | null;
   pendingReasonAt: Date | null;
+  review: WithdrawalReviewRecord | null;
   transactions: ReviewTransaction[];
 }
 
 type Row = NonNullable<Awaited<ReturnType<ReturnType<typeof chainRepository>['adminOperation']>>>;
 
-async function withTransactions(em: Em, rows: readonly Row[]): Promise<ReviewOperation[]> {
-  const txs = rows.length ? await chainRepository(db(em)).transactionsOf(rows.map((r) => r.id)) : [];
+const reviewRecord = (r: ReviewRow): WithdrawalReviewRecord => ({
+  status: r.decision ?? 'review',
+  causes: r.causes,
+  heldAt: new Date(r.held_at),
+  reason: r.reason,
+  operator: r.operator,
+  decidedAt: r.decided_at === null ? null : new Date(r.decided_at),
+});
+
+/** The operations as the operator sees them: with their fee, their review (withdrawals held once) and every transaction signed. */
+export async function withTransactions(em: Em, rows: readonly Row[]): Promise<ReviewOperation[]> {
+  const ids = rows.map((r) => r.id);
+  const txs = rows.length ? await chainRepository(db(em)).transactionsOf(ids) : [];
+  const fees = await withdrawalsRepository(db(em)).feesOf(ids);
+  const reviews = new Map((await withdrawalsRepository(db(em)).reviewsOf(ids)).map((r) => [r.operation_id, reviewRecord(r)]));
   return rows.map((r) => ({
     id: r.id,
     userId: r.user_id,
     kind: r.kind,
     status: r.status,
     amount: r.amount,
+    fee: fees.get(r.id) ?? 0n,
+    review: reviews.get(r.id) ?? null,
     destinationAddress: r.destination_address,
     txHash: r.tx_hash,
     failureCode: r.failure_code,

@@ -1,8 +1,9 @@
 // Demo settlement: no chain. Transaction hashes are deterministic (0x + sha256(operation id)), so a
 // re-run of a settlement yields the same hash. Each user has a finite demo onchain balance
 // (DEMO_ONCHAIN_BALANCE_MICROS): a deposit beyond what is left of it (the limit minus the user's
-// successful deposits) fails with SETTLEMENT_FAILED. Withdrawals settle, except to the zero address,
-// which USDC's transfer rejects on a real chain too (so the refund path can be seen in demo mode).
+// successful deposits) fails with SETTLEMENT_FAILED. Withdrawals settle, except to DEMO_FAILING_DESTINATION,
+// the demo's stand-in for a transfer that reverts on a real chain (so the refund path can be seen in demo mode;
+// the zero address, which USDC's transfer rejects, is refused before anything is reserved: src/domain/money/requests.ts).
 import { createHash } from 'node:crypto';
 import { getAddress } from 'viem';
 import type { Em } from '../../db/orm.js';
@@ -11,6 +12,9 @@ import { db } from '../../db/schema.js';
 import type { SettlementAdapter, SettlementRequest, SettlementResult } from './adapter.js';
 
 export const DEMO_CHAIN_ID = 84532; // Base Sepolia: demo addresses never hold mainnet funds
+
+/** Demo settlement fails every withdrawal to this address with SETTLEMENT_FAILED (as a reverted transfer would). */
+export const DEMO_FAILING_DESTINATION = '0x000000000000000000000000000000000000fa11';
 
 export const demoTxHash = (operationId: string) => `0x${createHash('sha256').update(operationId).digest('hex')}`;
 
@@ -33,7 +37,7 @@ export function createDemoSettlement(opts: { onchainBalanceMicros: bigint }): Se
       }
       return reqs.map((req): SettlementResult => {
         if (req.kind === 'withdraw') {
-          if (req.destinationAddress !== null && /^0x0{40}$/i.test(req.destinationAddress)) return { ok: false, failureCode: 'SETTLEMENT_FAILED' };
+          if (req.destinationAddress?.toLowerCase() === DEMO_FAILING_DESTINATION) return { ok: false, failureCode: 'SETTLEMENT_FAILED' };
           return { ok: true, txHash: demoTxHash(req.operationId) };
         }
         const left = remaining.get(req.userId) ?? 0n;

@@ -1,25 +1,24 @@
-// Balances, deposits, withdrawals and the operator's app-token credit (an operation read by id, and the lists: history.ts).
+// Balances, deposits, withdrawals and the operator's app-token credit (an operation read by id, and the lists: history.ts). Each deposit and
+// withdrawal is a step of the money lifecycle (src/trading/money-lifecycle.ts): this module validates what the
+// schema cannot (EIP-55), runs the write under its idempotency key, and maps the operation's state after the
+// lifecycle's wait to 200 / 202 / 422.
 import { isAddress } from 'viem';
-import type { OperationPending } from '../../../generated/openapi/types.gen.js';
+import type { OperationPending, WithdrawalPending } from '../../../generated/openapi/types.gen.js';
 import { Unprocessable, ValidationFailed } from '../../domain/errors.js';
 import { microsFromRequest, microsToWire } from '../../domain/ledger/amounts.js';
 import { userBalances } from '../../domain/ledger/ledger.js';
 import { creditAppTokensOnce, type AppTokenCredit } from '../../domain/money/app-tokens.js';
-import { getOwnOperation, openDeposit, openWithdrawal, type OperationRecord } from '../../domain/money/operations.js';
+import type { OperationRecord } from '../../domain/money/operations.js';
+import { WITHDRAWAL_REJECTED } from '../../domain/money/withdrawal-review.js';
 import type { SettlementAdapter } from '../../domain/settlement/adapter.js';
-import type { OperationWaiter } from '../../trading/operation-waiter.js';
-import type { SettlementProducer } from '../../jobs/settlement-producer.js';
+import type { MoneyLifecycle } from '../../trading/money-lifecycle.js';
 import { NO_STORE, type HandlersFor, type RequestContext } from '../handler.js';
 import { answerOnce, writeOnce } from '../idempotent.js';
 import { requireUser } from './principal.js';
 
 export interface BalancesDeps {
-  producer: SettlementProducer;
+  money: MoneyLifecycle;
   settlement: SettlementAdapter;
-  /** DEPOSIT_SYNC_WAIT_MS: how long a deposit or withdrawal waits for settlement before answering 202. */
-  syncWaitMs: number;
-  /** Wakes the waiting request when the worker's `operation.settled` arrives (no polling loop). */
-  waiter: OperationWaiter;
 }
 
 type BalancesOperationId =
@@ -31,53 +30,33 @@ type BalancesOperationId =
   | 'getDepositWallet'
   | 'creditAppTokens';
 
-type Settled<B> = { status: 200; body: B; headers: typeof NO_STORE } | { status: 202; body: OperationPending; headers: typeof NO_STORE };
+const depositPending = (op: OperationRecord) => ({
+  status: 202 as const,
+  body: { operation_id: op.id, status: 'pending' } satisfies OperationPending,
+  headers: NO_STORE,
+});
+const withdrawalPending = (op: OperationRecord) => ({
+  status: 202 as const,
+  body: { operation_id: op.id, status: 'pending', fee_micros: microsToWire(op.fee), pending_reason: op.pendingReason } satisfies WithdrawalPending,
+  headers: NO_STORE,
+});
+
+/** A final failure, first answer or replay: 422 with the operation's failure code and where the money is. */
+function failed(op: OperationRecord): Unprocessable {
+  const message =
+    op.kind === 'deposit'
+      ? 'the deposit could not be settled; nothing was credited'
+      : op.failureCode === WITHDRAWAL_REJECTED
+        ? 'an operator rejected the withdrawal; the amount and fee were returned to the available balance'
+        : 'the withdrawal could not be settled; the amount and fee were returned to the available balance';
+  return new Unprocessable(op.failureCode ?? 'SETTLEMENT_FAILED', message, { operation_id: op.id });
+}
 
 export function balancesHandlers(deps: BalancesDeps): HandlersFor<BalancesOperationId> {
-  const { producer, syncWaitMs } = deps;
+  const { money } = deps;
   const userScope = (ctx: RequestContext) => `user:${requireUser(ctx.auth).userId}`;
-
-  /**
-   * Enqueue (a failure is left to the outbox relay), wait, and answer 200 / 202 / 422 SETTLEMENT_FAILED.
-   * `written`: the operation as this request just wrote it (a replay has none and reads it).
-   */
-  async function settleAndAnswer<B>(ctx: RequestContext, id: string, ok: (op: OperationRecord) => B, written?: OperationRecord): Promise<Settled<B>> {
-    const userId = requireUser(ctx.auth).userId;
-    const read = () => getOwnOperation(ctx.db, userId, id);
-    const enqueue = async (op: OperationRecord) => {
-      try {
-        await producer.enqueue(op.id);
-      } catch (err) {
-        ctx.log.warn({ err, operation_id: op.id }, 'could not enqueue settlement; the outbox relay will');
-      }
-    };
-    const isFinal = (o: OperationRecord) => o.status !== 'pending';
-    const deadline = Date.now() + syncWaitMs;
-    let final: OperationRecord;
-    if (written && written.status === 'pending' && syncWaitMs > 0) {
-      // Registered for the settlement's message before its job exists: no read needed before waiting.
-      final = await deps.waiter.waitFor(id, deadline, read, isFinal, { value: written, start: () => enqueue(written) });
-    } else {
-      const op = written ?? (await read());
-      if (op.status === 'pending') await enqueue(op);
-      final = syncWaitMs > 0 && op.status === 'pending' ? await deps.waiter.waitFor(id, deadline, read, isFinal) : op;
-    }
-    if (final.status === 'success') return { status: 200, body: ok(final), headers: NO_STORE };
-    if (final.status === 'failed') {
-      const message =
-        final.kind === 'deposit'
-          ? 'the deposit could not be settled; nothing was credited'
-          : 'the withdrawal could not be settled; the amount was returned to the available balance';
-      throw new Unprocessable(final.failureCode ?? 'SETTLEMENT_FAILED', message, { operation_id: final.id });
-    }
-    return { status: 202, body: { operation_id: final.id, status: 'pending' }, headers: NO_STORE };
-  }
-
-  // The key, the operation (and a withdrawal's reserve) commit together; the answer, first or replayed, is the
-  // operation's current state after waiting for settlement. A settled operation carries its destination
-  // (withdrawals) and its transaction hash.
-  const pending = (op: OperationRecord) => ({ status: 202 as const, body: { operation_id: op.id, status: 'pending' as const }, headers: NO_STORE });
-  const stored = (op: OperationRecord) => ({ reply: pending(op), resourceId: op.id });
+  // The operation as it is after the lifecycle's wait for its settlement (first request or replay).
+  const settled = (ctx: RequestContext, id: string, written?: OperationRecord) => money.outcome(ctx.db, requireUser(ctx.auth).userId, id, written);
 
   return {
     getAvailableBalance: async (_req, { db, auth }) => {
@@ -94,22 +73,26 @@ export function balancesHandlers(deps: BalancesDeps): HandlersFor<BalancesOperat
     },
     createDeposit: async (req, ctx) => {
       const { body } = req;
+      const user = requireUser(ctx.auth);
       const w = await writeOnce(
         req,
         ctx,
         { scope: userScope(ctx) },
-        async ({ db, auth }) => {
-          const user = requireUser(auth);
-          const amount = microsFromRequest(body.amount_micros);
-          // Onchain: the wallet's balance and allowance cover it (422 BALANCE_TOO_LOW / ALLOWANCE_TOO_LOW, nothing opened).
-          await deps.settlement.checkDeposit?.(db, user.userId, user.address, amount);
-          return openDeposit(db, user.userId, amount, body.idempotency_key);
-        },
-        stored,
+        (tx) =>
+          money.deposit(tx.db, {
+            userId: user.userId,
+            walletAddress: user.address,
+            amount: microsFromRequest(body.amount_micros),
+            key: body.idempotency_key,
+          }),
+        (op) => ({ reply: depositPending(op), resourceId: op.id }),
       );
-      return answerOnce(req, ctx, w, (id, written) =>
-        settleAndAnswer(ctx, id, (f) => ({ amount_micros: microsToWire(f.amount), operation_id: f.id, tx_hash: f.txHash! }), written),
-      );
+      return answerOnce(req, ctx, w, async (id, written) => {
+        const op = await settled(ctx, id, written);
+        if (op.status === 'failed') throw failed(op);
+        if (op.status === 'pending') return depositPending(op);
+        return { status: 200, body: { amount_micros: microsToWire(op.amount), operation_id: op.id, tx_hash: op.txHash! }, headers: NO_STORE };
+      });
     },
     createWithdrawal: async (req, ctx) => {
       // EIP-55 is checked before the idempotency claim: like any validation failure, it is not stored.
@@ -119,27 +102,30 @@ export function balancesHandlers(deps: BalancesDeps): HandlersFor<BalancesOperat
         ]);
       }
       const { body } = req;
+      const user = requireUser(ctx.auth);
+      // Outside any transaction: the sanctions oracle's read (its refusal is decided, and stored, in the write).
+      const screened = await money.screen(body.destination_address);
       const w = await writeOnce(
         req,
         ctx,
         { scope: userScope(ctx) },
-        ({ db, auth }) =>
-          openWithdrawal(db, requireUser(auth).userId, microsFromRequest(body.amount_micros), body.destination_address, body.idempotency_key),
-        stored,
-      );
-      return answerOnce(req, ctx, w, (id, written) =>
-        settleAndAnswer(
-          ctx,
-          id,
-          (f) => ({
-            amount_micros: microsToWire(f.amount),
-            operation_id: f.id,
-            destination_address: f.destinationAddress!,
-            tx_hash: f.txHash!,
+        (tx) =>
+          money.withdraw(tx.db, {
+            userId: user.userId,
+            amount: microsFromRequest(body.amount_micros),
+            destination: body.destination_address,
+            key: body.idempotency_key,
+            screened,
           }),
-          written,
-        ),
+        (op) => ({ reply: withdrawalPending(op), resourceId: op.id }),
       );
+      return answerOnce(req, ctx, w, async (id, written) => {
+        const op = await settled(ctx, id, written);
+        if (op.status === 'failed') throw failed(op);
+        if (op.status === 'pending') return withdrawalPending(op);
+        const paid = { amount_micros: microsToWire(op.amount), fee_micros: microsToWire(op.fee), operation_id: op.id };
+        return { status: 200, body: { ...paid, destination_address: op.destinationAddress!, tx_hash: op.txHash! }, headers: NO_STORE };
+      });
     },
     getDepositWallet: async (_req, { db, auth }) => {
       const w = await deps.settlement.depositWallet(db, requireUser(auth).userId);
@@ -148,24 +134,21 @@ export function balancesHandlers(deps: BalancesDeps): HandlersFor<BalancesOperat
     },
     creditAppTokens: async (req, ctx) => {
       const { params, body } = req;
+      const amount = microsFromRequest(body.amount_micros);
       const w = await writeOnce(
         req,
         ctx,
         { scope: `operator:user:${params.user_id}` },
         // The credit, its idempotency key and its audit row commit together.
         async ({ db, audit }) => {
-          const credit = await creditAppTokensOnce(db, params.user_id, microsFromRequest(body.amount_micros), body.idempotency_key);
+          const credit = await creditAppTokensOnce(db, params.user_id, amount, body.idempotency_key);
           await audit.record(db);
           return credit;
         },
         (credit: AppTokenCredit) => ({
           reply: {
             status: 200 as const,
-            body: {
-              user_id: params.user_id,
-              amount_micros: microsToWire(microsFromRequest(body.amount_micros)),
-              available_app_token_micros: microsToWire(credit.balance),
-            },
+            body: { user_id: params.user_id, amount_micros: microsToWire(amount), available_app_token_micros: microsToWire(credit.balance) },
             headers: NO_STORE,
           },
           resourceId: credit.transactionId,

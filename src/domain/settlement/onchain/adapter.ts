@@ -42,37 +42,7 @@ export function createOnchainSettlement(chain: Chain, log: Logger): SettlementAd
     },
     advance: (em, operationId, signal) => advanceOnchain(em, chain, chain.account, operationId, { log, signal }),
     chainReceipt: (em, operationId) => chainReceipt(em, chain, log, operationId),
-    async checkDeposit(em, userId, walletAddress, amount) {
-      const pending = await chainRepository(db(em)).lockUserPendingDeposits(userId);
-      const wallet = getAddress(walletAddress);
-      let balance: bigint;
-      let allowance: bigint;
-      try {
-        [balance, allowance] = await Promise.all([chain.tokenBalance(wallet), chain.allowance(wallet, chain.settlementAddress)]);
-      } catch (err) {
-        log.warn({ reason: shortReason(err) }, 'chain node error while checking a pull deposit');
-        throw new Unavailable('the chain node did not answer; nothing was sent or reserved, retry shortly');
-      }
-      const needed = amount + pending;
-      const details = { wallet_address: wallet, needed_micros: needed.toString(), pending_deposits_micros: pending.toString() };
-      if (balance < needed) {
-        throw new Unprocessable(
-          'BALANCE_TOO_LOW',
-          "the wallet's USDC balance does not cover this deposit (and its pending deposits); nothing was sent",
-          {
-            ...details,
-            balance_micros: balance.toString(),
-          },
-        );
-      }
-      if (allowance < needed) {
-        throw new Unprocessable(
-          'ALLOWANCE_TOO_LOW',
-          "the wallet's USDC allowance for spender_address (GET /v1/users/deposit-wallet) does not cover this deposit (and its pending deposits); approve more, then retry with a new idempotency_key",
-          { ...details, allowance_micros: allowance.toString(), spender_address: chain.settlementAddress },
-        );
-      }
-    },
+    checkDeposit: (em, userId, walletAddress, amount) => checkPullDeposit(em, chain, log, userId, walletAddress, amount),
     async depositWallet(em, userId) {
       const custodial = await custodialAddress(em, chain, log, userId);
       return {
@@ -99,6 +69,35 @@ export function createOnchainSettlement(chain: Chain, log: Logger): SettlementAd
     gasFloorWei: settings.gasFloorWei,
     close: () => chain.close(),
   };
+}
+
+/** A pull deposit's wallet covers it and its pending ones (422 BALANCE_TOO_LOW / ALLOWANCE_TOO_LOW; 503 when the node does not answer). */
+async function checkPullDeposit(em: Em, chain: Chain, log: Logger, userId: string, walletAddress: string, amount: bigint): Promise<void> {
+  const pending = await chainRepository(db(em)).lockUserPendingDeposits(userId);
+  const wallet = getAddress(walletAddress);
+  let balance: bigint;
+  let allowance: bigint;
+  try {
+    [balance, allowance] = await Promise.all([chain.tokenBalance(wallet), chain.allowance(wallet, chain.settlementAddress)]);
+  } catch (err) {
+    log.warn({ reason: shortReason(err) }, 'chain node error while checking a pull deposit');
+    throw new Unavailable('the chain node did not answer; nothing was sent or reserved, retry shortly');
+  }
+  const needed = amount + pending;
+  const details = { wallet_address: wallet, needed_micros: needed.toString(), pending_deposits_micros: pending.toString() };
+  if (balance < needed) {
+    throw new Unprocessable('BALANCE_TOO_LOW', "the wallet's USDC balance does not cover this deposit (and its pending deposits); nothing was sent", {
+      ...details,
+      balance_micros: balance.toString(),
+    });
+  }
+  if (allowance < needed) {
+    throw new Unprocessable(
+      'ALLOWANCE_TOO_LOW',
+      "the wallet's USDC allowance for spender_address (GET /v1/users/deposit-wallet) does not cover this deposit (and its pending deposits); approve more, then retry with a new idempotency_key",
+      { ...details, allowance_micros: allowance.toString(), spender_address: chain.settlementAddress },
+    );
+  }
 }
 
 /** A receipt the node serves now for one of the operation's transactions; null when none (or the node did not answer). */

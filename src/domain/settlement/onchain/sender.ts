@@ -52,6 +52,7 @@ export async function advanceOnchain(em: Em, chain: Chain, signer: ChainSigner, 
   while (!opts.signal?.aborted) {
     const op = await repo.operation(opId, false);
     if (!op || op.status !== 'pending') return 'recorded';
+    if (op.pending_reason === 'review') return 'waiting'; // held for an operator's approval: nothing is signed
     if ((await repo.outcomes([opId])).length || (await repo.resolutions([opId])).length) return 'recorded';
     const inReview = op.pending_reason === 'needs_review';
     try {

@@ -92,7 +92,8 @@ export function operationOwner(chain: Chain, signer: ChainSigner, op: OperationF
     async lockToSign(tx, seen) {
       const repo = chainRepository(db(tx));
       const locked = await repo.operation(op.id, true);
-      if (!locked || locked.status !== 'pending' || locked.pending_reason === 'needs_review') return null;
+      // Not while an operator must decide: a withdrawal held for review (approve clears it), or one in review on chain.
+      if (!locked || locked.status !== 'pending' || locked.pending_reason === 'needs_review' || locked.pending_reason === 'review') return null;
       if ((await repo.resolutions([op.id])).length) return null; // failed before any signature, or resolved by an operator
       const now = await chainTxRepository(db(tx)).attempts(columns);
       if (now.length !== seen.length || now.some((t) => t.receipt_status)) return null; // another process moved first

@@ -1,0 +1,105 @@
+// Custody settings of src/config.ts (docs/operations.md, "Custody"): the amounts, fee, limits, review threshold
+// and destination rules of withdrawals, and the least pull deposit. Reads no environment: config-schema.ts spreads
+// `custodyKeys` into the schema, config.ts hands the parsed keys to custodySettings().
+import { readFileSync } from 'node:fs';
+import { getAddress, isAddress } from 'viem';
+import { z } from 'zod';
+import { intFrom, optionalString } from './config-parse.js';
+import { parseDenylist } from './config-denylist.js';
+import type { Parsed } from './config-schema.js';
+
+/** The largest micros a setting takes: a JSON integer clients read exactly (2^53-1), as request amounts. */
+const MAX_MICROS = 9_007_199_254_740_991n;
+
+const micros = (min: bigint) =>
+  optionalString.pipe(
+    z
+      .string()
+      .trim()
+      .regex(/^\d{1,16}$/, 'must be a whole number of USDC micros')
+      .transform(BigInt)
+      .refine((v) => v >= min && v <= MAX_MICROS, `must be between ${min} and ${MAX_MICROS}`)
+      .optional(),
+  );
+
+const address = optionalString.pipe(
+  z
+    .string()
+    .trim()
+    .refine((v) => isAddress(v, { strict: true }), 'must be a 0x-prefixed 20-byte address (a mixed-case one with a valid EIP-55 checksum)')
+    .transform((v) => getAddress(v))
+    .optional(),
+);
+
+export const custodyKeys = {
+  /** The least withdrawal; default 1000000 (1 USDC) with SETTLEMENT_MODE=onchain, 1 micro in demo. */
+  WITHDRAWAL_MIN_MICROS: micros(1n),
+  /** Charged on top of every withdrawal's amount, posted to the treasury when it is paid. */
+  WITHDRAWAL_FEE_MICROS: micros(0n),
+  /** The least pull deposit (POST /v1/users/deposit); default 1000000 with SETTLEMENT_MODE=onchain, 1 micro in demo. */
+  DEPOSIT_MIN_MICROS: micros(1n),
+  /** What one user may withdraw over any rolling 24 hours; unset: no limit. */
+  WITHDRAWAL_DAILY_LIMIT_MICROS: micros(1n),
+  /** What the whole deployment sends without review over any rolling hour; past it, withdrawals are held for review. */
+  WITHDRAWALS_HOURLY_LIMIT_MICROS: micros(1n),
+  /** A withdrawal of more than this is held for an operator's review; unset: none is (0: every one is). */
+  WITHDRAWAL_REVIEW_ABOVE_MICROS: micros(0n),
+  /** The cold wallet: never a withdrawal's destination (its sweep comes with the cold wallet's issue). */
+  COLD_WALLET_ADDRESS: address,
+  /** Addresses refused as a withdrawal's destination, one a line; re-read while running. */
+  WITHDRAWAL_DENYLIST_FILE: optionalString,
+  /** How often WITHDRAWAL_DENYLIST_FILE is re-read. */
+  WITHDRAWAL_DENYLIST_RELOAD_MS: intFrom(5000, 100, 3_600_000),
+  /** A Chainalysis-style sanctions oracle on CHAIN_RPC_URL: an address it lists is refused as a destination. */
+  SANCTIONS_ORACLE_ADDRESS: address,
+};
+
+export interface CustodySettings {
+  withdrawalMinMicros: bigint;
+  withdrawalFeeMicros: bigint;
+  depositMinMicros: bigint;
+  /** null: no limit of that kind. */
+  withdrawalDailyLimitMicros: bigint | null;
+  withdrawalsHourlyLimitMicros: bigint | null;
+  withdrawalReviewAboveMicros: bigint | null;
+  /** EIP-55. */
+  coldWalletAddress: `0x${string}` | null;
+  /** WITHDRAWAL_DENYLIST_FILE as read at start-up (lower-case addresses); re-read every `reloadMs`. */
+  denylist: { file: string; addresses: string[]; reloadMs: number } | undefined;
+  /** SANCTIONS_ORACLE_ADDRESS (EIP-55), read through CHAIN_RPC_URL. */
+  sanctionsOracle: { address: `0x${string}`; rpcUrl: string } | undefined;
+}
+
+/** The custody settings, pushing every problem found (a bad denylist file stops the start, naming its lines). */
+export function custodySettings(e: Parsed, problems: string[], read = (path: string) => readFileSync(path, 'utf8')): CustodySettings {
+  const onchain = e.SETTLEMENT_MODE === 'onchain';
+  const s: CustodySettings = {
+    withdrawalMinMicros: e.WITHDRAWAL_MIN_MICROS ?? (onchain ? 1_000_000n : 1n),
+    withdrawalFeeMicros: e.WITHDRAWAL_FEE_MICROS ?? 0n,
+    depositMinMicros: e.DEPOSIT_MIN_MICROS ?? (onchain ? 1_000_000n : 1n),
+    withdrawalDailyLimitMicros: e.WITHDRAWAL_DAILY_LIMIT_MICROS ?? null,
+    withdrawalsHourlyLimitMicros: e.WITHDRAWALS_HOURLY_LIMIT_MICROS ?? null,
+    withdrawalReviewAboveMicros: e.WITHDRAWAL_REVIEW_ABOVE_MICROS ?? null,
+    coldWalletAddress: e.COLD_WALLET_ADDRESS ?? null,
+    denylist: undefined,
+    sanctionsOracle: undefined,
+  };
+  if (s.withdrawalDailyLimitMicros !== null && s.withdrawalDailyLimitMicros < s.withdrawalMinMicros) {
+    problems.push(`WITHDRAWAL_DAILY_LIMIT_MICROS: must be at least WITHDRAWAL_MIN_MICROS (${s.withdrawalMinMicros}), or no withdrawal could pass`);
+  }
+  if (e.SANCTIONS_ORACLE_ADDRESS) {
+    if (!e.CHAIN_RPC_URL) problems.push('SANCTIONS_ORACLE_ADDRESS: requires CHAIN_RPC_URL (the node the oracle is read through)');
+    else s.sanctionsOracle = { address: e.SANCTIONS_ORACLE_ADDRESS, rpcUrl: e.CHAIN_RPC_URL };
+  }
+  const file = e.WITHDRAWAL_DENYLIST_FILE;
+  if (file !== undefined) {
+    try {
+      const parsed = parseDenylist(read(file));
+      for (const p of parsed.problems) problems.push(`WITHDRAWAL_DENYLIST_FILE: ${file} ${p}`);
+      s.denylist = { file, addresses: parsed.addresses, reloadMs: e.WITHDRAWAL_DENYLIST_RELOAD_MS };
+    } catch (err) {
+      problems.push(`WITHDRAWAL_DENYLIST_FILE: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+    }
+  }
+  return s;
+}
