@@ -66,6 +66,8 @@ export interface OnchainStack {
   /** Polls GET /v1/users/operations/{id} until the operation is final. */
   final(user: OnchainUser, operationId: string, timeoutMs?: number): Promise<Record<string, unknown>>;
   ledgerProblems(): Promise<unknown[]>;
+  /** Runs a script of scripts/ with the service's env (e.g. the runbook's commands): its exit code and output. */
+  script(path: string, args?: string[]): Promise<{ code: number | null; output: string }>;
   /** `npm run ledger:check` with the service's env: its exit code and its onchain reconciliation line. */
   ledgerCheck(): Promise<{ code: number | null; onchain: Record<string, unknown> | undefined; output: string }>;
   stop(): Promise<void>;
@@ -208,8 +210,8 @@ export async function startOnchainStack(opts: OnchainStackOptions): Promise<Onch
       return problems;
     },
     ledgerProblems: () => ledgerProblems(sql),
-    async ledgerCheck() {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/ledger-check.ts'], {
+    async script(path, args = []) {
+      const child = spawn(process.execPath, ['--import', 'tsx', path, ...args], {
         cwd: ROOT,
         env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -218,6 +220,10 @@ export async function startOnchainStack(opts: OnchainStackOptions): Promise<Onch
       child.stdout.on('data', (d: Buffer) => (output += d.toString()));
       child.stderr.on('data', (d: Buffer) => (output += d.toString()));
       const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+      return { code, output };
+    },
+    async ledgerCheck() {
+      const { code, output } = await stack.script('scripts/ledger-check.ts');
       const line = output.split('\n').find((l) => l.startsWith('{"onchain"'));
       return { code, onchain: line ? (JSON.parse(line) as { onchain: Record<string, unknown> }).onchain : undefined, output };
     },

@@ -16,6 +16,9 @@ import { registerMarketMaker, removeMarketMaker } from './market-makers.js';
 
 const DAY = 86_400_000;
 const deps = rfqTestDeps(10_000, 300);
+// The race's RFQ: a window long enough that eight signed quotes and eight removals all land inside it even on a
+// loaded machine (with 300 ms, a slow box refused late quotes `rfq_closed`, which this test is not about).
+const raceDeps = rfqTestDeps(10_000, 3_000);
 const domain = rfqDomain(deps.settings.eip712Name, deps.settings.signingChainId, deps.settings.eip712Salt);
 const taker = privateKeyToAccount(generatePrivateKey());
 let t: MigratedOrm;
@@ -41,7 +44,7 @@ async function newMaker(): Promise<PrivateKeyAccount> {
   return account;
 }
 
-async function openRfq(fillMode: 'best' | 'manual' = 'best'): Promise<string> {
+async function openRfq(fillMode: 'best' | 'manual' = 'best', d = deps): Promise<string> {
   const order = {
     taker: taker.address,
     legs: [{ market_id: market, direction: 'up' as const }],
@@ -53,14 +56,14 @@ async function openRfq(fillMode: 'best' | 'manual' = 'best'): Promise<string> {
   };
   const signature = await taker.signTypedData(orderTypedData(domain, order));
   const r = await em().transactional((tx) =>
-    createRfq(tx, deps, { userId: takerId, sessionAddress: taker.address, order, signature, fillMode, idempotencyKey: randomUUID() }),
+    createRfq(tx, d, { userId: takerId, sessionAddress: taker.address, order, signature, fillMode, idempotencyKey: randomUUID() }),
   );
   return r.rfq.rfq.id;
 }
 
-async function quote(maker: PrivateKeyAccount, rfqId: string) {
+async function quote(maker: PrivateKeyAccount, rfqId: string, d = deps) {
   const q = { rfq_id: rfqId, maker: maker.address, odds_bps: 20_000, max_fill_micros: 1_000_000, valid_until_ms: Date.now() + 15_000 };
-  return (await submitQuote(em(), deps, maker.address, { ...q, signature: await maker.signTypedData(quoteTypedData(domain, q)) })).ack;
+  return (await submitQuote(em(), d, maker.address, { ...q, signature: await maker.signTypedData(quoteTypedData(domain, q)) })).ack;
 }
 
 const liveQuotesOf = async (maker: PrivateKeyAccount) =>
@@ -73,7 +76,7 @@ const liveQuotesOf = async (maker: PrivateKeyAccount) =>
       .execute()
   ).length;
 
-const afterWindow = () => new Promise((r) => setTimeout(r, deps.settings.quoteWindowMs + 50));
+const afterWindow = (d = deps) => new Promise((r) => setTimeout(r, d.settings.quoteWindowMs + 50));
 
 describe('removal and quotes', () => {
   it('cancels every live quote of the maker in its transaction; a quote after it is refused unknown_market_maker', async () => {
@@ -106,14 +109,14 @@ describe('removal and quotes', () => {
 
   it('quotes racing removals: afterwards no removed maker has a live quote and nothing of theirs fills', async () => {
     const makers = await Promise.all(Array.from({ length: 8 }, () => newMaker()));
-    const id = await openRfq();
-    const acks = await Promise.all(makers.flatMap((m) => [quote(m, id), removeMarketMaker(em(), m.address).then(() => null)]));
+    const id = await openRfq('best', raceDeps);
+    const acks = await Promise.all(makers.flatMap((m) => [quote(m, id, raceDeps), removeMarketMaker(em(), m.address).then(() => null)]));
     const quoted = acks.filter((a) => a !== null);
     expect(quoted).toHaveLength(8);
     for (const a of quoted) expect(a!.accepted ? null : a!.error).toBeOneOf([null, 'unknown_market_maker']);
     for (const m of makers) expect(await liveQuotesOf(m)).toBe(0);
-    await afterWindow();
-    expect((await closeRfq(em(), deps, id)).rfq.rfq).toMatchObject({ status: 'expired', closeReason: 'no_quotes' });
+    await afterWindow(raceDeps);
+    expect((await closeRfq(em(), raceDeps, id)).rfq.rfq).toMatchObject({ status: 'expired', closeReason: 'no_quotes' });
     expect(await checkLedger(em())).toEqual([]);
   });
 });
