@@ -15,6 +15,13 @@ select "hash", "from_address", "nonce", "attempt", "raw", "max_fee_per_gas", "ma
   and "from_address" = $2
   order by "attempt";
 
+-- ChainTxRepository.unrecordedFillerNonces
+-- parameters: $1 = 8453, $2 = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
+select distinct t.nonce::text as n from chain_transactions t
+   where t.chain_id = $1 and t.from_address = $2 and t.purpose = 'filler'
+     and not exists (select 1 from chain_transactions d where d.chain_id = t.chain_id and d.from_address = t.from_address
+                      and d.nonce = t.nonce and d.receipt_status is not null);
+
 -- ChainTxRepository.insertAttempt
 -- parameters: $1 = "0xabababababababababababababababababababababababababababababababab", $2 = 8453, $3 = "filler", $4 = null, $5 = null, $6 = "00000000-0000-4000-8000-000000000001", $7 = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266", $8 = "7", $9 = 0, $10 = "0x02", $11 = "2000000000", $12 = "1000000", $13 = "21000"
 insert into "chain_transactions" ("hash", "chain_id", "purpose", "operation_id", "sweep_id", "intent_id", "from_address", "nonce", "attempt", "raw", "max_fee_per_gas", "max_priority_fee_per_gas", "gas_limit")

@@ -146,6 +146,16 @@ export class ChainTxRepository {
     return rows[0]?.n == null ? null : int8ToBigint(rows[0].n);
   }
 
+  /** Nonces of the sender's gap fillers that no recorded transaction holds yet (mined or not): the fill steps them to their record. */
+  async unrecordedFillerNonces(chainId: number, sender: string): Promise<bigint[]> {
+    const { rows } = await sql<{ n: string }>`
+      select distinct t.nonce::text as n from chain_transactions t
+       where t.chain_id = ${chainId} and t.from_address = ${sender} and t.purpose = 'filler'
+         and not exists (select 1 from chain_transactions d where d.chain_id = t.chain_id and d.from_address = t.from_address
+                          and d.nonce = t.nonce and d.receipt_status is not null)`.execute(this.db);
+    return rows.map((r) => int8ToBigint(r.n)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  }
+
   /** Locks the sender's nonce row (serialises gap fillers with every signature of that sender). */
   async lockNonceRow(chainId: number, sender: string): Promise<void> {
     await sql`select 1 from chain_nonces where chain_id = ${chainId} and address = ${sender} for update`.execute(this.db);

@@ -185,6 +185,7 @@ export const MONEY_CATALOG: Record<string, Array<[string, (db: Db) => Promise<un
   'chain-tx': [
     ['ChainTxRepository.attempts', (db) => new ChainTxRepository(db).attempts({ purpose: 'operation', operationId: U1 })],
     ['ChainTxRepository.attempts (sweep, from)', (db) => new ChainTxRepository(db).attempts({ purpose: 'sweep', sweepId: U1 }, WALLET)],
+    ['ChainTxRepository.unrecordedFillerNonces', (db) => new ChainTxRepository(db).unrecordedFillerNonces(8453, WALLET)],
     [
       'ChainTxRepository.insertAttempt',
       (db) =>

@@ -77,7 +77,12 @@ export async function fillNonceGapOnce(em: Em, env: TxEnv, log: Logger): Promise
   const repo = chainTxRepository(db(em));
   const count = BigInt(await chain.client.getTransactionCount({ address: chain.settlementAddress, blockTag: 'latest' }));
   const below = gap?.below ?? count;
+  // The fillers already signed and not yet recorded (in the mempool, or mined and waiting for confirmations), then
+  // every missing nonce of the gap that has none yet.
+  const signed = await repo.unrecordedFillerNonces(chain.settings.chainId, chain.settlementAddress);
+  for (const n of signed) out.push({ nonce: n, step: await stepTx(em, env, fillerOwner(chain, chain.account, n, log)) });
   for (let n = count; n < below; n++) {
+    if (signed.includes(n)) continue;
     const owner = fillerOwner(chain, chain.account, n, log);
     const mine = (await owner.attempts(em)).length;
     if (!mine && (await repo.atNonce(chain.settings.chainId, chain.settlementAddress, n)) > 0) continue; // a real transaction holds it
