@@ -2,7 +2,7 @@
 // Redis and its own anvil chain mining a block a second: withdrawals in flight while the workers process
 // is SIGKILLed at one of the three points where a crash could pay twice or never (after signing, after
 // broadcasting, after the receipt), while the node is unreachable for 20 s, and while a transaction is
-// stuck under a low fee. Every withdrawal must pay its destination exactly once on chain (Transfer logs
+// stuck under a low fee, while the provider hides receipts, and behind a nonce gap. Every withdrawal must pay its destination exactly once on chain (Transfer logs
 // counted) and once in the ledger, and the chain must hold exactly what the books owe.
 import { startPrivatePostgres, startPrivateRedis } from '../../src/testing/private-servers.js';
 import { startOnchainStack, type OnchainStack, type OnchainUser } from '../../src/testing/onchain-stack.js';
@@ -78,6 +78,20 @@ async function drill(
     },
     provider,
   );
+}
+
+/** The runbook of docs/operations.md, "A nonce gap", run as an operator would once the gap is seen. */
+async function nonceGap(s: OnchainStack, ids: string[]): Promise<Record<string, unknown>> {
+  await s.startWorkers();
+  const waiting = async () =>
+    (await s.sql.query(`select count(*)::int as n from operations where id = any($1::uuid[]) and pending_reason = 'nonce_gap'`, [ids])).rows[0]
+      .n as number;
+  for (let i = 0; i < 600 && (await waiting()) < ids.length; i++) await sleep(100);
+  const seen = await waiting();
+  if (seen !== ids.length) throw new Error(`only ${seen} of ${ids.length} withdrawals waited as nonce_gap`);
+  const fill = await s.script('scripts/chain-fill-nonce-gap.ts', ['--timeout-ms=120000']);
+  if (fill.code !== 0) throw new Error(`chain:fill-nonce-gap exited ${fill.code}: ${fill.output}`);
+  return { waited_as_nonce_gap: seen, fill_exit: fill.code };
 }
 
 const RECEIPTS_HIDDEN_MS = 60_000;
@@ -197,5 +211,16 @@ export const ONCHAIN_DRILLS: OnchainDrill[] = [
         },
         true,
       ),
+  },
+  {
+    kind: 'onchain',
+    name: 'chain-nonce-gap',
+    what: `${PER_DRILL} withdrawals signed behind a gap of two nonces (rows a restore lost): each waits as nonce_gap; npm run chain:fill-nonce-gap fills it and each is paid once`,
+    run: () =>
+      drill('chain-nonce-gap', nonceGap, async (s) => {
+        const settlement = s.chain.settlement.address;
+        const used = await s.chain.client.getTransactionCount({ address: settlement, blockTag: 'latest' });
+        await s.sql.query(`update chain_nonces set next_nonce = $2 where lower(address) = lower($1)`, [settlement, used + 2]);
+      }),
   },
 ];
