@@ -34,7 +34,7 @@ export async function startWorkers(rt: Runtime): Promise<Workers> {
   const keeper = await startSchedulerKeeper(queues, log, SCHEDULER_CHECK_EVERY_MS, {
     'sweep-rfqs': rt.config.rfq.sweepEveryMs,
     'probe-price-sources': rt.config.prices.probeEveryMs,
-    ...(scanEveryMs ? { 'scan-deposits': scanEveryMs, 'sweep-deposits': scanEveryMs } : {}),
+    ...(scanEveryMs ? { 'scan-deposits': scanEveryMs, 'sweep-deposits': scanEveryMs, 'cold-sweep': scanEveryMs } : {}),
   });
   const processors: Array<Processor<QueueNoun>> = [];
   const workers: Worker[] = [];
