@@ -1,5 +1,6 @@
 // The one door to the chain (SETTLEMENT_MODE=onchain; docs/settlement.md): viem's public client over
-// CHAIN_RPC_URL (http or ws), the settlement wallet's local account (it signs; the node never holds the key),
+// CHAIN_RPC_URL (http or ws), the settlement wallet's signer (its key, or SETTLEMENT_SIGNER_URL: remote-signer.ts;
+// the node never holds the key),
 // the token (ERC-20, USDC_ADDRESS), the start-up checks, and the custodial deposit addresses derived from
 // DEPOSIT_MNEMONIC along BIP-44 m/44'/60'/0'/0/<index>.
 import { pbkdf2Sync } from 'node:crypto';
