@@ -4,7 +4,7 @@
 // it, the embedded PGlite database in DATA_DIR (default .data), which serves one process at a time: it
 // takes the DATA_DIR lock like the service does, so it runs only while the service is stopped (exit 75).
 // With SETTLEMENT_MODE=onchain (and the service's chain settings) it also reads the chain: the USDC the
-// settlement wallet (and unswept deposit addresses) hold against what the books owe; it prints a second
+// settlement wallet (and unswept deposit addresses, and the cold wallet) hold against what the books owe; it prints a second
 // line with the surplus or deficit and fails on a deficit (src/domain/settlement/onchain/reconcile.ts).
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -23,11 +23,14 @@ async function check(runner: SqlRunner): Promise<number> {
   const counts = await repo.counts();
   const problems = await checkLedgerWith(repo);
   process.stdout.write(`${JSON.stringify({ ...counts, problems })}\n`);
-  const chainSettings = process.env.SETTLEMENT_MODE === 'onchain' ? loadConfig(process.env).chain : undefined;
+  const config = process.env.SETTLEMENT_MODE === 'onchain' ? loadConfig(process.env) : undefined;
+  const chainSettings = config?.chain;
   if (!chainSettings) return problems.length ? 1 : 0;
+  const { coldWalletAddress, hotWalletMaxMicros } = config.custody;
   const chain = createChain(chainSettings);
   try {
-    const onchain = await reconcile(chain, repo, unsweptDepositAddresses);
+    const cold = coldWalletAddress && hotWalletMaxMicros !== null ? { address: coldWalletAddress } : undefined;
+    const onchain = await reconcile(chain, repo, unsweptDepositAddresses, cold);
     process.stdout.write(`${JSON.stringify({ onchain })}\n`);
     if (onchain.deficit)
       process.stderr.write(`ledger:check: DEFICIT: the chain holds ${onchain.held_micros} micros, the books owe ${onchain.liabilities_micros}\n`);

@@ -42,7 +42,7 @@ describe('SETTLEMENT_MODE', () => {
     const c = loadConfig(ONCHAIN);
     expect(c.settlementMode).toBe('onchain');
     expect(c.chain).toMatchObject({ rpcUrl: ONCHAIN.CHAIN_RPC_URL, chainId: 8453, usdcAddress: ONCHAIN.USDC_ADDRESS, confirmations: 3 });
-    expect(c.chain!.settlementKey.reveal()).toBe(KEY);
+    expect(c.chain!.settlementKey!.reveal()).toBe(KEY);
     expect(c.chain!.depositMnemonic).toBeUndefined();
     expect(loadConfig({ ...ONCHAIN, CHAIN_RPC_URL: 'wss://node.example/ws', CHAIN_ID: '31337', CHAIN_CONFIRMATIONS: '1' }).chain).toMatchObject({
       rpcUrl: 'wss://node.example/ws',
@@ -55,7 +55,7 @@ describe('SETTLEMENT_MODE', () => {
     const missing = problemsOf({ SETTLEMENT_MODE: 'onchain' }).join('\n');
     expect(missing).toMatch(/CHAIN_RPC_URL: required/);
     expect(missing).toMatch(/USDC_ADDRESS: required/);
-    expect(missing).toMatch(/SETTLEMENT_PRIVATE_KEY \(or SETTLEMENT_PRIVATE_KEY_FILE\): required/);
+    expect(missing).toMatch(/SETTLEMENT_PRIVATE_KEY \(or SETTLEMENT_PRIVATE_KEY_FILE\) or SETTLEMENT_ADDRESS: one is required/);
     const bad = problemsOf({
       ...ONCHAIN,
       CHAIN_RPC_URL: 'ftp://x',
@@ -65,6 +65,29 @@ describe('SETTLEMENT_MODE', () => {
     }).join('\n');
     for (const k of ['CHAIN_RPC_URL', 'USDC_ADDRESS', 'CHAIN_CONFIRMATIONS', 'SETTLEMENT_GAS_FLOOR_WEI']) expect(bad).toContain(k);
     expect(problemsOf({ SETTLEMENT_MODE: 'chain' }).join('\n')).toContain('SETTLEMENT_MODE');
+  });
+
+  it('a process without the key: SETTLEMENT_ADDRESS, with SETTLEMENT_SIGNER_URL or not; never a key and a signer', () => {
+    const { SETTLEMENT_PRIVATE_KEY: _k, ...noKey } = ONCHAIN;
+    const address = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+    expect(loadConfig({ ...noKey, SETTLEMENT_ADDRESS: address.toLowerCase() }).chain).toMatchObject({
+      settlementAddress: address,
+      settlementKey: undefined,
+    });
+    const remote = loadConfig({ ...noKey, SETTLEMENT_ADDRESS: address, SETTLEMENT_SIGNER_URL: 'http://signer:9000' }).chain!;
+    expect(remote).toMatchObject({ settlementAddress: address, signerUrl: 'http://signer:9000', settlementKey: undefined });
+    expect(loadConfig(ONCHAIN).chain!.settlementAddress).toBe(address); // the key's
+    expect(problemsOf({ ...noKey, SETTLEMENT_SIGNER_URL: 'http://signer:9000' }).join('\n')).toMatch(
+      /SETTLEMENT_SIGNER_URL: requires SETTLEMENT_ADDRESS/,
+    );
+    expect(problemsOf({ ...ONCHAIN, SETTLEMENT_SIGNER_URL: 'http://signer:9000' }).join('\n')).toMatch(
+      /SETTLEMENT_SIGNER_URL \/ SETTLEMENT_PRIVATE_KEY: set one/,
+    );
+    expect(problemsOf({ ...ONCHAIN, SETTLEMENT_ADDRESS: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC' }).join('\n')).toMatch(
+      /SETTLEMENT_ADDRESS: is not SETTLEMENT_PRIVATE_KEY's address/,
+    );
+    expect(problemsOf({ ...noKey, SETTLEMENT_ADDRESS: '0x12' }).join('\n')).toMatch(/SETTLEMENT_ADDRESS: must be/);
+    expect(problemsOf({ ...noKey, SETTLEMENT_ADDRESS: address, SETTLEMENT_SIGNER_URL: 'ftp://x' }).join('\n')).toMatch(/SETTLEMENT_SIGNER_URL/);
   });
 
   it('never shows a secret: not in a problem, not in the config as logged', () => {
@@ -92,7 +115,7 @@ describe('SETTLEMENT_MODE', () => {
     writeFileSync(join(dir, 'mnemonic'), `${MNEMONIC}\n`);
     const { SETTLEMENT_PRIVATE_KEY: _inline, ...rest } = ONCHAIN;
     const c = loadConfig({ ...rest, SETTLEMENT_PRIVATE_KEY_FILE: join(dir, 'key'), DEPOSIT_MNEMONIC_FILE: join(dir, 'mnemonic') });
-    expect(c.chain!.settlementKey.reveal()).toBe(KEY);
+    expect(c.chain!.settlementKey!.reveal()).toBe(KEY);
     expect(c.chain!.depositMnemonic!.reveal()).toBe(MNEMONIC);
     expect(problemsOf({ ...ONCHAIN, SETTLEMENT_PRIVATE_KEY_FILE: join(dir, 'key') }).join('\n')).toMatch(
       /SETTLEMENT_PRIVATE_KEY \/ SETTLEMENT_PRIVATE_KEY_FILE: set one, not both/,

@@ -4,7 +4,8 @@
 // problem message quotes a secret's value.
 import { readFileSync } from 'node:fs';
 import { inspect } from 'node:util';
-import { english } from 'viem/accounts';
+import { getAddress, isAddress } from 'viem';
+import { english, privateKeyToAccount } from 'viem/accounts';
 import type { Parsed } from './config-schema.js';
 
 export class Secret {
@@ -31,7 +32,12 @@ export interface ChainSettings {
   chainId: number;
   /** EIP-55 is not required here: the chain module checksums it. */
   usdcAddress: `0x${string}`;
-  settlementKey: Secret;
+  /** The settlement wallet (EIP-55): SETTLEMENT_ADDRESS, or the key's address. */
+  settlementAddress: `0x${string}`;
+  /** Absent when this process signs through SETTLEMENT_SIGNER_URL, or does not sign (an API process). */
+  settlementKey: Secret | undefined;
+  /** SETTLEMENT_SIGNER_URL: eth_signTransaction for settlementAddress. */
+  signerUrl: string | undefined;
   /** Custodial deposit addresses; absent: only pull deposits. */
   depositMnemonic: Secret | undefined;
   confirmations: number;
@@ -89,6 +95,41 @@ function secretOf(e: Parsed, key: 'SETTLEMENT_PRIVATE_KEY' | 'DEPOSIT_MNEMONIC',
 const readSecretFile = (path: string) => readFileSync(path, 'utf8');
 
 /**
+ * The settlement wallet's address (docs/settlement.md, "Keys"): from SETTLEMENT_ADDRESS or the key (both: they must
+ * agree). A process may hold no key at all (an API process; workers signing through SETTLEMENT_SIGNER_URL, which
+ * cannot be combined with a key); workers refuse to start when they cannot sign (src/domain/settlement/index.ts).
+ */
+function settlementAddressOf(e: Parsed, key: string | undefined, problems: string[]): `0x${string}` | undefined {
+  const given = e.SETTLEMENT_ADDRESS;
+  if (given !== undefined && !isAddress(given, { strict: true })) {
+    problems.push('SETTLEMENT_ADDRESS: must be a 0x-prefixed 20-byte address (a mixed-case one with a valid EIP-55 checksum)');
+    return undefined;
+  }
+  if (key === undefined) {
+    if (problems.some((p) => p.startsWith('SETTLEMENT_PRIVATE_KEY'))) return undefined;
+    if (given === undefined)
+      problems.push('SETTLEMENT_PRIVATE_KEY (or SETTLEMENT_PRIVATE_KEY_FILE) or SETTLEMENT_ADDRESS: one is required when SETTLEMENT_MODE=onchain');
+    if (e.SETTLEMENT_SIGNER_URL !== undefined && given === undefined)
+      problems.push('SETTLEMENT_SIGNER_URL: requires SETTLEMENT_ADDRESS (the account it signs for)');
+    return given === undefined ? undefined : getAddress(given);
+  }
+  if (!/^0x[0-9a-fA-F]{64}$/.test(key) || /^0x0{64}$/.test(key)) {
+    problems.push('SETTLEMENT_PRIVATE_KEY: must be a 0x-prefixed 32-byte hex private key (the value is not shown)');
+    return undefined;
+  }
+  if (e.SETTLEMENT_SIGNER_URL !== undefined) {
+    problems.push('SETTLEMENT_SIGNER_URL / SETTLEMENT_PRIVATE_KEY: set one, not both (the key would never be used)');
+    return undefined;
+  }
+  const derived = privateKeyToAccount(key as `0x${string}`).address;
+  if (given !== undefined && getAddress(given) !== derived) {
+    problems.push("SETTLEMENT_ADDRESS: is not SETTLEMENT_PRIVATE_KEY's address");
+    return undefined;
+  }
+  return derived;
+}
+
+/**
  * The chain settings when SETTLEMENT_MODE=onchain (else undefined), pushing every problem found.
  * Production refuses demo settlement unless ALLOW_DEMO_SETTLEMENT=true.
  */
@@ -117,12 +158,7 @@ export function chainSettings(e: Parsed, problems: string[], read = readSecretFi
   if (!e.CHAIN_RPC_URL) problems.push('CHAIN_RPC_URL: required when SETTLEMENT_MODE=onchain');
   if (!e.USDC_ADDRESS) problems.push('USDC_ADDRESS: required when SETTLEMENT_MODE=onchain');
   const key = secretOf(e, 'SETTLEMENT_PRIVATE_KEY', problems, read);
-  if (key === undefined) {
-    if (!problems.some((p) => p.startsWith('SETTLEMENT_PRIVATE_KEY')))
-      problems.push('SETTLEMENT_PRIVATE_KEY (or SETTLEMENT_PRIVATE_KEY_FILE): required when SETTLEMENT_MODE=onchain');
-  } else if (!/^0x[0-9a-fA-F]{64}$/.test(key) || /^0x0{64}$/.test(key)) {
-    problems.push('SETTLEMENT_PRIVATE_KEY: must be a 0x-prefixed 32-byte hex private key (the value is not shown)');
-  }
+  const address = settlementAddressOf(e, key, problems);
   const mnemonic = secretOf(e, 'DEPOSIT_MNEMONIC', problems, read);
   const bad = mnemonic === undefined ? null : mnemonicProblem(mnemonic);
   if (bad) problems.push(`DEPOSIT_MNEMONIC: ${bad} (the value is not shown)`);
@@ -131,7 +167,9 @@ export function chainSettings(e: Parsed, problems: string[], read = readSecretFi
     rpcUrl: e.CHAIN_RPC_URL!,
     chainId: e.CHAIN_ID,
     usdcAddress: e.USDC_ADDRESS as `0x${string}`,
-    settlementKey: new Secret(key!),
+    settlementAddress: address!,
+    settlementKey: key === undefined ? undefined : new Secret(key),
+    signerUrl: e.SETTLEMENT_SIGNER_URL,
     depositMnemonic: mnemonic === undefined ? undefined : new Secret(mnemonic.split(/\s+/).join(' ')),
     confirmations: e.CHAIN_CONFIRMATIONS,
     replaceAfterMs: e.CHAIN_REPLACE_AFTER_MS,

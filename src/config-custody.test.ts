@@ -98,6 +98,14 @@ describe('custody settings', () => {
     ]);
     expect(problemsOf({ SANCTIONS_ORACLE_ADDRESS: B })).toEqual([expect.stringMatching(/^SANCTIONS_ORACLE_ADDRESS: requires CHAIN_RPC_URL/)]);
   });
+
+  it('HOT_WALLET_MAX_MICROS: onchain with COLD_WALLET_ADDRESS only', () => {
+    const need = [expect.stringMatching(/^HOT_WALLET_MAX_MICROS: requires SETTLEMENT_MODE=onchain and COLD_WALLET_ADDRESS/)];
+    expect(problemsOf({ ...ONCHAIN, HOT_WALLET_MAX_MICROS: '1000000' })).toEqual(need);
+    expect(problemsOf({ COLD_WALLET_ADDRESS: A, HOT_WALLET_MAX_MICROS: '1000000' })).toEqual(need);
+    const c = loadConfig({ ...ONCHAIN, COLD_WALLET_ADDRESS: A, HOT_WALLET_MAX_MICROS: '1000000' }).custody;
+    expect(c).toMatchObject({ coldWalletAddress: A, hotWalletMaxMicros: 1_000_000n });
+  });
 });
 
 describe('WITHDRAWAL_DENYLIST_FILE', () => {

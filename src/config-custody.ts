@@ -44,8 +44,10 @@ export const custodyKeys = {
   WITHDRAWALS_HOURLY_LIMIT_MICROS: micros(1n),
   /** A withdrawal of more than this is held for an operator's review; unset: none is (0: every one is). */
   WITHDRAWAL_REVIEW_ABOVE_MICROS: micros(0n),
-  /** The cold wallet: never a withdrawal's destination (its sweep comes with the cold wallet's issue). */
+  /** The cold wallet: never a withdrawal's destination; with HOT_WALLET_MAX_MICROS, USDC above it goes there. */
   COLD_WALLET_ADDRESS: address,
+  /** The settlement wallet's ceiling (the hot float beyond pending withdrawals); above it, a worker moves USDC to COLD_WALLET_ADDRESS. */
+  HOT_WALLET_MAX_MICROS: micros(0n),
   /** Addresses refused as a withdrawal's destination, one a line; re-read while running. */
   WITHDRAWAL_DENYLIST_FILE: optionalString,
   /** How often WITHDRAWAL_DENYLIST_FILE is re-read. */
@@ -64,6 +66,8 @@ export interface CustodySettings {
   withdrawalReviewAboveMicros: bigint | null;
   /** EIP-55. */
   coldWalletAddress: `0x${string}` | null;
+  /** HOT_WALLET_MAX_MICROS (requires COLD_WALLET_ADDRESS and SETTLEMENT_MODE=onchain); null: no cold sweep. */
+  hotWalletMaxMicros: bigint | null;
   /** WITHDRAWAL_DENYLIST_FILE as read at start-up (lower-case addresses); re-read every `reloadMs`. */
   denylist: { file: string; addresses: string[]; reloadMs: number } | undefined;
   /** SANCTIONS_ORACLE_ADDRESS (EIP-55), read through CHAIN_RPC_URL. */
@@ -81,11 +85,15 @@ export function custodySettings(e: Parsed, problems: string[], read = (path: str
     withdrawalsHourlyLimitMicros: e.WITHDRAWALS_HOURLY_LIMIT_MICROS ?? null,
     withdrawalReviewAboveMicros: e.WITHDRAWAL_REVIEW_ABOVE_MICROS ?? null,
     coldWalletAddress: e.COLD_WALLET_ADDRESS ?? null,
+    hotWalletMaxMicros: e.HOT_WALLET_MAX_MICROS ?? null,
     denylist: undefined,
     sanctionsOracle: undefined,
   };
   if (s.withdrawalDailyLimitMicros !== null && s.withdrawalDailyLimitMicros < s.withdrawalMinMicros) {
     problems.push(`WITHDRAWAL_DAILY_LIMIT_MICROS: must be at least WITHDRAWAL_MIN_MICROS (${s.withdrawalMinMicros}), or no withdrawal could pass`);
+  }
+  if (s.hotWalletMaxMicros !== null && (!onchain || !s.coldWalletAddress)) {
+    problems.push('HOT_WALLET_MAX_MICROS: requires SETTLEMENT_MODE=onchain and COLD_WALLET_ADDRESS (where the USDC above it goes)');
   }
   if (e.SANCTIONS_ORACLE_ADDRESS) {
     if (!e.CHAIN_RPC_URL) problems.push('SANCTIONS_ORACLE_ADDRESS: requires CHAIN_RPC_URL (the node the oracle is read through)');

@@ -129,6 +129,15 @@ export const schema = z.object({
   ),
   SETTLEMENT_PRIVATE_KEY: optionalString,
   SETTLEMENT_PRIVATE_KEY_FILE: optionalString,
+  /** The settlement wallet's address: what a process without its key (an API, or workers signing through SETTLEMENT_SIGNER_URL) needs. */
+  SETTLEMENT_ADDRESS: optionalString,
+  /** A JSON-RPC endpoint answering eth_signTransaction for SETTLEMENT_ADDRESS (Web3Signer's Eth1 mode), instead of the key. */
+  SETTLEMENT_SIGNER_URL: optionalString.pipe(
+    z
+      .string()
+      .regex(/^https?:\/\/\S+$/, 'must be an http(s):// URL')
+      .optional(),
+  ),
   DEPOSIT_MNEMONIC: optionalString,
   DEPOSIT_MNEMONIC_FILE: optionalString,
   /** Blocks a transaction needs (its own included) before a deposit or withdrawal is final. */

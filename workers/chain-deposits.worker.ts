@@ -3,7 +3,9 @@
 //   scan-deposits: the custodial deposit listener credits the confirmed USDC transfers into deposit addresses
 //     since its cursor (src/domain/settlement/onchain/deposits.ts);
 //   sweep-deposits: opens the sweeps that are due and moves each open sweep by one step
-//     (src/domain/settlement/onchain/sweeps.ts).
+//     (src/domain/settlement/onchain/sweeps.ts);
+//   cold-sweep (with HOT_WALLET_MAX_MICROS): steps the open cold-wallet sweep or opens one for the settlement
+//     wallet's excess (src/domain/settlement/onchain/cold-sweep.ts).
 // Both are idempotent and safe in two worker processes at once (the cursor's and each sweep's row locks decide).
 // Without SETTLEMENT_MODE=onchain and DEPOSIT_MNEMONIC the adapter has neither, and the jobs do nothing. A chain
 // node error fails the job (logged); the next tick starts again from the stored state.
@@ -20,6 +22,12 @@ export const chainDepositsWorker: WorkerSpec<typeof QUEUE.chainDeposits> = {
       if (job.name === JOB.scanDeposits) {
         if (!settlement.scanDeposits) return { skipped: true };
         return settlement.scanDeposits(rt.orm.em.fork(), stopping);
+      }
+      if (job.name === JOB.coldSweep) {
+        if (!settlement.coldSweep) return { skipped: true };
+        const tick = await settlement.coldSweep(rt.orm.em.fork());
+        log.debug({ job_id: job.id, ...tick }, 'cold sweep tick');
+        return tick;
       }
       if (!settlement.sweepDeposits) return { skipped: true };
       const tick = await settlement.sweepDeposits(rt.orm.em.fork());

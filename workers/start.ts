@@ -9,6 +9,7 @@ import type { JobOf } from '../src/jobs/job-table.js';
 import { SCHEDULER_CHECK_EVERY_MS, type QueueNoun } from '../src/jobs/queues.js';
 import { startSchedulerKeeper } from '../src/jobs/schedulers.js';
 import { openSettlement } from '../src/domain/settlement/index.js';
+import { ChainCheckError } from '../src/domain/settlement/onchain/chain.js';
 import { WORKERS } from './table.js';
 import type { Processor, WorkerDeps, WorkerSpec } from './worker-spec.js';
 
@@ -22,6 +23,11 @@ export async function startWorkers(rt: Runtime): Promise<Workers> {
   const me = { workerId: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`, startedAt: new Date() };
   const log = logger.child({ worker_id: me.workerId });
   // SETTLEMENT_MODE's adapter; onchain: the chain checked before any job runs (a wrong chain refuses the start).
+  // Workers sign (API processes need only SETTLEMENT_ADDRESS): a key or an external signer, or no start.
+  const chainCfg = rt.config.chain;
+  if (chainCfg && !chainCfg.settlementKey && !chainCfg.signerUrl) {
+    throw new ChainCheckError('SETTLEMENT_PRIVATE_KEY (or SETTLEMENT_PRIVATE_KEY_FILE) or SETTLEMENT_SIGNER_URL: workers sign, one is required');
+  }
   const settlement = await openSettlement(rt.config, rt.orm.em.fork(), log);
   // Aborted first on close: a settlement waiting on the chain gives its job back instead of holding the close.
   const stopping = new AbortController();
@@ -34,7 +40,7 @@ export async function startWorkers(rt: Runtime): Promise<Workers> {
   const keeper = await startSchedulerKeeper(queues, log, SCHEDULER_CHECK_EVERY_MS, {
     'sweep-rfqs': rt.config.rfq.sweepEveryMs,
     'probe-price-sources': rt.config.prices.probeEveryMs,
-    ...(scanEveryMs ? { 'scan-deposits': scanEveryMs, 'sweep-deposits': scanEveryMs } : {}),
+    ...(scanEveryMs ? { 'scan-deposits': scanEveryMs, 'sweep-deposits': scanEveryMs, 'cold-sweep': scanEveryMs } : {}),
   });
   const processors: Array<Processor<QueueNoun>> = [];
   const workers: Worker[] = [];

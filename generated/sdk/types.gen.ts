@@ -1117,7 +1117,7 @@ export type Operation = {
  * - `fee_cap`: the network asks for more than the deployment's fee cap (CHAIN_MAX_FEE_PER_GAS_WEI);
  * it is sent when fees fall, never above the cap.
  * - `hot_wallet_funds`: the settlement wallet holds too little USDC for this withdrawal now; it is
- * paid once the operator refills it.
+ * paid once the operator refills it (from the cold wallet: docs/operations.md, "Custody").
  * - `gas`: the settlement wallet holds too little native gas (with Base's L1 data fee) to send it.
  * - `token_paused`: the USDC contract is paused; nothing can move until its issuer unpauses it.
  * - `hot_wallet_blocked`: the USDC contract refuses the settlement wallet (blacklisted); an operator must act.
@@ -1130,9 +1130,11 @@ export type Operation = {
  * because the amount is above the deployment's review threshold or the deployment's hourly
  * withdrawal volume was reached. The amount and fee stay reserved; an operator approves it
  * (it is then sent) or rejects it (`failed`, `WITHDRAWAL_REJECTED`, both returned to available).
+ * - `signer`: the deployment's external signer (SETTLEMENT_SIGNER_URL) did not answer or refused to sign; it
+ * is signed once the signer answers (an operator is alerted), never failed for it.
  *
  */
-export type PendingReason = 'mempool' | 'queued' | 'nonce_gap' | 'confirmations' | 'fee_cap' | 'hot_wallet_funds' | 'gas' | 'token_paused' | 'hot_wallet_blocked' | 'receipt_missing' | 'needs_review' | 'review';
+export type PendingReason = 'mempool' | 'queued' | 'nonce_gap' | 'confirmations' | 'fee_cap' | 'hot_wallet_funds' | 'gas' | 'token_paused' | 'hot_wallet_blocked' | 'receipt_missing' | 'needs_review' | 'review' | 'signer';
 
 export type AdminChainTransaction = {
     hash: TxHash;

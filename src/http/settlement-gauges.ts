@@ -1,6 +1,6 @@
 // Prometheus gauges of onchain settlement (docs/settlement.md), refreshed every GAUGE_EVERY_MS in the API
 // process (not on scrape: a slow node must not slow /metrics): the reconciliation's surplus (negative: a
-// deficit), what the chain holds and what the books owe, and the settlement wallet's gas, with a warning
+// deficit), what the chain holds and what the books owe, the hot float and the cold wallet, and the settlement wallet's gas, with a warning
 // log while it is below SETTLEMENT_GAS_FLOOR_WEI (and while there is a deficit).
 import { Gauge, type Registry } from 'prom-client';
 import type { Em } from '../db/orm.js';
@@ -18,6 +18,8 @@ export function startSettlementGauges(deps: { registry: Registry; settlement: Se
   const surplus = gauge('settlement_onchain_surplus_micros', 'USDC the chain holds minus what the books owe, micros (negative: a deficit)');
   const held = gauge('settlement_onchain_held_micros', 'USDC held by the settlement wallet and unswept deposit addresses, micros');
   const owed = gauge('settlement_onchain_liabilities_micros', 'USDC the books owe (every deposit not withdrawn), micros');
+  const hot = gauge('settlement_hot_wallet_micros', 'USDC in the settlement wallet (the hot float withdrawals are paid from), micros');
+  const cold = gauge('settlement_cold_wallet_micros', 'USDC in COLD_WALLET_ADDRESS (counted when HOT_WALLET_MAX_MICROS is set), micros');
   const gas = gauge('settlement_wallet_gas_wei', 'Native gas balance of the settlement wallet, wei');
   const floor = gauge('settlement_wallet_gas_floor_wei', 'SETTLEMENT_GAS_FLOOR_WEI');
   const gap = gauge(
@@ -32,6 +34,8 @@ export function startSettlementGauges(deps: { registry: Registry; settlement: Se
       surplus.set(Number(r.surplus_micros));
       held.set(Number(r.held_micros));
       owed.set(Number(r.liabilities_micros));
+      hot.set(Number(r.settlement_wallet_micros));
+      cold.set(Number(r.cold_wallet_micros));
       gas.set(Number(r.gas_wei));
       const missing = (await settlement.nonceGap?.(deps.forkDb())) ?? 0;
       gap.set(missing);

@@ -17,7 +17,7 @@ export const QUEUE = {
   marketResolution: 'market-resolution',
   /** RFQ trading: the sweeper that closes RFQs whose owner process died (its timer went with it). */
   rfq: 'rfq',
-  /** Custodial deposits (SETTLEMENT_MODE=onchain with DEPOSIT_MNEMONIC): the listener's scans and the sweeps. */
+  /** Custodial deposits (SETTLEMENT_MODE=onchain with DEPOSIT_MNEMONIC): the listener's scans and the sweeps; the cold-wallet sweep (HOT_WALLET_MAX_MICROS). */
   chainDeposits: 'chain-deposits',
 } as const;
 export type QueueNoun = (typeof QUEUE)[keyof typeof QUEUE];
@@ -37,6 +37,7 @@ export const JOB = {
   sweepRfqs: 'sweep-rfqs',
   scanDeposits: 'scan-deposits',
   sweepDeposits: 'sweep-deposits',
+  coldSweep: 'cold-sweep',
 } as const;
 
 /** The payload of every scheduled job (src/jobs/schedulers.ts). */

@@ -40,6 +40,7 @@ export const SCHEDULERS: readonly SchedulerSpec[] = [
   { queue: QUEUE.rfq, id: 'sweep-rfqs', everyMs: RFQ_SWEEP_EVERY_MS, jobName: JOB.sweepRfqs },
   { queue: QUEUE.chainDeposits, id: 'scan-deposits', everyMs: DEPOSIT_SCAN_EVERY_MS, jobName: JOB.scanDeposits },
   { queue: QUEUE.chainDeposits, id: 'sweep-deposits', everyMs: DEPOSIT_SCAN_EVERY_MS, jobName: JOB.sweepDeposits },
+  { queue: QUEUE.chainDeposits, id: 'cold-sweep', everyMs: DEPOSIT_SCAN_EVERY_MS, jobName: JOB.coldSweep },
 ];
 
 /** Cadences set by configuration (scheduler id -> every ms), e.g. `sweep-rfqs` from RFQ_SWEEP_EVERY_MS. */

@@ -66,10 +66,13 @@ select count(*)::int as n from chain_transactions where chain_id = $1 and from_a
 
 -- ChainTxRepository.withdrawalsInFlight
 -- parameters: $1 = "00000000-0000-4000-8000-000000000001"
-select coalesce(sum(o.amount), 0)::text as micros from operations o
+select (coalesce((select sum(o.amount) from operations o
    where o.kind = 'withdraw' and o.status = 'pending' and o.id is distinct from $1::uuid
      and exists (select 1 from chain_transactions t where t.operation_id = o.id)
-     and not exists (select 1 from chain_transactions t where t.operation_id = o.id and t.receipt_status is not null);
+     and not exists (select 1 from chain_transactions t where t.operation_id = o.id and t.receipt_status is not null)), 0)
+    + coalesce((select sum(c.amount) from cold_sweeps c where c.status = 'open'
+     and exists (select 1 from chain_transactions t where t.intent_id = c.id)
+     and not exists (select 1 from chain_transactions t where t.intent_id = c.id and t.receipt_status is not null)), 0))::text as micros;
 
 -- ChainTxRepository.markUnproven
 -- parameters: $1 = ["0xabababababababababababababababababababababababababababababababab"]

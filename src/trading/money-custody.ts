@@ -2,7 +2,6 @@
 // the configuration: the withdrawal rules (minimum, fee, limits, review threshold), this deployment's own
 // addresses (the USDC contract, the settlement wallet, COLD_WALLET_ADDRESS), the denylist file re-read while
 // running, and the sanctions oracle when SANCTIONS_ORACLE_ADDRESS is set.
-import { privateKeyToAccount } from 'viem/accounts';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { Denylist } from '../domain/money/denylist.js';
@@ -19,9 +18,8 @@ export function openCustody(config: Pick<Config, 'custody' | 'chain' | 'settleme
   const c = config.custody;
   const denylist = new Denylist(c.denylist, log).start();
   const sanctions = c.sanctionsOracle && createSanctionsOracle(c.sanctionsOracle, log);
-  // The settlement wallet's address from its key, which this process holds today; when API processes stop
-  // holding it (SETTLEMENT_ADDRESS), the address comes from there.
-  const settlement = config.chain ? privateKeyToAccount(config.chain.settlementKey.reveal() as `0x${string}`).address : null;
+  // The settlement wallet's address (SETTLEMENT_ADDRESS, or its key's where this process holds it).
+  const settlement = config.chain?.settlementAddress ?? null;
   const custody: Custody = {
     rules: {
       minMicros: c.withdrawalMinMicros,

@@ -32,6 +32,7 @@ export const OperationSchema = defineEntity({
         'token_paused',
         'hot_wallet_blocked',
         'review',
+        'signer',
       ] as const)
       .fieldName('pending_reason')
       .nullable(),

@@ -180,13 +180,21 @@ export class ChainTxRepository {
     return BigInt(rows[0]!.wei);
   }
 
-  /** USDC micros of pending withdrawals with a signed transaction and no outcome yet (other than `except`). */
+  /**
+   * USDC micros leaving the settlement wallet with a signed transaction and no outcome yet: pending withdrawals
+   * (other than `except`) and the open cold sweep (src/domain/settlement/onchain/cold-sweep.ts).
+   */
   async withdrawalsInFlight(except: string | null): Promise<bigint> {
     const { rows } = await sql<{ micros: string }>`
-      select coalesce(sum(o.amount), 0)::text as micros from operations o
+      select (coalesce((select sum(o.amount) from operations o
        where o.kind = 'withdraw' and o.status = 'pending' and o.id is distinct from ${except}::uuid
          and exists (select 1 from chain_transactions t where t.operation_id = o.id)
-         and not exists (select 1 from chain_transactions t where t.operation_id = o.id and t.receipt_status is not null)`.execute(this.db);
+         and not exists (select 1 from chain_transactions t where t.operation_id = o.id and t.receipt_status is not null)), 0)
+        + coalesce((select sum(c.amount) from cold_sweeps c where c.status = 'open'
+         and exists (select 1 from chain_transactions t where t.intent_id = c.id)
+         and not exists (select 1 from chain_transactions t where t.intent_id = c.id and t.receipt_status is not null)), 0))::text as micros`.execute(
+      this.db,
+    );
     return int8ToBigint(rows[0]!.micros);
   }
 

@@ -24,7 +24,8 @@ export type PendingReason =
   | 'gas'
   | 'token_paused'
   | 'hot_wallet_blocked'
-  | 'review';
+  | 'review'
+  | 'signer';
 
 export interface ChainTxRow {
   hash: string;

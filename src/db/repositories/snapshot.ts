@@ -4,6 +4,7 @@
 import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from 'kysely';
 import type { DB, Db } from '../schema.js';
 import { CONTESTS_CATALOG } from './snapshot-contests.js';
+import { CUSTODY_CATALOG } from './snapshot-custody.js';
 import { MONEY_CATALOG } from './snapshot-money.js';
 import { PLATFORM_CATALOG } from './snapshot-platform.js';
 import { PRICES_CATALOG } from './snapshot-prices.js';
@@ -23,6 +24,7 @@ const CATALOG: Record<string, Array<[string, (db: Db) => Promise<unknown>]>> = {
   ...PLATFORM_CATALOG,
   ...TRADING_CATALOG,
   ...PRICES_CATALOG,
+  ...CUSTODY_CATALOG,
 };
 
 /** A Kysely that compiles and records every statement and runs none (each returns no rows). */

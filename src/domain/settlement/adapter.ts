@@ -72,5 +72,7 @@ export interface SettlementAdapter {
   scanDeposits?(em: Em, signal?: AbortSignal): Promise<object>;
   /** Onchain with DEPOSIT_MNEMONIC: one tick of the sweeps of deposit addresses into the settlement wallet. */
   sweepDeposits?(em: Em): Promise<object>;
+  /** Onchain with HOT_WALLET_MAX_MICROS: one tick of the cold-wallet sweep (src/domain/settlement/onchain/cold-sweep.ts). */
+  coldSweep?(em: Em): Promise<object>;
   close?(): Promise<void>;
 }

@@ -10,6 +10,8 @@ export interface SettlementSettings {
   settlementMode: 'demo' | 'onchain';
   demoOnchainBalanceMicros: bigint;
   chain: ChainSettings | undefined;
+  /** COLD_WALLET_ADDRESS and HOT_WALLET_MAX_MICROS (src/config-custody.ts). */
+  custody?: { coldWalletAddress: `0x${string}` | null; hotWalletMaxMicros: bigint | null };
 }
 
 /** The demo adapter (SETTLEMENT_MODE=demo): no chain, nothing to check. */
@@ -30,5 +32,6 @@ export async function openSettlement(s: SettlementSettings, em: Em, log: Logger)
     await chain.close().catch(() => undefined);
     throw err;
   }
-  return createOnchainSettlement(chain, log);
+  const cold = s.custody?.coldWalletAddress && s.custody.hotWalletMaxMicros !== null ? s.custody : undefined;
+  return createOnchainSettlement(chain, log, cold && { address: cold.coldWalletAddress!, hotMaxMicros: cold.hotWalletMaxMicros! });
 }

@@ -17,9 +17,10 @@ import { receiptOf } from './chain-tx/node.js';
 import { advanceOnchain } from './sender.js';
 import { stepSweeps, unsweptDepositAddresses } from './sweeps.js';
 import { reconcile } from './reconcile.js';
+import { stepColdSweep, type ColdWallet } from './cold-sweep.js';
 import { ledgerCheckRepository } from '../../../db/repositories/ledger-check.repository.js';
 
-export function createOnchainSettlement(chain: Chain, log: Logger): SettlementAdapter {
+export function createOnchainSettlement(chain: Chain, log: Logger, cold?: ColdWallet): SettlementAdapter {
   const { settings } = chain;
   return {
     mode: 'onchain',
@@ -61,11 +62,12 @@ export function createOnchainSettlement(chain: Chain, log: Logger): SettlementAd
           sweepDeposits: (em: Em) => stepSweeps(em, chain, log),
         }
       : {}),
+    ...(cold ? { coldSweep: (em: Em) => stepColdSweep(em, chain, chain.account, cold, log) } : {}),
     async nonceGap(em) {
       const gap = await nonceGap(em, chain);
       return gap ? Number(gap.below - gap.from) : 0;
     },
-    reconcile: (em) => reconcile(chain, ledgerCheckRepository(db(em)), unsweptDepositAddresses),
+    reconcile: (em) => reconcile(chain, ledgerCheckRepository(db(em)), unsweptDepositAddresses, cold),
     gasFloorWei: settings.gasFloorWei,
     close: () => chain.close(),
   };

@@ -1,11 +1,14 @@
 // The one door to the chain (SETTLEMENT_MODE=onchain; docs/settlement.md): viem's public client over
-// CHAIN_RPC_URL (http or ws), the settlement wallet's local account (it signs; the node never holds the key),
+// CHAIN_RPC_URL (http or ws), the settlement wallet's signer (its key, or SETTLEMENT_SIGNER_URL: remote-signer.ts;
+// the node never holds the key),
 // the token (ERC-20, USDC_ADDRESS), the start-up checks, and the custodial deposit addresses derived from
 // DEPOSIT_MNEMONIC along BIP-44 m/44'/60'/0'/0/<index>.
 import { pbkdf2Sync } from 'node:crypto';
-import { createPublicClient, erc20Abi, getAddress, http, toHex, webSocket, type Address, type Hex, type PublicClient, type Transport } from 'viem';
+import { createPublicClient, erc20Abi, getAddress, http, toHex, webSocket, type Address, type PublicClient, type Transport } from 'viem';
 import { HDKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import type { ChainSettings } from '../../../config-chain.js';
+import type { ChainSigner } from './chain-tx/drive.js';
+import { settlementSigner } from './remote-signer.js';
 
 export { erc20Abi };
 
@@ -15,8 +18,8 @@ export const USDC_DECIMALS = 6;
 export interface Chain {
   readonly settings: ChainSettings;
   readonly client: PublicClient;
-  /** The settlement wallet: holds the pooled USDC and the gas, signs every transaction. */
-  readonly account: PrivateKeyAccount;
+  /** The settlement wallet's signer (holds the pooled USDC and the gas, signs every transaction): its key or SETTLEMENT_SIGNER_URL (remote-signer.ts). */
+  readonly account: ChainSigner;
   readonly settlementAddress: Address;
   readonly token: Address;
   /** The custodial deposit address of this index; undefined without DEPOSIT_MNEMONIC. */
@@ -59,7 +62,7 @@ export function depositKeyring(mnemonic: string): (index: bigint) => PrivateKeyA
 export function createChain(settings: ChainSettings): Chain {
   const transport = transportOf(settings.rpcUrl);
   const client = createPublicClient({ transport, pollingInterval: settings.pollMs }) as PublicClient;
-  const account = privateKeyToAccount(settings.settlementKey.reveal() as Hex);
+  const account = settlementSigner(settings);
   const token = getAddress(settings.usdcAddress);
   const derived = new Map<bigint, Address>();
   const keyring = settings.depositMnemonic ? depositKeyring(settings.depositMnemonic.reveal()) : undefined;

@@ -1,5 +1,6 @@
 // Onchain reconciliation (docs/settlement.md): the USDC the service holds on chain against what it owes.
-//   held        = USDC of the settlement wallet + USDC of deposit addresses not yet swept into it
+//   held        = USDC of the settlement wallet (the hot float) + USDC of deposit addresses not yet swept into it
+//                 + USDC of the cold wallet (COLD_WALLET_ADDRESS with HOT_WALLET_MAX_MICROS: the excess moved there)
 //   liabilities = -balance(settlement_clearing): every micro that came in through a deposit and did not
 //                 leave through a withdrawal, wherever it sits now (users' available and reserved, contest
 //                 pots, open positions); users' available + reserved is printed beside it
@@ -16,6 +17,8 @@ export interface Reconciliation {
   settlement_address: Address;
   settlement_wallet_micros: string;
   deposit_addresses_micros: string;
+  /** COLD_WALLET_ADDRESS's USDC; "0" without a cold sweep configured. */
+  cold_wallet_micros: string;
   held_micros: string;
   liabilities_micros: string;
   users_available_micros: string;
@@ -34,17 +37,23 @@ export interface Reconciliation {
 export type UnsweptAddresses = (repo: LedgerCheckRepository) => Promise<Address[]>;
 export const noUnsweptAddresses: UnsweptAddresses = () => Promise.resolve([]);
 
-export async function reconcile(chain: Chain, repo: LedgerCheckRepository, unswept: UnsweptAddresses = noUnsweptAddresses): Promise<Reconciliation> {
+export async function reconcile(
+  chain: Chain,
+  repo: LedgerCheckRepository,
+  unswept: UnsweptAddresses = noUnsweptAddresses,
+  cold?: { address: Address },
+): Promise<Reconciliation> {
   // The books first, then the chain: a withdrawal settling in between shows as in flight or as paid, never twice.
   const books = await repo.books();
   const addresses = await unswept(repo);
-  const [wallet, gas, ...deposits] = await Promise.all([
+  const [wallet, gas, coldWallet, ...deposits] = await Promise.all([
     chain.tokenBalance(chain.settlementAddress),
     chain.client.getBalance({ address: chain.settlementAddress }),
+    cold ? chain.tokenBalance(cold.address) : 0n,
     ...addresses.map((a) => chain.tokenBalance(a)),
   ]);
   const inDeposits = deposits.reduce((a, b) => a + b, 0n);
-  const held = wallet + inDeposits;
+  const held = wallet + inDeposits + coldWallet;
   const { liabilities, inFlight } = books;
   return {
     chain_id: chain.settings.chainId,
@@ -52,6 +61,7 @@ export async function reconcile(chain: Chain, repo: LedgerCheckRepository, unswe
     settlement_address: chain.settlementAddress,
     settlement_wallet_micros: wallet.toString(),
     deposit_addresses_micros: inDeposits.toString(),
+    cold_wallet_micros: coldWallet.toString(),
     held_micros: held.toString(),
     liabilities_micros: liabilities.toString(),
     users_available_micros: books.available.toString(),

@@ -23,7 +23,7 @@ export interface AdvanceOptions {
 export type AdvanceResult = 'recorded' | 'waiting' | 'deferred' | 'needs_review';
 
 /** Waits that can last long: the job ends and the operation is looked at again every CHAIN_WAIT_RECHECK_MS. */
-const LONG_WAITS: ReadonlySet<WaitReason> = new Set(['fee_cap', 'hot_wallet_funds', 'gas', 'token_paused', 'hot_wallet_blocked']);
+const LONG_WAITS: ReadonlySet<WaitReason> = new Set(['fee_cap', 'hot_wallet_funds', 'gas', 'token_paused', 'hot_wallet_blocked', 'signer']);
 
 export const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {

@@ -7,7 +7,8 @@
 //   sign: in ONE database transaction holding the owner's row lock, the sender's nonce is taken (chain_nonces) or
 //   the attempts' nonce reused (a replacement), the transaction signed (the signer may be a local key or an
 //   external signer) and stored; only then broadcast, and after any restart the stored bytes again, never a new
-//   signature for the same step.
+//   signature for the same step. A signer that does not sign (remote-signer.ts) leaves nothing stored: the owner
+//   waits (`signer`).
 import { keccak256, type Address, type Hex, type TransactionSerializableEIP1559 } from 'viem';
 import type { Em } from '../../../../db/orm.js';
 import { chainTxRepository, type AttemptRow, type TxOwnerColumns } from '../../../../db/repositories/chain-tx.repository.js';
@@ -19,6 +20,7 @@ import type { NonceEvidence } from '../nonce-evidence.js';
 import type { Fees } from './fees.js';
 import { sendRaw } from './node.js';
 import { observe } from './observe.js';
+import { SignerUnavailable } from '../remote-signer.js';
 import { planNext, type Policy, type Preflight, type Step, type StoredAttempt, type WaitReason } from './plan.js';
 
 /** Who signs: a local key (viem's account) or an external signer speaking eth_signTransaction. */
@@ -116,6 +118,20 @@ async function rebroadcast(em: Em, env: TxEnv, owner: TxOwner, latest: Pick<Atte
   return answer === 'insufficient_funds' ? 'gas' : null;
 }
 
+/**
+ * The external signer did not sign (down, refused, or answered another transaction: remote-signer.ts): nothing was
+ * stored (the database transaction holding the nonce rolled back), and the owner waits (`signer`), never fails.
+ */
+async function signerWait(em: Em, env: TxEnv, owner: TxOwner, err: unknown): Promise<'signer'> {
+  if (!(err instanceof SignerUnavailable)) throw err;
+  env.log.error(
+    { ...owner.fields, signer_error: err.kind, reason: err.message },
+    'the settlement signer did not sign: the transaction waits (pending_reason signer) until it does; check SETTLEMENT_SIGNER_URL',
+  );
+  await owner.onWait?.(em, 'signer');
+  return 'signer';
+}
+
 /** Waits in which the transaction should be in the node's mempool: its stored bytes are broadcast again (after a restart, a dropped pool). */
 const IN_POOL: ReadonlySet<WaitReason> = new Set(['mempool', 'queued', 'fee_cap']);
 
@@ -133,7 +149,8 @@ export async function stepTx(em: Em, env: TxEnv, owner: TxOwner): Promise<Step> 
   switch (step.do) {
     case 'sign':
     case 'replace': {
-      const stored = await signAndStore(em, env, owner, attempts, step.fees);
+      const stored = await signAndStore(em, env, owner, attempts, step.fees).catch((err: unknown) => signerWait(em, env, owner, err));
+      if (stored === 'signer') return { do: 'wait', reason: 'signer' };
       if (!stored) return step;
       failpoint(owner.afterSignFailpoint ?? 'chain:afterSign');
       if (step.do === 'replace')

@@ -41,7 +41,7 @@ function specOf(op: OperationForChain, chain: Chain): TxSpec {
 }
 
 /** The settlement wallet can pay this transaction's gas on top of every open one of its own (wei, L1 fee included). */
-async function gasCovered(chain: Chain, em: Em, spec: TxSpec, estimate: Fees): Promise<boolean> {
+export async function gasCovered(chain: Chain, em: Em, spec: TxSpec, estimate: Fees): Promise<boolean> {
   const wallet = chain.settlementAddress;
   const [eth, count] = await Promise.all([chain.client.getBalance({ address: wallet }), chain.client.getTransactionCount({ address: wallet })]);
   const open = await chainTxRepository(db(em)).openCostWei(chain.settings.chainId, wallet, BigInt(count));
