@@ -162,10 +162,14 @@ function remoteService(): ContractService {
   };
 }
 
-/** Boots the real service on port 0 with a database of its own; one per test file. */
+/**
+ * Boots the real service on port 0 with a database of its own; one per test file. `role: 'api'` starts the
+ * API without the workers (src/main.ts --role=api): no background job of the service can touch what the
+ * test itself decides, e.g. the resolution of a market window.
+ */
 export async function startContractService(
   label: string,
-  opts: { env?: Record<string, string>; operatorToken?: string } = {},
+  opts: { env?: Record<string, string>; operatorToken?: string; role?: 'all' | 'api' } = {},
 ): Promise<ContractService> {
   if (REMOTE_BASE_URL) return remoteService();
   const operatorToken = opts.operatorToken ?? newOperatorToken();
@@ -184,6 +188,7 @@ export async function startContractService(
         HOST: '127.0.0.1',
         ...opts.env,
       },
+      args: opts.role ? [`--role=${opts.role}`] : [],
     });
   } catch (err) {
     await db.drop();

@@ -3,6 +3,9 @@
 // the readings kept, and a window RESOLVED by the feed. The decisions are recorded by the domain's
 // resolveWindowFromFeed against the service's database, with in-process sources (their HTTP and chain
 // adapters are tested against local servers and anvil in src/domain/prices/*.int.test.ts).
+// The test owns its windows: the service runs without its workers (role api), so no resolution job can decide
+// them first, and each test has a window of its own, fixed once per file (an hour back), so a minute that
+// rolls over while the test runs cannot hand two tests the same window or move the close the feed splits on.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getMarket, lookupMarket, resolveMarketWindow } from '../generated/openapi/sdk.gen.ts';
 import { createOrm, type Orm } from '../src/db/orm.js';
@@ -16,7 +19,7 @@ let orm: Orm;
 let operator: ContractClient;
 
 beforeAll(async () => {
-  svc = await startContractService('mresolution', { env: { RATE_LIMIT_PER_MINUTE: '0' } });
+  svc = await startContractService('mresolution', { env: { RATE_LIMIT_PER_MINUTE: '0' }, role: 'api' });
   operator = svc.client({ token: svc.operatorToken });
   orm = await createOrm({ databaseUrl: svc.db.url });
 });
@@ -27,20 +30,22 @@ afterAll(async () => {
 });
 
 describe('windows decided by the price sources', () => {
-  const closedWindow = async (minutesAgo: number) => {
-    const start = Math.floor(Date.now() / 60_000) * 60_000 - minutesAgo * 60_000;
+  // Windows that closed an hour ago, one per test, chosen once: not a function of the clock at the test's time.
+  const firstStart = Math.floor(Date.now() / 60_000) * 60_000 - 60 * 60_000;
+  const closedWindow = async (index: number) => {
+    const start = firstStart - index * 60_000;
     const { data } = await operator.run(
       lookupMarket({ client: operator.client, query: { asset: 'ETH', duration_secs: 60, window_start_ms: start } }),
       {
         status: 200,
       },
     );
-    return data!.market.market_id;
+    expect(data!.market.start_at_ms).toBe(start);
+    return { id: data!.market.market_id, end: start + 60_000 };
   };
 
   it('200 DISPUTED with every reading and the rule, then the operator resolves it (200) and the readings stay', async () => {
-    const id = await closedWindow(5);
-    const end = Math.floor(Date.now() / 60_000) * 60_000 - 4 * 60_000;
+    const { id, end } = await closedWindow(0);
     const split = createQuorumFeed(
       [
         {
@@ -98,7 +103,7 @@ describe('windows decided by the price sources', () => {
   });
 
   it('200 RESOLVED by the feed: the agreeing source prices, the rule and every reading', async () => {
-    const id = await closedWindow(6);
+    const { id } = await closedWindow(1);
     const feed = createQuorumFeed([createDemoFeed({ seed: 'demo', spreadBps: 50 })], 1, 60_000);
     expect(await resolveWindowFromFeed(orm.em.fork(), feed, id, { nowMs: Date.now(), maxWaitMs: 0, disputeVoidAfterMs: 0 })).toMatchObject({
       kind: 'resolved',

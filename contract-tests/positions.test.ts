@@ -10,7 +10,6 @@ import {
   createDeposit,
   createMarketMaker,
   createSession,
-  getCurrentMarket,
   getMakerPnl,
   getMarket,
   getPnlHistory,
@@ -34,7 +33,7 @@ let orm: Orm;
 let operator: ContractClient;
 const mmClients: MarketMakerClient[] = [];
 
-// Shared by the describes: a taker with one open position on the current BTC 60 s window, and its maker.
+// Shared by the describes: a taker with one open position on a BTC 60 s window still to come, and its maker.
 let taker: { token: string; userId: string; wallet: TestWallet; api: ContractClient };
 let maker: { wallet: TestWallet; token: string; api: ContractClient };
 let positionId: string;
@@ -57,16 +56,13 @@ beforeAll(async () => {
   const makerToken = await mmToken(makerWallet);
   maker = { wallet: makerWallet, token: makerToken, api: svc.client({ token: makerToken }) };
 
-  // The current window, or the next one when betting on it closes too soon to fill.
+  // A BTC 60 s window that starts ten minutes from now: open for betting for the whole file, and it cannot end
+  // while the file runs, so the service's resolution relay never settles the position the tests read as open.
   const anon = svc.client();
-  let { data } = await anon.run(getCurrentMarket({ client: anon.client, query: { asset: 'BTC', duration_secs: 60 } }), { status: 200 });
-  if (data!.market.betting_closes_at_ms - Date.now() < 3000) {
-    const next = data!.market.start_at_ms + 60_000;
-    ({ data } = await anon.run(lookupMarket({ client: anon.client, query: { asset: 'BTC', duration_secs: 60, window_start_ms: next } }), {
-      status: 200,
-    }));
-    while (Date.now() < next) await new Promise((r) => setTimeout(r, 100));
-  }
+  const start = Math.floor(Date.now() / 60_000) * 60_000 + 10 * 60_000;
+  const { data } = await anon.run(lookupMarket({ client: anon.client, query: { asset: 'BTC', duration_secs: 60, window_start_ms: start } }), {
+    status: 200,
+  });
   btcWindow = data!.market.market_id;
   positionId = await fillPosition(orm, rfqTestDeps(BUFFER), { taker, maker: makerWallet, legs: [[btcWindow, 'up']] });
 });
@@ -118,8 +114,11 @@ describe('getMarket', () => {
 });
 
 describe('resolveMarketWindow', () => {
-  const closedWindow = async (minutesAgo: number) => {
-    const start = Math.floor(Date.now() / 60_000) * 60_000 - minutesAgo * 60_000;
+  // Closed ETH windows, one per test, chosen once per file: a minute rolling over between the tests cannot
+  // hand the second test the window the first one resolved.
+  const firstStart = Math.floor(Date.now() / 60_000) * 60_000 - 10 * 60_000;
+  const closedWindow = async (index: number) => {
+    const start = firstStart - index * 60_000;
     const { data } = await operator.run(
       lookupMarket({ client: operator.client, query: { asset: 'ETH', duration_secs: 60, window_start_ms: start } }),
       {
@@ -130,7 +129,7 @@ describe('resolveMarketWindow', () => {
   };
 
   it('200 once betting closed, then 409 MARKET_ALREADY_RESOLVED; 409 BETTING_OPEN before; 404 MARKET_NOT_FOUND', async () => {
-    const id = await closedWindow(3);
+    const id = await closedWindow(0);
     const { data } = await operator.run(resolveMarketWindow({ client: operator.client, path: { market_id: id }, body: { outcome: 'NO' } }), {
       status: 200,
     });
@@ -151,7 +150,7 @@ describe('resolveMarketWindow', () => {
   });
 
   it('400, 401, 403, 413, 415 before anything is resolved', async () => {
-    const id = await closedWindow(4);
+    const id = await closedWindow(1);
     const path = { market_id: id };
     await svc.call(
       'resolveMarketWindow',

@@ -21,6 +21,10 @@ export async function createTestDatabase(label = 't', adminUrl = ADMIN_URL): Pro
   await admin.connect();
   try {
     await admin.query(`create database "${name}"`);
+    // Test data needs no durability across a crash of the PostgreSQL server: a commit returns without waiting
+    // for its WAL flush (fdatasync), still atomic, isolated and visible to every other session at once.
+    // About 6-10 ms less per commit on the CI machines' disks; every test commits a lot (requests, jobs, DDL).
+    await admin.query(`alter database "${name}" set synchronous_commit = off`);
   } finally {
     await admin.end();
   }

@@ -11,14 +11,17 @@ import { rfqTestDeps } from '../../testing/position-fill.js';
 import { checkLedger } from '../ledger/ledger.js';
 import { ensureWindows } from '../markets/markets.js';
 import { closeRfq, createRfq, submitQuote } from '../rfq/api.js';
+import type { RfqDeps } from '../rfq/deps.js';
 import { orderTypedData, quoteTypedData, rfqDomain } from '../rfq/typed-data.js';
 import { registerMarketMaker, removeMarketMaker } from './market-makers.js';
 
 const DAY = 86_400_000;
 const deps = rfqTestDeps(10_000, 300);
-// The race's RFQ: a window long enough that eight signed quotes and eight removals all land inside it even on a
-// loaded machine (with 300 ms, a slow box refused late quotes `rfq_closed`, which this test is not about).
-const raceDeps = rfqTestDeps(10_000, 3_000);
+// The RFQ rules' clock, pinned per RFQ (RfqDeps.now): its quotes arrive inside its 300 ms quote window however
+// long a loaded machine takes to sign and send them (they were refused rfq_closed in a full CI run), and it
+// closes after the window without a sleep. What races here is the database: quotes against removals.
+const at = (nowMs: number): RfqDeps => ({ ...deps, now: () => nowMs });
+const afterWindow = (openedAtMs: number) => at(openedAtMs + deps.settings.quoteWindowMs + 1);
 const domain = rfqDomain(deps.settings.eip712Name, deps.settings.signingChainId, deps.settings.eip712Salt);
 const taker = privateKeyToAccount(generatePrivateKey());
 let t: MigratedOrm;
@@ -44,7 +47,7 @@ async function newMaker(): Promise<PrivateKeyAccount> {
   return account;
 }
 
-async function openRfq(fillMode: 'best' | 'manual' = 'best', d = deps): Promise<string> {
+async function openRfq(nowMs: number, fillMode: 'best' | 'manual' = 'best'): Promise<string> {
   const order = {
     taker: taker.address,
     legs: [{ market_id: market, direction: 'up' as const }],
@@ -56,14 +59,14 @@ async function openRfq(fillMode: 'best' | 'manual' = 'best', d = deps): Promise<
   };
   const signature = await taker.signTypedData(orderTypedData(domain, order));
   const r = await em().transactional((tx) =>
-    createRfq(tx, d, { userId: takerId, sessionAddress: taker.address, order, signature, fillMode, idempotencyKey: randomUUID() }),
+    createRfq(tx, at(nowMs), { userId: takerId, sessionAddress: taker.address, order, signature, fillMode, idempotencyKey: randomUUID() }),
   );
   return r.rfq.rfq.id;
 }
 
-async function quote(maker: PrivateKeyAccount, rfqId: string, d = deps) {
+async function quote(maker: PrivateKeyAccount, rfqId: string, nowMs: number) {
   const q = { rfq_id: rfqId, maker: maker.address, odds_bps: 20_000, max_fill_micros: 1_000_000, valid_until_ms: Date.now() + 15_000 };
-  return (await submitQuote(em(), d, maker.address, { ...q, signature: await maker.signTypedData(quoteTypedData(domain, q)) })).ack;
+  return (await submitQuote(em(), at(nowMs), maker.address, { ...q, signature: await maker.signTypedData(quoteTypedData(domain, q)) })).ack;
 }
 
 const liveQuotesOf = async (maker: PrivateKeyAccount) =>
@@ -76,47 +79,45 @@ const liveQuotesOf = async (maker: PrivateKeyAccount) =>
       .execute()
   ).length;
 
-const afterWindow = (d = deps) => new Promise((r) => setTimeout(r, d.settings.quoteWindowMs + 50));
-
 describe('removal and quotes', () => {
   it('cancels every live quote of the maker in its transaction; a quote after it is refused unknown_market_maker', async () => {
     const maker = await newMaker();
-    const rfqs = [await openRfq('manual'), await openRfq('manual')];
-    for (const id of rfqs) expect(await quote(maker, id)).toMatchObject({ accepted: true });
+    const now = Date.now();
+    const rfqs = [await openRfq(now, 'manual'), await openRfq(now, 'manual')];
+    for (const id of rfqs) expect(await quote(maker, id, now)).toMatchObject({ accepted: true });
     expect(await liveQuotesOf(maker)).toBe(2);
     const removed = await removeMarketMaker(em(), maker.address);
     expect(removed.withdrawnQuotes.map((q) => q.rfqId).sort()).toEqual([...rfqs].sort());
     expect(await liveQuotesOf(maker)).toBe(0);
-    expect(await quote(maker, rfqs[0]!)).toMatchObject({ accepted: false, error: 'unknown_market_maker', quote_id: null });
+    expect(await quote(maker, rfqs[0]!, now)).toMatchObject({ accepted: false, error: 'unknown_market_maker', quote_id: null });
   });
 
   it('the fill skips a live quote whose maker is removed (the backstop: the quote was left live on purpose)', async () => {
     const gone = await newMaker();
     const stays = await newMaker();
-    const id = await openRfq();
-    expect(await quote(gone, id)).toMatchObject({ accepted: true });
+    const now = Date.now();
+    const id = await openRfq(now);
+    expect(await quote(gone, id, now)).toMatchObject({ accepted: true });
     await db(em()).updateTable('market_makers').set({ removed_at: new Date().toISOString() }).where('wallet_address', '=', gone.address).execute();
-    await afterWindow();
-    expect((await closeRfq(em(), deps, id)).rfq.rfq).toMatchObject({ status: 'expired', closeReason: 'no_quotes' });
+    expect((await closeRfq(em(), afterWindow(now), id)).rfq.rfq).toMatchObject({ status: 'expired', closeReason: 'no_quotes' });
 
-    const id2 = await openRfq();
-    expect(await quote(stays, id2)).toMatchObject({ accepted: true });
-    await afterWindow();
-    const filled = await closeRfq(em(), deps, id2);
+    const id2 = await openRfq(now);
+    expect(await quote(stays, id2, now)).toMatchObject({ accepted: true });
+    const filled = await closeRfq(em(), afterWindow(now), id2);
     expect(filled.rfq.rfq.status).toBe('filled');
     expect(await checkLedger(em())).toEqual([]);
   });
 
   it('quotes racing removals: afterwards no removed maker has a live quote and nothing of theirs fills', async () => {
     const makers = await Promise.all(Array.from({ length: 8 }, () => newMaker()));
-    const id = await openRfq('best', raceDeps);
-    const acks = await Promise.all(makers.flatMap((m) => [quote(m, id, raceDeps), removeMarketMaker(em(), m.address).then(() => null)]));
+    const now = Date.now();
+    const id = await openRfq(now);
+    const acks = await Promise.all(makers.flatMap((m) => [quote(m, id, now), removeMarketMaker(em(), m.address).then(() => null)]));
     const quoted = acks.filter((a) => a !== null);
     expect(quoted).toHaveLength(8);
     for (const a of quoted) expect(a!.accepted ? null : a!.error).toBeOneOf([null, 'unknown_market_maker']);
     for (const m of makers) expect(await liveQuotesOf(m)).toBe(0);
-    await afterWindow(raceDeps);
-    expect((await closeRfq(em(), raceDeps, id)).rfq.rfq).toMatchObject({ status: 'expired', closeReason: 'no_quotes' });
+    expect((await closeRfq(em(), afterWindow(now), id)).rfq.rfq).toMatchObject({ status: 'expired', closeReason: 'no_quotes' });
     expect(await checkLedger(em())).toEqual([]);
   });
 });
