@@ -81,6 +81,8 @@ export interface Config {
     /** Long-polls held at once by this process, and by one user on it (src/trading/rfq-wait.ts). */
     maxWaiters: number;
     maxWaitersPerUser: number;
+    /** Admission control of POST /v1/rfq on this process (src/http/admission.ts). */
+    admission: { maxInFlight: number; maxLoopDelayMs: number };
     signingChainId: number;
     eip712Name: string;
     /** RFQ_EIP712_SALT (RFQ_EIP712_SALT_DEV outside production). */
@@ -214,6 +216,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxOpenPerUser: e.RFQ_MAX_OPEN_PER_USER,
       maxWaiters: e.RFQ_MAX_WAITERS,
       maxWaitersPerUser: Math.min(e.RFQ_MAX_WAITERS_PER_USER, e.RFQ_MAX_WAITERS),
+      admission: {
+        maxInFlight: e.RFQ_ADMISSION_MAX_IN_FLIGHT,
+        // Unset: a fifth of the quote window (an RFQ waits behind the backlog at each of its ~4 steps).
+        maxLoopDelayMs: e.RFQ_ADMISSION_MAX_LOOP_DELAY_MS < 0 ? Math.ceil(e.RFQ_QUOTE_WINDOW_MS / 5) : e.RFQ_ADMISSION_MAX_LOOP_DELAY_MS,
+      },
       signingChainId: e.RFQ_SIGNING_CHAIN_ID,
       eip712Name: e.RFQ_EIP712_NAME,
       eip712Salt: e.RFQ_EIP712_SALT ?? RFQ_EIP712_SALT_DEV,
