@@ -26,6 +26,13 @@ export const schema = z.object({
       .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
       .optional(),
   ),
+  /** A direct (session) connection for the PostgreSQL bus's LISTEN, when DATABASE_URL goes through a transaction-mode pooler. */
+  DATABASE_LISTEN_URL: optionalString.pipe(
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+      .optional(),
+  ),
   REDIS_URL: optionalString.pipe(
     z
       .string()

@@ -25,6 +25,8 @@ export interface Config {
   probePort: number;
   logLevel: Parsed['LOG_LEVEL'];
   databaseUrl: string | undefined;
+  /** DATABASE_LISTEN_URL: the PostgreSQL bus's LISTEN connection (src/bus/pg.ts); undefined: DATABASE_URL. */
+  databaseListenUrl: string | undefined;
   /** DATABASE_PREPARED_STATEMENTS: named statements per connection (PostgreSQL only; 0: none). */
   databasePreparedStatements: number;
   redisUrl: string | undefined;
@@ -165,6 +167,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     probePort: env.PORT?.trim() ? e.PORT : 0,
     logLevel: e.LOG_LEVEL,
     databaseUrl: e.DATABASE_URL,
+    databaseListenUrl: e.DATABASE_LISTEN_URL,
     databasePreparedStatements: e.DATABASE_PREPARED_STATEMENTS,
     redisUrl: e.REDIS_URL,
     dataDir: e.DATA_DIR,
