@@ -112,6 +112,11 @@ describe('windows decided by the price sources', () => {
     const anon = svc.client();
     const { data, checked } = await anon.run(getMarket({ client: anon.client, path: { market_id: id } }), { status: 200 });
     expect(checked.headers.get('cache-control')).toBe('public, max-age=86400, immutable');
+    // A final window is a public read with a validator: revalidating it is 304 without a body.
+    const etag = checked.headers.get('etag');
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+    const again = await anon.run(getMarket({ client: anon.client, path: { market_id: id }, headers: { 'If-None-Match': etag! } }), { status: 304 });
+    expect(again.checked.text).toBe('');
     const m = data!.market;
     expect(m).toMatchObject({ status: 'RESOLVED', price_source: 'demo', dispute: null, resolution_rule: { sources: ['demo'], quorum: 1 } });
     expect(m.sources).toEqual([

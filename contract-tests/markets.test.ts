@@ -1,7 +1,8 @@
 // RFQ market windows through the generated client: every documented status of getCurrentMarket and
-// lookupMarket but 500 and 503 (pending). Every response is checked against the spec.
+// lookupMarket but 500 and 503 (pending), and the conditional GET (ETag, 304) of the public reads
+// (getCurrentMarket, lookupMarket, getRfqTypedData; getMarket's: market-resolution.test.ts). Every response is checked against the spec.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { getCurrentMarket, lookupMarket } from '../generated/openapi/sdk.gen.ts';
+import { getCurrentMarket, getRfqTypedData, lookupMarket } from '../generated/openapi/sdk.gen.ts';
 import { expectErrorBody, startContractService, type ContractService } from './harness.ts';
 
 const HORIZON_MS = 3_600_000;
@@ -95,5 +96,28 @@ describe('lookupMarket', () => {
       status: 404,
       code: 'MARKET_NOT_FOUND',
     });
+  });
+});
+
+describe('conditional GET of the public reads', () => {
+  it('200 carries an ETag; If-None-Match with it is 304 without a body; another tag is 200', async () => {
+    const api = svc.client();
+    const twice = async (call: (headers: Record<string, string>) => Promise<{ response?: Response }>, run: typeof api.run) => {
+      const first = await run(call({}) as never, { status: 200 });
+      const etag = first.checked.headers.get('etag');
+      expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+      const again = await run(call({ 'If-None-Match': etag! }) as never, { status: 304 });
+      expect(again.checked.text).toBe('');
+      expect(again.checked.headers.get('etag')).toBe(etag);
+      await run(call({ 'If-None-Match': '"other"' }) as never, { status: 200 });
+      return first as unknown as { data: { market: { market_id: number } } };
+    };
+    const cur = await twice((headers) => getCurrentMarket({ client: api.client, query: { asset: 'BTC', duration_secs: 300 }, headers }), api.run);
+    expect(cur.data.market.market_id).toBeGreaterThan(0);
+    await twice(
+      (headers) => lookupMarket({ client: api.client, query: { asset: 'ETH', duration_secs: 60, window_start_ms: align(Date.now(), 60) }, headers }),
+      api.run,
+    );
+    await twice((headers) => getRfqTypedData({ client: api.client, headers }), api.run);
   });
 });

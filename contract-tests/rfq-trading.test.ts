@@ -1,5 +1,5 @@
 // RFQ trading through the generated client: createRfq, getRfq, listRfqs, acceptRfqQuote, cancelRfq (user
-// session) and getMakerRfq (market-maker session), every documented status except 500/503 (pending), 429
+// session) and getMakerRfq (market-maker session), every documented status except 500 (pending), 503 (rfq-overloaded.test.ts), 429
 // (rate-limit.test.ts) and the 401/403 of the framework cases (errors.test.ts). A market maker quotes
 // over the WebSocket. Every response is checked against the spec.
 import { randomBytes, randomUUID } from 'node:crypto';

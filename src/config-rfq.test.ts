@@ -19,6 +19,7 @@ describe('loadConfig: RFQ trading and resolution', () => {
       maxOpenPerUser: 10,
       maxWaiters: 1000,
       maxWaitersPerUser: 100,
+      admission: { maxInFlight: 256, maxLoopDelayMs: 100 },
       signingChainId: 8453,
       eip712Name: 'contest-rfq-service',
       eip712Salt: RFQ_EIP712_SALT_DEV,
@@ -29,6 +30,16 @@ describe('loadConfig: RFQ trading and resolution', () => {
     expect(c.prices).toMatchObject({ sources: ['demo'], quorum: 1, timeoutMs: 2000, retries: 2, demoSeed: 'demo', demoSpreadBps: 50 });
     expect(c.resolution).toEqual({ delayMs: 2000, maxWaitMs: 3600000, disputeVoidAfterMs: 86_400_000, overdueAfterMs: 60_000 });
     expect(Object.isFrozen(c.rfq)).toBe(true);
+  });
+
+  it('admission control: the loop-delay bound follows the quote window unless set; 0 turns it off, or admits none', () => {
+    expect(loadConfig({ RFQ_QUOTE_WINDOW_MS: '2000' }).rfq.admission).toEqual({ maxInFlight: 256, maxLoopDelayMs: 400 });
+    expect(loadConfig({ RFQ_ADMISSION_MAX_IN_FLIGHT: '0', RFQ_ADMISSION_MAX_LOOP_DELAY_MS: '0' }).rfq.admission).toEqual({
+      maxInFlight: 0,
+      maxLoopDelayMs: 0,
+    });
+    expect(loadConfig({ RFQ_ADMISSION_MAX_LOOP_DELAY_MS: '150' }).rfq.admission.maxLoopDelayMs).toBe(150);
+    expect(() => loadConfig({ RFQ_ADMISSION_MAX_IN_FLIGHT: '-1' })).toThrow(/RFQ_ADMISSION_MAX_IN_FLIGHT/);
   });
 
   it('reads the RFQ settings', () => {

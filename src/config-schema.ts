@@ -26,6 +26,13 @@ export const schema = z.object({
       .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
       .optional(),
   ),
+  /** A direct (session) connection for the PostgreSQL bus's LISTEN, when DATABASE_URL goes through a transaction-mode pooler. */
+  DATABASE_LISTEN_URL: optionalString.pipe(
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+      .optional(),
+  ),
   REDIS_URL: optionalString.pipe(
     z
       .string()
@@ -207,6 +214,10 @@ export const schema = z.object({
   RFQ_MAX_WAITERS: intFrom(1000, 1, 1_000_000),
   /** Long-polls one user may hold at once on one API process; past it 503 TOO_MANY_WAITERS (fair shares). At most RFQ_MAX_WAITERS. */
   RFQ_MAX_WAITERS_PER_USER: intFrom(100, 1, 1_000_000),
+  /** POST /v1/rfq requests one API process holds at once; past it 503 OVERLOADED (src/http/admission.ts). 0 admits none. */
+  RFQ_ADMISSION_MAX_IN_FLIGHT: intFrom(256, 0, 1_000_000),
+  /** p90 event-loop delay (ms, last second) past which POST /v1/rfq answers 503 OVERLOADED; unset: RFQ_QUOTE_WINDOW_MS / 5; 0: off. */
+  RFQ_ADMISSION_MAX_LOOP_DELAY_MS: intFrom(-1, 0, 60_000),
   /** EIP-712 domain of RFQ orders and quotes; must be one of SIWE_CHAIN_IDS. */
   RFQ_SIGNING_CHAIN_ID: intFrom(8453, 1),
   RFQ_EIP712_NAME: z

@@ -25,6 +25,8 @@ export interface Config {
   probePort: number;
   logLevel: Parsed['LOG_LEVEL'];
   databaseUrl: string | undefined;
+  /** DATABASE_LISTEN_URL: the PostgreSQL bus's LISTEN connection (src/bus/pg.ts); undefined: DATABASE_URL. */
+  databaseListenUrl: string | undefined;
   /** DATABASE_PREPARED_STATEMENTS: named statements per connection (PostgreSQL only; 0: none). */
   databasePreparedStatements: number;
   redisUrl: string | undefined;
@@ -81,6 +83,8 @@ export interface Config {
     /** Long-polls held at once by this process, and by one user on it (src/trading/rfq-wait.ts). */
     maxWaiters: number;
     maxWaitersPerUser: number;
+    /** Admission control of POST /v1/rfq on this process (src/http/admission.ts). */
+    admission: { maxInFlight: number; maxLoopDelayMs: number };
     signingChainId: number;
     eip712Name: string;
     /** RFQ_EIP712_SALT (RFQ_EIP712_SALT_DEV outside production). */
@@ -163,6 +167,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     probePort: env.PORT?.trim() ? e.PORT : 0,
     logLevel: e.LOG_LEVEL,
     databaseUrl: e.DATABASE_URL,
+    databaseListenUrl: e.DATABASE_LISTEN_URL,
     databasePreparedStatements: e.DATABASE_PREPARED_STATEMENTS,
     redisUrl: e.REDIS_URL,
     dataDir: e.DATA_DIR,
@@ -214,6 +219,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxOpenPerUser: e.RFQ_MAX_OPEN_PER_USER,
       maxWaiters: e.RFQ_MAX_WAITERS,
       maxWaitersPerUser: Math.min(e.RFQ_MAX_WAITERS_PER_USER, e.RFQ_MAX_WAITERS),
+      admission: {
+        maxInFlight: e.RFQ_ADMISSION_MAX_IN_FLIGHT,
+        // Unset: a fifth of the quote window (an RFQ waits behind the backlog at each of its ~4 steps).
+        maxLoopDelayMs: e.RFQ_ADMISSION_MAX_LOOP_DELAY_MS < 0 ? Math.ceil(e.RFQ_QUOTE_WINDOW_MS / 5) : e.RFQ_ADMISSION_MAX_LOOP_DELAY_MS,
+      },
       signingChainId: e.RFQ_SIGNING_CHAIN_ID,
       eip712Name: e.RFQ_EIP712_NAME,
       eip712Salt: e.RFQ_EIP712_SALT ?? RFQ_EIP712_SALT_DEV,

@@ -86,6 +86,7 @@ export async function openRuntime(config: Readonly<Config>, logger: Logger, opts
       deploymentId,
       redisUrl: config.redisUrl,
       databaseUrl: config.databaseUrl,
+      listenUrl: config.databaseListenUrl,
       onError: (err, context) => logger.warn({ err, context }, 'bus: message lost (at-most-once; the database stays the truth)'),
     });
     closers.push(() => bus.close());

@@ -60,6 +60,7 @@ import { documentsHandlers } from './http/handlers/documents.js';
 import { createRfqLifecycle } from './trading/rfq-lifecycle.js';
 import { createRfqWaiters } from './trading/rfq-wait.js';
 import { rfqTakerHandlers } from './http/handlers/rfq-taker.js';
+import { createRfqAdmission } from './http/admission.js';
 import { rfqMakerHandlers } from './http/handlers/rfq-maker.js';
 import { auditHandlers } from './http/handlers/audit.js';
 import { settlementReviewHandlers } from './http/handlers/settlement-review.js';
@@ -175,6 +176,8 @@ export async function startHttp(rt: Runtime, role: ProcessRole = 'api'): Promise
       this.set(rfqWaiters.size());
     },
   });
+  // POST /v1/rfq refused at the door when this process is over its threshold (docs/trading.md, "Under overload").
+  const admission = createRfqAdmission({ ...config.rfq.admission, quoteWindowMs: config.rfq.quoteWindowMs }, { registry: metrics.registry });
   const sessions = createSessionCache(config.sessionCacheMs, rt.bus, logger);
   const allHandlers: Handlers = {
     ...documentsHandlers(documents, { publicUrl: config.publicUrl }),
@@ -204,7 +207,7 @@ export async function startHttp(rt: Runtime, role: ProcessRole = 'api'): Promise
     ...marketWindowsHandlers({ settings: config.markets, settlement: windowSettlement }),
     ...contestsHandlers({ resolution: resolutionProducer, caches: contestCaches, bus: rt.bus }),
     ...rfqHandlers({ settings: config.rfq }),
-    ...rfqTakerHandlers({ trading, waiters: rfqWaiters }),
+    ...rfqTakerHandlers({ trading, waiters: rfqWaiters, admission }),
     ...rfqMakerHandlers(),
     ...operationsHandlers(probes.readiness, metrics),
     ...systemStatusHandlers(systemStatus),
@@ -246,6 +249,7 @@ export async function startHttp(rt: Runtime, role: ProcessRole = 'api'): Promise
       stopDemoMaker();
       trading.stop(); // pending best-mode answers read the RFQ as it is; the sweeper closes it
       rfqWaiters.close(); // long-polls answer now instead of holding the server open
+      admission.stop();
       sessions.close();
       operators.stop();
       await gateway.close(); // market makers get close code 1001 before the HTTP server stops

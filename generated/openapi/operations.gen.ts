@@ -235,6 +235,7 @@ export interface Operations {
     body: undefined;
     responses: {
       200: { body: T.GetCurrentMarketResponses[200] };
+      304: { body?: undefined };
       400: { body: T.GetCurrentMarketErrors[400] };
       404: { body: T.GetCurrentMarketErrors[404] };
       500: { body: T.GetCurrentMarketErrors[500] };
@@ -249,6 +250,7 @@ export interface Operations {
     body: undefined;
     responses: {
       200: { body: T.LookupMarketResponses[200] };
+      304: { body?: undefined };
       400: { body: T.LookupMarketErrors[400] };
       404: { body: T.LookupMarketErrors[404] };
       500: { body: T.LookupMarketErrors[500] };
@@ -263,6 +265,7 @@ export interface Operations {
     body: undefined;
     responses: {
       200: { body: T.GetMarketResponses[200] };
+      304: { body?: undefined };
       400: { body: T.GetMarketErrors[400] };
       404: { body: T.GetMarketErrors[404] };
       500: { body: T.GetMarketErrors[500] };
@@ -277,6 +280,7 @@ export interface Operations {
     body: undefined;
     responses: {
       200: { body: T.GetRfqTypedDataResponses[200] };
+      304: { body?: undefined };
       500: { body: T.GetRfqTypedDataErrors[500] };
     };
   };

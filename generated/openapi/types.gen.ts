@@ -3141,7 +3141,15 @@ export type CreateRfqErrors = {
      */
     500: Error;
     /**
-     * A dependency (database or queue) is unavailable. Safe to retry, with the same idempotency key for idempotent requests.
+     * `OVERLOADED`: this service process cannot complete more RFQs within their quote window
+     * (admission control, `docs/trading.md` "Under overload"): too many RFQs in flight on it
+     * (`RFQ_ADMISSION_MAX_IN_FLIGHT`) or its event loop running behind
+     * (`RFQ_ADMISSION_MAX_LOOP_DELAY_MS`). It is answered before any other check: nothing is
+     * reserved, broadcast or stored, not even the idempotency key, so the same request (same
+     * `idempotency_key`, same signed order) may be sent again after `Retry-After` seconds (one
+     * quote window, at least 1). `UNAVAILABLE`: the database or queue is unavailable; safe to
+     * retry with the same idempotency key.
+     *
      */
     503: Error;
 };

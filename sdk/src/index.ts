@@ -2,9 +2,9 @@
 // The HTTP operations and schema types are hey-api's output (generated/sdk); named exports below win over
 // a generated name they share.
 export * from './http.ts';
-export { fetchTypedData, orderToTypedMessage, orderTypedData, signOrder } from './taker.ts';
+export { fetchTypedData, orderToTypedMessage, orderTypedData, signOrder, submitRfq } from './taker.ts';
 export { HistoryRequestError, operationsHistory, statement } from './history.ts';
-export type { Direction, OrderType, RfqOrderJson, RfqOrderMessage } from './taker.ts';
+export type { Direction, OrderType, RfqOrderJson, RfqOrderMessage, SubmitRfqOptions } from './taker.ts';
 export { authMessageBytes, DEFAULT_AUTH_DOMAIN, signAuthChallenge } from './ws/auth.ts';
 export { DEFAULT_RFQ_DOMAIN, QUOTE_TYPES, quoteToTypedMessage, quoteTypedData, signingDomain, signQuote } from './maker.ts';
 export type { QuoteJson, QuoteMessage, RfqSigningDomain } from './maker.ts';

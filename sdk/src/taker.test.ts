@@ -5,7 +5,16 @@ import type { AddressInfo } from 'node:net';
 import { hashTypedData, recoverTypedDataAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
-import { createClient, fetchTypedData, orderToTypedMessage, orderTypedData, signOrder, type RfqOrderJson, type RfqTypedData } from '@contest-rfq/sdk';
+import {
+  createClient,
+  fetchTypedData,
+  orderToTypedMessage,
+  orderTypedData,
+  signOrder,
+  submitRfq,
+  type RfqOrderJson,
+  type RfqTypedData,
+} from '@contest-rfq/sdk';
 
 const ANVIL_0 = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
 const TYPED_DATA: RfqTypedData = {
@@ -106,6 +115,68 @@ describe('fetchTypedData', () => {
       await expect(fetchTypedData(createClient({ baseUrl: `http://127.0.0.1:${port}/nowhere` }))).rejects.toThrow(/failed \(404\).*NOT_FOUND/);
     } finally {
       server.close();
+    }
+  });
+});
+
+describe('submitRfq', () => {
+  /** A service answering POST /v1/rfq with `answers` in turn (the last one repeated); the bodies it received. */
+  async function serve(answers: Array<{ status: number; headers?: Record<string, string>; code?: string }>) {
+    const bodies: string[] = [];
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c));
+      req.on('end', () => {
+        bodies.push(body);
+        const a = answers[Math.min(bodies.length, answers.length) - 1]!;
+        const payload = a.status === 201 ? { rfq_id: 'r1', status: 'filled' } : { error: 'busy', code: a.code ?? 'OVERLOADED', details: null };
+        res.writeHead(a.status, { 'content-type': 'application/json', ...a.headers }).end(JSON.stringify(payload));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const client = createClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, token: 't' });
+    return { client, bodies, close: () => server.close() };
+  }
+  const body = {
+    order: { ...ORDER, deadline_ms: 1_000_000 + 60_000 },
+    signature: SIGNATURE,
+    idempotency_key: '6a1f0c3e-2b4d-4e6f-9a8b-0c1d2e3f4a5b',
+  } as const;
+  const overloaded = { status: 503, headers: { 'Retry-After': '2' } };
+
+  it('waits Retry-After after a 503 OVERLOADED and sends the same request again', async () => {
+    const s = await serve([overloaded, overloaded, { status: 201 }]);
+    const waits: number[] = [];
+    try {
+      const res = await submitRfq(s.client, body, { now: () => 1_000_000, sleep: async (ms) => void waits.push(ms) });
+      expect(res.response?.status).toBe(201);
+      expect(waits).toEqual([2000, 2000]);
+      expect(s.bodies).toHaveLength(3);
+      expect(new Set(s.bodies).size).toBe(1); // the same body and idempotency key each time
+    } finally {
+      s.close();
+    }
+  });
+
+  it('gives up after maxAttempts, when the wait would outlast the order, and on a 503 without Retry-After', async () => {
+    const s = await serve([overloaded]);
+    const waits: number[] = [];
+    const sleep = async (ms: number) => void waits.push(ms);
+    try {
+      expect((await submitRfq(s.client, body, { now: () => 1_000_000, sleep, maxAttempts: 2 })).response?.status).toBe(503);
+      expect(s.bodies).toHaveLength(2);
+      expect((await submitRfq(s.client, body, { now: () => 1_000_000 + 58_000, sleep })).response?.status).toBe(503);
+      expect(s.bodies).toHaveLength(3);
+      expect(waits).toEqual([2000]);
+    } finally {
+      s.close();
+    }
+    const bare = await serve([{ status: 503, code: 'UNAVAILABLE' }]);
+    try {
+      expect((await submitRfq(bare.client, body, { sleep })).response?.status).toBe(503);
+      expect(bare.bodies).toHaveLength(1);
+    } finally {
+      bare.close();
     }
   });
 });

@@ -3,8 +3,8 @@
 // message that the taker's wallet signs (the mapping table of that operation in spec/openapi.yaml).
 import type { Address, Hex, LocalAccount, TypedDataDomain } from 'viem';
 import type { Client } from '../../generated/sdk/client/index.ts';
-import { getRfqTypedData } from '../../generated/sdk/sdk.gen.ts';
-import type { RfqLeg, RfqOrder, RfqOrderType, RfqTypedData } from '../../generated/sdk/types.gen.ts';
+import { createRfq, getRfqTypedData } from '../../generated/sdk/sdk.gen.ts';
+import type { CreateRfqRequest, RfqLeg, RfqOrder, RfqOrderType, RfqTypedData } from '../../generated/sdk/types.gen.ts';
 
 /** A leg's direction and the order type, as the spec names them (generated from spec/openapi.yaml). */
 export type Direction = RfqLeg['direction'];
@@ -80,4 +80,34 @@ function uint(v: unknown, field: string): bigint {
 function code<K extends string>(table: Record<K, number>, v: unknown, field: string): number {
   if (typeof v !== 'string' || !Object.hasOwn(table, v)) throw new TypeError(`${field} must be one of ${Object.keys(table).join(', ')}`);
   return table[v as K];
+}
+
+export interface SubmitRfqOptions {
+  /** Requests at most, the first included (default 4). */
+  maxAttempts?: number;
+  /** Waits (tests); default: setTimeout. */
+  sleep?: (ms: number) => Promise<void>;
+  /** The clock the order's `deadline_ms` is compared with (default Date.now). */
+  now?: () => number;
+}
+
+const sleepFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * `POST /v1/rfq`, honouring `Retry-After`: a 503 (`OVERLOADED`, the process is at capacity and reserved
+ * nothing; or `UNAVAILABLE`) is sent again, the same body and idempotency key, after the seconds the
+ * service asked for, while the wait still ends before the order's `deadline_ms` and attempts remain.
+ * Returns the last answer, as the generated `createRfq` does.
+ */
+export async function submitRfq(client: Client, body: CreateRfqRequest, opts: SubmitRfqOptions = {}) {
+  const maxAttempts = opts.maxAttempts ?? 4;
+  const now = opts.now ?? Date.now;
+  for (let attempt = 1; ; attempt++) {
+    const res = await createRfq({ client, body });
+    const retryAfter = Number(res.response?.headers.get('retry-after') ?? NaN);
+    if (res.response?.status !== 503 || !Number.isFinite(retryAfter) || attempt >= maxAttempts) return res;
+    const waitMs = Math.max(0, retryAfter) * 1000;
+    if (now() + waitMs >= body.order.deadline_ms) return res; // the order would expire before the retry
+    await (opts.sleep ?? sleepFor)(waitMs);
+  }
 }

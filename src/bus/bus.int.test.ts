@@ -180,6 +180,37 @@ describe('bus on postgres: listener loss', () => {
   });
 });
 
+describe('bus on postgres: the LISTEN connection (DATABASE_LISTEN_URL)', () => {
+  it('listens on DATABASE_LISTEN_URL; refuses to start when that connection does not receive what the pool publishes', async () => {
+    const prefix = uniquePrefix('buslisten');
+    // A listener that never hears the publishing pool's NOTIFY, as behind a transaction-mode pooler: here,
+    // another database (NOTIFY is per database), which is the same misconfiguration to refuse.
+    const other = await createTestDatabase('buslistenother');
+    cleanups.push(() => other.drop());
+    await expect(createBus({ prefix, databaseUrl: db.url, listenUrl: other.url })).rejects.toThrow(
+      /did not receive a probe notification.*transaction mode.*DATABASE_LISTEN_URL/,
+    );
+    const admin = new pg.Client({ connectionString: db.url });
+    await admin.connect();
+    cleanups.push(() => admin.end());
+    const listening = () =>
+      admin
+        .query<{ n: number }>(`select count(*)::int as n from pg_stat_activity where application_name = 'crfq-listen' and query = $1`, [
+          `LISTEN "${busChannel(prefix)}"`,
+        ])
+        .then((r) => r.rows[0]!.n);
+    // The same database through its own URL: the listener is that connection, and delivery works.
+    const bus = await createBus({ prefix, databaseUrl: db.url, listenUrl: `${db.url}?application_name=crfq-listen` });
+    cleanups.push(() => bus.close());
+    const peer = await open('postgres', prefix);
+    const got = recorder(bus, 'rfq.open');
+    expect(await listening()).toBe(1);
+    await peer.publish('rfq.open', { via: 'listen url' });
+    await got.until(() => got.got.length === 1);
+    expect(got.payloads()).toEqual([{ via: 'listen url' }]);
+  }, 60_000);
+});
+
 describe('bus on redis: subscriber loss', () => {
   it('resubscribes after its connection is killed; delivery resumes', async () => {
     const prefix = uniquePrefix('busrkill');

@@ -70,6 +70,8 @@ export interface BusOptions {
   deploymentId?: string | undefined;
   redisUrl?: string | undefined;
   databaseUrl?: string | undefined;
+  /** DATABASE_LISTEN_URL: the PostgreSQL bus's LISTEN connection (a direct session); default databaseUrl. */
+  listenUrl?: string | undefined;
   /** Transport errors and throwing handlers; the default is silence (the bus never throws at its callers). */
   onError?: (err: unknown, context: string) => void;
 }

@@ -8,6 +8,6 @@ import { createRedisBus } from './redis.js';
 
 export async function createBus(opts: BusOptions): Promise<Bus> {
   if (opts.redisUrl) return createRedisBus({ ...opts, redisUrl: opts.redisUrl });
-  if (opts.databaseUrl) return createPgBus({ ...opts, databaseUrl: opts.databaseUrl });
+  if (opts.databaseUrl) return createPgBus({ ...opts, databaseUrl: opts.databaseUrl, listenUrl: opts.listenUrl });
   return createLocalBus(opts);
 }

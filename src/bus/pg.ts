@@ -2,13 +2,38 @@
 // reconnected with backoff if it drops: messages in between are lost, as at-most-once allows); a
 // one-connection pool sends `select pg_notify()` in autocommit, so notifies keep their order (FIFO per
 // publisher) and never ride inside a money transaction.
+//
+// LISTEN needs a session of its own: behind a pooler in transaction mode (PgBouncer `pool_mode =
+// transaction`, the "pooled" endpoints of managed PostgreSQL) the LISTEN is made on whichever server
+// connection ran that statement, which goes back to the pool, and notifications never reach this client.
+// So DATABASE_LISTEN_URL (default DATABASE_URL) may name a direct connection for the listener alone, and
+// start-up proves the path: a probe notification sent through the publishing pool must come back to the
+// listener within LISTEN_PROBE_TIMEOUT_MS, else the bus refuses to start with a message saying why
+// (docs/operations.md, "Managed PostgreSQL and Redis").
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { busChannel, createHub, type Bus, type BusOptions } from './bus.js';
 
 const RECONNECT_MIN_MS = 100;
 const RECONNECT_MAX_MS = 5000;
+/** How long start-up waits for its probe notification (a direct connection answers in milliseconds). */
+export const LISTEN_PROBE_TIMEOUT_MS = 10_000;
+/** Payloads of the start-up probe: not envelopes, ignored by every listener. */
+const PROBE_PREFIX = 'crfq-listen-probe:';
 
-export async function createPgBus(opts: BusOptions & { databaseUrl: string }): Promise<Bus> {
+export class ListenNotDelivered extends Error {
+  constructor(channel: string) {
+    super(
+      `the PostgreSQL bus's LISTEN connection did not receive a probe notification on "${channel}" within ${LISTEN_PROBE_TIMEOUT_MS} ms: ` +
+        'LISTEN needs a direct (session) connection to the same database as DATABASE_URL, and a pooler in transaction mode ' +
+        '(PgBouncer pool_mode=transaction, a managed "pooled" endpoint) cannot hold one. Set DATABASE_LISTEN_URL to a direct ' +
+        'connection (or a session-mode pooler) to that database, or use Redis (REDIS_URL) for the bus (docs/operations.md, "Managed PostgreSQL and Redis")',
+    );
+    this.name = 'ListenNotDelivered';
+  }
+}
+
+export async function createPgBus(opts: BusOptions & { databaseUrl: string; listenUrl?: string | undefined }): Promise<Bus> {
   // NOTIFY is per database already; the envelopes carry the deployment id all the same.
   const hub = createHub(opts.onError, opts.deploymentId ?? '');
   const channel = busChannel(opts.prefix);
@@ -19,11 +44,14 @@ export async function createPgBus(opts: BusOptions & { databaseUrl: string }): P
   let closing = false;
   let retryMs = RECONNECT_MIN_MS;
   let timer: NodeJS.Timeout | null = null;
+  const probes = new Map<string, () => void>();
 
   const listen = async (): Promise<void> => {
-    const client = new pg.Client({ connectionString: opts.databaseUrl, keepAlive: true });
+    const client = new pg.Client({ connectionString: opts.listenUrl ?? opts.databaseUrl, keepAlive: true });
     client.on('notification', (msg) => {
-      if (msg.channel === channel && msg.payload !== undefined) hub.receive(msg.payload);
+      if (msg.channel !== channel || msg.payload === undefined) return;
+      if (msg.payload.startsWith(PROBE_PREFIX)) return probes.get(msg.payload)?.();
+      hub.receive(msg.payload);
     });
     const lost = (err?: unknown) => {
       if (listener !== client) return;
@@ -58,10 +86,31 @@ export async function createPgBus(opts: BusOptions & { databaseUrl: string }): P
     timer.unref();
   };
 
+  /** A notification through the publishing pool comes back to the listener, or ListenNotDelivered. */
+  const probe = async (): Promise<void> => {
+    const payload = PROBE_PREFIX + randomUUID();
+    let timeout: NodeJS.Timeout | undefined;
+    const arrived = new Promise<void>((resolve, reject) => {
+      probes.set(payload, resolve);
+      timeout = setTimeout(() => reject(new ListenNotDelivered(channel)), LISTEN_PROBE_TIMEOUT_MS);
+    });
+    try {
+      await pool.query('select pg_notify($1, $2)', [channel, payload]);
+      await arrived;
+    } finally {
+      clearTimeout(timeout);
+      probes.delete(payload);
+    }
+  };
+
   try {
     await listen();
+    await probe();
   } catch (err) {
-    await pool.end();
+    closing = true;
+    const l = listener as pg.Client | null; // set by listen() when it got that far
+    listener = null;
+    await Promise.allSettled([l?.end(), pool.end()]);
     throw err;
   }
   return {

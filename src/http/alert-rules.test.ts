@@ -1,11 +1,12 @@
 // docs/alerts.yml is Prometheus rule YAML whose every metric exists: the gauges and HTTP metrics this
-// service registers (src/http/metrics.ts, src/http/system-status.ts, src/http/resolution-metrics.ts, src/http/settlement-gauges.ts),
+// service registers (src/http/metrics.ts, src/http/admission.ts, src/http/system-status.ts, src/http/resolution-metrics.ts, src/http/settlement-gauges.ts),
 // prom-client's process metrics, or
 // Prometheus's own `up`. A renamed metric fails here instead of silencing an alert.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { createRfqAdmission } from './admission.js';
 import { createMetrics } from './metrics.js';
 import { registerResolutionGauges } from './resolution-metrics.js';
 import { startSettlementGauges } from './settlement-gauges.js';
@@ -35,6 +36,7 @@ async function registeredNames(): Promise<Set<string>> {
   const source = { report: () => Promise.reject(new Error('not scraped in this test')) };
   registerStatusGauges(metrics.registry, source);
   registerResolutionGauges(metrics.registry, source);
+  createRfqAdmission({ maxInFlight: 1, maxLoopDelayMs: 0, quoteWindowMs: 500 }, { registry: metrics.registry }); // rfq_admission_*
   // The onchain settlement gauges (src/http/settlement-gauges.ts), registered by an adapter that reconciles.
   const silent = { warn: () => undefined, error: () => undefined } as unknown as Parameters<typeof startSettlementGauges>[0]['log'];
   const settlement = { reconcile: () => Promise.reject(new Error('not read in this test')) } as unknown as Parameters<

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type Request, type Response, type NextFunction } from 'express';
-import { ipKeyGenerator, rateLimit, type Store } from 'express-rate-limit';
+import { rateLimit, type Store } from 'express-rate-limit';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import type { Context } from 'openapi-backend';
 import { unredactedTwin, type Logger } from '../logger.js';
@@ -18,7 +18,7 @@ import { createAuditedDispatch } from './audit.js';
 import { writeError, writeResult, type LaneResponse } from './respond.js';
 import type { Em } from '../db/orm.js';
 import { AppError } from '../domain/errors.js';
-import { createClientAddress, type ClientAddress } from './client-address.js';
+import { clientNetwork, createClientAddress, type ClientAddress } from './client-address.js';
 
 export const BINARY_LIMIT_BYTES = 2 * 1024 * 1024;
 const UNMETERED = new Set(['getHealth', 'getReadiness', 'getMetrics']);
@@ -147,8 +147,8 @@ export async function createApp(deps: AppDeps): Promise<(req: IncomingMessage, r
           standardHeaders: 'draft-8',
           legacyHeaders: false,
           ...(deps.rateLimitStore ? { store: deps.rateLimitStore } : {}),
-          // Per client address as TRUST_PROXY defines it (IPv6 per /56, as express-rate-limit's default), never req.ip.
-          keyGenerator: (_req, res) => ipKeyGenerator(res.locals.clientIp as string),
+          // Per client network (src/http/client-address.ts: the address TRUST_PROXY defines, IPv6 per /56), never req.ip.
+          keyGenerator: (_req, res) => clientNetwork(res.locals.clientIp as string),
           validate: { xForwardedForHeader: false, forwardedHeader: false, trustProxy: false, keyGeneratorIpFallback: false, ip: false },
           handler: (_req, _res, next, options) => {
             const retryAfter = String(Math.ceil(options.windowMs / 1000));

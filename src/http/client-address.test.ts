@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { parseTrustProxy } from '../config-parse.js';
 import { loadConfig } from '../config.js';
-import { createClientAddress, normalizeAddress } from './client-address.js';
+import { clientNetwork, createClientAddress, normalizeAddress } from './client-address.js';
 
 const req = (peer: string | undefined, xff?: string | string[]) =>
   ({ socket: { remoteAddress: peer }, headers: xff === undefined ? {} : { 'x-forwarded-for': xff } }) as unknown as IncomingMessage;
@@ -52,5 +52,17 @@ describe('the client address', () => {
     const two = createClientAddress({ kind: 'hops', hops: 2 });
     expect(two(req('10.0.0.5', '6.6.6.6, 203.0.113.7, 10.0.0.9'))).toBe('203.0.113.7');
     expect(two(req('10.0.0.5', '203.0.113.7'))).toBe('203.0.113.7');
+  });
+});
+
+describe('the network a client is counted by', () => {
+  it('IPv4 by address; IPv6 by its /56, whatever address inside it; IPv4-mapped IPv6 as IPv4', () => {
+    expect(clientNetwork('10.1.2.3')).toBe('10.1.2.3');
+    expect(clientNetwork('::ffff:10.1.2.3')).toBe('10.1.2.3');
+    const a = clientNetwork('2001:db8:0:1::1');
+    expect(clientNetwork('2001:DB8:0:1:ffff::2')).toBe(a);
+    expect(clientNetwork('2001:db8:0:ff::9')).toBe(a);
+    expect(clientNetwork('2001:db8:0:100::1')).not.toBe(a);
+    expect(clientNetwork(undefined)).toBe('unknown');
   });
 });

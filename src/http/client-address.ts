@@ -5,7 +5,12 @@
 // (or, with a hop count N, the address N hops out): an entry a client wrote itself sits beyond the hop its
 // own proxy appended, so it is never reached, and a client that forges the header without going through a
 // trusted proxy is judged by its own TCP address.
+//
+// What is counted per client (the rate limit, the TCP connection cap per address, the WebSocket caps) is
+// its network, `clientNetwork`: an IPv4 address, or the IPv6 /56 it sits in, since one IPv6 host is given
+// a whole prefix and could otherwise take a new address per request or connection.
 import { BlockList, isIP } from 'node:net';
+import { ipKeyGenerator } from 'express-rate-limit';
 import type { IncomingMessage } from 'node:http';
 import type { TrustProxy } from '../config.js';
 
@@ -16,6 +21,18 @@ export function normalizeAddress(address: string | undefined): string {
   if (!address) return 'unknown';
   const a = address.trim();
   return /^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(a) ? a.slice(7) : a.toLowerCase();
+}
+
+/** The prefix length by which IPv6 clients are counted together (express-rate-limit's default, a customer's usual allocation). */
+export const IPV6_CLIENT_PREFIX = 56;
+
+/**
+ * The key a client is counted by: the IPv4 address, or for IPv6 its /56 network (`2001:db8:0:ab00::/56`),
+ * through express-rate-limit's own key function so the rate limit and the connection caps agree.
+ */
+export function clientNetwork(address: string | undefined): string {
+  const a = normalizeAddress(address);
+  return isIP(a) === 6 ? ipKeyGenerator(a, IPV6_CLIENT_PREFIX) : a;
 }
 
 /** The CIDR list as a BlockList (addresses without a prefix length are single hosts). */

@@ -1,5 +1,6 @@
 // TCP connection caps of the HTTP server (HTTP and the WebSocket upgrades share it): at most `maxPerIp`
-// open connections per client address and `maxTotal` in all, so that one client cannot fill the
+// open connections per client network (an IPv4 address, or an IPv6 /56: `clientNetwork` of
+// src/http/client-address.ts, as the rate limit counts) and `maxTotal` in all, so that one client cannot fill the
 // process's open-file limit. A connection past a cap first sheds an idle connection (no request in
 // progress and not upgraded: kept-alive, or connected without a complete request yet) of that address,
 // or for the total cap of any address, oldest idle first; when none is idle the new connection is
@@ -11,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from '../logger.js';
+import { clientNetwork } from './client-address.js';
 
 export interface ConnectionCaps {
   /** 0: no cap. */
@@ -95,17 +97,21 @@ export function limitConnections(server: Server, caps: ConnectionCaps, logger: L
   };
 
   server.on('connection', (socket: Socket) => {
-    const ip = socket.remoteAddress ?? 'unknown';
+    const peer = socket.remoteAddress ?? 'unknown';
+    const trusted = caps.trustedPeer?.(peer) ?? false;
+    // The key counted: IPv6 peers by their /56 (a trusted proxy by its own address: it is not capped, and
+    // its connections must not count against its neighbours).
+    const ip = trusted ? peer : clientNetwork(peer);
     const refuse = (which: 'per_ip' | 'total') => {
       refusedCount += 1;
       if (refusedCount % 1000 === 1)
         log.warn(
-          { ip, cap: which, open: conns.size, refused: refusedCount },
+          { ip: peer, network: ip, cap: which, open: conns.size, refused: refusedCount },
           `connection refused: ${which} cap reached and no idle connection to shed`,
         );
       socket.destroy();
     };
-    const capped = caps.maxPerIp > 0 && !caps.trustedPeer?.(ip);
+    const capped = caps.maxPerIp > 0 && !trusted;
     if (capped && (perIp.get(ip) ?? 0) >= caps.maxPerIp && !shedOne(idleByIp.get(ip))) return refuse('per_ip');
     if (maxTotal > 0 && conns.size >= maxTotal && !shedOne(idle)) return refuse('total');
     const c: Conn = { ip, silent: true, busy: 0, upgraded: false };

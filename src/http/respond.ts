@@ -1,11 +1,13 @@
 // The one place a response is written, in either lane of src/http/app.ts: a handler's result, or an error in
 // the one error body (src/http/errors.ts).
+import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Logger } from '../logger.js';
 import { closeIfBodyUnread } from './body.js';
 import { toErrorResponse } from './errors.js';
 import type { HandlerResponse } from './handler.js';
 import { jsonPayload } from './json-body.js';
+import { matchesEtag } from './docs/documents.js';
 
 /** A response in either lane: express's, or node's with the `locals` the fast lane gives it. */
 export type LaneResponse = ServerResponse & { locals: Record<string, unknown> };
@@ -20,9 +22,30 @@ export function writeResult(res: LaneResponse, result: HandlerResponse): void {
   } else if (result.status === 204 || result.body === undefined) {
     res.end();
   } else {
+    const payload = jsonPayload(result.body);
+    if (answeredNotModified(res, payload)) return;
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
-    res.end(jsonPayload(result.body));
+    res.end(payload);
   }
+}
+
+/**
+ * Conditional GET of public reads, so a CDN or proxy in front can revalidate them (docs/operations.md,
+ * "Caching public reads"): a GET answered 200 with a `Cache-Control: public...` of its handler and no ETag
+ * of its own gets a strong ETag over its bytes, and a 304 without a body when `If-None-Match` names it.
+ */
+function answeredNotModified(res: LaneResponse, payload: Buffer | string): boolean {
+  const req = res.req as ServerResponse['req'] | undefined;
+  if (res.statusCode !== 200 || req?.method !== 'GET' || res.hasHeader('ETag')) return false;
+  const cacheControl = res.getHeader('Cache-Control');
+  if (typeof cacheControl !== 'string' || !cacheControl.startsWith('public')) return false;
+  const etag = `"${createHash('sha256').update(payload).digest('base64url').slice(0, 27)}"`;
+  res.setHeader('ETag', etag);
+  const ifNoneMatch = req.headers['if-none-match'];
+  if (!matchesEtag(Array.isArray(ifNoneMatch) ? ifNoneMatch.join(',') : ifNoneMatch, etag)) return false;
+  res.statusCode = 304;
+  res.end();
+  return true;
 }
 
 export function writeError(res: LaneResponse, err: unknown, log?: Logger, requestId?: string): void {

@@ -86,6 +86,29 @@ describe('TRUST_PROXY=127.0.0.1 with a reverse proxy in front', () => {
       for (const ws of opened) ws.terminate();
     }
   });
+
+  it('the WebSocket caps count IPv6 clients by /56 network: a new address per connection gains nothing', async () => {
+    // From the trusted 127.0.0.1, so the X-Forwarded-For entry is the client (as a proxy in front would write it).
+    const open = (client: string) =>
+      new Promise<{ ws?: WebSocket; status?: number }>((resolve) => {
+        const ws = new WebSocket(`ws://127.0.0.1:${t.svc.port}/v1/ws`, { localAddress: '127.0.0.1', headers: { 'X-Forwarded-For': client } });
+        ws.once('open', () => resolve({ ws }));
+        ws.once('unexpected-response', (_req, res) => resolve({ status: res.statusCode }));
+        ws.once('error', () => resolve({ status: -1 }));
+      });
+    const opened: WebSocket[] = [];
+    try {
+      const same = [];
+      for (const client of ['2001:db8:0:1::1', '2001:db8:0:1::2', '2001:db8:0:12::3']) same.push(await open(client)); // one /56
+      opened.push(...same.flatMap((r) => (r.ws ? [r.ws] : [])));
+      expect(same.map((r) => (r.ws ? 'open' : r.status))).toEqual(['open', 'open', 429]);
+      const other = await open('2001:db8:0:100::1'); // the next /56
+      if (other.ws) opened.push(other.ws);
+      expect(other.ws ? 'open' : other.status).toBe('open');
+    } finally {
+      for (const ws of opened) ws.terminate();
+    }
+  });
 });
 
 /** Opens `n` TCP connections from `from`, then asks GET /healthz on each: which ones the service answered (the others it shed). */

@@ -18,7 +18,8 @@ import type { Config } from '../config.js';
 import type { Orm } from '../db/orm.js';
 import type { Logger } from '../logger.js';
 import { startTicker } from './heartbeat.js';
-import { CLOSE, LocalConnectionSlots, MAX_PAYLOAD_BYTES, type ConnectionSlots } from './limits.js';
+import { CLOSE, LocalConnectionSlots, MAX_PAYLOAD_BYTES, slotsByNetwork, type ConnectionSlots } from './limits.js';
+import { clientNetwork } from '../http/client-address.js';
 import { noSharedCap, type SharedConnectionCap } from './connection-slots.js';
 import { end, openConnection, type Connection, type GatewayContext } from './connection.js';
 import { messageHandlers } from './message-handlers.js';
@@ -61,7 +62,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const { mm } = deps;
   const log = deps.logger.child({ component: 'mm-ws' });
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_PAYLOAD_BYTES, perMessageDeflate: false, clientTracking: false });
-  const slots = deps.slots ?? new LocalConnectionSlots(mm.maxConnectionsPerIp, mm.maxUnauthenticatedPerIp);
+  // Counted per client network (IPv6 by /56), like the HTTP rate limit.
+  const slots = slotsByNetwork(deps.slots ?? new LocalConnectionSlots(mm.maxConnectionsPerIp, mm.maxUnauthenticatedPerIp));
   const sharedCap = deps.sharedCap ?? noSharedCap;
   const connections = new Set<Connection>();
   const ctx: GatewayContext = {
@@ -106,7 +108,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
         );
         return refuse(socket, 429, 'Too Many Requests');
       }
-      void sharedCap.acquire(ip).then((releaseShared) => {
+      void sharedCap.acquire(clientNetwork(ip)).then((releaseShared) => {
         if (!releaseShared) {
           log.warn(
             { ip, refusal: 'too_many_connections', limit: mm.maxConnectionsPerIp, across: 'processes' },

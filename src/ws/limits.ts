@@ -1,4 +1,5 @@
 // Bounds of the market-maker WebSocket (spec/asyncapi.yaml "Rules" and "Close codes").
+import { clientNetwork } from '../http/client-address.js';
 
 /** Frames above this close the connection with 1009 (ws enforces it while reading). */
 export const MAX_PAYLOAD_BYTES = 4096;
@@ -110,6 +111,20 @@ export class LocalConnectionSlots implements ConnectionSlots {
     this.all.release(ip);
     if (!wasAuthenticated) this.unauthenticated.release(ip);
   }
+}
+
+/**
+ * `slots` counted per client network rather than per address (`clientNetwork`, src/http/client-address.ts:
+ * IPv6 by its /56, as the HTTP rate limit counts), so that one IPv6 host cannot take a new address per
+ * connection. Callers keep passing the address (logs show it).
+ */
+export function slotsByNetwork(slots: ConnectionSlots): ConnectionSlots {
+  return {
+    check: (ip) => slots.check(clientNetwork(ip)),
+    open: (ip) => slots.open(clientNetwork(ip)),
+    authenticated: (ip) => slots.authenticated(clientNetwork(ip)),
+    close: (ip, wasAuthenticated) => slots.close(clientNetwork(ip), wasAuthenticated),
+  };
 }
 
 export interface FrameLimits {

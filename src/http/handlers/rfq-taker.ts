@@ -12,11 +12,14 @@ import { answerOnce, writeOnce } from '../idempotent.js';
 import { requireUser } from './principal.js';
 import { rfqToWire } from './rfq-wire.js';
 import type { RfqWaiters } from '../../trading/rfq-wait.js';
+import type { RfqAdmission } from '../admission.js';
 
 export interface RfqTakerDeps {
   /** The lifecycle's steps; it closes RFQs at their due time on this process (the sweeper is the backstop). */
   trading: RfqLifecycle;
   waiters: RfqWaiters;
+  /** Admission control (src/http/admission.ts): a process over its threshold answers 503 OVERLOADED first. */
+  admission?: RfqAdmission;
 }
 
 type RfqTakerOperationId = 'createRfq' | 'getRfq' | 'listRfqs' | 'acceptRfqQuote' | 'cancelRfq';
@@ -55,36 +58,48 @@ export function rfqTakerHandlers(deps: RfqTakerDeps): HandlersFor<RfqTakerOperat
     return { status: 201 as const, body: rfqToWire(r), headers: { Location: `/v1/rfq/${rfqId}`, ...NO_STORE } };
   };
 
+  type CreateRfq = HandlersFor<'createRfq'>['createRfq'];
+  const createOne: CreateRfq = async (req, ctx) => {
+    // EIP-55 is checked before the idempotency claim: like any validation failure, it is not stored.
+    if (!isAddress(req.body.order.taker, { strict: true })) {
+      throw new ValidationFailed('order.taker is not a valid EVM address: a mixed-case address must carry a valid EIP-55 checksum', [
+        { in: 'body', path: '/order/taker', message: 'fails the EIP-55 checksum (use all lowercase, or the checksummed form)' },
+      ]);
+    }
+    const { body } = req;
+    const user = requireUser(ctx.auth);
+    // The signature's recovery before the key's transaction opens (its verdict is answered in the rules' order).
+    const signatureCheck = trading.checkOrder(body.order, body.signature);
+    const w = await writeOnce(
+      req,
+      ctx,
+      { scope: userScope(ctx) },
+      (tx) =>
+        trading.create(tx.db, {
+          signatureCheck,
+          userId: user.userId,
+          sessionAddress: user.address,
+          order: body.order,
+          signature: body.signature,
+          fillMode: body.fill_mode ?? 'best',
+          idempotencyKey: body.idempotency_key,
+        }),
+      created,
+    );
+    if (!w.replayed) await trading.created(w.value, ctx.log);
+    return answerOnce(req, ctx, w, createAnswer(ctx));
+  };
+
   return {
     createRfq: async (req, ctx) => {
-      // EIP-55 is checked before the idempotency claim: like any validation failure, it is not stored.
-      if (!isAddress(req.body.order.taker, { strict: true })) {
-        throw new ValidationFailed('order.taker is not a valid EVM address: a mixed-case address must carry a valid EIP-55 checksum', [
-          { in: 'body', path: '/order/taker', message: 'fails the EIP-55 checksum (use all lowercase, or the checksummed form)' },
-        ]);
+      // Admission first: an overloaded process refuses before recovering a signature, claiming the
+      // idempotency key or reserving anything (503 OVERLOADED, Retry-After; docs/trading.md).
+      const release = deps.admission?.admit();
+      try {
+        return await createOne(req, ctx);
+      } finally {
+        release?.();
       }
-      const { body } = req;
-      const user = requireUser(ctx.auth);
-      // The signature's recovery before the key's transaction opens (its verdict is answered in the rules' order).
-      const signatureCheck = trading.checkOrder(body.order, body.signature);
-      const w = await writeOnce(
-        req,
-        ctx,
-        { scope: userScope(ctx) },
-        (tx) =>
-          trading.create(tx.db, {
-            signatureCheck,
-            userId: user.userId,
-            sessionAddress: user.address,
-            order: body.order,
-            signature: body.signature,
-            fillMode: body.fill_mode ?? 'best',
-            idempotencyKey: body.idempotency_key,
-          }),
-        created,
-      );
-      if (!w.replayed) await trading.created(w.value, ctx.log);
-      return answerOnce(req, ctx, w, createAnswer(ctx));
     },
     getRfq: async ({ params, query }, ctx) => {
       const waitMs = query.wait_ms ?? 0;
