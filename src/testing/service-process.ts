@@ -35,7 +35,17 @@ export interface StartOptions {
 
 export async function startServiceProcess(opts: StartOptions): Promise<ServiceProcess> {
   const env: Record<string, string> = {};
-  const defaults = { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1' };
+  // The event-loop-delay signal of RFQ admission (src/http/admission.ts) is off in test processes unless a test sets
+  // it: a CPU-starved CI box delays every loop, and a test about something else must not be shed. Admission itself
+  // is tested with its own settings (contract-tests/rfq-overloaded.test.ts, src/http/admission.test.ts).
+  const defaults = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    LOG_LEVEL: 'info',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    RFQ_ADMISSION_MAX_LOOP_DELAY_MS: '0',
+  };
   for (const [k, v] of Object.entries({ ...defaults, ...opts.env })) {
     if (v !== undefined) env[k] = v;
   }
