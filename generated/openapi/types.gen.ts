@@ -2149,7 +2149,7 @@ export type CreateSessionErrors = {
      */
     400: Error;
     /**
-     * The Privy token failed verification (signature, issuer, audience, expiry or subject).
+     * The Privy token failed verification (signature, issuer, audience, expiry or subject), or this deployment has no Privy sign-in.
      */
     401: Error;
     /**

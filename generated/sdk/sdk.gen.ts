@@ -34,6 +34,9 @@ export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends 
  * `POST /v1/auth/wallet`, that user becomes this Privy user (same `user_id`). If it belongs to a
  * different Privy user, the exchange is refused with 409 `WALLET_IN_USE`.
  *
+ * A deployment without Privy sign-in (production with `PRIVY_APP_ID` unset: wallets sign in with
+ * `POST /v1/auth/wallet` only) answers every exchange 401 `INVALID_IDENTITY_TOKEN`.
+ *
  */
 export const createSession = <ThrowOnError extends boolean = false>(options: Options<CreateSessionData, ThrowOnError>): RequestResult<CreateSessionResponses, CreateSessionErrors, ThrowOnError> => (options.client ?? client).post<CreateSessionResponses, CreateSessionErrors, ThrowOnError>({
     url: '/v1/auth/session',
