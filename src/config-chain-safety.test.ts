@@ -3,7 +3,7 @@
 // development identity refused on a chain unless allowed.
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { CIRCLE_USDC, usdcAddressProblem } from './config-chain.js';
+import { CIRCLE_USDC, usdcAddressProblem, usdcIdentityProblem } from './config-chain.js';
 import { ConfigError, loadConfig } from './config.js';
 
 const KEY = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
@@ -45,6 +45,23 @@ describe("USDC_ADDRESS on Base and Base Sepolia is Circle's USDC", () => {
     expect(problemsOf({ ...ONCHAIN, CHAIN_ID: '84532' }).join('\n')).toMatch(/on chain 84532/);
     expect(loadConfig({ ...ONCHAIN, CHAIN_ID: '84532', USDC_ADDRESS: SEPOLIA_USDC }).chain!.chainId).toBe(84532);
     expect(loadConfig({ ...ONCHAIN, CHAIN_ID: '31337', USDC_ADDRESS: BASE_USDBC }).chain!.chainId).toBe(31337);
+  });
+});
+
+describe('the token read at start-up (name, symbol, decimals)', () => {
+  const usdc = { name: 'USD Coin', symbol: 'USDC', decimals: 6 };
+  const usdbc = { name: 'USD Base Coin', symbol: 'USDbC', decimals: 6 };
+  it("on Base and Base Sepolia must be Circle's (USDbC has 6 decimals too) unless ALLOW_UNKNOWN_USDC; 6 decimals everywhere", () => {
+    expect(usdcIdentityProblem(8453, usdc, false)).toBeNull();
+    expect(usdcIdentityProblem(84532, { ...usdc, name: 'USDC' }, false)).toBeNull();
+    expect(usdcIdentityProblem(8453, usdbc, false)).toMatch(
+      /reads name "USD Base Coin" and symbol "USDbC"; Circle's USDC reads "USD Coin" and "USDC"/,
+    );
+    expect(usdcIdentityProblem(84532, usdc, false)).toMatch(/Circle's USDC reads "USDC" and "USDC"/);
+    expect(usdcIdentityProblem(8453, usdbc, true)).toBeNull();
+    expect(usdcIdentityProblem(31337, { name: 'Test USD Coin', symbol: 'USDC', decimals: 6 }, false)).toBeNull();
+    expect(usdcIdentityProblem(31337, { ...usdc, decimals: 18 }, false)).toMatch(/18 decimals; USDC has 6/);
+    expect(usdcIdentityProblem(8453, { ...usdc, decimals: 18 }, true)).toMatch(/18 decimals/);
   });
 });
 

@@ -31,6 +31,8 @@ export interface ChainSettings {
   chainId: number;
   /** EIP-55 is not required here: the chain module checksums it. */
   usdcAddress: `0x${string}`;
+  /** ALLOW_UNKNOWN_USDC: on Base and Base Sepolia another token than Circle's USDC is accepted (a test token). */
+  allowUnknownUsdc: boolean;
   settlementKey: Secret;
   /** Custodial deposit addresses; absent: only pull deposits. */
   depositMnemonic: Secret | undefined;
@@ -71,6 +73,23 @@ export const CIRCLE_USDC: Readonly<Record<number, `0x${string}`>> = {
   8453: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
   84532: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
 };
+
+/** What Circle's USDC answers for name() and symbol() on those chains (its testnet contracts are named `USDC`). */
+export const CIRCLE_USDC_IDENTITY: Readonly<Record<number, { name: string; symbol: string }>> = {
+  8453: { name: 'USD Coin', symbol: 'USDC' },
+  84532: { name: 'USDC', symbol: 'USDC' },
+};
+
+/**
+ * Null when the token read at start-up is what USDC_ADDRESS must name: 6 decimals everywhere, and on Base and
+ * Base Sepolia Circle's name and symbol too unless ALLOW_UNKNOWN_USDC=true.
+ */
+export function usdcIdentityProblem(chainId: number, read: { name: string; symbol: string; decimals: number }, allowUnknown: boolean): string | null {
+  if (read.decimals !== 6) return `USDC_ADDRESS: the token has ${read.decimals} decimals; USDC has 6`;
+  const want = CIRCLE_USDC_IDENTITY[chainId];
+  if (!want || allowUnknown || (read.name === want.name && read.symbol === want.symbol)) return null;
+  return `USDC_ADDRESS: the token on chain ${chainId} reads name ${JSON.stringify(read.name)} and symbol ${JSON.stringify(read.symbol)}; Circle's USDC reads ${JSON.stringify(want.name)} and ${JSON.stringify(want.symbol)}`;
+}
 
 /** Null when USDC_ADDRESS may be used on CHAIN_ID (docs/configuration.md, "Onchain settlement"). */
 export function usdcAddressProblem(chainId: number, address: string, allowUnknown: boolean): string | null {
@@ -163,6 +182,7 @@ export function chainSettings(e: Parsed, problems: string[], read = readSecretFi
     rpcUrl: e.CHAIN_RPC_URL!,
     chainId: e.CHAIN_ID,
     usdcAddress: e.USDC_ADDRESS as `0x${string}`,
+    allowUnknownUsdc: e.ALLOW_UNKNOWN_USDC,
     settlementKey: new Secret(key!),
     depositMnemonic: mnemonic === undefined ? undefined : new Secret(mnemonic.split(/\s+/).join(' ')),
     depositAccountIndex: e.DEPOSIT_ACCOUNT_INDEX ?? 0,
