@@ -1347,9 +1347,13 @@ export type LedgerMovementList = {
 
 export type DepositWallet = {
     /**
-     * Where custodial deposits are sent.
+     * Where custodial deposits are sent (a plain `transfer` of `asset_address`). `null` when the
+     * deployment has no custodial addresses (`onchain` mode without `DEPOSIT_MNEMONIC`): then only
+     * pull deposits (`POST /v1/users/deposit` after an approval of `spender_address`) are credited,
+     * and a token sent anywhere by a plain transfer is not.
+     *
      */
-    address: EvmAddress;
+    address: EvmAddress | null;
     /**
      * EIP-155 chain id of the chain to send on (in `demo` mode always Base Sepolia, 84532; see `getDepositWallet`).
      */

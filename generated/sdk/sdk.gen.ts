@@ -950,7 +950,8 @@ export const listLedgerMovements = <ThrowOnError extends boolean = false>(option
  * In the `onchain` mode the answer also names `asset_address` (the USDC contract) and
  * `spender_address` (the settlement wallet), which a pull deposit (`POST /v1/users/deposit`)
  * needs approved. `address` is this user's own custodial address, derived for them alone; a
- * deployment without custodial addresses answers the settlement wallet there.
+ * deployment without custodial addresses answers `address: null`: it credits pull deposits only,
+ * and a plain transfer to any address (the settlement wallet's too) is never credited.
  *
  * Custodial deposits: send the token (a plain `transfer`) to `address`. The deposit listener
  * credits each such transfer once it has the deployment's confirmations, never before and

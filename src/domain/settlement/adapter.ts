@@ -16,7 +16,8 @@ export interface SettlementRequest {
 export type SettlementResult = { ok: true; txHash: string } | { ok: false; failureCode: string } | { ok: 'pending' };
 
 export interface DepositWallet {
-  address: string;
+  /** The custodial deposit address; null: none on this deployment (onchain without DEPOSIT_MNEMONIC: pull deposits only). */
+  address: string | null;
   chainId: number;
   asset: 'USDC';
   mode: 'demo' | 'onchain';

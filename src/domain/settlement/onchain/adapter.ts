@@ -46,8 +46,9 @@ export function createOnchainSettlement(chain: Chain, log: Logger): SettlementAd
     async depositWallet(em, userId) {
       const custodial = await custodialAddress(em, chain, log, userId);
       return {
-        // Without DEPOSIT_MNEMONIC there are no custodial addresses: pull deposits only, into the settlement wallet.
-        address: custodial ?? chain.settlementAddress,
+        // Without DEPOSIT_MNEMONIC there are no custodial addresses: pull deposits only. The settlement wallet is
+        // never answered as a deposit address: a plain transfer there would never be credited.
+        address: custodial ?? null,
         chainId: settings.chainId,
         asset: 'USDC',
         mode: 'onchain',
