@@ -253,6 +253,8 @@ export const schema = z.object({
   QUEUE_WAIT_MS: intFrom(3000, 100, 60000),
   /** Base URL partners reach this instance at (https://api.example.com); written into the served documents. */
   PUBLIC_URL: optionalString.pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s):// URL' }).optional()),
+  /** /metrics (treasury figures, gas, queue depths) answers only `Authorization: Bearer <METRICS_TOKEN>`; unset: anyone who reaches it. */
+  METRICS_TOKEN: optionalString.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
   /** Serve the docs portal (/docs, /docs/ws). The documents (/openapi.json, ...) are always served. */
   DOCS_ENABLED: z
     .enum(['true', 'false', '1', '0'])

@@ -99,6 +99,8 @@ export interface Config {
   /** PUBLIC_URL without a trailing slash. */
   publicUrl: string | undefined;
   docsEnabled: boolean;
+  /** METRICS_TOKEN: /metrics needs it as a bearer token; undefined: open (keep it off the public network). */
+  metricsToken: string | undefined;
   /** DEMO_DATA: seed demo contests (applies on the embedded development default only). */
   demoData: boolean;
   /** Origins allowed by CORS (`*`: any; empty: CORS off). */
@@ -223,6 +225,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     queueWaitMs: e.QUEUE_WAIT_MS,
     publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
     docsEnabled: e.DOCS_ENABLED,
+    metricsToken: e.METRICS_TOKEN,
     demoData: e.DEMO_DATA,
     corsOrigins: cors as '*' | string[],
     trustProxy: trustProxy as TrustProxy,

@@ -1650,6 +1650,9 @@ export const getReadiness = <ThrowOnError extends boolean = false>(options?: Opt
  * `settlement_wallet_gas_wei` and `settlement_wallet_gas_floor_wei`. Alert rules over them:
  * `docs/alerts.yml` in the repository. A workers process serves the process metrics on its own port.
  *
+ * With `METRICS_TOKEN` set, only a request with `Authorization: Bearer <METRICS_TOKEN>` is
+ * answered; any other is 401 `INVALID_METRICS_TOKEN` (the figures say what the treasury holds).
+ *
  */
 export const getMetrics = <ThrowOnError extends boolean = false>(options?: Options<GetMetricsData, ThrowOnError>): RequestResult<GetMetricsResponses, GetMetricsErrors, ThrowOnError> => (options?.client ?? client).get<GetMetricsResponses, GetMetricsErrors, ThrowOnError>({ url: '/metrics', ...options });
 

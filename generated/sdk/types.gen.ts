@@ -5232,6 +5232,10 @@ export type GetMetricsData = {
 
 export type GetMetricsErrors = {
     /**
+     * `METRICS_TOKEN` is set and the request did not send it as its bearer token.
+     */
+    401: Error;
+    /**
      * Unexpected server error. `details.request_id` identifies the request in the logs.
      */
     500: Error;

@@ -27,6 +27,9 @@ export interface DepositWallet {
   spenderAddress?: string;
 }
 
+/** A pull deposit's wallet as read from the chain before the write (readDepositFunds). */
+export type DepositFunds = { balance: bigint; allowance: bigint } | { unavailable: string };
+
 export interface SettlementAdapter {
   readonly mode: 'demo' | 'onchain';
   /**
@@ -46,10 +49,16 @@ export interface SettlementAdapter {
    */
   advance?(em: Em, operationId: string, signal?: AbortSignal): Promise<'recorded' | 'waiting' | 'deferred' | 'needs_review'>;
   /**
-   * Onchain only, in the deposit's write transaction before it opens: 422 BALANCE_TOO_LOW or
-   * ALLOWANCE_TOO_LOW when the user's wallet cannot cover this deposit on top of its pending ones.
+   * Onchain only, before the deposit's write transaction (never while it holds the user's lock): the wallet's
+   * USDC balance and its allowance for the settlement wallet, or why the node did not answer.
    */
-  checkDeposit?(em: Em, userId: string, walletAddress: string, amount: bigint): Promise<void>;
+  readDepositFunds?(walletAddress: string): Promise<DepositFunds>;
+  /**
+   * Onchain only, in the deposit's write transaction before it opens, with what readDepositFunds read: 422
+   * BALANCE_TOO_LOW or ALLOWANCE_TOO_LOW when the wallet cannot cover this deposit on top of its pending ones;
+   * 503 when the node did not answer. Reads no chain.
+   */
+  checkDeposit?(em: Em, userId: string, walletAddress: string, amount: bigint, funds: DepositFunds | undefined): Promise<void>;
   /**
    * Onchain only: a receipt the node serves now for one of the operation's transactions (any status), or null
    * (none, or the node did not answer). Asked before an operator resolves an operation in review.
