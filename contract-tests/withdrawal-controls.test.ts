@@ -67,7 +67,7 @@ const withdraw = (api: ContractClient, amount: number, to: string = randomWallet
 describe('custody controls', () => {
   it('createWithdrawal 422 DESTINATION_NOT_ALLOWED, WITHDRAWAL_TOO_SMALL, WITHDRAWAL_LIMIT_EXCEEDED; 200 with fee_micros; createDeposit 422 DEPOSIT_TOO_SMALL', async () => {
     const api = await fundedUser(40 * USDC);
-    const own = (await api.run(getDepositWallet({ client: api.client }), { status: 200 })).data!.address;
+    const own = (await api.run(getDepositWallet({ client: api.client }), { status: 200 })).data!.address!;
     for (const [to, rule] of [
       ['0x0000000000000000000000000000000000000000', 'zero_address'],
       [COLD, 'cold_wallet'],

@@ -6,6 +6,9 @@
 // DATA_DIR (the chain is fresh too: the settlement wallet's nonces start over), signs both wallets in, and
 // prints a walkthrough of curl commands: a pull deposit after an approval, a withdrawal, a custodial deposit by a
 // plain transfer and, on Circle's USDC, pausing the token. Ctrl-C stops everything.
+// `npm run chain:dev -- --chain-only` starts the chain and the token alone (no service): it prints the RPC URL,
+// the chain id, the token's address, the funded keys and the settings an operator's own API and workers need
+// (src/testing/chain-dev.int.test.ts runs it).
 // Test keys only (anvil's well-known accounts): never use them on a real network.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +26,7 @@ const PORT = process.env.PORT ?? '3000';
 const CONFIRMATIONS = process.env.CHAIN_CONFIRMATIONS ?? '2';
 const USDC = 1_000_000n;
 const USDC_KIND = process.argv.includes('--test-usdc') ? 'test' : 'circle';
+const CHAIN_ONLY = process.argv.includes('--chain-only');
 
 const chain = await startTestChain({ blockTime: 1, confirmations: Number(CONFIRMATIONS), usdc: USDC_KIND });
 const dataDir = mkdtempSync(join(tmpdir(), 'crfq-chain-dev-'));
@@ -38,6 +42,10 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => void s
 try {
   await chain.fund(alice.address, { usdcMicros: 1000n * USDC });
   await chain.fund(bob.address, { usdcMicros: 1000n * USDC });
+  if (CHAIN_ONLY) {
+    printChainOnly();
+    await new Promise(() => undefined);
+  }
   service = await startServiceProcess({
     env: {
       ...chain.env,
@@ -117,4 +125,32 @@ Ctrl-C stops the service and the chain.
   process.stderr.write(`chain:dev: ${(err as Error).message}\n${service?.rawOutput.slice(-20).join('\n') ?? ''}\n`);
   await stop();
   process.exit(1);
+}
+
+/** --chain-only: what an operator's own service needs to settle on this chain, and the keys that hold its funds. */
+function printChainOnly() {
+  const { DEPOSIT_MNEMONIC: mnemonic, SETTLEMENT_PRIVATE_KEY: settlementKey, ...settings } = chain.env;
+  const lines = Object.entries({ ...settings, CHAIN_CONFIRMATIONS: CONFIRMATIONS })
+    .map(([k, v]) => `${k}=${v}`)
+    .join('\n');
+  process.stdout.write(`
+a local chain for your own API and workers (test keys only: never on a real network)
+  rpc url         ${chain.anvil.url}
+  chain id        ${chain.anvil.chainId}
+  ${chain.usdc ? "USDC (Circle's)" : 'TestUSDC       '} ${chain.token}
+  settlement      ${chain.settlement.address}  key ${settlementKey}  (SETTLEMENT_PRIVATE_KEY: test ETH for gas)
+  wallet A        ${alice.address}  key ${ANVIL_KEYS[2]}  1000 USDC and test ETH
+  wallet B        ${bob.address}  key ${ANVIL_KEYS[3]}  1000 USDC and test ETH
+  deposit phrase  ${mnemonic}  (DEPOSIT_MNEMONIC)
+
+# the service's settings (add DATABASE_URL, REDIS_URL... as usual)
+${lines}
+SETTLEMENT_PRIVATE_KEY=${settlementKey}
+DEPOSIT_MNEMONIC="${mnemonic}"
+
+Ctrl-C stops the chain.
+`);
+  process.stdout.write(
+    `${JSON.stringify({ chain_dev: { rpc_url: chain.anvil.url, chain_id: chain.anvil.chainId, token: chain.token, settlement_key: settlementKey, wallet_keys: [ANVIL_KEYS[2], ANVIL_KEYS[3]] } })}\n`,
+  );
 }

@@ -13,6 +13,7 @@ const ONCHAIN = {
   SETTLEMENT_MODE: 'onchain',
   CHAIN_RPC_URL: 'http://127.0.0.1:8545',
   USDC_ADDRESS: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+  ALLOW_DEV_IDENTITY_ONCHAIN: 'true',
   SETTLEMENT_PRIVATE_KEY: KEY,
 };
 const problemsOf = (env: Record<string, string>) => {

@@ -32,6 +32,8 @@ export interface ChainSettings {
   chainId: number;
   /** EIP-55 is not required here: the chain module checksums it. */
   usdcAddress: `0x${string}`;
+  /** ALLOW_UNKNOWN_USDC: on Base and Base Sepolia another token than Circle's USDC is accepted (a test token). */
+  allowUnknownUsdc: boolean;
   /** The settlement wallet (EIP-55): SETTLEMENT_ADDRESS, or the key's address. */
   settlementAddress: `0x${string}`;
   /** Absent when this process signs through SETTLEMENT_SIGNER_URL, or does not sign (an API process). */
@@ -40,6 +42,8 @@ export interface ChainSettings {
   signerUrl: string | undefined;
   /** Custodial deposit addresses; absent: only pull deposits. */
   depositMnemonic: Secret | undefined;
+  /** DEPOSIT_ACCOUNT_INDEX: the BIP-44 account of this deployment's deposit addresses (m/44'/60'/<account>'/0/<n>). */
+  depositAccountIndex: number;
   confirmations: number;
   replaceAfterMs: number;
   pollMs: number;
@@ -66,6 +70,39 @@ export const DEV_FEE_CAP = { maxFeePerGas: 100_000_000_000n, maxPriorityFeePerGa
 
 /** OP-stack chains whose transactions pay an L1 data fee: Base, Base Sepolia, OP Mainnet, OP Sepolia. */
 export const OP_STACK_CHAINS: readonly number[] = [8453, 84532, 10, 11155420];
+
+/**
+ * Circle's native USDC per chain (developers.circle.com, "USDC contract addresses"): on these chains USDC_ADDRESS
+ * must be it unless ALLOW_UNKNOWN_USDC=true. Bridged USDbC (Base) has 6 decimals too; only the address tells.
+ */
+export const CIRCLE_USDC: Readonly<Record<number, `0x${string}`>> = {
+  8453: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+  84532: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+};
+
+/** What Circle's USDC answers for name() and symbol() on those chains (its testnet contracts are named `USDC`). */
+export const CIRCLE_USDC_IDENTITY: Readonly<Record<number, { name: string; symbol: string }>> = {
+  8453: { name: 'USD Coin', symbol: 'USDC' },
+  84532: { name: 'USDC', symbol: 'USDC' },
+};
+
+/**
+ * Null when the token read at start-up is what USDC_ADDRESS must name: 6 decimals everywhere, and on Base and
+ * Base Sepolia Circle's name and symbol too unless ALLOW_UNKNOWN_USDC=true.
+ */
+export function usdcIdentityProblem(chainId: number, read: { name: string; symbol: string; decimals: number }, allowUnknown: boolean): string | null {
+  if (read.decimals !== 6) return `USDC_ADDRESS: the token has ${read.decimals} decimals; USDC has 6`;
+  const want = CIRCLE_USDC_IDENTITY[chainId];
+  if (!want || allowUnknown || (read.name === want.name && read.symbol === want.symbol)) return null;
+  return `USDC_ADDRESS: the token on chain ${chainId} reads name ${JSON.stringify(read.name)} and symbol ${JSON.stringify(read.symbol)}; Circle's USDC reads ${JSON.stringify(want.name)} and ${JSON.stringify(want.symbol)}`;
+}
+
+/** Null when USDC_ADDRESS may be used on CHAIN_ID (docs/configuration.md, "Onchain settlement"). */
+export function usdcAddressProblem(chainId: number, address: string, allowUnknown: boolean): string | null {
+  const circle = CIRCLE_USDC[chainId];
+  if (!circle || allowUnknown || circle.toLowerCase() === address.toLowerCase()) return null;
+  return `USDC_ADDRESS: on chain ${chainId} it must be Circle's USDC ${circle} (${address} is another token, e.g. bridged USDbC); set ALLOW_UNKNOWN_USDC=true only for a test token`;
+}
 
 /** Null when the phrase is 12-24 words of the BIP-39 English list (the checksum is left to derivation). */
 function mnemonicProblem(m: string): string | null {
@@ -157,11 +194,25 @@ export function chainSettings(e: Parsed, problems: string[], read = readSecretFi
   }
   if (!e.CHAIN_RPC_URL) problems.push('CHAIN_RPC_URL: required when SETTLEMENT_MODE=onchain');
   if (!e.USDC_ADDRESS) problems.push('USDC_ADDRESS: required when SETTLEMENT_MODE=onchain');
+  const usdc = e.USDC_ADDRESS && usdcAddressProblem(e.CHAIN_ID, e.USDC_ADDRESS, e.ALLOW_UNKNOWN_USDC);
+  if (usdc) problems.push(usdc);
+  // Outside production with the Privy keys unset the service verifies Privy tokens against DATA_DIR/dev-privy
+  // (src/domain/identity/privy-setup.ts); production never does (without Privy keys: SIWE sign-in only).
+  if (e.NODE_ENV !== 'production' && !e.PRIVY_APP_ID && !e.ALLOW_DEV_IDENTITY_ONCHAIN) {
+    problems.push(
+      'PRIVY_APP_ID / PRIVY_VERIFICATION_KEY: SETTLEMENT_MODE=onchain refuses the development identity (DATA_DIR/dev-privy: whoever reads it signs in as any wallet); set the Privy keys, or ALLOW_DEV_IDENTITY_ONCHAIN=true on a local chain',
+    );
+  }
   const key = secretOf(e, 'SETTLEMENT_PRIVATE_KEY', problems, read);
   const address = settlementAddressOf(e, key, problems);
   const mnemonic = secretOf(e, 'DEPOSIT_MNEMONIC', problems, read);
   const bad = mnemonic === undefined ? null : mnemonicProblem(mnemonic);
   if (bad) problems.push(`DEPOSIT_MNEMONIC: ${bad} (the value is not shown)`);
+  if (mnemonic !== undefined && e.NODE_ENV === 'production' && e.DEPOSIT_ACCOUNT_INDEX === undefined) {
+    problems.push(
+      "DEPOSIT_ACCOUNT_INDEX: required when NODE_ENV=production with DEPOSIT_MNEMONIC (this deployment's own BIP-44 account: two deployments sharing a mnemonic must never derive one address)",
+    );
+  }
   if (problems.length > before) return undefined;
   return {
     rpcUrl: e.CHAIN_RPC_URL!,
@@ -170,7 +221,9 @@ export function chainSettings(e: Parsed, problems: string[], read = readSecretFi
     settlementAddress: address!,
     settlementKey: key === undefined ? undefined : new Secret(key),
     signerUrl: e.SETTLEMENT_SIGNER_URL,
+    allowUnknownUsdc: e.ALLOW_UNKNOWN_USDC,
     depositMnemonic: mnemonic === undefined ? undefined : new Secret(mnemonic.split(/\s+/).join(' ')),
+    depositAccountIndex: e.DEPOSIT_ACCOUNT_INDEX ?? 0,
     confirmations: e.CHAIN_CONFIRMATIONS,
     replaceAfterMs: e.CHAIN_REPLACE_AFTER_MS,
     pollMs: e.CHAIN_POLL_MS,

@@ -80,7 +80,7 @@ describe('price sources (docs/prices.md)', () => {
       'PRICE_QUORUM: 3 is more than the 2 source(s) PRICE_FEED lists',
     );
     expect(problems({ PRICE_FEED: 'chainlink' })).toEqual([
-      'CHAIN_RPC_URL: required when PRICE_FEED lists chainlink',
+      'CHAINLINK_RPC_URL / CHAIN_RPC_URL: one is required when PRICE_FEED lists chainlink',
       'CHAINLINK_FEEDS: required when PRICE_FEED lists chainlink (ASSET:0xaggregator,...)',
       ...['BTC', 'ETH', 'SOL', 'XRP'].map((a) => `PRICE_FEED: ${a} is priced by none of the listed sources, fewer than PRICE_QUORUM (1)`),
     ]);
@@ -118,5 +118,17 @@ describe('price sources (docs/prices.md)', () => {
       "CHAINLINK_SEQUENCER_FEED: required when NODE_ENV=production and PRICE_FEED lists chainlink: the chain's L2 sequencer uptime feed (Base: 0xBCF85224fc0756B9Fa45aA7892530B47e10b6433), or `none` on an L1",
     ]);
     expect(problems({ ...chainlink, CHAINLINK_SEQUENCER_FEED: 'none' }).filter((p) => p.startsWith('CHAINLINK'))).toEqual([]);
+  });
+});
+
+describe('the node Chainlink feeds are read through', () => {
+  const feeds = { PRICE_FEED: 'chainlink', CHAINLINK_FEEDS: 'BTC:0xF4030086522a5bEEa4988F8cA5B36dbC97BeE88c', MARKET_ASSETS: 'BTC' };
+  it('is CHAINLINK_RPC_URL, else the FIRST URL of a comma-separated CHAIN_RPC_URL', () => {
+    const list = { ...feeds, CHAIN_RPC_URL: 'https://a.example/k1,https://b.example/k2' };
+    expect(loadConfig(list).prices.chainlink.rpcUrl).toBe('https://a.example/k1');
+    expect(loadConfig({ ...feeds, CHAIN_RPC_URL: 'https://one.example' }).prices.chainlink.rpcUrl).toBe('https://one.example');
+    expect(loadConfig({ ...list, CHAINLINK_RPC_URL: 'https://c.example' }).prices.chainlink.rpcUrl).toBe('https://c.example');
+    expect(loadConfig({ ...feeds, CHAINLINK_RPC_URL: 'https://c.example' }).prices.chainlink.rpcUrl).toBe('https://c.example');
+    expect(() => loadConfig({ ...feeds, CHAINLINK_RPC_URL: 'https://a.example,https://b.example' })).toThrow(/CHAINLINK_RPC_URL: must be one/);
   });
 });

@@ -66,7 +66,14 @@ export const PRICE_KEYS = {
   PYTH_API_KEY: optionalString,
   /** ASSET:0xFEEDID pairs of Pyth price feed ids. */
   PYTH_FEEDS: assetMap(/^0x[0-9a-fA-F]{64}$/, PYTH_FEEDS_DEFAULT),
-  /** ASSET:0xADDRESS pairs of Chainlink AggregatorV3Interface contracts (proxies) on CHAIN_RPC_URL. */
+  /** The node Chainlink feeds are read through; unset: the first URL of CHAIN_RPC_URL (a comma-separated list). */
+  CHAINLINK_RPC_URL: optionalString.pipe(
+    z
+      .string()
+      .regex(/^(https?|wss?):\/\/[^\s,]+$/, 'must be one http(s):// or ws(s):// URL')
+      .optional(),
+  ),
+  /** ASSET:0xADDRESS pairs of Chainlink AggregatorV3Interface contracts (proxies) on CHAINLINK_RPC_URL. */
   CHAINLINK_FEEDS: assetMap(/^0x[0-9a-fA-F]{40}$/, ''),
   /** The chain's L2 sequencer uptime feed (proxy address), or `none` on an L1. */
   CHAINLINK_SEQUENCER_FEED: optionalString.pipe(
@@ -107,6 +114,10 @@ export const priceQuorum = (e: PriceEnv): number => e.PRICE_QUORUM ?? Math.floor
 
 const trim = (url: string) => url.replace(/\/+$/, '');
 
+/** CHAINLINK_RPC_URL, else the first URL of CHAIN_RPC_URL (which may list several, comma-separated). */
+export const chainlinkRpcUrl = (e: Pick<PriceEnv, 'CHAINLINK_RPC_URL' | 'CHAIN_RPC_URL'>): string | undefined =>
+  e.CHAINLINK_RPC_URL ?? e.CHAIN_RPC_URL?.split(',')[0]?.trim();
+
 export function priceSettings(e: PriceEnv): PriceSettings {
   return {
     sources: e.PRICE_FEED,
@@ -135,7 +146,7 @@ export function priceSettings(e: PriceEnv): PriceSettings {
     okx: { apiUrl: trim(e.OKX_API_URL), instruments: e.OKX_INSTRUMENTS },
     pyth: { apiUrl: trim(e.PYTH_API_URL), feeds: e.PYTH_FEEDS, apiKey: e.PYTH_API_KEY },
     chainlink: {
-      rpcUrl: e.CHAIN_RPC_URL,
+      rpcUrl: chainlinkRpcUrl(e),
       feeds: e.CHAINLINK_FEEDS,
       sequencerFeed: e.CHAINLINK_SEQUENCER_FEED === 'none' ? undefined : e.CHAINLINK_SEQUENCER_FEED,
       sequencerGraceMs: e.CHAINLINK_SEQUENCER_GRACE_MS,
@@ -174,7 +185,7 @@ export function priceProblems(e: PriceEnv): string[] {
     );
   }
   if (listed.includes('chainlink')) {
-    if (!e.CHAIN_RPC_URL) problems.push('CHAIN_RPC_URL: required when PRICE_FEED lists chainlink');
+    if (!chainlinkRpcUrl(e)) problems.push('CHAINLINK_RPC_URL / CHAIN_RPC_URL: one is required when PRICE_FEED lists chainlink');
     if (!Object.keys(e.CHAINLINK_FEEDS).length) problems.push('CHAINLINK_FEEDS: required when PRICE_FEED lists chainlink (ASSET:0xaggregator,...)');
     if (e.NODE_ENV === 'production' && !e.CHAINLINK_SEQUENCER_FEED) {
       problems.push(

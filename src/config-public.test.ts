@@ -9,6 +9,7 @@ const PROD = {
   ALLOW_DEMO_PRICES: 'true',
   DATABASE_URL: 'postgres://x',
   OPERATOR_TOKEN: 'o'.repeat(16),
+  SIWE_DOMAIN: 'app.example.com',
   PRIVY_APP_ID: 'a',
   PRIVY_VERIFICATION_KEY,
   ALLOW_DEMO_SETTLEMENT: 'true',

@@ -9,6 +9,32 @@ export function bufferProblem(durations: readonly number[], bufferMs: number): s
   return `must be less than the shortest MARKET_DURATIONS window (${Math.min(...durations) * 1000} ms); ${bufferMs} ms leaves no betting time in the ${tooShort.join(', ')} s windows`;
 }
 
+/**
+ * What a deployment needs besides its features' own keys: production asks for a database, an operator account
+ * and the public origin wallet sign-in messages are signed for; Privy only when Privy sign-in is configured
+ * (without it, wallets sign in with SIWE only: docs/configuration.md, "Sign-in").
+ */
+export function deploymentProblems(e: Parsed): string[] {
+  const problems: string[] = [];
+  if (e.NODE_ENV === 'production') {
+    if (!e.DATABASE_URL) problems.push('DATABASE_URL: required when NODE_ENV=production (embedded PGlite is single-process)');
+    if (!e.OPERATOR_TOKEN && !e.OPERATOR_TOKENS_FILE)
+      problems.push('OPERATOR_TOKEN / OPERATOR_TOKENS_FILE: one is required when NODE_ENV=production');
+    if (!e.SIWE_DOMAIN && !e.PUBLIC_URL) {
+      problems.push(
+        "SIWE_DOMAIN / PUBLIC_URL: one is required when NODE_ENV=production: the web app's origin wallet sign-in messages are signed for (else localhost:PORT)",
+      );
+    }
+  }
+  if ((e.PRIVY_APP_ID === undefined) !== (e.PRIVY_VERIFICATION_KEY === undefined)) {
+    problems.push('PRIVY_APP_ID / PRIVY_VERIFICATION_KEY: set both or neither');
+  }
+  if (e.REDIS_URL && !e.DATABASE_URL) {
+    problems.push('REDIS_URL: requires DATABASE_URL (embedded PGlite serves one process; Redis implies several)');
+  }
+  return problems;
+}
+
 /** Cross-field rules of the RFQ settings (docs/configuration.md). */
 export function rfqProblems(e: Parsed): string[] {
   const problems: string[] = [];

@@ -134,6 +134,8 @@ export const schema = z.object({
       .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address')
       .optional(),
   ),
+  /** On Base (8453) and Base Sepolia (84532) USDC_ADDRESS must be Circle's USDC unless this is true (a test deployment of another token). */
+  ALLOW_UNKNOWN_USDC: bool('false'),
   SETTLEMENT_PRIVATE_KEY: optionalString,
   SETTLEMENT_PRIVATE_KEY_FILE: optionalString,
   /** The settlement wallet's address: what a process without its key (an API, or workers signing through SETTLEMENT_SIGNER_URL) needs. */
@@ -147,6 +149,26 @@ export const schema = z.object({
   ),
   DEPOSIT_MNEMONIC: optionalString,
   DEPOSIT_MNEMONIC_FILE: optionalString,
+  /**
+   * The BIP-44 account of this deployment's custodial addresses, m/44'/60'/<index>'/0/<n>: two deployments that
+   * share a DEPOSIT_MNEMONIC must each have their own. Required in production with DEPOSIT_MNEMONIC; default 0 elsewhere.
+   */
+  DEPOSIT_ACCOUNT_INDEX: optionalString.pipe(
+    z
+      .string()
+      .trim()
+      .regex(/^\d{1,10}$/, 'must be a whole number')
+      .transform(Number)
+      .pipe(
+        z
+          .number()
+          .int()
+          .max(2 ** 31 - 1, 'must be at most 2147483647'),
+      )
+      .optional(),
+  ),
+  /** SETTLEMENT_MODE=onchain refuses the development identity (DATA_DIR/dev-privy) unless this is true: a local chain only. */
+  ALLOW_DEV_IDENTITY_ONCHAIN: bool('false'),
   /** Blocks a transaction needs (its own included) before a deposit or withdrawal is final. */
   CHAIN_CONFIRMATIONS: intFrom(3, 1, 1000),
   /** A settlement transaction not mined after this long is replaced at the same nonce with a higher fee. */
@@ -251,6 +273,8 @@ export const schema = z.object({
   QUEUE_WAIT_MS: intFrom(3000, 100, 60000),
   /** Base URL partners reach this instance at (https://api.example.com); written into the served documents. */
   PUBLIC_URL: optionalString.pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s):// URL' }).optional()),
+  /** /metrics (treasury figures, gas, queue depths) answers only `Authorization: Bearer <METRICS_TOKEN>`; unset: anyone who reaches it. */
+  METRICS_TOKEN: optionalString.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
   /** Serve the docs portal (/docs, /docs/ws). The documents (/openapi.json, ...) are always served. */
   DOCS_ENABLED: z
     .enum(['true', 'false', '1', '0'])

@@ -79,7 +79,7 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/DATABASE_URL[\s\S]*OPERATOR_TOKEN/);
   });
 
-  it('refuses production without a Privy app (the development identity is never used there)', () => {
+  it('production asks for Privy only when Privy sign-in is configured (without it: SIWE only), and for the SIWE origin', () => {
     const prod = {
       NODE_ENV: 'production',
       DATABASE_URL: 'postgres://u@h/db',
@@ -88,8 +88,23 @@ describe('loadConfig', () => {
       ALLOW_DEMO_PRICES: 'true',
       RFQ_EIP712_SALT: `0x${'11'.repeat(32)}`,
     };
-    expect(() => loadConfig(prod)).toThrow(/PRIVY_APP_ID \/ PRIVY_VERIFICATION_KEY: required when NODE_ENV=production/);
-    expect(loadConfig({ ...prod, PRIVY_APP_ID: 'app', PRIVY_VERIFICATION_KEY: P256_PEM }).privy.appId).toBe('app');
+    expect(() => loadConfig(prod)).toThrow(/SIWE_DOMAIN \/ PUBLIC_URL: one is required when NODE_ENV=production/);
+    expect(loadConfig({ ...prod, SIWE_DOMAIN: 'app.example.com' }).privy.appId).toBeUndefined();
+    expect(loadConfig({ ...prod, PUBLIC_URL: 'https://api.example.com' }).siwe.domain).toBe('api.example.com');
+    const withPrivy = loadConfig({ ...prod, SIWE_DOMAIN: 'app.example.com', PRIVY_APP_ID: 'app', PRIVY_VERIFICATION_KEY: P256_PEM });
+    expect(withPrivy.privy.appId).toBe('app');
+    expect(() => loadConfig({ ...prod, SIWE_DOMAIN: 'app.example.com', PRIVY_APP_ID: 'app' })).toThrow(
+      /PRIVY_APP_ID \/ PRIVY_VERIFICATION_KEY: set both/,
+    );
+  });
+
+  it('the migration step asks for the database settings only', () => {
+    const env = { NODE_ENV: 'production', DATABASE_URL: 'postgres://u@h/db', SETTLEMENT_MODE: 'onchain', PORT: 'not a port' };
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    const c = loadConfig(env, { scope: 'migrate' });
+    expect(c).toMatchObject({ nodeEnv: 'production', databaseUrl: 'postgres://u@h/db', deployment: 'postgres', migrateOnStart: false });
+    expect(() => loadConfig({ NODE_ENV: 'production' }, { scope: 'migrate' })).toThrow(/DATABASE_URL: required/);
+    expect(() => loadConfig({ NODE_ENV: 'production', DATABASE_URL: 'mysql://x' }, { scope: 'migrate' })).toThrow(/DATABASE_URL: must be a postgres/);
   });
 
   it('accepts only a P-256 SPKI PEM as PRIVY_VERIFICATION_KEY, also with \\n escapes on one line', () => {
@@ -139,6 +154,7 @@ describe('MIGRATE_ON_START', () => {
     NODE_ENV: 'production',
     DATABASE_URL: 'postgres://x',
     OPERATOR_TOKEN: 'o'.repeat(16),
+    SIWE_DOMAIN: 'app.example.com',
     PRIVY_APP_ID: 'a',
     PRIVY_VERIFICATION_KEY: P256_PEM,
     ALLOW_DEMO_SETTLEMENT: 'true',

@@ -5,7 +5,7 @@ import { parseFailpoints, type FailpointAction } from './failpoints.js';
 import { deepFreeze, defaultSiweDomain, parseCorsOrigins, parseTrustProxy, type TrustProxy } from './config-parse.js';
 
 export type { TrustProxy } from './config-parse.js';
-import { bufferProblem, rfqProblems } from './config-rules.js';
+import { bufferProblem, deploymentProblems, rfqProblems } from './config-rules.js';
 import { priceProblems, priceSettings, type PriceSettings } from './config-prices.js';
 import { chainSettings, type ChainSettings } from './config-chain.js';
 import { custodySettings, type CustodySettings } from './config-custody.js';
@@ -103,6 +103,8 @@ export interface Config {
   /** PUBLIC_URL without a trailing slash. */
   publicUrl: string | undefined;
   docsEnabled: boolean;
+  /** METRICS_TOKEN: /metrics needs it as a bearer token; undefined: open (keep it off the public network). */
+  metricsToken: string | undefined;
   /** DEMO_DATA: seed demo contests (applies on the embedded development default only). */
   demoData: boolean;
   /** Origins allowed by CORS (`*`: any; empty: CORS off). */
@@ -120,30 +122,20 @@ export class ConfigError extends Error {
   }
 }
 
+/** The keys the migration step reads (`loadConfig(env, { scope: 'migrate' })`). */
+const MIGRATION_KEYS = ['NODE_ENV', 'DATABASE_URL', 'REDIS_URL', 'DATABASE_PREPARED_STATEMENTS', 'DATA_DIR', 'QUEUE_PREFIX', 'LOG_LEVEL'] as const;
+
 /** Parses the environment; throws ConfigError naming every bad key. */
-export function loadConfig(env: Record<string, string | undefined> = process.env): Readonly<Config> {
-  const result = schema.safeParse(env);
+export function loadConfig(env: Record<string, string | undefined> = process.env, opts: { scope?: 'migrate' } = {}): Readonly<Config> {
+  // The migration step reads the database settings only (docs/deployment.md): no other key is required or read.
+  const migrate = opts.scope === 'migrate';
+  const result = schema.safeParse(migrate ? Object.fromEntries(MIGRATION_KEYS.map((k) => [k, env[k]])) : env);
   if (!result.success) {
     throw new ConfigError(result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
   }
   const e = result.data;
   const problems: string[] = [];
-  if (e.NODE_ENV === 'production') {
-    if (!e.DATABASE_URL) problems.push('DATABASE_URL: required when NODE_ENV=production (embedded PGlite is single-process)');
-    if (!e.OPERATOR_TOKEN && !e.OPERATOR_TOKENS_FILE)
-      problems.push('OPERATOR_TOKEN / OPERATOR_TOKENS_FILE: one is required when NODE_ENV=production');
-    if (!e.PRIVY_APP_ID || !e.PRIVY_VERIFICATION_KEY) {
-      problems.push(
-        'PRIVY_APP_ID / PRIVY_VERIFICATION_KEY: required when NODE_ENV=production (the development identity key is never used in production)',
-      );
-    }
-  }
-  if ((e.PRIVY_APP_ID === undefined) !== (e.PRIVY_VERIFICATION_KEY === undefined)) {
-    problems.push('PRIVY_APP_ID / PRIVY_VERIFICATION_KEY: set both or neither');
-  }
-  if (e.REDIS_URL && !e.DATABASE_URL) {
-    problems.push('REDIS_URL: requires DATABASE_URL (embedded PGlite serves one process; Redis implies several)');
-  }
+  problems.push(...deploymentProblems(e));
   const cors = parseCorsOrigins(e.CORS_ORIGINS, e.NODE_ENV);
   if (typeof cors === 'string' && cors !== '*') problems.push(`CORS_ORIGINS: ${cors}`);
   const trustProxy = parseTrustProxy(e.TRUST_PROXY);
@@ -158,6 +150,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const failpoints = parseFailpoints(e.FAILPOINTS ?? '');
   for (const p of failpoints.problems) problems.push(`FAILPOINTS: ${p}`);
   if (e.FAILPOINTS && e.NODE_ENV === 'production') problems.push('FAILPOINTS: fault injection is refused when NODE_ENV=production');
+  if (migrate) problems.splice(0, problems.length, ...problems.filter((p) => MIGRATION_KEYS.some((k) => p.startsWith(`${k}:`))));
   if (problems.length) throw new ConfigError(problems);
   const config: Config = {
     nodeEnv: e.NODE_ENV,
@@ -242,6 +235,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     queueWaitMs: e.QUEUE_WAIT_MS,
     publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
     docsEnabled: e.DOCS_ENABLED,
+    metricsToken: e.METRICS_TOKEN,
     demoData: e.DEMO_DATA,
     corsOrigins: cors as '*' | string[],
     trustProxy: trustProxy as TrustProxy,

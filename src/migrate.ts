@@ -7,7 +7,8 @@ import { createLogger } from './logger.js';
 import { openRuntime } from './runtime.js';
 
 try {
-  const config = loadConfig();
+  // The migration step asks for the database settings only (DATABASE_URL, REDIS_URL, ...): src/config.ts.
+  const config = loadConfig(process.env, { scope: 'migrate' });
   const rt = await openRuntime(config, createLogger(config.logLevel, { role: 'migrate' }), { migrate: true });
   await rt.close();
   process.stdout.write(`migrations are up to date (${config.deployment} deployment)\n`);

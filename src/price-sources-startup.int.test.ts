@@ -46,6 +46,7 @@ const production = async () => ({
   QUEUE_PREFIX: uniquePrefix('pstart'),
   OPERATOR_TOKEN: `pstart-operator-${randomUUID()}`,
   RFQ_EIP712_SALT: `0x${'5a'.repeat(32)}`,
+  SIWE_DOMAIN: 'localhost:3000',
   ALLOW_DEMO_SETTLEMENT: 'true', // play money: this test is about prices
   ...(await createTestPrivy()).env,
   PRICE_FEED: 'binance,okx,pyth',

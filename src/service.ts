@@ -209,7 +209,7 @@ export async function startHttp(rt: Runtime, role: ProcessRole = 'api'): Promise
     ...rfqHandlers({ settings: config.rfq }),
     ...rfqTakerHandlers({ trading, waiters: rfqWaiters, admission }),
     ...rfqMakerHandlers(),
-    ...operationsHandlers(probes.readiness, metrics),
+    ...operationsHandlers(probes.readiness, metrics, config.metricsToken),
     ...systemStatusHandlers(systemStatus),
   };
   // Deposits and withdrawals wait at most QUEUE_WAIT_MS for the queue, then answer 503 with Retry-After.

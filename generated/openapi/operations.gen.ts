@@ -958,6 +958,7 @@ export interface Operations {
     body: undefined;
     responses: {
       200: { raw: { data: string; contentType: `text/plain${string}` } };
+      401: { body: T.GetMetricsErrors[401] };
       500: { body: T.GetMetricsErrors[500] };
     };
   };

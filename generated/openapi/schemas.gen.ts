@@ -2987,8 +2987,15 @@ export const DepositWalletSchema = {
     ],
     properties: {
         address: {
-            $ref: '#/components/schemas/EvmAddress',
-            description: 'Where custodial deposits are sent.'
+            description: 'Where custodial deposits are sent (a plain `transfer` of `asset_address`). `null` when the\ndeployment has no custodial addresses (`onchain` mode without `DEPOSIT_MNEMONIC`): then only\npull deposits (`POST /v1/users/deposit` after an approval of `spender_address`) are credited,\nand a token sent anywhere by a plain transfer is not.\n',
+            anyOf: [
+                {
+                    $ref: '#/components/schemas/EvmAddress'
+                },
+                {
+                    type: 'null'
+                }
+            ]
         },
         chain_id: {
             type: 'integer',

@@ -35,6 +35,9 @@ export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends 
  * `POST /v1/auth/wallet`, that user becomes this Privy user (same `user_id`). If it belongs to a
  * different Privy user, the exchange is refused with 409 `WALLET_IN_USE`.
  *
+ * A deployment without Privy sign-in (production with `PRIVY_APP_ID` unset: wallets sign in with
+ * `POST /v1/auth/wallet` only) answers every exchange 401 `INVALID_IDENTITY_TOKEN`.
+ *
  */
 export const createSession = <ThrowOnError extends boolean = false>(options: Options<CreateSessionData, ThrowOnError>): RequestResult<CreateSessionResponses, CreateSessionErrors, ThrowOnError> => (options.client ?? client).post<CreateSessionResponses, CreateSessionErrors, ThrowOnError>({
     responseValidator: async (data) => await zCreateSessionResponse.parseAsync(data),
@@ -1005,7 +1008,8 @@ export const listLedgerMovements = <ThrowOnError extends boolean = false>(option
  * In the `onchain` mode the answer also names `asset_address` (the USDC contract) and
  * `spender_address` (the settlement wallet), which a pull deposit (`POST /v1/users/deposit`)
  * needs approved. `address` is this user's own custodial address, derived for them alone; a
- * deployment without custodial addresses answers the settlement wallet there.
+ * deployment without custodial addresses answers `address: null`: it credits pull deposits only,
+ * and a plain transfer to any address (the settlement wallet's too) is never credited.
  *
  * Custodial deposits: send the token (a plain `transfer`) to `address`. The deposit listener
  * credits each such transfer once it has the deployment's confirmations, never before and
@@ -1739,6 +1743,9 @@ export const getReadiness = <ThrowOnError extends boolean = false>(options?: Opt
  * `settlement_onchain_liabilities_micros`, `settlement_onchain_surplus_micros`,
  * `settlement_wallet_gas_wei` and `settlement_wallet_gas_floor_wei`. Alert rules over them:
  * `docs/alerts.yml` in the repository. A workers process serves the process metrics on its own port.
+ *
+ * With `METRICS_TOKEN` set, only a request with `Authorization: Bearer <METRICS_TOKEN>` is
+ * answered; any other is 401 `INVALID_METRICS_TOKEN` (the figures say what the treasury holds).
  *
  */
 export const getMetrics = <ThrowOnError extends boolean = false>(options?: Options<GetMetricsData, ThrowOnError>): RequestResult<GetMetricsResponses, GetMetricsErrors, ThrowOnError> => (options?.client ?? client).get<GetMetricsResponses, GetMetricsErrors, ThrowOnError>({

@@ -1349,9 +1349,13 @@ export type LedgerMovementList = {
 
 export type DepositWallet = {
     /**
-     * Where custodial deposits are sent.
+     * Where custodial deposits are sent (a plain `transfer` of `asset_address`). `null` when the
+     * deployment has no custodial addresses (`onchain` mode without `DEPOSIT_MNEMONIC`): then only
+     * pull deposits (`POST /v1/users/deposit` after an approval of `spender_address`) are credited,
+     * and a token sent anywhere by a plain transfer is not.
+     *
      */
-    address: EvmAddress;
+    address: EvmAddress | null;
     /**
      * EIP-155 chain id of the chain to send on (in `demo` mode always Base Sepolia, 84532; see `getDepositWallet`).
      */
@@ -2151,7 +2155,7 @@ export type CreateSessionErrors = {
      */
     400: Error;
     /**
-     * The Privy token failed verification (signature, issuer, audience, expiry or subject).
+     * The Privy token failed verification (signature, issuer, audience, expiry or subject), or this deployment has no Privy sign-in.
      */
     401: Error;
     /**
@@ -5237,6 +5241,10 @@ export type GetMetricsData = {
 };
 
 export type GetMetricsErrors = {
+    /**
+     * `METRICS_TOKEN` is set and the request did not send it as its bearer token.
+     */
+    401: Error;
     /**
      * Unexpected server error. `details.request_id` identifies the request in the logs.
      */

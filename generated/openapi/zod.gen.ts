@@ -892,7 +892,7 @@ export const zLedgerMovementList = z.object({
 });
 
 export const zDepositWallet = z.object({
-    address: zEvmAddress,
+    address: zEvmAddress.nullable(),
     chain_id: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
     asset: z.enum(['USDC']),
     mode: z.enum(['demo', 'onchain']),

@@ -109,6 +109,7 @@ try {
     ALLOW_DEMO_SETTLEMENT: 'true',
     ALLOW_DEMO_PRICES: 'true', // the bench's windows resolve from the demo prices
     RFQ_EIP712_SALT: BENCH_EIP712_SALT,
+    SIWE_DOMAIN: 'localhost:3000',
     OPERATOR_TOKEN: 'bench-operator-token-0123456789',
     // e.g. BENCH_SERVICE_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=/tmp/prof': a CPU profile of the service, written when it stops.
     NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS,

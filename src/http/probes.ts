@@ -42,7 +42,7 @@ const PROBE_PATHS = { '/healthz': 'getHealth', '/readyz': 'getReadiness', '/metr
 /** A workers process's probe server on config.probePort (PORT when set; else a free port, logged). */
 export async function startProbeServer(rt: Runtime, probes: Probes, metrics: HttpMetrics = createMetrics()): Promise<ProbeServer> {
   const { config, logger } = rt;
-  const handlers = operationsHandlers(probes.readiness, metrics);
+  const handlers = operationsHandlers(probes.readiness, metrics, config.metricsToken);
   const server: Server = createServer((req, res) => {
     const lane = Object.assign(res, { locals: {} as Record<string, unknown> }) as LaneResponse;
     const requestId = randomUUID();
@@ -60,7 +60,7 @@ export async function startProbeServer(rt: Runtime, probes: Probes, metrics: Htt
     });
     const handler = handlers[operationId] as (r: unknown, c: typeof ctx) => Promise<HandlerResponse> | HandlerResponse;
     Promise.resolve()
-      .then(() => handler({ operationId }, ctx))
+      .then(() => handler({ operationId, headers: req.headers }, ctx))
       .then(
         (result) => writeResult(lane, result),
         (err: unknown) => writeError(lane, err, logger, requestId),

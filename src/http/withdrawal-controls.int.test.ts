@@ -92,7 +92,7 @@ const decide = (on: number, fn: typeof approveWithdrawal | typeof rejectWithdraw
 describe('destinations', () => {
   it('every rule refuses with nothing reserved: the zero address, the cold wallet, the denylist, your own deposit address', async () => {
     const u = await fundedUser(20 * USDC);
-    const own = (await sent(getDepositWallet({ client: api(1, u.token) }))).data!.address;
+    const own = (await sent(getDepositWallet({ client: api(1, u.token) }))).data!.address!;
     for (const [to, rule] of [
       ['0x0000000000000000000000000000000000000000', 'zero_address'],
       [COLD.toLowerCase(), 'cold_wallet'],
@@ -108,7 +108,7 @@ describe('destinations', () => {
 
   it('abuse: a loop of withdrawals to your own deposit address is refused each time, and so is every 1-micro withdrawal', async () => {
     const u = await fundedUser(5 * USDC);
-    const own = (await sent(getDepositWallet({ client: api(0, u.token) }))).data!.address;
+    const own = (await sent(getDepositWallet({ client: api(0, u.token) }))).data!.address!;
     const loop = await Promise.all(Array.from({ length: 10 }, (_, i) => withdraw(u, USDC, own, i)));
     expect(loop.map((r) => (r.error?.details as { rule?: string }).rule)).toEqual(Array(10).fill('deposit_address'));
     const dust = await Promise.all(Array.from({ length: 10 }, (_, i) => withdraw(u, 1, undefined, i)));

@@ -25,7 +25,7 @@ import {
 } from '../domain/money/requests.js';
 import { refuseWhenChainAnswers, resolveInReview, type Resolution, type ReviewOperation } from '../domain/money/review.js';
 import { approveWithdrawal, rejectWithdrawal, type ReviewDecisionInput } from '../domain/money/withdrawal-review.js';
-import type { SettlementAdapter } from '../domain/settlement/adapter.js';
+import type { DepositFunds, SettlementAdapter } from '../domain/settlement/adapter.js';
 import type { SettlementProducer } from '../jobs/settlement-producer.js';
 import type { OperationWaiter } from './operation-waiter.js';
 
@@ -77,9 +77,13 @@ export interface DepositInput {
   walletAddress: string;
   amount: bigint;
   key: string;
+  /** What depositFunds read before the transaction (onchain). */
+  funds?: DepositFunds;
 }
 
 export interface MoneyLifecycle {
+  /** Before a pull deposit's transaction (onchain): the wallet's balance and allowance, read outside any lock. */
+  depositFunds(walletAddress: string): Promise<DepositFunds | undefined>;
   /** A pull deposit, in the caller's transaction (DEPOSIT_TOO_SMALL, the adapter's balance check); `outcome` follows. */
   deposit(tx: Em, d: DepositInput): Promise<OperationRecord>;
   /** Before a withdrawal's transaction: the destination rules that need no database (the sanctions oracle's read). */
@@ -111,6 +115,7 @@ export function createMoneyLifecycle(deps: MoneyLifecycleDeps): MoneyLifecycle {
   const publishFinal = (op: ReviewOperation, log: Log = deps.log) =>
     op.status === 'pending' ? Promise.resolve() : publishMoneyEvents(deps.bus, [operationSettled(op.id)], log);
   return {
+    depositFunds: (walletAddress) => deps.settlement.readDepositFunds?.(walletAddress) ?? Promise.resolve(undefined),
     deposit: (tx, d) => requestDeposit(tx, deps.custody, deps.settlement, d),
     screen: (destination) => screenDestination(deps.custody, destination),
     withdraw: (tx, r) => requestWithdrawal(tx, deps.custody, r).catch((err: unknown) => Promise.reject(flagged(deps.log, r, err))),

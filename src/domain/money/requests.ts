@@ -9,7 +9,7 @@ import type { Em } from '../../db/orm.js';
 import { withdrawalsRepository } from '../../db/repositories/withdrawals.repository.js';
 import { db } from '../../db/schema.js';
 import { Unavailable, Unprocessable } from '../errors.js';
-import type { SettlementAdapter } from '../settlement/adapter.js';
+import type { DepositFunds, SettlementAdapter } from '../settlement/adapter.js';
 import { findByKey, openDeposit, openWithdrawal, type OperationRecord } from './operations.js';
 import type { SanctionsOracle } from './sanctions.js';
 import {
@@ -139,11 +139,12 @@ export async function requestDeposit(
   tx: Em,
   c: Pick<Custody, 'depositMinMicros'>,
   settlement: SettlementAdapter,
-  d: { userId: string; walletAddress: string; amount: bigint; key: string | null },
+  d: { userId: string; walletAddress: string; amount: bigint; key: string | null; funds?: DepositFunds },
 ): Promise<OperationRecord> {
   const refused = depositRefusal(c.depositMinMicros, d.amount);
   if (refused) throw new Unprocessable(refused.code, 'the amount is below the smallest deposit', { min_micros: refused.minMicros.toString() });
   // Onchain: the wallet's balance and allowance cover it (422 BALANCE_TOO_LOW / ALLOWANCE_TOO_LOW, nothing opened).
-  await settlement.checkDeposit?.(tx, d.userId, d.walletAddress, d.amount);
+  // (read before this transaction: readDepositFunds; no chain read under the user's lock).
+  await settlement.checkDeposit?.(tx, d.userId, d.walletAddress, d.amount, d.funds);
   return openDeposit(tx, d.userId, d.amount, d.key);
 }

@@ -16,7 +16,8 @@ export interface SettlementRequest {
 export type SettlementResult = { ok: true; txHash: string } | { ok: false; failureCode: string } | { ok: 'pending' };
 
 export interface DepositWallet {
-  address: string;
+  /** The custodial deposit address; null: none on this deployment (onchain without DEPOSIT_MNEMONIC: pull deposits only). */
+  address: string | null;
   chainId: number;
   asset: 'USDC';
   mode: 'demo' | 'onchain';
@@ -25,6 +26,9 @@ export interface DepositWallet {
   /** Onchain: the settlement wallet, which a pull deposit's approve() must name as spender. */
   spenderAddress?: string;
 }
+
+/** A pull deposit's wallet as read from the chain before the write (readDepositFunds). */
+export type DepositFunds = { balance: bigint; allowance: bigint } | { unavailable: string };
 
 export interface SettlementAdapter {
   readonly mode: 'demo' | 'onchain';
@@ -45,10 +49,16 @@ export interface SettlementAdapter {
    */
   advance?(em: Em, operationId: string, signal?: AbortSignal): Promise<'recorded' | 'waiting' | 'deferred' | 'needs_review'>;
   /**
-   * Onchain only, in the deposit's write transaction before it opens: 422 BALANCE_TOO_LOW or
-   * ALLOWANCE_TOO_LOW when the user's wallet cannot cover this deposit on top of its pending ones.
+   * Onchain only, before the deposit's write transaction (never while it holds the user's lock): the wallet's
+   * USDC balance and its allowance for the settlement wallet, or why the node did not answer.
    */
-  checkDeposit?(em: Em, userId: string, walletAddress: string, amount: bigint): Promise<void>;
+  readDepositFunds?(walletAddress: string): Promise<DepositFunds>;
+  /**
+   * Onchain only, in the deposit's write transaction before it opens, with what readDepositFunds read: 422
+   * BALANCE_TOO_LOW or ALLOWANCE_TOO_LOW when the wallet cannot cover this deposit on top of its pending ones;
+   * 503 when the node did not answer. Reads no chain.
+   */
+  checkDeposit?(em: Em, userId: string, walletAddress: string, amount: bigint, funds: DepositFunds | undefined): Promise<void>;
   /**
    * Onchain only: a receipt the node serves now for one of the operation's transactions (any status), or null
    * (none, or the node did not answer). Asked before an operator resolves an operation in review.

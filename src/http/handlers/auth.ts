@@ -7,12 +7,14 @@ import { issueNonce } from '../../domain/identity/wallet-nonces.js';
 import { SIWE_STATEMENT } from '../../domain/identity/siwe.js';
 import { NO_STORE, type HandlersFor, type RequestContext } from '../handler.js';
 import { requireUser } from './principal.js';
+import { InvalidIdentityToken } from '../../domain/errors.js';
 import type { Bus } from '../../bus/bus.js';
 import { publishContestsChanged } from '../../bus/contest-events.js';
 import { publishSessionChange } from '../session-cache.js';
 
 export interface AuthDeps {
-  privy: PrivyVerifier;
+  /** Undefined: Privy sign-in is off (production without PRIVY_*): every exchange is 401. */
+  privy: PrivyVerifier | undefined;
   /**
    * A Privy sign-in refreshes the user's X handle and avatar, which boards show (`contests.changed`), and
    * may change the user's wallet (`sessions.changed`); a logout is `sessions.changed` too.
@@ -34,6 +36,8 @@ function sessionResponse(ctx: RequestContext, s: SignedIn) {
 export function authHandlers(deps: AuthDeps): HandlersFor<'createSession' | 'getWalletNonce' | 'createWalletSession' | 'logout'> {
   return {
     createSession: async ({ body }, ctx) => {
+      if (!deps.privy)
+        throw new InvalidIdentityToken('Privy sign-in is not configured on this deployment; sign in with a wallet (POST /v1/auth/wallet)');
       const signedIn = await signInWithPrivy(ctx.db, deps.privy, body.privy_token, deps.sessionTtlSeconds);
       // A Privy sign-in may move the user to another wallet: the user's remembered sessions are dropped.
       await publishSessionChange(deps.bus, { user_id: signedIn.userId });

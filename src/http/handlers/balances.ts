@@ -74,6 +74,9 @@ export function balancesHandlers(deps: BalancesDeps): HandlersFor<BalancesOperat
     createDeposit: async (req, ctx) => {
       const { body } = req;
       const user = requireUser(ctx.auth);
+      // Outside any transaction (onchain): the wallet's balance and allowance; the write compares them with the
+      // user's pending deposits under the user's lock, which is never held across a chain read.
+      const funds = await money.depositFunds(user.address);
       const w = await writeOnce(
         req,
         ctx,
@@ -84,6 +87,7 @@ export function balancesHandlers(deps: BalancesDeps): HandlersFor<BalancesOperat
             walletAddress: user.address,
             amount: microsFromRequest(body.amount_micros),
             key: body.idempotency_key,
+            funds,
           }),
         (op) => ({ reply: depositPending(op), resourceId: op.id }),
       );

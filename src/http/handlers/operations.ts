@@ -4,7 +4,8 @@ import { NO_STORE, type HandlersFor } from '../handler.js';
 import type { HttpMetrics } from '../metrics.js';
 import type { CheckState as CheckStateName, PriceSourceStatus, Readiness } from '../../../generated/openapi/types.gen.js';
 import type { SourceStatus } from '../../domain/prices/health.js';
-import { Unavailable } from '../../domain/errors.js';
+import { Unauthorized, Unavailable } from '../../domain/errors.js';
+import { timingSafeEqual } from 'node:crypto';
 import type { Logger } from '../../logger.js';
 import { withDeadline } from '../../jobs/queue-gate.js';
 
@@ -88,7 +89,19 @@ export async function check(name: string, fn: () => Promise<void>, log: Logger):
   }
 }
 
-export function operationsHandlers(probe: ReadinessProbe, metrics: HttpMetrics): HandlersFor<'getHealth' | 'getReadiness' | 'getMetrics'> {
+/** METRICS_TOKEN: /metrics answers only `Authorization: Bearer <token>` (constant-time compare); unset: anyone. */
+export function metricsTokenMatches(token: string | undefined, authorization: string | string[] | undefined): boolean {
+  if (token === undefined) return true;
+  const given = Buffer.from(typeof authorization === 'string' ? authorization : '');
+  const want = Buffer.from(`Bearer ${token}`);
+  return given.length === want.length && timingSafeEqual(given, want);
+}
+
+export function operationsHandlers(
+  probe: ReadinessProbe,
+  metrics: HttpMetrics,
+  metricsToken?: string,
+): HandlersFor<'getHealth' | 'getReadiness' | 'getMetrics'> {
   return {
     getHealth: () => ({ status: 200, body: { status: 'ok' }, headers: NO_STORE }),
     getReadiness: async (_req, { log }) => {
@@ -128,10 +141,15 @@ export function operationsHandlers(probe: ReadinessProbe, metrics: HttpMetrics):
       const body: Readiness = { status, role: probe.role, checks, price_sources: priceSources, signature_backend: SIGNATURE_BACKEND };
       return { status: 200, body, headers: NO_STORE };
     },
-    getMetrics: async () => ({
-      status: 200,
-      raw: { data: await metrics.registry.metrics(), contentType: metrics.registry.contentType },
-      headers: NO_STORE,
-    }),
+    getMetrics: async (req) => {
+      if (!metricsTokenMatches(metricsToken, req.headers.authorization)) {
+        throw new Unauthorized('/metrics needs Authorization: Bearer <METRICS_TOKEN>', 'INVALID_METRICS_TOKEN');
+      }
+      return {
+        status: 200,
+        raw: { data: await metrics.registry.metrics(), contentType: metrics.registry.contentType },
+        headers: NO_STORE,
+      };
+    },
   };
 }

@@ -9,7 +9,7 @@ import { custodialRepository } from '../../../db/repositories/custodial.reposito
 import { db } from '../../../db/schema.js';
 import type { Logger } from '../../../logger.js';
 import { Unavailable, Unprocessable } from '../../errors.js';
-import type { SettlementAdapter, SettlementResult } from '../adapter.js';
+import type { DepositFunds, SettlementAdapter, SettlementResult } from '../adapter.js';
 import { ChainCheckError, checkChain, shortReason, type Chain } from './chain.js';
 import { DEPOSIT_CURSOR, scanDeposits } from './deposits.js';
 import { nonceGap } from './chain-tx/gap.js';
@@ -43,12 +43,14 @@ export function createOnchainSettlement(chain: Chain, log: Logger, cold?: ColdWa
     },
     advance: (em, operationId, signal) => advanceOnchain(em, chain, chain.account, operationId, { log, signal }),
     chainReceipt: (em, operationId) => chainReceipt(em, chain, log, operationId),
-    checkDeposit: (em, userId, walletAddress, amount) => checkPullDeposit(em, chain, log, userId, walletAddress, amount),
+    readDepositFunds: (walletAddress) => readDepositFunds(chain, walletAddress),
+    checkDeposit: (em, userId, walletAddress, amount, funds) => checkPullDeposit(em, chain, log, userId, walletAddress, amount, funds),
     async depositWallet(em, userId) {
       const custodial = await custodialAddress(em, chain, log, userId);
       return {
-        // Without DEPOSIT_MNEMONIC there are no custodial addresses: pull deposits only, into the settlement wallet.
-        address: custodial ?? chain.settlementAddress,
+        // Without DEPOSIT_MNEMONIC there are no custodial addresses: pull deposits only. The settlement wallet is
+        // never answered as a deposit address: a plain transfer there would never be credited.
+        address: custodial ?? null,
         chainId: settings.chainId,
         asset: 'USDC',
         mode: 'onchain',
@@ -73,18 +75,38 @@ export function createOnchainSettlement(chain: Chain, log: Logger, cold?: ColdWa
   };
 }
 
-/** A pull deposit's wallet covers it and its pending ones (422 BALANCE_TOO_LOW / ALLOWANCE_TOO_LOW; 503 when the node does not answer). */
-async function checkPullDeposit(em: Em, chain: Chain, log: Logger, userId: string, walletAddress: string, amount: bigint): Promise<void> {
-  const pending = await chainRepository(db(em)).lockUserPendingDeposits(userId);
+/** A pull deposit's wallet on chain, read before its write transaction (never while holding the user's lock). */
+async function readDepositFunds(chain: Chain, walletAddress: string): Promise<DepositFunds> {
   const wallet = getAddress(walletAddress);
-  let balance: bigint;
-  let allowance: bigint;
   try {
-    [balance, allowance] = await Promise.all([chain.tokenBalance(wallet), chain.allowance(wallet, chain.settlementAddress)]);
+    const [balance, allowance] = await Promise.all([chain.tokenBalance(wallet), chain.allowance(wallet, chain.settlementAddress)]);
+    return { balance, allowance };
   } catch (err) {
-    log.warn({ reason: shortReason(err) }, 'chain node error while checking a pull deposit');
+    return { unavailable: shortReason(err) };
+  }
+}
+
+/**
+ * In the write transaction, with the funds read before it: the wallet covers this deposit and its pending ones
+ * (422 BALANCE_TOO_LOW / ALLOWANCE_TOO_LOW; 503 when the node did not answer). The user's lock is held only for
+ * the sum of the pending deposits: no chain read happens under it.
+ */
+async function checkPullDeposit(
+  em: Em,
+  chain: Chain,
+  log: Logger,
+  userId: string,
+  walletAddress: string,
+  amount: bigint,
+  funds: DepositFunds | undefined,
+): Promise<void> {
+  if (!funds || 'unavailable' in funds) {
+    log.warn({ reason: funds?.unavailable ?? 'not read' }, 'chain node error while checking a pull deposit');
     throw new Unavailable('the chain node did not answer; nothing was sent or reserved, retry shortly');
   }
+  const { balance, allowance } = funds;
+  const pending = await chainRepository(db(em)).lockUserPendingDeposits(userId);
+  const wallet = getAddress(walletAddress);
   const needed = amount + pending;
   const details = { wallet_address: wallet, needed_micros: needed.toString(), pending_deposits_micros: pending.toString() };
   if (balance < needed) {

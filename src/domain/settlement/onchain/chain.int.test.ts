@@ -25,7 +25,7 @@ describe('start-up checks', () => {
   });
 
   it('refuse a node on another chain, naming CHAIN_ID', async () => {
-    await expect(checkChain(chainFor({ CHAIN_ID: '8453' }))).rejects.toThrow(
+    await expect(checkChain(chainFor({ CHAIN_ID: '8453', ALLOW_UNKNOWN_USDC: 'true' }))).rejects.toThrow(
       /CHAIN_ID: the node at CHAIN_RPC_URL is on chain 31337, not the configured 8453/,
     );
   });
@@ -33,7 +33,9 @@ describe('start-up checks', () => {
   it('refuse a token without 6 decimals, or an address that is no token', async () => {
     const eighteen = await t.deployToken(18);
     await expect(checkChain(chainFor({ USDC_ADDRESS: eighteen }))).rejects.toThrow(/USDC_ADDRESS: .* has 18 decimals; USDC has 6/);
-    await expect(checkChain(chainFor({ USDC_ADDRESS: t.faucet.address }))).rejects.toThrow(/USDC_ADDRESS: .* did not answer decimals\(\)/);
+    await expect(checkChain(chainFor({ USDC_ADDRESS: t.faucet.address }))).rejects.toThrow(
+      /USDC_ADDRESS: .* did not answer name\(\), symbol\(\) and decimals\(\)/,
+    );
   });
 
   it('refuse an unreachable node, naming CHAIN_RPC_URL', async () => {
@@ -59,7 +61,12 @@ describe('the service', () => {
     const eighteen = await t.deployToken(18);
     try {
       const cases: Array<[Record<string, string>, RegExp]> = [
-        [{ CHAIN_ID: '8453' }, /start-up failed: CHAIN_ID: the node at CHAIN_RPC_URL is on chain 31337, not the configured 8453/],
+        [
+          { CHAIN_ID: '8453', ALLOW_UNKNOWN_USDC: 'true' },
+          /start-up failed: CHAIN_ID: the node at CHAIN_RPC_URL is on chain 31337, not the configured 8453/,
+        ],
+        // On Base the configuration itself refuses a token other than Circle's USDC (src/config-chain.ts).
+        [{ CHAIN_ID: '8453' }, /USDC_ADDRESS: on chain 8453 it must be Circle's USDC 0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913/],
         [{ USDC_ADDRESS: eighteen }, /start-up failed: USDC_ADDRESS: .* has 18 decimals; USDC has 6/],
       ];
       for (const [over, reason] of cases) {

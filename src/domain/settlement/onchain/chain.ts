@@ -2,11 +2,11 @@
 // CHAIN_RPC_URL (http or ws), the settlement wallet's signer (its key, or SETTLEMENT_SIGNER_URL: remote-signer.ts;
 // the node never holds the key),
 // the token (ERC-20, USDC_ADDRESS), the start-up checks, and the custodial deposit addresses derived from
-// DEPOSIT_MNEMONIC along BIP-44 m/44'/60'/0'/0/<index>.
+// DEPOSIT_MNEMONIC along BIP-44 m/44'/60'/<DEPOSIT_ACCOUNT_INDEX>'/0/<index>.
 import { pbkdf2Sync } from 'node:crypto';
 import { createPublicClient, erc20Abi, getAddress, http, toHex, webSocket, type Address, type PublicClient, type Transport } from 'viem';
 import { HDKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import type { ChainSettings } from '../../../config-chain.js';
+import { usdcIdentityProblem, type ChainSettings } from '../../../config-chain.js';
 import type { ChainSigner } from './chain-tx/drive.js';
 import { settlementSigner } from './remote-signer.js';
 
@@ -45,15 +45,18 @@ function transportOf(url: string): Transport {
 }
 
 /**
- * The accounts m/44'/60'/0'/0/<index> of a BIP-39 phrase (no passphrase), as viem's mnemonicToAccount derives
- * them, but with the seed (PBKDF2, native) and the m/44'/60'/0'/0 node computed once: about 1 ms an index
- * instead of ~70 ms (src/domain/settlement/onchain/chain.test.ts compares both).
+ * The accounts m/44'/60'/<account>'/0/<index> of a BIP-39 phrase (no passphrase), as viem's mnemonicToAccount
+ * derives them (its accountIndex and addressIndex), but with the seed (PBKDF2, native) and the m/44'/60'/<account>'/0
+ * node computed once: about 1 ms an index instead of ~70 ms (src/domain/settlement/onchain/chain.test.ts compares
+ * both). `account` is the deployment's DEPOSIT_ACCOUNT_INDEX: two deployments sharing one mnemonic with different
+ * accounts never derive one address (docs/settlement-custodial.md).
  */
-export function depositKeyring(mnemonic: string): (index: bigint) => PrivateKeyAccount {
+export function depositKeyring(mnemonic: string, account = 0): (index: bigint) => PrivateKeyAccount {
+  if (!Number.isInteger(account) || account < 0 || account >= 2 ** 31) throw new RangeError(`deposit account ${account} is outside 0..2^31-1`);
   let base: HDKey | undefined;
   return (index) => {
     if (index < 0n || index >= 2n ** 31n) throw new RangeError(`deposit index ${index} is outside 0..2^31-1`);
-    base ??= HDKey.fromMasterSeed(pbkdf2Sync(mnemonic.normalize('NFKD'), 'mnemonic', 2048, 64, 'sha512')).derive("m/44'/60'/0'/0");
+    base ??= HDKey.fromMasterSeed(pbkdf2Sync(mnemonic.normalize('NFKD'), 'mnemonic', 2048, 64, 'sha512')).derive(`m/44'/60'/${account}'/0`);
     return privateKeyToAccount(toHex(base.deriveChild(Number(index)).privateKey!));
   };
 }
@@ -65,7 +68,7 @@ export function createChain(settings: ChainSettings): Chain {
   const account = settlementSigner(settings);
   const token = getAddress(settings.usdcAddress);
   const derived = new Map<bigint, Address>();
-  const keyring = settings.depositMnemonic ? depositKeyring(settings.depositMnemonic.reveal()) : undefined;
+  const keyring = settings.depositMnemonic ? depositKeyring(settings.depositMnemonic.reveal(), settings.depositAccountIndex) : undefined;
   return {
     settings,
     client,
@@ -96,7 +99,8 @@ export function createChain(settings: ChainSettings): Chain {
 
 /**
  * The start-up checks: the node answers the configured CHAIN_ID, and USDC_ADDRESS is a contract whose
- * decimals() is 6. Throws ChainCheckError naming the key at fault (never a secret).
+ * decimals() is 6 and, on Base and Base Sepolia, whose name() and symbol() are Circle's (USDbC has 6 decimals
+ * too: src/config-chain.ts usdcIdentityProblem). Throws ChainCheckError naming the key at fault (never a secret).
  */
 export async function checkChain(chain: Chain): Promise<{ chainId: number; settlementAddress: Address; gasWei: bigint }> {
   const { settings, client, token } = chain;
@@ -109,13 +113,17 @@ export async function checkChain(chain: Chain): Promise<{ chainId: number; settl
   if (chainId !== settings.chainId) {
     throw new ChainCheckError(`CHAIN_ID: the node at CHAIN_RPC_URL is on chain ${chainId}, not the configured ${settings.chainId}`);
   }
-  let decimals: number;
+  let read: { name: string; symbol: string; decimals: number };
   try {
-    decimals = await client.readContract({ address: token, abi: erc20Abi, functionName: 'decimals' });
+    const [name, symbol, decimals] = await Promise.all(
+      (['name', 'symbol', 'decimals'] as const).map((functionName) => client.readContract({ address: token, abi: erc20Abi, functionName })),
+    );
+    read = { name: name as string, symbol: symbol as string, decimals: decimals as number };
   } catch (err) {
-    throw new ChainCheckError(`USDC_ADDRESS: ${token} did not answer decimals() on chain ${chainId} (${shortReason(err)})`);
+    throw new ChainCheckError(`USDC_ADDRESS: ${token} did not answer name(), symbol() and decimals() on chain ${chainId} (${shortReason(err)})`);
   }
-  if (decimals !== USDC_DECIMALS) throw new ChainCheckError(`USDC_ADDRESS: ${token} has ${decimals} decimals; USDC has ${USDC_DECIMALS}`);
+  const problem = usdcIdentityProblem(chainId, read, settings.allowUnknownUsdc);
+  if (problem) throw new ChainCheckError(`${problem} (${token})`);
   const gasWei = await client.getBalance({ address: chain.settlementAddress });
   return { chainId, settlementAddress: chain.settlementAddress, gasWei };
 }

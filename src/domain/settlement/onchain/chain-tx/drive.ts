@@ -19,6 +19,7 @@ import type { Chain } from '../chain.js';
 import type { NonceEvidence } from '../nonce-evidence.js';
 import type { Fees } from './fees.js';
 import { sendRaw } from './node.js';
+import { refusalLogLevel } from './refusals.js';
 import { observe } from './observe.js';
 import { SignerUnavailable } from '../remote-signer.js';
 import { planNext, type Policy, type Preflight, type Step, type StoredAttempt, type WaitReason } from './plan.js';
@@ -107,7 +108,14 @@ async function signAndStore(
  */
 async function rebroadcast(em: Em, env: TxEnv, owner: TxOwner, latest: Pick<AttemptRow, 'hash' | 'raw'>): Promise<'gas' | null> {
   const answer = await sendRaw(env.chain, latest.raw);
-  if (answer === 'nonce_too_low') return null;
+  if (answer === 'nonce_too_low') {
+    // Expected after a restart re-sends a mined transaction (refusalLogLevel): info, never a warning.
+    env.log[refusalLogLevel(answer)](
+      { ...owner.fields, tx_hash: latest.hash },
+      'the node reports this nonce used (mined, or taken): the receipts decide',
+    );
+    return null;
+  }
   await chainTxRepository(db(em)).setBroadcastError(latest.hash, answer === 'accepted' ? null : answer);
   if (answer === 'other') {
     env.log.error(

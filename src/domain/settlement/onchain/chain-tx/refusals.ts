@@ -19,6 +19,16 @@ const RULES: ReadonlyArray<[Refusal, RegExp]> = [
 
 const TRANSPORT = /fetch failed|timed out|timeout|ECONNREFUSED|ECONNRESET|socket|network|HTTP request failed|429|Too Many Requests|rate limit/i;
 
+/**
+ * How loudly a refusal of stored bytes is logged. After a restart the service broadcasts its stored bytes again,
+ * and a node answers "already known" or "nonce too low" for a transaction it already holds or mined: expected,
+ * `info` (the receipts and nonce-evidence.ts decide what happened), never a warning. Underpriced and insufficient
+ * funds are waits with their own pending_reason and gauge (`info`); an unknown refusal is an `error`.
+ */
+export function refusalLogLevel(refusal: Refusal): 'info' | 'error' {
+  return refusal === 'other' ? 'error' : 'info';
+}
+
 /** The refusal class of a sendRawTransaction error; undefined when the node was not reached (retry). */
 export function classifyRefusal(err: unknown): Refusal | undefined {
   const reason = `${shortReason(err)} ${(err as { details?: string }).details ?? ''}`;
