@@ -52,6 +52,8 @@ export interface ChainSettings {
   logBlockRange: number;
   /** CHAIN_DEPOSIT_REREAD_BLOCKS: the listener's trailing window of confirmed blocks read again every scan. */
   depositRereadBlocks: number;
+  /** CHAIN_RECONCILE_EVERY_MS: the reconcile-chain job's cadence. */
+  reconcileEveryMs: number;
   sweepMinMicros: bigint;
 }
 
@@ -150,6 +152,7 @@ export function chainSettings(e: Parsed, problems: string[], read = readSecretFi
     depositScanEveryMs: e.CHAIN_DEPOSIT_SCAN_EVERY_MS,
     logBlockRange: e.CHAIN_LOG_BLOCK_RANGE,
     depositRereadBlocks: e.CHAIN_DEPOSIT_REREAD_BLOCKS,
+    reconcileEveryMs: e.CHAIN_RECONCILE_EVERY_MS,
     sweepMinMicros: BigInt(e.DEPOSIT_SWEEP_MIN_MICROS),
   };
 }

@@ -153,6 +153,8 @@ export const schema = z.object({
    * provider backend answered `[]` for is credited on a later scan; the credit key keeps it exactly once).
    */
   CHAIN_DEPOSIT_REREAD_BLOCKS: intFrom(32, 0, 10_000),
+  /** How often the workers read the chain's status and reconciliation (reconcile-chain) for every API process. */
+  CHAIN_RECONCILE_EVERY_MS: intFrom(60_000, 1000, 3_600_000),
   /** A deposit address is swept into the settlement wallet once it holds at least this many USDC micros. */
   DEPOSIT_SWEEP_MIN_MICROS: intFrom(1_000_000, 1),
   /** Gas (wei) the settlement wallet should keep; below it the service logs a warning (and the gauge shows it). */

@@ -3,7 +3,9 @@
 //   scan-deposits: the custodial deposit listener credits the confirmed USDC transfers into deposit addresses
 //     since its cursor (src/domain/settlement/onchain/deposits.ts);
 //   sweep-deposits: opens the sweeps that are due and moves each open sweep by one step
-//     (src/domain/settlement/onchain/sweeps.ts).
+//     (src/domain/settlement/onchain/sweeps.ts);
+//   reconcile-chain (every CHAIN_RECONCILE_EVERY_MS, onchain mode): the chain read once and stored for the API
+//     processes (src/domain/settlement/onchain/observe-chain.ts): the only reader of deposit-address balances.
 // Both are idempotent and safe in two worker processes at once (the cursor's and each sweep's row locks decide).
 // Without SETTLEMENT_MODE=onchain and DEPOSIT_MNEMONIC the adapter has neither, and the jobs do nothing. A chain
 // node error fails the job (logged); the next tick starts again from the stored state.
@@ -17,6 +19,12 @@ export const chainDepositsWorker: WorkerSpec<typeof QUEUE.chainDeposits> = {
   options: { lockDuration: 10_000, stalledInterval: 5_000 },
   processor: ({ rt, log, settlement, stopping }) => ({
     async process(job) {
+      if (job.name === JOB.reconcileChain) {
+        if (!settlement.observeChain) return { skipped: true };
+        const seen = await settlement.observeChain(rt.orm.em.fork());
+        if (!seen.ok) log.warn({ job_id: job.id, reason: seen.error }, 'the chain could not be observed; the stored figures are the last good ones');
+        return seen;
+      }
       if (job.name === JOB.scanDeposits) {
         if (!settlement.scanDeposits) return { skipped: true };
         return settlement.scanDeposits(rt.orm.em.fork(), stopping);

@@ -19,7 +19,7 @@ export interface JobPayloads {
     [JOB.probePriceSources]: ScheduledJob;
   };
   [QUEUE.rfq]: { [JOB.sweepRfqs]: ScheduledJob };
-  [QUEUE.chainDeposits]: { [JOB.scanDeposits]: ScheduledJob; [JOB.sweepDeposits]: ScheduledJob };
+  [QUEUE.chainDeposits]: { [JOB.scanDeposits]: ScheduledJob; [JOB.sweepDeposits]: ScheduledJob; [JOB.reconcileChain]: ScheduledJob };
 }
 
 export type JobName<Q extends QueueNoun> = keyof JobPayloads[Q] & string;

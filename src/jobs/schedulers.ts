@@ -6,6 +6,7 @@ import type { ScheduledJobName } from './job-table.js';
 import type { QueueBackend } from './queue-backend.js';
 import {
   DEPOSIT_SCAN_EVERY_MS,
+  RECONCILE_CHAIN_EVERY_MS,
   HEARTBEAT_EVERY_MS,
   JOB,
   PROBE_PRICE_SOURCES_EVERY_MS,
@@ -40,6 +41,7 @@ export const SCHEDULERS: readonly SchedulerSpec[] = [
   { queue: QUEUE.rfq, id: 'sweep-rfqs', everyMs: RFQ_SWEEP_EVERY_MS, jobName: JOB.sweepRfqs },
   { queue: QUEUE.chainDeposits, id: 'scan-deposits', everyMs: DEPOSIT_SCAN_EVERY_MS, jobName: JOB.scanDeposits },
   { queue: QUEUE.chainDeposits, id: 'sweep-deposits', everyMs: DEPOSIT_SCAN_EVERY_MS, jobName: JOB.sweepDeposits },
+  { queue: QUEUE.chainDeposits, id: 'reconcile-chain', everyMs: RECONCILE_CHAIN_EVERY_MS, jobName: JOB.reconcileChain },
 ];
 
 /** Cadences set by configuration (scheduler id -> every ms), e.g. `sweep-rfqs` from RFQ_SWEEP_EVERY_MS. */

@@ -1,4 +1,4 @@
-// Every table the migrations create (41), described once. Migrations (src/db/migrations) stay the only source
+// Every table the migrations create (42), described once. Migrations (src/db/migrations) stay the only source
 // of DDL: these schemas drive the ORM and the Kysely types (src/db/schema.ts), and src/db/schema.db.test.ts
 // fails when a migration and an entity disagree on a table, a column, its type or its nullability.
 import { WorkerHeartbeat, WorkerHeartbeatSchema } from './worker-heartbeat.entity.js';
@@ -10,7 +10,7 @@ import { MarketMakerSchema, MmProtectionSchema } from './market-maker.entity.js'
 import { LedgerAccountSchema, LedgerEntrySchema, LedgerTransactionSchema } from './ledger.entity.js';
 import { IdempotencyKeySchema, OperationOutboxSchema, OperationSchema, SettlementResolutionSchema, WithdrawalReviewSchema } from './money.entity.js';
 import { ChainNonceSchema, ChainTransactionSchema } from './chain.entity.js';
-import { ChainCursorSchema, ChainDepositSchema, DepositAddressSchema, DepositSweepSchema } from './custodial.entity.js';
+import { ChainCursorSchema, ChainDepositSchema, ChainObservationSchema, DepositAddressSchema, DepositSweepSchema } from './custodial.entity.js';
 import { PoolImageSchema, ServiceKeySchema } from './pool-image.entity.js';
 import { OperatorAuditSchema } from './operator-audit.entity.js';
 import { RateLimitCounterSchema, WsConnectionSlotSchema } from './shared-limits.entity.js';
@@ -72,6 +72,7 @@ export const schemas = [
   ChainCursorSchema,
   ChainDepositSchema,
   DepositSweepSchema,
+  ChainObservationSchema,
 ] as const;
 
 /** Every entity the ORM knows; migrations (not schema sync) create their tables. */

@@ -15,8 +15,9 @@ import { DEPOSIT_CURSOR, scanDeposits } from './deposits.js';
 import { nonceGap } from './chain-tx/gap.js';
 import { receiptOf } from './chain-tx/node.js';
 import { advanceOnchain } from './sender.js';
-import { stepSweeps, unsweptDepositAddresses } from './sweeps.js';
+import { stepSweeps } from './sweeps.js';
 import { reconcile } from './reconcile.js';
+import { observeChain } from './observe-chain.js';
 import { ledgerCheckRepository } from '../../../db/repositories/ledger-check.repository.js';
 
 export function createOnchainSettlement(chain: Chain, log: Logger): SettlementAdapter {
@@ -65,7 +66,8 @@ export function createOnchainSettlement(chain: Chain, log: Logger): SettlementAd
       const gap = await nonceGap(em, chain);
       return gap ? Number(gap.below - gap.from) : 0;
     },
-    reconcile: (em) => reconcile(chain, ledgerCheckRepository(db(em)), unsweptDepositAddresses),
+    reconcile: (em) => reconcile(chain, ledgerCheckRepository(db(em))),
+    observeChain: (em) => observeChain(em, chain),
     gasFloorWei: settings.gasFloorWei,
     close: () => chain.close(),
   };
