@@ -13,7 +13,6 @@ import { loadConfig } from '../src/config.js';
 import { checkLedgerWith } from '../src/domain/ledger/ledger.js';
 import { createChain } from '../src/domain/settlement/onchain/chain.js';
 import { reconcile } from '../src/domain/settlement/onchain/reconcile.js';
-import { unsweptDepositAddresses } from '../src/domain/settlement/onchain/sweeps.js';
 import { DataDirLockedError, lockDataDir, openEmbeddedDatabase } from '../src/db/pglite.js';
 import { ledgerCheckRepository, singleConnectionDb, type SqlRunner } from '../src/db/repositories/ledger-check.repository.js';
 
@@ -30,10 +29,12 @@ async function check(runner: SqlRunner): Promise<number> {
   const chain = createChain(chainSettings);
   try {
     const cold = coldWalletAddress && hotWalletMaxMicros !== null ? { address: coldWalletAddress } : undefined;
-    const onchain = await reconcile(chain, repo, unsweptDepositAddresses, cold);
+    const onchain = await reconcile(chain, repo, cold);
     process.stdout.write(`${JSON.stringify({ onchain })}\n`);
     if (onchain.deficit)
-      process.stderr.write(`ledger:check: DEFICIT: the chain holds ${onchain.held_micros} micros, the books owe ${onchain.liabilities_micros}\n`);
+      process.stderr.write(
+        `ledger:check: DEFICIT: the chain holds ${onchain.held_micros} micros (${onchain.uncredited_micros} of them uncredited), users can withdraw ${onchain.owed_micros}\n`,
+      );
     return problems.length || onchain.deficit ? 1 : 0;
   } finally {
     await chain.close();

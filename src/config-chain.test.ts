@@ -50,6 +50,9 @@ describe('SETTLEMENT_MODE', () => {
       chainId: 31337,
       confirmations: 1,
     });
+    const several = 'https://a.example/v2/k1, wss://b.example/ws';
+    expect(loadConfig({ ...ONCHAIN, CHAIN_RPC_URL: several }).chain).toMatchObject({ rpcUrl: several });
+    expect(problemsOf({ ...ONCHAIN, CHAIN_RPC_URL: 'https://a.example,ftp://b' }).join('\n')).toContain('CHAIN_RPC_URL');
   });
 
   it('onchain names every missing or bad key', () => {

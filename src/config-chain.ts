@@ -60,6 +60,10 @@ export interface ChainSettings {
   /** Custodial deposits (docs/settlement-custodial.md): listener and sweeper cadence, eth_getLogs block range, sweep threshold. */
   depositScanEveryMs: number;
   logBlockRange: number;
+  /** CHAIN_DEPOSIT_REREAD_BLOCKS: the listener's trailing window of confirmed blocks read again every scan. */
+  depositRereadBlocks: number;
+  /** CHAIN_RECONCILE_EVERY_MS: the reconcile-chain job's cadence. */
+  reconcileEveryMs: number;
   sweepMinMicros: bigint;
 }
 
@@ -238,6 +242,8 @@ export function chainSettings(e: Parsed, problems: string[], read = readSecretFi
     gasFloorWei: e.SETTLEMENT_GAS_FLOOR_WEI,
     depositScanEveryMs: e.CHAIN_DEPOSIT_SCAN_EVERY_MS,
     logBlockRange: e.CHAIN_LOG_BLOCK_RANGE,
+    depositRereadBlocks: e.CHAIN_DEPOSIT_REREAD_BLOCKS,
+    reconcileEveryMs: e.CHAIN_RECONCILE_EVERY_MS,
     sweepMinMicros: BigInt(e.DEPOSIT_SWEEP_MIN_MICROS),
   };
 }

@@ -123,7 +123,7 @@ export const schema = z.object({
   CHAIN_RPC_URL: optionalString.pipe(
     z
       .string()
-      .regex(/^(https?|wss?):\/\/\S+$/, 'must be an http(s):// or ws(s):// URL')
+      .regex(/^(https?|wss?):\/\/[^\s,]+(\s*,\s*(https?|wss?):\/\/[^\s,]+)*$/, 'must be an http(s):// or ws(s):// URL, or several comma-separated')
       .optional(),
   ),
   /** The chain the node must report (eth_chainId); Base by default. */
@@ -186,6 +186,13 @@ export const schema = z.object({
   CHAIN_DEPOSIT_SCAN_EVERY_MS: intFrom(5000, 50, 600_000),
   /** The most blocks one eth_getLogs request of the deposit listener covers. */
   CHAIN_LOG_BLOCK_RANGE: intFrom(500, 1, 100_000),
+  /**
+   * Confirmed blocks below its cursor the deposit listener reads again on every scan (a transfer a lagging
+   * provider backend answered `[]` for is credited on a later scan; the credit key keeps it exactly once).
+   */
+  CHAIN_DEPOSIT_REREAD_BLOCKS: intFrom(32, 0, 10_000),
+  /** How often the workers read the chain's status and reconciliation (reconcile-chain) for every API process. */
+  CHAIN_RECONCILE_EVERY_MS: intFrom(60_000, 1000, 3_600_000),
   /** A deposit address is swept into the settlement wallet once it holds at least this many USDC micros. */
   DEPOSIT_SWEEP_MIN_MICROS: intFrom(1_000_000, 1),
   /** Gas (wei) the settlement wallet should keep; below it the service logs a warning (and the gauge shows it). */

@@ -127,7 +127,11 @@ export async function startHttp(rt: Runtime, role: ProcessRole = 'api'): Promise
     queue: queues,
     bus: rt.bus,
     staleAfterMs: config.workerHeartbeatStaleMs,
-    cadence: { 'sweep-rfqs': config.rfq.sweepEveryMs, 'probe-price-sources': config.prices.probeEveryMs },
+    cadence: {
+      'sweep-rfqs': config.rfq.sweepEveryMs,
+      'probe-price-sources': config.prices.probeEveryMs,
+      ...(config.chain ? { 'reconcile-chain': config.chain.reconcileEveryMs } : {}),
+    },
     components,
     overdueAfterMs: config.resolution.overdueAfterMs,
     log: logger,

@@ -6,6 +6,8 @@
 //     (src/domain/settlement/onchain/sweeps.ts);
 //   cold-sweep (with HOT_WALLET_MAX_MICROS): steps the open cold-wallet sweep or opens one for the settlement
 //     wallet's excess (src/domain/settlement/onchain/cold-sweep.ts).
+//   reconcile-chain (every CHAIN_RECONCILE_EVERY_MS, onchain mode): the chain read once and stored for the API
+//     processes (src/domain/settlement/onchain/observe-chain.ts): the only reader of deposit-address balances.
 // Both are idempotent and safe in two worker processes at once (the cursor's and each sweep's row locks decide).
 // Without SETTLEMENT_MODE=onchain and DEPOSIT_MNEMONIC the adapter has neither, and the jobs do nothing. A chain
 // node error fails the job (logged); the next tick starts again from the stored state.
@@ -19,6 +21,12 @@ export const chainDepositsWorker: WorkerSpec<typeof QUEUE.chainDeposits> = {
   options: { lockDuration: 10_000, stalledInterval: 5_000 },
   processor: ({ rt, log, settlement, stopping }) => ({
     async process(job) {
+      if (job.name === JOB.reconcileChain) {
+        if (!settlement.observeChain) return { skipped: true };
+        const seen = await settlement.observeChain(rt.orm.em.fork());
+        if (!seen.ok) log.warn({ job_id: job.id, reason: seen.error }, 'the chain could not be observed; the stored figures are the last good ones');
+        return seen;
+      }
       if (job.name === JOB.scanDeposits) {
         if (!settlement.scanDeposits) return { skipped: true };
         return settlement.scanDeposits(rt.orm.em.fork(), stopping);

@@ -41,6 +41,7 @@ export async function startWorkers(rt: Runtime): Promise<Workers> {
     'sweep-rfqs': rt.config.rfq.sweepEveryMs,
     'probe-price-sources': rt.config.prices.probeEveryMs,
     ...(scanEveryMs ? { 'scan-deposits': scanEveryMs, 'sweep-deposits': scanEveryMs, 'cold-sweep': scanEveryMs } : {}),
+    ...(rt.config.chain ? { 'reconcile-chain': rt.config.chain.reconcileEveryMs } : {}),
   });
   const processors: Array<Processor<QueueNoun>> = [];
   const workers: Worker[] = [];

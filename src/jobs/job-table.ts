@@ -19,7 +19,12 @@ export interface JobPayloads {
     [JOB.probePriceSources]: ScheduledJob;
   };
   [QUEUE.rfq]: { [JOB.sweepRfqs]: ScheduledJob };
-  [QUEUE.chainDeposits]: { [JOB.scanDeposits]: ScheduledJob; [JOB.sweepDeposits]: ScheduledJob; [JOB.coldSweep]: ScheduledJob };
+  [QUEUE.chainDeposits]: {
+    [JOB.scanDeposits]: ScheduledJob;
+    [JOB.sweepDeposits]: ScheduledJob;
+    [JOB.coldSweep]: ScheduledJob;
+    [JOB.reconcileChain]: ScheduledJob;
+  };
 }
 
 export type JobName<Q extends QueueNoun> = keyof JobPayloads[Q] & string;

@@ -38,6 +38,7 @@ export const JOB = {
   scanDeposits: 'scan-deposits',
   sweepDeposits: 'sweep-deposits',
   coldSweep: 'cold-sweep',
+  reconcileChain: 'reconcile-chain',
 } as const;
 
 /** The payload of every scheduled job (src/jobs/schedulers.ts). */
@@ -100,3 +101,5 @@ export const RFQ_SWEEP_BATCH = 500;
  * one (workers/start.ts). Without onchain settlement and DEPOSIT_MNEMONIC their jobs do nothing.
  */
 export const DEPOSIT_SCAN_EVERY_MS = 5_000;
+/** The chain observation's default cadence (reconcile-chain); CHAIN_RECONCILE_EVERY_MS sets the running one. */
+export const RECONCILE_CHAIN_EVERY_MS = 60_000;

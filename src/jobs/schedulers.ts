@@ -6,6 +6,7 @@ import type { ScheduledJobName } from './job-table.js';
 import type { QueueBackend } from './queue-backend.js';
 import {
   DEPOSIT_SCAN_EVERY_MS,
+  RECONCILE_CHAIN_EVERY_MS,
   HEARTBEAT_EVERY_MS,
   JOB,
   PROBE_PRICE_SOURCES_EVERY_MS,
@@ -41,6 +42,7 @@ export const SCHEDULERS: readonly SchedulerSpec[] = [
   { queue: QUEUE.chainDeposits, id: 'scan-deposits', everyMs: DEPOSIT_SCAN_EVERY_MS, jobName: JOB.scanDeposits },
   { queue: QUEUE.chainDeposits, id: 'sweep-deposits', everyMs: DEPOSIT_SCAN_EVERY_MS, jobName: JOB.sweepDeposits },
   { queue: QUEUE.chainDeposits, id: 'cold-sweep', everyMs: DEPOSIT_SCAN_EVERY_MS, jobName: JOB.coldSweep },
+  { queue: QUEUE.chainDeposits, id: 'reconcile-chain', everyMs: RECONCILE_CHAIN_EVERY_MS, jobName: JOB.reconcileChain },
 ];
 
 /** Cadences set by configuration (scheduler id -> every ms), e.g. `sweep-rfqs` from RFQ_SWEEP_EVERY_MS. */

@@ -59,11 +59,31 @@ with summed as (
 select (select -balance from ledger_accounts where kind = 'settlement_clearing')::text as liabilities,
          (select coalesce(sum(balance), 0) from ledger_accounts where kind = 'user_available')::text as available,
          (select coalesce(sum(balance), 0) from ledger_accounts where kind = 'user_reserved')::text as reserved,
+         (select coalesce(sum(balance), 0) from ledger_accounts where kind = 'contest_pot')::text as pots,
          (select coalesce(sum(o.amount), 0) from operations o
            where o.kind = 'withdraw' and o.status = 'pending'
              and exists (select 1 from chain_transactions c where c.operation_id = o.id))::text as in_flight;
 
--- LedgerCheckRepository.creditedDepositAddresses
-select distinct to_address as address
-  from chain_deposits
-  order by 1;
+-- LedgerCheckRepository.depositAddressBooks
+select a.address,
+         (coalesce((select sum(d.amount) from chain_deposits d where d.to_address = a.address), 0)
+          - coalesce((select sum(s.amount) from deposit_sweeps s where s.address = a.address and s.status = 'done'), 0))::text as expected
+    from deposit_addresses a order by a.deposit_index;
+
+-- ChainObservationsRepository.store
+-- parameters: $1 = 8453, $2 = "{\"head\":\"1\"}"
+insert into chain_observations (chain_id, observed_at, figures) values ($1, now(), $2::jsonb)
+  on conflict (chain_id) do update set observed_at = excluded.observed_at, figures = excluded.figures;
+
+-- ChainObservationsRepository.latest
+select chain_id, (extract(epoch from observed_at) * 1000)::int8::text as observed_at_ms, figures
+    from chain_observations order by observed_at desc limit 1;
+
+-- ChainObservationsRepository.parkedSweeps
+select count(*)::int as n
+  from deposit_addresses
+  where parked_reason is not null;
+
+-- ChainObservationsRepository.withdrawalsWaiting
+select pending_reason as reason, count(*)::int as count from operations
+   where kind = 'withdraw' and status = 'pending' group by pending_reason order by pending_reason nulls first;

@@ -74,3 +74,14 @@ export const DepositSweepSchema = defineEntity({
     updatedAt: timestamptz().fieldName('updated_at').defaultRaw('now()'),
   },
 });
+
+/** What the workers' reconcile-chain job last read from the chain, one row per chain (migration ..._chain_observations). */
+export const ChainObservationSchema = defineEntity({
+  name: 'ChainObservation',
+  tableName: 'chain_observations',
+  properties: {
+    chainId: p.integer().primary().autoincrement(false).fieldName('chain_id'),
+    observedAt: timestamptz().fieldName('observed_at').defaultRaw('now()'),
+    figures: p.json<unknown>().columnType('jsonb'),
+  },
+});

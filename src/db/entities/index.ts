@@ -10,7 +10,7 @@ import { MarketMakerSchema, MmProtectionSchema } from './market-maker.entity.js'
 import { LedgerAccountSchema, LedgerEntrySchema, LedgerTransactionSchema } from './ledger.entity.js';
 import { IdempotencyKeySchema, OperationOutboxSchema, OperationSchema, SettlementResolutionSchema, WithdrawalReviewSchema } from './money.entity.js';
 import { ChainNonceSchema, ChainTransactionSchema } from './chain.entity.js';
-import { ChainCursorSchema, ChainDepositSchema, DepositAddressSchema, DepositSweepSchema } from './custodial.entity.js';
+import { ChainCursorSchema, ChainDepositSchema, ChainObservationSchema, DepositAddressSchema, DepositSweepSchema } from './custodial.entity.js';
 import { ColdSweepSchema } from './cold-sweep.entity.js';
 import { PoolImageSchema, ServiceKeySchema } from './pool-image.entity.js';
 import { OperatorAuditSchema } from './operator-audit.entity.js';
@@ -74,6 +74,7 @@ export const schemas = [
   ChainDepositSchema,
   DepositSweepSchema,
   ColdSweepSchema,
+  ChainObservationSchema,
 ] as const;
 
 /** Every entity the ORM knows; migrations (not schema sync) create their tables. */

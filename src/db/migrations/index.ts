@@ -22,6 +22,7 @@ import { Migration20261128030000_price_sources } from './Migration20261128030000
 import { Migration20261128040000_history } from './Migration20261128040000_history.js';
 import { Migration20261129010000_withdrawal_controls } from './Migration20261129010000_withdrawal_controls.js';
 import { Migration20261129020000_cold_wallet_signer } from './Migration20261129020000_cold_wallet_signer.js';
+import { Migration20261129030000_chain_observations } from './Migration20261129030000_chain_observations.js';
 
 export const migrationsList = [
   { name: 'Migration20261120000000_initial', class: Migration20261120000000_initial },
@@ -47,4 +48,5 @@ export const migrationsList = [
   { name: 'Migration20261128040000_history', class: Migration20261128040000_history },
   { name: 'Migration20261129010000_withdrawal_controls', class: Migration20261129010000_withdrawal_controls },
   { name: 'Migration20261129020000_cold_wallet_signer', class: Migration20261129020000_cold_wallet_signer },
+  { name: 'Migration20261129030000_chain_observations', class: Migration20261129030000_chain_observations },
 ];

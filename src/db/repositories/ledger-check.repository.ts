@@ -99,11 +99,12 @@ export class LedgerCheckRepository {
    * What the books owe and hold for the reconciliation, in micros: -balance(settlement_clearing), the users'
    * available and reserved sums, and pending withdrawals that already signed a chain transaction.
    */
-  async books(): Promise<{ liabilities: bigint; available: bigint; reserved: bigint; inFlight: bigint }> {
-    const { rows } = await sql<{ liabilities: string | null; available: string; reserved: string; in_flight: string }>`
+  async books(): Promise<{ liabilities: bigint; available: bigint; reserved: bigint; pots: bigint; inFlight: bigint }> {
+    const { rows } = await sql<{ liabilities: string | null; available: string; reserved: string; pots: string; in_flight: string }>`
       select (select -balance from ledger_accounts where kind = 'settlement_clearing')::text as liabilities,
              (select coalesce(sum(balance), 0) from ledger_accounts where kind = 'user_available')::text as available,
              (select coalesce(sum(balance), 0) from ledger_accounts where kind = 'user_reserved')::text as reserved,
+             (select coalesce(sum(balance), 0) from ledger_accounts where kind = 'contest_pot')::text as pots,
              (select coalesce(sum(o.amount), 0) from operations o
                where o.kind = 'withdraw' and o.status = 'pending'
                  and exists (select 1 from chain_transactions c where c.operation_id = o.id))::text as in_flight`.execute(this.db);
@@ -112,14 +113,22 @@ export class LedgerCheckRepository {
       liabilities: int8ToBigint(b?.liabilities ?? '0'),
       available: int8ToBigint(b?.available ?? '0'),
       reserved: int8ToBigint(b?.reserved ?? '0'),
+      pots: int8ToBigint(b?.pots ?? '0'),
       inFlight: int8ToBigint(b?.in_flight ?? '0'),
     };
   }
 
-  /** Every custodial deposit address that was ever credited (as stored: lower case), in order. */
-  async creditedDepositAddresses(): Promise<string[]> {
-    const { rows } = await sql<{ address: string }>`select distinct to_address as address from chain_deposits order by 1`.execute(this.db);
-    return rows.map((r) => r.address);
+  /**
+   * Every registered custodial deposit address with what its credits and finished sweeps say it should hold
+   * (credited - swept, micros; a sweep moves the whole balance, so this can go below zero), in index order.
+   */
+  async depositAddressBooks(): Promise<Array<{ address: string; expected: bigint }>> {
+    const { rows } = await sql<{ address: string; expected: string }>`
+      select a.address,
+             (coalesce((select sum(d.amount) from chain_deposits d where d.to_address = a.address), 0)
+              - coalesce((select sum(s.amount) from deposit_sweeps s where s.address = a.address and s.status = 'done'), 0))::text as expected
+        from deposit_addresses a order by a.deposit_index`.execute(this.db);
+    return rows.map((r) => ({ address: r.address, expected: int8ToBigint(r.expected) }));
   }
 }
 

@@ -1,6 +1,7 @@
 // Ledger, idempotency, operations and the settlement adapters: the repositories' sample calls for the SQL snapshots (src/queries/<feature>.sql); snapshot.ts merges them.
 import type { Db } from '../schema.js';
 import { ChainRepository } from './chain.repository.js';
+import { ChainObservationsRepository } from './chain-observations.repository.js';
 import { ChainTxRepository } from './chain-tx.repository.js';
 import { CustodialRepository } from './custodial.repository.js';
 import { DemoRepository } from './demo.repository.js';
@@ -40,7 +41,11 @@ export const MONEY_CATALOG: Record<string, Array<[string, (db: Db) => Promise<un
     ['LedgerCheckRepository.reservedMismatches', (db) => new LedgerCheckRepository(db).reservedMismatches()],
     ['LedgerCheckRepository.statsMismatches', (db) => new LedgerCheckRepository(db).statsMismatches({ taker: 'user:', maker: 'mm:' })],
     ['LedgerCheckRepository.books', (db) => new LedgerCheckRepository(db).books()],
-    ['LedgerCheckRepository.creditedDepositAddresses', (db) => new LedgerCheckRepository(db).creditedDepositAddresses()],
+    ['LedgerCheckRepository.depositAddressBooks', (db) => new LedgerCheckRepository(db).depositAddressBooks()],
+    ['ChainObservationsRepository.store', (db) => new ChainObservationsRepository(db).store(8453, { head: '1' })],
+    ['ChainObservationsRepository.latest', (db) => new ChainObservationsRepository(db).latest()],
+    ['ChainObservationsRepository.parkedSweeps', (db) => new ChainObservationsRepository(db).parkedSweeps()],
+    ['ChainObservationsRepository.withdrawalsWaiting', (db) => new ChainObservationsRepository(db).withdrawalsWaiting()],
   ],
   withdrawals: [
     ['WithdrawalsRepository.lockUser', (db) => new WithdrawalsRepository(db).lockUser(U1)],

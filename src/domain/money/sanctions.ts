@@ -2,8 +2,10 @@
 // SanctionsList interface, `isSanctioned(address) returns (bool)`, read through CHAIN_RPC_URL before a
 // withdrawal's transaction opens. Never inferred from silence: when the node does not answer, the answer is
 // "unknown" and the withdrawal is refused for now (503, nothing stored), never sent unscreened.
-import { createPublicClient, getAddress, http, parseAbi, webSocket, type Address } from 'viem';
+import { createPublicClient, getAddress, parseAbi, type Address } from 'viem';
 import type { Logger } from '../../logger.js';
+import { redactUrls } from '../../redact-url.js';
+import { closeTransport, rpcTransport } from '../settlement/onchain/transport.js';
 
 const ABI = parseAbi(['function isSanctioned(address addr) view returns (bool)']);
 
@@ -15,9 +17,7 @@ export interface SanctionsOracle {
 
 export function createSanctionsOracle(s: { address: Address; rpcUrl: string }, log: Pick<Logger, 'warn'>): SanctionsOracle {
   // One short retry: a user waits on this read.
-  const transport = /^wss?:/.test(s.rpcUrl)
-    ? webSocket(s.rpcUrl, { timeout: 5_000, retryCount: 1 })
-    : http(s.rpcUrl, { timeout: 5_000, retryCount: 1 });
+  const transport = rpcTransport(s.rpcUrl, { timeout: 5_000, retryCount: 1 });
   const client = createPublicClient({ transport });
   return {
     async check(address) {
@@ -25,15 +25,12 @@ export function createSanctionsOracle(s: { address: Address; rpcUrl: string }, l
         return await client.readContract({ address: s.address, abi: ABI, functionName: 'isSanctioned', args: [getAddress(address)] });
       } catch (err) {
         log.warn(
-          { err: (err as Error).message.split('\n')[0], oracle: s.address },
+          { err: redactUrls((err as Error).message.split('\n')[0]!), oracle: s.address },
           'the sanctions oracle could not be read; the withdrawal is refused for now',
         );
         return 'unknown';
       }
     },
-    async close() {
-      const t = client.transport as { getRpcClient?: () => Promise<{ close(): void }> };
-      if (t.getRpcClient) (await t.getRpcClient()).close();
-    },
+    close: () => closeTransport(client.transport),
   };
 }

@@ -7,8 +7,9 @@
 // come back less than CHAINLINK_SEQUENCER_GRACE_MS before t (`sequencer_grace_period`), as Chainlink's own
 // example does with its GRACE_PERIOD_TIME. RPC failures become a reason code with the endpoint's URL
 // removed (viem's messages name it, and a provider's URL holds its key).
-import { BaseError, createPublicClient, http, webSocket, type PublicClient, type Transport } from 'viem';
+import { BaseError, createPublicClient, type PublicClient, type Transport } from 'viem';
 import { redactUrls } from '../../redact-url.js';
+import { rpcTransport } from '../settlement/onchain/transport.js';
 import { AGGREGATOR_V3_ABI, getRound, latestRound, roundAt } from './chainlink-rounds.js';
 import { scaledToMicros } from './decimal.js';
 import type { PriceFeed, PriceObservation, SourceProbe } from './feed.js';
@@ -41,11 +42,7 @@ export function chainFailure(err: unknown): Abstain {
 }
 
 export function createChainlinkFeed(opts: ChainlinkOptions): PriceFeed {
-  const transport =
-    opts.transport ??
-    (/^wss?:/.test(opts.rpcUrl)
-      ? webSocket(opts.rpcUrl, { timeout: opts.timeoutMs, retryCount: opts.retries })
-      : http(opts.rpcUrl, { timeout: opts.timeoutMs, retryCount: opts.retries }));
+  const transport = opts.transport ?? rpcTransport(opts.rpcUrl, { timeout: opts.timeoutMs, retryCount: opts.retries });
   const client = createPublicClient({ transport }) as PublicClient;
   const decimals = new Map<string, Promise<number>>();
   const graceS = BigInt(Math.ceil((opts.sequencerGraceMs ?? 3_600_000) / 1000));

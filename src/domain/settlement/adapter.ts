@@ -71,6 +71,11 @@ export interface SettlementAdapter {
    * below its lowest stored open one have no stored transaction (0: none); nothing above them can be mined.
    */
   nonceGap?(em: Em): Promise<number>;
+  /**
+   * Onchain only, run by the workers' reconcile-chain job: reads the chain once (head, listener lag, nonce gap,
+   * reconciliation) and stores it in chain_observations (src/domain/settlement/onchain/observe-chain.ts).
+   */
+  observeChain?(em: Em): Promise<{ ok: boolean; error?: string }>;
   /** Onchain only: SETTLEMENT_GAS_FLOOR_WEI. */
   readonly gasFloorWei?: bigint;
   /** Where this user sends USDC for custodial deposits. */

@@ -15,9 +15,10 @@ import { DEPOSIT_CURSOR, scanDeposits } from './deposits.js';
 import { nonceGap } from './chain-tx/gap.js';
 import { receiptOf } from './chain-tx/node.js';
 import { advanceOnchain } from './sender.js';
-import { stepSweeps, unsweptDepositAddresses } from './sweeps.js';
+import { stepSweeps } from './sweeps.js';
 import { reconcile } from './reconcile.js';
 import { stepColdSweep, type ColdWallet } from './cold-sweep.js';
+import { observeChain } from './observe-chain.js';
 import { ledgerCheckRepository } from '../../../db/repositories/ledger-check.repository.js';
 
 export function createOnchainSettlement(chain: Chain, log: Logger, cold?: ColdWallet): SettlementAdapter {
@@ -69,7 +70,8 @@ export function createOnchainSettlement(chain: Chain, log: Logger, cold?: ColdWa
       const gap = await nonceGap(em, chain);
       return gap ? Number(gap.below - gap.from) : 0;
     },
-    reconcile: (em) => reconcile(chain, ledgerCheckRepository(db(em)), unsweptDepositAddresses, cold),
+    reconcile: (em) => reconcile(chain, ledgerCheckRepository(db(em)), cold),
+    observeChain: (em) => observeChain(em, chain, cold),
     gasFloorWei: settings.gasFloorWei,
     close: () => chain.close(),
   };

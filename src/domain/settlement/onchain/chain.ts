@@ -1,14 +1,16 @@
 // The one door to the chain (SETTLEMENT_MODE=onchain; docs/settlement.md): viem's public client over
-// CHAIN_RPC_URL (http or ws), the settlement wallet's signer (its key, or SETTLEMENT_SIGNER_URL: remote-signer.ts;
-// the node never holds the key),
+// CHAIN_RPC_URL (http or ws; several endpoints comma-separated: transport.ts), the settlement wallet's signer (its
+// key, or SETTLEMENT_SIGNER_URL: remote-signer.ts; the node never holds the key),
 // the token (ERC-20, USDC_ADDRESS), the start-up checks, and the custodial deposit addresses derived from
 // DEPOSIT_MNEMONIC along BIP-44 m/44'/60'/<DEPOSIT_ACCOUNT_INDEX>'/0/<index>.
 import { pbkdf2Sync } from 'node:crypto';
-import { createPublicClient, erc20Abi, getAddress, http, toHex, webSocket, type Address, type PublicClient, type Transport } from 'viem';
+import { createPublicClient, erc20Abi, getAddress, toHex, type Address, type PublicClient, type Transport } from 'viem';
 import { HDKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { usdcIdentityProblem, type ChainSettings } from '../../../config-chain.js';
+import { redactUrls } from '../../../redact-url.js';
 import type { ChainSigner } from './chain-tx/drive.js';
 import { settlementSigner } from './remote-signer.js';
+import { closeTransport, rpcTransport } from './transport.js';
 
 export { erc20Abi };
 
@@ -39,9 +41,9 @@ export class ChainCheckError extends Error {
   }
 }
 
-function transportOf(url: string): Transport {
+function transportOf(value: string): Transport {
   // Short timeouts and few retries: a settlement waiting on the chain polls again on its own.
-  return /^wss?:/.test(url) ? webSocket(url, { timeout: 10_000, retryCount: 2 }) : http(url, { timeout: 10_000, retryCount: 2 });
+  return rpcTransport(value, { timeout: 10_000, retryCount: 2 });
 }
 
 /**
@@ -90,10 +92,7 @@ export function createChain(settings: ChainSettings): Chain {
     },
     tokenBalance: (owner) => client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [owner] }),
     allowance: (owner, spender) => client.readContract({ address: token, abi: erc20Abi, functionName: 'allowance', args: [owner, spender] }),
-    async close() {
-      const t = client.transport as { getRpcClient?: () => Promise<{ close(): void }> };
-      if (t.getRpcClient) (await t.getRpcClient()).close();
-    },
+    close: () => closeTransport(client.transport),
   };
 }
 
@@ -128,8 +127,11 @@ export async function checkChain(chain: Chain): Promise<{ chainId: number; settl
   return { chainId, settlementAddress: chain.settlementAddress, gasWei };
 }
 
-/** The first line of an RPC error, without the request body viem appends (it can be long). */
+/**
+ * The first line of an RPC error, without the request body viem appends (it can be long), its URLs reduced to
+ * scheme and host (a provider's key sits in the path or the query string): safe to log, store and serve.
+ */
 export function shortReason(err: unknown): string {
   const e = err as { shortMessage?: string; message?: string };
-  return (e.shortMessage ?? e.message ?? String(err)).split('\n')[0]!.slice(0, 200);
+  return redactUrls((e.shortMessage ?? e.message ?? String(err)).split('\n')[0]!).slice(0, 200);
 }

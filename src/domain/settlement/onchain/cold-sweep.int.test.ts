@@ -101,7 +101,7 @@ describe('the cold-wallet sweep', () => {
     await sweepToEnd();
     expect(await t.balanceOf(cold.address)).toBe(80n * USDC);
     expect(await chainTxRepository(db(em())).withdrawalsInFlight(null)).toBe(0n);
-    const r = await reconcile(chain, ledgerCheckRepository(db(em())), undefined, cold);
+    const r = await reconcile(chain, ledgerCheckRepository(db(em())), cold);
     expect(r.cold_wallet_micros).toBe(String(80n * USDC));
     expect(r.settlement_wallet_micros).toBe(String(40n * USDC));
     expect(BigInt(r.held_micros)).toBe(120n * USDC);

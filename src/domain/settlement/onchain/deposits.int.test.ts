@@ -79,7 +79,7 @@ describe('the custodial deposit listener', () => {
     const hash = (await t.client.getBlock({ blockNumber: BigInt(first) })).hash;
     await sqlOf().execute(`update chain_cursors set block_number = ${first}, block_hash = '${hash}'`);
     const again = await scanDeposits(em(), chain, log);
-    expect(again).toMatchObject({ credited: 0, cursor: BigInt(head.n) });
+    expect(again).toMatchObject({ credited: 0, cursor: head.n });
     expect(again.ranges).toBeGreaterThan(1); // several eth_getLogs ranges of CHAIN_LOG_BLOCK_RANGE=3
     expect(await count('chain_deposits')).toBe(6);
     expect((await userBalances(em(), users[0]!.id)).available).toBe(amounts[0]! + amounts[3]!);

@@ -25,6 +25,12 @@ export type AdvanceResult = 'recorded' | 'waiting' | 'deferred' | 'needs_review'
 /** Waits that can last long: the job ends and the operation is looked at again every CHAIN_WAIT_RECHECK_MS. */
 const LONG_WAITS: ReadonlySet<WaitReason> = new Set(['fee_cap', 'hot_wallet_funds', 'gas', 'token_paused', 'hot_wallet_blocked', 'signer']);
 
+/** A waiting settlement polls after CHAIN_POLL_MS, then 1.5 times longer each time it still waits, up to this many times CHAIN_POLL_MS. */
+export const POLL_BACKOFF_MAX = 8;
+
+/** The pause before a waiting settlement's next look at the chain, after `waits` looks that found it still waiting. */
+export const pollDelay = (pollMs: number, waits: number) => Math.round(Math.min(pollMs * 1.5 ** waits, pollMs * POLL_BACKOFF_MAX));
+
 export const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
     const t = setTimeout(resolve, ms);
@@ -42,13 +48,16 @@ export const policyOf = (chain: Chain): Policy => ({
 /**
  * Steps one operation's transaction until its outcome is recorded (or the operation is no longer pending, waits
  * long, goes to review, or `signal` aborts: then it returns early). An operation in review gets one look (a
- * receipt that appeared settles it). Node errors are logged and retried every CHAIN_POLL_MS; database errors
+ * receipt that appeared settles it). A waiting settlement looks again after CHAIN_POLL_MS, backing off to
+ * POLL_BACKOFF_MAX times it (pollDelay: no second-by-second polling while a transaction gathers its confirmations).
+ * Node errors are logged and retried the same way; database errors
  * are thrown (the job is retried).
  */
 export async function advanceOnchain(em: Em, chain: Chain, signer: ChainSigner, opId: string, opts: AdvanceOptions): Promise<AdvanceResult> {
   const repo = chainRepository(db(em));
   const env: TxEnv = { chain, policy: policyOf(chain), log: opts.log };
   let nodeDown = 0;
+  let waits = 0;
   while (!opts.signal?.aborted) {
     const op = await repo.operation(opId, false);
     if (!op || op.status !== 'pending') return 'recorded';
@@ -64,13 +73,16 @@ export async function advanceOnchain(em: Em, chain: Chain, signer: ChainSigner, 
         await repo.deferOutbox(opId, chain.settings.waitRecheckMs);
         return 'deferred';
       }
-      if (step.do === 'sign' || step.do === 'replace') continue;
+      if (step.do === 'sign' || step.do === 'replace') {
+        waits = 0;
+        continue;
+      }
     } catch (err) {
       if (isDatabaseError(err)) throw err;
       if (nodeDown++ % 20 === 0) opts.log.warn({ operation_id: opId, reason: shortReason(err) }, 'chain node error while settling; retrying');
       if (inReview) return 'needs_review';
     }
-    await sleep(chain.settings.pollMs, opts.signal);
+    await sleep(pollDelay(chain.settings.pollMs, waits++), opts.signal);
   }
   return 'waiting';
 }

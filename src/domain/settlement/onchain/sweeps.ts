@@ -26,7 +26,6 @@ import { estimateFees } from './chain-tx/observe.js';
 import { TRANSFER_GAS } from './chain-tx/operation-owner.js';
 import type { Preflight } from './chain-tx/plan.js';
 import { tokenPaused, simulate } from './chain-tx/token-checks.js';
-import type { UnsweptAddresses } from './reconcile.js';
 import { isDatabaseError, policyOf } from './sender.js';
 
 /** Gas of a plain ETH transfer to an externally owned account (the top-up). */
@@ -196,10 +195,3 @@ export async function stepSweeps(em: Em, chain: Chain, log: Logger): Promise<Swe
   }
   return tick;
 }
-
-/**
- * The reconciliation's hook (src/domain/settlement/onchain/reconcile.ts): the deposit addresses that were ever
- * credited; whatever USDC they still hold is not swept yet and counts as held. `npm run ledger:check` runs it through its own
- * connection.
- */
-export const unsweptDepositAddresses: UnsweptAddresses = async (repo) => (await repo.creditedDepositAddresses()).map((a) => getAddress(a));
