@@ -21,6 +21,7 @@ import { Migration20261128020000_chain_tx } from './Migration20261128020000_chai
 import { Migration20261128030000_price_sources } from './Migration20261128030000_price_sources.js';
 import { Migration20261128040000_history } from './Migration20261128040000_history.js';
 import { Migration20261129010000_withdrawal_controls } from './Migration20261129010000_withdrawal_controls.js';
+import { Migration20261130010000_user_events } from './Migration20261130010000_user_events.js';
 
 export const migrationsList = [
   { name: 'Migration20261120000000_initial', class: Migration20261120000000_initial },
@@ -45,4 +46,5 @@ export const migrationsList = [
   { name: 'Migration20261128030000_price_sources', class: Migration20261128030000_price_sources },
   { name: 'Migration20261128040000_history', class: Migration20261128040000_history },
   { name: 'Migration20261129010000_withdrawal_controls', class: Migration20261129010000_withdrawal_controls },
+  { name: 'Migration20261130010000_user_events', class: Migration20261130010000_user_events },
 ];
