@@ -61,12 +61,11 @@ describe.each(BACKENDS)('user channel (%s)', (backend) => {
       .toBeTruthy();
 
     const order = buildOrder(taker.wallet.address, [{ market_id: h.markets.btc, direction: 'up' }], { stake_micros: 2 * USDC });
+    maker.autoQuote(() => ({ odds_bps: 21_000, max_fill_micros: 2 * USDC })); // before the best-mode quote deadline
     const res = await postOrder(h.a.baseUrl, taker, h.domain, order);
     expect(res.status).toBe(201);
     const rfqId = res.body.rfq_id as string;
-    await maker.next('rfq', (f) => f.rfq_id === rfqId);
-    expect((await maker.quote(rfqId, { odds_bps: 21_000, max_fill_micros: 2 * USDC })).accepted).toBe(true);
-    await maker.next('quote_result', (f) => f.rfq_id === rfqId, 20_000);
+    expect(await maker.next('quote_result', (f) => f.rfq_id === rfqId, 20_000)).toMatchObject({ status: 'filled' });
     const rfqEvents = () => received.filter((e) => e.kind === 'rfq' && 'rfq_id' in e.payload && e.payload.rfq_id === rfqId);
     await expect.poll(() => rfqEvents().map((e) => (e.payload as { event: string }).event), { timeout: 10_000 }).toContain('filled');
     expect(rfqEvents().map((e) => (e.payload as { event: string }).event)).toEqual(['created', 'quoted', 'filled']);
