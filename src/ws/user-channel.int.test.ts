@@ -21,13 +21,17 @@ const wsUrl = (baseUrl: string) => `${baseUrl.replace(/^http/, 'ws')}/v1/ws`;
 async function rawConnection(baseUrl: string) {
   const { default: WebSocket } = await import('ws');
   const ws = new WebSocket(wsUrl(baseUrl));
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- frames of every type, checked by each test
   const frames: any[] = [];
   const closed = new Promise<number>((resolve) => ws.on('close', (code) => resolve(code)));
   ws.on('message', (d) => frames.push(JSON.parse(d.toString())));
   await new Promise((resolve, reject) => (ws.once('open', resolve), ws.once('error', reject)));
   const next = async (type: string) => {
     await expect.poll(() => frames.find((f) => f.type === type), { timeout: 10_000, interval: 20 }).toBeTruthy();
-    return frames.splice(frames.findIndex((f) => f.type === type), 1)[0];
+    return frames.splice(
+      frames.findIndex((f) => f.type === type),
+      1,
+    )[0];
   };
   return { ws, frames, closed, next, send: (m: unknown) => ws.send(JSON.stringify(m)) };
 }
@@ -47,8 +51,10 @@ describe.each(BACKENDS)('user channel (%s)', (backend) => {
     const taker = await h.taker(0);
     const maker = await h.maker(h.a);
     const received: UserEventMessage[] = [];
+    const raw: UserEventMessage[] = []; // every frame the service sent, before the SDK's seq guard
     const first = new UserClient({ url: wsUrl(h.b.baseUrl), sessionToken: taker.token, reconnect: false });
     first.on('event', (e) => received.push(e));
+    first.on('frame', (e) => raw.push(e));
     const subscribed = first.nextEvent('subscribed', 10_000);
     first.start();
     await subscribed;
@@ -83,11 +89,15 @@ describe.each(BACKENDS)('user channel (%s)', (backend) => {
     expect(w.status).toBe(200);
     const second = new UserClient({ url: wsUrl(h.a.baseUrl), sessionToken: taker.token, sinceSeq: lastSeq });
     second.on('event', (e) => received.push(e));
+    second.on('frame', (e) => raw.push(e));
     second.start();
     await expect
-      .poll(() => received.some((e) => e.kind === 'operation' && 'kind' in e.payload && e.payload.kind === 'withdraw' && e.payload.status !== 'pending'), {
-        timeout: 15_000,
-      })
+      .poll(
+        () => received.some((e) => e.kind === 'operation' && 'kind' in e.payload && e.payload.kind === 'withdraw' && e.payload.status !== 'pending'),
+        {
+          timeout: 15_000,
+        },
+      )
       .toBe(true);
     // Settle: nothing more is in flight once the log stops growing and the client has all of it.
     await expect.poll(async () => (await logOf(taker.userId)).length === second.lastSeq, { timeout: 10_000 }).toBe(true);
@@ -96,6 +106,7 @@ describe.each(BACKENDS)('user channel (%s)', (backend) => {
     const log = await logOf(taker.userId);
     expect(received.map((e) => e.seq)).toEqual(log.map((_, i) => i + 1)); // 1..n: no gap, no duplicate, in order
     expect(received).toEqual(log);
+    expect(raw).toEqual(log); // the service itself sent each event once: the resume replayed only what was missed
     for (const e of received) expect(validateServerMessage(e), JSON.stringify(validateServerMessage.errors)).toBe(true);
     expect(received.map((e) => e.kind)).toEqual(expect.arrayContaining(['balance', 'operation', 'rfq', 'position']));
 

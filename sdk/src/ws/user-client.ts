@@ -24,6 +24,8 @@ export interface UserClientOptions {
 export type UserClientEvents = {
   /** One change to the account, exactly once, in seq order. */
   event: UserEventMessage;
+  /** Every `user_event` frame as it arrived, before the seq guard (diagnostics). */
+  frame: UserEventMessage;
   /** The missed events are not kept: read balances, operations, ledger and portfolio over HTTP. */
   resync: ResyncRequiredMessage;
   /** Subscribed (after each connect). */
@@ -110,6 +112,7 @@ export class UserClient extends TypedEmitter<UserClientEvents> {
       case 'ping':
         return void send({ type: 'pong', timestamp: frame.timestamp });
       case 'user_event':
+        this.emit('frame', frame);
         if (frame.seq <= this.#lastSeq) return; // already delivered (never sent by the service; kept as a guard)
         this.#lastSeq = frame.seq;
         return this.emit('event', frame);
