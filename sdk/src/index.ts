@@ -18,6 +18,7 @@ export type {
   MarketMakerClientOptions,
   MarketMakerSession,
   MessageOf,
+  MmpLimits,
   QuoteRequest,
   SubscribeFilters,
 } from './ws/client.ts';
