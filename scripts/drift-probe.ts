@@ -52,6 +52,14 @@ function frameRenames(): { schema: string; message: string; from: string; to: st
       to: 'pnl_micros',
       expect: /domain\/rfq\/records\.ts.*'?maker_pnl_micros/,
     },
+    { schema: 'UserEventMessage', message: 'userEvent', from: 'at_ms', to: 'at', expect: /domain\/user-events\/log\.ts.*'?at_ms/ },
+    {
+      schema: 'ResyncRequiredMessage',
+      message: 'resyncRequired',
+      from: 'resume_seq',
+      to: 'head_seq',
+      expect: /(domain\/user-events\/log|ws\/user-stream)\.ts.*'?resume_seq/,
+    },
   ];
 }
 

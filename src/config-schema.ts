@@ -94,6 +94,10 @@ export const schema = z.object({
   MM_MAX_QUEUED_FRAMES: intFrom(128, 1, 100000),
   /** Frames a connection may send before it authenticates (pongs that answer a ping are free); the next: close 1008. */
   MM_MAX_UNAUTHENTICATED_FRAMES: intFrom(24, 2, 100000),
+  /** User-channel WebSocket connections (auth with a user session_token) one user may hold across every API process; one more: auth_result too_many_connections, close 1008. */
+  USER_WS_MAX_PER_USER: intFrom(5, 1, 1000),
+  /** How long the user channel's event log keeps an event (the prune job deletes older ones); a client further behind gets resync_required. */
+  USER_EVENTS_RETENTION_MS: intFrom(604_800_000, 60_000),
   /** Open TCP connections (HTTP and WebSocket) per client address; more are closed at once. 0: no cap. */
   HTTP_MAX_CONNECTIONS_PER_IP: intFrom(256, 0, 10_000_000),
   /** Open TCP connections in total; at either cap idle connections are shed first. 0: no cap. */

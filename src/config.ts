@@ -57,6 +57,8 @@ export interface Config {
     maxQueuedFrames: number;
     maxUnauthenticatedFrames: number;
   };
+  /** The user channel (spec/asyncapi.yaml "User channel"; src/ws/user-stream.ts). */
+  userChannel: { maxPerUser: number; retentionMs: number };
   /** TCP connection caps of the HTTP server (src/http/connection-limits.ts); 0: no cap. */
   connections: { maxPerIp: number; maxTotal: number };
   markets: { assets: string[]; durations: number[]; bettingCloseBufferMs: number; lookupHorizonMs: number };
@@ -186,6 +188,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxQueuedFrames: e.MM_MAX_QUEUED_FRAMES,
       maxUnauthenticatedFrames: e.MM_MAX_UNAUTHENTICATED_FRAMES,
     },
+    userChannel: { maxPerUser: e.USER_WS_MAX_PER_USER, retentionMs: e.USER_EVENTS_RETENTION_MS },
     connections: { maxPerIp: e.HTTP_MAX_CONNECTIONS_PER_IP, maxTotal: e.HTTP_MAX_CONNECTIONS },
     markets: {
       assets: e.MARKET_ASSETS,

@@ -88,6 +88,8 @@ export async function startHttp(rt: Runtime, role: ProcessRole = 'api'): Promise
   const privy = await choosePrivyVerifier({ ...config.privy, production: config.nodeEnv === 'production', dataDir: config.dataDir }, logger);
   const shared = { deployment: config.deployment, redisUrl: config.redisUrl, prefix: config.queuePrefix, orm, log: logger };
   const sharedCap = createSharedConnectionCap({ ...shared, max: config.mm.maxConnectionsPerIp });
+  // USER_WS_MAX_PER_USER across processes: the same lease store, keyed `user:<id>` (src/ws/user-stream.ts).
+  const userCap = createSharedConnectionCap({ ...shared, max: config.userChannel.maxPerUser });
   // RFQ trading settings shared by the HTTP handlers, the WebSocket stream and the demo maker.
   const rfqDeps = rfqDepsOf(config);
   // The RFQ lifecycle's steps, the only publisher of RFQ events. This process closes the RFQs it created at
@@ -108,6 +110,7 @@ export async function startHttp(rt: Runtime, role: ProcessRole = 'api'): Promise
       offered: { assets: config.markets.assets, durations: config.markets.durations },
       maxQuotesPerSecond: config.rfq.mmMaxQuotesPerSecond,
     },
+    user: { maxPerUser: config.userChannel.maxPerUser, sharedCap: userCap },
   });
   // Enqueues give up after QUEUE_WAIT_MS (the outbox and resolution relays take over): no request hangs on Redis.
   const settlementProducer = boundEnqueue(createSettlementProducer(queues), config.queueWaitMs);
@@ -271,6 +274,7 @@ export async function startHttp(rt: Runtime, role: ProcessRole = 'api'): Promise
       await probes.close();
       await rateLimitStore.close();
       await sharedCap.close();
+      await userCap.close();
     },
   };
 }

@@ -5,6 +5,12 @@
  */
 export interface AuthMessage {
   type: "auth";
+  /**
+   * User channel: the bearer token of a user session. Authenticates at once
+   * (answered `auth_result`, no challenge). Omit it for the market-maker
+   * handshake (`auth_challenge`).
+   */
+  session_token?: string;
 }
 
 /**
@@ -52,6 +58,8 @@ export interface AuthResultMessage {
   success: boolean;
   /**
    * A stable failure code when `success` is false; null when it is true.
+   * `invalid_session_token` and `too_many_connections` answer `auth` with a
+   * `session_token` (user channel).
    */
   error:
     | "invalid_signature"
@@ -60,6 +68,8 @@ export interface AuthResultMessage {
     | "no_challenge"
     | "malformed_message"
     | "already_authenticated"
+    | "invalid_session_token"
+    | "too_many_connections"
     | null;
   /**
    * When `success` is true: an opaque bearer token for the market-maker HTTP
@@ -150,6 +160,17 @@ export interface SubscribeMessage {
    * any process). A later `subscribe` on the connection replaces the setting.
    */
   cancel_on_disconnect?: boolean;
+  /**
+   * `rfq` (the default): RFQs for market makers, filtered by `assets` and
+   * `durations`. `user`: your account's events (user channel; connections
+   * authenticated with a user `session_token` only, see "User channel").
+   */
+  channel?: "rfq" | "user";
+  /**
+   * Channel `user`: the `seq` of the last `user_event` you processed (0: from
+   * the first kept event). Ignored for `rfq`.
+   */
+  since_seq?: number;
 }
 
 /**
@@ -169,6 +190,14 @@ export interface SubscribedMessage {
    * Whether this connection cancels your live quotes when it closes (see `subscribe`).
    */
   cancel_on_disconnect: boolean;
+  /**
+   * The channel subscribed (absent means `rfq`). For `user`, `assets` and `durations` are empty.
+   */
+  channel?: "rfq" | "user";
+  /**
+   * Channel `user`, the `since_seq` of the subscription.
+   */
+  since_seq?: number;
 }
 
 /**
@@ -482,11 +511,103 @@ export interface MmpStatusMessage {
   tripped_at_ms: number | null;
 }
 
+/**
+ * `user_event` message payload.
+ */
+export interface UserEventMessage {
+  type: "user_event";
+  /**
+   * The user's event number, 1, 2, 3... without gaps. Resume with `since_seq` = the last one processed.
+   */
+  seq: number;
+  /**
+   * Which kind of change; it names the shape of `payload`. Skip a kind you do not know (but advance your seq).
+   */
+  kind: "balance" | "operation" | "rfq" | "position" | "contest";
+  /**
+   * When the change was recorded, Unix milliseconds (the database's clock).
+   */
+  at_ms: number;
+  payload:
+    | {
+        available_micros: string;
+        reserved_micros: string;
+        app_token_micros: string;
+      }
+    | {
+        operation_id: string;
+        kind: "deposit" | "withdraw";
+        status: "pending" | "success" | "failed";
+        amount_micros: string;
+        fee_micros: string;
+        tx_hash: string | null;
+        destination_address: string | null;
+        /**
+         * Why a pending operation waits (the values of `GET /v1/users/operations`); null otherwise.
+         */
+        pending_reason: string | null;
+        failure_code: string | null;
+      }
+    | {
+        rfq_id: string;
+        event: "created" | "quoted" | "filled" | "expired" | "cancelled";
+        status: "open" | "filled" | "expired" | "cancelled";
+        stake_micros: string;
+        filled_stake_micros: string;
+        /**
+         * The position's payout if it wins (filled RFQs); null otherwise.
+         */
+        payout_micros: string | null;
+        odds_bps: number | null;
+        position_id: string | null;
+        close_reason: string | null;
+      }
+    | {
+        position_id: string;
+        rfq_id: string;
+        event: "opened" | "settled";
+        status: "open" | "won" | "lost" | "voided";
+        stake_micros: string;
+        /**
+         * What the position pays if it wins.
+         */
+        payout_micros: string;
+        odds_bps: number;
+        /**
+         * Your profit or loss once settled; null while open.
+         */
+        pnl_micros: string | null;
+      }
+    | {
+        contest_id: string;
+        entry_id: string;
+        event: "entry_accepted" | "resolved";
+        rank: number | null;
+        payout_micros: string | null;
+        score: number;
+      };
+}
+
+/**
+ * `resync_required` message payload.
+ */
+export interface ResyncRequiredMessage {
+  type: "resync_required";
+  /**
+   * The `since_seq` you subscribed with.
+   */
+  since_seq: number;
+  /**
+   * The newest seq now. The channel continues live with the events after it.
+   */
+  resume_seq: number;
+}
+
 /** Messages the market maker sends (operations with action `receive`). */
 export type ClientMessage = AuthMessage | AuthResponseMessage | PongMessage | SubscribeMessage | QuoteMessage | QuoteCancelMessage | MmpSetMessage | MmpResetMessage;
 
 /** Messages the service sends (operations with action `send`). */
-export type ServerMessage = AuthChallengeMessage | AuthResultMessage | PingMessage | AuthExpiredMessage | ErrorMessage | SubscribedMessage | RfqMessage | QuoteAckMessage | QuoteResultMessage | RfqClosedMessage | PositionSettledMessage | MmpStatusMessage;
+export type ServerMessage = AuthChallengeMessage | AuthResultMessage | PingMessage | AuthExpiredMessage | ErrorMessage | SubscribedMessage | RfqMessage | QuoteAckMessage | QuoteResultMessage | RfqClosedMessage | PositionSettledMessage | MmpStatusMessage | UserEventMessage | ResyncRequiredMessage;
 
 export type ClientMessageType = ClientMessage["type"];
 export type ServerMessageType = ServerMessage["type"];

@@ -10,12 +10,15 @@ export { DEFAULT_RFQ_DOMAIN, QUOTE_TYPES, quoteToTypedMessage, quoteTypedData, s
 export type { QuoteJson, QuoteMessage, RfqSigningDomain } from './maker.ts';
 export { isHeldForReview, withdrawalRefusal } from './withdrawals.ts';
 export type { DestinationRule, WithdrawalRefusal } from './withdrawals.ts';
+export { UserClient } from './ws/user-client.ts';
+export type { UserClientEvents, UserClientOptions } from './ws/user-client.ts';
 export { CLOSE_CODES, MarketMakerClient, MarketMakerGoneError, MarketMakerRequestError } from './ws/client.ts';
 export type {
   MarketMakerClientEvents,
   MarketMakerClientOptions,
   MarketMakerSession,
   MessageOf,
+  MmpLimits,
   QuoteRequest,
   SubscribeFilters,
 } from './ws/client.ts';

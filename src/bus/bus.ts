@@ -19,6 +19,7 @@ export const BUS_TOPICS = [
   'operation.settled',
   'contests.changed',
   'sessions.changed',
+  'user.events',
 ] as const;
 export type BusTopic = (typeof BUS_TOPICS)[number];
 

@@ -12,7 +12,7 @@ export interface JobPayloads {
   [QUEUE.settlement]: { [JOB.settleOperation]: SettleOperationJob; [JOB.relayOutbox]: ScheduledJob };
   [QUEUE.idempotency]: { [JOB.pruneIdempotencyKeys]: ScheduledJob };
   [QUEUE.contests]: { [JOB.resolveContest]: ResolveContestJob; [JOB.relayResolutions]: ScheduledJob };
-  [QUEUE.housekeeping]: { [JOB.pruneExpiredAuth]: ScheduledJob };
+  [QUEUE.housekeeping]: { [JOB.pruneExpiredAuth]: ScheduledJob; [JOB.pruneUserEvents]: ScheduledJob };
   [QUEUE.marketResolution]: {
     [JOB.resolveWindow]: ResolveWindowJob;
     [JOB.relayWindowResolutions]: ScheduledJob;

@@ -31,6 +31,7 @@ export const JOB = {
   resolveContest: 'resolve-contest',
   relayResolutions: 'relay-resolutions',
   pruneExpiredAuth: 'prune-expired-auth',
+  pruneUserEvents: 'prune-user-events',
   resolveWindow: 'resolve-window',
   relayWindowResolutions: 'relay-window-resolutions',
   probePriceSources: 'probe-price-sources',
@@ -67,6 +68,8 @@ export const RELAY_AFTER_MS = 5_000;
 export const PRUNE_IDEMPOTENCY_EVERY_MS = 3_600_000;
 /** Expired sessions and used or expired wallet nonces are deleted this often (workers/housekeeping.worker.ts). */
 export const PRUNE_AUTH_EVERY_MS = 600_000;
+/** The user channel's event log loses events older than USER_EVENTS_RETENTION_MS this often (prune-user-events). */
+export const PRUNE_USER_EVENTS_EVERY_MS = 600_000;
 
 export interface ResolveContestJob {
   contest_id: string;

@@ -11,6 +11,7 @@ import {
   JOB,
   PROBE_PRICE_SOURCES_EVERY_MS,
   PRUNE_AUTH_EVERY_MS,
+  PRUNE_USER_EVENTS_EVERY_MS,
   PRUNE_IDEMPOTENCY_EVERY_MS,
   QUEUE,
   RELAY_OUTBOX_EVERY_MS,
@@ -31,6 +32,7 @@ export const SCHEDULERS: readonly SchedulerSpec[] = [
   { queue: QUEUE.idempotency, id: 'prune-idempotency-keys', everyMs: PRUNE_IDEMPOTENCY_EVERY_MS, jobName: JOB.pruneIdempotencyKeys },
   { queue: QUEUE.contests, id: 'relay-resolutions', everyMs: RELAY_RESOLUTIONS_EVERY_MS, jobName: JOB.relayResolutions },
   { queue: QUEUE.housekeeping, id: 'prune-expired-auth', everyMs: PRUNE_AUTH_EVERY_MS, jobName: JOB.pruneExpiredAuth },
+  { queue: QUEUE.housekeeping, id: 'prune-user-events', everyMs: PRUNE_USER_EVENTS_EVERY_MS, jobName: JOB.pruneUserEvents },
   {
     queue: QUEUE.marketResolution,
     id: 'relay-window-resolutions',

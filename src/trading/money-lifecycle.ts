@@ -11,6 +11,7 @@
 // `rejected`, `resolved`) runs once it has committed.
 import type { Logger } from 'pino';
 import type { Bus } from '../bus/bus.js';
+import { publishUserEvents } from '../bus/user-events.js';
 import type { Em } from '../db/orm.js';
 import { AppError } from '../domain/errors.js';
 import { operationSettled, type MoneyEvent } from '../domain/money/events.js';
@@ -31,15 +32,19 @@ import type { OperationWaiter } from './operation-waiter.js';
 
 type Log = Pick<Logger, 'warn'>;
 
-/** At most once: a failed publish is logged and dropped (waiters fall back to reading the row). */
+/**
+ * At most once: a failed publish is logged and dropped (waiters fall back to reading the row). Every step that
+ * committed a change also publishes `user.events` (the user channel reads its durable log: src/ws/user-stream.ts).
+ */
 export async function publishMoneyEvents(bus: Bus, events: readonly MoneyEvent[], log: Log): Promise<void> {
-  await Promise.all(
-    events.map((e) =>
+  await Promise.all([
+    publishUserEvents(bus),
+    ...events.map((e) =>
       bus.publish(e.topic, e).catch((err: unknown) => {
         log.warn({ err, topic: e.topic, operation_id: e.operation_id }, 'could not publish a money event; waiters read the database');
       }),
     ),
-  );
+  ]);
 }
 
 export interface MoneySettlerDeps {
@@ -113,7 +118,7 @@ export interface MoneyLifecycle {
 export function createMoneyLifecycle(deps: MoneyLifecycleDeps): MoneyLifecycle {
   const settler = createMoneySettler(deps);
   const publishFinal = (op: ReviewOperation, log: Log = deps.log) =>
-    op.status === 'pending' ? Promise.resolve() : publishMoneyEvents(deps.bus, [operationSettled(op.id)], log);
+    publishMoneyEvents(deps.bus, op.status === 'pending' ? [] : [operationSettled(op.id)], log);
   return {
     depositFunds: (walletAddress) => deps.settlement.readDepositFunds?.(walletAddress) ?? Promise.resolve(undefined),
     deposit: (tx, d) => requestDeposit(tx, deps.custody, deps.settlement, d),
@@ -164,6 +169,7 @@ async function waitForOutcome(deps: MoneyLifecycleDeps, em: Em, userId: string, 
     // Registered for the settlement's message before its job exists: no read needed before waiting.
     return deps.waiter.waitFor(id, deadline, read, isFinal, { value: written, start: () => enqueue(written) });
   }
+  if (written) await publishUserEvents(deps.bus); // the request's own commit (its operation and balance events)
   const op = written ?? (await read());
   if (!settles(op)) return op; // final, or held for review (nothing to enqueue or wait for)
   await enqueue(op);

@@ -14,16 +14,21 @@ import type { RfqDeps } from '../domain/rfq/deps.js';
 import type { RfqEvent } from '../domain/rfq/events.js';
 import type { RfqWithQuotes } from '../domain/rfq/records.js';
 import type { Bus } from '../bus/bus.js';
+import { publishUserEvents } from '../bus/user-events.js';
 
-/** All at once (pipelined): each backend still delivers one publisher's messages in order. */
+/**
+ * All at once (pipelined): each backend still delivers one publisher's messages in order. Every step that committed
+ * also publishes `user.events` (the user channel reads its durable log: src/ws/user-stream.ts).
+ */
 export async function publishRfqEvents(bus: Bus, events: readonly RfqEvent[], log: Pick<Logger, 'warn'>): Promise<void> {
-  await Promise.all(
-    events.map((e) =>
+  await Promise.all([
+    publishUserEvents(bus),
+    ...events.map((e) =>
       bus.publish(e.topic, e).catch((err: unknown) => {
         log.warn({ err, topic: e.topic }, 'could not publish an RFQ event; subscribers learn it from the database');
       }),
     ),
-  );
+  ]);
 }
 
 export interface RfqCloser {

@@ -24,6 +24,8 @@ export interface Connection {
   authAttempts: number;
   missedPongs: number;
   session: { id: string; walletAddress: string; expiresAtMs: number } | null;
+  /** A user-channel connection: authenticated with a user session token (src/ws/user-stream.ts); null otherwise. */
+  user: { userId: string; sessionId: string; expiresAtMs: number; release: Release } | null;
   authTimer: NodeJS.Timeout | null;
   expiryTimer: NodeJS.Timeout | null;
   ending: boolean;
@@ -65,6 +67,9 @@ export function sendText(ctx: GatewayContext, c: Connection, text: string): bool
   return true;
 }
 
+/** Authenticated either way: a market maker's signed handshake (session) or a user's session token (user). */
+export const isAuthenticated = (c: Connection): boolean => c.session !== null || c.user !== null;
+
 export function end(c: Connection, code: number, reason: string): void {
   if (c.ending) return;
   c.ending = true;
@@ -76,7 +81,7 @@ export function end(c: Connection, code: number, reason: string): void {
 }
 
 export function endSession(ctx: GatewayContext, c: Connection, code: 4003 | 4004, expiredAtMs: number): void {
-  if (c.ending || !c.session) return;
+  if (c.ending || !isAuthenticated(c)) return;
   send(ctx, c, { type: 'AUTH_EXPIRED', expired_at_ms: expiredAtMs });
   end(c, code, code === CLOSE.sessionExpired ? 'session expired' : 'market maker removed');
 }
@@ -106,6 +111,7 @@ export function openConnection(
     authAttempts: 0,
     missedPongs: 0,
     session: null,
+    user: null,
     authTimer: null,
     expiryTimer: null,
     ending: false,
@@ -113,7 +119,7 @@ export function openConnection(
   connections.add(c);
   log.info({ conn_id: c.id, ip, connections: connections.size }, 'market-maker connection opened');
   c.authTimer = setTimeout(() => {
-    if (c.session) return;
+    if (isAuthenticated(c)) return;
     log.info({ conn_id: c.id, ip, timeout_ms: mm.authTimeoutMs }, 'connection closed: not authenticated in time');
     end(c, CLOSE.authTimeout, 'not authenticated in time');
   }, mm.authTimeoutMs);
@@ -124,7 +130,7 @@ export function openConnection(
     maxUnauthenticatedFrames: mm.maxUnauthenticatedFrames,
   };
   receiveFrames(ws, frameLimits, {
-    authenticated: () => c.session !== null,
+    authenticated: () => isAuthenticated(c),
     ending: () => c.ending,
     answerPong: () => {
       if (c.missedPongs === 0) return false;
@@ -159,13 +165,15 @@ export function openConnection(
     c.ending = true;
     connections.delete(c);
     ctx.onClosed?.(c);
-    ctx.slots.close(ip, c.session !== null);
+    ctx.slots.close(ip, isAuthenticated(c));
     releaseShared();
+    c.user?.release();
     log.info(
       {
         conn_id: c.id,
         ip,
         wallet: c.session?.walletAddress ?? null,
+        user_id: c.user?.userId ?? null,
         code,
         reason: reason.toString('utf8') || closeMeaning(code),
         duration_ms: Date.now() - c.openedAtMs,

@@ -27,6 +27,7 @@ import { mmpHandlers } from './mmp.js';
 import type { ClientMessageHandlers } from './messages.js';
 import { endWallet, sweepSessions } from './session-sweep.js';
 import { createRfqStream, type RfqStreamSettings } from './rfq-stream.js';
+import { createUserStream } from './user-stream.js';
 
 export const WS_PATH = '/v1/ws';
 
@@ -44,6 +45,8 @@ export interface GatewayDeps {
   bus: Bus;
   /** RFQ quoting (rfq-stream.ts). */
   rfq: RfqStreamSettings;
+  /** The user channel (user-stream.ts): USER_WS_MAX_PER_USER and its cap across processes (keyed `user:<id>`). */
+  user: { maxPerUser: number; sharedCap?: SharedConnectionCap | undefined };
   /** The client address of an upgrade request (TRUST_PROXY, src/http/client-address.ts); default: the TCP peer. */
   clientAddress?: (req: IncomingMessage) => string;
 }
@@ -75,11 +78,23 @@ export function createGateway(deps: GatewayDeps): Gateway {
     connections,
     // Connections authenticate and close only after rfq exists.
     onAuthenticated: (c) => rfq.authenticated(c),
-    onClosed: (c) => rfq.forget(c),
+    onClosed: (c) => {
+      rfq.forget(c);
+      user.forget(c);
+    },
     admit: (c, frame) => rfq.admit(c, frame),
   };
   const rfq = createRfqStream(ctx, deps.bus, deps.rfq, (wallet) => endWallet(ctx, wallet));
-  const handlers: ClientMessageHandlers<Connection> = { ...messageHandlers(ctx), ...rfq.handlers, ...mmpHandlers(ctx) };
+  const user = createUserStream(ctx, deps.bus, { maxPerUser: deps.user.maxPerUser, sharedCap: deps.user.sharedCap ?? noSharedCap });
+  const mmHandlers = messageHandlers(ctx);
+  const handlers: ClientMessageHandlers<Connection> = {
+    ...mmHandlers,
+    ...rfq.handlers,
+    ...mmpHandlers(ctx),
+    // The user channel shares the connection: `auth` with a session_token, `subscribe` with channel user.
+    auth: (c, m) => (m.session_token !== undefined ? user.auth(c, { ...m, session_token: m.session_token }) : mmHandlers.auth(c, m)),
+    subscribe: (c, m) => (m.channel === 'user' ? user.subscribe(c, m) : rfq.handlers.subscribe(c, m)),
+  };
   let closing = false;
 
   const ticker = startTicker(
@@ -138,6 +153,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       closing = true;
       ticker.stop();
       rfq.stop();
+      user.stop();
       const open = [...connections];
       if (open.length) log.info({ connections: open.length }, 'closing market-maker connections (1001)');
       await Promise.all(

@@ -16,6 +16,10 @@ export async function sweepSessions(ctx: GatewayContext): Promise<void> {
       endSession(ctx, c, CLOSE.sessionExpired, c.session.expiresAtMs);
       continue;
     }
+    if (c.user && now >= c.user.expiresAtMs) {
+      endSession(ctx, c, CLOSE.sessionExpired, c.user.expiresAtMs);
+      continue;
+    }
     if (heartbeatAction(c, mm.maxMissedPongs) === 'close') {
       log.info(
         { conn_id: c.id, ip: c.ip, wallet: c.session?.walletAddress ?? null, missed_pongs: c.missedPongs },

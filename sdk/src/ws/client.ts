@@ -12,7 +12,7 @@
 // account) and cancelQuote() each resolve with their answer. The service answers a connection's frames one
 // at a time, in order, so answers are matched to requests first in, first out.
 import WebSocket from 'ws';
-import type { ClientMessage, QuoteAckMessage, ServerMessage, SubscribedMessage } from '../../../generated/asyncapi/types.ts';
+import type { ClientMessage, MmpStatusMessage, QuoteAckMessage, ServerMessage, SubscribedMessage } from '../../../generated/asyncapi/types.ts';
 import { DEFAULT_RFQ_DOMAIN, signedQuoteMessage } from '../maker.ts';
 import { DEFAULT_AUTH_DOMAIN, signAuthChallenge } from './auth.ts';
 import { stream, TypedEmitter, type Listener } from './emitter.ts';
@@ -24,13 +24,22 @@ import {
   type MarketMakerClientOptions,
   type MarketMakerSession,
   type Message,
+  type MmpLimits,
   type MessageOf,
   type QuoteRequest,
   type SubscribeFilters,
 } from './types.ts';
 
 export { CLOSE_CODES, MarketMakerGoneError, MarketMakerRequestError } from './types.ts';
-export type { MarketMakerClientEvents, MarketMakerClientOptions, MarketMakerSession, MessageOf, QuoteRequest, SubscribeFilters } from './types.ts';
+export type {
+  MarketMakerClientEvents,
+  MarketMakerClientOptions,
+  MarketMakerSession,
+  MessageOf,
+  MmpLimits,
+  QuoteRequest,
+  SubscribeFilters,
+} from './types.ts';
 
 const RFQ_EVENTS = new Set(['subscribed', 'rfq', 'quote_ack', 'quote_result', 'rfq_closed', 'position_settled']);
 
@@ -165,6 +174,16 @@ export class MarketMakerClient<In extends Message = ServerMessage, Out extends M
     return this.#request({ type: 'quote_cancel', rfq_id: rfqId, quote_id: quoteId }, 'quote_ack') as Promise<QuoteAckMessage>;
   }
 
+  /** Sets market-maker protection (`mmp_set`: fills and liability per interval); resolves with its `mmp_status`. */
+  setMmp(limits: MmpLimits): Promise<MmpStatusMessage> {
+    return this.#request({ type: 'mmp_set', ...limits }, 'mmp_status') as Promise<MmpStatusMessage>;
+  }
+
+  /** Clears a protection trip (`mmp_reset`); resolves with its `mmp_status`. */
+  resetMmp(): Promise<MmpStatusMessage> {
+    return this.#request({ type: 'mmp_reset' }, 'mmp_status') as Promise<MmpStatusMessage>;
+  }
+
   #request(message: { type: string; [field: string]: unknown }, answer: AnswerType): Promise<ServerMessage> {
     return this.#pending.send(this.#ws, message, answer);
   }
@@ -290,7 +309,7 @@ export class MarketMakerClient<In extends Message = ServerMessage, Out extends M
         return;
       }
       default:
-        if (frame.type === 'subscribed' || frame.type === 'quote_ack') this.#pending.answer(frame);
+        if (frame.type === 'subscribed' || frame.type === 'quote_ack' || frame.type === 'mmp_status') this.#pending.answer(frame);
         if (RFQ_EVENTS.has(frame.type)) this.emit(frame.type as 'rfq', frame as MarketMakerClientEvents['rfq']);
         return; // every message also reaches onMessage()/'frame' listeners
     }

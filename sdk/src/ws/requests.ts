@@ -5,7 +5,7 @@ import WebSocket from 'ws';
 import type { ServerMessage } from '../../../generated/asyncapi/types.ts';
 import { MarketMakerRequestError } from './types.ts';
 
-export type AnswerType = 'subscribed' | 'quote_ack';
+export type AnswerType = 'subscribed' | 'quote_ack' | 'mmp_status';
 
 interface Pending {
   answer: AnswerType;

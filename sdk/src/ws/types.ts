@@ -94,6 +94,15 @@ export interface MarketMakerClientEvents<In extends Message = ServerMessage> ext
 export interface SubscribeFilters {
   assets?: string[];
   durations?: number[];
+  /** Cancel every live quote of the wallet when this connection closes and the wallet has no other connection on that service process. */
+  cancel_on_disconnect?: boolean;
+}
+
+/** Market-maker protection (`mmp_set`): give max_fills, max_liability_micros or both. */
+export interface MmpLimits {
+  interval_ms: number;
+  max_fills?: number;
+  max_liability_micros?: number;
 }
 
 /** A quote as the maker states it; the client adds `maker` (its account) and the signature. */

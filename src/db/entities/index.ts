@@ -1,4 +1,5 @@
 // Every table the migrations create (42), described once. Migrations (src/db/migrations) stay the only source
+// Every table the migrations create (43), described once. Migrations (src/db/migrations) stay the only source
 // of DDL: these schemas drive the ORM and the Kysely types (src/db/schema.ts), and src/db/schema.db.test.ts
 // fails when a migration and an entity disagree on a table, a column, its type or its nullability.
 import { WorkerHeartbeat, WorkerHeartbeatSchema } from './worker-heartbeat.entity.js';
@@ -25,6 +26,7 @@ import {
   WindowResolutionSchema,
 } from './rfq.entity.js';
 import { PriceObservationSchema, PriceSourceHealthSchema, WindowPriceCheckSchema, WindowPriceReadingSchema } from './prices.entity.js';
+import { UserEventHeadSchema, UserEventSchema } from './user-event.entity.js';
 import { ContestEntryPickSchema, ContestEntrySchema, ContestMarketSchema, ContestSchema, ContestScoreCountSchema } from './contest.entity.js';
 
 export { WorkerHeartbeat };
@@ -75,6 +77,8 @@ export const schemas = [
   DepositSweepSchema,
   ColdSweepSchema,
   ChainObservationSchema,
+  UserEventHeadSchema,
+  UserEventSchema,
 ] as const;
 
 /** Every entity the ORM knows; migrations (not schema sync) create their tables. */

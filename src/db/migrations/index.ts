@@ -23,6 +23,7 @@ import { Migration20261128040000_history } from './Migration20261128040000_histo
 import { Migration20261129010000_withdrawal_controls } from './Migration20261129010000_withdrawal_controls.js';
 import { Migration20261129020000_cold_wallet_signer } from './Migration20261129020000_cold_wallet_signer.js';
 import { Migration20261129030000_chain_observations } from './Migration20261129030000_chain_observations.js';
+import { Migration20261130010000_user_events } from './Migration20261130010000_user_events.js';
 
 export const migrationsList = [
   { name: 'Migration20261120000000_initial', class: Migration20261120000000_initial },
@@ -49,4 +50,5 @@ export const migrationsList = [
   { name: 'Migration20261129010000_withdrawal_controls', class: Migration20261129010000_withdrawal_controls },
   { name: 'Migration20261129020000_cold_wallet_signer', class: Migration20261129020000_cold_wallet_signer },
   { name: 'Migration20261129030000_chain_observations', class: Migration20261129030000_chain_observations },
+  { name: 'Migration20261130010000_user_events', class: Migration20261130010000_user_events },
 ];

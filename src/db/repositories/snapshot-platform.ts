@@ -8,6 +8,7 @@ import { MmProtectionsRepository } from './mm-protections.repository.js';
 import { OperatorAuditRepository } from './operator-audit.repository.js';
 import { SharedLimitsRepository } from './shared-limits.repository.js';
 import { SystemRepository } from './system.repository.js';
+import { UserEventsRepository } from './user-events.repository.js';
 import { U1, U2, WALLET, PRIVY } from './snapshot-samples.js';
 
 export const PLATFORM_CATALOG: Record<string, Array<[string, (db: Db) => Promise<unknown>]>> = {
@@ -17,6 +18,11 @@ export const PLATFORM_CATALOG: Record<string, Array<[string, (db: Db) => Promise
       (db) => new MarketsRepository(db).insertWindows([{ asset: 'BTC', durationSecs: 60, startAtMs: 1_700_000_040_000 }]),
     ],
     ['MarketsRepository.findWindow', (db) => new MarketsRepository(db).findWindow({ asset: 'BTC', durationSecs: 60, startAtMs: 1_700_000_040_000 })],
+  ],
+  'user-events': [
+    ['UserEventsRepository.eventsAfter', (db) => new UserEventsRepository(db).eventsAfter(U1, 5, 500)],
+    ['UserEventsRepository.heads', (db) => new UserEventsRepository(db).heads([U1, U2])],
+    ['UserEventsRepository.prune', (db) => new UserEventsRepository(db).prune(1_700_000_000_000, 10_000)],
   ],
   'market-makers': [
     ['MarketMakersRepository.register', (db) => new MarketMakersRepository(db).register(WALLET, 'Demo MM')],
