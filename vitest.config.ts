@@ -9,6 +9,9 @@ const notVitest = ['e2e/**', 'node_modules/**'];
 const resolve = { tsconfigPaths: true };
 // Removes the Redis keys of every queue prefix a test file used, after the file (src/testing/vitest-setup.ts).
 const queueCleanup = './src/testing/vitest-setup.ts';
+// Once per vitest process: the migrated template database test databases are cloned from, and the services'
+// build they start from instead of tsx (src/testing/vitest-global-setup.ts; issue 40).
+const globalSetup = ['./src/testing/vitest-global-setup.ts'];
 // CONTRACT_BASE_URL=https://staging.example.com CONTRACT_OPERATOR_TOKEN=... npx vitest run --project contract
 // checks another deployment with the files that need no settings of their own and no database access.
 const REMOTE_CONTRACT_FILES = ['contract-tests/operations.test.ts', 'contract-tests/documents.test.ts', 'contract-tests/errors.test.ts'];
@@ -27,6 +30,7 @@ export default defineConfig({
         resolve,
         test: {
           name: 'db',
+          globalSetup,
           include: ['src/**/*.db.test.ts'],
           exclude: notVitest,
           testTimeout: 30_000,
@@ -38,6 +42,7 @@ export default defineConfig({
         resolve,
         test: {
           name: 'integration',
+          globalSetup,
           include: ['src/**/*.int.test.ts', 'workers/**/*.int.test.ts', 'sdk/test/**/*.int.test.ts'],
           exclude: notVitest,
           setupFiles: [queueCleanup],
@@ -51,6 +56,7 @@ export default defineConfig({
         resolve,
         test: {
           name: 'contract',
+          globalSetup,
           include: process.env.CONTRACT_BASE_URL ? REMOTE_CONTRACT_FILES : ['contract-tests/**/*.test.ts'],
           exclude: notVitest,
           setupFiles: [queueCleanup],

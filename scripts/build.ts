@@ -17,11 +17,14 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const OUT = join(ROOT, 'dist');
+// `--out <dir>` (relative to the checkout) writes elsewhere: the tests' build (src/testing/test-build.ts) goes to
+// .test-build/<hash> so that it never races this default dist/, which src/production-build.int.test.ts rebuilds.
+const outArg = process.argv.indexOf('--out');
+const OUT = join(ROOT, outArg > 0 && process.argv[outArg + 1] ? process.argv[outArg + 1]! : 'dist');
 
 rmSync(OUT, { recursive: true, force: true });
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-const compiled = spawnSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit' });
+const compiled = spawnSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', OUT], { stdio: 'inherit' });
 if (compiled.status !== 0) {
   process.stderr.write('build: tsc failed\n');
   process.exit(1);

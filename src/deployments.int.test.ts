@@ -116,7 +116,7 @@ describe('PostgreSQL-only deployment (DATABASE_URL, no REDIS_URL)', () => {
 
 describe('production deployment (DATABASE_URL + REDIS_URL), API and workers as separate processes', () => {
   it('two API processes and two worker processes share one database and one Redis', async () => {
-    const db = await createTestDatabase('prod');
+    const db = await createTestDatabase('prod', undefined, { empty: true }); // the processes race to migrate it
     cleanups.push(() => db.drop());
     const env = {
       DATABASE_URL: db.url,

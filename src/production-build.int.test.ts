@@ -37,7 +37,7 @@ const runNode = (args: string[], extra: Record<string, string> = {}) =>
 beforeAll(async () => {
   const built = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/build.ts'], { cwd: ROOT, encoding: 'utf8' });
   expect(built.status, built.stderr + built.stdout).toBe(0);
-  db = await createTestDatabase('prodbuild');
+  db = await createTestDatabase('prodbuild', undefined, { empty: true }); // the migration step runs here
   privy = await createTestPrivy();
   env = {
     NODE_ENV: 'production',

@@ -9,7 +9,7 @@ import { db } from './schema.js';
 
 let t: MigratedOrm;
 beforeAll(async () => {
-  t = await migratedOrm('schema');
+  t = await migratedOrm('schema', { empty: true }); // the migrations themselves, from an empty database
 });
 afterAll(async () => t?.close());
 

@@ -15,7 +15,7 @@ import { createTestPrivy, type TestPrivy } from './identity.js';
 import { ledgerProblems } from './money.js';
 import { createTestDatabase, TEST_REDIS_URL, uniquePrefix, type TestDatabase } from './postgres.js';
 import { sdkClient, sent } from './sdk-client.js';
-import { startServiceProcess, type ServiceProcess } from './service-process.js';
+import { builtEntry, startServiceProcess, type ServiceProcess } from './service-process.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -211,7 +211,8 @@ export async function startOnchainStack(opts: OnchainStackOptions): Promise<Onch
     },
     ledgerProblems: () => ledgerProblems(sql),
     async script(path, args = []) {
-      const child = spawn(process.execPath, ['--import', 'tsx', path, ...args], {
+      const entry = builtEntry(path); // the tests' build when it holds the script (src/testing/test-build.ts)
+      const child = spawn(process.execPath, [...(entry.endsWith('.js') ? [] : ['--import', 'tsx']), entry, ...args], {
         cwd: ROOT,
         env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
         stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,6 +1,8 @@
 // Boots the real service as a child process (the same entry point `npm start` runs) on port 0 and
 // reads the port from its "listening" log line. Tests talk to it over HTTP only.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 
@@ -25,12 +27,24 @@ export interface ServiceProcess {
 
 export interface StartOptions {
   env: Record<string, string | undefined>;
-  /** Default src/main.ts (through tsx); a `.js` entry (the build in dist/) runs on plain node, no tsx. */
+  /**
+   * Default src/main.ts. A `.ts` entry runs from the tests' build when the global setup made one
+   * (TEST_SERVICE_BUILD_DIR, src/testing/test-build.ts) and it holds that entry, else through tsx; a `.js` entry
+   * (the build in dist/) runs on plain node as given.
+   */
   entry?: string;
   args?: string[];
   /** Resolve once this log predicate matches (default: the "listening" line). */
   readyWhen?: (line: Record<string, unknown>) => boolean;
   timeoutMs?: number;
+}
+
+/** `src/x.ts` → `<build>/src/x.js` when the tests' build holds it (same code, same env, no TypeScript loader). */
+export function builtEntry(entry: string): string {
+  const build = process.env.TEST_SERVICE_BUILD_DIR;
+  if (!build || !entry.endsWith('.ts')) return entry;
+  const js = join(build, entry.replace(/\.ts$/, '.js'));
+  return existsSync(join(ROOT, js)) ? js : entry;
 }
 
 export async function startServiceProcess(opts: StartOptions): Promise<ServiceProcess> {
@@ -49,7 +63,7 @@ export async function startServiceProcess(opts: StartOptions): Promise<ServicePr
   for (const [k, v] of Object.entries({ ...defaults, ...opts.env })) {
     if (v !== undefined) env[k] = v;
   }
-  const entry = opts.entry ?? 'src/main.ts';
+  const entry = builtEntry(opts.entry ?? 'src/main.ts');
   const loader = entry.endsWith('.js') ? [] : ['--import', 'tsx'];
   const proc = spawn(process.execPath, [...loader, entry, ...(opts.args ?? [])], {
     cwd: ROOT,
