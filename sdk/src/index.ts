@@ -12,7 +12,8 @@ export { isHeldForReview, withdrawalRefusal } from './withdrawals.ts';
 export type { DestinationRule, WithdrawalRefusal } from './withdrawals.ts';
 export { UserClient } from './ws/user-client.ts';
 export type { UserClientEvents, UserClientOptions } from './ws/user-client.ts';
-export { CLOSE_CODES, MarketMakerClient, MarketMakerGoneError, MarketMakerRequestError } from './ws/client.ts';
+export { MarketMakerClient } from './ws/client.ts';
+export { CLOSE_CODES, MarketMakerGoneError, MarketMakerRequestError } from './ws/types.ts';
 export type {
   MarketMakerClientEvents,
   MarketMakerClientOptions,
@@ -21,7 +22,7 @@ export type {
   MmpLimits,
   QuoteRequest,
   SubscribeFilters,
-} from './ws/client.ts';
+} from './ws/types.ts';
 // Every message of the AsyncAPI document, as `WsMessages.PingMessage`...; the two unions by name.
 export type * as WsMessages from '../../generated/asyncapi/types.ts';
 export type { ClientMessage, ServerMessage } from '../../generated/asyncapi/types.ts';

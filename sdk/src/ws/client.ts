@@ -1,16 +1,11 @@
-// The market-maker WebSocket client (spec/asyncapi.yaml): authenticates with a signed challenge, answers
-// every `ping` with a `pong`, and when a connection closes (session expiry after AUTH_EXPIRED, a restart
-// of the service, a network failure) reconnects with exponential backoff and a fresh challenge. It stops
-// for good, with a MarketMakerGoneError, when retrying cannot help: the operator removed the market maker
-// (close 4004) or never registered the wallet (`unknown_market_maker`).
-//
-// Message types come from the AsyncAPI document (generated/asyncapi/types.ts). The client is generic over
-// the unions it receives (In) and sends (Out): a message added to the document is at once a typed
-// `onMessage(type, …)` / `send(…)`, with no change here.
-//
-// RFQ quoting: subscribe() (re-sent after every reconnect), quote() (signs the EIP-712 Quote with the
-// account) and cancelQuote() each resolve with their answer. The service answers a connection's frames one
-// at a time, in order, so answers are matched to requests first in, first out.
+// The market-maker WebSocket client (spec/asyncapi.yaml): authenticates with a signed challenge, answers every `ping` with a
+// `pong`, and when a connection closes (session expiry after AUTH_EXPIRED, a restart, a network failure) reconnects with
+// exponential backoff and a fresh challenge. It stops for good, with a MarketMakerGoneError, when retrying cannot help: the
+// operator removed the market maker (close 4004) or never registered the wallet (`unknown_market_maker`).
+// Message types come from the AsyncAPI document (generated/asyncapi/types.ts); the client is generic over the unions it
+// receives (In) and sends (Out), so a message added to the document is at once a typed `onMessage(type, …)` / `send(…)`.
+// subscribe() (re-sent after every reconnect), quote() (signs the EIP-712 Quote), cancelQuote(), setMmp() and resetMmp()
+// each resolve with their answer: the service answers a connection's frames in order, matched first in, first out.
 import WebSocket from 'ws';
 import type { ClientMessage, MmpStatusMessage, QuoteAckMessage, ServerMessage, SubscribedMessage } from '../../../generated/asyncapi/types.ts';
 import { DEFAULT_RFQ_DOMAIN, signedQuoteMessage } from '../maker.ts';
@@ -28,17 +23,6 @@ import {
   type MessageOf,
   type QuoteRequest,
   type SubscribeFilters,
-} from './types.ts';
-
-export { CLOSE_CODES, MarketMakerGoneError, MarketMakerRequestError } from './types.ts';
-export type {
-  MarketMakerClientEvents,
-  MarketMakerClientOptions,
-  MarketMakerSession,
-  MessageOf,
-  MmpLimits,
-  QuoteRequest,
-  SubscribeFilters,
 } from './types.ts';
 
 const RFQ_EVENTS = new Set(['subscribed', 'rfq', 'quote_ack', 'quote_result', 'rfq_closed', 'position_settled']);
@@ -187,7 +171,6 @@ export class MarketMakerClient<In extends Message = ServerMessage, Out extends M
   #request(message: { type: string; [field: string]: unknown }, answer: AnswerType): Promise<ServerMessage> {
     return this.#pending.send(this.#ws, message, answer);
   }
-
   /** Closes the connection (1000) and stops reconnecting. */
   async stop(): Promise<void> {
     this.#stopped = true;
