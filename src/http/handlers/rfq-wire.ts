@@ -6,7 +6,8 @@ import type { MakerRfq, MakerRfqQuote, Rfq, RfqQuote } from '../../../generated/
 import { microsToWire } from '../../domain/ledger/amounts.js';
 import { compareQuoteRecords, type QuoteRecord, type RfqWithQuotes } from '../../domain/rfq/records.js';
 
-const checksummed = (address: string) => getAddress(address.toLowerCase());
+/** An address in its EIP-55 checksummed form, whatever its case on input. */
+export const checksummed = (address: string): string => getAddress(address.toLowerCase());
 const bestFirst = (quotes: readonly QuoteRecord[]) => [...quotes].sort(compareQuoteRecords);
 
 function quoteToWire(q: QuoteRecord): RfqQuote {
