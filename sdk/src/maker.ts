@@ -41,7 +41,6 @@ export const QUOTE_TYPES = { Quote: RFQ_TYPES.Quote } as const;
 
 /** JSON quote → `Quote` typed message (the RFQ id as lowercase UUID text). Throws a TypeError on a value the service refuses. */
 export function quoteToTypedMessage(q: QuoteJson): QuoteMessage {
-  if (typeof q.maker !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(q.maker)) throw new TypeError('maker must be a 0x-prefixed 20-byte hex address');
   if (typeof q.rfq_id !== 'string' || !/^[0-9a-fA-F-]{36}$/.test(q.rfq_id)) throw new TypeError('rfq_id must be a UUID');
   return quoteToTyped(q); // the service's own encoding (src/domain/rfq/typed-encoding.ts)
 }
