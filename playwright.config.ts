@@ -1,4 +1,4 @@
-// Browser tests (e2e/) on Debian's Chromium: never a downloaded browser (stack-notes "Playwright").
+// Browser tests (e2e/) on Debian's Chromium: never a downloaded browser (docs/testing.md, "browser" tests).
 // Each spec boots the real service on PostgreSQL itself, like the integration tests.
 import { defineConfig } from '@playwright/test';
 

@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
-// Tiers (house-style): unit tests beside the code; medium tests (*.db.test.ts): repositories and rules
+// Tiers (docs/testing.md): unit tests beside the code; medium tests (*.db.test.ts): repositories and rules
 // in-process on a real migrated PostgreSQL database; integration tests (*.int.test.ts) on real PostgreSQL,
 // Redis and service processes; contract tests that check every response against the spec.
 // e2e/ holds Playwright's browser tests (npm run test:e2e): no project may collect them.

@@ -6,8 +6,7 @@
 // tsc compiles what those entry points import (tsconfig.build.json; `.ts` specifiers are rewritten to
 // `.js`); then every file the code reads at run time beside its own sources is copied next to the output:
 // the served documents (spec/*.yaml), the generated AsyncAPI validators (plain JavaScript), and every
-// non-TypeScript file under src/ and workers/ (the docs portal's scripts and styles, the signature
-// recovery thread). dist/ keeps importing packages from the node_modules of the checkout it sits in.
+// non-TypeScript file under src/ and workers/ (the docs portal's scripts and styles). dist/ keeps importing packages from the node_modules of the checkout it sits in.
 // tsconfig.build.json empties `paths`: the `@contest-rfq/sdk` alias (tests and examples only) resolves
 // nowhere at run time, so a service file importing it fails this build instead of the deployment.
 import { spawnSync } from 'node:child_process';

@@ -1,8 +1,10 @@
 // The market maker's quote signing (spec/asyncapi.yaml "RFQ signing"): a quote in its wire form maps onto
 // the EIP-712 `Quote` typed message {rfqId, maker, oddsBps, maxFillMicros, validUntilMs}, signed with the
 // domain of GET /v1/rfq/typed-data. `maker` is the wallet the connection authenticated with.
-import type { Address, Hex, LocalAccount } from 'viem';
+import type { Hex, LocalAccount } from 'viem';
 import type { RfqTypedData } from '../../generated/sdk/types.gen.ts';
+import { quoteToTyped, RFQ_TYPES } from '../../src/domain/rfq/typed-encoding.ts';
+import type { QuoteMessage } from '../../src/domain/rfq/typed-hash.ts';
 
 /** The EIP-712 domain of RFQ orders and quotes (`domain` of GET /v1/rfq/typed-data). */
 export type RfqSigningDomain = Omit<RfqTypedData['domain'], 'salt'> & { salt: Hex };
@@ -33,38 +35,14 @@ export interface QuoteJson {
 }
 
 /** The `Quote` typed message. */
-export interface QuoteMessage {
-  rfqId: string;
-  maker: Address;
-  oddsBps: number;
-  maxFillMicros: bigint;
-  validUntilMs: bigint;
-}
+export type { QuoteMessage };
 
-export const QUOTE_TYPES = {
-  Quote: [
-    { name: 'rfqId', type: 'string' },
-    { name: 'maker', type: 'address' },
-    { name: 'oddsBps', type: 'uint32' },
-    { name: 'maxFillMicros', type: 'uint64' },
-    { name: 'validUntilMs', type: 'uint64' },
-  ],
-} as const;
+export const QUOTE_TYPES = { Quote: RFQ_TYPES.Quote } as const;
 
 /** JSON quote → `Quote` typed message (the RFQ id as lowercase UUID text). Throws a TypeError on a value the service refuses. */
 export function quoteToTypedMessage(q: QuoteJson): QuoteMessage {
-  if (typeof q.maker !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(q.maker)) throw new TypeError('maker must be a 0x-prefixed 20-byte hex address');
   if (typeof q.rfq_id !== 'string' || !/^[0-9a-fA-F-]{36}$/.test(q.rfq_id)) throw new TypeError('rfq_id must be a UUID');
-  for (const f of ['odds_bps', 'max_fill_micros', 'valid_until_ms'] as const) {
-    if (!Number.isSafeInteger(q[f]) || q[f] < 0) throw new TypeError(`${f} must be a non-negative integer <= 2^53-1`);
-  }
-  return {
-    rfqId: q.rfq_id.toLowerCase(),
-    maker: q.maker.toLowerCase() as Address,
-    oddsBps: q.odds_bps,
-    maxFillMicros: BigInt(q.max_fill_micros),
-    validUntilMs: BigInt(q.valid_until_ms),
-  };
+  return quoteToTyped(q); // the service's own encoding (src/domain/rfq/typed-encoding.ts)
 }
 
 /** The viem `signTypedData`/`hashTypedData` argument for a quote. */

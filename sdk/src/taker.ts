@@ -1,10 +1,12 @@
 // The RFQ taker's signing helpers: GET /v1/rfq/typed-data gives the EIP-712 domain and types; an order in
 // its JSON wire form (snake_case, `up`/`down`, `IOC`/`FOK`) maps field for field onto the `RfqOrder` typed
 // message that the taker's wallet signs (the mapping table of that operation in spec/openapi.yaml).
-import type { Address, Hex, LocalAccount, TypedDataDomain } from 'viem';
+import type { Hex, LocalAccount, TypedDataDomain } from 'viem';
 import type { Client } from '../../generated/sdk/client/index.ts';
 import { createRfq, getRfqTypedData } from '../../generated/sdk/sdk.gen.ts';
 import type { CreateRfqRequest, RfqLeg, RfqOrder, RfqOrderType, RfqTypedData } from '../../generated/sdk/types.gen.ts';
+import { orderToTyped } from '../../src/domain/rfq/typed-encoding.ts';
+import type { RfqOrderMessage } from '../../src/domain/rfq/typed-hash.ts';
 
 /** A leg's direction and the order type, as the spec names them (generated from spec/openapi.yaml). */
 export type Direction = RfqLeg['direction'];
@@ -14,18 +16,7 @@ export type OrderType = RfqOrderType;
 export type RfqOrderJson = RfqOrder;
 
 /** The `RfqOrder` typed message. */
-export interface RfqOrderMessage {
-  taker: Address;
-  legs: Array<{ marketId: bigint; direction: number }>;
-  stakeMicros: bigint;
-  minOddsBps: number;
-  orderType: number;
-  nonce: bigint;
-  deadlineMs: bigint;
-}
-
-const DIRECTION: Record<Direction, number> = { up: 0, down: 1 };
-const ORDER_TYPE: Record<OrderType, number> = { IOC: 1, FOK: 2 };
+export type { RfqOrderMessage };
 
 /** Reads the deployment's typed data (its name, chainId and salt are settings: fetch them, do not hard-code). */
 export async function fetchTypedData(client: Client): Promise<RfqTypedData> {
@@ -38,20 +29,7 @@ export async function fetchTypedData(client: Client): Promise<RfqTypedData> {
 
 /** JSON order → `RfqOrder` typed message. Throws a TypeError on a value the service would refuse. */
 export function orderToTypedMessage(order: RfqOrderJson): RfqOrderMessage {
-  if (typeof order.taker !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(order.taker))
-    throw new TypeError('taker must be a 0x-prefixed 20-byte hex address');
-  return {
-    taker: order.taker.toLowerCase() as Address,
-    legs: order.legs.map((l, i) => ({
-      marketId: uint(l.market_id, `legs[${i}].market_id`),
-      direction: code(DIRECTION, l.direction, `legs[${i}].direction`),
-    })),
-    stakeMicros: uint(order.stake_micros, 'stake_micros'),
-    minOddsBps: Number(uint(order.min_odds_bps, 'min_odds_bps')),
-    orderType: code(ORDER_TYPE, order.order_type, 'order_type'),
-    nonce: uint(order.nonce, 'nonce'),
-    deadlineMs: uint(order.deadline_ms, 'deadline_ms'),
-  };
+  return orderToTyped(order); // the service's own encoding (src/domain/rfq/typed-encoding.ts)
 }
 
 /** The viem `signTypedData`/`hashTypedData` argument for an order. */
@@ -70,16 +48,6 @@ export function signOrder(account: LocalAccount, typedData: RfqTypedData, order:
     throw new Error(`order.taker ${order.taker} is not the signing account ${account.address}: the service would refuse the signature`);
   }
   return account.signTypedData(orderTypedData(typedData, order));
-}
-
-function uint(v: unknown, field: string): bigint {
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw new TypeError(`${field} must be a non-negative integer <= 2^53-1`);
-  return BigInt(v);
-}
-
-function code<K extends string>(table: Record<K, number>, v: unknown, field: string): number {
-  if (typeof v !== 'string' || !Object.hasOwn(table, v)) throw new TypeError(`${field} must be one of ${Object.keys(table).join(', ')}`);
-  return table[v as K];
 }
 
 export interface SubmitRfqOptions {

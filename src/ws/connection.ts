@@ -13,7 +13,7 @@ import { receiveFrames } from './inbound.js';
 import { CLOSE, closeMeaning, MAX_BUFFERED_BYTES, type ConnectionSlots } from './limits.js';
 import type { Release } from './connection-slots.js';
 import { dispatchClientMessage, type ClientMessageHandlers } from './messages.js';
-import { rateLimitedAnswer, serializeServerMessage, type ParsedFrame } from './protocol.js';
+import { errorFrame, notAuthenticatedFrame, rateLimitedAnswer, serializeServerMessage, type ParsedFrame } from './protocol.js';
 
 export interface Connection {
   id: string;
@@ -146,11 +146,7 @@ export function openConnection(
     failed: (err) => {
       log.error({ err, conn_id: c.id }, 'frame handling failed');
       try {
-        send(ctx, c, {
-          type: 'error',
-          code: 'internal_error',
-          message: 'the service could not process this frame; if it was auth_response, send auth again',
-        });
+        send(ctx, c, errorFrame('internal_error', 'the service could not process this frame; if it was auth_response, send auth again'));
       } catch {
         /* the socket is gone */
       }
@@ -189,12 +185,11 @@ function onFrame(ctx: GatewayContext, handlers: ClientMessageHandlers<Connection
   if (c.ending) return;
   if (parsed.kind === 'error') {
     ctx.log.debug({ conn_id: c.id, code: parsed.code, detail: parsed.message }, 'frame rejected');
-    return void send(ctx, c, { type: 'error', code: parsed.code, message: parsed.message });
+    return void send(ctx, c, errorFrame(parsed.code, parsed.message));
   }
   if (parsed.kind === 'rate_limited') return void send(ctx, c, rateLimitedAnswer(parsed.frame, parsed.why));
   if (parsed.kind === 'quote_refused') {
-    if (!c.session)
-      return void send(ctx, c, { type: 'error', code: 'not_authenticated', message: `authenticate (auth, auth_response) before ${parsed.type}` });
+    if (!c.session) return void send(ctx, c, notAuthenticatedFrame(parsed.type));
     const { rfqId, clientQuoteId, error } = parsed;
     return void send(ctx, c, quoteAck(rfqId, clientQuoteId, { error }));
   }

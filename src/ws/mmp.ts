@@ -5,11 +5,12 @@
 import { resetProtection, setProtection } from '../domain/rfq/mmp.js';
 import { send, type Connection, type GatewayContext } from './connection.js';
 import type { ClientMessageHandlers } from './messages.js';
+import { errorFrame, notAuthenticatedFrame } from './protocol.js';
 
 export function mmpHandlers(ctx: GatewayContext): Pick<ClientMessageHandlers<Connection>, 'mmp_set' | 'mmp_reset'> {
   const walletOf = (c: Connection, what: string): string | null => {
     if (c.session) return c.session.walletAddress;
-    send(ctx, c, { type: 'error', code: 'not_authenticated', message: `authenticate (auth, auth_response) before ${what}` });
+    send(ctx, c, notAuthenticatedFrame(what));
     return null;
   };
   return {
@@ -19,7 +20,7 @@ export function mmpHandlers(ctx: GatewayContext): Pick<ClientMessageHandlers<Con
       const maxFills = m.max_fills ?? null;
       const maxLiability = m.max_liability_micros ?? null;
       if (maxFills === null && maxLiability === null) {
-        return void send(ctx, c, { type: 'error', code: 'malformed_message', message: 'mmp_set needs max_fills, max_liability_micros or both' });
+        return void send(ctx, c, errorFrame('malformed_message', 'mmp_set needs max_fills, max_liability_micros or both'));
       }
       const status = await setProtection(ctx.orm.em.fork(), wallet, {
         intervalMs: m.interval_ms,

@@ -69,6 +69,13 @@ export function parseClientFrame(data: Buffer | ArrayBuffer | Buffer[], isBinary
   return { kind: 'message', message: value };
 }
 
+/** The `error` frame (spec/asyncapi.yaml ErrorMessage): every site that answers one builds it here. */
+export const errorFrame = (code: ErrorMessage['code'], message: string): ErrorMessage => ({ type: 'error', code, message });
+
+/** The `error` not_authenticated answer to a frame that needs a session (`what`: the frame's type). */
+export const notAuthenticatedFrame = (what: string): ErrorMessage =>
+  errorFrame('not_authenticated', `authenticate (auth, auth_response) before ${what}`);
+
 /** JSON of a server message; outside production a message that breaks the AsyncAPI schema throws. */
 export function serializeServerMessage(msg: ServerMessage, checkSchema: boolean): string {
   if (checkSchema && !validateServerMessage(msg)) {
@@ -89,6 +96,6 @@ export function rateLimitedAnswer(frame: ParsedFrame, why: string): ServerMessag
       : frame.kind === 'message' && (frame.message.type === 'quote' || frame.message.type === 'quote_cancel')
         ? { rfqId: frame.message.rfq_id, clientQuoteId: frame.message.type === 'quote' ? (frame.message.client_quote_id ?? null) : null }
         : null;
-  if (!quote) return { type: 'error', code: 'rate_limited', message: why };
+  if (!quote) return errorFrame('rate_limited', why);
   return quoteAck(quote.rfqId, quote.clientQuoteId, { error: 'rate_limited' });
 }

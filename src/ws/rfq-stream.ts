@@ -18,7 +18,7 @@ import type { ServerMessage } from '../../generated/asyncapi/types.js';
 import { rfqEventOf, type FrameEvent, type FrameTopic } from '../bus/rfq-payload.js';
 import { send, sendText, type Connection, type GatewayContext } from './connection.js';
 import type { ClientMessageHandlers } from './messages.js';
-import { serializeServerMessage, type ParsedFrame } from './protocol.js';
+import { notAuthenticatedFrame, serializeServerMessage, type ParsedFrame } from './protocol.js';
 import { effectiveFilters, SubscriptionIndex, type RfqFilters } from './rfq-index.js';
 import { TokenBucket } from './token-bucket.js';
 
@@ -81,7 +81,7 @@ export function createRfqStream(ctx: GatewayContext, bus: Bus, settings: RfqStre
   /** The wallet of an authenticated connection; otherwise answers `error` not_authenticated and returns null. */
   const walletOf = (c: Connection, what: string): string | null => {
     if (c.session) return c.session.walletAddress;
-    send(ctx, c, { type: 'error', code: 'not_authenticated', message: `authenticate (auth, auth_response) before ${what}` });
+    send(ctx, c, notAuthenticatedFrame(what));
     return null;
   };
 

@@ -27,7 +27,7 @@ interface Cursor {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-export const clampLimit = (n: number | undefined, def: number, max: number) => Math.min(max, Math.max(1, n ?? def));
+export { clampLimit } from '../page-limits.js';
 
 const tag = (key: Buffer, payload: string) => createHmac('sha256', key).update(payload).digest().subarray(0, 16);
 

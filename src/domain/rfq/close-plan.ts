@@ -1,8 +1,9 @@
 // What closing an RFQ does (docs/trading.md, "Fill and rounding rules"), decided without touching anything: planClose
 // takes the RFQ, its quotes and the makers' available balances and returns the ledger postings, the position
 // (on a fill), each quote's outcome, the RFQ's close and the events to publish after commit, with the RFQ as
-// a read would return it afterwards. fill.ts only executes a plan (one write statement). Pure: the ids it
-// needs come from `newId`, the time from `nowMs`.
+// a read would return it afterwards. fill.ts only executes a plan (its one write statement, plus the rare
+// protection trip); src/trading/rfq-lifecycle.ts publishes the events. Pure: the ids it needs come from
+// `newId`, the time from `nowMs`.
 import type { NewPosition, RfqClose } from '../../db/repositories/fills.repository.js';
 import type { Posting } from '../ledger/ledger.js';
 import { allocateNow, type Allocation, type QuoteCandidate, type QuoteOutcome } from './allocate.js';

@@ -1,6 +1,6 @@
 // Market makers' firm quotes (docs/trading.md, "Quotes"): one live quote per (RFQ, maker), a new one
 // replaces it; recorded in one autocommit statement with the RFQ row held FOR SHARE, so a quote never lands
-// on an RFQ that is closing (src/db/repositories/rfq.repository.ts recordQuote).
+// on an RFQ that is closing (src/db/repositories/rfq-quotes.repository.ts recordQuote).
 // The signature is checked here, before the statement (invalid_signature): a close never recovers one.
 // Rejections are acks (`quote_ack` with an error), never exceptions.
 import { isUuid } from '../errors.js';

@@ -180,3 +180,6 @@ export function quoteResultFrame(q: QuoteResultSubject, o: QuoteResultOutcome): 
 
 /** Best first (allocate.ts bestFirst). */
 export const compareQuoteRecords = bestFirst<QuoteRecord>((q) => q.id);
+
+/** A copy of `quotes`, best first (compareQuoteRecords). */
+export const sortedBestFirst = (quotes: readonly QuoteRecord[]): QuoteRecord[] => [...quotes].sort(compareQuoteRecords);

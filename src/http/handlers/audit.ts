@@ -1,16 +1,15 @@
 // The operator audit trail (listAuditEntries): newest first, one keyset page. Rows are written by
 // src/http/audit.ts around every operator write.
+import { clamp } from '../../domain/page-limits.js';
 import { listAudit } from '../../domain/audit.js';
 import { NO_STORE, type HandlersFor } from '../handler.js';
 
 export const AUDIT_LIST_LIMIT = { min: 1, max: 200 } as const;
 
-const clamp = (n: number) => Math.min(AUDIT_LIST_LIMIT.max, Math.max(AUDIT_LIST_LIMIT.min, n));
-
 export function auditHandlers(): HandlersFor<'listAuditEntries'> {
   return {
     listAuditEntries: async ({ query }, { db }) => {
-      const page = await listAudit(db, { limit: clamp(query.limit ?? 50), cursor: query.cursor });
+      const page = await listAudit(db, { limit: clamp(query.limit ?? 50, AUDIT_LIST_LIMIT.min, AUDIT_LIST_LIMIT.max), cursor: query.cursor });
       return {
         status: 200,
         body: {

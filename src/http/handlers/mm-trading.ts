@@ -1,7 +1,6 @@
 // Market-maker trading reads (spec/openapi.yaml; docs/trading.md, "PnL"): a taker's lifetime
 // stats to price its flow (getTakerPnl ?wallet=), the maker's own figures (getMakerPnl) and its fills
 // (listMakerFills). Each is one read of counters kept by the fill and settlement transactions.
-import { getAddress } from 'viem';
 import type { MakerPnl, TakerPnl } from '../../../generated/openapi/types.gen.js';
 import { Unauthorized } from '../../domain/errors.js';
 import { listMakerFills, makerFigures, takerStatsByWallet } from '../../domain/positions/portfolio.js';
@@ -9,6 +8,7 @@ import type { Auth } from '../auth.js';
 import { NO_STORE, type HandlersFor } from '../handler.js';
 import { limitOf } from './positions.js';
 import { makerFillWire } from './positions-wire.js';
+import { checksummed } from './rfq-wire.js';
 
 function requireMarketMaker(auth: Auth): { walletAddress: string } {
   if (auth.kind !== 'market_maker') throw new Unauthorized();
@@ -16,7 +16,6 @@ function requireMarketMaker(auth: Auth): { walletAddress: string } {
 }
 
 /** EIP-55 form whatever the case sent (the query accepts any case, like the market-maker path parameter). */
-const checksummed = (address: string) => getAddress(address.toLowerCase());
 
 export function mmTradingHandlers(): HandlersFor<'getTakerPnl' | 'getMakerPnl' | 'listMakerFills'> {
   return {

@@ -3,6 +3,7 @@
 // src/trading/rfq-lifecycle.ts (which publishes its events after commit and keeps this process's close
 // timers); this module validates what the schema cannot (EIP-55) and runs the writes under their
 // idempotency keys.
+import { clamp } from '../../domain/page-limits.js';
 import { isAddress } from 'viem';
 import { AppError, ValidationFailed } from '../../domain/errors.js';
 import { getOwnRfq, listOwnRfqs, QuoteUnusable, type RfqWrite } from '../../domain/rfq/api.js';
@@ -25,8 +26,6 @@ export interface RfqTakerDeps {
 type RfqTakerOperationId = 'createRfq' | 'getRfq' | 'listRfqs' | 'acceptRfqQuote' | 'cancelRfq';
 
 export const RFQ_LIST_LIMIT = { min: 1, max: 100 } as const;
-
-const clamp = (n: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, n));
 
 /** 503 TOO_MANY_WAITERS: the user already holds its share of long-polls on this process (fair shares). */
 const tooManyWaiters = () =>

@@ -4,10 +4,10 @@
 import { getAddress } from 'viem';
 import type { MakerRfq, MakerRfqQuote, Rfq, RfqQuote } from '../../../generated/openapi/types.gen.js';
 import { microsToWire } from '../../domain/ledger/amounts.js';
-import { compareQuoteRecords, type QuoteRecord, type RfqWithQuotes } from '../../domain/rfq/records.js';
+import { sortedBestFirst, type QuoteRecord, type RfqWithQuotes } from '../../domain/rfq/records.js';
 
-const checksummed = (address: string) => getAddress(address.toLowerCase());
-const bestFirst = (quotes: readonly QuoteRecord[]) => [...quotes].sort(compareQuoteRecords);
+/** An address in its EIP-55 checksummed form, whatever its case on input. */
+export const checksummed = (address: string): string => getAddress(address.toLowerCase());
 
 function quoteToWire(q: QuoteRecord): RfqQuote {
   return {
@@ -37,7 +37,7 @@ export function rfqToWire({ rfq: r, quotes }: RfqWithQuotes): Rfq {
     closed_at_ms: r.closedAtMs,
     position_id: r.positionId,
     close_reason: r.closeReason,
-    quotes: bestFirst(quotes).map(quoteToWire),
+    quotes: sortedBestFirst(quotes).map(quoteToWire),
   };
 }
 
@@ -47,5 +47,5 @@ export function makerQuoteToWire(q: QuoteRecord): MakerRfqQuote {
 
 /** `quotes` are the maker's own (getMakerRfq reads only those). */
 export function makerRfqToWire({ rfq: r, quotes }: RfqWithQuotes): MakerRfq {
-  return { rfq_id: r.id, status: r.status, closed_at_ms: r.closedAtMs, quotes: bestFirst(quotes).map(makerQuoteToWire) };
+  return { rfq_id: r.id, status: r.status, closed_at_ms: r.closedAtMs, quotes: sortedBestFirst(quotes).map(makerQuoteToWire) };
 }
