@@ -1,4 +1,5 @@
 // Builds the HTTP service (and later the WebSocket gateway) on an open runtime.
+import { chainHealth, chainStatus } from './domain/settlement/onchain/chain-status.js';
 import { rfqDepsOf } from './domain/rfq/deps.js';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -124,6 +125,10 @@ export async function startHttp(rt: Runtime, role: ProcessRole = 'api'): Promise
   const components: StatusComponent[] = priceSourceComponents(config.prices.sources, () =>
     sourceStatuses(orm.em.fork(), config.prices.sources, Date.now()),
   );
+  const chainReport = config.chain
+    ? () => chainStatus(orm.em.fork(), { nowMs: Date.now(), staleAfterMs: 3 * config.chain!.reconcileEveryMs })
+    : undefined;
+  if (chainReport) components.push({ name: 'chain', kind: 'chain', check: async () => chainHealth(await chainReport()) });
   const systemStatus = createSystemStatus({
     orm,
     schedulerQueues: probes.schedulerQueues,
@@ -136,6 +141,7 @@ export async function startHttp(rt: Runtime, role: ProcessRole = 'api'): Promise
       ...(config.chain ? { 'reconcile-chain': config.chain.reconcileEveryMs } : {}),
     },
     components,
+    chain: chainReport,
     overdueAfterMs: config.resolution.overdueAfterMs,
     log: logger,
   });

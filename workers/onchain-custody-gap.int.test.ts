@@ -7,20 +7,36 @@
 //   - a custodial deposit address the token blacklists after its deposit is credited parks its sweep with a
 //     reason: no transfer, and no gas top-up sent for it afterwards (docs/settlement-custodial.md).
 // `ledger:check` is clean after each.
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getAddress } from 'viem';
 import { available, depositAddressOf, until } from '../src/testing/custodial.js';
 import { startOnchainStack, type OnchainStack } from '../src/testing/onchain-stack.js';
 
 const USDC = 1_000_000;
+const OPERATOR_TOKEN = `custody-gap-operator-${randomUUID()}`;
 let s: OnchainStack;
+
+/** GET /v1/admin/status's `chain` (issue 33 item 9), as the operator sees it. */
+async function chainStatus(): Promise<Record<string, unknown>> {
+  const res = await fetch(`${s.apis[0]!.baseUrl}/v1/admin/status`, { headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } });
+  const body = (await res.json()) as { chain?: Record<string, unknown>; components: Array<{ kind: string; state: string }> };
+  expect(body.components.find((c) => c.kind === 'chain')?.state).toBe(body.chain?.state);
+  return body.chain!;
+}
 
 beforeAll(async () => {
   s = await startOnchainStack({
     label: 'custodygap',
     deployment: 'redis',
     chain: { blockTime: 1, confirmations: 3 },
-    env: { CHAIN_WAIT_RECHECK_MS: '300', CHAIN_REPLACE_AFTER_MS: '1000', CHAIN_DEPOSIT_SCAN_EVERY_MS: '300' },
+    env: {
+      CHAIN_WAIT_RECHECK_MS: '300',
+      CHAIN_REPLACE_AFTER_MS: '1000',
+      CHAIN_DEPOSIT_SCAN_EVERY_MS: '300',
+      CHAIN_RECONCILE_EVERY_MS: '1000',
+      OPERATOR_TOKEN,
+    },
   });
 }, 120_000);
 afterAll(async () => s?.stop());
@@ -48,6 +64,14 @@ describe('a nonce gap (issue 33 item 3)', () => {
       expect(await s.sentRows(w.id)).toHaveLength(1);
     }
     expect((await s.sentRows(a.id))[0]!.nonce).toBe(chainNonce + 2);
+    // The operator's view: the gap and what waits behind it, from the workers' stored observation.
+    await until(s, 'the status to show the gap', async () => (await chainStatus()).nonce_gap === 2);
+    expect(await chainStatus()).toMatchObject({
+      state: 'degraded',
+      nonce_gap: 2,
+      withdrawals_waiting: expect.arrayContaining([{ reason: 'nonce_gap', count: 2 }]),
+      detail: expect.stringContaining('chain:fill-nonce-gap'),
+    });
 
     const dry = await s.script('scripts/chain-fill-nonce-gap.ts', ['--dry-run']);
     expect(dry.output).toContain(`"from":"${chainNonce}"`);
@@ -66,6 +90,7 @@ describe('a nonce gap (issue 33 item 3)', () => {
     ]);
     expect(await s.paidOnceProblems(u, a.id, a.to, 2 * USDC)).toEqual([]);
     expect(await s.paidOnceProblems(u, b.id, b.to, 3 * USDC)).toEqual([]);
+    await until(s, 'the status to clear', async () => (await chainStatus()).state === 'ok');
     // Run again: no gap, nothing signed.
     const again = await s.script('scripts/chain-fill-nonce-gap.ts');
     expect(again.code, again.output).toBe(0);
@@ -87,6 +112,8 @@ describe('a sweep the token refuses (issue 33 item 6)', () => {
       };
     await until(s, 'the address parked', async () => (await parkedRow()).parked_reason !== null);
     expect((await parkedRow()).parked_reason).toMatch(/blacklist/i);
+    await until(s, 'the status to show the parked sweep', async () => (await chainStatus()).parked_sweeps === 1);
+    expect((await chainStatus()).state).toBe('degraded');
     const sweepTxs = async () =>
       (
         await s.sql.query(

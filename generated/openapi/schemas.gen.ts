@@ -4421,6 +4421,145 @@ export const CheckStateSchema = {
     description: '`ok`; `failed` (the dependency answered with an error); `timeout` (no answer within 2 s);\n`pending` (migrations not applied yet); `stale` (a heartbeat older than `WORKER_HEARTBEAT_STALE_MS`);\n`missing` (no worker ever recorded a heartbeat, or a job scheduler does not exist).\n'
 } as const;
 
+export const ChainStatusSchema = {
+    type: 'object',
+    additionalProperties: false,
+    description: '`SETTLEMENT_MODE=onchain` only (absent otherwise): the chain as the workers\' scheduled `reconcile-chain` job last\nread it (every `CHAIN_RECONCILE_EVERY_MS`; the API process never reads the chain for this report) and the\ndatabase\'s backlog. `failed` with no observation yet, when the last read failed, or on a deficit; `degraded`\nwhen the figures are older than three reconcile periods or something waits for an operator (a nonce gap, a\nparked sweep, uncredited deposits, withdrawals waiting for funds, gas, the token, the signer, the fee cap or\na review). docs/settlement.md, "Reconciliation and chain status".\n',
+    required: [
+        'state',
+        'detail',
+        'observed_at_ms',
+        'head',
+        'listener_lag_blocks',
+        'settlement_wallet_usdc_micros',
+        'settlement_wallet_gas_wei',
+        'cold_wallet_micros',
+        'uncredited_micros',
+        'surplus_micros',
+        'deficit',
+        'nonce_gap',
+        'parked_sweeps',
+        'withdrawals_waiting',
+        'error'
+    ],
+    properties: {
+        state: {
+            type: 'string',
+            enum: [
+                'ok',
+                'degraded',
+                'failed'
+            ]
+        },
+        detail: {
+            type: [
+                'string',
+                'null'
+            ],
+            description: 'What is wrong and what to do, when not `ok`.'
+        },
+        observed_at_ms: {
+            type: [
+                'integer',
+                'null'
+            ],
+            format: 'int64',
+            description: 'When the workers last read the chain (Unix ms); null before the first read.'
+        },
+        head: {
+            type: [
+                'string',
+                'null'
+            ],
+            description: 'The chain\'s head block then (a decimal string).'
+        },
+        listener_lag_blocks: {
+            type: [
+                'integer',
+                'null'
+            ],
+            minimum: 0,
+            description: 'Confirmed blocks the custodial deposit listener had not read yet; null without a listener.'
+        },
+        settlement_wallet_usdc_micros: {
+            type: [
+                'string',
+                'null'
+            ],
+            description: 'The settlement wallet\'s USDC (the hot float), micros as a decimal string.'
+        },
+        settlement_wallet_gas_wei: {
+            type: [
+                'string',
+                'null'
+            ],
+            description: 'The settlement wallet\'s native gas balance, wei as a decimal string.'
+        },
+        cold_wallet_micros: {
+            type: [
+                'string',
+                'null'
+            ],
+            description: '`COLD_WALLET_ADDRESS`\'s USDC when a cold wallet is configured ("0" otherwise).'
+        },
+        uncredited_micros: {
+            type: [
+                'string',
+                'null'
+            ],
+            description: 'USDC in deposit addresses beyond their credits (deposits credited to no one).'
+        },
+        surplus_micros: {
+            type: [
+                'string',
+                'null'
+            ],
+            description: 'What the chain holds for users minus what users can withdraw (negative on a deficit).'
+        },
+        deficit: {
+            type: 'boolean'
+        },
+        nonce_gap: {
+            type: 'integer',
+            minimum: 0,
+            description: 'Nonces of the settlement wallet missing below its lowest stored open one (docs/operations.md, "A nonce gap").'
+        },
+        parked_sweeps: {
+            type: 'integer',
+            minimum: 0,
+            description: 'Custodial deposit addresses whose sweeps are parked.'
+        },
+        withdrawals_waiting: {
+            type: 'array',
+            description: 'Pending withdrawals by `pending_reason` (`none` means on their way, nothing to wait for).',
+            items: {
+                type: 'object',
+                additionalProperties: false,
+                required: [
+                    'reason',
+                    'count'
+                ],
+                properties: {
+                    reason: {
+                        type: 'string'
+                    },
+                    count: {
+                        type: 'integer',
+                        minimum: 0
+                    }
+                }
+            }
+        },
+        error: {
+            type: [
+                'string',
+                'null'
+            ],
+            description: 'The last read\'s failure (URLs reduced to their host), beside the last good figures.'
+        }
+    }
+} as const;
+
 export const SystemStatusSchema = {
     type: 'object',
     additionalProperties: false,
@@ -4674,6 +4813,9 @@ export const SystemStatusSchema = {
                     minimum: 0
                 }
             }
+        },
+        chain: {
+            $ref: '#/components/schemas/ChainStatus'
         },
         components: {
             type: 'array',

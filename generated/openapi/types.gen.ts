@@ -1968,6 +1968,75 @@ export type ReadinessChecks = {
  */
 export type CheckState = 'ok' | 'failed' | 'timeout' | 'pending' | 'stale' | 'missing';
 
+/**
+ * `SETTLEMENT_MODE=onchain` only (absent otherwise): the chain as the workers' scheduled `reconcile-chain` job last
+ * read it (every `CHAIN_RECONCILE_EVERY_MS`; the API process never reads the chain for this report) and the
+ * database's backlog. `failed` with no observation yet, when the last read failed, or on a deficit; `degraded`
+ * when the figures are older than three reconcile periods or something waits for an operator (a nonce gap, a
+ * parked sweep, uncredited deposits, withdrawals waiting for funds, gas, the token, the signer, the fee cap or
+ * a review). docs/settlement.md, "Reconciliation and chain status".
+ *
+ */
+export type ChainStatus = {
+    state: 'ok' | 'degraded' | 'failed';
+    /**
+     * What is wrong and what to do, when not `ok`.
+     */
+    detail: string | null;
+    /**
+     * When the workers last read the chain (Unix ms); null before the first read.
+     */
+    observed_at_ms: number | null;
+    /**
+     * The chain's head block then (a decimal string).
+     */
+    head: string | null;
+    /**
+     * Confirmed blocks the custodial deposit listener had not read yet; null without a listener.
+     */
+    listener_lag_blocks: number | null;
+    /**
+     * The settlement wallet's USDC (the hot float), micros as a decimal string.
+     */
+    settlement_wallet_usdc_micros: string | null;
+    /**
+     * The settlement wallet's native gas balance, wei as a decimal string.
+     */
+    settlement_wallet_gas_wei: string | null;
+    /**
+     * `COLD_WALLET_ADDRESS`'s USDC when a cold wallet is configured ("0" otherwise).
+     */
+    cold_wallet_micros: string | null;
+    /**
+     * USDC in deposit addresses beyond their credits (deposits credited to no one).
+     */
+    uncredited_micros: string | null;
+    /**
+     * What the chain holds for users minus what users can withdraw (negative on a deficit).
+     */
+    surplus_micros: string | null;
+    deficit: boolean;
+    /**
+     * Nonces of the settlement wallet missing below its lowest stored open one (docs/operations.md, "A nonce gap").
+     */
+    nonce_gap: number;
+    /**
+     * Custodial deposit addresses whose sweeps are parked.
+     */
+    parked_sweeps: number;
+    /**
+     * Pending withdrawals by `pending_reason` (`none` means on their way, nothing to wait for).
+     */
+    withdrawals_waiting: Array<{
+        reason: string;
+        count: number;
+    }>;
+    /**
+     * The last read's failure (URLs reduced to their host), beside the last good figures.
+     */
+    error: string | null;
+};
+
 export type SystemStatus = {
     /**
      * `ok` when every dependency, worker check, scheduler and component is `ok`.
@@ -2056,6 +2125,7 @@ export type SystemStatus = {
         oldest_overdue_end_ms: number | null;
         disputed: number;
     };
+    chain?: ChainStatus;
     /**
      * External components of this deployment (price sources; the chain in `onchain` mode), each checked with a 2 s bound.
      */

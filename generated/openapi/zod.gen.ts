@@ -1260,6 +1260,40 @@ export const zReadiness = z.object({
     price_sources: z.array(zPriceSourceStatus).max(16)
 });
 
+/**
+ * `SETTLEMENT_MODE=onchain` only (absent otherwise): the chain as the workers' scheduled `reconcile-chain` job last
+ * read it (every `CHAIN_RECONCILE_EVERY_MS`; the API process never reads the chain for this report) and the
+ * database's backlog. `failed` with no observation yet, when the last read failed, or on a deficit; `degraded`
+ * when the figures are older than three reconcile periods or something waits for an operator (a nonce gap, a
+ * parked sweep, uncredited deposits, withdrawals waiting for funds, gas, the token, the signer, the fee cap or
+ * a review). docs/settlement.md, "Reconciliation and chain status".
+ *
+ */
+export const zChainStatus = z.object({
+    state: z.enum([
+        'ok',
+        'degraded',
+        'failed'
+    ]),
+    detail: z.string().nullable(),
+    observed_at_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }).nullable(),
+    head: z.string().nullable(),
+    listener_lag_blocks: z.int().gte(0).nullable(),
+    settlement_wallet_usdc_micros: z.string().nullable(),
+    settlement_wallet_gas_wei: z.string().nullable(),
+    cold_wallet_micros: z.string().nullable(),
+    uncredited_micros: z.string().nullable(),
+    surplus_micros: z.string().nullable(),
+    deficit: z.boolean(),
+    nonce_gap: z.int().gte(0),
+    parked_sweeps: z.int().gte(0),
+    withdrawals_waiting: z.array(z.object({
+        reason: z.string(),
+        count: z.int().gte(0)
+    })),
+    error: z.string().nullable()
+});
+
 export const zSystemStatus = z.object({
     status: z.enum(['ok', 'degraded']),
     checked_at_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }),
@@ -1307,6 +1341,7 @@ export const zSystemStatus = z.object({
         oldest_overdue_end_ms: z.coerce.bigint().min(BigInt('-9223372036854775808'), { error: 'Invalid value: Expected int64 to be >= -9223372036854775808' }).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' }).nullable(),
         disputed: z.int().gte(0)
     }),
+    chain: zChainStatus.optional(),
     components: z.array(z.object({
         name: z.string(),
         kind: z.enum(['price_source', 'chain']),

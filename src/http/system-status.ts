@@ -26,6 +26,8 @@ export interface SystemStatusDeps {
   staleAfterMs: number;
   cadence: SchedulerCadence;
   components: readonly StatusComponent[];
+  /** In onchain mode: the chain as the workers last stored it (src/domain/settlement/onchain/chain-status.ts). */
+  chain?: () => Promise<NonNullable<SystemStatus['chain']>>;
   /** RESOLUTION_OVERDUE_AFTER_MS: a window with open positions still without an outcome this long after its end is late. */
   overdueAfterMs: number;
   log: Logger;
@@ -154,7 +156,7 @@ export function createSystemStatus(deps: SystemStatusDeps): SystemStatusSource {
 
   const build = async (): Promise<SystemStatus> => {
     const now = Date.now();
-    const [database, queue, bus, workers, schedulers, queues, components, waiting, resolution] = await Promise.all([
+    const [database, queue, bus, workers, schedulers, queues, components, waiting, resolution, chain] = await Promise.all([
       check('database', () => systemRepository(db(orm.em.fork())).ping(), log),
       check('queue', () => deps.queue.ping(), log),
       check('bus', () => deps.bus.ping(), log),
@@ -164,6 +166,7 @@ export function createSystemStatus(deps: SystemStatusDeps): SystemStatusSource {
       componentsOf(),
       waitingOf(),
       resolutionOf(now),
+      deps.chain?.(),
     ]);
     const allOk =
       [database, queue, bus, workers.state].every((s) => s === 'ok') &&
@@ -182,6 +185,7 @@ export function createSystemStatus(deps: SystemStatusDeps): SystemStatusSource {
       components,
       operations_waiting: waiting,
       resolution,
+      ...(chain ? { chain } : {}),
     };
   };
 
