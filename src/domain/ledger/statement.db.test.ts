@@ -132,10 +132,13 @@ describe('the statement', () => {
   it("shows once a posting whose entries lie on both sides of a page's edge, on the page of its newest entry", async () => {
     const u = await newUser(40n);
     await credit(u, 2n);
-    // T writes its available entry, then (while T is open) V credits app tokens and commits, then T writes its
-    // reserved entry: V's entry id lies between T's two, so a page that ends with T starts the next one above
-    // T's older entry.
+    // T writes its available entry, then (while T is open) V credits app tokens, then T writes its reserved entry: V's
+    // entry id lies between T's two, so a page that ends with T starts the next one above T's older entry. V's entry
+    // is inserted at once but V commits only after T (the user event log's per-user head row, taken by the trigger
+    // after each statement: src/db/migrations/Migration20261130010000_user_events.ts), so V runs beside T, not
+    // awaited inside it.
     const [tx, v] = [randomUUID(), randomUUID()];
+    let racing: Promise<unknown> | undefined;
     await em().transactional(async (e) => {
       const locked = await lockUserBalances(e, [u], ['user_available', 'user_reserved']);
       await db(e).insertInto('ledger_transactions').values({ id: tx, kind: 'contest_entry', reference: randomUUID() }).execute();
@@ -145,9 +148,11 @@ describe('the statement', () => {
           .values({ transaction_id: tx, account_id: locked.get(`${u}:${kind}`)!.id, amount })
           .execute();
       await entry('user_available', '-15');
-      await credit(u, 3n, randomUUID(), v);
+      racing = credit(u, 3n, randomUUID(), v);
+      await new Promise((r) => setTimeout(r, 200));
       await entry('user_reserved', '15');
     });
+    await racing;
     const ids = await db(em())
       .selectFrom('ledger_entries as e')
       .innerJoin('ledger_accounts as a', 'a.id', 'e.account_id')
