@@ -22,6 +22,7 @@ import type { Em } from '../db/orm.js';
 import { idempotencyRepository, type IdempotencyKeyRow as KeyRow } from '../db/repositories/idempotency.repository.js';
 import { db } from '../db/schema.js';
 import { AppError, Conflict } from './errors.js';
+import { isTransientConflict } from './database-errors.js';
 
 export interface IdempotencyScope {
   scope: string;
@@ -107,6 +108,9 @@ async function store(em: Em, s: IdempotencyScope, o: StoredOutcome): Promise<voi
 
 export const errorBody = (err: AppError) => ({ error: err.message, code: err.code, details: err.details });
 
+/** Runs of a write whose transaction hit a deadlock or serialization failure, the first included. */
+export const TRANSIENT_ATTEMPTS = 3;
+
 /**
  * Runs `write` exactly once per key: claim, write and stored outcome in one transaction (see the top of
  * this file). `outcomeOf` gives the response to store for a successful write. A 4xx AppError thrown by
@@ -119,19 +123,26 @@ export async function once<T>(
   write: (tx: Em) => Promise<T>,
   outcomeOf: (value: T) => StoredOutcome,
 ): Promise<OnceResult<T>> {
-  let rejected: AppError;
-  try {
-    return await em.transactional(async (tx): Promise<OnceResult<T>> => {
-      const claim = await claimIn(tx, s, print);
-      if (claim.kind === 'replay') return replayed(claim);
-      const value = await write(tx);
-      const outcome = outcomeOf(value);
-      await store(tx, s, outcome);
-      return { replayed: false, value, outcome };
-    });
-  } catch (err) {
-    if (!(err instanceof AppError) || err.status >= 500) throw err;
-    rejected = err;
+  let rejected: AppError | undefined;
+  // A deadlock or serialization failure rolled the whole transaction back (claim included): it runs again, at most
+  // TRANSIENT_ATTEMPTS times, before the request is answered 503. One user's writes can deadlock with a worker's
+  // (both take the user's balance rows and the user event log's head row: src/db/migrations/
+  // Migration20261130010000_user_events.ts), and a client should not have to retry what the service can.
+  for (let attempt = 1; !rejected; attempt++) {
+    try {
+      return await em.transactional(async (tx): Promise<OnceResult<T>> => {
+        const claim = await claimIn(tx, s, print);
+        if (claim.kind === 'replay') return replayed(claim);
+        const value = await write(tx);
+        const outcome = outcomeOf(value);
+        await store(tx, s, outcome);
+        return { replayed: false, value, outcome };
+      });
+    } catch (err) {
+      if (isTransientConflict(err) && attempt < TRANSIENT_ATTEMPTS) continue;
+      if (!(err instanceof AppError) || err.status >= 500) throw err;
+      rejected = err;
+    }
   }
   // A domain rejection rolled back the claim with the write (no savepoint: one statement fewer on every
   // write that succeeds). Store it under the key in a transaction of its own; if another request took the
