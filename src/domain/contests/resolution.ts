@@ -7,23 +7,23 @@
 //     the contest's pot, payouts out to winners' available balances, the remainder to the treasury.
 //   voidContest(): refunds every entry's bet from reserved to available and marks the contest voided; a
 //     contest whose every market was voided is voided the same way by resolveContest().
+// Both read under the contest's lock, decide in src/domain/contests/resolution-plan.ts (pure), then write; the
+// contest lifecycle (src/trading/contest-lifecycle.ts) publishes `contests.changed` after the commit.
 import type { Em } from '../../db/orm.js';
 import { db } from '../../db/schema.js';
-import { contestsRepository, type ContestsRepository } from '../../db/repositories/contests.repository.js';
+import { contestsRepository } from '../../db/repositories/contests.repository.js';
 import { Conflict, NotFound } from '../errors.js';
 import { post, type Posting } from '../ledger/ledger.js';
 import type { ResolutionOutcome } from '../../db/vocabulary.js';
 import { loadContest, marketFromRow, rebuildScoreCounts, type ContestMarketRecord, type ContestRecord } from './records.js';
-import { rankEntries, splitPot, totalPot, winScores, winningDirection } from './scoring.js';
+import { alreadySettled, planResolution, planVoid, type SettlingEntry } from './resolution-plan.js';
+import { winScores, winningDirection } from './scoring.js';
 
 export interface ResolvedMarket {
   market: ContestMarketRecord;
   /** True when this was the contest's last OPEN market: the contest is ready to be resolved. */
   contestReady: boolean;
 }
-
-const alreadySettled = (c: ContestRecord) =>
-  new Conflict('CONTEST_ALREADY_SETTLED', `This contest is already ${c.status}.`, { contest_id: c.id, status: c.status });
 
 export async function resolveMarket(em: Em, marketId: number, resolution: ResolutionOutcome, nowMs = Date.now()): Promise<ResolvedMarket> {
   return em.transactional(async (tx) => {
@@ -70,44 +70,30 @@ export async function resolveMarket(em: Em, marketId: number, resolution: Resolu
   });
 }
 
-type EntryRow = Awaited<ReturnType<ContestsRepository['entriesForSettlement']>>[number];
-
-async function loadEntries(em: Em, contestId: string): Promise<EntryRow[]> {
+async function loadEntries(em: Em, contestId: string): Promise<SettlingEntry[]> {
   return contestsRepository(db(em)).entriesForSettlement(contestId);
 }
 
-/** Bets per user: sum of bet_amount over the user's entries. */
-function betsByUser(entries: readonly EntryRow[], bet: bigint): Map<string, bigint> {
-  const m = new Map<string, bigint>();
-  for (const e of entries) m.set(e.user_id, (m.get(e.user_id) ?? 0n) + bet);
-  return m;
+async function refundAndVoid(tx: Em, contestId: string, refund: Posting | null, nowMs: number): Promise<void> {
+  if (refund) await post(tx, refund);
+  await contestsRepository(db(tx)).markVoided(contestId, nowMs);
 }
 
-async function refundAndVoid(tx: Em, c: ContestRecord, nowMs: number): Promise<void> {
-  const entries = await loadEntries(tx, c.id);
-  const byUser = betsByUser(entries, c.betAmount);
-  if (byUser.size) {
-    const p: Posting = { kind: 'contest_refund', reference: c.id, entries: [] };
-    for (const [userId, amount] of byUser) {
-      p.entries.push({ account: { userId, kind: 'user_reserved' }, amount: -amount }, { account: { userId, kind: 'user_available' }, amount });
-    }
-    await post(tx, p);
-  }
-  await contestsRepository(db(tx)).markVoided(c.id, nowMs);
-}
-
-/** Operator: void an open contest and refund every entry. */
+/** Operator: void an open contest and refund every entry (read, planVoid decides, write). */
 export async function voidContest(em: Em, contestId: string, nowMs = Date.now()): Promise<void> {
   await em.transactional(async (tx) => {
     const c = await loadContest(tx, contestId, { forUpdate: true });
-    if (c.status !== 'open') throw alreadySettled(c);
-    await refundAndVoid(tx, c, nowMs);
+    const { refund } = planVoid(c, c.status === 'open' ? await loadEntries(tx, c.id) : []);
+    await refundAndVoid(tx, c.id, refund, nowMs);
   });
 }
 
 export type ContestResolutionOutcome = 'resolved' | 'voided' | 'not_ready' | 'already_settled' | 'missing';
 
-/** Resolves and pays a contest whose markets are all settled. Safe to run any number of times. */
+/**
+ * Resolves and pays a contest whose markets are all settled (read under the contest's lock, planResolution
+ * decides, write). Safe to run any number of times.
+ */
 export async function resolveContest(em: Em, contestId: string, nowMs = Date.now()): Promise<ContestResolutionOutcome> {
   return em.transactional(async (tx) => {
     let c: ContestRecord;
@@ -117,42 +103,15 @@ export async function resolveContest(em: Em, contestId: string, nowMs = Date.now
       if (err instanceof NotFound) return 'missing';
       throw err;
     }
-    if (c.status !== 'open') return 'already_settled';
     const repo = contestsRepository(db(tx));
-    const markets = await repo.marketStatuses(contestId);
-    if (markets.some((m) => m.status === 'OPEN')) return 'not_ready';
-    if (markets.every((m) => m.status === 'VOIDED')) {
-      await refundAndVoid(tx, c, nowMs);
-      return 'voided';
-    }
-    const entries = await loadEntries(tx, contestId);
-    const ranked = rankEntries(entries.map((e) => ({ id: e.id, userId: e.user_id, score: e.score, createdAtMs: e.created_at_ms })));
-    const pot = totalPot(c.prizePool, entries.length, c.betAmount);
-    const { payouts, remainder } = splitPot(pot, c.winningSplitBps, ranked);
-    if (entries.length) {
-      const p: Posting = { kind: 'contest_payout', reference: contestId, entries: [] };
-      const bets = c.betAmount * BigInt(entries.length);
-      for (const [userId, amount] of betsByUser(entries, c.betAmount))
-        p.entries.push({ account: { userId, kind: 'user_reserved' }, amount: -amount });
-      p.entries.push({ account: { pot: contestId }, amount: bets });
-      if (c.prizePool > 0n)
-        p.entries.push({ account: { system: 'treasury' }, amount: -c.prizePool }, { account: { pot: contestId }, amount: c.prizePool });
-      const won = new Map<string, bigint>();
-      for (const e of ranked) {
-        const amount = payouts.get(e.id) ?? 0n;
-        if (amount > 0n) won.set(e.userId, (won.get(e.userId) ?? 0n) + amount);
-      }
-      const paid = [...won.values()].reduce((a, b) => a + b, 0n);
-      for (const [userId, amount] of won) p.entries.push({ account: { userId, kind: 'user_available' }, amount });
-      if (paid > 0n) p.entries.push({ account: { pot: contestId }, amount: -paid });
-      if (remainder > 0n) p.entries.push({ account: { pot: contestId }, amount: -remainder }, { account: { system: 'treasury' }, amount: remainder });
-      await post(tx, p);
-      await repo.setPayouts(
-        ranked.map((e) => e.id),
-        ranked.map((e) => payouts.get(e.id) ?? 0n),
-        ranked.map((e) => e.rank),
-      );
-    }
+    // A contest no longer open reads nothing more: the plan answers already_settled from its status alone.
+    const markets = c.status === 'open' ? await repo.marketStatuses(contestId) : [];
+    const entries = c.status === 'open' && !markets.some((m) => m.status === 'OPEN') ? await loadEntries(tx, contestId) : [];
+    const plan = planResolution(c, markets, entries);
+    if (plan.kind === 'voided') await refundAndVoid(tx, c.id, plan.refund, nowMs);
+    if (plan.kind !== 'resolved') return plan.kind;
+    if (plan.payout) await post(tx, plan.payout);
+    if (plan.payouts) await repo.setPayouts(plan.payouts.ids, plan.payouts.amounts, plan.payouts.ranks);
     await repo.markResolved(contestId, nowMs);
     return 'resolved';
   });
