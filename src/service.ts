@@ -29,7 +29,7 @@ import { limitConnections } from './http/connection-limits.js';
 import { poolImagesHandlers } from './http/handlers/pool-images.js';
 import { contestsHandlers } from './http/handlers/contests.js';
 import { PageCache } from './http/page-cache.js';
-import { onContestsChanged, publishContestsChanged } from './bus/contest-events.js';
+import { onContestsChanged } from './bus/contest-events.js';
 import { CONTEST_PAGE_TTL_MS } from './constants.js';
 import { createResolutionProducer } from './jobs/resolution-producer.js';
 import { rfqHandlers } from './http/handlers/rfq.js';
@@ -67,6 +67,8 @@ import { auditHandlers } from './http/handlers/audit.js';
 import { settlementReviewHandlers } from './http/handlers/settlement-review.js';
 import { withdrawalReviewHandlers } from './http/handlers/withdrawal-review.js';
 import { createMoneyLifecycle } from './trading/money-lifecycle.js';
+import { createContestLifecycle } from './trading/contest-lifecycle.js';
+import { createIdentityLifecycle } from './trading/identity-lifecycle.js';
 import { openCustody } from './trading/money-custody.js';
 
 export interface HttpService {
@@ -168,7 +170,10 @@ export async function startHttp(rt: Runtime, role: ProcessRole = 'api'): Promise
     callers: new PageCache({ ttlMs: CONTEST_PAGE_TTL_MS, maxPages: 20_000 }),
   };
   onContestsChanged(rt.bus, (contestId) => (contestCaches.pages.invalidate(contestId), contestCaches.callers.invalidate(contestId)));
-  if (await seedDemoOnStart(orm.em.fork(), settlement, config, logger)) await publishContestsChanged(rt.bus, null);
+  // Contests and identity: their lifecycles' steps, the only publishers of `contests.changed` and `sessions.changed`.
+  const contests = createContestLifecycle({ forkDb, bus: rt.bus, resolution: resolutionProducer, log: logger });
+  const identity = createIdentityLifecycle({ bus: rt.bus, contests });
+  if (await seedDemoOnStart(orm.em.fork(), settlement, config, logger)) await contests.allChanged();
   const stopDemoMaker = await startDemoMakerOnStart({
     allowed: demoSeedAllowed(config),
     bus: rt.bus,
@@ -199,15 +204,15 @@ export async function startHttp(rt: Runtime, role: ProcessRole = 'api'): Promise
       sessionTtlSeconds: config.sessionTtlSeconds,
       siwe: config.siwe,
       signIn: { uri: siweUri(config.siwe.domain, config.publicUrl), chainId: config.rfq.signingChainId },
-      bus: rt.bus,
+      identity,
     }),
-    ...usersHandlers({ bus: rt.bus }),
+    ...usersHandlers({ identity }),
     ...balancesHandlers({ money, settlement }),
     ...historyHandlers({ confirmations: config.chain?.confirmations ?? null }),
     ...marketMakersHandlers({
       onRemoved: (wallet, rfqIds) => {
-        gateway.endWallet(wallet);
-        void trading.makerRemoved(rfqIds);
+        gateway.endWallet(wallet); // this process's connections now; the others hear `mm.removed`
+        void trading.makerRemoved(wallet, rfqIds);
       },
     }),
     ...marketsHandlers({ settings: config.markets }),
@@ -218,7 +223,7 @@ export async function startHttp(rt: Runtime, role: ProcessRole = 'api'): Promise
     ...positionsHandlers(),
     ...mmTradingHandlers(),
     ...marketWindowsHandlers({ settings: config.markets, settlement: windowSettlement }),
-    ...contestsHandlers({ resolution: resolutionProducer, caches: contestCaches, bus: rt.bus }),
+    ...contestsHandlers({ contests, caches: contestCaches }),
     ...rfqHandlers({ settings: config.rfq }),
     ...rfqTakerHandlers({ trading, waiters: rfqWaiters, admission }),
     ...rfqMakerHandlers(),

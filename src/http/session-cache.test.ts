@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLocalBus } from '../bus/local.js';
 import type { LiveSession } from '../domain/identity/sessions.js';
-import { createSessionCache, publishSessionChange, type SessionCache } from './session-cache.js';
+import { publishSessionChange } from '../bus/session-events.js';
+import { createSessionCache, type SessionCache } from './session-cache.js';
 
 const user = (sessionId: string, userId: string, expiresAtMs = 10_000_000): LiveSession => ({
   principal: { kind: 'user', sessionId, userId, address: '0x00000000000000000000000000000000000000aa' },

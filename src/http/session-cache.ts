@@ -1,11 +1,12 @@
 // Live sessions remembered per process for SESSION_CACHE_MS, so a signed-in read does not look its token up
 // in PostgreSQL on every request (the lookup was most of a signed-in cached read's cost: issue 14).
 // Freshness: a change to a session drops it from every process's cache through the bus topic
-// `sessions.changed`, and nothing is kept longer than SESSION_CACHE_MS even when a bus message is lost:
+// `sessions.changed` (src/bus/session-events.ts, published by src/trading/identity-lifecycle.ts), and nothing
+// is kept longer than SESSION_CACHE_MS even when a bus message is lost:
 //   logout                  {session_id}  the process that revoked it drops it before it answers 204;
 //                                         every other process when the bus delivers (milliseconds)
 //   Privy sign-in           {user_id}     the user's wallet may have changed: every session of that user
-//   market maker removed    mm.removed    {wallet}: every session of that maker (published by the gateway)
+//   market maker removed    mm.removed    {wallet}: every session of that maker (src/trading/rfq-lifecycle.ts)
 // An expired session is never served: an entry also ends at the session's own expiry. Unknown tokens are
 // not remembered (a stream of random tokens cannot fill the cache) and a full cache drops its oldest entry.
 import type { Bus } from '../bus/bus.js';
@@ -32,13 +33,6 @@ interface Entry {
   principal: SessionPrincipal;
   /** min(cached at + ttl, session expiry). */
   untilMs: number;
-}
-
-export type SessionChange = { session_id: string } | { user_id: string };
-
-/** Publishes a change to sessions (after its commit); every process's cache drops what it names. */
-export function publishSessionChange(bus: Bus, change: SessionChange): Promise<void> {
-  return bus.publish('sessions.changed', change);
 }
 
 /** What a change can name: the session, the user, or the maker's wallet. */

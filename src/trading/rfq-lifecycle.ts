@@ -70,8 +70,11 @@ export interface RfqLifecycle {
   cancelQuote(em: Em, makerWallet: string, rfqId: string, quoteId: string, answer: (ack: QuoteAck) => void, log?: Log): Promise<QuoteAck>;
   /** Cancel on disconnect: withdraw every live quote of the wallet, publish; how many were withdrawn. */
   withdrawQuotes(em: Em, makerWallet: string, log?: Log): Promise<number>;
-  /** A maker was removed (its quotes withdrawn in the removal's transaction): wake those RFQs' long-polls. */
-  makerRemoved(rfqIds: readonly string[], log?: Log): Promise<void>;
+  /**
+   * A maker was removed (its quotes withdrawn in the removal's transaction): `mm.removed` ends its connections
+   * and cached sessions on every other process, and `rfq.quote` wakes those RFQs' long-polls.
+   */
+  makerRemoved(wallet: string, rfqIds: readonly string[], log?: Log): Promise<void>;
   /** sweep: close every RFQ overdue by more than `graceMs` (at most `limit`), one close at a time. */
   sweep(nowMs: number, graceMs: number, limit: number): Promise<{ ids: string[]; failed: number }>;
   /** settle a resolved window's positions, batch by batch, publishing each batch's frames after its commit. */
@@ -124,11 +127,17 @@ export function createRfqLifecycle(deps: RfqLifecycleDeps): RfqLifecycle {
       await publish(events, log);
       return withdrawn;
     },
-    makerRemoved: (rfqIds, log) =>
-      publish(
-        rfqIds.map((rfqId) => ({ topic: 'rfq.quote', rfqId })),
-        log,
-      ),
+    async makerRemoved(wallet, rfqIds, log = deps.log) {
+      await Promise.all([
+        deps.bus.publish('mm.removed', { wallet: wallet.toLowerCase() }).catch((err: unknown) => {
+          log.warn({ err, wallet }, 'could not publish mm.removed; other processes end the connections at their next heartbeat tick');
+        }),
+        publish(
+          rfqIds.map((rfqId) => ({ topic: 'rfq.quote', rfqId })),
+          log,
+        ),
+      ]);
+    },
     async sweep(nowMs, graceMs, limit) {
       const ids = await dueRfqIds(deps.forkDb(), nowMs, graceMs, limit);
       let failed = 0;

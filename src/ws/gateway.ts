@@ -6,10 +6,11 @@
 //
 // Several API processes may serve connections at once: a connection's state lives only with the
 // connection, sessions live in the database. A removal ends the wallet's connections on every process at
-// once: the process that served the DELETE ends its own and publishes `mm.removed` on the bus. The bus is
-// at-most-once, so the database stays the backstop: each heartbeat tick asks, in one query for all of the
-// process's authenticated connections, which sessions were revoked (or whose market maker was removed),
-// which ends a connection a lost message missed within one MM_HEARTBEAT_INTERVAL_MS.
+// once: the process that served the DELETE ends its own, and the RFQ lifecycle publishes `mm.removed` on the
+// bus (src/trading/rfq-lifecycle.ts, makerRemoved). The bus is at-most-once, so the database stays the
+// backstop: each heartbeat tick asks, in one query for all of the process's authenticated connections, which
+// sessions were revoked (or whose market maker was removed), which ends a connection a lost message missed
+// within one MM_HEARTBEAT_INTERVAL_MS.
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, WebSocket } from 'ws';
@@ -41,7 +42,7 @@ export interface GatewayDeps {
   slots?: ConnectionSlots;
   /** MM_MAX_CONNECTIONS_PER_IP counted across every API process (src/ws/connection-slots.ts); none when absent. */
   sharedCap?: SharedConnectionCap | undefined;
-  /** Cross-process events: RFQ frames in, `mm.removed` out and in (rt.bus). */
+  /** Cross-process events in: RFQ frames, `mm.removed` (rt.bus; this module publishes nothing). */
   bus: Bus;
   /** RFQ quoting (rfq-stream.ts). */
   rfq: RfqStreamSettings;
@@ -54,7 +55,7 @@ export interface GatewayDeps {
 export interface Gateway {
   /** The HTTP server's 'upgrade' listener. */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
-  /** Ends the connections of a removed market maker now, here and (through the bus) on every other process. */
+  /** Ends this process's connections of a removed market maker now (the RFQ lifecycle's makerRemoved tells the others). */
   endWallet(walletAddress: string): void;
   connectionCount(): number;
   /** Closes every connection with 1001 and stops the timers. */
@@ -142,12 +143,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
         });
       });
     },
-    endWallet(walletAddress) {
-      endWallet(ctx, walletAddress);
-      deps.bus.publish('mm.removed', { wallet: walletAddress.toLowerCase() }).catch((err: unknown) => {
-        log.warn({ err, wallet: walletAddress }, 'could not publish mm.removed; other processes end the connections at their next heartbeat tick');
-      });
-    },
+    endWallet: (walletAddress) => endWallet(ctx, walletAddress),
     connectionCount: () => connections.size,
     async close() {
       closing = true;

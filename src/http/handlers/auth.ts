@@ -1,25 +1,22 @@
 // Sign-in and sign-out: Privy identity-token exchange, Sign-In with Ethereum, logout.
 import type { Session, WalletNonce } from '../../../generated/openapi/types.gen.js';
 import type { PrivyVerifier } from '../../domain/identity/privy-token.js';
-import { revokeSession } from '../../domain/identity/sessions.js';
-import { signInWithPrivy, signInWithWallet, type SignedIn, type SiweSettings } from '../../domain/identity/sign-in.js';
+import { signInWithWallet, type SignedIn, type SiweSettings } from '../../domain/identity/sign-in.js';
 import { issueNonce } from '../../domain/identity/wallet-nonces.js';
 import { SIWE_STATEMENT } from '../../domain/identity/siwe.js';
 import { NO_STORE, type HandlersFor, type RequestContext } from '../handler.js';
 import { requireUser } from './principal.js';
 import { InvalidIdentityToken } from '../../domain/errors.js';
-import type { Bus } from '../../bus/bus.js';
-import { publishContestsChanged } from '../../bus/contest-events.js';
-import { publishSessionChange } from '../session-cache.js';
+import type { IdentityLifecycle } from '../../trading/identity-lifecycle.js';
 
 export interface AuthDeps {
   /** Undefined: Privy sign-in is off (production without PRIVY_*): every exchange is 401. */
   privy: PrivyVerifier | undefined;
   /**
-   * A Privy sign-in refreshes the user's X handle and avatar, which boards show (`contests.changed`), and
-   * may change the user's wallet (`sessions.changed`); a logout is `sessions.changed` too.
+   * The identity steps that other processes hear of (src/trading/identity-lifecycle.ts): a Privy sign-in
+   * (the user's wallet, X handle and avatar may change) and a logout publish after their commit.
    */
-  bus: Bus;
+  identity: IdentityLifecycle;
   sessionTtlSeconds: number;
   siwe: Omit<SiweSettings, 'ttlSeconds'>;
   /** What GET /v1/auth/wallet/nonce tells a wallet to sign besides the nonce. */
@@ -38,10 +35,8 @@ export function authHandlers(deps: AuthDeps): HandlersFor<'createSession' | 'get
     createSession: async ({ body }, ctx) => {
       if (!deps.privy)
         throw new InvalidIdentityToken('Privy sign-in is not configured on this deployment; sign in with a wallet (POST /v1/auth/wallet)');
-      const signedIn = await signInWithPrivy(ctx.db, deps.privy, body.privy_token, deps.sessionTtlSeconds);
       // A Privy sign-in may move the user to another wallet: the user's remembered sessions are dropped.
-      await publishSessionChange(deps.bus, { user_id: signedIn.userId });
-      await publishContestsChanged(deps.bus, null);
+      const signedIn = await deps.identity.privySignIn(ctx.db, deps.privy, body.privy_token, deps.sessionTtlSeconds);
       return sessionResponse(ctx, signedIn);
     },
     getWalletNonce: async (_req, { db }) => {
@@ -64,9 +59,8 @@ export function authHandlers(deps: AuthDeps): HandlersFor<'createSession' | 'get
     },
     logout: async (_req, { db, auth, log, clientIp }) => {
       const user = requireUser(auth);
-      await revokeSession(db, user.sessionId);
       // This process forgets the session before answering; the others when the bus delivers (SESSION_CACHE_MS at most).
-      await publishSessionChange(deps.bus, { session_id: user.sessionId });
+      await deps.identity.logout(db, user.sessionId);
       log.info({ user_id: user.userId, session_id: user.sessionId, client_ip: clientIp }, 'session revoked');
       return { status: 204 };
     },

@@ -2,12 +2,15 @@
 // creation rules keep below 2^53).
 import type {
   ContestById,
+  CreateContestRequest,
   ContestDetail,
   ContestLobbyRow,
   ContestMarket,
   LeaderboardRow as LeaderboardRowWire,
 } from '../../../generated/openapi/types.gen.js';
 import type { LeaderboardRow } from '../../domain/contests/board.js';
+import type { NewContest } from '../../domain/contests/create.js';
+import type { EntryRecord } from '../../domain/contests/entries.js';
 import { imageUrl } from '../../domain/contests/images.js';
 import type { ProfileContest } from '../../domain/contests/profile.js';
 import type { ContestMarketRecord, ContestRecord } from '../../domain/contests/records.js';
@@ -115,5 +118,47 @@ export function leaderboardRowWire(r: LeaderboardRow): LeaderboardRowWire {
     open_leg_count: r.openLegCount,
     payout_micros: nOrNull(r.payout),
     net_payout_micros: nOrNull(r.netPayout),
+  };
+}
+
+/** The create request as the domain's NewContest. */
+export function contestOf(b: CreateContestRequest): NewContest {
+  return {
+    title: b.title,
+    category: b.category,
+    gameType: b.game_type,
+    description: b.description,
+    betAmount: BigInt(b.bet_amount_micros),
+    prizePool: BigInt(b.protocol_prize_pool_micros),
+    entryCap: b.entry_cap,
+    maxEntriesPerUser: b.max_entries_per_user ?? 1,
+    entryOpensAtMs: b.entry_opens_at_ms,
+    bettingClosesMs: b.betting_closes_ms,
+    liveEndsAtMs: b.live_ends_at_ms,
+    betType: b.bet_type,
+    winningSplitBps: b.winning_split_bps,
+    imageId: b.image_id,
+    entryVisibility: b.entry_visibility ?? 'hidden_while_betting_open',
+    markets: b.markets.map((m) => ({
+      category: m.category,
+      name: m.name,
+      description: m.description,
+      sourceKind: m.source_kind,
+      sourceEventId: m.source_event_id,
+      sourceMarketId: m.source_market_id,
+      bettingClosesAtMs: m.betting_closes_at_ms,
+      liveEndsAtMs: m.live_ends_at_ms,
+      resolutionTimeMs: m.resolution_time_ms,
+    })),
+  };
+}
+
+/** A created entry (createContestEntry's 201 body). */
+export function entryWire(entry: EntryRecord) {
+  return {
+    contest_id: entry.contestId,
+    entry_index: entry.entryIndex,
+    created_at_ms: entry.createdAtMs,
+    picks: entry.picks.map((p) => ({ market_id: p.marketId, direction: p.direction })),
   };
 }

@@ -1,11 +1,10 @@
 // The signed-in user's preferences (public handle) and linked X account.
 import type { Preferences } from '../../../generated/openapi/types.gen.js';
 import { avatarSeed } from '../../domain/identity/avatar-seed.js';
-import { getUser, setHandle, type UserRecord } from '../../domain/identity/users.js';
+import { getUser, type UserRecord } from '../../domain/identity/users.js';
 import { NO_STORE, type HandlersFor } from '../handler.js';
 import { requireUser } from './principal.js';
-import type { Bus } from '../../bus/bus.js';
-import { publishContestsChanged } from '../../bus/contest-events.js';
+import type { IdentityLifecycle } from '../../trading/identity-lifecycle.js';
 
 export function toPreferences(u: UserRecord): Preferences {
   return {
@@ -18,8 +17,8 @@ export function toPreferences(u: UserRecord): Preferences {
   };
 }
 
-/** `bus`: a new handle shows on leaderboards and top participants, so setting one publishes `contests.changed`. */
-export function usersHandlers(deps: { bus: Bus }): HandlersFor<'getPreferences' | 'updatePreferences'> {
+/** `identity`: a new handle shows on leaderboards and top participants; setting one publishes `contests.changed`. */
+export function usersHandlers(deps: { identity: Pick<IdentityLifecycle, 'setHandle'> }): HandlersFor<'getPreferences' | 'updatePreferences'> {
   return {
     getPreferences: async (_req, { db, auth }) => {
       const { userId } = requireUser(auth);
@@ -28,8 +27,7 @@ export function usersHandlers(deps: { bus: Bus }): HandlersFor<'getPreferences' 
     updatePreferences: async ({ body }, { db, auth }) => {
       const { userId } = requireUser(auth);
       const { handle } = body;
-      const user = handle === undefined ? await getUser(db, userId) : await setHandle(db, userId, handle);
-      if (handle !== undefined) await publishContestsChanged(deps.bus, null);
+      const user = handle === undefined ? await getUser(db, userId) : await deps.identity.setHandle(db, userId, handle);
       return { status: 200, body: toPreferences(user), headers: NO_STORE };
     },
   };
