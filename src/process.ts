@@ -1,6 +1,7 @@
 // Process lifecycle for every role: parse config, open the runtime, start the role's parts, and shut down
 // gracefully on SIGTERM/SIGINT (stop accepting, finish in-flight requests and jobs, close connections).
 import { loadConfig, ConfigError } from './config.js';
+import { roleProblems } from './config-role.js';
 import { setFailpoints } from './failpoints.js';
 import { createLogger, flushLogs } from './logger.js';
 import { openRuntime, PendingMigrationsError } from './runtime.js';
@@ -11,6 +12,8 @@ export async function runProcess(role: Role): Promise<void> {
   let config;
   try {
     config = loadConfig();
+    const refused = roleProblems(config, role);
+    if (refused.length) throw new ConfigError(refused);
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`contest-rfq-service: ${err.message}\n`);
