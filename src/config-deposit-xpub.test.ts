@@ -102,22 +102,35 @@ describe('DEPOSIT_XPUB in the configuration', () => {
   });
 });
 
-describe('what an API process may hold (src/config-role.ts)', () => {
-  const withKeys = loadConfig({ ...ONCHAIN, SETTLEMENT_ADDRESS: '', SETTLEMENT_PRIVATE_KEY: `0x${'11'.repeat(32)}`, DEPOSIT_MNEMONIC: MNEMONIC }).chain;
-  const keyless = loadConfig({ ...ONCHAIN, DEPOSIT_XPUB: depositXpubOf(MNEMONIC, 0) }).chain;
+describe('what an API process may be given (src/config-role.ts)', () => {
+  const KEY = `0x${'11'.repeat(32)}`;
+  const withKeys = { NODE_ENV: 'production' as const, SETTLEMENT_PRIVATE_KEY: KEY, DEPOSIT_MNEMONIC_FILE: '/run/secrets/mnemonic' };
 
-  it('in production an API process given the settlement key or the mnemonic is refused, naming both', () => {
-    const problems = roleProblems({ nodeEnv: 'production', chain: withKeys }, 'api');
+  it('in production an API process given the settlement key or the mnemonic (inline or as a file) is refused, naming both', () => {
+    const problems = roleProblems(withKeys, 'api');
     expect(problems).toHaveLength(2);
-    expect(problems[0]).toMatch(/^SETTLEMENT_PRIVATE_KEY: refused in an API process when NODE_ENV=production .*SETTLEMENT_ADDRESS/);
-    expect(problems[1]).toMatch(/^DEPOSIT_MNEMONIC: refused in an API process when NODE_ENV=production .*DEPOSIT_XPUB/);
+    expect(problems[0]).toMatch(/^SETTLEMENT_PRIVATE_KEY \(or SETTLEMENT_PRIVATE_KEY_FILE\): refused in an API process when NODE_ENV=production .*SETTLEMENT_ADDRESS/);
+    expect(problems[1]).toMatch(/^DEPOSIT_MNEMONIC \(or DEPOSIT_MNEMONIC_FILE\): refused in an API process when NODE_ENV=production .*DEPOSIT_XPUB/);
     expect(problems.join()).not.toContain('11'.repeat(32));
+    // loadConfig names them beside every other problem, for the role the process gives it.
+    const env = { ...ONCHAIN, NODE_ENV: 'production', SETTLEMENT_ADDRESS: '', SETTLEMENT_PRIVATE_KEY: `0x${'11'.repeat(32)}`, DEPOSIT_MNEMONIC: MNEMONIC };
+    const named = (role?: 'api' | 'workers') => {
+      try {
+        loadConfig(env, { role });
+      } catch (err) {
+        return (err as ConfigError).problems.join('\n');
+      }
+      return '';
+    };
+    expect(named('api')).toMatch(/SETTLEMENT_PRIVATE_KEY \(or SETTLEMENT_PRIVATE_KEY_FILE\): refused in an API process[\s\S]*DEPOSIT_MNEMONIC \(or DEPOSIT_MNEMONIC_FILE\): refused/);
+    expect(named('workers')).not.toMatch(/refused in an API process/);
+    expect(named()).not.toMatch(/refused in an API process/);
   });
 
   it('the keyless API, the workers, one process of every role, and development are not refused', () => {
-    expect(roleProblems({ nodeEnv: 'production', chain: keyless }, 'api')).toEqual([]);
-    expect(roleProblems({ nodeEnv: 'production', chain: withKeys }, 'workers')).toEqual([]);
-    expect(roleProblems({ nodeEnv: 'production', chain: withKeys }, 'all')).toEqual([]);
-    expect(roleProblems({ nodeEnv: 'development', chain: withKeys }, 'api')).toEqual([]);
+    expect(roleProblems({ NODE_ENV: 'production' }, 'api')).toEqual([]);
+    expect(roleProblems(withKeys, 'workers')).toEqual([]);
+    expect(roleProblems(withKeys, 'all')).toEqual([]);
+    expect(roleProblems({ ...withKeys, NODE_ENV: 'development' }, 'api')).toEqual([]);
   });
 });

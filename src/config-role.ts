@@ -1,21 +1,22 @@
-// What one process role may hold (docs/operations.md, "Keys and the signer"): in production an API process
-// (--role=api) never loads a signing secret. It needs the settlement wallet's address (SETTLEMENT_ADDRESS) and, for
-// custodial deposit addresses, DEPOSIT_XPUB; the workers sign and sweep. Reads no environment: src/process.ts
-// checks the loaded config against the process's role before anything starts (exit 78 like any config error).
-import type { Config } from './config.js';
+// What one process role may be given (docs/operations.md, "Keys and the signer"): in production an API process
+// (--role=api) is given no signing secret. It needs the settlement wallet's address (SETTLEMENT_ADDRESS) and, for
+// custodial deposit addresses, DEPOSIT_XPUB; the workers sign and sweep. Reads no environment: loadConfig
+// (src/config.ts) adds these problems for the role src/process.ts names, so the start is refused (exit 78).
+import type { Parsed } from './config-schema.js';
 
-export function roleProblems(config: Pick<Config, 'nodeEnv' | 'chain'>, role: 'all' | 'api' | 'workers'): string[] {
-  const { chain } = config;
-  if (role !== 'api' || config.nodeEnv !== 'production' || !chain) return [];
+type Secrets = Partial<Pick<Parsed, 'NODE_ENV' | 'SETTLEMENT_PRIVATE_KEY' | 'SETTLEMENT_PRIVATE_KEY_FILE' | 'DEPOSIT_MNEMONIC' | 'DEPOSIT_MNEMONIC_FILE'>>;
+
+export function roleProblems(e: Secrets, role: 'all' | 'api' | 'workers'): string[] {
+  if (role !== 'api' || e.NODE_ENV !== 'production') return [];
   const problems: string[] = [];
-  if (chain.settlementKey) {
+  if (e.SETTLEMENT_PRIVATE_KEY !== undefined || e.SETTLEMENT_PRIVATE_KEY_FILE !== undefined) {
     problems.push(
-      'SETTLEMENT_PRIVATE_KEY: refused in an API process when NODE_ENV=production (only the workers sign): give it SETTLEMENT_ADDRESS instead',
+      'SETTLEMENT_PRIVATE_KEY (or SETTLEMENT_PRIVATE_KEY_FILE): refused in an API process when NODE_ENV=production (only the workers sign): give it SETTLEMENT_ADDRESS instead',
     );
   }
-  if (chain.depositMnemonic) {
+  if (e.DEPOSIT_MNEMONIC !== undefined || e.DEPOSIT_MNEMONIC_FILE !== undefined) {
     problems.push(
-      'DEPOSIT_MNEMONIC: refused in an API process when NODE_ENV=production (only the workers sweep): give it DEPOSIT_XPUB (npx tsx scripts/deposit-xpub.ts prints it) for custodial deposit addresses',
+      'DEPOSIT_MNEMONIC (or DEPOSIT_MNEMONIC_FILE): refused in an API process when NODE_ENV=production (only the workers sweep): give it DEPOSIT_XPUB (npx tsx scripts/deposit-xpub.ts prints it) for custodial deposit addresses',
     );
   }
   return problems;

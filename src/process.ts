@@ -1,7 +1,6 @@
 // Process lifecycle for every role: parse config, open the runtime, start the role's parts, and shut down
 // gracefully on SIGTERM/SIGINT (stop accepting, finish in-flight requests and jobs, close connections).
 import { loadConfig, ConfigError } from './config.js';
-import { roleProblems } from './config-role.js';
 import { setFailpoints } from './failpoints.js';
 import { createLogger, flushLogs } from './logger.js';
 import { openRuntime, PendingMigrationsError } from './runtime.js';
@@ -11,9 +10,7 @@ export type Role = 'all' | 'api' | 'workers';
 export async function runProcess(role: Role): Promise<void> {
   let config;
   try {
-    config = loadConfig();
-    const refused = roleProblems(config, role);
-    if (refused.length) throw new ConfigError(refused);
+    config = loadConfig(process.env, { role });
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`contest-rfq-service: ${err.message}\n`);
