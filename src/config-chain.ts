@@ -112,7 +112,7 @@ export function usdcAddressProblem(chainId: number, address: string, allowUnknow
 }
 
 /** Null when the phrase is 12-24 words of the BIP-39 English list (the checksum is left to derivation). */
-function mnemonicProblem(m: string): string | null {
+export function mnemonicProblem(m: string): string | null {
   const words = m.trim().split(/\s+/);
   if (![12, 15, 18, 21, 24].includes(words.length)) return 'must be a BIP-39 phrase of 12, 15, 18, 21 or 24 words';
   if (words.some((w) => !WORDS.has(w))) return 'holds a word outside the BIP-39 English list';

@@ -16,7 +16,7 @@ export function roleProblems(e: Secrets, role: 'all' | 'api' | 'workers'): strin
   }
   if (e.DEPOSIT_MNEMONIC !== undefined || e.DEPOSIT_MNEMONIC_FILE !== undefined) {
     problems.push(
-      'DEPOSIT_MNEMONIC (or DEPOSIT_MNEMONIC_FILE): refused in an API process when NODE_ENV=production (only the workers sweep): give it DEPOSIT_XPUB (npx tsx scripts/deposit-xpub.ts prints it) for custodial deposit addresses',
+      'DEPOSIT_MNEMONIC (or DEPOSIT_MNEMONIC_FILE): refused in an API process when NODE_ENV=production (only the workers sweep): give it DEPOSIT_XPUB (npm run deposit:xpub prints it) for custodial deposit addresses',
     );
   }
   return problems;
