@@ -188,7 +188,9 @@ function xpubProblems(e: Parsed, mnemonic: string | undefined, problems: string[
   if (mnemonic === undefined) return;
   const ours = depositParentNode(mnemonic.split(/\s+/).join(' '), account).publicExtendedKey;
   if (ours !== parsed.node.publicExtendedKey) {
-    problems.push(`DEPOSIT_XPUB: is not the key of DEPOSIT_MNEMONIC's m/44'/60'/${account}'/0 (the API would hand out addresses the workers cannot sweep)`);
+    problems.push(
+      `DEPOSIT_XPUB: is not the key of DEPOSIT_MNEMONIC's m/44'/60'/${account}'/0 (the API would hand out addresses the workers cannot sweep)`,
+    );
   }
 }
 

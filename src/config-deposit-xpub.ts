@@ -34,7 +34,9 @@ export function parseDepositXpub(value: string, account: number): { node: HDKey 
     return { problem: 'must be a BIP-32 extended public key (xpub...)' };
   }
   if (key.privateKey) {
-    return { problem: 'is an extended PRIVATE key (xprv): give its public key (xpub); the private side stays with the workers (the value is not shown)' };
+    return {
+      problem: 'is an extended PRIVATE key (xprv): give its public key (xpub); the private side stays with the workers (the value is not shown)',
+    };
   }
   if (key.depth === 3) {
     if (key.index !== HARDENED + account) {
@@ -43,7 +45,9 @@ export function parseDepositXpub(value: string, account: number): { node: HDKey 
     return { node: key.deriveChild(0) };
   }
   if (key.depth === 4 && key.index === 0) return { node: key };
-  return { problem: `must be the public key of m/44'/60'/<account>'/0 (depth 4) or of m/44'/60'/<account>' (depth 3); this one has depth ${key.depth}` };
+  return {
+    problem: `must be the public key of m/44'/60'/<account>'/0 (depth 4) or of m/44'/60'/<account>' (depth 3); this one has depth ${key.depth}`,
+  };
 }
 
 // secp256k1's field prime; a compressed key's y is the square root of x^3 + 7 (p = 3 mod 4: one exponentiation).

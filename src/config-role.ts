@@ -4,7 +4,9 @@
 // (src/config.ts) adds these problems for the role src/process.ts names, so the start is refused (exit 78).
 import type { Parsed } from './config-schema.js';
 
-type Secrets = Partial<Pick<Parsed, 'NODE_ENV' | 'SETTLEMENT_PRIVATE_KEY' | 'SETTLEMENT_PRIVATE_KEY_FILE' | 'DEPOSIT_MNEMONIC' | 'DEPOSIT_MNEMONIC_FILE'>>;
+type Secrets = Partial<
+  Pick<Parsed, 'NODE_ENV' | 'SETTLEMENT_PRIVATE_KEY' | 'SETTLEMENT_PRIVATE_KEY_FILE' | 'DEPOSIT_MNEMONIC' | 'DEPOSIT_MNEMONIC_FILE'>
+>;
 
 export function roleProblems(e: Secrets, role: 'all' | 'api' | 'workers'): string[] {
   if (role !== 'api' || e.NODE_ENV !== 'production') return [];

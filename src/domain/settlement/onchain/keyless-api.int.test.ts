@@ -120,7 +120,9 @@ describe('an API process without the keys', () => {
         (err: Error) => err.message,
       );
     expect(await failed()).toMatch(/SETTLEMENT_PRIVATE_KEY \(or SETTLEMENT_PRIVATE_KEY_FILE\) or SETTLEMENT_SIGNER_URL: workers sign/);
-    expect(await failed({ SETTLEMENT_SIGNER_URL: signer.url })).toMatch(/DEPOSIT_MNEMONIC \(or DEPOSIT_MNEMONIC_FILE\): workers given DEPOSIT_XPUB need it/);
+    expect(await failed({ SETTLEMENT_SIGNER_URL: signer.url })).toMatch(
+      /DEPOSIT_MNEMONIC \(or DEPOSIT_MNEMONIC_FILE\): workers given DEPOSIT_XPUB need it/,
+    );
   }, 120_000);
 
   it('in production an API process given the settlement key or the mnemonic refuses to start (exit 78), naming both', async () => {

@@ -4,11 +4,11 @@
 // the settlement key and the mnemonic (src/config-role.ts).
 import { HDKey, mnemonicToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './config.js';
-import { addressOfCompressedKey, depositParentNode, depositXpubOf, parseDepositXpub, xpubDepositAddresses } from './config-deposit-xpub.js';
-import { roleProblems } from './config-role.js';
-import { depositKeyring } from './domain/settlement/onchain/chain.js';
-import { ANVIL_MNEMONIC } from './testing/anvil.js';
+import { ConfigError, loadConfig } from '../../../config.js';
+import { addressOfCompressedKey, depositParentNode, depositXpubOf, parseDepositXpub, xpubDepositAddresses } from '../../../config-deposit-xpub.js';
+import { roleProblems } from '../../../config-role.js';
+import { depositKeyring } from './chain.js';
+import { ANVIL_MNEMONIC } from '../../../testing/anvil.js';
 
 const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
 const INDEXES = [0n, 1n, 2n, 7n, 1000n, 2n ** 31n - 1n];
@@ -109,11 +109,19 @@ describe('what an API process may be given (src/config-role.ts)', () => {
   it('in production an API process given the settlement key or the mnemonic (inline or as a file) is refused, naming both', () => {
     const problems = roleProblems(withKeys, 'api');
     expect(problems).toHaveLength(2);
-    expect(problems[0]).toMatch(/^SETTLEMENT_PRIVATE_KEY \(or SETTLEMENT_PRIVATE_KEY_FILE\): refused in an API process when NODE_ENV=production .*SETTLEMENT_ADDRESS/);
+    expect(problems[0]).toMatch(
+      /^SETTLEMENT_PRIVATE_KEY \(or SETTLEMENT_PRIVATE_KEY_FILE\): refused in an API process when NODE_ENV=production .*SETTLEMENT_ADDRESS/,
+    );
     expect(problems[1]).toMatch(/^DEPOSIT_MNEMONIC \(or DEPOSIT_MNEMONIC_FILE\): refused in an API process when NODE_ENV=production .*DEPOSIT_XPUB/);
     expect(problems.join()).not.toContain('11'.repeat(32));
     // loadConfig names them beside every other problem, for the role the process gives it.
-    const env = { ...ONCHAIN, NODE_ENV: 'production', SETTLEMENT_ADDRESS: '', SETTLEMENT_PRIVATE_KEY: `0x${'11'.repeat(32)}`, DEPOSIT_MNEMONIC: MNEMONIC };
+    const env = {
+      ...ONCHAIN,
+      NODE_ENV: 'production',
+      SETTLEMENT_ADDRESS: '',
+      SETTLEMENT_PRIVATE_KEY: `0x${'11'.repeat(32)}`,
+      DEPOSIT_MNEMONIC: MNEMONIC,
+    };
     const named = (role?: 'api' | 'workers') => {
       try {
         loadConfig(env, { role });
@@ -122,7 +130,9 @@ describe('what an API process may be given (src/config-role.ts)', () => {
       }
       return '';
     };
-    expect(named('api')).toMatch(/SETTLEMENT_PRIVATE_KEY \(or SETTLEMENT_PRIVATE_KEY_FILE\): refused in an API process[\s\S]*DEPOSIT_MNEMONIC \(or DEPOSIT_MNEMONIC_FILE\): refused/);
+    expect(named('api')).toMatch(
+      /SETTLEMENT_PRIVATE_KEY \(or SETTLEMENT_PRIVATE_KEY_FILE\): refused in an API process[\s\S]*DEPOSIT_MNEMONIC \(or DEPOSIT_MNEMONIC_FILE\): refused/,
+    );
     expect(named('workers')).not.toMatch(/refused in an API process/);
     expect(named()).not.toMatch(/refused in an API process/);
   });
