@@ -55,10 +55,16 @@ export async function statementsPerFill(n: number): Promise<{ with: FillCost; wi
     const taker = await fundedUser(em, TAKER.address.toLowerCase(), 10n ** 15n);
     await fundedUser(em, MM.address.toLowerCase(), 10n ** 15n);
     await ensureWindows(em(), [{ asset: 'BTC', durationSecs: 300, startAtMs: T0 + 300_000 }]);
-    const market = Number((await db(em()).selectFrom('markets').select('market_id').where('kind', '=', 'rfq_window').executeTakeFirstOrThrow()).market_id);
+    const market = Number(
+      (await db(em()).selectFrom('markets').select('market_id').where('kind', '=', 'rfq_window').executeTakeFirstOrThrow()).market_id,
+    );
     const sql = new pg.Client({ connectionString: t.db.url });
     await sql.connect();
-    const triggers = (await sql.query<{ tbl: string; name: string }>(`select tgrelid::regclass::text as tbl, tgname as name from pg_trigger where tgname like '%user_events%'`)).rows;
+    const triggers = (
+      await sql.query<{ tbl: string; name: string }>(
+        `select tgrelid::regclass::text as tbl, tgname as name from pg_trigger where tgname like '%user_events%'`,
+      )
+    ).rows;
     if (triggers.length === 0) throw new Error('no user event triggers found');
     const setTriggers = async (on: boolean) => {
       for (const tr of triggers) await sql.query(`alter table ${tr.tbl} ${on ? 'enable' : 'disable'} trigger ${tr.name}`);
@@ -93,7 +99,10 @@ export async function statementsPerFill(n: number): Promise<{ with: FillCost; wi
       if (c.rfq.rfq.status !== 'filled') throw new Error(`not filled: ${c.rfq.rfq.status}`);
       return { stmts: statements - s0, ms: took };
     };
-    const sides = { with: { stmts: [] as number[], ms: [] as number[], events: 0 }, without: { stmts: [] as number[], ms: [] as number[], events: 0 } };
+    const sides = {
+      with: { stmts: [] as number[], ms: [] as number[], events: 0 },
+      without: { stmts: [] as number[], ms: [] as number[], events: 0 },
+    };
     for (let i = 0; i < 10; i++) await fill(); // warm-up
     for (let done = 0; done < n; done += 25) {
       for (const side of ['with', 'without'] as const) {
@@ -114,7 +123,10 @@ export async function statementsPerFill(n: number): Promise<{ with: FillCost; wi
       return {
         statements: percentile(st, 50),
         maxStatements: st.at(-1)!,
-        p50Ms: percentile([...s.ms].sort((a, b) => a - b), 50),
+        p50Ms: percentile(
+          [...s.ms].sort((a, b) => a - b),
+          50,
+        ),
         events: s.events / s.stmts.length,
         n: s.stmts.length,
       };

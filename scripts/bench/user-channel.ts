@@ -175,7 +175,9 @@ try {
   if (refused.size) console.log(`  quotes refused: ${[...refused].map(([k, v]) => `${k} ${v}`).join(', ')}`);
   console.log(`  user_event frames during the load: ${framesDuringLoad} = ${(framesDuringLoad / loadS).toFixed(0)}/s to ${USERS} connections`);
   console.log(`  commit -> frame (ms): p50 ${l.p50} p95 ${l.p95} p99 ${l.p99} max ${l.max} (n ${l.n})`);
-  console.log(`  after the load: ${behind} connections behind their head after ${((Date.now() - drainStart) / 1000).toFixed(1)} s; gaps or duplicates: ${conns.reduce((s, c) => s + c.gaps, 0)}`);
+  console.log(
+    `  after the load: ${behind} connections behind their head after ${((Date.now() - drainStart) / 1000).toFixed(1)} s; gaps or duplicates: ${conns.reduce((s, c) => s + c.gaps, 0)}`,
+  );
   console.log(`  ${describePer(box, Math.max(1, filled), 'fill')} (load ${loadAverage()})`);
   for (const c of conns) c.ws.close();
   await mm.stop();
