@@ -14,6 +14,11 @@ const queueCleanup = './src/testing/vitest-setup.ts';
 const globalSetup = ['./src/testing/vitest-global-setup.ts'];
 // CONTRACT_BASE_URL=https://staging.example.com CONTRACT_OPERATOR_TOKEN=... npx vitest run --project contract
 // checks another deployment with the files that need no settings of their own and no database access.
+// Files at once (issue 40). Vitest runs every project's files in one pool when their maxWorkers agree; a project
+// without its own would default to cores - 1 (1 here) and run its files one by one after all the others. The
+// service-starting files mostly wait (on their processes, a chain, polling), so more files run at once than the
+// CI machine has cores (docs/testing.md, "Time"). TEST_WORKERS overrides.
+const WORKERS = Number(process.env.TEST_WORKERS ?? 4);
 const REMOTE_CONTRACT_FILES = ['contract-tests/operations.test.ts', 'contract-tests/documents.test.ts', 'contract-tests/errors.test.ts'];
 export default defineConfig({
   test: {
@@ -22,6 +27,7 @@ export default defineConfig({
         resolve,
         test: {
           name: 'unit',
+          maxWorkers: WORKERS,
           include: ['src/**/*.test.ts', 'workers/**/*.test.ts', 'scripts/**/*.test.ts', 'sdk/src/**/*.test.ts'],
           exclude: ['**/*.int.test.ts', '**/*.db.test.ts', ...notVitest],
         },
@@ -35,7 +41,7 @@ export default defineConfig({
           exclude: notVitest,
           testTimeout: 30_000,
           hookTimeout: 60_000,
-          maxWorkers: 2,
+          maxWorkers: WORKERS,
         },
       },
       {
@@ -49,7 +55,7 @@ export default defineConfig({
           testTimeout: 60_000,
           hookTimeout: 90_000,
           fileParallelism: true,
-          maxWorkers: 2,
+          maxWorkers: WORKERS,
         },
       },
       {
@@ -62,7 +68,7 @@ export default defineConfig({
           setupFiles: [queueCleanup],
           testTimeout: 60_000,
           hookTimeout: 90_000,
-          maxWorkers: 2,
+          maxWorkers: WORKERS,
         },
       },
     ],

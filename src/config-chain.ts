@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { inspect } from 'node:util';
 import { getAddress, isAddress } from 'viem';
 import { english, privateKeyToAccount } from 'viem/accounts';
+import { depositParentNode, parseDepositXpub } from './config-deposit-xpub.js';
 import type { Parsed } from './config-schema.js';
 
 export class Secret {
@@ -40,8 +41,10 @@ export interface ChainSettings {
   settlementKey: Secret | undefined;
   /** SETTLEMENT_SIGNER_URL: eth_signTransaction for settlementAddress. */
   signerUrl: string | undefined;
-  /** Custodial deposit addresses; absent: only pull deposits. */
+  /** Custodial deposit addresses and their keys (the workers' sweeps); absent: only pull deposits, or DEPOSIT_XPUB. */
   depositMnemonic: Secret | undefined;
+  /** DEPOSIT_XPUB (src/config-deposit-xpub.ts): custodial deposit addresses without a key (an API process); with the mnemonic too, they agree. */
+  depositXpub: string | undefined;
   /** DEPOSIT_ACCOUNT_INDEX: the BIP-44 account of this deployment's deposit addresses (m/44'/60'/<account>'/0/<n>). */
   depositAccountIndex: number;
   confirmations: number;
@@ -109,7 +112,7 @@ export function usdcAddressProblem(chainId: number, address: string, allowUnknow
 }
 
 /** Null when the phrase is 12-24 words of the BIP-39 English list (the checksum is left to derivation). */
-function mnemonicProblem(m: string): string | null {
+export function mnemonicProblem(m: string): string | null {
   const words = m.trim().split(/\s+/);
   if (![12, 15, 18, 21, 24].includes(words.length)) return 'must be a BIP-39 phrase of 12, 15, 18, 21 or 24 words';
   if (words.some((w) => !WORDS.has(w))) return 'holds a word outside the BIP-39 English list';
@@ -171,6 +174,27 @@ function settlementAddressOf(e: Parsed, key: string | undefined, problems: strin
 }
 
 /**
+ * DEPOSIT_XPUB is an extended public key of this deployment's deposit addresses (src/config-deposit-xpub.ts) and,
+ * beside DEPOSIT_MNEMONIC, the same addresses' (else an API and the workers would disagree on every address).
+ */
+function xpubProblems(e: Parsed, mnemonic: string | undefined, problems: string[]): void {
+  if (e.DEPOSIT_XPUB === undefined) return;
+  const account = e.DEPOSIT_ACCOUNT_INDEX ?? 0;
+  const parsed = parseDepositXpub(e.DEPOSIT_XPUB, account);
+  if ('problem' in parsed) {
+    problems.push(`DEPOSIT_XPUB: ${parsed.problem}`);
+    return;
+  }
+  if (mnemonic === undefined) return;
+  const ours = depositParentNode(mnemonic.split(/\s+/).join(' '), account).publicExtendedKey;
+  if (ours !== parsed.node.publicExtendedKey) {
+    problems.push(
+      `DEPOSIT_XPUB: is not the key of DEPOSIT_MNEMONIC's m/44'/60'/${account}'/0 (the API would hand out addresses the workers cannot sweep)`,
+    );
+  }
+}
+
+/**
  * The chain settings when SETTLEMENT_MODE=onchain (else undefined), pushing every problem found.
  * Production refuses demo settlement unless ALLOW_DEMO_SETTLEMENT=true.
  */
@@ -212,11 +236,12 @@ export function chainSettings(e: Parsed, problems: string[], read = readSecretFi
   const mnemonic = secretOf(e, 'DEPOSIT_MNEMONIC', problems, read);
   const bad = mnemonic === undefined ? null : mnemonicProblem(mnemonic);
   if (bad) problems.push(`DEPOSIT_MNEMONIC: ${bad} (the value is not shown)`);
-  if (mnemonic !== undefined && e.NODE_ENV === 'production' && e.DEPOSIT_ACCOUNT_INDEX === undefined) {
+  if ((mnemonic !== undefined || e.DEPOSIT_XPUB !== undefined) && e.NODE_ENV === 'production' && e.DEPOSIT_ACCOUNT_INDEX === undefined) {
     problems.push(
-      "DEPOSIT_ACCOUNT_INDEX: required when NODE_ENV=production with DEPOSIT_MNEMONIC (this deployment's own BIP-44 account: two deployments sharing a mnemonic must never derive one address)",
+      "DEPOSIT_ACCOUNT_INDEX: required when NODE_ENV=production with DEPOSIT_MNEMONIC or DEPOSIT_XPUB (this deployment's own BIP-44 account: two deployments sharing a mnemonic must never derive one address)",
     );
   }
+  if (!bad) xpubProblems(e, mnemonic, problems);
   if (problems.length > before) return undefined;
   return {
     rpcUrl: e.CHAIN_RPC_URL!,
@@ -227,6 +252,7 @@ export function chainSettings(e: Parsed, problems: string[], read = readSecretFi
     signerUrl: e.SETTLEMENT_SIGNER_URL,
     allowUnknownUsdc: e.ALLOW_UNKNOWN_USDC,
     depositMnemonic: mnemonic === undefined ? undefined : new Secret(mnemonic.split(/\s+/).join(' ')),
+    depositXpub: e.DEPOSIT_XPUB?.trim(),
     depositAccountIndex: e.DEPOSIT_ACCOUNT_INDEX ?? 0,
     confirmations: e.CHAIN_CONFIRMATIONS,
     replaceAfterMs: e.CHAIN_REPLACE_AFTER_MS,

@@ -42,6 +42,11 @@ export const chainKeys = {
   DEPOSIT_MNEMONIC: optionalString,
   DEPOSIT_MNEMONIC_FILE: optionalString,
   /**
+   * The extended public key of m/44'/60'/<DEPOSIT_ACCOUNT_INDEX>'/0 (or of the account node above it): custodial
+   * deposit addresses derived with no secret, for API processes (src/config-deposit-xpub.ts). Not a secret.
+   */
+  DEPOSIT_XPUB: optionalString,
+  /**
    * The BIP-44 account of this deployment's custodial addresses, m/44'/60'/<index>'/0/<n>: two deployments that
    * share a DEPOSIT_MNEMONIC must each have their own. Required in production with DEPOSIT_MNEMONIC; default 0 elsewhere.
    */

@@ -9,6 +9,7 @@ import { bufferProblem, deploymentProblems, rfqProblems } from './config-rules.j
 import { priceProblems, priceSettings, type PriceSettings } from './config-prices.js';
 import { chainSettings, type ChainSettings } from './config-chain.js';
 import { custodySettings, type CustodySettings } from './config-custody.js';
+import { roleProblems } from './config-role.js';
 import { schema, type Parsed } from './config-schema.js';
 import { DEFAULT_OPERATOR_NAME, parseOperatorTokens, type OperatorTokenLine } from './config-operator-tokens.js';
 import { RFQ_EIP712_SALT_DEV } from './constants.js';
@@ -127,8 +128,14 @@ export class ConfigError extends Error {
 /** The keys the migration step reads (`loadConfig(env, { scope: 'migrate' })`). */
 const MIGRATION_KEYS = ['NODE_ENV', 'DATABASE_URL', 'REDIS_URL', 'DATABASE_PREPARED_STATEMENTS', 'DATA_DIR', 'QUEUE_PREFIX', 'LOG_LEVEL'] as const;
 
-/** Parses the environment; throws ConfigError naming every bad key. */
-export function loadConfig(env: Record<string, string | undefined> = process.env, opts: { scope?: 'migrate' } = {}): Readonly<Config> {
+/**
+ * Parses the environment; throws ConfigError naming every bad key. `role`: the process's (src/process.ts), whose own
+ * rules apply too (src/config-role.ts: a production API process holds no signing secret).
+ */
+export function loadConfig(
+  env: Record<string, string | undefined> = process.env,
+  opts: { scope?: 'migrate'; role?: 'all' | 'api' | 'workers' } = {},
+): Readonly<Config> {
   // The migration step reads the database settings only (docs/deployment.md): no other key is required or read.
   const migrate = opts.scope === 'migrate';
   const result = schema.safeParse(migrate ? Object.fromEntries(MIGRATION_KEYS.map((k) => [k, env[k]])) : env);
@@ -148,6 +155,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   problems.push(...rfqProblems(e));
   const chain = chainSettings(e, problems);
   const custody = custodySettings(e, problems);
+  if (opts.role) problems.push(...roleProblems(e, opts.role));
   problems.push(...priceProblems(e));
   const failpoints = parseFailpoints(e.FAILPOINTS ?? '');
   for (const p of failpoints.problems) problems.push(`FAILPOINTS: ${p}`);

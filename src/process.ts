@@ -10,7 +10,7 @@ export type Role = 'all' | 'api' | 'workers';
 export async function runProcess(role: Role): Promise<void> {
   let config;
   try {
-    config = loadConfig();
+    config = loadConfig(process.env, { role });
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`contest-rfq-service: ${err.message}\n`);

@@ -2987,7 +2987,7 @@ export const DepositWalletSchema = {
     ],
     properties: {
         address: {
-            description: 'Where custodial deposits are sent (a plain `transfer` of `asset_address`). `null` when the\ndeployment has no custodial addresses (`onchain` mode without `DEPOSIT_MNEMONIC`): then only\npull deposits (`POST /v1/users/deposit` after an approval of `spender_address`) are credited,\nand a token sent anywhere by a plain transfer is not.\n',
+            description: 'Where custodial deposits are sent (a plain `transfer` of `asset_address`). `null` when the\ndeployment has no custodial addresses (`onchain` mode without `DEPOSIT_MNEMONIC` or `DEPOSIT_XPUB`): then only\npull deposits (`POST /v1/users/deposit` after an approval of `spender_address`) are credited,\nand a token sent anywhere by a plain transfer is not.\n',
             anyOf: [
                 {
                     $ref: '#/components/schemas/EvmAddress'

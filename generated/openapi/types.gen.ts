@@ -1350,7 +1350,7 @@ export type LedgerMovementList = {
 export type DepositWallet = {
     /**
      * Where custodial deposits are sent (a plain `transfer` of `asset_address`). `null` when the
-     * deployment has no custodial addresses (`onchain` mode without `DEPOSIT_MNEMONIC`): then only
+     * deployment has no custodial addresses (`onchain` mode without `DEPOSIT_MNEMONIC` or `DEPOSIT_XPUB`): then only
      * pull deposits (`POST /v1/users/deposit` after an approval of `spender_address`) are credited,
      * and a token sent anywhere by a plain transfer is not.
      *

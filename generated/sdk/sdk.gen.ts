@@ -94,7 +94,9 @@ export const createWalletSession = <ThrowOnError extends boolean = false>(option
  * Revokes the presented user session token. Later requests with it get 401 `INVALID_SESSION`:
  * at once on the API process that answered, and on the others as soon as the revocation
  * reaches them over the service's bus (milliseconds; at most `SESSION_CACHE_MS`, 1 s by
- * default, if the message is lost). Send no request body.
+ * default, if the message is lost). The session's user-channel WebSocket connections
+ * get `AUTH_EXPIRED` and close code 4005 the same way (at the next heartbeat tick,
+ * `MM_HEARTBEAT_INTERVAL_MS`, if the message is lost). Send no request body.
  *
  */
 export const logout = <ThrowOnError extends boolean = false>(options?: Options<LogoutData, ThrowOnError>): RequestResult<LogoutResponses, LogoutErrors, ThrowOnError> => (options?.client ?? client).post<LogoutResponses, LogoutErrors, ThrowOnError>({

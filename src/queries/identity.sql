@@ -65,6 +65,13 @@ select "s"."id", "s"."kind", "s"."user_id", "s"."market_maker_address", "u"."wal
   and "s"."revoked_at" is null
   and "s"."expires_at" > now();
 
+-- IdentityRepository.unrevokedSessions
+-- parameters: $1 = ["00000000-0000-4000-8000-000000000001","00000000-0000-4000-8000-000000000002"]
+select "id"
+  from "sessions"
+  where "id" = any($1::uuid[])
+  and "revoked_at" is null;
+
 -- IdentityRepository.revokeSession
 -- parameters: $1 = "00000000-0000-4000-8000-000000000002"
 update "sessions"

@@ -53,6 +53,8 @@ export interface OnchainStack {
   newUser(usdcMicros?: bigint): Promise<OnchainUser>;
   /** A user with `micros` available in the app, deposited by a real pull deposit (approve + POST /v1/users/deposit). */
   fundedUser(micros: bigint): Promise<OnchainUser>;
+  /** A real pull deposit of `micros` from the user's wallet (which holds them on the chain), waited for until final. */
+  pullDeposit(user: OnchainUser, micros: bigint): Promise<void>;
   /** POST /v1/users/withdraw of `micros` to a fresh address; the answer's status and operation id. */
   withdraw(user: OnchainUser, micros: number, api?: number): Promise<{ id: string; to: Address; status: number }>;
   /** Every transaction the operation signed, first attempt first. */
@@ -151,6 +153,10 @@ export async function startOnchainStack(opts: OnchainStackOptions): Promise<Onch
     },
     async fundedUser(micros) {
       const u = await stack.newUser(micros);
+      await stack.pullDeposit(u, micros);
+      return u;
+    },
+    async pullDeposit(u, micros) {
       await chain.approve(u.wallet, chain.settlement.address, micros);
       const res = await sent(
         createDeposit({
@@ -161,7 +167,6 @@ export async function startOnchainStack(opts: OnchainStackOptions): Promise<Onch
       if (!res.data) throw new Error(`deposit answered ${res.status}: ${JSON.stringify(res.error)}`);
       const op = await stack.final(u, res.data.operation_id);
       if (op.status !== 'success') throw new Error(`deposit ended ${JSON.stringify(op)}`);
-      return u;
     },
     async final(user, operationId, timeoutMs = 60_000) {
       const until = Date.now() + timeoutMs;

@@ -80,10 +80,12 @@ export function end(c: Connection, code: number, reason: string): void {
   setTimeout(() => c.ws.terminate(), 2_000).unref();
 }
 
-export function endSession(ctx: GatewayContext, c: Connection, code: 4003 | 4004, expiredAtMs: number): void {
+const END_REASON = { 4003: 'session expired', 4004: 'market maker removed', 4005: 'session revoked' } as const;
+
+export function endSession(ctx: GatewayContext, c: Connection, code: keyof typeof END_REASON, expiredAtMs: number): void {
   if (c.ending || !isAuthenticated(c)) return;
   send(ctx, c, { type: 'AUTH_EXPIRED', expired_at_ms: expiredAtMs });
-  end(c, code, code === CLOSE.sessionExpired ? 'session expired' : 'market maker removed');
+  end(c, code, END_REASON[code]);
 }
 
 export function clearTimers(c: Connection): void {

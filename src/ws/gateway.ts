@@ -26,7 +26,7 @@ import { end, openConnection, type Connection, type GatewayContext } from './con
 import { messageHandlers } from './message-handlers.js';
 import { mmpHandlers } from './mmp.js';
 import type { ClientMessageHandlers } from './messages.js';
-import { endWallet, sweepSessions } from './session-sweep.js';
+import { endRevokedUsers, endWallet, sweepSessions } from './session-sweep.js';
 import { createRfqStream, type RfqStreamSettings } from './rfq-stream.js';
 import { createUserStream } from './user-stream.js';
 
@@ -103,6 +103,15 @@ export function createGateway(deps: GatewayDeps): Gateway {
     () => sweepSessions(ctx),
     (err) => log.error({ err }, 'heartbeat tick failed'),
   );
+  // A logout (src/http/handlers/auth.ts) ends the session's user-channel connections on every process at once; the
+  // database decides (a message only says which session to look at), and the heartbeat tick is the backstop.
+  const offSessions = deps.bus.subscribe('sessions.changed', (payload) => {
+    const sessionId = (payload as { session_id?: unknown } | null)?.session_id;
+    if (typeof sessionId !== 'string') return;
+    endRevokedUsers(ctx, sessionId).catch((err: unknown) =>
+      log.warn({ err, session_id: sessionId }, 'revoked sessions could not be read; the next tick retries'),
+    );
+  });
 
   return {
     handleUpgrade(req, socket, head) {
@@ -148,6 +157,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     async close() {
       closing = true;
       ticker.stop();
+      offSessions();
       rfq.stop();
       user.stop();
       const open = [...connections];

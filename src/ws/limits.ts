@@ -20,6 +20,8 @@ export const CLOSE = {
   missedPongs: 4002,
   sessionExpired: 4003,
   removed: 4004,
+  /** A user-channel connection whose session was revoked (logout). */
+  revoked: 4005,
 } as const;
 
 /** Open connections per client IP on this process. */

@@ -14,7 +14,7 @@ import type {
 import type { RfqSigningDomain } from '../maker.ts';
 
 /** Close codes of spec/asyncapi.yaml. */
-export const CLOSE_CODES = { notAuthenticated: 4001, heartbeatMissed: 4002, sessionExpired: 4003, removed: 4004 } as const;
+export const CLOSE_CODES = { notAuthenticated: 4001, heartbeatMissed: 4002, sessionExpired: 4003, removed: 4004, sessionRevoked: 4005 } as const;
 
 export type Message = { type: string };
 /** The member of a message union with the given `type`. */

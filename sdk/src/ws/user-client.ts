@@ -3,10 +3,12 @@
 // delivered, answers every `ping`, and after any disconnect reconnects with exponential backoff and resumes from that
 // seq: every `user_event` is delivered once, in seq order, across reconnects to any service process. Persist
 // `lastSeq` (for example after handling each event) and pass it as `sinceSeq` to resume after a restart.
-// On `resync_required` it emits `resync` (read the state over HTTP) and goes on after `resume_seq`.
+// On `resync_required` it emits `resync` (read the state over HTTP) and goes on after `resume_seq`. After a logout
+// (close 4005) it emits `refused` and stops.
 import WebSocket from 'ws';
 import type { ResyncRequiredMessage, ServerMessage, UserEventMessage } from '../../../generated/asyncapi/types.ts';
 import { TypedEmitter } from './emitter.ts';
+import { CLOSE_CODES } from './types.ts';
 
 export interface UserClientOptions {
   /** `ws://host:port/v1/ws` (or `wss://`). */
@@ -30,7 +32,7 @@ export type UserClientEvents = {
   resync: ResyncRequiredMessage;
   /** Subscribed (after each connect). */
   subscribed: { sinceSeq: number };
-  /** Authentication refused (invalid_session_token, too_many_connections): the client stops. */
+  /** Authentication refused (invalid_session_token, too_many_connections) or the session revoked (close 4005, `session_revoked`): the client stops. */
   refused: { error: string };
   close: { code: number; reason: string };
 };
@@ -91,6 +93,11 @@ export class UserClient extends TypedEmitter<UserClientEvents> {
     ws.on('close', (code, reason) => {
       if (this.#ws === ws) this.#ws = null;
       this.emit('close', { code, reason: reason.toString() });
+      if (code === CLOSE_CODES.sessionRevoked && !this.#stopped) {
+        // The session was revoked (logout): its token is refused from now on.
+        this.#stopped = true;
+        this.emit('refused', { error: 'session_revoked' });
+      }
       if (this.#stopped || !this.#opts.reconnect) return;
       const attempt = ++this.#failures;
       const base = Math.min(this.#opts.maxBackoffMs, this.#opts.minBackoffMs * 2 ** Math.min(attempt - 1, 16));

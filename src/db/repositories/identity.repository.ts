@@ -3,6 +3,7 @@
 // users_wallet_address_lower_key does). Expiries leave the database as epoch seconds (numeric as text).
 import { sql, type ExpressionBuilder } from 'kysely';
 import { int8ToNumber } from '../int8.js';
+import { anyOf } from '../sql.js';
 import type { DB, Db } from '../schema.js';
 
 const USER_COLUMNS = ['id', 'privy_sub', 'wallet_address', 'handle', 'x_handle', 'x_avatar_url'] as const;
@@ -108,6 +109,11 @@ export class IdentityRepository {
       .where('s.expires_at', '>', sql<string>`now()`)
       .executeTakeFirst();
     return row && { ...row, expires_ms: int8ToNumber(row.expires_ms) };
+  }
+
+  /** Which of these sessions are still kept and not revoked (a revoked or pruned session is absent). */
+  unrevokedSessions(sessionIds: readonly string[]) {
+    return this.db.selectFrom('sessions').select('id').where('id', '=', anyOf(sessionIds, 'uuid')).where('revoked_at', 'is', null).execute();
   }
 
   async revokeSession(sessionId: string): Promise<void> {

@@ -78,6 +78,7 @@ export const PLATFORM_CATALOG: Record<string, Array<[string, (db: Db) => Promise
       (db) => new IdentityRepository(db).insertUserSession({ id: U2, tokenHash: Buffer.alloc(32), userId: U1, ttlSeconds: 604_800 }),
     ],
     ['IdentityRepository.liveSession', (db) => new IdentityRepository(db).liveSession(Buffer.alloc(32))],
+    ['IdentityRepository.unrevokedSessions', (db) => new IdentityRepository(db).unrevokedSessions([U1, U2])],
     ['IdentityRepository.revokeSession', (db) => new IdentityRepository(db).revokeSession(U2)],
     ['IdentityRepository.insertNonce', (db) => new IdentityRepository(db).insertNonce('0'.repeat(32), 300)],
     ['IdentityRepository.purgeExpiredNonces', (db) => new IdentityRepository(db).purgeExpiredNonces()],

@@ -64,3 +64,10 @@ export async function liveSessionByHash(em: Em, tokenHash: Buffer): Promise<Live
 export async function revokeSession(em: Em, sessionId: string): Promise<void> {
   await identityRepository(db(em)).revokeSession(sessionId);
 }
+
+/** Which of these sessions were revoked (logout) or are no longer kept: the user channel ends their connections. */
+export async function revokedSessionIds(em: Em, sessionIds: readonly string[]): Promise<Set<string>> {
+  if (sessionIds.length === 0) return new Set();
+  const kept = new Set((await identityRepository(db(em)).unrevokedSessions(sessionIds)).map((r) => r.id));
+  return new Set(sessionIds.filter((id) => !kept.has(id)));
+}

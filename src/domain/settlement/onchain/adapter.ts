@@ -49,7 +49,7 @@ export function createOnchainSettlement(chain: Chain, log: Logger, cold?: ColdWa
     async depositWallet(em, userId) {
       const custodial = await custodialAddress(em, chain, log, userId);
       return {
-        // Without DEPOSIT_MNEMONIC there are no custodial addresses: pull deposits only. The settlement wallet is
+        // Without DEPOSIT_MNEMONIC or DEPOSIT_XPUB there are no custodial addresses: pull deposits only. The settlement wallet is
         // never answered as a deposit address: a plain transfer there would never be credited.
         address: custodial ?? null,
         chainId: settings.chainId,
@@ -59,6 +59,7 @@ export function createOnchainSettlement(chain: Chain, log: Logger, cold?: ColdWa
         spenderAddress: chain.settlementAddress,
       };
     },
+    // The listener and the sweeps run where the mnemonic is (the workers; an API process has DEPOSIT_XPUB at most).
     ...(settings.depositMnemonic
       ? {
           scanDeposits: (em: Em, signal?: AbortSignal) => scanDeposits(em, chain, log, signal),
@@ -145,10 +146,11 @@ async function chainReceipt(em: Em, chain: Chain, log: Logger, operationId: stri
 
 /**
  * The user's custodial deposit address (index users.deposit_index), registered for the listener the first time
- * it is handed out, with the chain's head then (docs/settlement-custodial.md); undefined without DEPOSIT_MNEMONIC.
+ * it is handed out, with the chain's head then (docs/settlement-custodial.md); undefined without DEPOSIT_MNEMONIC
+ * or DEPOSIT_XPUB.
  */
 async function custodialAddress(em: Em, chain: Chain, log: Logger, userId: string): Promise<Address | undefined> {
-  if (!chain.settings.depositMnemonic) return undefined;
+  if (!chain.settings.depositMnemonic && !chain.settings.depositXpub) return undefined;
   const repo = custodialRepository(db(em));
   const known = await repo.registered(userId);
   if (known) return getAddress(known.address);
@@ -178,10 +180,11 @@ async function custodialAddress(em: Em, chain: Chain, log: Logger, userId: strin
  */
 export async function startOnchain(em: Em, chain: Chain, log: Logger): Promise<{ settlementAddress: Address }> {
   const checked = await checkChain(chain);
-  const first = chain.settings.depositMnemonic ? await custodialRepository(db(em)).firstRegistered() : undefined;
+  const { depositMnemonic, depositXpub } = chain.settings;
+  const first = depositMnemonic || depositXpub ? await custodialRepository(db(em)).firstRegistered() : undefined;
   if (first && chain.depositAddress(first.deposit_index) !== getAddress(first.address)) {
     throw new ChainCheckError(
-      `DEPOSIT_MNEMONIC: it does not derive the deposit addresses already handed out (index ${first.deposit_index} is ${first.address}); deposits to them could not be swept`,
+      `${depositMnemonic ? 'DEPOSIT_MNEMONIC' : 'DEPOSIT_XPUB'}: it does not derive the deposit addresses already handed out (index ${first.deposit_index} is ${first.address}); deposits to them could not be swept`,
     );
   }
   const nodeNonce = await chain.client.getTransactionCount({ address: chain.settlementAddress, blockTag: 'pending' });

@@ -2,11 +2,12 @@
 // CHAIN_RPC_URL (http or ws; several endpoints comma-separated: transport.ts), the settlement wallet's signer (its
 // key, or SETTLEMENT_SIGNER_URL: remote-signer.ts; the node never holds the key),
 // the token (ERC-20, USDC_ADDRESS), the start-up checks, and the custodial deposit addresses derived from
-// DEPOSIT_MNEMONIC along BIP-44 m/44'/60'/<DEPOSIT_ACCOUNT_INDEX>'/0/<index>.
-import { pbkdf2Sync } from 'node:crypto';
+// DEPOSIT_MNEMONIC along BIP-44 m/44'/60'/<DEPOSIT_ACCOUNT_INDEX>'/0/<index>, or from DEPOSIT_XPUB without a key
+// (an API process: src/config-deposit-xpub.ts).
 import { createPublicClient, erc20Abi, getAddress, toHex, type Address, type PublicClient, type Transport } from 'viem';
-import { HDKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { privateKeyToAccount, type HDKey, type PrivateKeyAccount } from 'viem/accounts';
 import { usdcIdentityProblem, type ChainSettings } from '../../../config-chain.js';
+import { depositParentNode, parseDepositXpub, xpubDepositAddresses } from '../../../config-deposit-xpub.js';
 import { redactUrls } from '../../../redact-url.js';
 import type { ChainSigner } from './chain-tx/drive.js';
 import { settlementSigner } from './remote-signer.js';
@@ -24,7 +25,7 @@ export interface Chain {
   readonly account: ChainSigner;
   readonly settlementAddress: Address;
   readonly token: Address;
-  /** The custodial deposit address of this index; undefined without DEPOSIT_MNEMONIC. */
+  /** The custodial deposit address of this index (from DEPOSIT_MNEMONIC, else DEPOSIT_XPUB); undefined without either. */
   depositAddress(index: bigint): Address | undefined;
   /** The custodial deposit address's signing account (sweeps, docs/settlement-custodial.md); throws without DEPOSIT_MNEMONIC. */
   depositAccount(index: bigint): PrivateKeyAccount;
@@ -58,9 +59,17 @@ export function depositKeyring(mnemonic: string, account = 0): (index: bigint) =
   let base: HDKey | undefined;
   return (index) => {
     if (index < 0n || index >= 2n ** 31n) throw new RangeError(`deposit index ${index} is outside 0..2^31-1`);
-    base ??= HDKey.fromMasterSeed(pbkdf2Sync(mnemonic.normalize('NFKD'), 'mnemonic', 2048, 64, 'sha512')).derive(`m/44'/60'/${account}'/0`);
+    base ??= depositParentNode(mnemonic, account);
     return privateKeyToAccount(toHex(base.deriveChild(Number(index)).privateKey!));
   };
+}
+
+/** DEPOSIT_XPUB's addresses (config checked it: src/config-chain.ts); undefined without it. */
+function xpubAddressesOf(settings: ChainSettings): ((index: bigint) => Address) | undefined {
+  if (!settings.depositXpub) return undefined;
+  const parsed = parseDepositXpub(settings.depositXpub, settings.depositAccountIndex);
+  if ('problem' in parsed) throw new ChainCheckError(`DEPOSIT_XPUB: ${parsed.problem}`);
+  return xpubDepositAddresses(parsed.node);
 }
 
 /** Builds the clients; talks to no node (see checkChain). */
@@ -71,6 +80,7 @@ export function createChain(settings: ChainSettings): Chain {
   const token = getAddress(settings.usdcAddress);
   const derived = new Map<bigint, Address>();
   const keyring = settings.depositMnemonic ? depositKeyring(settings.depositMnemonic.reveal(), settings.depositAccountIndex) : undefined;
+  const fromXpub = keyring ? undefined : xpubAddressesOf(settings);
   return {
     settings,
     client,
@@ -78,10 +88,10 @@ export function createChain(settings: ChainSettings): Chain {
     settlementAddress: account.address,
     token,
     depositAddress(index) {
-      if (!keyring) return undefined;
+      if (!keyring && !fromXpub) return undefined;
       let a = derived.get(index);
       if (!a) {
-        a = keyring(index).address;
+        a = keyring ? keyring(index).address : fromXpub!(index);
         derived.set(index, a);
       }
       return a;
