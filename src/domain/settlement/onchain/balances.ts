@@ -2,7 +2,7 @@
 // "Reconciliation and chain status"). Where Multicall3 is deployed (Base and most EVM chains, at
 // MULTICALL3_ADDRESS; detected by its code, a positive answer remembered per process), MULTICALL_CHUNK balanceOf
 // calls go in one eth_call of its aggregate3, and MULTICALL_GROUP such eth_calls in one JSON-RPC batch request
-// (transport.ts): 10,000 addresses cost 20 calls in 2 HTTP requests. Elsewhere (a fresh anvil, a chain without it),
+// (transport.ts): 10,000 addresses cost 20 calls in 10 HTTP requests (anvil refuses a batch of 10 such calls, ~2 MB). Elsewhere (a fresh anvil, a chain without it),
 // or when a multicall fails (e.g. a provider's eth_call gas cap), one balanceOf call per address, RECONCILE_CHUNK of
 // them per JSON-RPC batch request. Either way, never all at once.
 import { erc20Abi, type Address } from 'viem';
@@ -13,7 +13,7 @@ export const MULTICALL3_ADDRESS: Address = '0xcA11bde05977b3631167028862bE2a1739
 /** balanceOf calls per aggregate3 eth_call (about 5,000 gas each: far below providers' eth_call gas caps). */
 export const MULTICALL_CHUNK = 500;
 /** aggregate3 eth_calls in flight at once (one JSON-RPC batch request over http). */
-export const MULTICALL_GROUP = 10;
+export const MULTICALL_GROUP = 2;
 /** balanceOf calls in flight at once without Multicall3 (one JSON-RPC batch request over http). */
 export const RECONCILE_CHUNK = 100;
 

@@ -141,7 +141,7 @@ describe('the deposit listener behind a hosted provider', () => {
       expect(batched).toEqual(plain);
       expect(batched.slice(1, 4)).toEqual(await Promise.all(users.map((u) => t.balanceOf(u.address))));
       expect(proxy.counts()).toEqual({ eth_getCode: 1, eth_call: 3 }); // 500 + 500 + 204
-      expect(proxy.stats().requests).toBe(2); // the code check, then one JSON-RPC batch of the 3 calls
+      expect(proxy.stats().requests).toBe(3); // the code check, then 2 JSON-RPC batches (MULTICALL_GROUP = 2 eth_calls each)
       const { eth_call: plainCalls } = (proxy.resetCounts(), await balancesByBatch(fresh, owners), proxy.counts());
       expect(plainCalls).toBe(owners.length);
       proxy.resetCounts();
