@@ -19,7 +19,6 @@ import type { LedgerCheckRepository } from '../../../db/repositories/ledger-chec
 import { balancesOf } from './balances.js';
 import type { Chain } from './chain.js';
 
-
 export interface Reconciliation {
   chain_id: number;
   token: Address;
