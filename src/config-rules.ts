@@ -29,6 +29,9 @@ export function deploymentProblems(e: Parsed): string[] {
   if ((e.PRIVY_APP_ID === undefined) !== (e.PRIVY_VERIFICATION_KEY === undefined)) {
     problems.push('PRIVY_APP_ID / PRIVY_VERIFICATION_KEY: set both or neither');
   }
+  if (e.METRICS_PORT !== undefined && e.METRICS_PORT !== 0 && e.METRICS_PORT === e.PORT) {
+    problems.push('METRICS_PORT: must differ from PORT (the internal metrics port is not the public one)');
+  }
   if (e.REDIS_URL && !e.DATABASE_URL) {
     problems.push('REDIS_URL: requires DATABASE_URL (embedded PGlite serves one process; Redis implies several)');
   }

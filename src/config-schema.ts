@@ -185,6 +185,10 @@ export const schema = z.object({
   PUBLIC_URL: optionalString.pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s):// URL' }).optional()),
   /** /metrics (treasury figures, gas, queue depths) answers only `Authorization: Bearer <METRICS_TOKEN>`; unset: anyone who reaches it. */
   METRICS_TOKEN: optionalString.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
+  /** Serve /metrics on this internal port (0: a free one, logged) instead of PORT; unset: on PORT. */
+  METRICS_PORT: optionalString.pipe(
+    z.string().trim().regex(/^\d+$/, 'must be a port number').transform(Number).pipe(z.number().int().min(0).max(65535)).optional(),
+  ),
   /** Serve the docs portal (/docs, /docs/ws). The documents (/openapi.json, ...) are always served. */
   DOCS_ENABLED: z
     .enum(['true', 'false', '1', '0'])

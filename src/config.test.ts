@@ -48,6 +48,16 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ MM_MAX_FRAMES_PER_SECOND: '0', HTTP_MAX_CONNECTIONS: '-1' })).toThrow(ConfigError);
   });
 
+  it('METRICS_PORT: a port of its own (0: a free one), never PORT; unset: /metrics on PORT', () => {
+    expect(loadConfig({}).metricsPort).toBeUndefined();
+    expect(loadConfig({ METRICS_PORT: ' ' }).metricsPort).toBeUndefined();
+    expect(loadConfig({ METRICS_PORT: '9464' }).metricsPort).toBe(9464);
+    expect(loadConfig({ METRICS_PORT: '0', PORT: '0' }).metricsPort).toBe(0);
+    expect(() => loadConfig({ METRICS_PORT: '3000' })).toThrow(/METRICS_PORT: must differ from PORT/);
+    expect(() => loadConfig({ METRICS_PORT: '70000' })).toThrow(/METRICS_PORT/);
+    expect(() => loadConfig({ METRICS_PORT: 'metrics' })).toThrow(/METRICS_PORT/);
+  });
+
   it('picks the deployment from DATABASE_URL and REDIS_URL', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://u@h/db' }).deployment).toBe('postgres');
     expect(loadConfig({ DATABASE_URL: 'postgres://u@h/db', REDIS_URL: 'redis://h:6379' }).deployment).toBe('production');

@@ -108,6 +108,8 @@ export interface Config {
   docsEnabled: boolean;
   /** METRICS_TOKEN: /metrics needs it as a bearer token; undefined: open (keep it off the public network). */
   metricsToken: string | undefined;
+  /** METRICS_PORT: /metrics on this internal port only (src/http/probes.ts startMetricsServer); undefined: on PORT. */
+  metricsPort: number | undefined;
   /** DEMO_DATA: seed demo contests (applies on the embedded development default only). */
   demoData: boolean;
   /** Origins allowed by CORS (`*`: any; empty: CORS off). */
@@ -247,6 +249,7 @@ export function loadConfig(
     publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
     docsEnabled: e.DOCS_ENABLED,
     metricsToken: e.METRICS_TOKEN,
+    metricsPort: e.METRICS_PORT,
     demoData: e.DEMO_DATA,
     corsOrigins: cors as '*' | string[],
     trustProxy: trustProxy as TrustProxy,

@@ -77,11 +77,15 @@ export async function runProcess(role: Role): Promise<void> {
       const workers = await startWorkers(rt);
       stops.push(() => workers.close());
       if (role === 'workers') {
-        // A workers process has no API: its own /healthz, /readyz and /metrics on PORT (src/http/probes.ts).
-        const { createProbes, startProbeServer } = await import('./http/probes.js');
+        // A workers process has no API: its own /healthz, /readyz and /metrics on PORT, or /metrics on METRICS_PORT
+        // (src/http/probes.ts).
+        const { createProbes, startMetricsServer, startProbeServer } = await import('./http/probes.js');
+        const { createMetrics } = await import('./http/metrics.js');
         const probes = createProbes(rt, role);
-        const server = await startProbeServer(rt, probes);
-        stops.unshift(async () => (await server.close(), await probes.close()));
+        const metrics = createMetrics();
+        const server = await startProbeServer(rt, probes, metrics);
+        const metricsServer = config.metricsPort === undefined ? undefined : await startMetricsServer(rt, probes, metrics);
+        stops.unshift(async () => (await server.close(), await metricsServer?.close(), await probes.close()));
       }
     }
     if (role === 'all' || role === 'api') {

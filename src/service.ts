@@ -37,7 +37,7 @@ import { positionsHandlers } from './http/handlers/positions.js';
 import { marketWindowsHandlers } from './http/handlers/market-windows.js';
 import { mmTradingHandlers } from './http/handlers/mm-trading.js';
 import { createWindowResolutionProducer } from './jobs/window-resolution-producer.js';
-import { createProbes } from './http/probes.js';
+import { createProbes, startMetricsServer } from './http/probes.js';
 import { createClientAddress, createTrustedPeer } from './http/client-address.js';
 import { createSystemStatus, registerStatusGauges } from './http/system-status.js';
 import { registerResolutionGauges } from './http/resolution-metrics.js';
@@ -227,7 +227,7 @@ export async function startHttp(rt: Runtime, role: ProcessRole = 'api'): Promise
     ...rfqHandlers({ settings: config.rfq }),
     ...rfqTakerHandlers({ trading, waiters: rfqWaiters, admission }),
     ...rfqMakerHandlers(),
-    ...operationsHandlers(probes.readiness, metrics, config.metricsToken),
+    ...operationsHandlers(probes.readiness, metrics, config.metricsToken, config.metricsPort !== undefined),
     ...systemStatusHandlers(systemStatus),
   };
   // Deposits and withdrawals wait at most QUEUE_WAIT_MS for the queue, then answer 503 with Retry-After.
@@ -259,6 +259,8 @@ export async function startHttp(rt: Runtime, role: ProcessRole = 'api'): Promise
     server.listen(config.port, config.host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
+  // METRICS_PORT: /metrics on the internal port only (the public one answers it 404).
+  const metricsServer = config.metricsPort === undefined ? undefined : await startMetricsServer(rt, probes, metrics);
   logger.info({ port, host: config.host }, 'listening');
   return {
     server,
@@ -282,6 +284,7 @@ export async function startHttp(rt: Runtime, role: ProcessRole = 'api'): Promise
       await settlement.close?.();
       await resolutionProducer.close();
       await windowProducer.close();
+      await metricsServer?.close();
       await probes.close();
       await rateLimitStore.close();
       await sharedCap.close();

@@ -959,6 +959,7 @@ export interface Operations {
     responses: {
       200: { raw: { data: string; contentType: `text/plain${string}` } };
       401: { body: T.GetMetricsErrors[401] };
+      404: { body: T.GetMetricsErrors[404] };
       500: { body: T.GetMetricsErrors[500] };
     };
   };

@@ -1748,6 +1748,8 @@ export const getReadiness = <ThrowOnError extends boolean = false>(options?: Opt
  *
  * With `METRICS_TOKEN` set, only a request with `Authorization: Bearer <METRICS_TOKEN>` is
  * answered; any other is 401 `INVALID_METRICS_TOKEN` (the figures say what the treasury holds).
+ * With `METRICS_PORT` set, `/metrics` is served on that internal port only, and this port answers
+ * it 404 `NOT_FOUND`, as any unknown path.
  *
  */
 export const getMetrics = <ThrowOnError extends boolean = false>(options?: Options<GetMetricsData, ThrowOnError>): RequestResult<GetMetricsResponses, GetMetricsErrors, ThrowOnError> => (options?.client ?? client).get<GetMetricsResponses, GetMetricsErrors, ThrowOnError>({

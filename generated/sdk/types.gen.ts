@@ -5316,6 +5316,10 @@ export type GetMetricsErrors = {
      */
     401: Error;
     /**
+     * `METRICS_PORT` is set: `/metrics` is served on that internal port, not on this one.
+     */
+    404: Error;
+    /**
      * Unexpected server error. `details.request_id` identifies the request in the logs.
      */
     500: Error;

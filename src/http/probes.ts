@@ -1,6 +1,7 @@
 // The probes of a process of any role: the readiness checks (src/http/readiness.ts) on its runtime, and for a
 // workers process, which has no API, a small HTTP server of its own (on PORT when set) that answers /healthz, /readyz
-// and /metrics exactly as an API process does (same handlers, same bodies) and 404 to everything else.
+// and /metrics exactly as an API process does (same handlers, same bodies) and 404 to everything else. With
+// METRICS_PORT, /metrics moves to a server of its own on that port (startMetricsServer), in either role.
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -38,19 +39,45 @@ export interface ProbeServer {
 }
 
 const PROBE_PATHS = { '/healthz': 'getHealth', '/readyz': 'getReadiness', '/metrics': 'getMetrics' } as const;
+type ProbePath = keyof typeof PROBE_PATHS;
 
-/** A workers process's probe server on config.probePort (PORT when set; else a free port, logged). */
+/**
+ * A workers process's probe server on config.probePort (PORT when set; else a free port, logged): /healthz, /readyz
+ * and, unless METRICS_PORT moves it to startMetricsServer's, /metrics.
+ */
 export async function startProbeServer(rt: Runtime, probes: Probes, metrics: HttpMetrics = createMetrics()): Promise<ProbeServer> {
+  const paths: ProbePath[] = rt.config.metricsPort === undefined ? ['/healthz', '/readyz', '/metrics'] : ['/healthz', '/readyz'];
+  const handlers = operationsHandlers(probes.readiness, metrics, rt.config.metricsToken);
+  return serve(rt, handlers, rt.config.probePort, paths, `a workers process serves only GET ${paths.join(', ')} here`, 'listening');
+}
+
+/**
+ * METRICS_PORT (docs/deployment.md, "Prometheus gauges"): /metrics alone on the internal port, for an API or a
+ * workers process; METRICS_TOKEN, when set, still applies. The public port then answers /metrics 404.
+ */
+export async function startMetricsServer(rt: Runtime, probes: Probes, metrics: HttpMetrics): Promise<ProbeServer> {
+  const handlers = operationsHandlers(probes.readiness, metrics, rt.config.metricsToken);
+  // Its own log line: "listening" is the main port's (tests and operators read the port from it).
+  return serve(rt, handlers, rt.config.metricsPort ?? 0, ['/metrics'], 'the metrics port serves only GET /metrics', 'metrics listening');
+}
+
+async function serve(
+  rt: Runtime,
+  handlers: ReturnType<typeof operationsHandlers>,
+  listenPort: number,
+  paths: ProbePath[],
+  notFound: string,
+  listening: string,
+): Promise<ProbeServer> {
   const { config, logger } = rt;
-  const handlers = operationsHandlers(probes.readiness, metrics, config.metricsToken);
   const server: Server = createServer((req, res) => {
     const lane = Object.assign(res, { locals: {} as Record<string, unknown> }) as LaneResponse;
     const requestId = randomUUID();
     res.setHeader('X-Request-Id', requestId);
-    const path = (req.url ?? '/').split('?')[0] as keyof typeof PROBE_PATHS;
-    const operationId = req.method === 'GET' ? PROBE_PATHS[path] : undefined;
+    const path = (req.url ?? '/').split('?')[0] as ProbePath;
+    const operationId = req.method === 'GET' && paths.includes(path) ? PROBE_PATHS[path] : undefined;
     if (!operationId) {
-      writeError(lane, new NotFound('NOT_FOUND', `a workers process serves only GET /healthz, /readyz and /metrics`), logger, requestId);
+      writeError(lane, new NotFound('NOT_FOUND', notFound), logger, requestId);
       return;
     }
     const ctx = createRequestContext(() => rt.orm.em.fork(), {
@@ -69,10 +96,10 @@ export async function startProbeServer(rt: Runtime, probes: Probes, metrics: Htt
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(config.probePort, config.host, () => resolve());
+    server.listen(listenPort, config.host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
-  logger.info({ port, host: config.host, probes: Object.keys(PROBE_PATHS) }, 'listening');
+  logger.info({ port, host: config.host, probes: paths }, listening);
   return {
     port,
     close: () =>

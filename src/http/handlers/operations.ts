@@ -4,7 +4,7 @@ import { NO_STORE, type HandlersFor } from '../handler.js';
 import type { HttpMetrics } from '../metrics.js';
 import type { CheckState as CheckStateName, PriceSourceStatus, Readiness } from '../../../generated/openapi/types.gen.js';
 import type { SourceStatus } from '../../domain/prices/health.js';
-import { Unauthorized, Unavailable } from '../../domain/errors.js';
+import { NotFound, Unauthorized, Unavailable } from '../../domain/errors.js';
 import { timingSafeEqual } from 'node:crypto';
 import type { Logger } from '../../logger.js';
 import { withDeadline } from '../../jobs/queue-gate.js';
@@ -97,10 +97,15 @@ export function metricsTokenMatches(token: string | undefined, authorization: st
   return given.length === want.length && timingSafeEqual(given, want);
 }
 
+/**
+ * `metricsElsewhere`: METRICS_PORT is set and this is not its server: /metrics answers 404 here, as an unknown
+ * path does (src/http/probes.ts startMetricsServer serves it on the internal port).
+ */
 export function operationsHandlers(
   probe: ReadinessProbe,
   metrics: HttpMetrics,
   metricsToken?: string,
+  metricsElsewhere = false,
 ): HandlersFor<'getHealth' | 'getReadiness' | 'getMetrics'> {
   return {
     getHealth: () => ({ status: 200, body: { status: 'ok' }, headers: NO_STORE }),
@@ -142,6 +147,7 @@ export function operationsHandlers(
       return { status: 200, body, headers: NO_STORE };
     },
     getMetrics: async (req) => {
+      if (metricsElsewhere) throw new NotFound('NOT_FOUND', 'no route GET /metrics; see the OpenAPI document');
       if (!metricsTokenMatches(metricsToken, req.headers.authorization)) {
         throw new Unauthorized('/metrics needs Authorization: Bearer <METRICS_TOKEN>', 'INVALID_METRICS_TOKEN');
       }

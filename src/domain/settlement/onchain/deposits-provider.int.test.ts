@@ -19,6 +19,9 @@ import { createOnchainSettlement } from './adapter.js';
 import { createChain, type Chain } from './chain.js';
 import { DEPOSIT_CURSOR, scanDeposits, type ScanResult } from './deposits.js';
 import { reconcile } from './reconcile.js';
+import { balancesByBatch, balancesOf, hasMulticall3, MULTICALL3_ADDRESS } from './balances.js';
+import { installMulticall3 } from '../../../testing/multicall3.js';
+import { privateKeyToAddress, generatePrivateKey } from 'viem/accounts';
 
 const log = createLogger('silent');
 let t: TestChain;
@@ -120,6 +123,36 @@ describe('the deposit listener behind a hosted provider', () => {
     expect(after.deposit_addresses).toBe(3);
     expect((await userBalances(em(), users[0]!.id)).available).toBe(amounts[0]! + amounts[3]! + 700_007n);
   }, 120_000);
+
+  it('reads balances through Multicall3 once it is deployed (3 eth_calls for 1,204 addresses), the same figures as without', async () => {
+    const empty = Array.from({ length: 1200 }, () => privateKeyToAddress(generatePrivateKey()));
+    const owners = [t.settlement.address, ...users.map((u) => u.address), ...empty];
+    const fresh = createChain(loadConfig({ ...t.env, CHAIN_RPC_URL: proxy.url }).chain!);
+    try {
+      expect(await hasMulticall3(fresh)).toBe(false); // a fresh anvil has none: one balanceOf call each
+      proxy.resetCounts();
+      const plain = await balancesOf(fresh, owners);
+      expect(proxy.counts()['eth_call']).toBe(owners.length);
+      const books = await reconcile(fresh, ledgerCheckRepository(db(em())));
+
+      await installMulticall3(t.anvil);
+      proxy.resetCounts();
+      const batched = await balancesOf(fresh, owners);
+      expect(batched).toEqual(plain);
+      expect(batched.slice(1, 4)).toEqual(await Promise.all(users.map((u) => t.balanceOf(u.address))));
+      expect(proxy.counts()).toEqual({ eth_getCode: 1, eth_call: 3 }); // 500 + 500 + 204
+      expect(proxy.stats().requests).toBe(3); // the code check, then 2 JSON-RPC batches (MULTICALL_GROUP = 2 eth_calls each)
+      const { eth_call: plainCalls } = (proxy.resetCounts(), await balancesByBatch(fresh, owners), proxy.counts());
+      expect(plainCalls).toBe(owners.length);
+      proxy.resetCounts();
+      expect(await reconcile(fresh, ledgerCheckRepository(db(em())))).toEqual(books);
+      expect(proxy.counts()['eth_call']).toBe(1); // settlement wallet + 3 deposit addresses in one aggregate3
+      expect(proxy.counts()['eth_getCode']).toBeUndefined(); // remembered
+    } finally {
+      await fresh.close();
+      await t.anvil.rpc('anvil_setCode', [MULTICALL3_ADDRESS, '0x']);
+    }
+  }, 60_000);
 });
 
 async function pgClient() {

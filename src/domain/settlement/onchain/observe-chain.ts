@@ -3,7 +3,7 @@
 // there by every API process (GET /v1/admin/status `chain`, the crfq_chain_* and settlement_* gauges): the RPC
 // cost of watching the chain does not grow with API processes or scrapes. One run reads the head, the listener's
 // cursor (its lag behind the confirmed head), the settlement wallet's nonce gap, and the reconciliation (every
-// deposit address's balance, RECONCILE_CHUNK at a time). A run whose node fails stores the error beside the last
+// deposit address's balance, by Multicall3 where deployed: balances.ts). A run whose node fails stores the error beside the last
 // good figures (`error`, `error_at_ms`), with URLs reduced to their host.
 import type { Address } from 'viem';
 import type { Em } from '../../../db/orm.js';

@@ -12,13 +12,12 @@
 //   in flight   = pending withdrawals that already signed a transaction: the chain may have paid them before
 //                 the ledger posts them, so they may be missing from `held` for a moment
 // surplus = held - uncredited - owed; a deficit (held - uncredited + in flight < owed) means money is missing.
-// Balances are read RECONCILE_CHUNK at a time (one JSON-RPC batch each, transport.ts), never all at once.
+// Balances are read by Multicall3 where it is deployed, else RECONCILE_CHUNK at a time in JSON-RPC batches
+// (balances.ts), never all at once.
 import { getAddress, type Address } from 'viem';
 import type { LedgerCheckRepository } from '../../../db/repositories/ledger-check.repository.js';
+import { balancesOf } from './balances.js';
 import type { Chain } from './chain.js';
-
-/** balanceOf reads in flight at once (one JSON-RPC batch request over http). */
-export const RECONCILE_CHUNK = 100;
 
 export interface Reconciliation {
   chain_id: number;
@@ -49,28 +48,16 @@ export interface Reconciliation {
   gas_wei: string;
 }
 
-/** Balances of `owners`, RECONCILE_CHUNK at a time. */
-export async function balancesOf(chain: Chain, owners: readonly Address[]): Promise<bigint[]> {
-  const out: bigint[] = [];
-  for (let i = 0; i < owners.length; i += RECONCILE_CHUNK) {
-    out.push(...(await Promise.all(owners.slice(i, i + RECONCILE_CHUNK).map((a) => chain.tokenBalance(a)))));
-  }
-  return out;
-}
-
 export async function reconcile(chain: Chain, repo: LedgerCheckRepository, cold?: { address: Address }): Promise<Reconciliation> {
   // The books first, then the chain: a withdrawal settling in between shows as in flight or as paid, never twice.
   const books = await repo.books();
   const addresses = await repo.depositAddressBooks();
-  const [wallet, gas, coldWallet] = await Promise.all([
-    chain.tokenBalance(chain.settlementAddress),
-    chain.client.getBalance({ address: chain.settlementAddress }),
-    cold ? chain.tokenBalance(cold.address) : 0n,
-  ]);
-  const deposits = await balancesOf(
-    chain,
-    addresses.map((a) => getAddress(a.address)),
-  );
+  // The settlement wallet, the cold wallet and every deposit address in one read (balances.ts).
+  const owners = [chain.settlementAddress, ...(cold ? [cold.address] : []), ...addresses.map((a) => getAddress(a.address))];
+  const [balances, gas] = await Promise.all([balancesOf(chain, owners), chain.client.getBalance({ address: chain.settlementAddress })]);
+  const wallet = balances[0]!;
+  const coldWallet = cold ? balances[1]! : 0n;
+  const deposits = balances.slice(cold ? 2 : 1);
   let inDeposits = 0n;
   let uncredited = 0n;
   const listed: Reconciliation['uncredited_addresses'] = [];
