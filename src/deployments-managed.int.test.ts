@@ -27,10 +27,13 @@ const USDC = 1_000_000;
 
 let bouncer: Bouncer;
 let redis: TlsRedis;
+/** A database for each describe below, migrated on the direct connection. */
+let dbManaged: TestDatabase;
+let dbPgOnly: TestDatabase;
 const cleanups: Array<() => Promise<unknown>> = [];
 
 beforeAll(async () => {
-  [bouncer, redis] = await Promise.all([startPgBouncer(), startTlsRedis()]);
+  [bouncer, redis, dbManaged, dbPgOnly] = await Promise.all([startPgBouncer(), startTlsRedis(), database('managed'), database('managedpg')]);
   cleanups.push(
     () => bouncer.stop(),
     () => redis.stop(),
@@ -106,7 +109,7 @@ async function pooledTransactions(database: string): Promise<number> {
 
 describe('PostgreSQL through PgBouncer (transaction mode), Redis over TLS', () => {
   it('deposit, withdrawal, an RFQ fill, its settlement, and ledger:check clean', async () => {
-    const db = await database('managed');
+    const db = dbManaged;
     const privy = await createTestPrivy();
     const operatorToken = `managed-operator-${randomBytes(12).toString('hex')}`;
     const prefix = uniquePrefix('managed');
@@ -177,13 +180,8 @@ describe('PostgreSQL through PgBouncer (transaction mode), Redis over TLS', () =
 });
 
 describe('PostgreSQL-only deployment behind PgBouncer: the LISTEN connection', () => {
-  let db: TestDatabase;
-  beforeAll(async () => {
-    db = await database('managedpg');
-  });
-
   it('a LISTEN through the pooler is told apart at once: the probe comes back on the publishing connection', async () => {
-    const url = bouncer.urlFor(db.name);
+    const url = bouncer.urlFor(dbPgOnly.name);
     const refused = await createPgBus({ prefix: uniquePrefix('pgblisten'), databaseUrl: url, listenUrl: url, onError: () => undefined }).then(
       () => new Error('the bus started'),
       (e: Error) => e,
@@ -193,16 +191,18 @@ describe('PostgreSQL-only deployment behind PgBouncer: the LISTEN connection', (
   });
 
   it('refuses to start when DATABASE_LISTEN_URL goes through the pooler, and runs behind it with a direct one', async () => {
-    const env = pooledEnv(db, uniquePrefix('managedpg'));
-    const refused = await startServiceProcess({ env: { ...env, DATABASE_LISTEN_URL: bouncer.urlFor(db.name) }, timeoutMs: 30_000 }).then(
-      (svc) => svc.stop('SIGKILL').then(() => new Error('started')),
-      (e: Error) => e,
-    );
+    const env = pooledEnv(dbPgOnly, uniquePrefix('managedpg'));
+    // Both at once (one start-up's wait): the LISTEN through the pooler, and the direct connection for the session
+    // work (the bus's LISTEN, BullMQ's PostgreSQL backend), which runs.
+    const [refused, svc] = await Promise.all([
+      startServiceProcess({ env: { ...env, DATABASE_LISTEN_URL: bouncer.urlFor(dbPgOnly.name) }, timeoutMs: 30_000 }).then(
+        (p) => p.stop('SIGKILL').then(() => new Error('started')),
+        (e: Error) => e,
+      ),
+      started({ ...env, DATABASE_LISTEN_URL: dbPgOnly.url }),
+    ]);
     expect(refused.message).toMatch(/exited \(1\)/);
     expect(refused.message).toMatch(/LISTEN connection did not receive a probe notification.*transaction mode.*Set DATABASE_LISTEN_URL to a direct/);
-
-    // The direct connection for the session work (the bus's LISTEN, BullMQ's PostgreSQL backend): it runs.
-    const svc = await started({ ...env, DATABASE_LISTEN_URL: db.url });
     expect(svc.logs.find((l) => l.msg === 'runtime ready')).toMatchObject({
       deployment: 'postgres',
       queue_backend: 'postgres',
@@ -210,15 +210,15 @@ describe('PostgreSQL-only deployment behind PgBouncer: the LISTEN connection', (
     });
     expect((await ready(svc)).checks).toMatchObject({ database: 'ok', queue: 'ok', bus: 'ok', workers: 'ok' });
     // `workers: ok` is a recent heartbeat row: the heartbeat job went through BullMQ's PostgreSQL backend (direct).
-    const direct = new pg.Client({ connectionString: db.url });
+    const direct = new pg.Client({ connectionString: dbPgOnly.url });
     await direct.connect();
     const beats = await direct.query<{ n: number }>('select sum(jobs_processed)::int as n from worker_heartbeats').finally(() => direct.end());
     expect(beats.rows[0]!.n).toBeGreaterThan(0);
-    const before = await pooledTransactions(db.name);
+    const before = await pooledTransactions(dbPgOnly.name);
     const u = await fundWallet(svc.baseUrl, randomWallet(), SIWE_DOMAIN, 2 * USDC);
     expect(await balances(svc.baseUrl, u.token)).toEqual({ available: String(2 * USDC), reserved: '0' });
-    expect(await pooledTransactions(db.name)).toBeGreaterThan(before);
-    expect(await ledgerCheck(db.url)).toEqual([]);
+    expect(await pooledTransactions(dbPgOnly.name)).toBeGreaterThan(before);
+    expect(await ledgerCheck(dbPgOnly.url)).toEqual([]);
     expect(await svc.stop('SIGTERM')).toBe(0);
   }, 90_000);
 });
