@@ -64,7 +64,8 @@ export async function createPgBus(opts: BusOptions & { databaseUrl: string; list
   let retryMs = RECONNECT_MIN_MS;
   let timer: NodeJS.Timeout | null = null;
 
-  const listen = async (): Promise<pg.Client> => {
+  /** Connects and LISTENs; at start-up (`probeFirst`) proves the path first, so the bus's LISTEN stays the last statement. */
+  const listen = async (probeFirst = false): Promise<void> => {
     const client = new pg.Client({ connectionString: opts.listenUrl ?? opts.databaseUrl, keepAlive: true });
     client.on('notification', (msg) => {
       if (msg.payload === undefined) return;
@@ -82,6 +83,7 @@ export async function createPgBus(opts: BusOptions & { databaseUrl: string; list
     client.on('end', () => lost());
     await client.connect();
     try {
+      if (probeFirst) await probe(client);
       // The prefix is [A-Za-z0-9_-] (config), so quoting makes a safe, case-preserving identifier.
       await client.query(`LISTEN "${channel}"`);
     } catch (err) {
@@ -90,7 +92,6 @@ export async function createPgBus(opts: BusOptions & { databaseUrl: string; list
     }
     listener = client;
     retryMs = RECONNECT_MIN_MS;
-    return client;
   };
   const schedule = () => {
     if (timer || closing) return;
@@ -132,7 +133,7 @@ export async function createPgBus(opts: BusOptions & { databaseUrl: string; list
   };
 
   try {
-    await probe(await listen());
+    await listen(true);
   } catch (err) {
     closing = true;
     const l = listener as pg.Client | null; // set by listen() when it got that far
