@@ -27,7 +27,7 @@ export const schema = z.object({
       .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
       .optional(),
   ),
-  /** A direct (session) connection for the PostgreSQL bus's LISTEN, when DATABASE_URL goes through a transaction-mode pooler. */
+  /** A direct (session) connection for the PostgreSQL bus's LISTEN and BullMQ's PostgreSQL backend, when DATABASE_URL goes through a transaction-mode pooler. */
   DATABASE_LISTEN_URL: optionalString.pipe(
     z
       .string()

@@ -26,7 +26,7 @@ export interface Config {
   probePort: number;
   logLevel: Parsed['LOG_LEVEL'];
   databaseUrl: string | undefined;
-  /** DATABASE_LISTEN_URL: the PostgreSQL bus's LISTEN connection (src/bus/pg.ts); undefined: DATABASE_URL. */
+  /** DATABASE_LISTEN_URL: the session connection of the PostgreSQL bus's LISTEN (src/bus/pg.ts) and queue backend (src/runtime.ts); undefined: DATABASE_URL. */
   databaseListenUrl: string | undefined;
   /** DATABASE_PREPARED_STATEMENTS: named statements per connection (PostgreSQL only; 0: none). */
   databasePreparedStatements: number;

@@ -73,14 +73,9 @@ export async function openRuntime(config: Readonly<Config>, logger: Logger, opts
       const pending = await pendingMigrations(orm);
       if (pending.length) throw new PendingMigrationsError(pending);
     }
-    const queues = await createQueueBackend({
-      prefix: config.queuePrefix,
-      redisUrl: config.redisUrl,
-      databaseUrl: config.databaseUrl,
-      pglite,
-    });
-    closers.push(() => queues.close());
     const deploymentId = await readDeploymentId(db(orm.em.fork()));
+    // The bus first: on PostgreSQL alone its start-up probe refuses a LISTEN connection through a transaction-mode
+    // pooler with a message saying so (src/bus/pg.ts), before the queue backend would fail on it less clearly.
     const bus = await createBus({
       prefix: config.queuePrefix,
       deploymentId,
@@ -90,6 +85,15 @@ export async function openRuntime(config: Readonly<Config>, logger: Logger, opts
       onError: (err, context) => logger.warn({ err, context }, 'bus: message lost (at-most-once; the database stays the truth)'),
     });
     closers.push(() => bus.close());
+    const queues = await createQueueBackend({
+      prefix: config.queuePrefix,
+      redisUrl: config.redisUrl,
+      // BullMQ's PostgreSQL backend needs sessions (its LISTEN, session advisory locks, a search_path startup
+      // option): the direct connection when DATABASE_URL goes through a pooler (docs/operations.md).
+      databaseUrl: config.databaseListenUrl ?? config.databaseUrl,
+      pglite,
+    });
+    closers.push(() => queues.close());
     logger.info({ deployment: config.deployment, deployment_id: deploymentId, queue_backend: queues.kind, bus_backend: bus.kind }, 'runtime ready');
     return { config, logger, orm, queues, bus, pglite, close: closeAll };
   } catch (err) {

@@ -9,8 +9,11 @@
 // So DATABASE_LISTEN_URL (default DATABASE_URL) may name a direct connection for the listener alone, and
 // start-up proves the path: a probe notification sent through the publishing pool must come back to the
 // listener within LISTEN_PROBE_TIMEOUT_MS, else the bus refuses to start with a message saying why
-// (docs/operations.md, "Managed PostgreSQL and Redis").
-import { randomUUID } from 'node:crypto';
+// (docs/operations.md, "Managed PostgreSQL and Redis"). Behind PgBouncer in transaction mode the refusal is
+// at once: the publishing connection's statement usually runs on the very server session that made the
+// LISTEN (PgBouncer reuses the most recently released one), so the probe comes back to the publisher
+// instead, which only a pooled session can explain (src/deployments-managed.int.test.ts).
+import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { busChannel, createHub, type Bus, type BusOptions } from './bus.js';
 
@@ -21,10 +24,19 @@ export const LISTEN_PROBE_TIMEOUT_MS = 10_000;
 /** Payloads of the start-up probe: not envelopes, ignored by every listener. */
 const PROBE_PREFIX = 'crfq-listen-probe:';
 
+/** Why the probe failed: it never arrived, or it arrived on the publishing connection (one pooled server session). */
+export type ProbeFailure = 'timeout' | 'same-session';
+
 export class ListenNotDelivered extends Error {
-  constructor(channel: string) {
+  constructor(
+    channel: string,
+    readonly failure: ProbeFailure = 'timeout',
+  ) {
     super(
-      `the PostgreSQL bus's LISTEN connection did not receive a probe notification on "${channel}" within ${LISTEN_PROBE_TIMEOUT_MS} ms: ` +
+      `the PostgreSQL bus's LISTEN connection did not receive a probe notification on "${channel}" ` +
+        (failure === 'timeout'
+          ? `within ${LISTEN_PROBE_TIMEOUT_MS} ms: `
+          : 'but the publishing connection did: both ran on one pooled server session (a pooler in transaction mode). ') +
         'LISTEN needs a direct (session) connection to the same database as DATABASE_URL, and a pooler in transaction mode ' +
         '(PgBouncer pool_mode=transaction, a managed "pooled" endpoint) cannot hold one. Set DATABASE_LISTEN_URL to a direct ' +
         'connection (or a session-mode pooler) to that database, or use Redis (REDIS_URL) for the bus (docs/operations.md, "Managed PostgreSQL and Redis")',
@@ -39,19 +51,26 @@ export async function createPgBus(opts: BusOptions & { databaseUrl: string; list
   const channel = busChannel(opts.prefix);
   const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 1, keepAlive: true });
   pool.on('error', (err) => hub.onError(err, 'pg bus pool (idle client)'));
+  const probes = new Map<string, { arrived: () => void; misrouted: () => void }>();
+  // A probe heard by the publishing connection ran on the LISTEN's own server session: a transaction-mode pooler.
+  pool.on('connect', (client) =>
+    client.on('notification', (msg) => {
+      if (msg.payload !== undefined) probes.get(msg.payload)?.misrouted();
+    }),
+  );
 
   let listener: pg.Client | null = null;
   let closing = false;
   let retryMs = RECONNECT_MIN_MS;
   let timer: NodeJS.Timeout | null = null;
-  const probes = new Map<string, () => void>();
 
-  const listen = async (): Promise<void> => {
+  /** Connects and LISTENs; at start-up (`probeFirst`) proves the path first, so the bus's LISTEN stays the last statement. */
+  const listen = async (probeFirst = false): Promise<void> => {
     const client = new pg.Client({ connectionString: opts.listenUrl ?? opts.databaseUrl, keepAlive: true });
     client.on('notification', (msg) => {
-      if (msg.channel !== channel || msg.payload === undefined) return;
-      if (msg.payload.startsWith(PROBE_PREFIX)) return probes.get(msg.payload)?.();
-      hub.receive(msg.payload);
+      if (msg.payload === undefined) return;
+      if (msg.payload.startsWith(PROBE_PREFIX)) return probes.get(msg.payload)?.arrived();
+      if (msg.channel === channel) hub.receive(msg.payload);
     });
     const lost = (err?: unknown) => {
       if (listener !== client) return;
@@ -64,6 +83,7 @@ export async function createPgBus(opts: BusOptions & { databaseUrl: string; list
     client.on('end', () => lost());
     await client.connect();
     try {
+      if (probeFirst) await probe(client);
       // The prefix is [A-Za-z0-9_-] (config), so quoting makes a safe, case-preserving identifier.
       await client.query(`LISTEN "${channel}"`);
     } catch (err) {
@@ -86,17 +106,26 @@ export async function createPgBus(opts: BusOptions & { databaseUrl: string; list
     timer.unref();
   };
 
-  /** A notification through the publishing pool comes back to the listener, or ListenNotDelivered. */
-  const probe = async (): Promise<void> => {
+  /**
+   * A notification through the publishing pool comes back to the listener, or ListenNotDelivered. It goes on a
+   * channel of its own that only this listener LISTENs on: a pooled server session may still LISTEN on the bus's
+   * channel for a process that has gone (a transaction-mode pooler never resets it), and would hear the bus's
+   * traffic, but only a session that ran this very LISTEN can hear the probe.
+   */
+  const probe = async (client: pg.Client): Promise<void> => {
+    const probeChannel = `crfq_probe_${randomBytes(8).toString('hex')}`;
     const payload = PROBE_PREFIX + randomUUID();
     let timeout: NodeJS.Timeout | undefined;
     const arrived = new Promise<void>((resolve, reject) => {
-      probes.set(payload, resolve);
-      timeout = setTimeout(() => reject(new ListenNotDelivered(channel)), LISTEN_PROBE_TIMEOUT_MS);
+      probes.set(payload, { arrived: resolve, misrouted: () => reject(new ListenNotDelivered(probeChannel, 'same-session')) });
+      timeout = setTimeout(() => reject(new ListenNotDelivered(probeChannel)), LISTEN_PROBE_TIMEOUT_MS);
     });
+    arrived.catch(() => undefined); // awaited below, unless the LISTEN itself fails
     try {
-      await pool.query('select pg_notify($1, $2)', [channel, payload]);
+      await client.query(`LISTEN "${probeChannel}"`);
+      await pool.query('select pg_notify($1, $2)', [probeChannel, payload]);
       await arrived;
+      await client.query(`UNLISTEN "${probeChannel}"`);
     } finally {
       clearTimeout(timeout);
       probes.delete(payload);
@@ -104,8 +133,7 @@ export async function createPgBus(opts: BusOptions & { databaseUrl: string; list
   };
 
   try {
-    await listen();
-    await probe();
+    await listen(true);
   } catch (err) {
     closing = true;
     const l = listener as pg.Client | null; // set by listen() when it got that far
