@@ -9,7 +9,7 @@
 import { ConfigError, loadConfig } from '../src/config.js';
 import { createOrm } from '../src/db/orm.js';
 import { createLogger } from '../src/logger.js';
-import { createChain } from '../src/domain/settlement/onchain/chain.js';
+import { createChain } from '../src/adapters/chain/chain.js';
 import { fillNonceGapOnce, nonceGap } from '../src/domain/settlement/onchain/chain-tx/gap.js';
 import { policyOf } from '../src/domain/settlement/onchain/sender.js';
 

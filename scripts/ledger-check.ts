@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { checkLedgerWith } from '../src/domain/ledger/ledger.js';
-import { createChain } from '../src/domain/settlement/onchain/chain.js';
+import { createChain } from '../src/adapters/chain/chain.js';
 import { reconcile } from '../src/domain/settlement/onchain/reconcile.js';
 import { DataDirLockedError, lockDataDir, openEmbeddedDatabase } from '../src/db/pglite.js';
 import { ledgerCheckRepository, singleConnectionDb, type SqlRunner } from '../src/db/repositories/ledger-check.repository.js';

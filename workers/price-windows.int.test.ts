@@ -78,7 +78,7 @@ beforeAll(async () => {
   const seq = await deploy(SEQ, []);
   await write(SEQ, seq, 'setStatus', [0n, BigInt(S0 / 1000 - 86_400)]);
 
-  const fixture451 = readFileSync(new URL('../src/domain/prices/fixtures/binance-451.json', import.meta.url), 'utf8');
+  const fixture451 = readFileSync(new URL('../src/adapters/prices/fixtures/binance-451.json', import.meta.url), 'utf8');
   binance = await startBinanceServer(() => '97000.00');
   binance.faultFor = () => ({ status: 451, body: fixture451 });
   okx = await startOkxServer((_inst, t) => okxText(kOf(t + 1000), kOf(t + 1000) === changedBoundary ? 500 : 0));

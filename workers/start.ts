@@ -9,7 +9,7 @@ import type { JobOf } from '../src/jobs/job-table.js';
 import { SCHEDULER_CHECK_EVERY_MS, type QueueNoun } from '../src/jobs/queues.js';
 import { startSchedulerKeeper } from '../src/jobs/schedulers.js';
 import { openSettlement } from '../src/domain/settlement/index.js';
-import { ChainCheckError } from '../src/domain/settlement/onchain/chain.js';
+import { ChainCheckError } from '../src/adapters/chain/chain.js';
 import { WORKERS } from './table.js';
 import type { Processor, WorkerDeps, WorkerSpec } from './worker-spec.js';
 

@@ -8,7 +8,7 @@ import { createWalletClient, erc20Abi, http } from 'viem';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { createOnchainSettlement } from '../../src/domain/settlement/onchain/adapter.js';
-import { createChain } from '../../src/domain/settlement/onchain/chain.js';
+import { createChain } from '../../src/adapters/chain/chain.js';
 import { scanDeposits } from '../../src/domain/settlement/onchain/deposits.js';
 import { startTestChain } from '../../src/testing/chain.js';
 import { ledgerProblems } from '../../src/testing/money.js';

@@ -15,7 +15,7 @@ import { cpus } from 'node:os';
 import { createPublicClient, erc20Abi, http, type PublicClient } from 'viem';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
-import { createChain, type Chain } from '../../src/domain/settlement/onchain/chain.js';
+import { createChain, type Chain } from '../../src/adapters/chain/chain.js';
 import { scanDeposits } from '../../src/domain/settlement/onchain/deposits.js';
 import { observeChain } from '../../src/domain/settlement/onchain/observe-chain.js';
 import { startTestChain } from '../../src/testing/chain.js';

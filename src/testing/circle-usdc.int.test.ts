@@ -45,7 +45,7 @@ describe("Circle's USDC build", () => {
 });
 
 describe("Circle's USDC deployed as Circle's script does", () => {
-  // decimals() is what the service's start-up check reads (checkChain, src/domain/settlement/onchain/chain.ts).
+  // decimals() is what the service's start-up check reads (checkChain, src/adapters/chain/chain.ts).
   it('answers as USDC on Base does: USD Coin, USDC, 6 decimals', async () => {
     const read = (functionName: 'name' | 'symbol' | 'decimals') => t.client.readContract({ address: t.token, abi: erc20Abi, functionName });
     expect([await read('name'), await read('symbol'), await read('decimals')]).toEqual(['USD Coin', 'USDC', 6]);

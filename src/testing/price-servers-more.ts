@@ -1,4 +1,4 @@
-// Local stand-ins for OKX and Pyth's Hermes, in their documented formats (src/domain/prices/fixtures/README.md),
+// Local stand-ins for OKX and Pyth's Hermes, in their documented formats (src/adapters/prices/fixtures/README.md),
 // like the Binance and Coinbase ones of price-servers.ts (same faults, log and lag).
 import { serve, type PriceFn, type PriceServer, type ServeOptions } from './price-servers.js';
 

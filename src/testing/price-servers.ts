@@ -1,4 +1,4 @@
-// Local HTTP servers answering in the price sources' documented formats (src/domain/prices/fixtures/README.md),
+// Local HTTP servers answering in the price sources' documented formats (src/adapters/prices/fixtures/README.md),
 // for the price source tests and the quorum integration tests: the machine has no internet, so the adapters
 // only ever talk to 127.0.0.1. Prices come from a function of the time; what a source has published can lag
 // (`visible`); faults (a status with its headers, a 10 s stall, malformed JSON, an empty answer) are queued per

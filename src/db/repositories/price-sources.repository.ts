@@ -11,7 +11,7 @@ export type CircuitReasonName = 'rate_limited' | 'banned' | 'unavailable';
 export interface ProbeRow {
   source: string;
   state: SourceStateName;
-  /** A reason code (src/domain/prices/reasons.ts) when not ok. */
+  /** A reason code (src/adapters/prices/reasons.ts) when not ok. */
   reason: string | null;
   /** What the probe saw, URLs removed. */
   detail: string | null;

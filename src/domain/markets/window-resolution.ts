@@ -27,7 +27,7 @@ export interface SourceReadingRecord {
   verdict: Verdict;
   open: ObservationRecord | null;
   close: ObservationRecord | null;
-  /** Why the source did not vote (a reason code, src/domain/prices/reasons.ts); null when it voted. */
+  /** Why the source did not vote (a reason code, src/adapters/prices/reasons.ts); null when it voted. */
   reason: string | null;
   /** The maximum age its readings were judged by. */
   maxAgeMs: number;

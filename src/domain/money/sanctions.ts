@@ -5,7 +5,7 @@
 import { createPublicClient, getAddress, parseAbi, type Address } from 'viem';
 import type { Logger } from '../../logger.js';
 import { redactUrls } from '../../redact-url.js';
-import { closeTransport, rpcTransport } from '../settlement/onchain/transport.js';
+import { closeTransport, rpcTransport } from '../../adapters/chain/transport.js';
 
 const ABI = parseAbi(['function isSanctioned(address addr) view returns (bool)']);
 

@@ -7,7 +7,7 @@ import { createPriceCircuit, type PriceCircuit } from '../../jobs/price-circuit.
 import { migratedOrm, type MigratedOrm } from '../../testing/orm.js';
 import { TEST_REDIS_URL, uniquePrefix } from '../../testing/postgres.js';
 import { startBinanceServer, type PriceServer } from '../../testing/price-servers.js';
-import { createBinanceFeed } from './binance.js';
+import { createBinanceFeed } from '../../adapters/prices/binance.js';
 import type { SourceCircuit } from './circuit.js';
 import { sourceStatuses } from './health.js';
 

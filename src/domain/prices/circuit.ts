@@ -7,21 +7,9 @@
 import type { Em } from '../../db/orm.js';
 import { priceSourcesRepository } from '../../db/repositories/price-sources.repository.js';
 import { db } from '../../db/schema.js';
+import type { CircuitReason, CircuitState, SourceCircuit } from '../../adapters/prices/circuit.js';
 
-/** Why a circuit is open; `unavailable` is a 5xx whose Retry-After asked for more than a retry's wait. */
-export type CircuitReason = 'rate_limited' | 'banned' | 'unavailable';
-
-export interface CircuitState {
-  untilMs: number;
-  reason: CircuitReason;
-}
-
-export interface SourceCircuit {
-  /** The source's circuit if it is open at `nowMs`, else null. */
-  state(source: string, nowMs: number): Promise<CircuitState | null>;
-  /** Opens the circuit until `untilMs`, or extends it; never shortens an open one. */
-  open(source: string, untilMs: number, reason: CircuitReason): Promise<void>;
-}
+export type { CircuitReason, CircuitState, SourceCircuit };
 
 /** One process's circuit (tests, and the `demo` source which asks nobody). */
 export function memoryCircuit(): SourceCircuit {

@@ -2,14 +2,14 @@
 // Every HTTP source shares the deployment's circuit (circuit.ts): a 429 or 418 seen by one process holds
 // every process's requests to that source until its Retry-After passed.
 import type { PriceSourceName } from '../../config-prices.js';
-import { createBinanceFeed } from './binance.js';
-import { createChainlinkFeed } from './chainlink.js';
+import { createBinanceFeed } from '../../adapters/prices/binance.js';
+import { createChainlinkFeed } from '../../adapters/prices/chainlink.js';
 import type { SourceCircuit } from './circuit.js';
-import { createCoinbaseFeed } from './coinbase.js';
+import { createCoinbaseFeed } from '../../adapters/prices/coinbase.js';
 import { createDemoFeed } from './demo.js';
 import type { PriceFeed } from './feed.js';
-import { createOkxFeed } from './okx.js';
-import { createPythFeed } from './pyth.js';
+import { createOkxFeed } from '../../adapters/prices/okx.js';
+import { createPythFeed } from '../../adapters/prices/pyth.js';
 import { createQuorumFeed, type ObservationCache, type QuorumFeed } from './read.js';
 
 export interface PriceFeedSettings {

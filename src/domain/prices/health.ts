@@ -22,7 +22,7 @@ export interface SourceHealth {
 export interface SourceStatus {
   source: string;
   state: SourceState;
-  /** Why it is not ok: a reason code (reasons.ts). */
+  /** Why it is not ok: a reason code (src/adapters/prices/reasons.ts). */
   reason: string | null;
   /** What the last probe or request saw, URLs removed. */
   detail: string | null;

@@ -10,7 +10,7 @@ import type { Em } from '../../db/orm.js';
 import { priceSourcesRepository } from '../../db/repositories/price-sources.repository.js';
 import { db } from '../../db/schema.js';
 import type { PriceFeed } from './feed.js';
-import { detailOf, reasonOf, type AbstainReason } from './reasons.js';
+import { detailOf, reasonOf, type AbstainReason } from '../../adapters/prices/reasons.js';
 
 export interface ProbeOutcome {
   source: string;

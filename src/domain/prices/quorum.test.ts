@@ -1,8 +1,8 @@
 // The quorum rule and the exact decimal scaling, pure.
 import { describe, expect, it } from 'vitest';
-import { decimalToMicros, scaledToMicros } from './decimal.js';
+import { decimalToMicros, scaledToMicros } from '../../adapters/prices/decimal.js';
 import { decide, describeRule, judge, judgeReading, sameAge, type SourceReading } from './quorum.js';
-import { pythToMicros } from './pyth.js';
+import { pythToMicros } from '../../adapters/prices/pyth.js';
 
 const START = 1_767_225_600_000;
 const END = START + 60_000;

@@ -3,13 +3,13 @@
 // neither was observed more than its own maximum age (<SOURCE>_MAX_AGE_MS) before its time, and they are two
 // observations (the same one at open and close means the source saw nothing during the window: a 60 s candle
 // under a 5 s window, a Chainlink round that was not updated); its vote is YES iff close > open. Otherwise it
-// abstains with a reason code (reasons.ts).
+// abstains with a reason code (src/adapters/prices/reasons.ts).
 // An outcome wins when at least `quorum` sources vote for it and more vote for it than against it.
 // Otherwise the window waits for more readings, and is DISPUTED once nothing more can come (every listed
 // source voted or abstained for a final reason) or the wait is over.
 import type { MarketOutcome } from '../../db/vocabulary.js';
 import { windowOutcome, type PriceObservation } from './feed.js';
-import { isFinal, type AbstainReason } from './reasons.js';
+import { isFinal, type AbstainReason } from '../../adapters/prices/reasons.js';
 
 export interface SourceReading {
   source: string;

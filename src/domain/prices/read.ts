@@ -8,7 +8,7 @@
 import type { HealthSample } from '../../db/repositories/prices.repository.js';
 import type { PriceFeed, PriceObservation } from './feed.js';
 import { sameAge, type QuorumRule, type SourceReading } from './quorum.js';
-import { detailOf, reasonOf, type AbstainReason } from './reasons.js';
+import { detailOf, reasonOf, type AbstainReason } from '../../adapters/prices/reasons.js';
 
 export interface QuorumFeed {
   rule: QuorumRule;

@@ -13,7 +13,7 @@ import { blockedLookup, recordSourceHealth, sourceStatuses } from './health.js';
 import { databaseObservationCache, pruneObservations } from './observation-cache.js';
 import { listingProblems, probeSources, recordProbes } from './probe.js';
 import { createQuorumFeed } from './read.js';
-import { Abstain } from './reasons.js';
+import { Abstain } from '../../adapters/prices/reasons.js';
 
 let t: MigratedOrm;
 const em = () => t.orm.em.fork();

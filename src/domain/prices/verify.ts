@@ -7,7 +7,7 @@ import type { Em } from '../../db/orm.js';
 import { getWindowState, type ObservationRecord, type SourceReadingRecord, type WindowState } from '../markets/window-resolution.js';
 import type { PriceFeed, PriceObservation } from './feed.js';
 import { decide, type SourceReading } from './quorum.js';
-import { detailOf } from './reasons.js';
+import { detailOf } from '../../adapters/prices/reasons.js';
 
 export interface SideCheck {
   side: 'open' | 'close';

@@ -4,7 +4,7 @@ import type { Logger } from '../../logger.js';
 import type { SettlementAdapter } from './adapter.js';
 import { createDemoSettlement } from './demo.js';
 import { createOnchainSettlement, startOnchain } from './onchain/adapter.js';
-import { createChain } from './onchain/chain.js';
+import { createChain } from '../../adapters/chain/chain.js';
 
 export interface SettlementSettings {
   settlementMode: 'demo' | 'onchain';

@@ -10,7 +10,7 @@ import { db } from '../../../db/schema.js';
 import type { Logger } from '../../../logger.js';
 import { Unavailable, Unprocessable } from '../../errors.js';
 import type { DepositFunds, SettlementAdapter, SettlementResult } from '../adapter.js';
-import { ChainCheckError, checkChain, shortReason, type Chain } from './chain.js';
+import { ChainCheckError, checkChain, shortReason, type Chain } from '../../../adapters/chain/chain.js';
 import { DEPOSIT_CURSOR, scanDeposits } from './deposits.js';
 import { nonceGap } from './chain-tx/gap.js';
 import { receiptOf } from './chain-tx/node.js';

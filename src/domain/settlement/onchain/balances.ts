@@ -2,11 +2,11 @@
 // "Reconciliation and chain status"). Where Multicall3 is deployed (Base and most EVM chains, at
 // MULTICALL3_ADDRESS; detected by its code, a positive answer remembered per process), MULTICALL_CHUNK balanceOf
 // calls go in one eth_call of its aggregate3, and MULTICALL_GROUP such eth_calls in one JSON-RPC batch request
-// (transport.ts): 10,000 addresses cost 20 calls in 10 HTTP requests (anvil refuses a batch of 10 such calls, ~2 MB). Elsewhere (a fresh anvil, a chain without it),
+// (src/adapters/chain/transport.ts): 10,000 addresses cost 20 calls in 10 HTTP requests (anvil refuses a batch of 10 such calls, ~2 MB). Elsewhere (a fresh anvil, a chain without it),
 // or when a multicall fails (e.g. a provider's eth_call gas cap), one balanceOf call per address, RECONCILE_CHUNK of
 // them per JSON-RPC batch request. Either way, never all at once.
 import { erc20Abi, type Address } from 'viem';
-import type { Chain } from './chain.js';
+import type { Chain } from '../../../adapters/chain/chain.js';
 
 /** Multicall3's address on Base, Base Sepolia and most EVM chains (github.com/mds1/multicall). */
 export const MULTICALL3_ADDRESS: Address = '0xcA11bde05977b3631167028862bE2a173976CA11';

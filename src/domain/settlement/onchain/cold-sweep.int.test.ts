@@ -14,7 +14,7 @@ import { createLogger } from '../../../logger.js';
 import { startTestChain, type TestChain } from '../../../testing/chain.js';
 import { migratedOrm, type MigratedOrm } from '../../../testing/orm.js';
 import { startOnchain } from './adapter.js';
-import { createChain, type Chain } from './chain.js';
+import { createChain, type Chain } from '../../../adapters/chain/chain.js';
 import { stepColdSweep, type ColdWallet } from './cold-sweep.js';
 import { reconcile } from './reconcile.js';
 

@@ -19,7 +19,7 @@ import { chainTxRepository } from '../../../db/repositories/chain-tx.repository.
 import { coldSweepRepository, type ColdSweepRow } from '../../../db/repositories/cold-sweep.repository.js';
 import { db } from '../../../db/schema.js';
 import type { Logger } from '../../../logger.js';
-import type { Chain } from './chain.js';
+import type { Chain } from '../../../adapters/chain/chain.js';
 import { stepTx, type ChainSigner, type TxEnv, type TxOwner, type TxSpec } from './chain-tx/drive.js';
 import type { Fees } from './chain-tx/fees.js';
 import { gasCovered, TRANSFER_GAS } from './chain-tx/operation-owner.js';

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../../config.js';
 import { addressOfCompressedKey, depositParentNode, depositXpubOf, parseDepositXpub, xpubDepositAddresses } from '../../../config-deposit-xpub.js';
 import { roleProblems } from '../../../config-role.js';
-import { depositKeyring } from './chain.js';
+import { depositKeyring } from '../../../adapters/chain/chain.js';
 import { ANVIL_MNEMONIC } from '../../../testing/anvil.js';
 
 const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';

@@ -16,7 +16,7 @@ import { migratedOrm, type MigratedOrm } from '../../../testing/orm.js';
 import { startProviderProxy, type ProviderProxy } from '../../../testing/rpc-provider.js';
 import { userBalances } from '../../ledger/ledger.js';
 import { createOnchainSettlement } from './adapter.js';
-import { createChain, type Chain } from './chain.js';
+import { createChain, type Chain } from '../../../adapters/chain/chain.js';
 import { DEPOSIT_CURSOR, scanDeposits, type ScanResult } from './deposits.js';
 import { reconcile } from './reconcile.js';
 import { balancesByBatch, balancesOf, hasMulticall3, MULTICALL3_ADDRESS } from './balances.js';

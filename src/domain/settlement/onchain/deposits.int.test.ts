@@ -11,7 +11,7 @@ import { ledgerProblems } from '../../../testing/money.js';
 import { migratedOrm, type MigratedOrm } from '../../../testing/orm.js';
 import { userBalances } from '../../ledger/ledger.js';
 import { createOnchainSettlement } from './adapter.js';
-import { createChain, type Chain } from './chain.js';
+import { createChain, type Chain } from '../../../adapters/chain/chain.js';
 import { DEPOSIT_CURSOR, scanDeposits } from './deposits.js';
 
 const log = createLogger('silent');

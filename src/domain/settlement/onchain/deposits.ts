@@ -26,7 +26,7 @@ import { db } from '../../../db/schema.js';
 import type { Logger } from '../../../logger.js';
 import { postAll } from '../../ledger/ledger.js';
 import { depositPosting } from '../../money/operations.js';
-import type { Chain } from './chain.js';
+import type { Chain } from '../../../adapters/chain/chain.js';
 import { isLogRangeError, LogRange } from './log-range.js';
 
 const TRANSFER = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');

@@ -14,7 +14,7 @@ import { available, depositAddressOf, sweepsIdle, unresolvedSweepTransactions, u
 import { startOnchainStack, type OnchainStack } from '../../../testing/onchain-stack.js';
 import { buildOrder, connectMaker, currentMarketId, fetchDomain, fundWallet, postOrder, registerMarketMaker } from '../../../testing/rfq-trade.js';
 import { startServiceProcess } from '../../../testing/service-process.js';
-import { depositKeyring } from './chain.js';
+import { depositKeyring } from '../../../adapters/chain/chain.js';
 
 const OPERATOR_TOKEN = 'keyless-operator-token';
 const SIWE_DOMAIN = 'keyless.test';

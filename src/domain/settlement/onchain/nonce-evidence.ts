@@ -10,7 +10,7 @@
 //   consumed  the nonce is used but neither the hash nor the block could be found (yet)
 // Nothing here ever fails or refunds an operation; the caller waits, and past a bounded time asks an operator.
 import { getAddress, type Address, type Hex } from 'viem';
-import type { Chain } from './chain.js';
+import type { Chain } from '../../../adapters/chain/chain.js';
 
 export type NonceEvidence =
   | { kind: 'open' }

@@ -11,7 +11,7 @@ import { chainObservationsRepository } from '../../../db/repositories/chain-obse
 import { custodialRepository } from '../../../db/repositories/custodial.repository.js';
 import { ledgerCheckRepository } from '../../../db/repositories/ledger-check.repository.js';
 import { db } from '../../../db/schema.js';
-import { shortReason, type Chain } from './chain.js';
+import { shortReason, type Chain } from '../../../adapters/chain/chain.js';
 import { nonceGap } from './chain-tx/gap.js';
 import { DEPOSIT_CURSOR } from './deposits.js';
 import { reconcile, type Reconciliation } from './reconcile.js';

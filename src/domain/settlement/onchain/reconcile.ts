@@ -17,7 +17,7 @@
 import { getAddress, type Address } from 'viem';
 import type { LedgerCheckRepository } from '../../../db/repositories/ledger-check.repository.js';
 import { balancesOf } from './balances.js';
-import type { Chain } from './chain.js';
+import type { Chain } from '../../../adapters/chain/chain.js';
 
 export interface Reconciliation {
   chain_id: number;

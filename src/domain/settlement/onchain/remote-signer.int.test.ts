@@ -1,4 +1,4 @@
-// The external signer (SETTLEMENT_SIGNER_URL; src/domain/settlement/onchain/remote-signer.ts) against a real anvil
+// The external signer (SETTLEMENT_SIGNER_URL; src/adapters/chain/remote-signer.ts) against a real anvil
 // chain with Circle's USDC and a migrated PostgreSQL database: a second anvil holds the settlement wallet's key and
 // answers eth_signTransaction, the service's settings carry no key (SETTLEMENT_ADDRESS only). A withdrawal is
 // signed by it and paid once; a signer that is down or refuses leaves nothing stored, no nonce taken, and the
@@ -13,8 +13,8 @@ import { startAnvil, type Anvil } from '../../../testing/anvil.js';
 import { startTestChain, type TestChain } from '../../../testing/chain.js';
 import { migratedOrm, type MigratedOrm } from '../../../testing/orm.js';
 import { startOnchain } from './adapter.js';
-import { createChain, type Chain } from './chain.js';
-import { remoteSigner } from './remote-signer.js';
+import { createChain, type Chain } from '../../../adapters/chain/chain.js';
+import { remoteSigner } from '../../../adapters/chain/remote-signer.js';
 import { advanceOnchain } from './sender.js';
 
 const log = createLogger('silent');

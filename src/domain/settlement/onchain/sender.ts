@@ -8,7 +8,7 @@ import type { Em } from '../../../db/orm.js';
 import { chainRepository } from '../../../db/repositories/chain.repository.js';
 import { db } from '../../../db/schema.js';
 import type { Logger } from '../../../logger.js';
-import { shortReason, type Chain } from './chain.js';
+import { shortReason, type Chain } from '../../../adapters/chain/chain.js';
 import type { ChainSigner, TxEnv } from './chain-tx/drive.js';
 import { stepTx } from './chain-tx/drive.js';
 import { operationOwner } from './chain-tx/operation-owner.js';

@@ -19,7 +19,7 @@ import { chainTxRepository } from '../../../db/repositories/chain-tx.repository.
 import { custodialRepository, type ActiveSweep, type SweepStatus } from '../../../db/repositories/custodial.repository.js';
 import { db } from '../../../db/schema.js';
 import type { Logger } from '../../../logger.js';
-import { shortReason, type Chain } from './chain.js';
+import { shortReason, type Chain } from '../../../adapters/chain/chain.js';
 import { stepTx, type ChainSigner, type TxEnv, type TxOwner, type TxSpec } from './chain-tx/drive.js';
 import { capFees, maxCostWei } from './chain-tx/fees.js';
 import { estimateFees } from './chain-tx/observe.js';

@@ -7,28 +7,24 @@
 //   sign: in ONE database transaction holding the owner's row lock, the sender's nonce is taken (chain_nonces) or
 //   the attempts' nonce reused (a replacement), the transaction signed (the signer may be a local key or an
 //   external signer) and stored; only then broadcast, and after any restart the stored bytes again, never a new
-//   signature for the same step. A signer that does not sign (remote-signer.ts) leaves nothing stored: the owner
+//   signature for the same step. A signer that does not sign (src/adapters/chain/remote-signer.ts) leaves nothing stored: the owner
 //   waits (`signer`).
-import { keccak256, type Address, type Hex, type TransactionSerializableEIP1559 } from 'viem';
+import { keccak256, type Address, type Hex } from 'viem';
+import type { Chain } from '../../../../adapters/chain/chain.js';
+import { SignerUnavailable, type ChainSigner } from '../../../../adapters/chain/remote-signer.js';
 import type { Em } from '../../../../db/orm.js';
 import { chainTxRepository, type AttemptRow, type TxOwnerColumns } from '../../../../db/repositories/chain-tx.repository.js';
 import { db } from '../../../../db/schema.js';
 import { failpoint } from '../../../../failpoints.js';
 import type { Logger } from '../../../../logger.js';
-import type { Chain } from '../chain.js';
 import type { NonceEvidence } from '../nonce-evidence.js';
 import type { Fees } from './fees.js';
 import { sendRaw } from './node.js';
 import { refusalLogLevel } from './refusals.js';
 import { observe } from './observe.js';
-import { SignerUnavailable } from '../remote-signer.js';
 import { planNext, type Policy, type Preflight, type Step, type StoredAttempt, type WaitReason } from './plan.js';
 
-/** Who signs: a local key (viem's account) or an external signer speaking eth_signTransaction. */
-export interface ChainSigner {
-  readonly address: Address;
-  signTransaction(tx: TransactionSerializableEIP1559): Promise<Hex>;
-}
+export type { ChainSigner };
 
 /** The transaction an owner wants, the same for every attempt but the fees. */
 export interface TxSpec {
@@ -127,7 +123,7 @@ async function rebroadcast(em: Em, env: TxEnv, owner: TxOwner, latest: Pick<Atte
 }
 
 /**
- * The external signer did not sign (down, refused, or answered another transaction: remote-signer.ts): nothing was
+ * The external signer did not sign (down, refused, or answered another transaction: src/adapters/chain/remote-signer.ts): nothing was
  * stored (the database transaction holding the nonce rolled back), and the owner waits (`signer`), never fails.
  */
 async function signerWait(em: Em, env: TxEnv, owner: TxOwner, err: unknown): Promise<'signer'> {

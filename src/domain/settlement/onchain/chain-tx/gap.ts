@@ -12,7 +12,7 @@ import type { Em } from '../../../../db/orm.js';
 import { chainTxRepository } from '../../../../db/repositories/chain-tx.repository.js';
 import { db } from '../../../../db/schema.js';
 import type { Logger } from '../../../../logger.js';
-import type { Chain } from '../chain.js';
+import type { Chain } from '../../../../adapters/chain/chain.js';
 import { stepTx, type ChainSigner, type TxEnv, type TxOwner } from './drive.js';
 import type { Step } from './plan.js';
 

@@ -4,7 +4,7 @@
 // CHAIN_OP_STACK decides (auto: Base, Base Sepolia, OP Mainnet, OP Sepolia).
 import type { Address } from 'viem';
 import { estimateL1Fee } from 'viem/op-stack';
-import type { Chain } from '../chain.js';
+import type { Chain } from '../../../../adapters/chain/chain.js';
 import type { TxSpec } from './drive.js';
 
 export async function l1FeeWei(chain: Chain, from: Address, spec: TxSpec): Promise<bigint> {

@@ -1,7 +1,7 @@
 // The two node calls every chain transaction makes: the receipt of a hash (null is "not served yet", never "not
 // mined": docs/settlement.md) and the broadcast of stored bytes, whose refusal is classified (refusals.ts).
 import type { Hex, TransactionReceipt } from 'viem';
-import type { Chain } from '../chain.js';
+import type { Chain } from '../../../../adapters/chain/chain.js';
 import { classifyRefusal, type Refusal } from './refusals.js';
 
 export async function receiptOf(chain: Chain, hash: string): Promise<TransactionReceipt | null> {

@@ -7,7 +7,7 @@ import type { AttemptRow } from '../../../../db/repositories/chain-tx.repository
 import { chainTxRepository } from '../../../../db/repositories/chain-tx.repository.js';
 import { db } from '../../../../db/schema.js';
 import type { Em } from '../../../../db/orm.js';
-import type { Chain } from '../chain.js';
+import type { Chain } from '../../../../adapters/chain/chain.js';
 import { findAtNonce, type NonceEvidence } from '../nonce-evidence.js';
 import { receiptOf } from './node.js';
 import type { Fees } from './fees.js';

@@ -17,7 +17,7 @@ import { chainRepository, type OperationForChain } from '../../../../db/reposito
 import { chainTxRepository } from '../../../../db/repositories/chain-tx.repository.js';
 import { db } from '../../../../db/schema.js';
 import type { Logger } from '../../../../logger.js';
-import type { Chain } from '../chain.js';
+import type { Chain } from '../../../../adapters/chain/chain.js';
 import { evidenceFields, type NonceEvidence } from '../nonce-evidence.js';
 import type { ChainSigner, TxOwner, TxSpec } from './drive.js';
 import { capFees, maxCostWei, type Fees } from './fees.js';

@@ -6,7 +6,7 @@
 //   underpriced         a replacement that does not raise the fees enough, or a fee below the node's floor: it waits
 //   insufficient_funds  the sender cannot pay gas * maxFee + value (+ L1 fee): it waits for gas (pending_reason gas)
 //   other               anything else (intrinsic gas, oversized, gapped nonce in a full pool...): logged as an error
-import { shortReason } from '../chain.js';
+import { shortReason } from '../../../../adapters/chain/chain.js';
 
 export type Refusal = 'already_known' | 'nonce_too_low' | 'underpriced' | 'insufficient_funds' | 'other';
 

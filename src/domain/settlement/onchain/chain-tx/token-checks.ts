@@ -3,7 +3,7 @@
 // of a transfer); other ERC-20s may have neither function, and then the answer is "no" (a call to a function a
 // contract lacks reverts). A node that does not answer throws: the caller retries, it never guesses.
 import { parseAbi, type Address, type Hex } from 'viem';
-import type { Chain } from '../chain.js';
+import type { Chain } from '../../../../adapters/chain/chain.js';
 
 const FIAT_TOKEN = parseAbi(['function paused() view returns (bool)', 'function isBlacklisted(address account) view returns (bool)']);
 

@@ -1,7 +1,7 @@
 // The fast custodial key derivation (depositKeyring) gives exactly viem's mnemonicToAccount accounts.
 import { mnemonicToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
-import { ANVIL_MNEMONIC } from '../../../testing/anvil.js';
+import { ANVIL_MNEMONIC } from '../../testing/anvil.js';
 import { depositKeyring } from './chain.js';
 
 describe('depositKeyring', () => {

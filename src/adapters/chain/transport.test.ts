@@ -1,4 +1,4 @@
-// CHAIN_RPC_URL's transport (src/domain/settlement/onchain/transport.ts): several endpoints fall back in order,
+// CHAIN_RPC_URL's transport (src/adapters/chain/transport.ts): several endpoints fall back in order,
 // calls of one tick go as one JSON-RPC batch, a 429's Retry-After is waited for, and errors carry no URL secret.
 import { createServer, type Server } from 'node:http';
 import { createPublicClient } from 'viem';

@@ -2,7 +2,7 @@
 // interval=1s, startTime, endTime (ms) and limit, as Binance documents it (developers.binance.com, "Kline/
 // Candlestick data"). Each kline is an array: [open time ms, open, high, low, close, volume, close time ms,
 // quote volume, trades, taker buy base, taker buy quote, ignore], prices as decimal strings. Fixtures:
-// src/domain/prices/fixtures/binance-klines.json, binance-exchange-info.json.
+// src/adapters/prices/fixtures/binance-klines.json, binance-exchange-info.json.
 // The price at t is the close of THE 1 s kline that closed at or before t (close time = open time + 999, so
 // at a whole second t it is the kline opened at t - 1000), observed at its close time; its open time is its
 // identifier. Only that kline is asked for: when Binance has not published it, the source abstains

@@ -9,7 +9,7 @@
 // removed (viem's messages name it, and a provider's URL holds its key).
 import { BaseError, createPublicClient, type PublicClient, type Transport } from 'viem';
 import { redactUrls } from '../../redact-url.js';
-import { rpcTransport } from '../settlement/onchain/transport.js';
+import { rpcTransport } from '../chain/transport.js';
 import { AGGREGATOR_V3_ABI, getRound, latestRound, roundAt } from './chainlink-rounds.js';
 import { scaledToMicros } from './decimal.js';
 import type { PriceFeed, PriceObservation, SourceProbe } from './feed.js';

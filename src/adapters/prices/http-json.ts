@@ -1,7 +1,7 @@
 // One GET of a price source's public REST API (docs/prices.md, "Failures"). Each try gives up after
 // `timeoutMs`; a timeout, a network error and a 5xx are retried `retries` times with doubling backoff. The
 // statuses that say "stop asking" are never retried:
-//   429 / 418  the source's circuit opens (shared by every process, circuit.ts) until the answer's
+//   429 / 418  the source's circuit opens (shared by every process, src/domain/prices/circuit.ts) until the answer's
 //              Retry-After has passed, in full (no cap): `rate_limited` / `banned`. Without a Retry-After:
 //              60 s for a 429, 2 minutes for a 418 (the shortest ban Binance documents).
 //   451 / 403 / 401  `blocked`: the source refuses this deployment (region, firewall, missing key).

@@ -10,7 +10,7 @@ import { anvil as anvilChain } from 'viem/chains';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANVIL_KEYS, startAnvil, type Anvil } from '../../testing/anvil.js';
 import { createChainlinkFeed } from './chainlink.js';
-import { createQuorumFeed } from './read.js';
+import { createQuorumFeed } from '../../domain/prices/read.js';
 
 const build = JSON.parse(readFileSync(new URL('../../../contracts/build/MockAggregator.json', import.meta.url), 'utf8')) as {
   abi: Abi;

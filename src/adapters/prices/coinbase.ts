@@ -2,7 +2,7 @@
 // with granularity (seconds, one of 60, 300, 900, 3600, 21600, 86400), start and end (ISO 8601), as Coinbase
 // documents it (docs.cdp.coinbase.com, Exchange REST API, "Get product candles"). Each candle is an array
 // [time (bucket start, Unix s), low, high, open, close, volume] of JSON numbers, newest first, at most 300,
-// and buckets without trades are absent. Fixtures: src/domain/prices/fixtures/coinbase-candles.json,
+// and buckets without trades are absent. Fixtures: src/adapters/prices/fixtures/coinbase-candles.json,
 // coinbase-product.json.
 // The price at t is the close of THE 60 s candle that ended at or before t (exactly at t for a window aligned
 // on whole minutes), observed at the bucket's last millisecond; the bucket start is its identifier. When that

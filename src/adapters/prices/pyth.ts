@@ -6,7 +6,7 @@
 // expo an integer: the price is price × 10^expo. 404 "Update data not found" (nothing yet at that time) and
 // 404 "Price ids not found: ..." (an unknown feed) are its errors. Hermes wants a Pyth API key
 // (PYTH_API_KEY, sent as `Authorization: Bearer`, never in the URL); without one it answers 401 (`blocked`).
-// Fixtures: src/domain/prices/fixtures/pyth-price-update.json.
+// Fixtures: src/adapters/prices/fixtures/pyth-price-update.json.
 // Pyth publish times are whole seconds. The price at t (a window boundary, a whole second T) is the update
 // Hermes returns for publish_time T when its publish_time is T: observed at T. An update of a later second
 // means Pyth published nothing in second T: the source abstains (`boundary_not_published`), never takes the

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBinanceServer, startCoinbaseServer, type PriceServer } from '../../testing/price-servers.js';
 import { createBinanceFeed } from './binance.js';
 import { createCoinbaseFeed } from './coinbase.js';
-import { createQuorumFeed } from './read.js';
+import { createQuorumFeed } from '../../domain/prices/read.js';
 import { Abstain } from './reasons.js';
 
 const M = 1_767_225_600_000; // a whole minute, in the past

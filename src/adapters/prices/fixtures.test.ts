@@ -1,4 +1,4 @@
-// The documented answers (src/domain/prices/fixtures, copied from each provider's documentation) read by the
+// The documented answers (src/adapters/prices/fixtures, copied from each provider's documentation) read by the
 // adapters' parsers: the right observation, exact scaling, and a malformed answer refused, never guessed.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';

@@ -5,7 +5,7 @@
 // {"code":"0","msg":"","data":[[ts, o, h, l, c, vol, volCcy, volCcyQuote, confirm]]}, newest first, every
 // field a string, ts the candle's opening time (ms) and confirm "1" once the candle is completed. Errors come
 // as a non-"0" code (51001: the instrument does not exist; 50011: rate limit, HTTP 200 or 429). Fixtures:
-// src/domain/prices/fixtures/okx-history-candles.json, okx-instruments.json.
+// src/adapters/prices/fixtures/okx-history-candles.json, okx-instruments.json.
 // The price at t is the close of THE 1 s candle that closed at or before t (opened at t - 1000 for a whole
 // second), observed at its last millisecond; `candle1s:<open ms>` identifies it. Asked with after = its open
 // + 1000 and limit 1, so the answer is that candle or an older one: an older one is never used (the source

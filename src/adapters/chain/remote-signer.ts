@@ -3,11 +3,16 @@
 // mode, Clef or a node holding the account do, so the service never sees the key. What a remote signer answers is
 // not trusted: the signed bytes must parse, be signed by SETTLEMENT_ADDRESS, and carry exactly the transaction
 // asked for (chain, nonce, recipient, value, data, gas, fees); anything else is a refusal. A signer that does not
-// answer, errs or refuses throws SignerUnavailable: the chain-transaction module (chain-tx/drive.ts) then stores
+// answer, errs or refuses throws SignerUnavailable: the chain-transaction module (src/domain/settlement/onchain/chain-tx/drive.ts) then stores
 // nothing, and the deposit or withdrawal waits (pending_reason `signer`), never fails for it.
 import { getAddress, parseTransaction, recoverTransactionAddress, toHex, type Address, type Hex, type TransactionSerializableEIP1559 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import type { ChainSigner } from './chain-tx/drive.js';
+
+/** Who signs: a local key (viem's account) or an external signer speaking eth_signTransaction. */
+export interface ChainSigner {
+  readonly address: Address;
+  signTransaction(tx: TransactionSerializableEIP1559): Promise<Hex>;
+}
 
 /** The signer did not sign (down, timed out, refused, or answered something else than asked). */
 export class SignerUnavailable extends Error {

@@ -6,11 +6,10 @@
 // (an API process: src/config-deposit-xpub.ts).
 import { createPublicClient, erc20Abi, getAddress, toHex, type Address, type PublicClient, type Transport } from 'viem';
 import { privateKeyToAccount, type HDKey, type PrivateKeyAccount } from 'viem/accounts';
-import { usdcIdentityProblem, type ChainSettings } from '../../../config-chain.js';
-import { depositParentNode, parseDepositXpub, xpubDepositAddresses } from '../../../config-deposit-xpub.js';
-import { redactUrls } from '../../../redact-url.js';
-import type { ChainSigner } from './chain-tx/drive.js';
-import { settlementSigner } from './remote-signer.js';
+import { usdcIdentityProblem, type ChainSettings } from '../../config-chain.js';
+import { depositParentNode, parseDepositXpub, xpubDepositAddresses } from '../../config-deposit-xpub.js';
+import { redactUrls } from '../../redact-url.js';
+import { settlementSigner, type ChainSigner } from './remote-signer.js';
 import { closeTransport, rpcTransport } from './transport.js';
 
 export { erc20Abi };
@@ -50,7 +49,7 @@ function transportOf(value: string): Transport {
 /**
  * The accounts m/44'/60'/<account>'/0/<index> of a BIP-39 phrase (no passphrase), as viem's mnemonicToAccount
  * derives them (its accountIndex and addressIndex), but with the seed (PBKDF2, native) and the m/44'/60'/<account>'/0
- * node computed once: about 1 ms an index instead of ~70 ms (src/domain/settlement/onchain/chain.test.ts compares
+ * node computed once: about 1 ms an index instead of ~70 ms (src/adapters/chain/chain.test.ts compares
  * both). `account` is the deployment's DEPOSIT_ACCOUNT_INDEX: two deployments sharing one mnemonic with different
  * accounts never derive one address (docs/settlement-custodial.md).
  */

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOkxServer, startPythServer } from '../../testing/price-servers-more.js';
 import type { PriceServer } from '../../testing/price-servers.js';
-import { memoryCircuit } from './circuit.js';
+import { memoryCircuit } from '../../domain/prices/circuit.js';
 import { createOkxFeed } from './okx.js';
 import { createPythFeed } from './pyth.js';
 import type { Abstain } from './reasons.js';
