@@ -10,10 +10,11 @@
 // tsconfig.build.json empties `paths`: the `@contest-rfq/sdk` alias (tests and examples only) resolves
 // nowhere at run time, so a service file importing it fails this build instead of the deployment.
 import { spawnSync } from 'node:child_process';
-import { cpSync, globSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, globSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 // `--out <dir>` (relative to the checkout) writes elsewhere: the tests' build (src/testing/test-build.ts) goes to
@@ -39,6 +40,9 @@ for (const file of assets) {
   mkdirSync(dirname(join(OUT, file)), { recursive: true });
   cpSync(join(ROOT, file), join(OUT, file));
 }
+// The OpenAPI document parsed once here: a process reads spec/openapi.json beside the YAML when it is there
+// (src/http/spec.ts), which saves parsing 200 KB of YAML (about half a second of CPU) at every start.
+writeFileSync(join(OUT, 'spec/openapi.json'), JSON.stringify(parse(readFileSync(join(ROOT, 'spec/openapi.yaml'), 'utf8'))));
 // The output is ES modules wherever it is copied to.
 writeFileSync(join(OUT, 'package.json'), `${JSON.stringify({ type: 'module', private: true }, null, 2)}\n`);
 process.stdout.write(`build: dist/ written (tsc, and ${assets.length} files copied: ${assets.join(', ')})\n`);
