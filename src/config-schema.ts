@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { PREPARED_STATEMENTS_DEFAULT } from './constants.js';
 import { csv, intFrom, isP256PublicKeyPem, optionalString } from './config-parse.js';
 import { PRICE_KEYS } from './config-prices.js';
-import { custodyKeys } from './config-custody.js';
+import { custodyKeys } from './config-schema-custody.js';
 import { chainKeys } from './config-schema-chain.js';
 
 export { PRICE_SOURCES } from './config-prices.js';
