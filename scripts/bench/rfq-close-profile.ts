@@ -2,8 +2,6 @@
 // (create, one quote, close), on a migrated database of its own: wall time per step (p50) and the SQL
 // statements each sends (pg's Client.query counted). Where the close overhead of bench:rfq item 2 goes.
 import { randomUUID } from 'node:crypto';
-import { createRequire } from 'node:module';
-import pg from 'pg';
 import { privateKeyToAccount } from 'viem/accounts';
 import { db } from '../../src/db/schema.js';
 import { boxCpu, boxSnapshot, describePer, type BoxSnapshot } from './box-cpu.js';
@@ -14,25 +12,15 @@ import { loadConfig } from '../../src/config.js';
 import { orderTypedData, quoteTypedData, rfqDomainOf, type RfqOrderJson } from '../../src/domain/rfq/typed-data.js';
 import { migratedOrm } from '../../src/testing/orm.js';
 import { fundedUser } from '../../src/testing/funding.js';
+import { countStatements } from '../../src/testing/statement-counter.js';
 
 const N = Number(process.argv[2] ?? 200);
 const TAKER = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
 const MM = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
 
-let statements = 0;
 /** With RFQ_PROFILE_SQL=1, the statements of the last RFQ are printed per step. */
 const texts: string[] | undefined = process.env.RFQ_PROFILE_SQL === '1' ? [] : undefined;
-// MikroORM may bring its own copy of pg: count the queries of every copy.
-const mikroPg = createRequire(createRequire(import.meta.url).resolve('@mikro-orm/postgresql'))('pg') as typeof pg;
-for (const Client of new Set([pg.Client, mikroPg.Client])) {
-  const origQuery = Client.prototype.query;
-  (Client.prototype as unknown as { query: (...a: unknown[]) => unknown }).query = function (this: pg.Client, ...a: unknown[]) {
-    statements++;
-    const q = a[0] as string | { text?: string };
-    texts?.push((typeof q === 'string' ? q : (q.text ?? '')).replace(/\s+/g, ' ').slice(0, 140));
-    return (origQuery as (...x: unknown[]) => unknown).apply(this, a);
-  };
-}
+const statementsSent = countStatements(texts ? (t) => texts.push(t) : undefined);
 
 const t = await migratedOrm('rfqprofile');
 let clock = Date.now();
@@ -59,13 +47,13 @@ const steps: Record<string, { ms: number[]; stmts: number[] }> = {
 /** Runs step `name` of RFQ `i`: recorded after the 20 warm-up RFQs, its statements printed for the last one. */
 async function step<T>(name: string, f: () => Promise<T>, i: number): Promise<T> {
   const record = i >= 20;
-  const s0 = statements;
+  const s0 = statementsSent();
   if (texts) texts.length = 0;
   const t0 = performance.now();
   const r = await f();
   if (record) {
     steps[name]!.ms.push(performance.now() - t0);
-    steps[name]!.stmts.push(statements - s0);
+    steps[name]!.stmts.push(statementsSent() - s0);
   }
   if (texts && i === N + 19) console.log(`${name}:\n  ${texts.join('\n  ')}`);
   return r;

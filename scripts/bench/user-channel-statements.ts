@@ -3,7 +3,6 @@
 // user event log's triggers (Migration20261130010000_user_events) and with them disabled, interleaved in rounds on one
 // migrated database of its own: the event record must add no statement (no round trip), only work inside them.
 import { randomUUID } from 'node:crypto';
-import { createRequire } from 'node:module';
 import pg from 'pg';
 import { privateKeyToAccount } from 'viem/accounts';
 import { loadConfig } from '../../src/config.js';
@@ -15,20 +14,12 @@ import { orderTypedData, quoteTypedData, rfqDomainOf, type RfqOrderJson } from '
 import { fundedUser } from '../../src/testing/funding.js';
 import { migratedOrm } from '../../src/testing/orm.js';
 import { percentile } from './harness.js';
+import { countStatements } from '../../src/testing/statement-counter.js';
 
 const TAKER = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
 const MM = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
 
-let statements = 0;
-// MikroORM may bring its own copy of pg: count the queries of every copy (as scripts/bench/rfq-close-profile.ts does).
-const mikroPg = createRequire(createRequire(import.meta.url).resolve('@mikro-orm/postgresql'))('pg') as typeof pg;
-for (const Client of new Set([pg.Client, mikroPg.Client])) {
-  const origQuery = Client.prototype.query;
-  (Client.prototype as unknown as { query: (...a: unknown[]) => unknown }).query = function (this: pg.Client, ...a: unknown[]) {
-    statements++;
-    return (origQuery as (...x: unknown[]) => unknown).apply(this, a);
-  };
-}
+const statementsSent = countStatements();
 
 export interface FillCost {
   /** Statements per fill (create + quote + close), p50 and max. */
@@ -82,7 +73,7 @@ export async function statementsPerFill(n: number): Promise<{ with: FillCost; wi
         deadline_ms: clock + 30_000,
       };
       const signature = await TAKER.signTypedData(orderTypedData(domain, o));
-      const s0 = statements;
+      const s0 = statementsSent();
       let t0 = performance.now();
       const r = await em().transactional((tx) =>
         createRfq(tx, deps, { userId: taker, sessionAddress: TAKER.address, order: o, signature, fillMode: 'best', idempotencyKey: randomUUID() }),
@@ -97,7 +88,7 @@ export async function statementsPerFill(n: number): Promise<{ with: FillCost; wi
       clock -= 600;
       took += performance.now() - t0;
       if (c.rfq.rfq.status !== 'filled') throw new Error(`not filled: ${c.rfq.rfq.status}`);
-      return { stmts: statements - s0, ms: took };
+      return { stmts: statementsSent() - s0, ms: took };
     };
     const sides = {
       with: { stmts: [] as number[], ms: [] as number[], events: 0 },

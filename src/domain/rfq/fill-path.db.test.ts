@@ -3,8 +3,6 @@
 // makers quoting every RFQ fill in parallel without deadlocks and the ledger stays exact; the quote's
 // one-statement collateral check rounds exactly as the fill does. See docs/fill-path.md.
 import { randomUUID } from 'node:crypto';
-import { createRequire } from 'node:module';
-import pg from 'pg';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { db } from '../../db/schema.js';
@@ -19,21 +17,13 @@ import { checkOrderSignature, closeRfq, createRfq, submitQuote } from './api.js'
 import type { RfqDeps } from './deps.js';
 import type { RfqEvent } from './events.js';
 import { orderTypedData, quoteTypedData, rfqDomainOf, type RfqOrderJson } from './typed-data.js';
+import { countStatements } from '../../testing/statement-counter.js';
 
-// Count every query of every copy of pg (MikroORM may bring its own).
-let statements = 0;
-const mikroPg = createRequire(createRequire(import.meta.url).resolve('@mikro-orm/postgresql'))('pg') as typeof pg;
-for (const Client of new Set([pg.Client, mikroPg.Client])) {
-  const original = Client.prototype.query;
-  (Client.prototype as unknown as { query: (...a: unknown[]) => unknown }).query = function (this: pg.Client, ...a: unknown[]) {
-    statements++;
-    return (original as (...x: unknown[]) => unknown).apply(this, a);
-  };
-}
+const statementsSent = countStatements();
 async function counted<T>(f: () => Promise<T>): Promise<{ value: T; statements: number }> {
-  const s0 = statements;
+  const s0 = statementsSent();
   const value = await f();
-  return { value, statements: statements - s0 };
+  return { value, statements: statementsSent() - s0 };
 }
 
 let t: MigratedOrm;
