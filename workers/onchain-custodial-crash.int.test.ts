@@ -2,7 +2,7 @@
 // top-up, or its transfer, was signed and stored but before it was broadcast. The restarted worker broadcasts
 // the stored bytes (never a new signature), the sweep finishes, the deposit is credited once, the USDC
 // reaches the settlement wallet once, and npm run ledger:check in onchain mode is clean.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startOnchainStack, type OnchainStack } from '../src/testing/onchain-stack.js';
 import { available, credits, depositAddressOf, sweepsIdle, unresolvedSweepTransactions, until } from '../src/testing/custodial.js';
 
@@ -49,6 +49,13 @@ describe('the workers process SIGKILLed mid-sweep', () => {
       expect(await s.chain.client.getTransactionReceipt({ hash: last.hash as `0x${string}` }).catch(() => null)).toBeNull(); // never broadcast
 
       const worker = await s.startWorkers();
+      onTestFinished(async () => {
+        // A failed case must not leave its worker sweeping beside the next case's (which then never hits its failpoint).
+        if (s.workers.includes(worker)) {
+          await worker.stop('SIGKILL');
+          s.workers.splice(s.workers.indexOf(worker), 1);
+        }
+      });
       await until(s, 'the sweep to finish', () => sweepsIdle(s), { mine: true, timeoutMs: 90_000 });
       // The stored transactions were broadcast as they were (no new signature), then the sweep went on:
       // one top-up and one transfer in all, each mined once.

@@ -66,7 +66,15 @@ async function sweepPreflight(chain: Chain, address: Address, amount: bigint): P
 }
 
 /** The owner of one step's transaction (drive.ts): its attempts, lock, preflight and what its outcome does to the sweep. */
-function sweepOwner(c: Ctx, s: ActiveSweep, step: 'topup' | 'transfer', signer: ChainSigner, spec: TxSpec, balance: bigint): TxOwner {
+function sweepOwner(
+  c: Ctx,
+  s: ActiveSweep,
+  step: 'topup' | 'transfer',
+  signer: ChainSigner,
+  spec: TxSpec,
+  balance: bigint,
+  decided?: TopUpDecision,
+): TxOwner {
   const { em, chain, log } = c;
   const address = getAddress(s.address);
   const fields = { sweep_id: s.id, address, step };
@@ -97,6 +105,7 @@ function sweepOwner(c: Ctx, s: ActiveSweep, step: 'topup' | 'transfer', signer: 
       if ((await r.lockSweep(s.id)) !== step) return null;
       const { all, open } = await openAttempts(tx, s.id, signer.address);
       if (open.length !== seen.length) return null; // another process moved first
+      if (decided && !seen.length && !freshTopUpStands(decided, all.length)) return null;
       if (step === 'transfer' && !seen.length) await r.setSweep(s.id, 'transfer', balance);
       return { attempt: all.length };
     },
@@ -115,6 +124,26 @@ function sweepOwner(c: Ctx, s: ActiveSweep, step: 'topup' | 'transfer', signer: 
   };
 }
 
+/**
+ * What topUp read before it decided: the sweep's top-ups then, all and open, and (after them) the address's ETH.
+ * A sweep stays at `topup` when its top-up is recorded, so the sweep's status alone cannot tell two sweepers apart:
+ * one that read the top-up open, and drives it, finds it recorded by the other when drive.ts reads it again, and
+ * would sign a second top-up on a balance it never checked (issue 33: seen on CI after a crash, a stalled tick and
+ * the restarted worker's own tick at once).
+ */
+interface TopUpDecision {
+  all: number;
+  open: number;
+}
+
+/**
+ * A fresh top-up is signed only on the decision that wanted it: no top-up was open when topUp read them, and none was
+ * signed since (its ETH balance, read after, then covers every recorded one). Pure; under the sweep's lock.
+ */
+export function freshTopUpStands(decided: TopUpDecision, attemptsNow: number): boolean {
+  return decided.open === 0 && attemptsNow === decided.all;
+}
+
 /** Moves the sweep from `from` to `to` under its row lock, unless it left `from` or has an open transaction from `sender`. */
 async function moveIfSettled(em: Em, s: ActiveSweep, sender: string, from: SweepStatus, to: SweepStatus): Promise<void> {
   await em.transactional(async (tx) => {
@@ -129,7 +158,7 @@ async function moveIfSettled(em: Em, s: ActiveSweep, sender: string, from: Sweep
 async function topUp(c: Ctx, s: ActiveSweep): Promise<void> {
   const { em, chain } = c;
   const address = getAddress(s.address);
-  const { open } = await openAttempts(em, s.id, chain.settlementAddress);
+  const { all, open } = await openAttempts(em, s.id, chain.settlementAddress);
   const fees = capFees(await estimateFees(chain), chain.settings.feeCap).fees;
   const need = maxCostWei(TRANSFER_GAS, fees, 0n);
   const eth = await chain.client.getBalance({ address });
@@ -137,7 +166,8 @@ async function topUp(c: Ctx, s: ActiveSweep): Promise<void> {
   // Twice the gas of one transfer at today's fee: room for a fee rise and one replacement.
   const value = 2n * need - eth > need ? 2n * need - eth : need;
   const balance = s.amount ?? (await chain.tokenBalance(address));
-  await stepTx(em, c.env, sweepOwner(c, s, 'topup', chain.account, { to: address, value, gas: TOPUP_GAS }, balance));
+  const decided = { all: all.length, open: open.length };
+  await stepTx(em, c.env, sweepOwner(c, s, 'topup', chain.account, { to: address, value, gas: TOPUP_GAS }, balance, decided));
 }
 
 /** The transfer step: step the open transfer; else sign transfer(settlement wallet, balance) with the address's key. */
