@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # No import runs back up a floor (docs/architecture.md, "Floors"). Floors, top to bottom:
-#   entry points (src/main, process, service, runtime, migrate) > http, ws, workers > trading > jobs, bus > domain
+#   entry points (src/main, process, service and src/service/, runtime, migrate) > http, ws, workers > trading > jobs, bus > domain
 #   > adapters (the network clients: chain, prices) > db > base (src/config and its config-* parts, logger, failpoints, constants, redact-url: import nothing of src/).
 # Prints every back-arrow and exits 1 when there is one. Tests (*.test.ts) and src/testing/ are exempt.
 cd "$(dirname "$0")/.."
@@ -13,7 +13,7 @@ found=$(
     imports src/domain | grep -E "'(\.\./)+(jobs|bus|trading|http|ws|runtime|process|service|main|migrate)[/.]|workers/"
     imports src/jobs src/bus | grep -E "'\.\./(trading|http|ws|runtime|process|service|main|migrate)[/.]|workers/"
     imports src/trading | grep -E "'\.\./(http|ws|runtime|process|service|main|migrate)[/.]|workers/"
-    imports src/http src/ws workers | grep -E "'(\.\./)+(src/)?(process|service|main|migrate)\.js'"
+    imports src/http src/ws workers | grep -E "'(\.\./)+(src/)?(process|service|main|migrate)(\.js'|/)"
   } || true
 )
 if [ -n "$found" ]; then

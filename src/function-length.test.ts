@@ -17,7 +17,6 @@ const ROOTS = ['src', 'workers'];
 const EXEMPT_DIRS = new Set(['fixtures', 'migrations', 'testing']);
 
 const ALLOWED: Record<string, number> = {
-  'src/service.ts:startHttp': 215,
   'src/ws/user-stream.ts:createUserStream': 170,
   'src/ws/rfq-stream.ts:createRfqStream': 163,
   'src/http/system-status.ts:createSystemStatus': 161,
