@@ -18,7 +18,6 @@ const EXEMPT_DIRS = new Set(['fixtures', 'migrations', 'testing']);
 
 const ALLOWED: Record<string, number> = {
   'src/ws/user-stream.ts:createUserStream': 170,
-  'src/ws/rfq-stream.ts:createRfqStream': 163,
   'src/http/system-status.ts:createSystemStatus': 161,
   'src/bus/pg.ts:createPgBus': 124,
   'src/config.ts:loadConfig': 123,

@@ -2,7 +2,7 @@
 // and cross-process connection caps), the registry of this process's connections, and shutdown. One file per
 // concern beside it: connection.ts (a connection's state, socket and frames), message-handlers.ts (auth,
 // auth_response, pong), session-sweep.ts (heartbeat tick, session expiry, removal), rfq-stream.ts
-// (subscribe, quote, quote_cancel and the RFQ frames from the bus).
+// (subscribe, quote, quote_cancel in rfq-intake.ts and the RFQ frames from the bus in rfq-fanout.ts).
 //
 // Several API processes may serve connections at once: a connection's state lives only with the
 // connection, sessions live in the database. A removal ends the wallet's connections on every process at

@@ -1,7 +1,7 @@
 // Market-maker protection on the WebSocket (spec/asyncapi.yaml mmp_set, mmp_reset, mmp_status): the
 // maker's limits are stored per wallet (src/domain/rfq/mmp.ts), so they hold on every connection and
 // every process; the fill trips them and the trip's mmp_status reaches the wallet's connections through
-// the bus (mm.event, src/ws/rfq-stream.ts).
+// the bus (mm.event, src/ws/rfq-fanout.ts).
 import { resetProtection, setProtection } from '../domain/rfq/mmp.js';
 import { send, type Connection, type GatewayContext } from './connection.js';
 import type { ClientMessageHandlers } from './messages.js';
