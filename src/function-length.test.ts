@@ -23,7 +23,6 @@ const ALLOWED: Record<string, number> = {
   'src/config.ts:loadConfig': 123,
   'src/ws/gateway.ts:createGateway': 115,
   'src/http/handlers/rfq-taker.ts:rfqTakerHandlers': 111,
-  'src/http/handlers/balances.ts:balancesHandlers': 110,
   'src/http/handlers/contests-reads.ts:contestReadHandlers': 110,
   'src/http/connection-limits.ts:limitConnections': 100,
   'src/process.ts:runProcess': 97,
