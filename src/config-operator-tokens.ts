@@ -2,6 +2,7 @@
 // (64 hex digits, optionally prefixed `sha256:`); blank lines and `#` comments are ignored. Read by
 // src/config.ts at start-up (a bad file stops the start) and by src/domain/identity/operator-accounts.ts on
 // every re-read (a bad file is then refused and the accounts in force stay). Reads no environment.
+import { readFileSync } from 'node:fs';
 
 export interface OperatorTokenLine {
   name: string;
@@ -40,4 +41,19 @@ export function parseOperatorTokens(text: string, reserved: readonly string[] = 
     accounts.push({ name, sha256 });
   });
   return { accounts, problems };
+}
+
+/** OPERATOR_TOKENS_FILE at start-up: every bad line is a problem (the service does not start on a bad file). */
+export function readOperatorTokens(file: string | undefined, hasDefault: boolean, problems: string[]) {
+  if (file === undefined) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    problems.push(`OPERATOR_TOKENS_FILE: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+    return undefined;
+  }
+  const parsed = parseOperatorTokens(text, hasDefault ? [DEFAULT_OPERATOR_NAME] : []);
+  for (const p of parsed.problems) problems.push(`OPERATOR_TOKENS_FILE: ${file} ${p}`);
+  return { file, accounts: parsed.accounts };
 }

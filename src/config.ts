@@ -1,6 +1,5 @@
 // The only module that reads process.env: parse once, report every bad key at once, freeze.
 // Its parts: config-schema.ts (the keys), config-rules.ts (cross-field rules), config-parse.ts (helpers).
-import { readFileSync } from 'node:fs';
 import { parseFailpoints, type FailpointAction } from './failpoints.js';
 import { deepFreeze, defaultSiweDomain, parseCorsOrigins, parseTrustProxy, type TrustProxy } from './config-parse.js';
 
@@ -11,7 +10,7 @@ import { chainSettings, type ChainSettings } from './config-chain.js';
 import { custodySettings, type CustodySettings } from './config-custody.js';
 import { roleProblems } from './config-role.js';
 import { schema, type Parsed } from './config-schema.js';
-import { DEFAULT_OPERATOR_NAME, parseOperatorTokens, type OperatorTokenLine } from './config-operator-tokens.js';
+import { readOperatorTokens, type OperatorTokenLine } from './config-operator-tokens.js';
 import { RFQ_EIP712_SALT_DEV } from './constants.js';
 
 export { AUTH_DOMAIN_DEFAULT } from './config-schema.js';
@@ -140,11 +139,23 @@ export function loadConfig(
 ): Readonly<Config> {
   // The migration step reads the database settings only (docs/deployment.md): no other key is required or read.
   const migrate = opts.scope === 'migrate';
+  const e = parseEnv(env, migrate);
+  return deepFreeze(buildConfig(e, env, checkEnv(e, opts.role, migrate)));
+}
+
+/** Each key on its own (src/config-schema.ts); throws ConfigError naming every bad one. */
+function parseEnv(env: Record<string, string | undefined>, migrate: boolean): Parsed {
   const result = schema.safeParse(migrate ? Object.fromEntries(MIGRATION_KEYS.map((k) => [k, env[k]])) : env);
   if (!result.success) {
     throw new ConfigError(result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
   }
-  const e = result.data;
+  return result.data;
+}
+
+type Checked = ReturnType<typeof checkEnv>;
+
+/** The rules across keys, files and roles, and the settings they read; throws ConfigError naming every problem. */
+function checkEnv(e: Parsed, role: 'all' | 'api' | 'workers' | undefined, migrate: boolean) {
   const problems: string[] = [];
   problems.push(...deploymentProblems(e));
   const cors = parseCorsOrigins(e.CORS_ORIGINS, e.NODE_ENV);
@@ -157,14 +168,19 @@ export function loadConfig(
   problems.push(...rfqProblems(e));
   const chain = chainSettings(e, problems);
   const custody = custodySettings(e, problems);
-  if (opts.role) problems.push(...roleProblems(e, opts.role));
+  if (role) problems.push(...roleProblems(e, role));
   problems.push(...priceProblems(e));
   const failpoints = parseFailpoints(e.FAILPOINTS ?? '');
   for (const p of failpoints.problems) problems.push(`FAILPOINTS: ${p}`);
   if (e.FAILPOINTS && e.NODE_ENV === 'production') problems.push('FAILPOINTS: fault injection is refused when NODE_ENV=production');
   if (migrate) problems.splice(0, problems.length, ...problems.filter((p) => MIGRATION_KEYS.some((k) => p.startsWith(`${k}:`))));
   if (problems.length) throw new ConfigError(problems);
-  const config: Config = {
+  return { cors, trustProxy, operatorTokens, chain, custody, failpoints };
+}
+
+/** The frozen config's shape from the parsed and checked keys. */
+function buildConfig(e: Parsed, env: Record<string, string | undefined>, checked: Checked): Config {
+  return {
     nodeEnv: e.NODE_ENV,
     host: e.HOST,
     port: e.PORT,
@@ -179,25 +195,12 @@ export function loadConfig(
     queuePrefix: e.QUEUE_PREFIX,
     deployment: e.REDIS_URL ? 'production' : e.DATABASE_URL ? 'postgres' : 'embedded',
     operatorToken: e.OPERATOR_TOKEN,
-    operatorTokens: operatorTokens && { ...operatorTokens, reloadMs: e.OPERATOR_TOKENS_RELOAD_MS },
+    operatorTokens: checked.operatorTokens && { ...checked.operatorTokens, reloadMs: e.OPERATOR_TOKENS_RELOAD_MS },
     privy: { appId: e.PRIVY_APP_ID, verificationKey: e.PRIVY_VERIFICATION_KEY },
     sessionTtlSeconds: e.SESSION_TTL_SECONDS,
     sessionCacheMs: e.SESSION_CACHE_MS,
     siwe: { domain: (e.SIWE_DOMAIN ?? defaultSiweDomain(e.PUBLIC_URL, e.PORT)).toLowerCase(), chainIds: e.SIWE_CHAIN_IDS },
-    mm: {
-      authDomain: e.MM_AUTH_DOMAIN,
-      challengeTtlMs: e.MM_CHALLENGE_TTL_MS,
-      authTimeoutMs: e.MM_AUTH_TIMEOUT_MS,
-      heartbeatIntervalMs: e.MM_HEARTBEAT_INTERVAL_MS,
-      maxMissedPongs: e.MM_MAX_MISSED_PONGS,
-      sessionTtlMs: e.MM_SESSION_TTL_MS,
-      maxConnectionsPerIp: e.MM_MAX_CONNECTIONS_PER_IP,
-      maxUnauthenticatedPerIp: Math.min(e.MM_MAX_UNAUTHENTICATED_PER_IP, e.MM_MAX_CONNECTIONS_PER_IP),
-      maxFramesPerSecond: e.MM_MAX_FRAMES_PER_SECOND,
-      frameBurst: e.MM_MAX_FRAME_BURST,
-      maxQueuedFrames: e.MM_MAX_QUEUED_FRAMES,
-      maxUnauthenticatedFrames: e.MM_MAX_UNAUTHENTICATED_FRAMES,
-    },
+    mm: mmSettings(e),
     userChannel: { maxPerUser: e.USER_WS_MAX_PER_USER, retentionMs: e.USER_EVENTS_RETENTION_MS },
     connections: { maxPerIp: e.HTTP_MAX_CONNECTIONS_PER_IP, maxTotal: e.HTTP_MAX_CONNECTIONS },
     markets: {
@@ -208,34 +211,13 @@ export function loadConfig(
     },
     depositSyncWaitMs: e.DEPOSIT_SYNC_WAIT_MS,
     settlementMode: e.SETTLEMENT_MODE,
-    chain,
+    chain: checked.chain,
     demoOnchainBalanceMicros: BigInt(e.DEMO_ONCHAIN_BALANCE_MICROS),
-    custody,
+    custody: checked.custody,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
-    failpoints: failpoints.points,
-    rfq: {
-      quoteWindowMs: e.RFQ_QUOTE_WINDOW_MS,
-      maxDeadlineMs: e.RFQ_MAX_DEADLINE_MS,
-      sweepEveryMs: e.RFQ_SWEEP_EVERY_MS,
-      minStakeMicros: BigInt(e.RFQ_MIN_STAKE_MICROS),
-      maxStakeMicros: BigInt(e.RFQ_MAX_STAKE_MICROS),
-      maxPayoutMicros: BigInt(e.RFQ_MAX_PAYOUT_MICROS),
-      maxLegs: e.RFQ_MAX_LEGS,
-      maxOpenPerUser: e.RFQ_MAX_OPEN_PER_USER,
-      maxWaiters: e.RFQ_MAX_WAITERS,
-      maxWaitersPerUser: Math.min(e.RFQ_MAX_WAITERS_PER_USER, e.RFQ_MAX_WAITERS),
-      admission: {
-        maxInFlight: e.RFQ_ADMISSION_MAX_IN_FLIGHT,
-        // Unset: a fifth of the quote window (an RFQ waits behind the backlog at each of its ~4 steps).
-        maxLoopDelayMs: e.RFQ_ADMISSION_MAX_LOOP_DELAY_MS < 0 ? Math.ceil(e.RFQ_QUOTE_WINDOW_MS / 5) : e.RFQ_ADMISSION_MAX_LOOP_DELAY_MS,
-      },
-      signingChainId: e.RFQ_SIGNING_CHAIN_ID,
-      eip712Name: e.RFQ_EIP712_NAME,
-      eip712Salt: e.RFQ_EIP712_SALT ?? RFQ_EIP712_SALT_DEV,
-      minFillMicros: BigInt(e.RFQ_MIN_FILL_MICROS),
-      mmMaxQuotesPerSecond: e.MM_MAX_QUOTES_PER_SECOND,
-    },
+    failpoints: checked.failpoints.points,
+    rfq: rfqSettings(e),
     prices: priceSettings(e),
     chainRpcUrl: e.CHAIN_RPC_URL,
     resolution: {
@@ -251,26 +233,52 @@ export function loadConfig(
     metricsToken: e.METRICS_TOKEN,
     metricsPort: e.METRICS_PORT,
     demoData: e.DEMO_DATA,
-    corsOrigins: cors as '*' | string[],
-    trustProxy: trustProxy as TrustProxy,
+    corsOrigins: checked.cors as '*' | string[],
+    trustProxy: checked.trustProxy as TrustProxy,
     migrateOnStart: e.MIGRATE_ON_START === undefined ? e.NODE_ENV !== 'production' : e.MIGRATE_ON_START === 'true' || e.MIGRATE_ON_START === '1',
   };
-  return deepFreeze(config);
 }
 
-/** OPERATOR_TOKENS_FILE at start-up: every bad line is a problem (the service does not start on a bad file). */
-function readOperatorTokens(file: string | undefined, hasDefault: boolean, problems: string[]) {
-  if (file === undefined) return undefined;
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    problems.push(`OPERATOR_TOKENS_FILE: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
-    return undefined;
-  }
-  const parsed = parseOperatorTokens(text, hasDefault ? [DEFAULT_OPERATOR_NAME] : []);
-  for (const p of parsed.problems) problems.push(`OPERATOR_TOKENS_FILE: ${file} ${p}`);
-  return { file, accounts: parsed.accounts };
+function mmSettings(e: Parsed): Config['mm'] {
+  return {
+    authDomain: e.MM_AUTH_DOMAIN,
+    challengeTtlMs: e.MM_CHALLENGE_TTL_MS,
+    authTimeoutMs: e.MM_AUTH_TIMEOUT_MS,
+    heartbeatIntervalMs: e.MM_HEARTBEAT_INTERVAL_MS,
+    maxMissedPongs: e.MM_MAX_MISSED_PONGS,
+    sessionTtlMs: e.MM_SESSION_TTL_MS,
+    maxConnectionsPerIp: e.MM_MAX_CONNECTIONS_PER_IP,
+    maxUnauthenticatedPerIp: Math.min(e.MM_MAX_UNAUTHENTICATED_PER_IP, e.MM_MAX_CONNECTIONS_PER_IP),
+    maxFramesPerSecond: e.MM_MAX_FRAMES_PER_SECOND,
+    frameBurst: e.MM_MAX_FRAME_BURST,
+    maxQueuedFrames: e.MM_MAX_QUEUED_FRAMES,
+    maxUnauthenticatedFrames: e.MM_MAX_UNAUTHENTICATED_FRAMES,
+  };
+}
+
+function rfqSettings(e: Parsed): Config['rfq'] {
+  return {
+    quoteWindowMs: e.RFQ_QUOTE_WINDOW_MS,
+    maxDeadlineMs: e.RFQ_MAX_DEADLINE_MS,
+    sweepEveryMs: e.RFQ_SWEEP_EVERY_MS,
+    minStakeMicros: BigInt(e.RFQ_MIN_STAKE_MICROS),
+    maxStakeMicros: BigInt(e.RFQ_MAX_STAKE_MICROS),
+    maxPayoutMicros: BigInt(e.RFQ_MAX_PAYOUT_MICROS),
+    maxLegs: e.RFQ_MAX_LEGS,
+    maxOpenPerUser: e.RFQ_MAX_OPEN_PER_USER,
+    maxWaiters: e.RFQ_MAX_WAITERS,
+    maxWaitersPerUser: Math.min(e.RFQ_MAX_WAITERS_PER_USER, e.RFQ_MAX_WAITERS),
+    admission: {
+      maxInFlight: e.RFQ_ADMISSION_MAX_IN_FLIGHT,
+      // Unset: a fifth of the quote window (an RFQ waits behind the backlog at each of its ~4 steps).
+      maxLoopDelayMs: e.RFQ_ADMISSION_MAX_LOOP_DELAY_MS < 0 ? Math.ceil(e.RFQ_QUOTE_WINDOW_MS / 5) : e.RFQ_ADMISSION_MAX_LOOP_DELAY_MS,
+    },
+    signingChainId: e.RFQ_SIGNING_CHAIN_ID,
+    eip712Name: e.RFQ_EIP712_NAME,
+    eip712Salt: e.RFQ_EIP712_SALT ?? RFQ_EIP712_SALT_DEV,
+    minFillMicros: BigInt(e.RFQ_MIN_FILL_MICROS),
+    mmMaxQuotesPerSecond: e.MM_MAX_QUOTES_PER_SECOND,
+  };
 }
 
 /** For scripts that must refuse to run in production before anything else is checked. */

@@ -20,7 +20,6 @@ const ALLOWED: Record<string, number> = {
   'src/ws/user-stream.ts:createUserStream': 170,
   'src/http/system-status.ts:createSystemStatus': 161,
   'src/bus/pg.ts:createPgBus': 124,
-  'src/config.ts:loadConfig': 123,
   'src/ws/gateway.ts:createGateway': 115,
   'src/http/handlers/rfq-taker.ts:rfqTakerHandlers': 111,
   'src/http/handlers/contests-reads.ts:contestReadHandlers': 110,
