@@ -21,13 +21,12 @@ const ALLOWED: Record<string, number> = {
   'src/http/system-status.ts:createSystemStatus': 161,
   'src/bus/pg.ts:createPgBus': 124,
   'src/ws/gateway.ts:createGateway': 115,
-  'src/http/handlers/rfq-taker.ts:rfqTakerHandlers': 111,
-  'src/http/handlers/contests-reads.ts:contestReadHandlers': 110,
   'src/http/connection-limits.ts:limitConnections': 100,
   'src/process.ts:runProcess': 97,
   'src/http/docs/router.ts:createDocsRouter': 95,
   'src/jobs/queue-backend.ts:createQueueBackend': 85,
   'src/ws/connection.ts:openConnection': 85,
+  'src/http/handlers/contests-reads.ts:contestReadHandlers': 110,
 };
 
 type Long = { id: string; lines: number };
