@@ -26,7 +26,6 @@ const ALLOWED: Record<string, number> = {
   'src/http/docs/router.ts:createDocsRouter': 95,
   'src/jobs/queue-backend.ts:createQueueBackend': 85,
   'src/ws/connection.ts:openConnection': 85,
-  'src/http/handlers/contests-reads.ts:contestReadHandlers': 110,
 };
 
 type Long = { id: string; lines: number };

@@ -16,7 +16,7 @@ import type {
   PopularEntry as PopularEntryResponse,
   TopParticipants as TopParticipantsResponse,
 } from '../../../generated/openapi/types.gen.js';
-import { NO_STORE, type HandlersFor, type RequestContext } from '../handler.js';
+import { NO_STORE, type Handler, type HandlersFor, type RequestContext } from '../handler.js';
 import { callerCopy, preserialized } from '../json-body.js';
 import { CROSS_CONTEST, type PageCache } from '../page-cache.js';
 import { contestByIdWire, leaderboardRowWire, lobbyRowWire } from './contests-wire.js';
@@ -44,113 +44,129 @@ export interface ContestReadCaches {
   callers: PageCache;
 }
 
-export function contestReadHandlers({ pages, callers }: ContestReadCaches): HandlersFor<ContestReadId> {
-  let boardLoads = 0;
+export function contestReadHandlers(caches: ContestReadCaches): HandlersFor<ContestReadId> {
   return {
-    listContests: async ({ query: q }, ctx) => {
-      const limit = clampLimit(q.limit, 20, 50);
-      const key = `lobby|${q.status ?? ''}|${q.category ?? ''}|${limit}|${q.cursor ?? ''}`;
-      const page = await pages.read(key, CROSS_CONTEST, async () => {
-        const p = await listContests(ctx.db, { status: q.status, category: q.category, cursor: q.cursor, limit });
-        return { value: preserialized({ contests: p.contests.map((c) => lobbyRowWire(c, null)), next_cursor: p.nextCursor }) };
-      });
-      const me = callerOf(ctx);
-      if (!me) return { status: 200, body: page, headers: NO_STORE };
-      // The caller values themselves are cached (one object per row), so their bytes are computed once.
-      const fields = await callers.read(`lobby|${me}|${idsKey(page)}`, CROSS_CONTEST, async () => {
-        const joined = await joinedContests(
-          ctx.db,
-          me,
-          page.contests.map((c) => c.contest_id),
-        );
-        return { value: page.contests.map((c) => ({ joined: joined.has(c.contest_id) })) };
-      });
-      const body = callerCopy(page, fields, () => ({
-        contests: page.contests.map((c, i): ContestLobbyRow => ({ ...c, caller: fields[i]! })),
-        next_cursor: page.next_cursor,
-      }));
-      return { status: 200, body, headers: NO_STORE };
-    },
-
-    getContest: async ({ params }, ctx) => {
-      const id = idOf(params.id);
-      const page = await pages.read(`contest|${id}`, id, async () => {
-        const c = await loadContest(ctx.db, id);
-        return { value: preserialized(contestByIdWire(c, await loadMarkets(ctx.db, id), null)) };
-      });
-      const me = callerOf(ctx);
-      if (!me) return { status: 200, body: page, headers: NO_STORE };
-      const caller = await callers.read(`contest|${me}|${id}`, id, async () => ({
-        value: { joined: (await joinedContests(ctx.db, me, [page.contest_id])).has(page.contest_id) },
-      }));
-      const body = callerCopy(page, caller, (): ContestById => ({ ...page, caller }));
-      return { status: 200, body, headers: NO_STORE };
-    },
-
-    getContestLeaderboard: async ({ params, query }, ctx) => {
-      const id = idOf(params.id);
-      const limit = clampLimit(query.limit, 10, 100);
-      const page = await pages.read(`board|${id}|${limit}`, id, async () => {
-        const board = await leaderboardTop(ctx.db, id, limit);
-        const body: LeaderboardResponse = {
-          total_entries: board.contest.entriesFilled,
-          entries: board.entries.map(leaderboardRowWire),
-          caller: null,
-        };
-        // While picks are hidden the page expires when betting closes, so the reveal is never served late.
-        return {
-          value: { board, body: preserialized(body), load: ++boardLoads },
-          ...(board.hidden ? { expiresAtMs: board.contest.bettingClosesMs } : {}),
-        };
-      });
-      const me = callerOf(ctx);
-      if (!me) return { status: 200, body: page.body, headers: NO_STORE };
-      // Keyed by the page object's load: rows are ranked against that page's score counts and top slice.
-      const caller = await callers.read(`board|${me}|${id}|${limit}|${page.load}`, id, async () => ({
-        value: { rows: (await callerRowsOf(ctx.db, page.board, me)).map(leaderboardRowWire) },
-      }));
-      const body = callerCopy(page.body, caller, (): LeaderboardResponse => ({ ...page.body, caller }));
-      return { status: 200, body, headers: NO_STORE };
-    },
-
-    getContestTopParticipants: async ({ params, query }, ctx) => {
-      const id = idOf(params.id);
-      const windowMs = query.window_ms ?? DEFAULT_TOP_WINDOW_MS;
-      const limit = clampLimit(query.limit, 5, 25);
-      // Spans the contests of a category: dropped by any contest's change; expires when the window's edge
-      // moves past a resolution time (validUntilMs).
-      const body = await pages.read(`top|${id}|${windowMs}|${limit}`, CROSS_CONTEST, async (nowMs) => {
-        const r = await topParticipantsAt(ctx.db, id, windowMs, limit, nowMs);
-        const wire: TopParticipantsResponse = {
-          window_ms: windowMs,
-          participants: r.participants.map((p) => ({
-            user_id: p.userId,
-            handle: p.handle,
-            x_handle: p.xHandle,
-            x_avatar_url: p.xAvatarUrl,
-            avatar_seed: p.avatarSeed,
-            won_count: p.wonCount,
-            total_winnings_micros: Number(p.totalWinnings),
-          })),
-        };
-        return { value: preserialized(wire), expiresAtMs: r.validUntilMs ?? undefined };
-      });
-      return { status: 200, body, headers: NO_STORE };
-    },
-
-    getContestPopularEntry: async ({ params }, ctx) => {
-      const id = idOf(params.id);
-      // While picks are hidden the page expires when betting closes, so the reveal is never served late.
-      const body = await pages.read(`popular|${id}`, id, async (nowMs) => {
-        const p = await popularEntry(ctx.db, id, nowMs);
-        const wire: PopularEntryResponse = {
-          total_entries: p.totalEntries,
-          entry_visibility: p.visible ? 'visible' : 'hidden_while_betting_open',
-          markets: p.markets.map((m) => ({ market_id: m.marketId, yes_count: m.yesCount, no_count: m.noCount })),
-        };
-        return { value: preserialized(wire), expiresAtMs: p.hiddenUntilMs };
-      });
-      return { status: 200, body, headers: NO_STORE };
-    },
+    listContests: listContestsOp(caches),
+    getContest: getContestOp(caches),
+    getContestLeaderboard: getContestLeaderboardOp(caches),
+    getContestTopParticipants: getContestTopParticipantsOp(caches.pages),
+    getContestPopularEntry: getContestPopularEntryOp(caches.pages),
   };
 }
+
+const listContestsOp =
+  ({ pages, callers }: ContestReadCaches): Handler<'listContests'> =>
+  async ({ query: q }, ctx) => {
+    const limit = clampLimit(q.limit, 20, 50);
+    const key = `lobby|${q.status ?? ''}|${q.category ?? ''}|${limit}|${q.cursor ?? ''}`;
+    const page = await pages.read(key, CROSS_CONTEST, async () => {
+      const p = await listContests(ctx.db, { status: q.status, category: q.category, cursor: q.cursor, limit });
+      return { value: preserialized({ contests: p.contests.map((c) => lobbyRowWire(c, null)), next_cursor: p.nextCursor }) };
+    });
+    const me = callerOf(ctx);
+    if (!me) return { status: 200, body: page, headers: NO_STORE };
+    // The caller values themselves are cached (one object per row), so their bytes are computed once.
+    const fields = await callers.read(`lobby|${me}|${idsKey(page)}`, CROSS_CONTEST, async () => {
+      const joined = await joinedContests(
+        ctx.db,
+        me,
+        page.contests.map((c) => c.contest_id),
+      );
+      return { value: page.contests.map((c) => ({ joined: joined.has(c.contest_id) })) };
+    });
+    const body = callerCopy(page, fields, () => ({
+      contests: page.contests.map((c, i): ContestLobbyRow => ({ ...c, caller: fields[i]! })),
+      next_cursor: page.next_cursor,
+    }));
+    return { status: 200, body, headers: NO_STORE };
+  };
+
+const getContestOp =
+  ({ pages, callers }: ContestReadCaches): Handler<'getContest'> =>
+  async ({ params }, ctx) => {
+    const id = idOf(params.id);
+    const page = await pages.read(`contest|${id}`, id, async () => {
+      const c = await loadContest(ctx.db, id);
+      return { value: preserialized(contestByIdWire(c, await loadMarkets(ctx.db, id), null)) };
+    });
+    const me = callerOf(ctx);
+    if (!me) return { status: 200, body: page, headers: NO_STORE };
+    const caller = await callers.read(`contest|${me}|${id}`, id, async () => ({
+      value: { joined: (await joinedContests(ctx.db, me, [page.contest_id])).has(page.contest_id) },
+    }));
+    const body = callerCopy(page, caller, (): ContestById => ({ ...page, caller }));
+    return { status: 200, body, headers: NO_STORE };
+  };
+
+const getContestLeaderboardOp = ({ pages, callers }: ContestReadCaches): Handler<'getContestLeaderboard'> => {
+  let boardLoads = 0;
+  return async ({ params, query }, ctx) => {
+    const id = idOf(params.id);
+    const limit = clampLimit(query.limit, 10, 100);
+    const page = await pages.read(`board|${id}|${limit}`, id, async () => {
+      const board = await leaderboardTop(ctx.db, id, limit);
+      const body: LeaderboardResponse = {
+        total_entries: board.contest.entriesFilled,
+        entries: board.entries.map(leaderboardRowWire),
+        caller: null,
+      };
+      // While picks are hidden the page expires when betting closes, so the reveal is never served late.
+      return {
+        value: { board, body: preserialized(body), load: ++boardLoads },
+        ...(board.hidden ? { expiresAtMs: board.contest.bettingClosesMs } : {}),
+      };
+    });
+    const me = callerOf(ctx);
+    if (!me) return { status: 200, body: page.body, headers: NO_STORE };
+    // Keyed by the page object's load: rows are ranked against that page's score counts and top slice.
+    const caller = await callers.read(`board|${me}|${id}|${limit}|${page.load}`, id, async () => ({
+      value: { rows: (await callerRowsOf(ctx.db, page.board, me)).map(leaderboardRowWire) },
+    }));
+    const body = callerCopy(page.body, caller, (): LeaderboardResponse => ({ ...page.body, caller }));
+    return { status: 200, body, headers: NO_STORE };
+  };
+};
+
+const getContestTopParticipantsOp =
+  (pages: PageCache): Handler<'getContestTopParticipants'> =>
+  async ({ params, query }, ctx) => {
+    const id = idOf(params.id);
+    const windowMs = query.window_ms ?? DEFAULT_TOP_WINDOW_MS;
+    const limit = clampLimit(query.limit, 5, 25);
+    // Spans the contests of a category: dropped by any contest's change; expires when the window's edge
+    // moves past a resolution time (validUntilMs).
+    const body = await pages.read(`top|${id}|${windowMs}|${limit}`, CROSS_CONTEST, async (nowMs) => {
+      const r = await topParticipantsAt(ctx.db, id, windowMs, limit, nowMs);
+      const wire: TopParticipantsResponse = {
+        window_ms: windowMs,
+        participants: r.participants.map((p) => ({
+          user_id: p.userId,
+          handle: p.handle,
+          x_handle: p.xHandle,
+          x_avatar_url: p.xAvatarUrl,
+          avatar_seed: p.avatarSeed,
+          won_count: p.wonCount,
+          total_winnings_micros: Number(p.totalWinnings),
+        })),
+      };
+      return { value: preserialized(wire), expiresAtMs: r.validUntilMs ?? undefined };
+    });
+    return { status: 200, body, headers: NO_STORE };
+  };
+
+const getContestPopularEntryOp =
+  (pages: PageCache): Handler<'getContestPopularEntry'> =>
+  async ({ params }, ctx) => {
+    const id = idOf(params.id);
+    // While picks are hidden the page expires when betting closes, so the reveal is never served late.
+    const body = await pages.read(`popular|${id}`, id, async (nowMs) => {
+      const p = await popularEntry(ctx.db, id, nowMs);
+      const wire: PopularEntryResponse = {
+        total_entries: p.totalEntries,
+        entry_visibility: p.visible ? 'visible' : 'hidden_while_betting_open',
+        markets: p.markets.map((m) => ({ market_id: m.marketId, yes_count: m.yesCount, no_count: m.noCount })),
+      };
+      return { value: preserialized(wire), expiresAtMs: p.hiddenUntilMs };
+    });
+    return { status: 200, body, headers: NO_STORE };
+  };
