@@ -24,7 +24,7 @@ export interface Connection {
   authAttempts: number;
   missedPongs: number;
   session: { id: string; walletAddress: string; expiresAtMs: number } | null;
-  /** A user-channel connection: authenticated with a user session token (src/ws/user-stream.ts); null otherwise. */
+  /** A user-channel connection: authenticated with a user session token (src/ws/user-auth.ts); null otherwise. */
   user: { userId: string; sessionId: string; expiresAtMs: number; release: Release } | null;
   authTimer: NodeJS.Timeout | null;
   expiryTimer: NodeJS.Timeout | null;
