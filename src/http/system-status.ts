@@ -8,15 +8,12 @@ import type { Orm } from '../db/orm.js';
 import { systemRepository } from '../db/repositories/system.repository.js';
 import { db } from '../db/schema.js';
 import type { Logger } from '../logger.js';
-import { recentHeartbeats } from '../domain/heartbeats.js';
 import type { StatusComponent } from '../domain/status.js';
-import { resolutionBacklog, type ResolutionBacklog } from '../domain/markets/resolution-backlog.js';
-import { QUEUE } from '../jobs/queues.js';
-import { SCHEDULERS, type SchedulerCadence, type SchedulerQueues } from '../jobs/schedulers.js';
-import { check, CheckState } from './handlers/operations.js';
+import type { SchedulerCadence, SchedulerQueues } from '../jobs/schedulers.js';
+import { check } from './handlers/operations.js';
+import { componentsOf, queuesOf, resolutionOf, schedulersOf, waitingOf, workersOf } from './system-status-sections.js';
 
 const REPORT_REUSE_MS = 1000;
-const PROCESSES_LISTED = 100;
 
 export interface SystemStatusDeps {
   orm: Orm;
@@ -38,121 +35,8 @@ export interface SystemStatusSource {
 }
 
 export function createSystemStatus(deps: SystemStatusDeps): SystemStatusSource {
-  const { orm, schedulerQueues, log } = deps;
+  const { orm, log } = deps;
   let last: { at: number; report: Promise<SystemStatus> } | undefined;
-
-  const workersOf = async (now: number): Promise<SystemStatus['workers']> => {
-    let seen: Awaited<ReturnType<typeof recentHeartbeats>> = [];
-    const state = await check(
-      'workers',
-      async () => {
-        seen = await recentHeartbeats(orm.em.fork(), PROCESSES_LISTED);
-        if (!seen.length) throw new CheckState('missing', 'no worker process has recorded a heartbeat');
-        if (now - seen[0]!.lastSeenAtMs > deps.staleAfterMs) throw new CheckState('stale', `newest heartbeat from ${seen[0]!.workerId}`);
-      },
-      log,
-    );
-    const processes = seen.map((w) => ({
-      worker_id: w.workerId,
-      hostname: w.hostname,
-      pid: w.pid,
-      started_at_ms: w.startedAtMs,
-      last_seen_ms: w.lastSeenAtMs,
-      state: now - w.lastSeenAtMs > deps.staleAfterMs ? ('stale' as const) : ('ok' as const),
-    }));
-    return {
-      state,
-      alive: processes.filter((p) => p.state === 'ok').length,
-      stale_after_ms: deps.staleAfterMs,
-      newest_heartbeat_ms: processes[0]?.last_seen_ms ?? null,
-      processes,
-    };
-  };
-
-  const schedulersOf = () =>
-    Promise.all(
-      SCHEDULERS.map(async (s) => ({
-        id: s.id,
-        queue: s.queue,
-        every_ms: deps.cadence[s.id] ?? s.everyMs,
-        state: await check(
-          `scheduler ${s.id}`,
-          async () => {
-            if (!(await schedulerQueues.get(s.queue).getJobScheduler(s.id))) throw new CheckState('missing', `job scheduler ${s.id} does not exist`);
-          },
-          log,
-        ),
-      })),
-    );
-
-  const queuesOf = async (): Promise<SystemStatus['queues']> => {
-    const out: SystemStatus['queues'] = [];
-    await check(
-      'queue counts',
-      async () => {
-        for (const noun of Object.values(QUEUE)) {
-          const c = await schedulerQueues.get(noun).getJobCounts('waiting', 'active', 'delayed', 'failed');
-          out.push({ queue: noun, waiting: c.waiting ?? 0, active: c.active ?? 0, delayed: c.delayed ?? 0, failed: c.failed ?? 0 });
-        }
-      },
-      log,
-    );
-    return out.length === Object.values(QUEUE).length ? out : [];
-  };
-
-  const componentsOf = () =>
-    Promise.all(
-      deps.components.map(async (c) => {
-        let health: Awaited<ReturnType<StatusComponent['check']>> = { state: 'ok' };
-        const state = await check(
-          `component ${c.name}`,
-          async () => {
-            health = await c.check();
-          },
-          log,
-        );
-        return {
-          name: c.name,
-          kind: c.kind,
-          state: state === 'ok' ? health.state : state === 'timeout' ? ('timeout' as const) : ('failed' as const),
-          detail: state === 'ok' ? (health.detail ?? null) : null,
-        };
-      }),
-    );
-
-  const waitingOf = async (): Promise<SystemStatus['operations_waiting']> => {
-    let rows: Awaited<ReturnType<ReturnType<typeof systemRepository>['operationsWaiting']>> = [];
-    await check(
-      'operations waiting',
-      async () => {
-        rows = await systemRepository(db(orm.em.fork())).operationsWaiting();
-      },
-      log,
-    );
-    return rows.map((r) => ({
-      pending_reason: r.pending_reason as SystemStatus['operations_waiting'][number]['pending_reason'],
-      count: r.count,
-      oldest_since_ms: r.oldest === null ? null : new Date(r.oldest).getTime(),
-    }));
-  };
-
-  const resolutionOf = async (now: number): Promise<SystemStatus['resolution']> => {
-    let backlog: ResolutionBacklog = { overdue: 0, oldestOverdueEndMs: null, disputed: 0 };
-    const state = await check(
-      'resolution backlog',
-      async () => {
-        backlog = await resolutionBacklog(orm.em.fork(), now, deps.overdueAfterMs);
-      },
-      log,
-    );
-    return {
-      state,
-      overdue_after_ms: deps.overdueAfterMs,
-      overdue: backlog.overdue,
-      oldest_overdue_end_ms: backlog.oldestOverdueEndMs,
-      disputed: backlog.disputed,
-    };
-  };
 
   const build = async (): Promise<SystemStatus> => {
     const now = Date.now();
@@ -160,12 +44,12 @@ export function createSystemStatus(deps: SystemStatusDeps): SystemStatusSource {
       check('database', () => systemRepository(db(orm.em.fork())).ping(), log),
       check('queue', () => deps.queue.ping(), log),
       check('bus', () => deps.bus.ping(), log),
-      workersOf(now),
-      schedulersOf(),
-      queuesOf(),
-      componentsOf(),
-      waitingOf(),
-      resolutionOf(now),
+      workersOf(deps, now),
+      schedulersOf(deps),
+      queuesOf(deps),
+      componentsOf(deps),
+      waitingOf(deps),
+      resolutionOf(deps, now),
       deps.chain?.(),
     ]);
     const allOk =
