@@ -17,7 +17,6 @@ const ROOTS = ['src', 'workers'];
 const EXEMPT_DIRS = new Set(['fixtures', 'migrations', 'testing']);
 
 const ALLOWED: Record<string, number> = {
-  'src/bus/pg.ts:createPgBus': 124,
   'src/ws/gateway.ts:createGateway': 115,
   'src/http/connection-limits.ts:limitConnections': 100,
   'src/process.ts:runProcess': 97,

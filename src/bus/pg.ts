@@ -49,16 +49,71 @@ export async function createPgBus(opts: BusOptions & { databaseUrl: string; list
   // NOTIFY is per database already; the envelopes carry the deployment id all the same.
   const hub = createHub(opts.onError, opts.deploymentId ?? '');
   const channel = busChannel(opts.prefix);
-  const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 1, keepAlive: true });
+  const { pool, probes } = openPublishPool(opts.databaseUrl, hub);
+  const listener = createListener(opts.listenUrl ?? opts.databaseUrl, channel, hub, { pool, probes });
+  try {
+    await listener.start();
+  } catch (err) {
+    const l = listener.stop(); // set by start() when it got that far
+    await Promise.allSettled([l?.end(), pool.end()]);
+    throw err;
+  }
+  return {
+    kind: 'postgres',
+    instanceId: hub.instanceId,
+    async publish(topic, payload) {
+      const raw = hub.prepare(topic, payload);
+      try {
+        await pool.query('select pg_notify($1, $2)', [channel, raw]);
+      } catch (err) {
+        hub.onError(err, `pg bus publish ${topic}`);
+      }
+    },
+    subscribe: (topic, fn) => hub.subscribe(topic, fn),
+    async ping() {
+      hub.assertOpen();
+      const l = listener.current();
+      if (!l) throw new Error('pg bus listener is reconnecting');
+      await l.query('select 1');
+      await pool.query('select 1');
+    },
+    async close() {
+      const l = listener.stop();
+      hub.closeHub();
+      await Promise.allSettled([l?.end(), pool.end()]);
+    },
+  };
+}
+
+type Hub = ReturnType<typeof createHub>;
+/** Start-up probes in flight, by payload. */
+type Probes = Map<string, { arrived: () => void; misrouted: () => void }>;
+
+/** The one-connection publishing pool; a probe it hears itself ran on the LISTEN's own server session. */
+function openPublishPool(databaseUrl: string, hub: Hub): { pool: pg.Pool; probes: Probes } {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 1, keepAlive: true });
   pool.on('error', (err) => hub.onError(err, 'pg bus pool (idle client)'));
-  const probes = new Map<string, { arrived: () => void; misrouted: () => void }>();
+  const probes: Probes = new Map();
   // A probe heard by the publishing connection ran on the LISTEN's own server session: a transaction-mode pooler.
   pool.on('connect', (client) =>
     client.on('notification', (msg) => {
       if (msg.payload !== undefined) probes.get(msg.payload)?.misrouted();
     }),
   );
+  return { pool, probes };
+}
 
+interface Listener {
+  /** Connects and LISTENs, proving the path first (probe), so the bus's LISTEN stays the last statement. */
+  start(): Promise<void>;
+  /** The connected client, or null while reconnecting. */
+  current(): pg.Client | null;
+  /** No more reconnects; detaches and returns the client for the caller to end. */
+  stop(): pg.Client | null;
+}
+
+/** The dedicated LISTEN client, reconnected with backoff when it drops. */
+function createListener(url: string, channel: string, hub: Hub, { pool, probes }: { pool: pg.Pool; probes: Probes }): Listener {
   let listener: pg.Client | null = null;
   let closing = false;
   let retryMs = RECONNECT_MIN_MS;
@@ -66,7 +121,7 @@ export async function createPgBus(opts: BusOptions & { databaseUrl: string; list
 
   /** Connects and LISTENs; at start-up (`probeFirst`) proves the path first, so the bus's LISTEN stays the last statement. */
   const listen = async (probeFirst = false): Promise<void> => {
-    const client = new pg.Client({ connectionString: opts.listenUrl ?? opts.databaseUrl, keepAlive: true });
+    const client = new pg.Client({ connectionString: url, keepAlive: true });
     client.on('notification', (msg) => {
       if (msg.payload === undefined) return;
       if (msg.payload.startsWith(PROBE_PREFIX)) return probes.get(msg.payload)?.arrived();
@@ -83,7 +138,7 @@ export async function createPgBus(opts: BusOptions & { databaseUrl: string; list
     client.on('end', () => lost());
     await client.connect();
     try {
-      if (probeFirst) await probe(client);
+      if (probeFirst) await probeListen(client, pool, probes);
       // The prefix is [A-Za-z0-9_-] (config), so quoting makes a safe, case-preserving identifier.
       await client.query(`LISTEN "${channel}"`);
     } catch (err) {
@@ -106,66 +161,41 @@ export async function createPgBus(opts: BusOptions & { databaseUrl: string; list
     timer.unref();
   };
 
-  /**
-   * A notification through the publishing pool comes back to the listener, or ListenNotDelivered. It goes on a
-   * channel of its own that only this listener LISTENs on: a pooled server session may still LISTEN on the bus's
-   * channel for a process that has gone (a transaction-mode pooler never resets it), and would hear the bus's
-   * traffic, but only a session that ran this very LISTEN can hear the probe.
-   */
-  const probe = async (client: pg.Client): Promise<void> => {
-    const probeChannel = `crfq_probe_${randomBytes(8).toString('hex')}`;
-    const payload = PROBE_PREFIX + randomUUID();
-    let timeout: NodeJS.Timeout | undefined;
-    const arrived = new Promise<void>((resolve, reject) => {
-      probes.set(payload, { arrived: resolve, misrouted: () => reject(new ListenNotDelivered(probeChannel, 'same-session')) });
-      timeout = setTimeout(() => reject(new ListenNotDelivered(probeChannel)), LISTEN_PROBE_TIMEOUT_MS);
-    });
-    arrived.catch(() => undefined); // awaited below, unless the LISTEN itself fails
-    try {
-      await client.query(`LISTEN "${probeChannel}"`);
-      await pool.query('select pg_notify($1, $2)', [probeChannel, payload]);
-      await arrived;
-      await client.query(`UNLISTEN "${probeChannel}"`);
-    } finally {
-      clearTimeout(timeout);
-      probes.delete(payload);
-    }
-  };
-
-  try {
-    await listen(true);
-  } catch (err) {
-    closing = true;
-    const l = listener as pg.Client | null; // set by listen() when it got that far
-    listener = null;
-    await Promise.allSettled([l?.end(), pool.end()]);
-    throw err;
-  }
   return {
-    kind: 'postgres',
-    instanceId: hub.instanceId,
-    async publish(topic, payload) {
-      const raw = hub.prepare(topic, payload);
-      try {
-        await pool.query('select pg_notify($1, $2)', [channel, raw]);
-      } catch (err) {
-        hub.onError(err, `pg bus publish ${topic}`);
-      }
-    },
-    subscribe: (topic, fn) => hub.subscribe(topic, fn),
-    async ping() {
-      hub.assertOpen();
-      if (!listener) throw new Error('pg bus listener is reconnecting');
-      await listener.query('select 1');
-      await pool.query('select 1');
-    },
-    async close() {
+    start: () => listen(true),
+    current: () => listener,
+    stop() {
       closing = true;
-      hub.closeHub();
       if (timer) clearTimeout(timer);
       const l = listener;
       listener = null;
-      await Promise.allSettled([l?.end(), pool.end()]);
+      return l;
     },
   };
+}
+
+/**
+ * A notification through the publishing pool comes back to the listener, or ListenNotDelivered. It goes on a
+ * channel of its own that only this listener LISTENs on: a pooled server session may still LISTEN on the bus's
+ * channel for a process that has gone (a transaction-mode pooler never resets it), and would hear the bus's
+ * traffic, but only a session that ran this very LISTEN can hear the probe.
+ */
+async function probeListen(client: pg.Client, pool: pg.Pool, probes: Probes): Promise<void> {
+  const probeChannel = `crfq_probe_${randomBytes(8).toString('hex')}`;
+  const payload = PROBE_PREFIX + randomUUID();
+  let timeout: NodeJS.Timeout | undefined;
+  const arrived = new Promise<void>((resolve, reject) => {
+    probes.set(payload, { arrived: resolve, misrouted: () => reject(new ListenNotDelivered(probeChannel, 'same-session')) });
+    timeout = setTimeout(() => reject(new ListenNotDelivered(probeChannel)), LISTEN_PROBE_TIMEOUT_MS);
+  });
+  arrived.catch(() => undefined); // awaited below, unless the LISTEN itself fails
+  try {
+    await client.query(`LISTEN "${probeChannel}"`);
+    await pool.query('select pg_notify($1, $2)', [probeChannel, payload]);
+    await arrived;
+    await client.query(`UNLISTEN "${probeChannel}"`);
+  } finally {
+    clearTimeout(timeout);
+    probes.delete(payload);
+  }
 }
