@@ -114,44 +114,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   });
 
   return {
-    handleUpgrade(req, socket, head) {
-      socket.on('error', () => socket.destroy());
-      let path: string;
-      try {
-        path = new URL(req.url ?? '/', 'http://localhost').pathname;
-      } catch {
-        path = '';
-      }
-      if (path !== WS_PATH) return refuse(socket, 404, 'Not Found');
-      if (closing) return refuse(socket, 503, 'Service Unavailable');
-      const ip = deps.clientAddress ? deps.clientAddress(req) : (req.socket.remoteAddress ?? 'unknown');
-      const refusal = slots.check(ip);
-      if (refusal) {
-        log.warn(
-          { ip, refusal, limit: refusal === 'too_many_connections' ? mm.maxConnectionsPerIp : mm.maxUnauthenticatedPerIp },
-          `upgrade refused: ${refusal} from this IP`,
-        );
-        return refuse(socket, 429, 'Too Many Requests');
-      }
-      void sharedCap.acquire(clientNetwork(ip)).then((releaseShared) => {
-        if (!releaseShared) {
-          log.warn(
-            { ip, refusal: 'too_many_connections', limit: mm.maxConnectionsPerIp, across: 'processes' },
-            'upgrade refused: too_many_connections from this IP',
-          );
-          return refuse(socket, 429, 'Too Many Requests');
-        }
-        if (closing || socket.destroyed) return releaseShared();
-        wss.handleUpgrade(req, socket, head, (ws) => {
-          if (slots.open(ip)) {
-            releaseShared();
-            ws.close(CLOSE.policyViolation, 'too many connections');
-            return;
-          }
-          openConnection(ctx, handlers, ws, ip, releaseShared);
-        });
-      });
-    },
+    handleUpgrade: createUpgradeHandler({ deps, ctx, wss, handlers, sharedCap, closing: () => closing }),
     endWallet: (walletAddress) => endWallet(ctx, walletAddress),
     connectionCount: () => connections.size,
     async close() {
@@ -160,18 +123,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       offSessions();
       rfq.stop();
       user.stop();
-      const open = [...connections];
-      if (open.length) log.info({ connections: open.length }, 'closing market-maker connections (1001)');
-      await Promise.all(
-        open.map(
-          (c) =>
-            new Promise<void>((resolve) => {
-              if (c.ws.readyState === WebSocket.CLOSED) return resolve();
-              c.ws.once('close', () => resolve());
-              end(c, CLOSE.shuttingDown, 'service shutting down');
-            }),
-        ),
-      );
+      await endAll(connections, log);
       await rfq.settled(); // cancel-on-disconnect withdrawals of the connections just closed
       wss.close();
     },
@@ -181,4 +133,73 @@ export function createGateway(deps: GatewayDeps): Gateway {
 function refuse(socket: Duplex, status: number, text: string) {
   const extra = status === 429 ? 'Retry-After: 1\r\n' : '';
   socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n${extra}\r\n`, () => socket.destroy());
+}
+
+interface UpgradeDeps {
+  deps: GatewayDeps;
+  ctx: GatewayContext;
+  wss: WebSocketServer;
+  handlers: ClientMessageHandlers<Connection>;
+  sharedCap: SharedConnectionCap;
+  /** Whether the gateway is shutting down (upgrades answered 503). */
+  closing: () => boolean;
+}
+
+/** The upgrade: the path, then the per-address caps (this process's, then across processes), then the connection. */
+function createUpgradeHandler({ deps, ctx, wss, handlers, sharedCap, closing }: UpgradeDeps): Gateway['handleUpgrade'] {
+  const { mm, slots, log } = ctx;
+  return (req, socket, head) => {
+    socket.on('error', () => socket.destroy());
+    let path: string;
+    try {
+      path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    } catch {
+      path = '';
+    }
+    if (path !== WS_PATH) return refuse(socket, 404, 'Not Found');
+    if (closing()) return refuse(socket, 503, 'Service Unavailable');
+    const ip = deps.clientAddress ? deps.clientAddress(req) : (req.socket.remoteAddress ?? 'unknown');
+    const refusal = slots.check(ip);
+    if (refusal) {
+      log.warn(
+        { ip, refusal, limit: refusal === 'too_many_connections' ? mm.maxConnectionsPerIp : mm.maxUnauthenticatedPerIp },
+        `upgrade refused: ${refusal} from this IP`,
+      );
+      return refuse(socket, 429, 'Too Many Requests');
+    }
+    void sharedCap.acquire(clientNetwork(ip)).then((releaseShared) => {
+      if (!releaseShared) {
+        log.warn(
+          { ip, refusal: 'too_many_connections', limit: mm.maxConnectionsPerIp, across: 'processes' },
+          'upgrade refused: too_many_connections from this IP',
+        );
+        return refuse(socket, 429, 'Too Many Requests');
+      }
+      if (closing() || socket.destroyed) return releaseShared();
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        if (slots.open(ip)) {
+          releaseShared();
+          ws.close(CLOSE.policyViolation, 'too many connections');
+          return;
+        }
+        openConnection(ctx, handlers, ws, ip, releaseShared);
+      });
+    });
+  };
+}
+
+/** Ends every open connection with 1001; resolves once each is closed. */
+async function endAll(connections: Set<Connection>, log: Logger): Promise<void> {
+  const open = [...connections];
+  if (open.length) log.info({ connections: open.length }, 'closing market-maker connections (1001)');
+  await Promise.all(
+    open.map(
+      (c) =>
+        new Promise<void>((resolve) => {
+          if (c.ws.readyState === WebSocket.CLOSED) return resolve();
+          c.ws.once('close', () => resolve());
+          end(c, CLOSE.shuttingDown, 'service shutting down');
+        }),
+    ),
+  );
 }
