@@ -56,96 +56,109 @@ export function limitConnections(server: Server, caps: ConnectionCaps, logger: L
       'HTTP_MAX_CONNECTIONS lowered to fit the open-file limit (ulimit -n)',
     );
   }
-  const conns = new Map<Socket, Conn>();
-  const perIp = new Map<string, number>();
-  /** Idle connections, oldest idle first (a Set keeps insertion order). */
-  const idle = new Set<Socket>();
-  const idleByIp = new Map<string, Set<Socket>>();
-  let shedCount = 0;
-  let refusedCount = 0;
-
-  const markIdle = (s: Socket, c: Conn) => {
-    idle.add(s);
-    let set = idleByIp.get(c.ip);
-    if (!set) idleByIp.set(c.ip, (set = new Set()));
-    set.add(s);
-  };
-  const markBusy = (s: Socket, c: Conn) => {
-    idle.delete(s);
-    const set = idleByIp.get(c.ip);
-    set?.delete(s);
-    if (set?.size === 0) idleByIp.delete(c.ip);
-  };
-  const shedOne = (from: Iterable<Socket> | undefined): boolean => {
-    for (const s of from ?? []) {
-      const c = conns.get(s)!;
-      forget(s, c); // counted out now, not when the close event comes
-      s.destroy();
-      shedCount += 1;
-      if (shedCount % 1000 === 1)
-        log.warn({ ip: c.ip, open: conns.size, shed: shedCount }, 'idle connection closed to make room (connection cap reached)');
-      return true;
-    }
-    return false;
-  };
-  const forget = (s: Socket, c: Conn) => {
-    if (!conns.delete(s)) return;
-    markBusy(s, c);
-    const n = (perIp.get(c.ip) ?? 1) - 1;
-    if (n <= 0) perIp.delete(c.ip);
-    else perIp.set(c.ip, n);
-  };
-
-  server.on('connection', (socket: Socket) => {
-    const peer = socket.remoteAddress ?? 'unknown';
-    const trusted = caps.trustedPeer?.(peer) ?? false;
-    // The key counted: IPv6 peers by their /56 (a trusted proxy by its own address: it is not capped, and
-    // its connections must not count against its neighbours).
-    const ip = trusted ? peer : clientNetwork(peer);
-    const refuse = (which: 'per_ip' | 'total') => {
-      refusedCount += 1;
-      if (refusedCount % 1000 === 1)
-        log.warn(
-          { ip: peer, network: ip, cap: which, open: conns.size, refused: refusedCount },
-          `connection refused: ${which} cap reached and no idle connection to shed`,
-        );
-      socket.destroy();
-    };
-    const capped = caps.maxPerIp > 0 && !trusted;
-    if (capped && (perIp.get(ip) ?? 0) >= caps.maxPerIp && !shedOne(idleByIp.get(ip))) return refuse('per_ip');
-    if (maxTotal > 0 && conns.size >= maxTotal && !shedOne(idle)) return refuse('total');
-    const c: Conn = { ip, silent: true, busy: 0, upgraded: false };
-    socket.setTimeout(caps.silentTimeoutMs); // node's own 'timeout' listener destroys it
-    conns.set(socket, c);
-    perIp.set(ip, (perIp.get(ip) ?? 0) + 1);
-    markIdle(socket, c);
-    socket.once('close', () => forget(socket, c));
-  });
+  const t = new ConnectionTable(log);
+  server.on('connection', (socket: Socket) => admit(t, caps, maxTotal, socket));
   server.on('request', (req, res) => {
     const s = req.socket;
-    const c = conns.get(s);
+    const c = t.conns.get(s);
     if (!c) return;
     if (c.silent) {
       c.silent = false;
       s.setTimeout(0); // from here node's keepAliveTimeout/requestTimeout apply
     }
     c.busy += 1;
-    markBusy(s, c);
+    t.markBusy(s, c);
     res.once('close', () => {
       c.busy -= 1;
-      if (c.busy === 0 && !c.upgraded && conns.has(s)) markIdle(s, c);
+      if (c.busy === 0 && !c.upgraded && t.conns.has(s)) t.markIdle(s, c);
     });
   });
   // An upgraded connection (the market-maker WebSocket) is never idle here: the gateway bounds those.
   server.on('upgrade', (req) => {
     const s = req.socket;
-    const c = conns.get(s);
+    const c = t.conns.get(s);
     if (!c) return;
     c.upgraded = true;
-    markBusy(s, c);
+    t.markBusy(s, c);
   });
 
-  return { maxTotal, open: () => conns.size, shed: () => shedCount, refused: () => refusedCount };
+  return { maxTotal, open: () => t.conns.size, shed: () => t.shedCount, refused: () => t.refusedCount };
+}
+
+/** A new connection: counted in, after shedding an idle one if a cap is reached, or refused when none is idle. */
+function admit(t: ConnectionTable, caps: ConnectionCaps, maxTotal: number, socket: Socket): void {
+  const peer = socket.remoteAddress ?? 'unknown';
+  const trusted = caps.trustedPeer?.(peer) ?? false;
+  // The key counted: IPv6 peers by their /56 (a trusted proxy by its own address: it is not capped, and
+  // its connections must not count against its neighbours).
+  const ip = trusted ? peer : clientNetwork(peer);
+  const refuse = (which: 'per_ip' | 'total') => {
+    t.refusedCount += 1;
+    if (t.refusedCount % 1000 === 1)
+      t.log.warn(
+        { ip: peer, network: ip, cap: which, open: t.conns.size, refused: t.refusedCount },
+        `connection refused: ${which} cap reached and no idle connection to shed`,
+      );
+    socket.destroy();
+  };
+  const capped = caps.maxPerIp > 0 && !trusted;
+  if (capped && (t.perIp.get(ip) ?? 0) >= caps.maxPerIp && !t.shedOne(t.idleByIp.get(ip))) return refuse('per_ip');
+  if (maxTotal > 0 && t.conns.size >= maxTotal && !t.shedOne(t.idle)) return refuse('total');
+  const c: Conn = { ip, silent: true, busy: 0, upgraded: false };
+  socket.setTimeout(caps.silentTimeoutMs); // node's own 'timeout' listener destroys it
+  t.conns.set(socket, c);
+  t.perIp.set(ip, (t.perIp.get(ip) ?? 0) + 1);
+  t.markIdle(socket, c);
+  socket.once('close', () => t.forget(socket, c));
+}
+
+/** The open connections, their count per address, and the idle ones (all of them, and per address). */
+class ConnectionTable {
+  readonly conns = new Map<Socket, Conn>();
+  readonly perIp = new Map<string, number>();
+  /** Idle connections, oldest idle first (a Set keeps insertion order). */
+  readonly idle = new Set<Socket>();
+  readonly idleByIp = new Map<string, Set<Socket>>();
+  shedCount = 0;
+  refusedCount = 0;
+
+  constructor(readonly log: Logger) {}
+
+  markIdle(s: Socket, c: Conn): void {
+    this.idle.add(s);
+    let set = this.idleByIp.get(c.ip);
+    if (!set) this.idleByIp.set(c.ip, (set = new Set()));
+    set.add(s);
+  }
+
+  markBusy(s: Socket, c: Conn): void {
+    this.idle.delete(s);
+    const set = this.idleByIp.get(c.ip);
+    set?.delete(s);
+    if (set?.size === 0) this.idleByIp.delete(c.ip);
+  }
+
+  /** Closes the first connection of `from` (oldest idle first); false when there is none. */
+  shedOne(from: Iterable<Socket> | undefined): boolean {
+    for (const s of from ?? []) {
+      const c = this.conns.get(s)!;
+      this.forget(s, c); // counted out now, not when the close event comes
+      s.destroy();
+      this.shedCount += 1;
+      if (this.shedCount % 1000 === 1)
+        this.log.warn({ ip: c.ip, open: this.conns.size, shed: this.shedCount }, 'idle connection closed to make room (connection cap reached)');
+      return true;
+    }
+    return false;
+  }
+
+  forget(s: Socket, c: Conn): void {
+    if (!this.conns.delete(s)) return;
+    this.markBusy(s, c);
+    const n = (this.perIp.get(c.ip) ?? 1) - 1;
+    if (n <= 0) this.perIp.delete(c.ip);
+    else this.perIp.set(c.ip, n);
+  }
 }
 
 /** The configured total, or below the open-file limit minus the reserve when that is lower (or unset). */
