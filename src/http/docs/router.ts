@@ -45,6 +45,7 @@ export function createDocsRouter(opts: DocsOptions): express.Router {
     res.locals.operationId = 'docsPortal';
     page(
       res,
+      prefix,
       'API reference',
       'api',
       `<div id="app"></div>
@@ -56,6 +57,7 @@ export function createDocsRouter(opts: DocsOptions): express.Router {
     res.locals.operationId = 'docsPortal';
     page(
       res,
+      prefix,
       'Market-maker WebSocket',
       'ws',
       `<link rel="stylesheet" href="${prefix}/docs/assets/asyncapi.css">
@@ -64,36 +66,42 @@ export function createDocsRouter(opts: DocsOptions): express.Router {
 <script src="${prefix}/docs/assets/asyncapi-init.js" data-spec-url="${prefix}/asyncapi.json"></script>`,
     );
   });
-  router.get('/docs/assets/:name', (req: Request<{ name: string }>, res: Response) => {
-    res.locals.operationId = 'docsAsset';
-    const asset = loadAsset(req.params.name);
-    if (!asset) {
-      writeError(res, new AppError(404, 'NOT_FOUND', `no documentation asset ${req.params.name}`));
-      return;
-    }
-    res.setHeader('ETag', asset.etag);
-    res.setHeader('Cache-Control', ASSET_CACHE);
-    res.setHeader('Vary', 'Accept-Encoding');
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    if (matchesEtag(req.headers['if-none-match'], asset.etag)) {
-      res.status(304).end();
-      return;
-    }
-    const gzip = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
-    res.status(200).setHeader('Content-Type', asset.contentType);
-    if (gzip) res.setHeader('Content-Encoding', 'gzip');
-    res.end(req.method === 'HEAD' ? undefined : gzip ? asset.gzipped : asset.body);
-  });
+  router.get('/docs/assets/:name', serveAsset);
+  return router;
+}
 
-  function page(res: Response, title: string, current: 'api' | 'ws', body: string): void {
-    const link = (href: string, text: string, here: boolean) => `<a href="${prefix}${href}"${here ? ' aria-current="page"' : ''}>${text}</a>`;
-    res.status(200);
-    res.setHeader('Content-Type', 'text/html; charset=utf-8');
-    res.setHeader('Cache-Control', 'no-cache');
-    res.setHeader('Content-Security-Policy', pageCsp(current === 'ws'));
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    res.setHeader('Referrer-Policy', 'no-referrer');
-    res.end(`<!doctype html>
+/** GET /docs/assets/<name>: a bundle or start-up script, revalidated by ETag, gzipped when accepted. */
+function serveAsset(req: Request<{ name: string }>, res: Response): void {
+  res.locals.operationId = 'docsAsset';
+  const asset = loadAsset(req.params.name);
+  if (!asset) {
+    writeError(res, new AppError(404, 'NOT_FOUND', `no documentation asset ${req.params.name}`));
+    return;
+  }
+  res.setHeader('ETag', asset.etag);
+  res.setHeader('Cache-Control', ASSET_CACHE);
+  res.setHeader('Vary', 'Accept-Encoding');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  if (matchesEtag(req.headers['if-none-match'], asset.etag)) {
+    res.status(304).end();
+    return;
+  }
+  const gzip = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
+  res.status(200).setHeader('Content-Type', asset.contentType);
+  if (gzip) res.setHeader('Content-Encoding', 'gzip');
+  res.end(req.method === 'HEAD' ? undefined : gzip ? asset.gzipped : asset.body);
+}
+
+/** A portal page: the navigation, then `body`; `prefix`: PUBLIC_URL's path. */
+function page(res: Response, prefix: string, title: string, current: 'api' | 'ws', body: string): void {
+  const link = (href: string, text: string, here: boolean) => `<a href="${prefix}${href}"${here ? ' aria-current="page"' : ''}>${text}</a>`;
+  res.status(200);
+  res.setHeader('Content-Type', 'text/html; charset=utf-8');
+  res.setHeader('Cache-Control', 'no-cache');
+  res.setHeader('Content-Security-Policy', pageCsp(current === 'ws'));
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Referrer-Policy', 'no-referrer');
+  res.end(`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -104,17 +112,15 @@ export function createDocsRouter(opts: DocsOptions): express.Router {
 </head>
 <body>
 <nav class="portal-nav">
-  <strong>contest-rfq-service</strong>
-  ${link('/docs', 'HTTP API', current === 'api')}
-  ${link('/docs/ws', 'Market-maker WebSocket', current === 'ws')}
-  <span class="spacer"></span>
-  ${link('/openapi.yaml', 'openapi.yaml', false)} ${link('/openapi.json', 'openapi.json', false)}
-  ${link('/asyncapi.yaml', 'asyncapi.yaml', false)} ${link('/asyncapi.json', 'asyncapi.json', false)}
+<strong>contest-rfq-service</strong>
+${link('/docs', 'HTTP API', current === 'api')}
+${link('/docs/ws', 'Market-maker WebSocket', current === 'ws')}
+<span class="spacer"></span>
+${link('/openapi.yaml', 'openapi.yaml', false)} ${link('/openapi.json', 'openapi.json', false)}
+${link('/asyncapi.yaml', 'asyncapi.yaml', false)} ${link('/asyncapi.json', 'asyncapi.json', false)}
 </nav>
 ${body}
 </body>
 </html>
 `);
-  }
-  return router;
 }
