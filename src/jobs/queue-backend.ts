@@ -41,62 +41,43 @@ export interface QueueBackendOptions {
 
 export async function createQueueBackend(opts: QueueBackendOptions): Promise<QueueBackend> {
   const queueName = (noun: string) => `${opts.prefix}_${noun}`;
-  if (opts.redisUrl) {
-    const redis = new Redis(opts.redisUrl, { maxRetriesPerRequest: null, lazyConnect: false });
-    redis.on('error', () => {
-      /* surfaced by ping() and by BullMQ's own retries; an unhandled 'error' event would crash the process */
-    });
-    let everReady = redis.status === 'ready';
-    const reconnectListeners: Array<() => void> = [];
-    redis.on('ready', () => {
-      if (everReady) for (const fn of reconnectListeners) fn();
-      everReady = true;
-    });
-    return {
-      kind: 'redis',
-      Queue,
-      Worker,
-      QueueEvents,
-      connection: redis as never,
-      queueName,
-      async ping() {
-        if ((await redis.ping()) !== 'PONG') throw new Error('redis did not answer PONG');
-      },
-      waitAvailable: (ms) => waitForReady(redis, ms),
-      onReconnect(fn) {
-        reconnectListeners.push(fn);
-      },
-      async close() {
-        redis.disconnect();
-      },
-    };
-  }
+  return opts.redisUrl ? redisBackend(opts.redisUrl, queueName) : sqlBackend(opts, queueName);
+}
 
-  let pool: PgPool;
-  let endPool: () => Promise<void>;
-  let kind: 'postgres' | 'pglite';
-  if (opts.databaseUrl) {
-    const real = new pg.Pool({
-      connectionString: opts.databaseUrl,
-      max: 10,
-      options: `-c search_path=${BULLMQ_SCHEMA}`,
-      keepAlive: true,
-    });
-    real.on('error', () => {
-      /* idle client errors: pg reconnects on next checkout */
-    });
-    pool = real as unknown as PgPool;
-    endPool = () => real.end();
-    kind = 'postgres';
-  } else if (opts.pglite) {
-    const p = new PglitePool(opts.pglite, BULLMQ_SCHEMA);
-    pool = p;
-    endPool = () => p.end();
-    kind = 'pglite';
-  } else {
-    throw new Error('createQueueBackend needs redisUrl, databaseUrl or a PGlite instance');
-  }
+function redisBackend(redisUrl: string, queueName: (noun: string) => string): QueueBackend {
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: null, lazyConnect: false });
+  redis.on('error', () => {
+    /* surfaced by ping() and by BullMQ's own retries; an unhandled 'error' event would crash the process */
+  });
+  let everReady = redis.status === 'ready';
+  const reconnectListeners: Array<() => void> = [];
+  redis.on('ready', () => {
+    if (everReady) for (const fn of reconnectListeners) fn();
+    everReady = true;
+  });
+  return {
+    kind: 'redis',
+    Queue,
+    Worker,
+    QueueEvents,
+    connection: redis as never,
+    queueName,
+    async ping() {
+      if ((await redis.ping()) !== 'PONG') throw new Error('redis did not answer PONG');
+    },
+    waitAvailable: (ms) => waitForReady(redis, ms),
+    onReconnect(fn) {
+      reconnectListeners.push(fn);
+    },
+    async close() {
+      redis.disconnect();
+    },
+  };
+}
 
+/** BullMQ's PostgreSQL backend on DATABASE_URL, or on the in-process PGlite instance; its schema migrated first. */
+async function sqlBackend(opts: QueueBackendOptions, queueName: (noun: string) => string): Promise<QueueBackend> {
+  const { pool, endPool, kind } = sqlPool(opts);
   // Every Queue/Worker on the pool adds its listeners (schedulers, readiness and processors: a few dozen).
   (pool as unknown as { setMaxListeners?: (n: number) => void }).setMaxListeners?.(100);
   // A pool we pass in is not migrated by BullMQ; run its schema migrations (advisory-locked, idempotent).
@@ -123,6 +104,26 @@ export async function createQueueBackend(opts: QueueBackendOptions): Promise<Que
       await endPool();
     },
   };
+}
+
+function sqlPool(opts: QueueBackendOptions): { pool: PgPool; endPool: () => Promise<void>; kind: 'postgres' | 'pglite' } {
+  if (opts.databaseUrl) {
+    const real = new pg.Pool({
+      connectionString: opts.databaseUrl,
+      max: 10,
+      options: `-c search_path=${BULLMQ_SCHEMA}`,
+      keepAlive: true,
+    });
+    real.on('error', () => {
+      /* idle client errors: pg reconnects on next checkout */
+    });
+    return { pool: real as unknown as PgPool, endPool: () => real.end(), kind: 'postgres' };
+  }
+  if (opts.pglite) {
+    const p = new PglitePool(opts.pglite, BULLMQ_SCHEMA);
+    return { pool: p, endPool: () => p.end(), kind: 'pglite' };
+  }
+  throw new Error('createQueueBackend needs redisUrl, databaseUrl or a PGlite instance');
 }
 
 function waitForReady(redis: Redis, ms: number): Promise<boolean> {
