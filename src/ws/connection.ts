@@ -104,20 +104,7 @@ export function openConnection(
   releaseShared: Release,
 ): void {
   const { mm, log, connections } = ctx;
-  const c: Connection = {
-    id: randomUUID(),
-    ws,
-    ip,
-    openedAtMs: Date.now(),
-    challenge: null,
-    authAttempts: 0,
-    missedPongs: 0,
-    session: null,
-    user: null,
-    authTimer: null,
-    expiryTimer: null,
-    ending: false,
-  };
+  const c = newConnection(ws, ip);
   connections.add(c);
   log.info({ conn_id: c.id, ip, connections: connections.size }, 'market-maker connection opened');
   c.authTimer = setTimeout(() => {
@@ -158,28 +145,48 @@ export function openConnection(
     // ws reports protocol violations (an oversized frame: 1009) here and closes the connection itself.
     log.info({ conn_id: c.id, wallet: c.session?.walletAddress ?? null, reason: err.message }, 'connection error');
   });
-  ws.on('close', (code, reason) => {
-    clearTimers(c);
-    c.ending = true;
-    connections.delete(c);
-    ctx.onClosed?.(c);
-    ctx.slots.close(ip, isAuthenticated(c));
-    releaseShared();
-    c.user?.release();
-    log.info(
-      {
-        conn_id: c.id,
-        ip,
-        wallet: c.session?.walletAddress ?? null,
-        user_id: c.user?.userId ?? null,
-        code,
-        reason: reason.toString('utf8') || closeMeaning(code),
-        duration_ms: Date.now() - c.openedAtMs,
-        connections: connections.size,
-      },
-      `market-maker connection closed (${code} ${reason.toString('utf8') || closeMeaning(code)})`,
-    );
-  });
+  ws.on('close', (code, reason) => closed(ctx, c, releaseShared, code, reason));
+}
+
+function newConnection(ws: WebSocket, ip: string): Connection {
+  return {
+    id: randomUUID(),
+    ws,
+    ip,
+    openedAtMs: Date.now(),
+    challenge: null,
+    authAttempts: 0,
+    missedPongs: 0,
+    session: null,
+    user: null,
+    authTimer: null,
+    expiryTimer: null,
+    ending: false,
+  };
+}
+
+/** The socket closed: the connection counted out everywhere (streams, caps, the user's place) and the close logged. */
+function closed(ctx: GatewayContext, c: Connection, releaseShared: Release, code: number, reason: Buffer): void {
+  clearTimers(c);
+  c.ending = true;
+  ctx.connections.delete(c);
+  ctx.onClosed?.(c);
+  ctx.slots.close(c.ip, isAuthenticated(c));
+  releaseShared();
+  c.user?.release();
+  ctx.log.info(
+    {
+      conn_id: c.id,
+      ip: c.ip,
+      wallet: c.session?.walletAddress ?? null,
+      user_id: c.user?.userId ?? null,
+      code,
+      reason: reason.toString('utf8') || closeMeaning(code),
+      duration_ms: Date.now() - c.openedAtMs,
+      connections: ctx.connections.size,
+    },
+    `market-maker connection closed (${code} ${reason.toString('utf8') || closeMeaning(code)})`,
+  );
 }
 
 /** Synchronous but for auth_response (src/ws/inbound.ts: later frames wait only for a promise). */
