@@ -15,7 +15,7 @@ import {
 } from '../../db/repositories/ledger.repository.js';
 import { ledgerCheckRepository, type LedgerCheckRepository } from '../../db/repositories/ledger-check.repository.js';
 import { Unprocessable } from '../errors.js';
-import { OWNER_PREFIX } from '../positions/trading-counters.js';
+import { OWNER_PREFIX } from '../trading-counters.js';
 import type { LedgerKind } from './kinds.js';
 
 export type { SystemAccountKind, UserAccountKind };

@@ -7,7 +7,7 @@
 import type { NewPosition, RfqClose } from '../../db/repositories/fills.repository.js';
 import type { Posting } from '../ledger/ledger.js';
 import { allocateNow, type Allocation, type QuoteCandidate, type QuoteOutcome } from './allocate.js';
-import { makerOwner, takerOwner } from '../positions/trading-counters.js';
+import { makerOwner, takerOwner } from '../trading-counters.js';
 import { routeOf, type QuoteResultDelivery, type RfqEvent } from './events.js';
 import {
   compareQuoteRecords,
