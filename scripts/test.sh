@@ -64,7 +64,10 @@ rm -rf "$checks"
 [ -z "$failed" ] || fail "$failed"
 
 step "unit, integration and contract tests (real PostgreSQL, Redis and service processes)"
-report=$(mktemp)
+# The run's JSON report stays in test-results/vitest.json: `npm run test:durations` turns it into the order the
+# next runs start their files in (src/testing/vitest-sequencer.ts).
+mkdir -p test-results
+report=test-results/vitest.json
 rm -rf contract-tests/.coverage
 npx vitest run --reporter=default --reporter=json --outputFile.json="$report"
 vitest_rc=$?
@@ -88,7 +91,7 @@ node -e '
   if (e2e) { passed += e2e.expected + e2e.flaky; failed += e2e.unexpected; skipped += e2e.skipped; } else failed += 1;
   console.log(`\n${passed} passed, ${failed} failed` + (skipped ? `, ${skipped} skipped` : ""));
 ' "$report" "$e2e_report" || echo "0 passed, 1 failed"
-rm -f "$report" "$e2e_report"
+rm -f "$e2e_report"
 [ "$vitest_rc" -eq 0 ] || fail "tests"
 [ "$coverage_rc" -eq 0 ] || fail "contract coverage"
 [ "$e2e_rc" -eq 0 ] || fail "browser tests"
