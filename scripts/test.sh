@@ -4,7 +4,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+step() { printf '\n\033[1m== %s\033[0m (at %d s)\n' "$*" "$SECONDS"; }
 fail() { printf '\n\033[31mFAILED: %s\033[0m\n' "$*"; exit 1; }
 
 # The static checks in two lanes at once (the CI machine has 2 cores): the type-checks (tsc, then tsc again in
@@ -92,6 +92,7 @@ node -e '
   console.log(`\n${passed} passed, ${failed} failed` + (skipped ? `, ${skipped} skipped` : ""));
 ' "$report" "$e2e_report" || echo "0 passed, 1 failed"
 rm -f "$e2e_report"
+printf 'npm test: %d s in all\n' "$SECONDS"
 [ "$vitest_rc" -eq 0 ] || fail "tests"
 [ "$coverage_rc" -eq 0 ] || fail "contract coverage"
 [ "$e2e_rc" -eq 0 ] || fail "browser tests"
