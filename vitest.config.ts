@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import DurationSequencer from './src/testing/vitest-sequencer.js';
 
 // Tiers (docs/testing.md): unit tests beside the code; medium tests (*.db.test.ts): repositories and rules
 // in-process on a real migrated PostgreSQL database; integration tests (*.int.test.ts) on real PostgreSQL,
@@ -22,6 +23,8 @@ const WORKERS = Number(process.env.TEST_WORKERS ?? 4);
 const REMOTE_CONTRACT_FILES = ['contract-tests/operations.test.ts', 'contract-tests/documents.test.ts', 'contract-tests/errors.test.ts'];
 export default defineConfig({
   test: {
+    // The longest files start first, across projects (src/testing/vitest-sequencer.ts): the run's tail stays short.
+    sequence: { sequencer: DurationSequencer },
     projects: [
       {
         resolve,

@@ -13,7 +13,7 @@ import { ConfigError, loadConfig } from '../src/config.js';
 import { createOrm, type Orm } from '../src/db/orm.js';
 import { DataDirLockedError, lockDataDir, openEmbeddedDatabase } from '../src/db/pglite.js';
 import { createPriceFeeds } from '../src/domain/prices/create.js';
-import { formatVerification, verifyWindow } from '../src/domain/prices/verify.js';
+import { formatVerification, verifyWindow } from '../src/domain/markets/window-verify.js';
 import { createPriceCircuit } from '../src/jobs/price-circuit.js';
 
 const ids = process.argv.slice(2).filter((a) => a !== '--');

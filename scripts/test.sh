@@ -4,7 +4,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+step() { printf '\n\033[1m== %s\033[0m (at %d s)\n' "$*" "$SECONDS"; }
 fail() { printf '\n\033[31mFAILED: %s\033[0m\n' "$*"; exit 1; }
 
 # The static checks in two lanes at once (the CI machine has 2 cores): the type-checks (tsc, then tsc again in
@@ -64,7 +64,10 @@ rm -rf "$checks"
 [ -z "$failed" ] || fail "$failed"
 
 step "unit, integration and contract tests (real PostgreSQL, Redis and service processes)"
-report=$(mktemp)
+# The run's JSON report stays in test-results/vitest.json: `npm run test:durations` turns it into the order the
+# next runs start their files in (src/testing/vitest-sequencer.ts).
+mkdir -p test-results
+report=test-results/vitest.json
 rm -rf contract-tests/.coverage
 npx vitest run --reporter=default --reporter=json --outputFile.json="$report"
 vitest_rc=$?
@@ -88,7 +91,8 @@ node -e '
   if (e2e) { passed += e2e.expected + e2e.flaky; failed += e2e.unexpected; skipped += e2e.skipped; } else failed += 1;
   console.log(`\n${passed} passed, ${failed} failed` + (skipped ? `, ${skipped} skipped` : ""));
 ' "$report" "$e2e_report" || echo "0 passed, 1 failed"
-rm -f "$report" "$e2e_report"
+rm -f "$e2e_report"
+printf 'npm test: %d s in all\n' "$SECONDS"
 [ "$vitest_rc" -eq 0 ] || fail "tests"
 [ "$coverage_rc" -eq 0 ] || fail "contract coverage"
 [ "$e2e_rc" -eq 0 ] || fail "browser tests"

@@ -1,13 +1,13 @@
 // The three deployments of docs/reliability.md ("Deployments"), each started for real as `npm start` would:
 // embedded (no DATABASE_URL, no REDIS_URL), PostgreSQL only, and PostgreSQL + Redis with the API and
 // the workers in separate processes. In each, /healthz and /readyz answer and a job is processed.
-import { mkdtempSync, rmSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startServiceProcess, type ServiceProcess } from './testing/service-process.js';
 import { createTestDatabase, TEST_REDIS_URL, uniquePrefix } from './testing/postgres.js';
+import { embeddedDataDir } from './testing/embedded-template.js';
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterAll(async () => {
@@ -65,7 +65,7 @@ async function expectReady(baseUrl: string, role: 'all' | 'api' = 'all'): Promis
 
 describe('embedded deployment (no DATABASE_URL, no REDIS_URL)', () => {
   it('serves, processes a job on PGlite, refuses a second process on the same DATA_DIR, and stops cleanly', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'crfq-embedded-'));
+    const dataDir = embeddedDataDir('crfq-embedded-');
     cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
     const env = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'debug', QUEUE_PREFIX: uniquePrefix('emb') };
     const svc = track(await startServiceProcess({ env }));

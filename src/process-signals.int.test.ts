@@ -3,14 +3,13 @@
 // its port. Each npm runs in a process group of its own, so that a service left behind by a broken
 // script is still killed at the end of the test.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from './testing/postgres.js';
+import { embeddedDataDir } from './testing/embedded-template.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const groups: number[] = [];
@@ -101,7 +100,7 @@ describe('signals reach the service through npm', () => {
   }, 90_000);
 
   it('npm start (embedded)', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'crfq-signals-'));
+    const dataDir = embeddedDataDir('crfq-signals-');
     cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
     await stopsOnSigterm('start', { DATA_DIR: dataDir });
   }, 90_000);

@@ -12,7 +12,7 @@ import { db } from '../../src/db/schema.js';
 import { statementRepository } from '../../src/db/repositories/statement.repository.js';
 import { lockUserBalances, userBalances } from '../../src/domain/ledger/ledger.js';
 import { decodePosition, ledgerStatement } from '../../src/domain/ledger/statement.js';
-import { cursorKey } from '../../src/domain/contests/lobby.js';
+import { cursorKey } from '../../src/domain/keyset-cursor.js';
 import { fundedUser } from '../../src/testing/funding.js';
 import { migratedOrm } from '../../src/testing/orm.js';
 

@@ -2,8 +2,7 @@
 // the service holds DATA_DIR, and checks the books of DATA_DIR once the service has stopped.
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +10,7 @@ import { startServiceProcess, type ServiceProcess } from '../testing/service-pro
 import { createDeposit, createSession } from '../../generated/openapi/sdk.gen.js';
 import { randomWallet } from '../testing/identity.js';
 import { sdkClient, sent } from '../testing/sdk-client.js';
+import { embeddedDataDir } from '../testing/embedded-template.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 let dataDir: string;
@@ -25,7 +25,7 @@ const run = (script: string, args: string[] = []) =>
   });
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'crfq-ledger-'));
+  dataDir = embeddedDataDir('crfq-ledger-');
   svc = await startServiceProcess({ env: { NODE_ENV: 'development', DEMO_DATA: 'false', DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '0' } });
 });
 afterAll(async () => {

@@ -33,6 +33,8 @@ function redact(v: unknown): unknown {
 
 export async function appendAudit(em: Em, e: AuditEntry, nowMs = Date.now()): Promise<AuditRecord> {
   const row = { ...e, id: randomUUID(), atMs: nowMs };
+  // Decided in SQL (operator_audit_append_only, trigger in src/db/migrations/Migration20261126010100_operator_audit.ts):
+  // the trail is append-only, an UPDATE or DELETE of it refused.
   await operatorAuditRepository(db(em)).append(row);
   return row;
 }

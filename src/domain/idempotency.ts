@@ -91,6 +91,7 @@ function replayOf(row: KeyRow): ClaimResult {
 async function claimIn(tx: Em, s: IdempotencyScope, print: string): Promise<ClaimResult> {
   // Bound the wait for a concurrent request's uncommitted key row (55P03 answers 409 in progress). A new
   // key (the common case) is one statement, which also restores lock_timeout once inserted.
+  // Decided in SQL (IdempotencyRepository.insertWaiting: ON CONFLICT DO NOTHING on the key): which request claims a key.
   const claimed = await keys(tx).insertWaiting(s, print, DUPLICATE_WAIT_MS);
   if (claimed) return { kind: 'claimed' };
   const row = await keys(tx).read(s);

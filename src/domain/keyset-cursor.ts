@@ -4,7 +4,8 @@
 // edited, from another list, replayed with other filters) is 400 INVALID_CURSOR.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Em } from '../db/orm.js';
-import { cursorKey } from './contests/lobby.js';
+import { contestsRepository } from '../db/repositories/contests.repository.js';
+import { db } from '../db/schema.js';
 import { isUuid, ValidationFailed } from './errors.js';
 
 export interface Keyset {
@@ -41,6 +42,26 @@ export function openCursor(key: Buffer, raw: string): unknown {
   } catch {
     throw invalidCursor('it was not produced by this service');
   }
+}
+
+let cachedKey: Promise<Buffer> | null = null;
+
+/**
+ * The database's cursor key (service_keys' `lobby_cursor`, created by the contests migration), the key of every
+ * signed cursor (the lobby's, these lists', the statement's); read once per process.
+ */
+export function cursorKey(em: Em): Promise<Buffer> {
+  cachedKey ??= contestsRepository(db(em))
+    .lobbyCursorKey()
+    .then((row) => {
+      if (!row) throw new Error('service_keys has no lobby_cursor key (migrations not applied?)');
+      return Buffer.from(row.key);
+    })
+    .catch((err: unknown) => {
+      cachedKey = null;
+      throw err;
+    });
+  return cachedKey;
 }
 
 export class KeysetCursors {

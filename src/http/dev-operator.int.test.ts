@@ -1,7 +1,6 @@
 // The development operator token of the embedded default: printed at start-up, accepted by the operator
 // API, stable across restarts; and never printed or accepted in production, even with the file present.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -9,10 +8,11 @@ import { startServiceProcess, type ServiceProcess } from '../testing/service-pro
 import { startTestService } from '../testing/test-service.js';
 import { createMarketMaker } from '../../generated/openapi/sdk.gen.js';
 import { sdkClient, send } from '../testing/sdk-client.js';
+import { embeddedDataDir } from '../testing/embedded-template.js';
 
 let dataDir: string;
 beforeAll(() => {
-  dataDir = mkdtempSync(join(tmpdir(), 'crfq-devop-'));
+  dataDir = embeddedDataDir('crfq-devop-');
 });
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 

@@ -1,8 +1,7 @@
 // The zero-setup path a new user takes: embedded PGlite, no Privy settings, a token minted by
 // `npm run dev:token` against the development key in DATA_DIR, then a protected route.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +10,7 @@ import { startServiceProcess, type ServiceProcess } from '../testing/service-pro
 import { createSession, createWalletSession, getPreferences, getWalletNonce, logout } from '../../generated/openapi/sdk.gen.js';
 import { randomWallet, signSiwe } from '../testing/identity.js';
 import { sdkClient, send } from '../testing/sdk-client.js';
+import { embeddedDataDir } from '../testing/embedded-template.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 let dataDir: string;
@@ -25,7 +25,7 @@ function devToken(args: string[], env: Record<string, string> = {}) {
 }
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'crfq-devid-'));
+  dataDir = embeddedDataDir('crfq-devid-');
   svc = await startServiceProcess({
     env: {
       NODE_ENV: 'development',

@@ -56,6 +56,8 @@ export class PostgresStore implements Store {
   }
 
   async increment(key: string): Promise<IncrementResponse> {
+    // Decided in SQL (SharedLimitsRepository.incrementCounter, one UPSERT): the fixed window, a window that has
+    // ended starting again at 1; express-rate-limit compares the hits with the limit.
     const { hits, resetAt } = await this.repo().incrementCounter(key, this.windowMs);
     return { totalHits: hits, resetTime: resetAt };
   }

@@ -3,9 +3,7 @@
 // examples/taker-client.ts.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -18,6 +16,7 @@ import { windowOutcome } from '../domain/prices/feed.js';
 import { uniquePrefix } from '../testing/postgres.js';
 import { balances, buildOrder, currentMarketId, fetchDomain, fundWallet, postOrder, readyMaker, type MakerConnection } from '../testing/rfq-trade.js';
 import { startServiceProcess, type ServiceProcess } from '../testing/service-process.js';
+import { embeddedDataDir } from '../testing/embedded-template.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SIWE_DOMAIN = 'rfq-embedded.test';
@@ -27,7 +26,7 @@ let svc: ServiceProcess;
 let mm: MakerConnection | undefined;
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'crfq-rfq-'));
+  dataDir = embeddedDataDir('crfq-rfq-');
   svc = await startServiceProcess({
     env: {
       NODE_ENV: 'development',

@@ -134,6 +134,7 @@ function postgresBackend(orm: Orm): SharedBackend {
   return {
     async take(ip, holder, max, ttlMs) {
       // One transaction: takeSlot's advisory lock on the IP is held until it commits.
+      // Decided in SQL (SharedLimitsRepository.takeSlot): a slot is taken only while the IP holds fewer than `max` live ones.
       return orm.em.fork().transactional((em) => sharedLimitsRepository(db(em)).takeSlot({ ip, holder, process: holder.split(':')[0]!, ttlMs, max }));
     },
     async renew(list, ttlMs) {

@@ -123,7 +123,7 @@ export const WindowResolutionSchema = defineEntity({
   },
 });
 
-/** Counters kept in the fill and settlement transactions; owner keys (taker, maker) are built in src/domain/positions/trading-counters.ts. */
+/** Counters kept in the fill and settlement transactions; owner keys (taker, maker) are built in src/domain/trading-counters.ts. */
 export const TradingStatsSchema = defineEntity({
   name: 'TradingStats',
   tableName: 'trading_stats',

@@ -67,7 +67,7 @@ export class LedgerCheckRepository {
   /**
    * Owners whose trading counters (trading_stats, kept in the fill and settlement transactions) differ from
    * the sums over positions (takers) and position fills (makers) (docs/trading.md, "PnL"); both sides as
-   * space-separated text. `owners`: the owner keys' prefixes (src/domain/positions/trading-counters.ts builds the keys).
+   * space-separated text. `owners`: the owner keys' prefixes (src/domain/trading-counters.ts builds the keys).
    */
   async statsMismatches(owners: { taker: string; maker: string }): Promise<Array<{ owner: string; kept: string; summed: string }>> {
     const { rows } = await sql<{ owner: string; kept: string; summed: string }>`

@@ -6,6 +6,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Em } from '../../db/orm.js';
 import { ValidationFailed } from '../errors.js';
+import { cursorKey } from '../keyset-cursor.js';
 import { db } from '../../db/schema.js';
 import { contestsRepository } from '../../db/repositories/contests.repository.js';
 import { contestFromRow, type ContestRecord, type ContestStatus } from './records.js';
@@ -62,23 +63,6 @@ export function decodeCursor(key: Buffer, raw: string, q: Pick<LobbyQuery, 'stat
 export interface LobbyPage {
   contests: ContestRecord[];
   nextCursor: string | null;
-}
-
-let cachedKey: Promise<Buffer> | null = null;
-
-/** The database's cursor key (created by the contests migration); read once per process. */
-export function cursorKey(em: Em): Promise<Buffer> {
-  cachedKey ??= contestsRepository(db(em))
-    .lobbyCursorKey()
-    .then((row) => {
-      if (!row) throw new Error('service_keys has no lobby_cursor key (migrations not applied?)');
-      return Buffer.from(row.key);
-    })
-    .catch((err: unknown) => {
-      cachedKey = null;
-      throw err;
-    });
-  return cachedKey;
 }
 
 export async function listContests(em: Em, q: LobbyQuery): Promise<LobbyPage> {

@@ -15,7 +15,7 @@ import {
 } from '../../db/repositories/ledger.repository.js';
 import { ledgerCheckRepository, type LedgerCheckRepository } from '../../db/repositories/ledger-check.repository.js';
 import { Unprocessable } from '../errors.js';
-import { OWNER_PREFIX } from '../positions/trading-counters.js';
+import { OWNER_PREFIX } from '../trading-counters.js';
 import type { LedgerKind } from './kinds.js';
 
 export type { SystemAccountKind, UserAccountKind };
@@ -117,6 +117,11 @@ export async function postAll(em: Em, postings: readonly Posting[], locked?: Loc
   const repo = ledgerRepository(db(em));
   const accounts = locked && [...refs.keys()].every((k) => locked.has(k)) ? locked : await lockRefs(repo, [...refs.values()]);
   const { rows, after } = planPostings(postings, accounts);
+  // Decided in SQL as these rows go in (src/db/migrations/Migration20261120040000_ledger.ts): ledger_apply_entry
+  // (trigger; its last version in Migration20261128040000_history.ts) keeps each account's balance the sum of its
+  // entries, and the CHECK ledger_accounts_user_balance_check refuses a user balance below zero; ledger_check_balanced
+  // (deferred constraint trigger; Migration20261125020000_ledger_check_once.ts) refuses a transaction whose entries
+  // do not sum to zero; ledger_append_only refuses an UPDATE, DELETE or TRUNCATE of ledger_entries and ledger_transactions.
   await repo.insertPostings(rows);
   if (locked) for (const [k, balance] of after) if (locked.has(k)) locked.set(k, { id: locked.get(k)!.id, balance });
   return after;

@@ -20,8 +20,7 @@ import {
   type StatementRepository,
 } from '../../db/repositories/statement.repository.js';
 import { db } from '../../db/schema.js';
-import { cursorKey } from '../contests/lobby.js';
-import { invalidCursor, openCursor, sealCursor } from '../keyset-cursor.js';
+import { cursorKey, invalidCursor, openCursor, sealCursor } from '../keyset-cursor.js';
 import { isLedgerKind, ledgerReference, type LedgerKind, type LedgerReference } from './kinds.js';
 
 /** The user's three balances and the ledger account behind each. */

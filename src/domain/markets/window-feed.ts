@@ -76,6 +76,8 @@ export async function resolveWindowFromFeed(em: Em, feed: QuorumFeed, marketId: 
   const maxAgeMs = Math.max(0, ...Object.values(feed.rule.maxAgeMs));
   const check = { marketId, quorum: feed.rule.quorum, sources: feed.rule.sources, maxAgeMs, checkedAtMs: opts.nowMs };
 
+  // Decided in SQL: the first record stands. A resolution (PositionsRepository.insertResolution) and a price check
+  // (PricesRepository.insertCheck) are each ON CONFLICT DO NOTHING on the window's key; the loser follows the record.
   if (d.kind === 'agreed') {
     try {
       await em.transactional(async (tx) => {

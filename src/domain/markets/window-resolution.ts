@@ -170,6 +170,8 @@ export async function resolveWindowByOperator(
       `market ${marketId} is already ${state.status === 'VOIDED' ? 'voided' : `resolved ${state.outcome}`}; a resolution is final`,
     );
   if (state.status !== 'CLOSED' && state.status !== 'DISPUTED') throw already();
+  // Decided in SQL (PositionsRepository.insertResolution: ON CONFLICT DO NOTHING on window_resolutions' key): the
+  // first resolution recorded stands, the operator's or the feed's (src/domain/markets/window-feed.ts).
   const recorded = await positionsRepository(db(em)).insertResolution({
     marketId,
     outcome,
@@ -185,5 +187,7 @@ export async function resolveWindowByOperator(
 
 /** Windows ended at least `delayMs` ago that still have pending legs, but not DISPUTED ones before their deadline (the relay enqueues each). */
 export function windowsAwaitingResolution(em: Em, nowMs: number, delayMs: number, limit = 500): Promise<number[]> {
+  // Decided in SQL (PositionsRepository.windowsToResolve): which windows are due (ended, with a pending leg, not
+  // DISPUTED before its void deadline), oldest first.
   return positionsRepository(db(em)).windowsToResolve(nowMs - delayMs, limit, nowMs);
 }

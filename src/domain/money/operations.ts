@@ -13,7 +13,7 @@ import { withdrawalsRepository } from '../../db/repositories/withdrawals.reposit
 import { db } from '../../db/schema.js';
 import { Conflict, NotFound } from '../errors.js';
 import { post, postAll, type Posting } from '../ledger/ledger.js';
-import type { SettlementAdapter } from '../settlement/adapter.js';
+import { depositPosting, type SettlementAdapter } from '../settlement/adapter.js';
 
 export type OperationKind = 'deposit' | 'withdraw';
 export type OperationStatus = 'pending' | 'success' | 'failed';
@@ -144,18 +144,6 @@ export async function getOwnOperation(em: Em, userId: string, id: string): Promi
   const op = await findOperation(em, id);
   if (!op || op.userId !== userId) throw new NotFound('OPERATION_NOT_FOUND', 'no operation with this id for this user');
   return op;
-}
-
-/** The ledger posting of a settled deposit: from the settlement clearing account to the user's available balance. */
-export function depositPosting(operationId: string, userId: string, amount: bigint): Posting {
-  return {
-    kind: 'deposit',
-    reference: operationId,
-    entries: [
-      { account: { system: 'settlement_clearing' }, amount: -amount },
-      { account: { userId, kind: 'user_available' }, amount },
-    ],
-  };
 }
 
 /** A paid withdrawal leaves reserved: the amount to the settlement clearing account (it left on chain), the fee to the treasury. */

@@ -114,6 +114,8 @@ export async function requestWithdrawal(tx: Em, c: Custody, r: WithdrawalRequest
   // The deployment's lock only for a withdrawal that would be sent at once: a held one adds nothing to the volume.
   if (decision.accept && !decision.review.length && c.rules.hourlyLimitMicros !== null) {
     await repo.lockDeploymentVolume();
+    // Decided in SQL (WithdrawalsRepository.automaticWithdrawnSince): what counts towards the hourly limit, the
+    // withdrawals of the last hour not failed and never held for review; decideWithdrawal compares it.
     facts.automaticWithdrawnHour = await repo.automaticWithdrawnSince(HOUR_MS);
     decision = decideWithdrawal(c.rules, facts);
   }

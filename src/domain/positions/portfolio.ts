@@ -9,7 +9,7 @@ import { isUuid, NotFound } from '../errors.js';
 import { KeysetCursors } from '../keyset-cursor.js';
 import type { Direction } from '../rfq/typed-data.js';
 import type { LegOutcome, PositionStatus } from './outcome.js';
-import { makerOwner, takerOwner } from './trading-counters.js';
+import { makerOwner, takerOwner } from '../trading-counters.js';
 
 export interface PositionLegRecord {
   legIndex: number;

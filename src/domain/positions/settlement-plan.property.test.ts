@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { positionStatus, type LegOutcome } from './outcome.js';
 import { positionsToSettle, settlementPlan, type PlanFill, type PlanPosition } from './settlement-plan.js';
-import { makerOwner, parseOwner, takerOwner } from './trading-counters.js';
+import { makerOwner, parseOwner, takerOwner } from '../trading-counters.js';
 
 const USERS = ['u1', 'u2', 'u3', 'u4'];
 const walletOf = (userId: string) => `0x${userId.padStart(40, '0')}`;

@@ -9,7 +9,7 @@ import type { SettlingFill, SettlingPosition } from '../../db/repositories/posit
 import type { RfqEvent } from '../rfq/events.js';
 import { positionSettledFrame } from '../rfq/records.js';
 import { positionStatus, type PositionStatus } from './outcome.js';
-import { makerOwner, SettledCounters, takerOwner } from './trading-counters.js';
+import { makerOwner, SettledCounters, takerOwner } from '../trading-counters.js';
 
 export type SettledStatus = Exclude<PositionStatus, 'open'>;
 

@@ -33,6 +33,7 @@ export function databaseCircuit(forkEm: () => Em): SourceCircuit {
       const row = await priceSourcesRepository(db(forkEm())).circuit(source);
       return row && row.untilMs > nowMs ? row : null;
     },
+    // Decided in SQL (PriceSourcesRepository.openCircuit, one UPSERT): the later deadline wins, with its reason.
     open: (source, untilMs, reason) => priceSourcesRepository(db(forkEm())).openCircuit(source, untilMs, reason),
   };
 }

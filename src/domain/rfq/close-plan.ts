@@ -7,7 +7,7 @@
 import type { NewPosition, RfqClose } from '../../db/repositories/fills.repository.js';
 import type { Posting } from '../ledger/ledger.js';
 import { allocateNow, type Allocation, type QuoteCandidate, type QuoteOutcome } from './allocate.js';
-import { makerOwner, takerOwner } from '../positions/trading-counters.js';
+import { makerOwner, takerOwner } from '../trading-counters.js';
 import { routeOf, type QuoteResultDelivery, type RfqEvent } from './events.js';
 import {
   compareQuoteRecords,
@@ -56,13 +56,6 @@ export interface ClosePlan {
   after: RfqWithQuotes;
   events: RfqEvent[];
 }
-
-/**
- * What rfq.closed may spend on quote_result frames: the bus refuses messages above 7 KiB
- * (MAX_BUS_MESSAGE_BYTES in src/bus/bus.ts); the rest of the message (frame, route of up to RFQ_MAX_LEGS legs,
- * envelope) stays well under the remaining 1.5 KiB. About 14 results fit.
- */
-export const RESULTS_BUDGET_BYTES = 5_632;
 
 const UNFILLED_QUOTE_REASON: Record<'deadline' | 'betting_closed' | 'cancel', QuoteReason> = {
   deadline: 'rfq_expired',
@@ -249,18 +242,12 @@ function finishPlan(input: CloseInput, core: PlanCore): ClosePlan {
     quotesReceived: all.length,
   };
   const quoteById = new Map(all.map((q) => [q.id, q]));
-  // One bus message per close: the makers' quote_result frames travel inside rfq.closed (src/ws/rfq-stream.ts),
-  // as many as fit under the bus's message limit; a close of a book too deep for that sends the rest as mm.event.
-  const results: QuoteResultDelivery[] = [];
-  const overflow: RfqEvent[] = [];
-  let bytes = 0;
-  for (const o of outcomes) {
+  // The makers' quote_result frames travel inside rfq.closed (src/ws/rfq-stream.ts), every one of them: the
+  // publisher fits them to the bus's message limit (fitToBus, src/trading/rfq-events.ts).
+  const results = outcomes.map((o): QuoteResultDelivery => {
     const q = quoteById.get(o.quoteId)!;
-    const delivery = { wallet: q.makerAddress, frame: resultFrame(rfq, q, o) };
-    bytes += JSON.stringify(delivery).length + 1;
-    if (bytes <= RESULTS_BUDGET_BYTES) results.push(delivery);
-    else overflow.push({ topic: 'mm.event', ...delivery });
-  }
+    return { wallet: q.makerAddress, frame: resultFrame(rfq, q, o) };
+  });
   const liabilities = new Map<string, bigint>();
   for (const f of position?.fills ?? []) liabilities.set(f.makerUserId, (liabilities.get(f.makerUserId) ?? 0n) + f.liability);
   return {
@@ -268,7 +255,7 @@ function finishPlan(input: CloseInput, core: PlanCore): ClosePlan {
     liabilities,
     makerFills: (position?.fills ?? []).map((f) => ({ maker: f.makerAddress, liability: f.liability })),
     after: { rfq, quotes },
-    events: [{ topic: 'rfq.closed', frame: rfqClosedFrame(rfq), route: routeOf(rfqFrame(rfq)), results }, ...overflow],
+    events: [{ topic: 'rfq.closed', frame: rfqClosedFrame(rfq), route: routeOf(rfqFrame(rfq)), results }],
   };
 }
 

@@ -22,6 +22,9 @@ import { compareQuoteRecords, quoteResultFrame, type QuoteRecord, type RfqRecord
 /**
  * The locked RFQ with every quote (locked after it, best first), the live ones among them, and the taker's and
  * quoting makers' ledger accounts as read without a lock: ONE statement (rfqRepository.lockForClose).
+ * Decided in SQL (rfq_lock_for_close, PL/pgSQL in src/db/migrations/Migration20261126060000_rfq_fill_path.ts): the
+ * quotes' order, best first (odds desc, received, id: the allocation's order, allocate.ts), which makers are
+ * removed, and that a closed RFQ comes without quotes or accounts.
  */
 async function lockOpen(tx: Em, rfqId: string): Promise<LockedRfq | null> {
   const found = isUuid(rfqId) ? await rfqRepository(db(tx)).lockForClose(rfqId) : undefined;

@@ -171,7 +171,13 @@ function assertStillOpenable(legs: readonly RfqLegInfo[], mustStayOpenUntil: num
   );
 }
 
-/** rfq_create; a taker with no ledger accounts yet gets them (its user row checked first) and the call runs again. */
+/**
+ * rfq_create; a taker with no ledger accounts yet gets them (its user row checked first) and the call runs again.
+ * Decided in SQL (rfq_create, PL/pgSQL in src/db/migrations/Migration20261126060000_rfq_fill_path.ts), under the
+ * taker's account locks: the open-RFQ limit (`maxOpen` open RFQs: 'not_inserted'), a used nonce (ON CONFLICT:
+ * 'not_inserted'), and the reserve (the stake against the available balance: 'insufficient_balance'; else the
+ * rfq_reserve posting). The caller tells the two 'not_inserted' apart and answers each verdict.
+ */
 async function insertRfq(tx: Em, row: NewRfqRow, maxOpen: number) {
   const repo = rfqRepository(db(tx));
   const verdict = await repo.create(row, maxOpen, randomUUID());

@@ -93,6 +93,11 @@ async function write(tx: Em, plan: ClosePlan, accounts: LockedAccounts, safe: bo
   }
   let tripped;
   try {
+    // Decided in SQL, in this one statement (FillsRepository.closeWrites, src/db/repositories/fills.repository.ts):
+    // the balance CHECK of ledger_accounts refuses a maker whose collateral moved since the unlocked read (then the
+    // close runs again the safe way, below); market-maker protection (countFillsCte,
+    // src/db/repositories/mm-protections.repository.ts) restarts a window past its interval and trips a maker whose
+    // fills or liability in it reach its limits (the rows it returns: mmpTripped withdraws their quotes).
     tripped = await fillsRepository(db(tx)).closeWrites({
       rfqId: plan.after.rfq.id,
       close: plan.close,

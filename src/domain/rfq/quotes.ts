@@ -60,6 +60,10 @@ export async function submitQuote(em: Em, deps: RfqDeps, makerWallet: string, q:
 
   const attempt = async () => {
     const id = randomUUID();
+    // Decided in SQL (RfqQuotesRepository.recordQuote, one statement in src/db/repositories/rfq-quotes.repository.ts):
+    // the verdict (a replayed client_quote_id, unknown RFQ, removed maker, tripped protection, RFQ closed or past its
+    // deadlines, self-trade, collateral: available against the liability of min(stake, max_fill)), the maker's live
+    // quote replaced, valid_until_ms capped at the RFQ's expiry. Each verdict is answered below.
     const rec = await rfqQuotesRepository(db(em)).recordQuote({
       id,
       rfqId,

@@ -2,6 +2,7 @@
 // workers only see this interface; SETTLEMENT_MODE picks the adapter: `demo` (no chain, src/domain/
 // settlement/demo.ts) or `onchain` (USDC on an EVM chain with viem, src/domain/settlement/onchain/).
 import type { Em } from '../../db/orm.js';
+import type { Posting } from '../ledger/ledger.js';
 import type { Reconciliation } from './onchain/reconcile.js';
 
 export interface SettlementRequest {
@@ -25,6 +26,22 @@ export interface DepositWallet {
   assetAddress?: string;
   /** Onchain: the settlement wallet, which a pull deposit's approve() must name as spender. */
   spenderAddress?: string;
+}
+
+/**
+ * The ledger posting of a settled deposit, from the settlement clearing account to the user's available balance:
+ * a pull deposit the settlement worker settles (src/domain/money/operations.ts) and a custodial one the listener
+ * credits (src/domain/settlement/onchain/deposits.ts) post the same.
+ */
+export function depositPosting(operationId: string, userId: string, amount: bigint): Posting {
+  return {
+    kind: 'deposit',
+    reference: operationId,
+    entries: [
+      { account: { system: 'settlement_clearing' }, amount: -amount },
+      { account: { userId, kind: 'user_available' }, amount },
+    ],
+  };
 }
 
 /** A pull deposit's wallet as read from the chain before the write (readDepositFunds). */

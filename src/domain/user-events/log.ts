@@ -1,6 +1,8 @@
 // The user channel's durable event log (docs/user-channel.md): the events are written by database triggers in the
-// statement that changes the account (Migration20261130010000_user_events), numbered 1, 2, 3... per user. Here
-// they are read as `user_event` frames (the generated AsyncAPI type), replayed from a client's since_seq, and pruned.
+// statement that changes the account (Migration20261130010000_user_events), numbered 1, 2, 3... per user.
+// Decided in SQL there: which writes are a user's events (user_events_on_ledger, _on_operations, _on_rfqs, _on_quotes,
+// _on_positions, _on_entries) and their payloads (user_events_append numbers them). Here they are read as
+// `user_event` frames (the generated AsyncAPI type), replayed from a client's since_seq, and pruned.
 import type { ResyncRequiredMessage, UserEventMessage } from '../../../generated/asyncapi/types.js';
 import type { Em } from '../../db/orm.js';
 import { userEventsRepository, type UserEventRow } from '../../db/repositories/user-events.repository.js';

@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServiceProcess, type ServiceProcess } from '../../testing/service-process.js';
+import { embeddedDataDir } from '../../testing/embedded-template.js';
 
 const DOC = fileURLToPath(new URL('../../../docs/generate-a-client.md', import.meta.url));
 let dataDir: string;
@@ -43,7 +44,7 @@ function networkEnv(): Record<string, string> {
 }
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'crfq-genclient-'));
+  dataDir = embeddedDataDir('crfq-genclient-');
   svc = await startServiceProcess({ env: { NODE_ENV: 'development', DATA_DIR: dataDir, DEMO_DATA: 'false' } });
 });
 afterAll(async () => {

@@ -25,7 +25,7 @@ import { custodialRepository, type DepositLog } from '../../../db/repositories/c
 import { db } from '../../../db/schema.js';
 import type { Logger } from '../../../logger.js';
 import { postAll } from '../../ledger/ledger.js';
-import { depositPosting } from '../../money/operations.js';
+import { depositPosting } from '../adapter.js';
 import type { Chain } from '../../../adapters/chain/chain.js';
 import { isLogRangeError, LogRange } from './log-range.js';
 

@@ -115,6 +115,8 @@ function sweepOwner(
       if (step === 'topup') return;
       await r.setSweep(s.id, status === 'success' ? 'done' : 'failed');
       if (status === 'success') await r.sweepSucceeded(s.address);
+      // Decided in SQL (CustodialRepository.sweepFailed): the next try after backoff x 2^(failures - 1), and the
+      // address parked once it failed SWEEP_MAX_FAILURES times in a row.
       else if (await r.sweepFailed(s.address, 'reverted', SWEEP_MAX_FAILURES, SWEEP_BACKOFF_MS))
         log.error(fields, 'sweep reverted too often: address parked');
       log.info({ ...fields, outcome: status }, 'custodial deposit sweep finished');

@@ -90,6 +90,7 @@ async function signAndStore(
     const slot = await owner.lockToSign(tx, seen);
     if (!slot) return null;
     const repo = chainTxRepository(db(tx));
+    // Decided in SQL (ChainTxRepository.allocateNonce, one UPSERT under the sender's row lock): the next nonce.
     const nonce = seen[0]?.nonce ?? owner.fixedNonce ?? (await repo.allocateNonce(chainId, sender, nodeNonce));
     const raw = await owner.signer.signTransaction({ type: 'eip1559', chainId, nonce: Number(nonce), ...spec, ...fees });
     const hash = keccak256(raw);

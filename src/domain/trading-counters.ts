@@ -1,11 +1,12 @@
 // The trading counters (table trading_stats; docs/trading.md, "PnL"): one row per owner, kept in the fill
 // and settlement transactions, so the portfolio, a maker's PnL and the taker PnL a maker looks up are one
 // row read. This module is the one place that builds and parses an owner key and that counts what a
-// settlement moves; the close plan (src/domain/rfq/close-plan.ts), the settlement plan (settlement-plan.ts),
-// the reads (portfolio.ts) and the ledger check (src/domain/ledger/ledger.ts) call it.
+// settlement moves; the close plan (src/domain/rfq/close-plan.ts), the settlement plan
+// (src/domain/positions/settlement-plan.ts), the reads (src/domain/positions/portfolio.ts) and the ledger check
+// (src/domain/ledger/ledger.ts) call it, so it stands below all of them (docs/architecture.md, "Floors").
 //
 // Owner keys: `user:<user uuid>` for a taker, `mm:<lowercase wallet>` for a maker (one user may be both).
-import type { StatsSettleDelta } from '../../db/repositories/positions.repository.js';
+import type { StatsSettleDelta } from '../db/repositories/positions.repository.js';
 
 /** The key prefixes, also for SQL that derives keys from the positions (the ledger check). */
 export const OWNER_PREFIX = { taker: 'user:', maker: 'mm:' } as const;

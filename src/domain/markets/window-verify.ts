@@ -4,9 +4,9 @@
 // recomputed from the fetched observations and compared with the recorded decision. A source that cannot
 // be asked now (down, blocked, not configured here) is "not re-checked": neither agreement nor difference.
 import type { Em } from '../../db/orm.js';
-import { getWindowState, type ObservationRecord, type SourceReadingRecord, type WindowState } from '../markets/window-resolution.js';
-import type { PriceFeed, PriceObservation } from './feed.js';
-import { decide, type SourceReading } from './quorum.js';
+import { getWindowState, type ObservationRecord, type SourceReadingRecord, type WindowState } from './window-resolution.js';
+import type { PriceFeed, PriceObservation } from '../prices/feed.js';
+import { decide, type SourceReading } from '../prices/quorum.js';
 import { detailOf } from '../../adapters/prices/reasons.js';
 
 export interface SideCheck {
