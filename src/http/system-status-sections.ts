@@ -9,7 +9,25 @@ import { resolutionBacklog, type ResolutionBacklog } from '../domain/markets/res
 import { QUEUE } from '../jobs/queues.js';
 import { SCHEDULERS } from '../jobs/schedulers.js';
 import { check, CheckState } from './handlers/operations.js';
-import type { SystemStatusDeps } from './system-status.js';
+import type { Orm } from '../db/orm.js';
+import type { Logger } from '../logger.js';
+import type { SchedulerCadence, SchedulerQueues } from '../jobs/schedulers.js';
+
+/** What the system status reads (createSystemStatus in src/http/system-status.ts). */
+export interface SystemStatusDeps {
+  orm: Orm;
+  schedulerQueues: SchedulerQueues;
+  queue: { ping(): Promise<void> };
+  bus: { ping(): Promise<void> };
+  staleAfterMs: number;
+  cadence: SchedulerCadence;
+  components: readonly StatusComponent[];
+  /** In onchain mode: the chain as the workers last stored it (src/domain/settlement/onchain/chain-status.ts). */
+  chain?: () => Promise<NonNullable<SystemStatus['chain']>>;
+  /** RESOLUTION_OVERDUE_AFTER_MS: a window with open positions still without an outcome this long after its end is late. */
+  overdueAfterMs: number;
+  log: Logger;
+}
 
 const PROCESSES_LISTED = 100;
 

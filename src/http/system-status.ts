@@ -4,31 +4,12 @@
 import { Gauge, type Registry } from 'prom-client';
 import { PendingReasonSchema } from '../../generated/openapi/schemas.gen.js';
 import type { SystemStatus } from '../../generated/openapi/types.gen.js';
-import type { Orm } from '../db/orm.js';
 import { systemRepository } from '../db/repositories/system.repository.js';
 import { db } from '../db/schema.js';
-import type { Logger } from '../logger.js';
-import type { StatusComponent } from '../domain/status.js';
-import type { SchedulerCadence, SchedulerQueues } from '../jobs/schedulers.js';
 import { check } from './handlers/operations.js';
-import { componentsOf, queuesOf, resolutionOf, schedulersOf, waitingOf, workersOf } from './system-status-sections.js';
+import { componentsOf, queuesOf, resolutionOf, schedulersOf, waitingOf, workersOf, type SystemStatusDeps } from './system-status-sections.js';
 
 const REPORT_REUSE_MS = 1000;
-
-export interface SystemStatusDeps {
-  orm: Orm;
-  schedulerQueues: SchedulerQueues;
-  queue: { ping(): Promise<void> };
-  bus: { ping(): Promise<void> };
-  staleAfterMs: number;
-  cadence: SchedulerCadence;
-  components: readonly StatusComponent[];
-  /** In onchain mode: the chain as the workers last stored it (src/domain/settlement/onchain/chain-status.ts). */
-  chain?: () => Promise<NonNullable<SystemStatus['chain']>>;
-  /** RESOLUTION_OVERDUE_AFTER_MS: a window with open positions still without an outcome this long after its end is late. */
-  overdueAfterMs: number;
-  log: Logger;
-}
 
 export interface SystemStatusSource {
   report(): Promise<SystemStatus>;
