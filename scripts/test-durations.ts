@@ -1,13 +1,13 @@
 // `npm run test:durations -- <vitest JSON report>`: rewrites src/testing/test-durations.json (the order the test
 // files start in: src/testing/vitest-sequencer.ts) from a run's report, e.g. the one `npm test` keeps in
-// test-results/vitest.json. Durations are rounded to seconds so a rerun changes few lines.
+// .test-results/vitest.json. Durations are rounded to seconds so a rerun changes few lines.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DURATIONS_FILE } from '../src/testing/vitest-sequencer.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const reportPath = process.argv[2] ?? 'test-results/vitest.json';
+const reportPath = process.argv[2] ?? '.test-results/vitest.json';
 const report = JSON.parse(readFileSync(reportPath, 'utf8')) as { testResults: Array<{ name: string; startTime: number; endTime: number }> };
 const out: Record<string, number> = {};
 for (const r of [...report.testResults].sort((a, b) => (a.name < b.name ? -1 : 1))) {

@@ -64,10 +64,11 @@ rm -rf "$checks"
 [ -z "$failed" ] || fail "$failed"
 
 step "unit, integration and contract tests (real PostgreSQL, Redis and service processes)"
-# The run's JSON report stays in test-results/vitest.json: `npm run test:durations` turns it into the order the
-# next runs start their files in (src/testing/vitest-sequencer.ts).
-mkdir -p test-results
-report=test-results/vitest.json
+# The run's JSON report stays in .test-results/vitest.json (not Playwright's test-results/, which it empties at its
+# start): `npm run test:durations` turns it into the order the next runs start their files in
+# (src/testing/vitest-sequencer.ts).
+mkdir -p .test-results
+report=.test-results/vitest.json
 rm -rf contract-tests/.coverage
 npx vitest run --reporter=default --reporter=json --outputFile.json="$report"
 vitest_rc=$?
