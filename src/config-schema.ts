@@ -40,6 +40,8 @@ export const schema = z.object({
       .regex(/^rediss?:\/\//, 'must be a redis:// URL')
       .optional(),
   ),
+  /** Connections of a process's ORM pool to PostgreSQL, at most (docs/configuration.md). */
+  DATABASE_POOL_MAX: intFrom(10, 1, 1_000),
   /** At most this many distinct parameterised statements kept prepared per database connection (src/db/prepared.ts); 0: none. */
   DATABASE_PREPARED_STATEMENTS: intFrom(PREPARED_STATEMENTS_DEFAULT, 0, 10_000),
   DATA_DIR: z.string().min(1).default('.data'),

@@ -58,6 +58,12 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ METRICS_PORT: 'metrics' })).toThrow(/METRICS_PORT/);
   });
 
+  it('DATABASE_POOL_MAX: the ORM pool size, 10 by default, at least 1', () => {
+    expect(loadConfig({}).databasePoolMax).toBe(10);
+    expect(loadConfig({ DATABASE_POOL_MAX: '3' }).databasePoolMax).toBe(3);
+    expect(() => loadConfig({ DATABASE_POOL_MAX: '0' })).toThrow(ConfigError);
+  });
+
   it('picks the deployment from DATABASE_URL and REDIS_URL', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://u@h/db' }).deployment).toBe('postgres');
     expect(loadConfig({ DATABASE_URL: 'postgres://u@h/db', REDIS_URL: 'redis://h:6379' }).deployment).toBe('production');

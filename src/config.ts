@@ -29,6 +29,8 @@ export interface Config {
   databaseListenUrl: string | undefined;
   /** DATABASE_PREPARED_STATEMENTS: named statements per connection (PostgreSQL only; 0: none). */
   databasePreparedStatements: number;
+  /** DATABASE_POOL_MAX: connections of the process's ORM pool to PostgreSQL, at most. */
+  databasePoolMax: number;
   redisUrl: string | undefined;
   dataDir: string;
   queuePrefix: string;
@@ -190,6 +192,7 @@ function buildConfig(e: Parsed, env: Record<string, string | undefined>, checked
     databaseUrl: e.DATABASE_URL,
     databaseListenUrl: e.DATABASE_LISTEN_URL,
     databasePreparedStatements: e.DATABASE_PREPARED_STATEMENTS,
+    databasePoolMax: e.DATABASE_POOL_MAX,
     redisUrl: e.REDIS_URL,
     dataDir: e.DATA_DIR,
     queuePrefix: e.QUEUE_PREFIX,

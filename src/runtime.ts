@@ -64,7 +64,12 @@ export async function openRuntime(config: Readonly<Config>, logger: Logger, opts
       closers.push(() => db.close());
       logger.info({ data_dir: config.dataDir }, 'embedded PGlite database opened (single process; set DATABASE_URL for more)');
     }
-    const orm = await createOrm({ databaseUrl: config.databaseUrl, pglite, preparedStatements: config.databasePreparedStatements });
+    const orm = await createOrm({
+      databaseUrl: config.databaseUrl,
+      pglite,
+      preparedStatements: config.databasePreparedStatements,
+      poolMax: config.databasePoolMax,
+    });
     closers.push(() => orm.close(true));
     if (opts.migrate ?? config.migrateOnStart) {
       const applied = await withMigrationLock(config.databaseUrl, () => migrate(orm));

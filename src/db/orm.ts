@@ -21,6 +21,8 @@ export interface OrmOptions {
   debug?: boolean;
   /** PostgreSQL only: at most this many distinct parameterised statements run as named (prepared) ones; 0: none (src/db/prepared.ts). */
   preparedStatements?: number | undefined;
+  /** PostgreSQL only: connections in the pool at most (DATABASE_POOL_MAX); default 10. */
+  poolMax?: number | undefined;
 }
 
 const common = {
@@ -40,7 +42,7 @@ export async function createOrm(opts: OrmOptions): Promise<Orm> {
   if (opts.databaseUrl) {
     const prepared = opts.preparedStatements ?? PREPARED_STATEMENTS_DEFAULT;
     const driverOptions = prepared > 0 ? { Client: preparingClient(new StatementNames(prepared)) } : {};
-    return (await PgORM.init({ ...common, clientUrl: opts.databaseUrl, pool: { min: 0, max: 10 }, driverOptions })) as unknown as Orm;
+    return (await PgORM.init({ ...common, clientUrl: opts.databaseUrl, pool: { min: 0, max: opts.poolMax ?? 10 }, driverOptions })) as unknown as Orm;
   }
   if (opts.pglite) {
     return (await PgliteORM.init({ ...common, dbName: 'embedded', driverOptions: { pglite: opts.pglite } })) as unknown as Orm;

@@ -59,6 +59,10 @@ export async function startServiceProcess(opts: StartOptions): Promise<ServicePr
     PORT: '0',
     HOST: '127.0.0.1',
     RFQ_ADMISSION_MAX_LOOP_DELAY_MS: '0',
+    // A run holds dozens of service processes at once on one PostgreSQL (max_connections 100 by default): with the
+    // default ORM pool of 10 (beside BullMQ's own on PostgreSQL) two onchain stacks of four processes each could take
+    // them all ("sorry, too many clients already"). Tests that need another size set it.
+    DATABASE_POOL_MAX: '5',
     // Node's on-disk cache of compiled modules (issue 40): a test run starts hundreds of service processes from the
     // same files, and each start then skips compiling them again (measured: 2.7 s of CPU to "listening" → 2.35 s).
     NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? join(ROOT, 'node_modules/.cache/node-compile'),
