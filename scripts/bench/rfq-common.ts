@@ -1,6 +1,6 @@
 // What the parts of `bench:rfq` share: two API processes on one database (the maker on B, POSTs to A),
 // a funded market window, funded takers, registered and funded makers, latency statistics.
-import { privateKeyToAccount, generatePrivateKey, type PrivateKeyAccount } from 'viem/accounts';
+import { generatePrivateKey, type LocalAccount } from 'viem/accounts';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createOrm, type Orm } from '../../src/db/orm.js';
 import { db } from '../../src/db/schema.js';
@@ -13,6 +13,7 @@ import { newTaker, type Party } from '../../src/testing/rfq-trade.js';
 import { startServiceProcess, type ServiceProcess } from '../../src/testing/service-process.js';
 import { BENCH_EIP712_SALT, passedThroughEnv, percentile, row } from './harness.js';
 import { fundedUser } from '../../src/testing/funding.js';
+import { assertNativeMatchesViem, nativeAccount } from './native-account.js';
 
 export const OPERATOR_TOKEN = 'bench-operator-token-0123456789';
 export const log = createLogger('warn');
@@ -88,6 +89,7 @@ export async function startPair(name: string, mode: Backend, legs: number, extra
     // A play-money deployment: production refuses demo settlement and demo prices unless allowed (src/config.ts).
     ALLOW_DEMO_SETTLEMENT: 'true',
     ALLOW_DEMO_PRICES: 'true',
+    SIWE_DOMAIN: 'localhost:3000', // production requires the sign-in origin (the takers here sign in with Privy)
     DATABASE_URL: testDb.url,
     REDIS_URL: mode === 'redis' ? TEST_REDIS_URL : undefined,
     QUEUE_PREFIX: uniquePrefix(name),
@@ -142,8 +144,11 @@ export const newTakers = (baseUrl: string, privy: TestPrivy, n: number, micros: 
   Promise.all(Array.from({ length: n }, () => newTaker(baseUrl, privy, micros)));
 
 /** A market maker registered through the operator API, its collateral deposited to its wallet's user. */
-export async function newMaker(pair: Pair, micros = 1_000_000_000_000n): Promise<PrivateKeyAccount> {
-  const account = privateKeyToAccount(generatePrivateKey());
+/** A registered, funded maker whose account signs natively (scripts/bench/native-account.ts). */
+export async function newMaker(pair: Pair, micros = 1_000_000_000_000n): Promise<LocalAccount> {
+  const key = generatePrivateKey();
+  await assertNativeMatchesViem(key);
+  const account = nativeAccount(key);
   const reg = await fetch(`${pair.a.baseUrl}/v1/admin/market-makers`, {
     method: 'POST',
     headers: { authorization: `Bearer ${OPERATOR_TOKEN}`, 'content-type': 'application/json' },

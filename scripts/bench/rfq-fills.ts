@@ -3,12 +3,13 @@
 //   3. sustained fills/s: K takers post best-mode FOK orders in a closed loop (each waits for its answer)
 //      against M makers on the other process that quote every RFQ at once; one hot maker vs several.
 // Orders are signed ahead (the takers' work, not on this process's clock during a run); the makers sign
-// their quotes live in this process, so its CPU share is reported next to the rates.
+// their quotes live in this process with libsecp256k1 (native-account.ts), and its CPU share is reported next
+// to the rates. A taker answered 503 OVERLOADED waits its Retry-After, as the SDK's submitRfq does, then goes on.
 import { randomUUID } from 'node:crypto';
 import { MarketMakerClient } from '@contest-rfq/sdk';
 import type { Party } from '../../src/testing/rfq-trade.js';
 import { boxCpu, boxSnapshot } from './box-cpu.js';
-import { ms, newMaker, signOrdersAhead, stats, type Pair, type SignedOrder } from './rfq-common.js';
+import { ms, newMaker, signOrdersAhead, sleep, stats, type Pair, type SignedOrder } from './rfq-common.js';
 
 export interface FillOptions {
   legs: number;
@@ -43,7 +44,7 @@ async function postBest(
   pair: Pair,
   { taker, order, signature }: Signed,
   to: 'a' | 'b' = 'a',
-): Promise<{ status: string; tookMs: number; phases?: Phases }> {
+): Promise<{ status: string; tookMs: number; phases?: Phases; retryAfterMs?: number }> {
   const sentAt = Date.now();
   const t0 = process.hrtime.bigint();
   const sent = JSON.stringify({ order, signature, fill_mode: 'best', idempotency_key: randomUUID() });
@@ -68,7 +69,10 @@ async function postBest(
     closed_at_ms?: number | null;
   };
   const tookMs = ms(t0, process.hrtime.bigint());
-  if (res.status !== 201) return { status: `http ${res.status} ${body.code ?? ''}`, tookMs };
+  if (res.status !== 201) {
+    const retryAfter = Number(res.headers.get('retry-after'));
+    return { status: `http ${res.status} ${body.code ?? ''}`, tookMs, ...(retryAfter > 0 && { retryAfterMs: retryAfter * 1000 }) };
+  }
   const answeredAt = Date.now();
   const phases =
     body.created_at_ms !== undefined && body.quote_deadline_ms !== undefined && typeof body.closed_at_ms === 'number'
@@ -144,7 +148,7 @@ export async function closeOverhead(pair: Pair, takers: Party[], o: FillOptions)
 }
 
 /** Item 3: `takers` in a closed loop for `durationMs` against `makerCount` makers. */
-export async function sustainedFills(pair: Pair, takers: Party[], makerCount: number, o: FillOptions) {
+export async function sustainedFills(pair: Pair, takers: Party[], makerCount: number, o: Omit<FillOptions, 'takers'>) {
   const makers = await startMakers(pair, makerCount, o.legs);
   try {
     // A taker cannot finish more than one RFQ per window: that bounds the orders it needs.
@@ -168,6 +172,7 @@ export async function sustainedFills(pair: Pair, takers: Party[], makerCount: nu
           if (Date.now() >= end) break;
           const r = await postBest(pair, s, to(k));
           statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+          if (r.retryAfterMs) await sleep(Math.max(0, Math.min(r.retryAfterMs, end - Date.now())));
           answers.push(r.tookMs);
           if (r.phases) for (const k of ['toCreated', 'deadlineToClosed', 'closedToAnswer'] as const) split[k].push(r.phases[k]);
           if (r.status === 'filled') filled++;

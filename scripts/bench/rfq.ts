@@ -1,23 +1,25 @@
 // `npm run bench:rfq [-- --items 1,2,3,5 --n 300 --rate 100 --legs 2 --takers 8 --via http --backends redis,postgres
-//   --window 250 --close-n 50 --fill-takers 96 --fill-via a|ab --makers 1,4 --duration 8000 --sockets 500 --open 2000]`:
+//   --window 250 --close-n 50 --fill-takers 96,192 --cpu-takers 12 --fill-via a|ab --makers 1,4 --duration 8000 --sockets 500 --open 2000]`:
 // the trading targets of docs/performance.md, items 1, 2, 3 and 5, each next to the floors and ceilings measured in the same run
 // (a benchmark, not a test). Two API processes A and B run on one database; makers are on B, POSTs go to A.
 //   1. RFQ -> first quote, per backend (PostgreSQL + Redis; PostgreSQL only: the bus is LISTEN/NOTIFY):
 //      rfq-first-quote.ts; floor = one order recovery + one reserve-shaped tx + one bus hop.
 //   2. close overhead: best-mode response time - RFQ_QUOTE_WINDOW_MS, next to the fill-shaped tx floor.
-//   3. sustained fills/s: closed-loop takers x auto-quoting makers, hot maker (M=1) vs several; signature
-//      checks/s (hash + native recovery, one core) against fills/s, and the same writes as plain SQL.
+//   3. goodput and CPU per fill (rfq-goodput.ts): closed-loop takers x auto-quoting makers, a hot maker (M=1)
+//      vs several, at an unsaturated load (CPU per fill against the same writes as plain SQL), at the saturating
+//      load and at twice it (fills/s, expired share, 503 OVERLOADED shed).
 //   5. RSS of API process A per subscribed maker socket and per open manual-mode RFQ.
 // Items 2, 3 and 5 run on PostgreSQL + Redis with a short quote window (250 ms: on a busy 2-core box the
 // created -> quote_ack time alone reached ~110 ms p50 at 100 ms, so most RFQs expired instead of filling).
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { describePer } from './box-cpu.js';
-import { loadAverage, row } from './harness.js';
+import { loadAverage } from './harness.js';
 import { newTakers, startPair, statsHeader, statsLine, type Backend } from './rfq-common.js';
-import { closeOverhead, sustainedFills, type FillOptions } from './rfq-fills.js';
+import { closeOverhead, type FillOptions } from './rfq-fills.js';
+import { goodput } from './rfq-goodput.js';
 import { firstQuote } from './rfq-first-quote.js';
-import { recoveries, sqlFillsPerSecond, txFloors } from './rfq-floors.js';
+import { recoveries, txFloors } from './rfq-floors.js';
 import { memory } from './rfq-memory.js';
 
 const { values } = parseArgs({
@@ -32,7 +34,13 @@ const { values } = parseArgs({
     via: { type: 'string', default: 'http' },
     window: { type: 'string', default: '250' },
     'close-n': { type: 'string', default: '50' },
-    'fill-takers': { type: 'string', default: '96' },
+    /** Item 3: the saturating load and twice it (closed-loop takers); item 2 uses the first. */
+    'fill-takers': { type: 'string', default: '96,192' },
+    /** Item 3: the unsaturated run whose CPU per fill is compared with plain SQL. */
+    'cpu-takers': { type: 'string', default: '12' },
+    /** Items 2, 3, 5: RFQ_ADMISSION_MAX_LOOP_DELAY_MS and RFQ_ADMISSION_MAX_IN_FLIGHT of the API processes (default: the service's). */
+    'loop-delay': { type: 'string' },
+    'max-in-flight': { type: 'string' },
     /** Item 3: 'a' posts every order to A; 'ab' alternates takers between A and B, as a load balancer would. */
     'fill-via': { type: 'string', default: 'a' },
     makers: { type: 'string', default: '1,4' },
@@ -49,6 +57,8 @@ const CORES = availableParallelism();
 /** The plain-SQL ceiling runs at most this many clients (PostgreSQL allows 100 connections; more add nothing on 2 cores). */
 const SQL_CLIENTS = 32;
 const load = loadAverage;
+const LOAD_TAKERS = values['fill-takers'].split(',').map(Number);
+const CPU_TAKERS = Number(values['cpu-takers']);
 
 console.log(`bench:rfq  node ${process.version}  ${new Date().toISOString()}  ${CORES} cores, load average ${load()}, ${LEGS} legs`);
 
@@ -95,7 +105,7 @@ if (ITEMS.has('2') || ITEMS.has('3') || ITEMS.has('5')) {
     legs: LEGS,
     windowMs: Number(values.window),
     closeN: Number(values['close-n']),
-    takers: Number(values['fill-takers']),
+    takers: LOAD_TAKERS[0]!,
     makerCounts,
     durationMs: Number(values.duration),
     spread: values['fill-via'] === 'ab',
@@ -112,9 +122,13 @@ if (ITEMS.has('2') || ITEMS.has('3') || ITEMS.has('5')) {
     MM_MAX_QUEUED_FRAMES: '1000',
     MM_MAX_CONNECTIONS_PER_IP: String(sockets + Math.max(...makerCounts) + 20),
     MM_MAX_UNAUTHENTICATED_PER_IP: '40',
+    // Admission control as deployed (src/testing/service-process.ts turns its loop-delay signal off for tests):
+    // the default, a fifth of the quote window, unless --loop-delay says otherwise.
+    RFQ_ADMISSION_MAX_LOOP_DELAY_MS: values['loop-delay'] ?? String(Math.round(fill.windowMs / 5)),
+    ...(values['max-in-flight'] && { RFQ_ADMISSION_MAX_IN_FLIGHT: values['max-in-flight'] }),
   });
   try {
-    const takers = await newTakers(pair.a.baseUrl, pair.privy, Math.max(fill.takers, 1), 1_000_000_000);
+    const takers = await newTakers(pair.a.baseUrl, pair.privy, Math.max(...LOAD_TAKERS, CPU_TAKERS, 1), 1_000_000_000);
     const order = {
       taker: takers[0]!.wallet.address,
       legs: pair.marketIds.map((market_id) => ({ market_id, direction: 'up' as const })),
@@ -160,53 +174,11 @@ if (ITEMS.has('2') || ITEMS.has('3') || ITEMS.has('5')) {
 
     if (ITEMS.has('3')) {
       const rec = await recoveries(pair.domain, order, Math.max(FLOOR_N, 2000));
-      const sigCeiling = rec.perSecond;
       console.log(
-        `\n3. sustained fills: ${fill.takers} takers (posting to ${fill.spread ? 'A and B in turn' : 'A'}) in a closed loop for ${fill.durationMs / 1000} s each run; signature checks ${rec.perSecond.toFixed(0)}/s on one core (typed-data hash + native recovery)`,
+        `\n3. goodput and CPU per fill: closed-loop takers posting to ${fill.spread ? 'A and B in turn' : 'A'}, ${fill.durationMs / 1000} s a run;` +
+          ` signature checks ${rec.perSecond.toFixed(0)}/s on one core (typed-data hash + native recovery); load average ${load()}`,
       );
-      console.log(
-        row([
-          ['makers', -8],
-          ['fills/s', 9],
-          ['SQL fills/s', 12],
-          ['sig checks/fill/s', 17],
-          ['/ SQL', 8],
-          ['bench cpu', 10],
-          ['answers', -40],
-        ]),
-      );
-      for (const m of fill.makerCounts) {
-        const r = await sustainedFills(pair, takers, m, fill);
-        const sqlRun = await sqlFillsPerSecond(pair.dbUrl, Math.min(fill.takers, SQL_CLIENTS), m, m, Math.min(fill.durationMs, 5_000));
-        const sql = sqlRun.perSecond;
-        console.log(
-          row([
-            [m === 1 ? '1 (hot)' : m, -8],
-            [r.fillsPerSecond.toFixed(0), 9],
-            [sql.toFixed(0), 12],
-            [`${(sigCeiling / Math.max(1, r.fillsPerSecond)).toFixed(0)}x`, 17],
-            [`${((100 * r.fillsPerSecond) / sql).toFixed(0)}%`, 8],
-            [`${(100 * r.coreShare).toFixed(0)}%`, 10],
-            [
-              `${JSON.stringify(Object.fromEntries(r.statuses))}${r.refused.size ? ` quotes refused ${JSON.stringify(Object.fromEntries(r.refused))}` : ''}`,
-              -40,
-            ],
-          ]),
-        );
-        console.log(
-          `${''.padEnd(8)} POST -> answer p50 ${r.answer.p50.toFixed(0)} / p99 ${r.answer.p99.toFixed(0)} ms; created -> rfq frame at a maker p50 ${r.frameLag.p50} / p99 ${r.frameLag.p99} ms; created -> quote_ack p50 ${r.ackLag.p50} / p99 ${r.ackLag.p99} ms (window ${fill.windowMs} ms)`,
-        );
-        const ph = r.phases;
-        console.log(
-          `${''.padEnd(8)} split p50/p99 ms: POST sent -> created_at ${ph.toCreated.p50}/${ph.toCreated.p99}, quote deadline -> closed_at ${ph.deadlineToClosed.p50}/${ph.deadlineToClosed.p99}, closed_at -> answer received ${ph.closedToAnswer.p50}/${ph.closedToAnswer.p99}`,
-        );
-        console.log(`${''.padEnd(8)} service: ${describePer(r.box, Math.max(1, r.filled), 'fill')}`);
-        console.log(`${''.padEnd(8)} plain SQL: ${describePer(sqlRun.box, Math.max(1, sqlRun.fills), 'fill')}`);
-      }
-      console.log(
-        '(SQL fills/s: the same writes per fill, reserve tx + one quote insert per maker + fill tx, as plain SQL from the same number of clients;',
-      );
-      console.log(' bench cpu: this process, which also signs every maker quote, as a share of one core)');
+      await goodput(pair, takers, makerCounts, { ...fill, cpuTakers: CPU_TAKERS, loadTakers: LOAD_TAKERS, sqlClients: SQL_CLIENTS });
     }
   } finally {
     await pair.stop();
