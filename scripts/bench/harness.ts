@@ -14,6 +14,8 @@ import { startServiceProcess, type ServiceProcess } from '../../src/testing/serv
 export const BENCH_EIP712_SALT = `0x${'be'.repeat(32)}`;
 
 export const passedThroughEnv = (): Record<string, string | undefined> => ({
+  // The deployed pool size (src/testing/service-process.ts gives test processes 5 so that a test run's dozens fit).
+  DATABASE_POOL_MAX: process.env.DATABASE_POOL_MAX ?? '10',
   NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS,
   DATABASE_PREPARED_STATEMENTS: process.env.DATABASE_PREPARED_STATEMENTS,
 });
