@@ -2,7 +2,7 @@
 // applies the application's and BullMQ's migrations, then exits. Processes with MIGRATE_ON_START (the
 // default outside NODE_ENV=production) also migrate at start, serialised by an advisory lock; the others
 // refuse to start while a migration is pending (docs/deployment.md).
-import { loadConfig, ConfigError } from './config.js';
+import { loadConfig, ConfigError } from './config/load.js';
 import { createLogger } from './logger.js';
 import { openRuntime } from './runtime.js';
 

@@ -1,7 +1,7 @@
 // What the parts of `bench:rfq` share: two API processes on one database (the maker on B, POSTs to A),
 // a funded market window, funded takers, registered and funded makers, latency statistics.
 import { privateKeyToAccount, generatePrivateKey, type PrivateKeyAccount } from 'viem/accounts';
-import { loadConfig, type Config } from '../../src/config.js';
+import { loadConfig, type Config } from '../../src/config/load.js';
 import { createOrm, type Orm } from '../../src/db/orm.js';
 import { db } from '../../src/db/schema.js';
 import { ensureWindows } from '../../src/domain/markets/markets.js';

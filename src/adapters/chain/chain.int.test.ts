@@ -1,7 +1,7 @@
 // The chain module against a real anvil: the start-up checks (the node's chain id, the token's decimals)
 // and the custodial deposit addresses (BIP-44 m/44'/60'/0'/0/<index>).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../config.js';
+import { loadConfig } from '../../config/load.js';
 import { startTestChain, type TestChain } from '../../testing/chain.js';
 import { createTestDatabase } from '../../testing/postgres.js';
 import { startServiceProcess } from '../../testing/service-process.js';

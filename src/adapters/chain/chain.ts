@@ -6,8 +6,8 @@
 // (an API process: src/config-deposit-xpub.ts).
 import { createPublicClient, erc20Abi, getAddress, toHex, type Address, type PublicClient, type Transport } from 'viem';
 import { privateKeyToAccount, type HDKey, type PrivateKeyAccount } from 'viem/accounts';
-import { usdcIdentityProblem, type ChainSettings } from '../../config-chain.js';
-import { depositParentNode, parseDepositXpub, xpubDepositAddresses } from '../../config-deposit-xpub.js';
+import { usdcIdentityProblem, type ChainSettings } from '../../config/chain.js';
+import { depositParentNode, parseDepositXpub, xpubDepositAddresses } from '../../config/deposit-xpub.js';
 import { redactUrls } from '../../redact-url.js';
 import { settlementSigner, type ChainSigner } from './remote-signer.js';
 import { closeTransport, rpcTransport } from './transport.js';

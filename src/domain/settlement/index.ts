@@ -1,4 +1,4 @@
-import type { ChainSettings } from '../../config-chain.js';
+import type { ChainSettings } from '../../config/chain.js';
 import type { Em } from '../../db/orm.js';
 import type { Logger } from '../../logger.js';
 import type { SettlementAdapter } from './adapter.js';

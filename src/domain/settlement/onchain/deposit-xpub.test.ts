@@ -4,9 +4,9 @@
 // the settlement key and the mnemonic (src/config-role.ts).
 import { HDKey, mnemonicToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../../config.js';
-import { addressOfCompressedKey, depositParentNode, depositXpubOf, parseDepositXpub, xpubDepositAddresses } from '../../../config-deposit-xpub.js';
-import { roleProblems } from '../../../config-role.js';
+import { ConfigError, loadConfig } from '../../../config/load.js';
+import { addressOfCompressedKey, depositParentNode, depositXpubOf, parseDepositXpub, xpubDepositAddresses } from '../../../config/deposit-xpub.js';
+import { roleProblems } from '../../../config/role.js';
 import { depositKeyring } from '../../../adapters/chain/chain.js';
 import { ANVIL_MNEMONIC } from '../../../testing/anvil.js';
 

@@ -7,7 +7,7 @@
 // clean after each. Workers without a key or signer, or with the xpub but not the mnemonic, and a production API
 // given the keys, refuse to start.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { depositXpubOf } from '../../../config-deposit-xpub.js';
+import { depositXpubOf } from '../../../config/deposit-xpub.js';
 import { startAnvil, type Anvil } from '../../../testing/anvil.js';
 import { TEST_DEPOSIT_MNEMONIC } from '../../../testing/chain.js';
 import { available, depositAddressOf, sweepsIdle, unresolvedSweepTransactions, until } from '../../../testing/custodial.js';

@@ -2,7 +2,7 @@
 // docs/settlement.md): the node, the token, the keys and signer, custodial deposits, fees and cadences. Their
 // cross-field rules are in src/config-chain.ts. Reads no environment.
 import { z } from 'zod';
-import { intFrom, optionalString } from './config-parse.js';
+import { intFrom, optionalString } from './parse.js';
 
 const bool = (def: 'true' | 'false') =>
   z

@@ -2,8 +2,8 @@
 // and destination rules of withdrawals, and the least pull deposit. Reads no environment: config-schema.ts spreads
 // `custodyKeys` (src/config-schema-custody.ts) into the schema, config.ts hands the parsed keys to custodySettings().
 import { readFileSync } from 'node:fs';
-import { parseDenylist } from './config-denylist.js';
-import type { Parsed } from './config-schema.js';
+import { parseDenylist } from './denylist.js';
+import type { Parsed } from './schema.js';
 
 export interface CustodySettings {
   withdrawalMinMicros: bigint;

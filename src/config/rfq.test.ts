@@ -2,8 +2,8 @@
 // every bad value and combination named at once. The price sources: src/config-prices.test.ts; the
 // deployment, identity and process settings: src/config.test.ts.
 import { describe, expect, it } from 'vitest';
-import { RFQ_EIP712_SALT_DEV } from './constants.js';
-import { ConfigError, loadConfig } from './config.js';
+import { RFQ_EIP712_SALT_DEV } from '../constants.js';
+import { ConfigError, loadConfig } from './load.js';
 
 describe('loadConfig: RFQ trading and resolution', () => {
   it('RFQ trading, price feed and resolution defaults (docs/configuration.md)', () => {

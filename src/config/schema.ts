@@ -1,12 +1,12 @@
 // The environment schema of src/config.ts: every key, its default and its bounds. Reads no environment.
 import { z } from 'zod';
-import { PREPARED_STATEMENTS_DEFAULT } from './constants.js';
-import { csv, intFrom, isP256PublicKeyPem, optionalString } from './config-parse.js';
-import { PRICE_KEYS } from './config-prices.js';
-import { custodyKeys } from './config-schema-custody.js';
-import { chainKeys } from './config-schema-chain.js';
+import { PREPARED_STATEMENTS_DEFAULT } from '../constants.js';
+import { csv, intFrom, isP256PublicKeyPem, optionalString } from './parse.js';
+import { PRICE_KEYS } from './prices.js';
+import { custodyKeys } from './schema-custody.js';
+import { chainKeys } from './schema-chain.js';
 
-export { PRICE_SOURCES } from './config-prices.js';
+export { PRICE_SOURCES } from './prices.js';
 
 export const AUTH_DOMAIN_DEFAULT = 'contest-rfq-service market-maker v1';
 

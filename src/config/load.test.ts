@@ -3,7 +3,7 @@
 // resolution: src/config-rfq.test.ts.
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, AUTH_DOMAIN_DEFAULT } from './config.js';
+import { ConfigError, loadConfig, AUTH_DOMAIN_DEFAULT } from './load.js';
 
 const P256_PEM = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
 

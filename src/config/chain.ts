@@ -6,8 +6,8 @@ import { readFileSync } from 'node:fs';
 import { inspect } from 'node:util';
 import { getAddress, isAddress } from 'viem';
 import { english, privateKeyToAccount } from 'viem/accounts';
-import { depositParentNode, parseDepositXpub } from './config-deposit-xpub.js';
-import type { Parsed } from './config-schema.js';
+import { depositParentNode, parseDepositXpub } from './deposit-xpub.js';
+import type { Parsed } from './schema.js';
 
 export class Secret {
   readonly #value: string;

@@ -5,8 +5,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseDenylist } from './config-denylist.js';
-import { ConfigError, loadConfig } from './config.js';
+import { parseDenylist } from './denylist.js';
+import { ConfigError, loadConfig } from './load.js';
 
 const ONCHAIN = {
   SETTLEMENT_MODE: 'onchain',

@@ -1,21 +1,21 @@
 // The only module that reads process.env: parse once, report every bad key at once, freeze.
 // Its parts: config-schema.ts (the keys), config-rules.ts (cross-field rules), config-parse.ts (helpers).
-import { parseFailpoints, type FailpointAction } from './failpoints.js';
-import { deepFreeze, defaultSiweDomain, parseCorsOrigins, parseTrustProxy, type TrustProxy } from './config-parse.js';
+import { parseFailpoints, type FailpointAction } from '../failpoints.js';
+import { deepFreeze, defaultSiweDomain, parseCorsOrigins, parseTrustProxy, type TrustProxy } from './parse.js';
 
-export type { TrustProxy } from './config-parse.js';
-import { bufferProblem, deploymentProblems, rfqProblems } from './config-rules.js';
-import { priceProblems, priceSettings, type PriceSettings } from './config-prices.js';
-import { chainSettings, type ChainSettings } from './config-chain.js';
-import { custodySettings, type CustodySettings } from './config-custody.js';
-import { roleProblems } from './config-role.js';
-import { schema, type Parsed } from './config-schema.js';
-import { readOperatorTokens, type OperatorTokenLine } from './config-operator-tokens.js';
-import { RFQ_EIP712_SALT_DEV } from './constants.js';
+export type { TrustProxy } from './parse.js';
+import { bufferProblem, deploymentProblems, rfqProblems } from './rules.js';
+import { priceProblems, priceSettings, type PriceSettings } from './prices.js';
+import { chainSettings, type ChainSettings } from './chain.js';
+import { custodySettings, type CustodySettings } from './custody.js';
+import { roleProblems } from './role.js';
+import { schema, type Parsed } from './schema.js';
+import { readOperatorTokens, type OperatorTokenLine } from './operator-tokens.js';
+import { RFQ_EIP712_SALT_DEV } from '../constants.js';
 
-export { AUTH_DOMAIN_DEFAULT } from './config-schema.js';
-export type { ChainSettings } from './config-chain.js';
-export type { CustodySettings } from './config-custody.js';
+export { AUTH_DOMAIN_DEFAULT } from './schema.js';
+export type { ChainSettings } from './chain.js';
+export type { CustodySettings } from './custody.js';
 
 export interface Config {
   nodeEnv: Parsed['NODE_ENV'];
