@@ -7,7 +7,7 @@ import { createLogger } from './logger.js';
 import { openRuntime } from './runtime.js';
 
 try {
-  // The migration step asks for the database settings only (DATABASE_URL, REDIS_URL, ...): src/config.ts.
+  // The migration step asks for the database settings only (DATABASE_URL, REDIS_URL, ...): src/config/load.ts.
   const config = loadConfig(process.env, { scope: 'migrate' });
   const rt = await openRuntime(config, createLogger(config.logLevel, { role: 'migrate' }), { migrate: true });
   await rt.close();

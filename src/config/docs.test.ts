@@ -1,4 +1,4 @@
-// docs/configuration.md is the operator's one list of settings: every key src/config-schema.ts reads must
+// docs/configuration.md is the operator's one list of settings: every key src/config/schema.ts reads must
 // have its row there (a key added to the schema without documentation fails here).
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// loadConfig's price source settings (src/config-prices.ts, docs/prices.md): the defaults, what is read, and
+// loadConfig's price source settings (src/config/prices.ts, docs/prices.md): the defaults, what is read, and
 // every bad value and combination named at once.
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './load.js';

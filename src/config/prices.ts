@@ -1,5 +1,5 @@
-// The price sources' part of src/config.ts (docs/prices.md, docs/configuration.md): their keys (spread into
-// config-schema.ts), their cross-field rules and the settings object. Reads no environment.
+// The price sources' part of src/config/load.ts (docs/prices.md, docs/configuration.md): their keys (spread into
+// schema.ts), their cross-field rules and the settings object. Reads no environment.
 import { z } from 'zod';
 import { assetMap, csv, intFrom, optionalString } from './parse.js';
 import { DEMO_BASES_MICROS, DEMO_PRICE_SEED_DEFAULT, DEMO_PRICE_SPREAD_BPS_DEFAULT } from '../constants.js';

@@ -1,4 +1,4 @@
-// Cross-field rules of src/config.ts: problems one key alone cannot show. Reads no environment.
+// Cross-field rules of src/config/load.ts: problems one key alone cannot show. Reads no environment.
 import { DEMO_BASES_MICROS, PROCESSING_BUFFER_MS, RFQ_EIP712_SALT_DEV } from '../constants.js';
 import type { Parsed } from './schema.js';
 

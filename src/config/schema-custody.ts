@@ -1,5 +1,5 @@
-// The custody keys of the configuration schema (src/config-schema.ts spreads them in; src/config-custody.ts reads
-// them): apart from the settings they parse into, as src/config-schema-chain.ts is for the chain, so that the
+// The custody keys of the configuration schema (src/config/schema.ts spreads them in; src/config/custody.ts reads
+// them): apart from the settings they parse into, as src/config/schema-chain.ts is for the chain, so that the
 // schema and the settings never import each other.
 import { getAddress, isAddress } from 'viem';
 import { z } from 'zod';

@@ -1,4 +1,4 @@
-// The environment schema of src/config.ts: every key, its default and its bounds. Reads no environment.
+// The environment schema of src/config/load.ts: every key, its default and its bounds. Reads no environment.
 import { z } from 'zod';
 import { PREPARED_STATEMENTS_DEFAULT } from '../constants.js';
 import { csv, intFrom, isP256PublicKeyPem, optionalString } from './parse.js';
@@ -51,7 +51,7 @@ export const schema = z.object({
     .regex(/^[a-z0-9_-]{1,32}$/i, 'must be 1-32 of [A-Za-z0-9_-]')
     .default('crfq'),
   OPERATOR_TOKEN: optionalString.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
-  /** A file of named operator accounts, `<name> <sha256 of the token>` per line (src/config-operator-tokens.ts); re-read while running. */
+  /** A file of named operator accounts, `<name> <sha256 of the token>` per line (src/config/operator-tokens.ts); re-read while running. */
   OPERATOR_TOKENS_FILE: optionalString,
   /** How often OPERATOR_TOKENS_FILE is re-read: a changed file takes effect within this long, without a restart. */
   OPERATOR_TOKENS_RELOAD_MS: intFrom(5000, 100, 3_600_000),
@@ -126,9 +126,9 @@ export const schema = z.object({
   SETTLEMENT_MODE: z.enum(['demo', 'onchain']).default('demo'),
   /** NODE_ENV=production refuses SETTLEMENT_MODE=demo unless this is true (a staging deployment on play money). */
   ALLOW_DEMO_SETTLEMENT: bool('false'),
-  // Onchain settlement (SETTLEMENT_MODE=onchain; docs/settlement.md): src/config-schema-chain.ts.
+  // Onchain settlement (SETTLEMENT_MODE=onchain; docs/settlement.md): src/config/schema-chain.ts.
   ...chainKeys,
-  // Custody: withdrawal amounts, fee, limits, review and destination rules; the least pull deposit (src/config-custody.ts).
+  // Custody: withdrawal amounts, fee, limits, review and destination rules; the least pull deposit (src/config/custody.ts).
   ...custodyKeys,
   /** Demo settlement: each user's finite onchain balance; deposits beyond what is left fail (SETTLEMENT_FAILED). */
   DEMO_ONCHAIN_BALANCE_MICROS: intFrom(1_000_000_000_000, 0),
@@ -207,7 +207,7 @@ export const schema = z.object({
   TRUST_PROXY: optionalString,
   /** Origins allowed by CORS: unset = any outside production and none in production; `*`; a comma list; `none`. */
   CORS_ORIGINS: optionalString,
-  /** The price sources' keys (src/config-prices.ts). */
+  /** The price sources' keys (src/config/prices.ts). */
   ...PRICE_KEYS,
 });
 

@@ -10,7 +10,7 @@ export interface SettlementSettings {
   settlementMode: 'demo' | 'onchain';
   demoOnchainBalanceMicros: bigint;
   chain: ChainSettings | undefined;
-  /** COLD_WALLET_ADDRESS and HOT_WALLET_MAX_MICROS (src/config-custody.ts). */
+  /** COLD_WALLET_ADDRESS and HOT_WALLET_MAX_MICROS (src/config/custody.ts). */
   custody?: { coldWalletAddress: `0x${string}` | null; hotWalletMaxMicros: bigint | null };
 }
 
