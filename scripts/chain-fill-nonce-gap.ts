@@ -6,7 +6,7 @@
 // withdrawals queued behind the gap are then mined by the workers. Prints one JSON line per pass; exit 0 when no gap
 // is left, 1 when one still is after --timeout-ms (default 300000), 64 on a usage error, 78 on a configuration error.
 // With --dry-run it only prints the gap.
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, loadConfig } from '../src/config/load.js';
 import { createOrm } from '../src/db/orm.js';
 import { createLogger } from '../src/logger.js';
 import { createChain } from '../src/adapters/chain/chain.js';

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # No import runs back up a floor (docs/architecture.md, "Floors"). Floors, top to bottom:
 #   entry points (src/main, process, service and src/service/, runtime, migrate) > http, ws, workers > trading > jobs, bus > domain
-#   > adapters (the network clients: chain, prices) > db > base (src/config and its config-* parts, logger, failpoints, constants, redact-url: import nothing of src/).
+#   > adapters (the network clients: chain, prices) > db > base (src/config/, logger, failpoints, constants, redact-url: import nothing of src/ but each other).
 # Inside src/domain/, its own floors (docs/architecture.md, "Floors inside src/domain/"), read from that table.
 # Prints every back-arrow and exits 1 when there is one. Tests (*.test.ts) and src/testing/ are exempt.
 cd "$(dirname "$0")/.."
 imports() { find "$@" -name '*.ts' ! -name '*.test.ts' -print0 | xargs -0 grep -HnE "^(import|export) .* from '\.|import\('\."; }
 found=$(
   {
-    grep -HnE "from '\./[a-z-]+/|from '\./(runtime|process|service|main|migrate)\.js'" src/config.ts src/config-*.ts src/logger.ts src/failpoints.ts src/constants.ts src/redact-url.ts
+    grep -HnE "from '\./[a-z-]+/|from '\./(runtime|process|service|main|migrate)\.js'" src/logger.ts src/failpoints.ts src/constants.ts src/redact-url.ts |
+      grep -v "from '\./config/"
+    imports src/config | grep -vE "'\./[a-z-]+\.js'|'\.\./(logger|failpoints|constants|redact-url)\.js'"
     imports src/adapters | grep -E "'(\.\./)+(domain|db|jobs|bus|trading|http|ws|testing|runtime|process|service|main|migrate)[/.]|workers/"
     imports src/db | grep -E "'\.\./(adapters|domain|jobs|bus|trading|http|ws|runtime|process|service|main|migrate)[/.]|workers/"
     imports src/domain | grep -E "'(\.\./)+(jobs|bus|trading|http|ws|runtime|process|service|main|migrate)[/.]|workers/"

@@ -4,8 +4,8 @@
 // mnemonic already is (a worker host); prints the xpub (not a secret: it reveals the addresses, not the funds) and
 // the first two addresses, to compare with the workers' ones. Writes no file.
 import { readFileSync } from 'node:fs';
-import { mnemonicProblem } from '../src/config-chain.js';
-import { depositXpubOf, parseDepositXpub, xpubDepositAddresses } from '../src/config-deposit-xpub.js';
+import { mnemonicProblem } from '../src/config/secrets.js';
+import { depositXpubOf, parseDepositXpub, xpubDepositAddresses } from '../src/config/deposit-xpub.js';
 
 const fail = (message: string): never => {
   process.stderr.write(`deposit-xpub: ${message}\n`);

@@ -7,7 +7,7 @@
 // The token alone goes to stdout, so TOKEN=$(npm run -s dev:token -- --wallet 0x...) works.
 import { parseArgs } from 'node:util';
 import { getAddress, isAddress } from 'viem';
-import { ConfigError, isProductionEnv, loadConfig } from '../src/config.js';
+import { ConfigError, isProductionEnv, loadConfig } from '../src/config/load.js';
 import { DEV_PRIVY_APP_ID, devLinkedAccounts, devSubForWallet, signIdentityToken } from '../src/domain/identity/dev-identity.js';
 import { ensureDevKeyPair } from '../src/domain/identity/dev-keys.js';
 import { PRIVY_DID_PREFIX } from '../src/domain/identity/privy-token.js';

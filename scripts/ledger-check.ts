@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/load.js';
 import { checkLedgerWith } from '../src/domain/ledger/ledger.js';
 import { createChain } from '../src/adapters/chain/chain.js';
 import { reconcile } from '../src/domain/settlement/onchain/reconcile.js';

@@ -2,7 +2,7 @@
 // in OPERATOR_TOKENS_FILE (docs/operations.md, "Operator accounts and rotation"). The token is printed once,
 // on stderr; only its SHA-256 goes into the file. Reads and writes no file itself.
 import { createHash, randomBytes } from 'node:crypto';
-import { OPERATOR_NAME } from '../src/config-operator-tokens.js';
+import { OPERATOR_NAME } from '../src/config/operator-tokens.js';
 
 const name = process.argv[2];
 if (!name || !OPERATOR_NAME.test(name)) {

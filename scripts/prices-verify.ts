@@ -9,7 +9,7 @@
 // Reads only. With DATABASE_URL it reads that PostgreSQL database (the service may be running); without it, the
 // embedded PGlite database in DATA_DIR, which serves one process at a time (as npm run ledger:check).
 import { resolve } from 'node:path';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, loadConfig } from '../src/config/load.js';
 import { createOrm, type Orm } from '../src/db/orm.js';
 import { DataDirLockedError, lockDataDir, openEmbeddedDatabase } from '../src/db/pglite.js';
 import { createPriceFeeds } from '../src/domain/prices/create.js';

@@ -1,5 +1,5 @@
 // Fixed product values that configuration validation and the domain both read. The bottom floor: it imports
-// nothing, so config.ts never has to import the domain (imports point down: http, ws, workers -> domain -> db).
+// nothing, so src/config/ never has to import the domain (imports point down: http, ws, workers -> domain -> db).
 
 /** Base prices of the demo feed in micros (docs/trading.md, "The price rule"; published in spec/openapi.yaml getMarket). An asset without a base has no demo price. */
 export const DEMO_BASES_MICROS: Readonly<Record<string, bigint>> = Object.freeze({

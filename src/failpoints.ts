@@ -1,5 +1,5 @@
 // Failpoints: deterministic fault injection for the exactly-once tests and the fault drills. Set with
-// FAILPOINTS (parsed and refused under NODE_ENV=production by config.ts), e.g.
+// FAILPOINTS (parsed and refused under NODE_ENV=production by src/config/load.ts), e.g.
 //   FAILPOINTS=after-commit:createDeposit=kill,after-commit:creditAppTokens=error
 // `kill` SIGKILLs the process on the spot; `error` throws what a dropped database connection throws
 // (SQLSTATE 08006). With no failpoint set, failpoint() costs one Map lookup.

@@ -1,6 +1,7 @@
 // Process lifecycle for every role: parse config, open the runtime, start the role's parts, and shut down
 // gracefully on SIGTERM/SIGINT (stop accepting, finish in-flight requests and jobs, close connections).
-import { loadConfig, ConfigError, type Config } from './config.js';
+import { loadConfig, ConfigError } from './config/load.js';
+import type { Config } from './config/types.js';
 import { setFailpoints } from './failpoints.js';
 import { createLogger, flushLogs, type Logger } from './logger.js';
 import { openRuntime, PendingMigrationsError, type Runtime } from './runtime.js';

@@ -2,7 +2,7 @@
 // deployments, and closes it in reverse order. Shared by the API, the workers and the tests.
 import pg from 'pg';
 import type { PGlite } from '@electric-sql/pglite';
-import type { Config } from './config.js';
+import type { Config } from './config/types.js';
 import type { Logger } from './logger.js';
 import { createOrm, migrate, pendingMigrations, type Orm } from './db/orm.js';
 import { lockDataDir, openEmbeddedDatabase } from './db/pglite.js';

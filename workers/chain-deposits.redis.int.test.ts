@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from 'bullmq';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/load.js';
 import { createLogger } from '../src/logger.js';
 import { openRuntime, type Runtime } from '../src/runtime.js';
 import { openSettlement } from '../src/domain/settlement/index.js';

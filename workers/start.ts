@@ -28,7 +28,7 @@ export async function startWorkers(rt: Runtime): Promise<Workers> {
   if (chainCfg && !chainCfg.settlementKey && !chainCfg.signerUrl) {
     throw new ChainCheckError('SETTLEMENT_PRIVATE_KEY (or SETTLEMENT_PRIVATE_KEY_FILE) or SETTLEMENT_SIGNER_URL: workers sign, one is required');
   }
-  // DEPOSIT_XPUB hands out custodial addresses (src/config-deposit-xpub.ts); crediting and sweeping them needs the mnemonic.
+  // DEPOSIT_XPUB hands out custodial addresses (src/config/deposit-xpub.ts); crediting and sweeping them needs the mnemonic.
   if (chainCfg?.depositXpub && !chainCfg.depositMnemonic) {
     throw new ChainCheckError(
       'DEPOSIT_MNEMONIC (or DEPOSIT_MNEMONIC_FILE): workers given DEPOSIT_XPUB need it, or deposits to the addresses handed out would be neither credited nor swept',

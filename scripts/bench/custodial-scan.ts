@@ -5,7 +5,7 @@
 //   npx tsx scripts/bench/custodial-scan.ts [users=100] [transfers=1000] [blocks=1000] [range=500]
 import { randomUUID } from 'node:crypto';
 import { createWalletClient, erc20Abi, http } from 'viem';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/logger.js';
 import { createOnchainSettlement } from '../../src/domain/settlement/onchain/adapter.js';
 import { createChain } from '../../src/adapters/chain/chain.js';

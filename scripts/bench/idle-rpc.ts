@@ -13,7 +13,7 @@
 //   npx tsx scripts/bench/idle-rpc.ts [addresses=10000] [window_s=60]
 import { cpus } from 'node:os';
 import { createPublicClient, erc20Abi, http, type PublicClient } from 'viem';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/logger.js';
 import { createChain, type Chain } from '../../src/adapters/chain/chain.js';
 import { scanDeposits } from '../../src/domain/settlement/onchain/deposits.js';

@@ -8,7 +8,7 @@ import { boxCpu, boxSnapshot, describePer, type BoxSnapshot } from './box-cpu.js
 import { ensureWindows } from '../../src/domain/markets/markets.js';
 import { closeRfq, createRfq, submitQuote } from '../../src/domain/rfq/api.js';
 import { rfqDepsOf, type RfqDeps } from '../../src/domain/rfq/deps.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/load.js';
 import { orderTypedData, quoteTypedData, rfqDomainOf, type RfqOrderJson } from '../../src/domain/rfq/typed-data.js';
 import { migratedOrm } from '../../src/testing/orm.js';
 import { fundedUser } from '../../src/testing/funding.js';

@@ -1,7 +1,8 @@
 // What the parts of `bench:rfq` share: two API processes on one database (the maker on B, POSTs to A),
 // a funded market window, funded takers, registered and funded makers, latency statistics.
 import { generatePrivateKey, type LocalAccount } from 'viem/accounts';
-import { loadConfig, type Config } from '../../src/config.js';
+import { loadConfig } from '../../src/config/load.js';
+import type { Config } from '../../src/config/types.js';
 import { createOrm, type Orm } from '../../src/db/orm.js';
 import { db } from '../../src/db/schema.js';
 import { ensureWindows } from '../../src/domain/markets/markets.js';
@@ -86,7 +87,7 @@ export async function startPair(name: string, mode: Backend, legs: number, extra
     // 12-20% less CPU per fill than NODE_ENV=development on a 2-core box. BENCH_NODE_ENV=development measures that.
     NODE_ENV: process.env.BENCH_NODE_ENV ?? 'production',
     RFQ_EIP712_SALT: BENCH_EIP712_SALT,
-    // A play-money deployment: production refuses demo settlement and demo prices unless allowed (src/config.ts).
+    // A play-money deployment: production refuses demo settlement and demo prices unless allowed (src/config/load.ts).
     ALLOW_DEMO_SETTLEMENT: 'true',
     ALLOW_DEMO_PRICES: 'true',
     SIWE_DOMAIN: 'localhost:3000', // production requires the sign-in origin (the takers here sign in with Privy)

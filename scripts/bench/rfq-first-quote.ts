@@ -32,7 +32,7 @@ export async function firstQuote(mode: Backend, o: FirstQuoteOptions) {
   const pair = await startPair(`benchrfq${mode}`, mode, o.legs, {
     MM_MAX_QUOTES_PER_SECOND: String(Math.max(100, 2 * o.rate)),
     MM_MAX_FRAMES_PER_SECOND: String(Math.max(200, 4 * o.rate)),
-    MM_MAX_FRAME_BURST: String(Math.max(1000, 4 * o.rate)), // at least the rate (src/config-rules.ts)
+    MM_MAX_FRAME_BURST: String(Math.max(1000, 4 * o.rate)), // at least the rate (src/config/rules.ts)
   });
   let bus: Bus | undefined;
   let maker: MarketMakerClient | undefined;

@@ -118,7 +118,7 @@ if (ITEMS.has('2') || ITEMS.has('3') || ITEMS.has('5')) {
     // Every maker quotes every RFQ: far above the fill rate, so no quote is refused as rate_limited.
     MM_MAX_QUOTES_PER_SECOND: String(quotesPerSecond),
     MM_MAX_FRAMES_PER_SECOND: String(2 * quotesPerSecond),
-    MM_MAX_FRAME_BURST: String(2 * quotesPerSecond), // at least the rate (src/config-rules.ts)
+    MM_MAX_FRAME_BURST: String(2 * quotesPerSecond), // at least the rate (src/config/rules.ts)
     MM_MAX_QUEUED_FRAMES: '1000',
     MM_MAX_CONNECTIONS_PER_IP: String(sockets + Math.max(...makerCounts) + 20),
     MM_MAX_UNAUTHENTICATED_PER_IP: '40',

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { privateKeyToAccount } from 'viem/accounts';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/load.js';
 import { db } from '../../src/db/schema.js';
 import { ensureWindows } from '../../src/domain/markets/markets.js';
 import { closeRfq, createRfq, submitQuote } from '../../src/domain/rfq/api.js';

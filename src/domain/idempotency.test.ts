@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decideExisting, fingerprint } from './idempotency.js';
 import { parseFailpoints } from '../failpoints.js';
-import { ConfigError, loadConfig } from '../config.js';
+import { ConfigError, loadConfig } from '../config/load.js';
 
 const print = fingerprint({ amount_micros: 100, idempotency_key: 'k' });
 

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { parseTrustProxy } from '../config-parse.js';
-import { loadConfig } from '../config.js';
+import { parseTrustProxy } from '../config/parse.js';
+import { loadConfig } from '../config/load.js';
 import { clientNetwork, createClientAddress, normalizeAddress } from './client-address.js';
 
 const req = (peer: string | undefined, xff?: string | string[]) =>

@@ -12,7 +12,7 @@
 import { BlockList, isIP } from 'node:net';
 import { ipKeyGenerator } from 'express-rate-limit';
 import type { IncomingMessage } from 'node:http';
-import type { TrustProxy } from '../config.js';
+import type { TrustProxy } from '../config/parse.js';
 
 export type ClientAddress = (req: IncomingMessage) => string;
 

@@ -3,7 +3,7 @@
 // (src/domain/prices/probe.ts), recorded as each source's state, with a log line whenever a state changes
 // (a `blocked` one names the fix). The start-up run also checks the listing: every offered asset must be
 // listed by at least PRICE_QUORUM sources, or NODE_ENV=production refuses to start.
-import type { Config } from '../config.js';
+import type { Config } from '../config/types.js';
 import type { Em } from '../db/orm.js';
 import type { Logger } from '../logger.js';
 import { createPriceFeeds } from '../domain/prices/create.js';

@@ -125,7 +125,7 @@ export async function startTestChain(opts: TestChainOptions = {}): Promise<TestC
       DEPOSIT_MNEMONIC: TEST_DEPOSIT_MNEMONIC,
       CHAIN_CONFIRMATIONS: String(opts.confirmations ?? 1),
       CHAIN_POLL_MS: '100',
-      // A local chain: the development identity (DATA_DIR/dev-privy) may sign users in (src/config-chain.ts).
+      // A local chain: the development identity (DATA_DIR/dev-privy) may sign users in (src/config/chain.ts).
       ALLOW_DEV_IDENTITY_ONCHAIN: 'true',
     };
     return {

@@ -15,7 +15,7 @@ import { createMarketMaker } from '../../generated/openapi/sdk.gen.js';
 import type { Bus } from '../bus/bus.js';
 import { createBus } from '../bus/create.js';
 import { readDeploymentId } from '../bus/deployment.js';
-import { loadConfig } from '../config.js';
+import { loadConfig } from '../config/load.js';
 import { createOrm, type Orm } from '../db/orm.js';
 import { db } from '../db/schema.js';
 import { ensureWindows } from '../domain/markets/markets.js';

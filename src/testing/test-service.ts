@@ -51,7 +51,7 @@ export async function startTestService(
     // A fresh database: migrate at start even where NODE_ENV=production would not (production-build.int.test.ts covers that).
     MIGRATE_ON_START: 'true',
     ...privy.env,
-    // Production requires a deployment salt of its own and the origin SIWE messages are signed for (src/config-rules.ts).
+    // Production requires a deployment salt of its own and the origin SIWE messages are signed for (src/config/rules.ts).
     ...(env.NODE_ENV === 'production' ? { RFQ_EIP712_SALT: `0x${'5a'.repeat(32)}`, SIWE_DOMAIN: 'localhost:3000' } : {}),
     ...env,
   };

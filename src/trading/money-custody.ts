@@ -2,7 +2,7 @@
 // the configuration: the withdrawal rules (minimum, fee, limits, review threshold), this deployment's own
 // addresses (the USDC contract, the settlement wallet, COLD_WALLET_ADDRESS), the denylist file re-read while
 // running, and the sanctions oracle when SANCTIONS_ORACLE_ADDRESS is set.
-import type { Config } from '../config.js';
+import type { Config } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { Denylist } from '../domain/money/denylist.js';
 import type { Custody } from '../domain/money/requests.js';

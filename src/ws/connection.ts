@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { WebSocket } from 'ws';
 import type { ServerMessage } from '../../generated/asyncapi/types.js';
-import type { Config } from '../config.js';
+import type { Config } from '../config/types.js';
 import { quoteAck } from '../domain/rfq/api.js';
 import type { Orm } from '../db/orm.js';
 import type { Logger } from '../logger.js';

@@ -15,7 +15,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, WebSocket } from 'ws';
 import type { Bus } from '../bus/bus.js';
-import type { Config } from '../config.js';
+import type { Config } from '../config/types.js';
 import type { Orm } from '../db/orm.js';
 import type { Logger } from '../logger.js';
 import { startTicker } from './heartbeat.js';

@@ -2,7 +2,7 @@
 // high-s twin (which viem would accept) and a foreign signer are invalid_signature.
 import { describe, expect, it } from 'vitest';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { AUTH_DOMAIN_DEFAULT } from '../config.js';
+import { AUTH_DOMAIN_DEFAULT } from '../config/schema.js';
 import { buildAuthMessage } from './auth-message.js';
 import { newChallenge, verifyAuthResponse } from './handshake.js';
 

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { WebSocket } from 'ws';
 import { describe, expect, it } from 'vitest';
 import { validateServerMessage } from '../../generated/asyncapi/validators.js';
-import { loadConfig } from '../config.js';
+import { loadConfig } from '../config/load.js';
 import { db } from '../db/schema.js';
 import { connect, em, invalidFrames, maker, openRfq, quoteFor, useRfqStream, wsUrl } from '../testing/rfq-stream.js';
 

@@ -1,7 +1,7 @@
 // The chain module against a real anvil: the start-up checks (the node's chain id, the token's decimals)
 // and the custodial deposit addresses (BIP-44 m/44'/60'/0'/0/<index>).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../config.js';
+import { loadConfig } from '../../config/load.js';
 import { startTestChain, type TestChain } from '../../testing/chain.js';
 import { createTestDatabase } from '../../testing/postgres.js';
 import { startServiceProcess } from '../../testing/service-process.js';
@@ -65,7 +65,7 @@ describe('the service', () => {
           { CHAIN_ID: '8453', ALLOW_UNKNOWN_USDC: 'true' },
           /start-up failed: CHAIN_ID: the node at CHAIN_RPC_URL is on chain 31337, not the configured 8453/,
         ],
-        // On Base the configuration itself refuses a token other than Circle's USDC (src/config-chain.ts).
+        // On Base the configuration itself refuses a token other than Circle's USDC (src/config/usdc.ts).
         [{ CHAIN_ID: '8453' }, /USDC_ADDRESS: on chain 8453 it must be Circle's USDC 0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913/],
         [{ USDC_ADDRESS: eighteen }, /start-up failed: USDC_ADDRESS: .* has 18 decimals; USDC has 6/],
       ];

@@ -3,11 +3,12 @@
 // key, or SETTLEMENT_SIGNER_URL: remote-signer.ts; the node never holds the key),
 // the token (ERC-20, USDC_ADDRESS), the start-up checks, and the custodial deposit addresses derived from
 // DEPOSIT_MNEMONIC along BIP-44 m/44'/60'/<DEPOSIT_ACCOUNT_INDEX>'/0/<index>, or from DEPOSIT_XPUB without a key
-// (an API process: src/config-deposit-xpub.ts).
+// (an API process: src/config/deposit-xpub.ts).
 import { createPublicClient, erc20Abi, getAddress, toHex, type Address, type PublicClient, type Transport } from 'viem';
 import { privateKeyToAccount, type HDKey, type PrivateKeyAccount } from 'viem/accounts';
-import { usdcIdentityProblem, type ChainSettings } from '../../config-chain.js';
-import { depositParentNode, parseDepositXpub, xpubDepositAddresses } from '../../config-deposit-xpub.js';
+import type { ChainSettings } from '../../config/chain.js';
+import { usdcIdentityProblem } from '../../config/usdc.js';
+import { depositParentNode, parseDepositXpub, xpubDepositAddresses } from '../../config/deposit-xpub.js';
 import { redactUrls } from '../../redact-url.js';
 import { settlementSigner, type ChainSigner } from './remote-signer.js';
 import { closeTransport, rpcTransport } from './transport.js';
@@ -63,7 +64,7 @@ export function depositKeyring(mnemonic: string, account = 0): (index: bigint) =
   };
 }
 
-/** DEPOSIT_XPUB's addresses (config checked it: src/config-chain.ts); undefined without it. */
+/** DEPOSIT_XPUB's addresses (config checked it: src/config/chain.ts); undefined without it. */
 function xpubAddressesOf(settings: ChainSettings): ((index: bigint) => Address) | undefined {
   if (!settings.depositXpub) return undefined;
   const parsed = parseDepositXpub(settings.depositXpub, settings.depositAccountIndex);
@@ -108,7 +109,7 @@ export function createChain(settings: ChainSettings): Chain {
 /**
  * The start-up checks: the node answers the configured CHAIN_ID, and USDC_ADDRESS is a contract whose
  * decimals() is 6 and, on Base and Base Sepolia, whose name() and symbol() are Circle's (USDbC has 6 decimals
- * too: src/config-chain.ts usdcIdentityProblem). Throws ChainCheckError naming the key at fault (never a secret).
+ * too: src/config/usdc.ts usdcIdentityProblem). Throws ChainCheckError naming the key at fault (never a secret).
  */
 export async function checkChain(chain: Chain): Promise<{ chainId: number; settlementAddress: Address; gasWei: bigint }> {
   const { settings, client, token } = chain;

@@ -5,7 +5,7 @@
 // force stay, so a half-written file never locks every operator out (docs/operations.md).
 import { readFile } from 'node:fs/promises';
 import { timingSafeEqual } from 'node:crypto';
-import { DEFAULT_OPERATOR_NAME, parseOperatorTokens, type OperatorTokenLine } from '../../config-operator-tokens.js';
+import { DEFAULT_OPERATOR_NAME, parseOperatorTokens, type OperatorTokenLine } from '../../config/operator-tokens.js';
 import type { Logger } from '../../logger.js';
 import { hashToken } from './sessions.js';
 

@@ -1,7 +1,7 @@
 // Which Privy app verifies identity tokens: the configured one; in production with PRIVY_* unset none (Privy
 // sign-in is off: wallets sign in with SIWE); elsewhere with PRIVY_* unset the development identity whose key
 // pair lives in DATA_DIR/dev-privy (tokens minted by `npm run dev:token`; SETTLEMENT_MODE=onchain refuses it
-// unless ALLOW_DEV_IDENTITY_ONCHAIN=true: src/config-chain.ts).
+// unless ALLOW_DEV_IDENTITY_ONCHAIN=true: src/config/chain.ts).
 import type { Logger } from '../../logger.js';
 import { DEV_PRIVY_APP_ID } from './dev-identity.js';
 import { ensureDevKeyPair } from './dev-keys.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bufferProblem } from '../../config-rules.js';
+import { bufferProblem } from '../../config/rules.js';
 import { bettingClosesAt, currentWindow, isAligned, windowStart, windowsToPrepare } from './windows.js';
 
 const T = 1_767_225_600_000; // 2026-01-01T00:00:00Z, a multiple of every default duration

@@ -4,7 +4,7 @@
 // be read or parsed is refused (logged as an error) and the list in force stays, so a half-written file never
 // empties the denylist.
 import { readFile } from 'node:fs/promises';
-import { parseDenylist } from '../../config-denylist.js';
+import { parseDenylist } from '../../config/denylist.js';
 import type { Logger } from '../../logger.js';
 
 export interface DenylistSettings {

@@ -1,7 +1,7 @@
 // The sources PRICE_FEED lists, in its order, as PriceFeeds (docs/prices.md), and the quorum reader over them.
 // Every HTTP source shares the deployment's circuit (circuit.ts): a 429 or 418 seen by one process holds
 // every process's requests to that source until its Retry-After passed.
-import type { PriceSourceName } from '../../config-prices.js';
+import type { PriceSourceName } from '../../config/prices.js';
 import { createBinanceFeed } from '../../adapters/prices/binance.js';
 import { createChainlinkFeed } from '../../adapters/prices/chainlink.js';
 import type { SourceCircuit } from './circuit.js';

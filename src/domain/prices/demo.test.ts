@@ -1,6 +1,6 @@
 // Vectors computed independently (Python hashlib) from the formula published in the spec.
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../config.js';
+import { loadConfig } from '../../config/load.js';
 import { createDemoFeed, demoPriceMicros } from './demo.js';
 import { createPriceFeeds } from './create.js';
 import { windowOutcome } from './feed.js';

@@ -1,4 +1,4 @@
-// What the RFQ rules need from the configuration (src/config.ts `rfq`, `markets.bettingCloseBufferMs`).
+// What the RFQ rules need from the configuration (src/config/types.ts `rfq`, `markets.bettingCloseBufferMs`).
 import type { RfqLimits } from './validate.js';
 
 export interface RfqSettings extends RfqLimits {

@@ -1,4 +1,4 @@
-import type { ChainSettings } from '../../config-chain.js';
+import type { ChainSettings } from '../../config/chain.js';
 import type { Em } from '../../db/orm.js';
 import type { Logger } from '../../logger.js';
 import type { SettlementAdapter } from './adapter.js';
@@ -10,7 +10,7 @@ export interface SettlementSettings {
   settlementMode: 'demo' | 'onchain';
   demoOnchainBalanceMicros: bigint;
   chain: ChainSettings | undefined;
-  /** COLD_WALLET_ADDRESS and HOT_WALLET_MAX_MICROS (src/config-custody.ts). */
+  /** COLD_WALLET_ADDRESS and HOT_WALLET_MAX_MICROS (src/config/custody.ts). */
   custody?: { coldWalletAddress: `0x${string}` | null; hotWalletMaxMicros: bigint | null };
 }
 

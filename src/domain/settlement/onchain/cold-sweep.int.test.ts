@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { loadConfig } from '../../../config.js';
+import { loadConfig } from '../../../config/load.js';
 import { chainTxRepository } from '../../../db/repositories/chain-tx.repository.js';
 import { ledgerCheckRepository } from '../../../db/repositories/ledger-check.repository.js';
 import { db } from '../../../db/schema.js';

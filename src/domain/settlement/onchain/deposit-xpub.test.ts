@@ -1,12 +1,12 @@
 // DEPOSIT_XPUB (issue 34 item 6; docs/settlement-custodial.md, "The deposit mnemonic"): the extended public key
 // derives exactly the addresses the workers' mnemonic derives, for several indexes and accounts; a private key,
 // another account's key or a key that disagrees with the mnemonic is refused; in production an API process refuses
-// the settlement key and the mnemonic (src/config-role.ts).
+// the settlement key and the mnemonic (src/config/role.ts).
 import { HDKey, mnemonicToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../../config.js';
-import { addressOfCompressedKey, depositParentNode, depositXpubOf, parseDepositXpub, xpubDepositAddresses } from '../../../config-deposit-xpub.js';
-import { roleProblems } from '../../../config-role.js';
+import { ConfigError, loadConfig } from '../../../config/load.js';
+import { addressOfCompressedKey, depositParentNode, depositXpubOf, parseDepositXpub, xpubDepositAddresses } from '../../../config/deposit-xpub.js';
+import { roleProblems } from '../../../config/role.js';
 import { depositKeyring } from '../../../adapters/chain/chain.js';
 import { ANVIL_MNEMONIC } from '../../../testing/anvil.js';
 
@@ -102,7 +102,7 @@ describe('DEPOSIT_XPUB in the configuration', () => {
   });
 });
 
-describe('what an API process may be given (src/config-role.ts)', () => {
+describe('what an API process may be given (src/config/role.ts)', () => {
   const KEY = `0x${'11'.repeat(32)}`;
   const withKeys = { NODE_ENV: 'production' as const, SETTLEMENT_PRIVATE_KEY: KEY, DEPOSIT_MNEMONIC_FILE: '/run/secrets/mnemonic' };
 

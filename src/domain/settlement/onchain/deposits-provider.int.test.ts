@@ -6,7 +6,7 @@
 // as uncredited funds, not as backing.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../config.js';
+import { loadConfig } from '../../../config/load.js';
 import { ledgerCheckRepository } from '../../../db/repositories/ledger-check.repository.js';
 import { db } from '../../../db/schema.js';
 import { createLogger } from '../../../logger.js';

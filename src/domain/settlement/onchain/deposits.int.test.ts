@@ -4,7 +4,7 @@
 // reorganisation deeper than CHAIN_CONFIRMATIONS below the cursor stops the listener instead of crediting on.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { loadConfig } from '../../../config.js';
+import { loadConfig } from '../../../config/load.js';
 import { createLogger } from '../../../logger.js';
 import { startTestChain, type TestChain } from '../../../testing/chain.js';
 import { ledgerProblems } from '../../../testing/money.js';

@@ -7,7 +7,7 @@
 // clean after each. Workers without a key or signer, or with the xpub but not the mnemonic, and a production API
 // given the keys, refuse to start.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { depositXpubOf } from '../../../config-deposit-xpub.js';
+import { depositXpubOf } from '../../../config/deposit-xpub.js';
 import { startAnvil, type Anvil } from '../../../testing/anvil.js';
 import { TEST_DEPOSIT_MNEMONIC } from '../../../testing/chain.js';
 import { available, depositAddressOf, sweepsIdle, unresolvedSweepTransactions, until } from '../../../testing/custodial.js';
@@ -28,7 +28,7 @@ beforeAll(async () => {
     noWorkers: true,
     chain: { settlementUsdcMicros: 0n },
     env: { OPERATOR_TOKEN, SIWE_DOMAIN, CHAIN_DEPOSIT_SCAN_EVERY_MS: '200', DEPOSIT_SWEEP_MIN_MICROS: '1000000' },
-    // Empty is unset (src/config-parse.ts): the API and ledger:check get the addresses (the settlement wallet's, and
+    // Empty is unset (src/config/parse.ts): the API and ledger:check get the addresses (the settlement wallet's, and
     // the deposit addresses' extended public key), not the key or the mnemonic.
     chainEnv: async (chain) => ({
       SETTLEMENT_PRIVATE_KEY: '',

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { loadConfig } from '../../../config.js';
+import { loadConfig } from '../../../config/load.js';
 import { createLogger } from '../../../logger.js';
 import { startAnvil, type Anvil } from '../../../testing/anvil.js';
 import { startTestChain, type TestChain } from '../../../testing/chain.js';

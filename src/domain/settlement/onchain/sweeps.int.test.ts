@@ -5,7 +5,7 @@
 // reads the address's ETH, sweeper B records that top-up; A then drives a top-up it finds recorded.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../config.js';
+import { loadConfig } from '../../../config/load.js';
 import { createLogger } from '../../../logger.js';
 import { startTestChain, type TestChain } from '../../../testing/chain.js';
 import { migratedOrm, type MigratedOrm } from '../../../testing/orm.js';

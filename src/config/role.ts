@@ -1,8 +1,8 @@
 // What one process role may be given (docs/operations.md, "Keys and the signer"): in production an API process
 // (--role=api) is given no signing secret. It needs the settlement wallet's address (SETTLEMENT_ADDRESS) and, for
 // custodial deposit addresses, DEPOSIT_XPUB; the workers sign and sweep. Reads no environment: loadConfig
-// (src/config.ts) adds these problems for the role src/process.ts names, so the start is refused (exit 78).
-import type { Parsed } from './config-schema.js';
+// (src/config/load.ts) adds these problems for the role src/process.ts names, so the start is refused (exit 78).
+import type { Parsed } from './schema.js';
 
 type Secrets = Partial<
   Pick<Parsed, 'NODE_ENV' | 'SETTLEMENT_PRIVATE_KEY' | 'SETTLEMENT_PRIVATE_KEY_FILE' | 'DEPOSIT_MNEMONIC' | 'DEPOSIT_MNEMONIC_FILE'>

@@ -1,9 +1,9 @@
 // loadConfig's RFQ trading and resolution settings (docs/configuration.md): the defaults, what is read, and
-// every bad value and combination named at once. The price sources: src/config-prices.test.ts; the
-// deployment, identity and process settings: src/config.test.ts.
+// every bad value and combination named at once. The price sources: src/config/prices.test.ts; the
+// deployment, identity and process settings: src/config/load.test.ts.
 import { describe, expect, it } from 'vitest';
-import { RFQ_EIP712_SALT_DEV } from './constants.js';
-import { ConfigError, loadConfig } from './config.js';
+import { RFQ_EIP712_SALT_DEV } from '../constants.js';
+import { ConfigError, loadConfig } from './load.js';
 
 describe('loadConfig: RFQ trading and resolution', () => {
   it('RFQ trading, price feed and resolution defaults (docs/configuration.md)', () => {
@@ -26,7 +26,7 @@ describe('loadConfig: RFQ trading and resolution', () => {
       minFillMicros: 10_000n,
       mmMaxQuotesPerSecond: 100,
     });
-    // The price sources' defaults: src/config-prices.test.ts.
+    // The price sources' defaults: src/config/prices.test.ts.
     expect(c.prices).toMatchObject({ sources: ['demo'], quorum: 1, timeoutMs: 2000, retries: 2, demoSeed: 'demo', demoSpreadBps: 50 });
     expect(c.resolution).toEqual({ delayMs: 2000, maxWaitMs: 3600000, disputeVoidAfterMs: 86_400_000, overdueAfterMs: 60_000 });
     expect(Object.isFrozen(c.rfq)).toBe(true);

@@ -1,6 +1,6 @@
 // The operator accounts file (OPERATOR_TOKENS_FILE): one account per line, `<name> <sha256 of its token>`
 // (64 hex digits, optionally prefixed `sha256:`); blank lines and `#` comments are ignored. Read by
-// src/config.ts at start-up (a bad file stops the start) and by src/domain/identity/operator-accounts.ts on
+// src/config/load.ts at start-up (a bad file stops the start) and by src/domain/identity/operator-accounts.ts on
 // every re-read (a bad file is then refused and the accounts in force stay). Reads no environment.
 import { readFileSync } from 'node:fs';
 

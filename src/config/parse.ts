@@ -1,4 +1,4 @@
-// Parsing helpers of src/config.ts: zod field builders and small value parsers. Reads no environment.
+// Parsing helpers of src/config/load.ts: zod field builders and small value parsers. Reads no environment.
 import { createPublicKey } from 'node:crypto';
 import { isIP } from 'node:net';
 import { z } from 'zod';

@@ -1,6 +1,6 @@
-// Cross-field rules of src/config.ts: problems one key alone cannot show. Reads no environment.
-import { DEMO_BASES_MICROS, PROCESSING_BUFFER_MS, RFQ_EIP712_SALT_DEV } from './constants.js';
-import type { Parsed } from './config-schema.js';
+// Cross-field rules of src/config/load.ts: problems one key alone cannot show. Reads no environment.
+import { DEMO_BASES_MICROS, PROCESSING_BUFFER_MS, RFQ_EIP712_SALT_DEV } from '../constants.js';
+import type { Parsed } from './schema.js';
 
 /** Null when the buffer leaves every market window some open betting time (the rule windows.ts asserts per window). */
 export function bufferProblem(durations: readonly number[], bufferMs: number): string | null {

@@ -3,8 +3,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseOperatorTokens } from './config-operator-tokens.js';
-import { ConfigError, loadConfig } from './config.js';
+import { parseOperatorTokens } from './operator-tokens.js';
+import { ConfigError, loadConfig } from './load.js';
 
 const sha = (token: string) => createHash('sha256').update(token).digest('hex');
 const file = (text: string) => {

@@ -1,32 +1,11 @@
-// Settlement settings of src/config.ts: SETTLEMENT_MODE, the chain, and the two secrets (each given inline
-// or as a *_FILE path). Reads no environment (config.ts hands it the parsed keys). A secret lives in a
-// Secret, whose JSON, string and inspect forms are `[redacted]`: logging the config never shows it, and no
-// problem message quotes a secret's value.
-import { readFileSync } from 'node:fs';
-import { inspect } from 'node:util';
+// Settlement settings of src/config/load.ts: SETTLEMENT_MODE, the chain, and the two secrets (read and kept
+// redacted by secrets.ts; Circle's USDC per chain: usdc.ts). Reads no environment (load.ts hands it the parsed keys).
 import { getAddress, isAddress } from 'viem';
-import { english, privateKeyToAccount } from 'viem/accounts';
-import { depositParentNode, parseDepositXpub } from './config-deposit-xpub.js';
-import type { Parsed } from './config-schema.js';
-
-export class Secret {
-  readonly #value: string;
-  constructor(value: string) {
-    this.#value = value;
-  }
-  reveal(): string {
-    return this.#value;
-  }
-  toJSON() {
-    return '[redacted]';
-  }
-  toString() {
-    return '[redacted]';
-  }
-  [inspect.custom]() {
-    return '[redacted]';
-  }
-}
+import { privateKeyToAccount } from 'viem/accounts';
+import { depositParentNode, parseDepositXpub } from './deposit-xpub.js';
+import type { Parsed } from './schema.js';
+import { mnemonicProblem, readSecretFile, Secret, secretOf } from './secrets.js';
+import { usdcAddressProblem } from './usdc.js';
 
 export interface ChainSettings {
   rpcUrl: string;
@@ -43,7 +22,7 @@ export interface ChainSettings {
   signerUrl: string | undefined;
   /** Custodial deposit addresses and their keys (the workers' sweeps); absent: only pull deposits, or DEPOSIT_XPUB. */
   depositMnemonic: Secret | undefined;
-  /** DEPOSIT_XPUB (src/config-deposit-xpub.ts): custodial deposit addresses without a key (an API process); with the mnemonic too, they agree. */
+  /** DEPOSIT_XPUB (src/config/deposit-xpub.ts): custodial deposit addresses without a key (an API process); with the mnemonic too, they agree. */
   depositXpub: string | undefined;
   /** DEPOSIT_ACCOUNT_INDEX: the BIP-44 account of this deployment's deposit addresses (m/44'/60'/<account>'/0/<n>). */
   depositAccountIndex: number;
@@ -70,73 +49,11 @@ export interface ChainSettings {
   sweepMinMicros: bigint;
 }
 
-const WORDS = new Set(english);
-
 /** The fee cap outside production when none is set: generous for a local chain (anvil's base fee starts at 1 gwei). */
 export const DEV_FEE_CAP = { maxFeePerGas: 100_000_000_000n, maxPriorityFeePerGas: 2_000_000_000n };
 
 /** OP-stack chains whose transactions pay an L1 data fee: Base, Base Sepolia, OP Mainnet, OP Sepolia. */
 export const OP_STACK_CHAINS: readonly number[] = [8453, 84532, 10, 11155420];
-
-/**
- * Circle's native USDC per chain (developers.circle.com, "USDC contract addresses"): on these chains USDC_ADDRESS
- * must be it unless ALLOW_UNKNOWN_USDC=true. Bridged USDbC (Base) has 6 decimals too; only the address tells.
- */
-export const CIRCLE_USDC: Readonly<Record<number, `0x${string}`>> = {
-  8453: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
-  84532: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
-};
-
-/** What Circle's USDC answers for name() and symbol() on those chains (its testnet contracts are named `USDC`). */
-export const CIRCLE_USDC_IDENTITY: Readonly<Record<number, { name: string; symbol: string }>> = {
-  8453: { name: 'USD Coin', symbol: 'USDC' },
-  84532: { name: 'USDC', symbol: 'USDC' },
-};
-
-/**
- * Null when the token read at start-up is what USDC_ADDRESS must name: 6 decimals everywhere, and on Base and
- * Base Sepolia Circle's name and symbol too unless ALLOW_UNKNOWN_USDC=true.
- */
-export function usdcIdentityProblem(chainId: number, read: { name: string; symbol: string; decimals: number }, allowUnknown: boolean): string | null {
-  if (read.decimals !== 6) return `USDC_ADDRESS: the token has ${read.decimals} decimals; USDC has 6`;
-  const want = CIRCLE_USDC_IDENTITY[chainId];
-  if (!want || allowUnknown || (read.name === want.name && read.symbol === want.symbol)) return null;
-  return `USDC_ADDRESS: the token on chain ${chainId} reads name ${JSON.stringify(read.name)} and symbol ${JSON.stringify(read.symbol)}; Circle's USDC reads ${JSON.stringify(want.name)} and ${JSON.stringify(want.symbol)}`;
-}
-
-/** Null when USDC_ADDRESS may be used on CHAIN_ID (docs/configuration.md, "Onchain settlement"). */
-export function usdcAddressProblem(chainId: number, address: string, allowUnknown: boolean): string | null {
-  const circle = CIRCLE_USDC[chainId];
-  if (!circle || allowUnknown || circle.toLowerCase() === address.toLowerCase()) return null;
-  return `USDC_ADDRESS: on chain ${chainId} it must be Circle's USDC ${circle} (${address} is another token, e.g. bridged USDbC); set ALLOW_UNKNOWN_USDC=true only for a test token`;
-}
-
-/** Null when the phrase is 12-24 words of the BIP-39 English list (the checksum is left to derivation). */
-export function mnemonicProblem(m: string): string | null {
-  const words = m.trim().split(/\s+/);
-  if (![12, 15, 18, 21, 24].includes(words.length)) return 'must be a BIP-39 phrase of 12, 15, 18, 21 or 24 words';
-  if (words.some((w) => !WORDS.has(w))) return 'holds a word outside the BIP-39 English list';
-  return null;
-}
-
-/** A secret from KEY or KEY_FILE (not both); the problem names the key, never the value. */
-function secretOf(e: Parsed, key: 'SETTLEMENT_PRIVATE_KEY' | 'DEPOSIT_MNEMONIC', problems: string[], read: (path: string) => string) {
-  const inline = e[key];
-  const file = e[`${key}_FILE`];
-  if (inline !== undefined && file !== undefined) {
-    problems.push(`${key} / ${key}_FILE: set one, not both`);
-    return undefined;
-  }
-  if (file === undefined) return inline?.trim();
-  try {
-    return read(file).trim();
-  } catch (err) {
-    problems.push(`${key}_FILE: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
-    return undefined;
-  }
-}
-
-const readSecretFile = (path: string) => readFileSync(path, 'utf8');
 
 /**
  * The settlement wallet's address (docs/settlement.md, "Keys"): from SETTLEMENT_ADDRESS or the key (both: they must
@@ -174,7 +91,7 @@ function settlementAddressOf(e: Parsed, key: string | undefined, problems: strin
 }
 
 /**
- * DEPOSIT_XPUB is an extended public key of this deployment's deposit addresses (src/config-deposit-xpub.ts) and,
+ * DEPOSIT_XPUB is an extended public key of this deployment's deposit addresses (src/config/deposit-xpub.ts) and,
  * beside DEPOSIT_MNEMONIC, the same addresses' (else an API and the workers would disagree on every address).
  */
 function xpubProblems(e: Parsed, mnemonic: string | undefined, problems: string[]): void {

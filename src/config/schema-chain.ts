@@ -1,8 +1,8 @@
-// The onchain settlement keys of the environment schema (src/config-schema.ts; SETTLEMENT_MODE=onchain,
+// The onchain settlement keys of the environment schema (src/config/schema.ts; SETTLEMENT_MODE=onchain,
 // docs/settlement.md): the node, the token, the keys and signer, custodial deposits, fees and cadences. Their
-// cross-field rules are in src/config-chain.ts. Reads no environment.
+// cross-field rules are in src/config/chain.ts. Reads no environment.
 import { z } from 'zod';
-import { intFrom, optionalString } from './config-parse.js';
+import { intFrom, optionalString } from './parse.js';
 
 const bool = (def: 'true' | 'false') =>
   z
@@ -43,7 +43,7 @@ export const chainKeys = {
   DEPOSIT_MNEMONIC_FILE: optionalString,
   /**
    * The extended public key of m/44'/60'/<DEPOSIT_ACCOUNT_INDEX>'/0 (or of the account node above it): custodial
-   * deposit addresses derived with no secret, for API processes (src/config-deposit-xpub.ts). Not a secret.
+   * deposit addresses derived with no secret, for API processes (src/config/deposit-xpub.ts). Not a secret.
    */
   DEPOSIT_XPUB: optionalString,
   /**

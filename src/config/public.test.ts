@@ -1,7 +1,7 @@
 // Settings of the public face: PUBLIC_URL, the docs portal, CORS, and the SIWE domain derived from them.
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from './config.js';
+import { loadConfig } from './load.js';
 
 const PRIVY_VERIFICATION_KEY = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
 const PROD = {

@@ -1,9 +1,9 @@
-// Custody settings of src/config.ts (docs/operations.md, "Custody"): the amounts, fee, limits, review threshold
-// and destination rules of withdrawals, and the least pull deposit. Reads no environment: config-schema.ts spreads
-// `custodyKeys` (src/config-schema-custody.ts) into the schema, config.ts hands the parsed keys to custodySettings().
+// Custody settings of src/config/load.ts (docs/operations.md, "Custody"): the amounts, fee, limits, review threshold
+// and destination rules of withdrawals, and the least pull deposit. Reads no environment: schema.ts spreads
+// `custodyKeys` (schema-custody.ts) into the schema, load.ts hands the parsed keys to custodySettings().
 import { readFileSync } from 'node:fs';
-import { parseDenylist } from './config-denylist.js';
-import type { Parsed } from './config-schema.js';
+import { parseDenylist } from './denylist.js';
+import type { Parsed } from './schema.js';
 
 export interface CustodySettings {
   withdrawalMinMicros: bigint;

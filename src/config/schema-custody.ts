@@ -1,9 +1,9 @@
-// The custody keys of the configuration schema (src/config-schema.ts spreads them in; src/config-custody.ts reads
-// them): apart from the settings they parse into, as src/config-schema-chain.ts is for the chain, so that the
+// The custody keys of the configuration schema (src/config/schema.ts spreads them in; src/config/custody.ts reads
+// them): apart from the settings they parse into, as src/config/schema-chain.ts is for the chain, so that the
 // schema and the settings never import each other.
 import { getAddress, isAddress } from 'viem';
 import { z } from 'zod';
-import { intFrom, optionalString } from './config-parse.js';
+import { intFrom, optionalString } from './parse.js';
 
 /** The largest micros a setting takes: a JSON integer clients read exactly (2^53-1), as request amounts. */
 const MAX_MICROS = 9_007_199_254_740_991n;

@@ -1,7 +1,7 @@
-// loadConfig's price source settings (src/config-prices.ts, docs/prices.md): the defaults, what is read, and
+// loadConfig's price source settings (src/config/prices.ts, docs/prices.md): the defaults, what is read, and
 // every bad value and combination named at once.
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig } from './load.js';
 
 const problems = (env: Record<string, string>) => {
   try {

@@ -3,8 +3,8 @@
 // development identity refused on a chain unless allowed.
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { CIRCLE_USDC, usdcAddressProblem, usdcIdentityProblem } from './config-chain.js';
-import { ConfigError, loadConfig } from './config.js';
+import { CIRCLE_USDC, usdcAddressProblem, usdcIdentityProblem } from './usdc.js';
+import { ConfigError, loadConfig } from './load.js';
 
 const KEY = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
 const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';

@@ -1,9 +1,10 @@
 // loadConfig's deployment, identity and process settings: the embedded defaults, limits, production's
 // requirements, Privy and chains, MIGRATE_ON_START and the workers' probe port. RFQ trading, prices and
-// resolution: src/config-rfq.test.ts.
+// resolution: src/config/rfq.test.ts.
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, AUTH_DOMAIN_DEFAULT } from './config.js';
+import { ConfigError, loadConfig } from './load.js';
+import { AUTH_DOMAIN_DEFAULT } from './schema.js';
 
 const P256_PEM = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
 

@@ -1,7 +1,7 @@
 // The withdrawal denylist file (WITHDRAWAL_DENYLIST_FILE): one EVM address a line; blank lines and `#` comments
-// are ignored. Read by src/config.ts at start-up (a bad file stops the start) and by
+// are ignored. Read by src/config/load.ts at start-up (a bad file stops the start) and by
 // src/domain/money/denylist.ts on every re-read (a bad file is then refused and the list in force stays), the way
-// the operator tokens file is (src/config-operator-tokens.ts). Reads no environment.
+// the operator tokens file is (src/config/operator-tokens.ts). Reads no environment.
 import { isAddress } from 'viem';
 
 /** Parses the file's text into lower-case addresses; `problems` names each bad line (1-based) and is empty when the file is good. */

@@ -1,12 +1,12 @@
-// The custody settings (src/config-custody.ts) and the denylist file they name: defaults by settlement mode, every
+// The custody settings (src/config/custody.ts) and the denylist file they name: defaults by settlement mode, every
 // bad value named, the file read at start-up (a bad line stops the start) and re-read while running (a bad file is
 // refused and the list in force stays: src/domain/money/denylist.test.ts).
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseDenylist } from './config-denylist.js';
-import { ConfigError, loadConfig } from './config.js';
+import { parseDenylist } from './denylist.js';
+import { ConfigError, loadConfig } from './load.js';
 
 const ONCHAIN = {
   SETTLEMENT_MODE: 'onchain',

@@ -1,12 +1,13 @@
-// The environment schema of src/config.ts: every key, its default and its bounds. Reads no environment.
+// The environment schema of src/config/load.ts: every key, its default and its bounds, grouped by area (the
+// price sources' keys in prices.ts). Reads no environment.
 import { z } from 'zod';
-import { PREPARED_STATEMENTS_DEFAULT } from './constants.js';
-import { csv, intFrom, isP256PublicKeyPem, optionalString } from './config-parse.js';
-import { PRICE_KEYS } from './config-prices.js';
-import { custodyKeys } from './config-schema-custody.js';
-import { chainKeys } from './config-schema-chain.js';
+import { PREPARED_STATEMENTS_DEFAULT } from '../constants.js';
+import { csv, intFrom, isP256PublicKeyPem, optionalString } from './parse.js';
+import { PRICE_KEYS } from './prices.js';
+import { custodyKeys } from './schema-custody.js';
+import { chainKeys } from './schema-chain.js';
 
-export { PRICE_SOURCES } from './config-prices.js';
+export { PRICE_SOURCES } from './prices.js';
 
 export const AUTH_DOMAIN_DEFAULT = 'contest-rfq-service market-maker v1';
 
@@ -16,7 +17,8 @@ const bool = (def: 'true' | 'false') =>
     .default(def)
     .transform((v) => v === 'true' || v === '1');
 
-export const schema = z.object({
+/** The process, its database, Redis and queues. */
+const processKeys = {
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   HOST: z.string().default('0.0.0.0'),
   PORT: intFrom(3000, 0, 65535),
@@ -50,8 +52,12 @@ export const schema = z.object({
     .string()
     .regex(/^[a-z0-9_-]{1,32}$/i, 'must be 1-32 of [A-Za-z0-9_-]')
     .default('crfq'),
+};
+
+/** Operator accounts, sessions and sign-in (Privy, SIWE). */
+const signInKeys = {
   OPERATOR_TOKEN: optionalString.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
-  /** A file of named operator accounts, `<name> <sha256 of the token>` per line (src/config-operator-tokens.ts); re-read while running. */
+  /** A file of named operator accounts, `<name> <sha256 of the token>` per line (src/config/operator-tokens.ts); re-read while running. */
   OPERATOR_TOKENS_FILE: optionalString,
   /** How often OPERATOR_TOKENS_FILE is re-read: a changed file takes effect within this long, without a restart. */
   OPERATOR_TOKENS_RELOAD_MS: intFrom(5000, 100, 3_600_000),
@@ -75,6 +81,10 @@ export const schema = z.object({
     z.string().regex(/^\d+$/, 'chain ids are positive integers').transform(Number).pipe(z.number().int().min(1).max(Number.MAX_SAFE_INTEGER)),
     '1,8453,84532',
   ),
+};
+
+/** Connections: the market-maker gateway, the user channel and the HTTP server's TCP caps. */
+const connectionKeys = {
   MM_AUTH_DOMAIN: z
     .string()
     .default(AUTH_DOMAIN_DEFAULT)
@@ -104,6 +114,10 @@ export const schema = z.object({
   HTTP_MAX_CONNECTIONS_PER_IP: intFrom(256, 0, 10_000_000),
   /** Open TCP connections in total; at either cap idle connections are shed first. 0: no cap. */
   HTTP_MAX_CONNECTIONS: intFrom(8192, 0, 10_000_000),
+};
+
+/** Market windows: the assets and durations offered, betting close and look-up horizon. */
+const marketKeys = {
   MARKET_ASSETS: csv(z.string().regex(/^[A-Z0-9]{1,16}$/, 'assets are 1-16 of [A-Z0-9]'), 'BTC,ETH,SOL,XRP'),
   MARKET_DURATIONS: csv(
     z
@@ -121,20 +135,23 @@ export const schema = z.object({
   ),
   MARKET_BETTING_CLOSE_BUFFER_MS: intFrom(10000, 0),
   MARKET_LOOKUP_HORIZON_MS: intFrom(7 * 86400 * 1000, 0),
+};
+
+/** Settlement and custody (docs/settlement.md); the onchain keys in schema-chain.ts, custody's in schema-custody.ts. */
+const settlementKeys = {
   DEPOSIT_SYNC_WAIT_MS: intFrom(5000, 0, 60000),
   /** demo: no chain, made-up hashes (the development default); onchain: USDC on an EVM chain (docs/settlement.md). */
   SETTLEMENT_MODE: z.enum(['demo', 'onchain']).default('demo'),
   /** NODE_ENV=production refuses SETTLEMENT_MODE=demo unless this is true (a staging deployment on play money). */
   ALLOW_DEMO_SETTLEMENT: bool('false'),
-  // Onchain settlement (SETTLEMENT_MODE=onchain; docs/settlement.md): src/config-schema-chain.ts.
   ...chainKeys,
-  // Custody: withdrawal amounts, fee, limits, review and destination rules; the least pull deposit (src/config-custody.ts).
   ...custodyKeys,
   /** Demo settlement: each user's finite onchain balance; deposits beyond what is left fail (SETTLEMENT_FAILED). */
   DEMO_ONCHAIN_BALANCE_MICROS: intFrom(1_000_000_000_000, 0),
-  SHUTDOWN_TIMEOUT_MS: intFrom(10000, 100),
-  RATE_LIMIT_PER_MINUTE: intFrom(1200, 0),
-  // RFQ trading (docs/configuration.md)
+};
+
+/** RFQ trading (docs/configuration.md). */
+const rfqKeys = {
   RFQ_QUOTE_WINDOW_MS: intFrom(500, 10, 60_000),
   RFQ_MAX_DEADLINE_MS: intFrom(60_000, 1000, 15 * 60_000),
   RFQ_SWEEP_EVERY_MS: intFrom(1000, 100, 60_000),
@@ -173,10 +190,18 @@ export const schema = z.object({
   /** The least stake one maker may fill (no dust fills); quotes with a smaller max_fill_micros are refused. At most RFQ_MIN_STAKE_MICROS. */
   RFQ_MIN_FILL_MICROS: intFrom(10_000, 1),
   MM_MAX_QUOTES_PER_SECOND: intFrom(100, 1, 100_000),
+};
+
+/** Window resolution and disputes. */
+const resolutionKeys = {
   /** A DISPUTED window nobody resolved voids (refunds) this long after it was disputed; 0: at once. */
   DISPUTE_VOID_AFTER_MS: intFrom(86_400_000, 0, 30 * 86_400_000),
   RESOLUTION_DELAY_MS: intFrom(2000, 0, 3_600_000),
   RESOLUTION_MAX_WAIT_MS: intFrom(3_600_000, 1000, 7 * 86_400_000),
+};
+
+/** The running service: failpoints, health, the public URL, metrics, docs, demo data, migrations, proxies and CORS. */
+const serviceKeys = {
   /** Fault injection for tests and drills (src/failpoints.ts); refused in production. */
   FAILPOINTS: optionalString,
   /** /readyz reports the workers `stale` when the newest worker heartbeat is older than this. */
@@ -192,22 +217,30 @@ export const schema = z.object({
     z.string().trim().regex(/^\d+$/, 'must be a port number').transform(Number).pipe(z.number().int().min(0).max(65535)).optional(),
   ),
   /** Serve the docs portal (/docs, /docs/ws). The documents (/openapi.json, ...) are always served. */
-  DOCS_ENABLED: z
-    .enum(['true', 'false', '1', '0'])
-    .default('true')
-    .transform((v) => v === 'true' || v === '1'),
+  DOCS_ENABLED: bool('true'),
   /** Seed demo contests on the embedded development default (never elsewhere): `false` starts empty. */
-  DEMO_DATA: z
-    .enum(['true', 'false', '1', '0'])
-    .default('true')
-    .transform((v) => v === 'true' || v === '1'),
+  DEMO_DATA: bool('true'),
   /** Apply pending database migrations at start (default: yes, except NODE_ENV=production, where `node dist/src/migrate.js` is its own step). */
   MIGRATE_ON_START: z.enum(['true', 'false', '1', '0']).optional(),
   /** Reverse proxies trusted to tell the client address in X-Forwarded-For: off (default), a hop count, or addresses/CIDRs. */
   TRUST_PROXY: optionalString,
   /** Origins allowed by CORS: unset = any outside production and none in production; `*`; a comma list; `none`. */
   CORS_ORIGINS: optionalString,
-  /** The price sources' keys (src/config-prices.ts). */
+};
+
+export const schema = z.object({
+  ...processKeys,
+  ...signInKeys,
+  ...connectionKeys,
+  ...marketKeys,
+  ...settlementKeys,
+  // The key order is the order problems are listed in: these two stand where they always have.
+  SHUTDOWN_TIMEOUT_MS: intFrom(10000, 100),
+  RATE_LIMIT_PER_MINUTE: intFrom(1200, 0),
+  ...rfqKeys,
+  ...resolutionKeys,
+  ...serviceKeys,
+  /** The price sources' keys (src/config/prices.ts). */
   ...PRICE_KEYS,
 });
 

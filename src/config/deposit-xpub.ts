@@ -2,7 +2,7 @@
 // is m/44'/60'/<DEPOSIT_ACCOUNT_INDEX>'/0/<n> of DEPOSIT_MNEMONIC, and its last step is non-hardened, so the public
 // extended key (DEPOSIT_XPUB) of m/44'/60'/<account>'/0 (or of the account node m/44'/60'/<account>' above it)
 // derives the same addresses with no private key. API processes hand out addresses from it; the workers, which
-// sweep, keep the mnemonic. Reads no environment (src/config-chain.ts hands it the parsed keys).
+// sweep, keep the mnemonic. Reads no environment (src/config/chain.ts hands it the parsed keys).
 import { pbkdf2Sync } from 'node:crypto';
 import { getAddress, keccak256, toHex, type Address } from 'viem';
 import { HDKey } from 'viem/accounts';

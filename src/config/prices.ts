@@ -1,8 +1,8 @@
-// The price sources' part of src/config.ts (docs/prices.md, docs/configuration.md): their keys (spread into
-// config-schema.ts), their cross-field rules and the settings object. Reads no environment.
+// The price sources' part of src/config/load.ts (docs/prices.md, docs/configuration.md): their keys (spread into
+// schema.ts), their cross-field rules and the settings object. Reads no environment.
 import { z } from 'zod';
-import { assetMap, csv, intFrom, optionalString } from './config-parse.js';
-import { DEMO_BASES_MICROS, DEMO_PRICE_SEED_DEFAULT, DEMO_PRICE_SPREAD_BPS_DEFAULT } from './constants.js';
+import { assetMap, csv, intFrom, optionalString } from './parse.js';
+import { DEMO_BASES_MICROS, DEMO_PRICE_SEED_DEFAULT, DEMO_PRICE_SPREAD_BPS_DEFAULT } from '../constants.js';
 
 /** The price sources PRICE_FEED may list (src/domain/prices/create.ts). */
 export const PRICE_SOURCES = ['demo', 'chainlink', 'binance', 'coinbase', 'okx', 'pyth'] as const;
