@@ -49,7 +49,7 @@ function printRun(m: number, takers: number, r: Run, cpuPerFill?: { service: num
     ]),
   );
   console.log(
-    `${''.padEnd(16)} POST -> answer p50 ${r.answer.p50.toFixed(0)} / p99 ${r.answer.p99.toFixed(0)} ms; created -> quote_ack p50 ${r.ackLag.p50} / p99 ${r.ackLag.p99} ms; ` +
+    `${''.padEnd(16)} POST -> answer p50 ${r.answer.p50.toFixed(0)} / p99 ${r.answer.p99.toFixed(0)} ms; created -> rfq frame p50 ${r.frameLag.p50} / p99 ${r.frameLag.p99} ms; -> quote_ack p50 ${r.ackLag.p50} / p99 ${r.ackLag.p99} ms; ` +
       `deadline -> closed_at p50 ${r.phases.deadlineToClosed.p50} ms${r.refused.size ? `; quotes refused ${JSON.stringify(Object.fromEntries(r.refused))}` : ''}`,
   );
   console.log(`${''.padEnd(16)} service: ${describePer(r.box, Math.max(1, r.filled), 'fill')}`);
@@ -61,6 +61,19 @@ async function idleCpu(pair: Pair, seconds = 5) {
   await sleep(seconds * 1000);
   const box = boxCpu(from, boxSnapshot(), { A: pair.a.proc.pid!, B: pair.b.proc.pid! });
   return box.groups.map((g) => `${g.name} ${(g.ms / seconds).toFixed(1)}`).join(', ');
+}
+
+/** The unsaturated run: the service's CPU per fill against the same writes as plain SQL from as many clients. */
+async function cpuPerFill(pair: Pair, takers: Party[], m: number, o: GoodputOptions): Promise<string> {
+  const quiet = await sustainedFills(pair, takers.slice(0, o.cpuTakers), m, o);
+  const sqlRun = await sqlFillsPerSecond(pair.dbUrl, Math.min(o.cpuTakers, o.sqlClients), m, m, Math.min(o.durationMs, 5_000));
+  const service = cpuOf(quiet.box, ['A', 'B', 'postgres', 'redis']) / Math.max(1, quiet.filled);
+  const sql = cpuOf(sqlRun.box, ['this process', 'postgres', 'redis']) / Math.max(1, sqlRun.fills);
+  printRun(m, o.cpuTakers, quiet, { service, sql });
+  console.log(
+    `${''.padEnd(16)} plain SQL (${Math.min(o.cpuTakers, o.sqlClients)} clients, ${sqlRun.perSecond.toFixed(0)} fills/s): ${describePer(sqlRun.box, Math.max(1, sqlRun.fills), 'fill')}`,
+  );
+  return `CPU per fill, ${m} maker(s), ${o.cpuTakers} takers (host ${pct(quiet.box.idleShare)} idle): service ${service.toFixed(1)} ms / plain SQL ${sql.toFixed(1)} ms = ${(service / sql).toFixed(1)}x (target <= ${m === 1 ? 4 : 5}x)`;
 }
 
 export async function goodput(pair: Pair, takers: Party[], makerCounts: number[], o: GoodputOptions) {
@@ -81,17 +94,7 @@ export async function goodput(pair: Pair, takers: Party[], makerCounts: number[]
   const fills = new Map<string, number>();
   const summary: string[] = [];
   for (const m of makerCounts) {
-    const quiet = await sustainedFills(pair, takers.slice(0, o.cpuTakers), m, o);
-    const sqlRun = await sqlFillsPerSecond(pair.dbUrl, Math.min(o.cpuTakers, o.sqlClients), m, m, Math.min(o.durationMs, 5_000));
-    const service = cpuOf(quiet.box, ['A', 'B', 'postgres', 'redis']) / Math.max(1, quiet.filled);
-    const sql = cpuOf(sqlRun.box, ['this process', 'postgres', 'redis']) / Math.max(1, sqlRun.fills);
-    printRun(m, o.cpuTakers, quiet, { service, sql });
-    console.log(
-      `${''.padEnd(16)} plain SQL (${Math.min(o.cpuTakers, o.sqlClients)} clients, ${sqlRun.perSecond.toFixed(0)} fills/s): ${describePer(sqlRun.box, Math.max(1, sqlRun.fills), 'fill')}`,
-    );
-    summary.push(
-      `CPU per fill, ${m} maker(s), ${o.cpuTakers} takers (host ${pct(quiet.box.idleShare)} idle): service ${service.toFixed(1)} ms / plain SQL ${sql.toFixed(1)} ms = ${(service / sql).toFixed(1)}x (target <= ${m === 1 ? 4 : 5}x)`,
-    );
+    if (o.cpuTakers > 0) summary.push(await cpuPerFill(pair, takers, m, o));
     for (const t of o.loadTakers) {
       const r = await sustainedFills(pair, takers.slice(0, t), m, o);
       printRun(m, t, r);

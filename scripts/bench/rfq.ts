@@ -41,6 +41,7 @@ const { values } = parseArgs({
     /** Items 2, 3, 5: RFQ_ADMISSION_MAX_LOOP_DELAY_MS and RFQ_ADMISSION_MAX_IN_FLIGHT of the API processes (default: the service's). */
     'loop-delay': { type: 'string' },
     'max-in-flight': { type: 'string' },
+    'max-create': { type: 'string' },
     /** Item 3: 'a' posts every order to A; 'ab' alternates takers between A and B, as a load balancer would. */
     'fill-via': { type: 'string', default: 'a' },
     makers: { type: 'string', default: '1,4' },
@@ -122,9 +123,10 @@ if (ITEMS.has('2') || ITEMS.has('3') || ITEMS.has('5')) {
     MM_MAX_QUEUED_FRAMES: '1000',
     MM_MAX_CONNECTIONS_PER_IP: String(sockets + Math.max(...makerCounts) + 20),
     MM_MAX_UNAUTHENTICATED_PER_IP: '40',
-    // Admission control as deployed (src/testing/service-process.ts turns its loop-delay signal off for tests):
-    // the default, a fifth of the quote window, unless --loop-delay says otherwise.
+    // Admission control as deployed (src/testing/service-process.ts turns its loop-delay and create-latency signals
+    // off for tests): the defaults, a fifth of the quote window, unless --loop-delay / --max-create say otherwise.
     RFQ_ADMISSION_MAX_LOOP_DELAY_MS: values['loop-delay'] ?? String(Math.round(fill.windowMs / 5)),
+    RFQ_ADMISSION_MAX_CREATE_MS: values['max-create'] ?? String(Math.round(fill.windowMs / 5)),
     ...(values['max-in-flight'] && { RFQ_ADMISSION_MAX_IN_FLIGHT: values['max-in-flight'] }),
   });
   try {

@@ -167,6 +167,7 @@ function rfqSettings(e: Parsed): Config['rfq'] {
       maxInFlight: e.RFQ_ADMISSION_MAX_IN_FLIGHT,
       // Unset: a fifth of the quote window (an RFQ waits behind the backlog at each of its ~4 steps).
       maxLoopDelayMs: e.RFQ_ADMISSION_MAX_LOOP_DELAY_MS < 0 ? Math.ceil(e.RFQ_QUOTE_WINDOW_MS / 5) : e.RFQ_ADMISSION_MAX_LOOP_DELAY_MS,
+      maxCreateMs: e.RFQ_ADMISSION_MAX_CREATE_MS < 0 ? Math.ceil(e.RFQ_QUOTE_WINDOW_MS / 5) : e.RFQ_ADMISSION_MAX_CREATE_MS,
     },
     signingChainId: e.RFQ_SIGNING_CHAIN_ID,
     eip712Name: e.RFQ_EIP712_NAME,

@@ -19,7 +19,7 @@ describe('loadConfig: RFQ trading and resolution', () => {
       maxOpenPerUser: 10,
       maxWaiters: 1000,
       maxWaitersPerUser: 100,
-      admission: { maxInFlight: 256, maxLoopDelayMs: 100 },
+      admission: { maxInFlight: 256, maxLoopDelayMs: 100, maxCreateMs: 100 },
       signingChainId: 8453,
       eip712Name: 'contest-rfq-service',
       eip712Salt: RFQ_EIP712_SALT_DEV,
@@ -32,13 +32,13 @@ describe('loadConfig: RFQ trading and resolution', () => {
     expect(Object.isFrozen(c.rfq)).toBe(true);
   });
 
-  it('admission control: the loop-delay bound follows the quote window unless set; 0 turns it off, or admits none', () => {
-    expect(loadConfig({ RFQ_QUOTE_WINDOW_MS: '2000' }).rfq.admission).toEqual({ maxInFlight: 256, maxLoopDelayMs: 400 });
-    expect(loadConfig({ RFQ_ADMISSION_MAX_IN_FLIGHT: '0', RFQ_ADMISSION_MAX_LOOP_DELAY_MS: '0' }).rfq.admission).toEqual({
-      maxInFlight: 0,
-      maxLoopDelayMs: 0,
-    });
+  it('admission control: the loop-delay and create-latency bounds follow the quote window unless set; 0 turns them off, or admits none', () => {
+    expect(loadConfig({ RFQ_QUOTE_WINDOW_MS: '2000' }).rfq.admission).toEqual({ maxInFlight: 256, maxLoopDelayMs: 400, maxCreateMs: 400 });
+    expect(
+      loadConfig({ RFQ_ADMISSION_MAX_IN_FLIGHT: '0', RFQ_ADMISSION_MAX_LOOP_DELAY_MS: '0', RFQ_ADMISSION_MAX_CREATE_MS: '0' }).rfq.admission,
+    ).toEqual({ maxInFlight: 0, maxLoopDelayMs: 0, maxCreateMs: 0 });
     expect(loadConfig({ RFQ_ADMISSION_MAX_LOOP_DELAY_MS: '150' }).rfq.admission.maxLoopDelayMs).toBe(150);
+    expect(loadConfig({ RFQ_ADMISSION_MAX_CREATE_MS: '80' }).rfq.admission.maxCreateMs).toBe(80);
     expect(() => loadConfig({ RFQ_ADMISSION_MAX_IN_FLIGHT: '-1' })).toThrow(/RFQ_ADMISSION_MAX_IN_FLIGHT/);
   });
 

@@ -79,7 +79,7 @@ export interface Config {
     maxWaiters: number;
     maxWaitersPerUser: number;
     /** Admission control of POST /v1/rfq on this process (src/http/admission.ts). */
-    admission: { maxInFlight: number; maxLoopDelayMs: number };
+    admission: { maxInFlight: number; maxLoopDelayMs: number; maxCreateMs: number };
     signingChainId: number;
     eip712Name: string;
     /** RFQ_EIP712_SALT (RFQ_EIP712_SALT_DEV outside production). */

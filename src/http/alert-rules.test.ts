@@ -36,7 +36,7 @@ async function registeredNames(): Promise<Set<string>> {
   const source = { report: () => Promise.reject(new Error('not scraped in this test')) };
   registerStatusGauges(metrics.registry, source);
   registerResolutionGauges(metrics.registry, source);
-  createRfqAdmission({ maxInFlight: 1, maxLoopDelayMs: 0, quoteWindowMs: 500 }, { registry: metrics.registry }); // rfq_admission_*
+  createRfqAdmission({ maxInFlight: 1, maxLoopDelayMs: 0, maxCreateMs: 0, quoteWindowMs: 500 }, { registry: metrics.registry }); // rfq_admission_*
   // The onchain settlement gauges (src/http/settlement-gauges.ts), registered by an adapter that reconciles.
   const silent = { warn: () => undefined, error: () => undefined } as unknown as Parameters<typeof startSettlementGauges>[0]['log'];
   const settlement = { reconcile: () => Promise.reject(new Error('not read in this test')) } as unknown as Parameters<

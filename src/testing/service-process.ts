@@ -49,8 +49,9 @@ export function builtEntry(entry: string): string {
 
 export async function startServiceProcess(opts: StartOptions): Promise<ServiceProcess> {
   const env: Record<string, string> = {};
-  // The event-loop-delay signal of RFQ admission (src/http/admission.ts) is off in test processes unless a test sets
-  // it: a CPU-starved CI box delays every loop, and a test about something else must not be shed. Admission itself
+  // The event-loop-delay and create-latency signals of RFQ admission (src/http/admission.ts) are off in test processes
+  // unless a test sets them: a CPU-starved CI box delays every loop and every statement, and a test about something
+  // else must not be shed. Admission itself
   // is tested with its own settings (contract-tests/rfq-overloaded.test.ts, src/http/admission.test.ts).
   const defaults = {
     PATH: process.env.PATH,
@@ -59,6 +60,7 @@ export async function startServiceProcess(opts: StartOptions): Promise<ServicePr
     PORT: '0',
     HOST: '127.0.0.1',
     RFQ_ADMISSION_MAX_LOOP_DELAY_MS: '0',
+    RFQ_ADMISSION_MAX_CREATE_MS: '0',
     // A run holds dozens of service processes at once on one PostgreSQL (max_connections 100 by default): with the
     // default ORM pool of 10 (beside BullMQ's own on PostgreSQL) two onchain stacks of four processes each could take
     // them all ("sorry, too many clients already"). Tests that need another size set it.

@@ -72,6 +72,7 @@ const createAnswer = (trading: RfqLifecycle, ctx: RequestContext) => async (rfqI
 
 const createRfq = ({ trading, admission }: RfqTakerDeps): Handler<'createRfq'> => {
   const createOne: Handler<'createRfq'> = async (req, ctx) => {
+    const admittedAt = performance.now();
     // EIP-55 is checked before the idempotency claim: like any validation failure, it is not stored.
     if (!isAddress(req.body.order.taker, { strict: true })) {
       throw new ValidationFailed('order.taker is not a valid EVM address: a mixed-case address must carry a valid EIP-55 checksum', [
@@ -98,7 +99,10 @@ const createRfq = ({ trading, admission }: RfqTakerDeps): Handler<'createRfq'> =
         }),
       created,
     );
-    if (!w.replayed) await trading.created(w.value, ctx.log);
+    if (!w.replayed) {
+      admission?.created(performance.now() - admittedAt); // a signal of admission control: how long creating took
+      await trading.created(w.value, ctx.log);
+    }
     return answerOnce(req, ctx, w, createAnswer(trading, ctx));
   };
   return async (req, ctx) => {
