@@ -19,10 +19,10 @@
 // Requests that fail validation never reach this module (the spec validator answers first).
 import { createHash } from 'node:crypto';
 import type { Em } from '../db/orm.js';
-import { idempotencyRepository, type IdempotencyKeyRow as KeyRow } from '../db/repositories/idempotency.repository.js';
-import { db } from '../db/schema.js';
+import { type IdempotencyKeyRow as KeyRow } from '../db/repositories/idempotency.repository.js';
 import { AppError, Conflict } from './errors.js';
 import { isTransientConflict } from './database-errors.js';
+import { repos } from '../db/repos.js';
 
 export interface IdempotencyScope {
   scope: string;
@@ -80,7 +80,7 @@ const reused = () =>
 const inProgress = () =>
   new Conflict('IDEMPOTENCY_REQUEST_IN_PROGRESS', 'a request with this idempotency_key is still being processed; retry later with the same key');
 
-const keys = (em: Em) => idempotencyRepository(db(em));
+const keys = (em: Em) => repos(em).idempotency;
 
 function replayOf(row: KeyRow): ClaimResult {
   const body = typeof row.response_body === 'string' ? (JSON.parse(row.response_body) as unknown) : row.response_body;

@@ -7,11 +7,11 @@
 // settlement worker runs (settleOperations), with the operator's audit row.
 import type { Em } from '../../db/orm.js';
 import { chainRepository, type PendingReason } from '../../db/repositories/chain.repository.js';
-import { withdrawalsRepository, type ReviewCause, type ReviewRow } from '../../db/repositories/withdrawals.repository.js';
-import { db } from '../../db/schema.js';
+import { type ReviewCause, type ReviewRow } from '../../db/repositories/withdrawals.repository.js';
 import { Conflict, NotFound, ValidationFailed } from '../errors.js';
 import type { SettlementAdapter } from '../settlement/adapter.js';
 import { settleOperations } from './operations.js';
+import { repos } from '../../db/repos.js';
 
 export interface ReviewTransaction {
   hash: string;
@@ -64,9 +64,10 @@ const reviewRecord = (r: ReviewRow): WithdrawalReviewRecord => ({
 /** The operations as the operator sees them: with their fee, their review (withdrawals held once) and every transaction signed. */
 export async function withTransactions(em: Em, rows: readonly Row[]): Promise<ReviewOperation[]> {
   const ids = rows.map((r) => r.id);
-  const txs = rows.length ? await chainRepository(db(em)).transactionsOf(ids) : [];
-  const fees = await withdrawalsRepository(db(em)).feesOf(ids);
-  const reviews = new Map((await withdrawalsRepository(db(em)).reviewsOf(ids)).map((r) => [r.operation_id, reviewRecord(r)]));
+  const rs = repos(em);
+  const txs = rows.length ? await rs.chain.transactionsOf(ids) : [];
+  const fees = await rs.withdrawals.feesOf(ids);
+  const reviews = new Map((await rs.withdrawals.reviewsOf(ids)).map((r) => [r.operation_id, reviewRecord(r)]));
   return rows.map((r) => ({
     id: r.id,
     userId: r.user_id,
@@ -97,7 +98,7 @@ export async function withTransactions(em: Em, rows: readonly Row[]): Promise<Re
 
 /** The pending operations waiting for `reason`, newest first (at most `limit`). */
 export async function operationsWaiting(em: Em, reason: PendingReason, limit: number): Promise<ReviewOperation[]> {
-  return withTransactions(em, await chainRepository(db(em)).waiting(reason, limit));
+  return withTransactions(em, await repos(em).chain.waiting(reason, limit));
 }
 
 export interface Resolution {
@@ -114,7 +115,7 @@ export interface Resolution {
  * operation's transactions. When one answers, the chain decides (409 CHAIN_HAS_RECEIPT, nothing changes).
  */
 export async function refuseWhenChainAnswers(em: Em, adapter: SettlementAdapter, operationId: string): Promise<void> {
-  const op = await chainRepository(db(em)).operation(operationId, false);
+  const op = await repos(em).chain.operation(operationId, false);
   if (op?.status !== 'pending' || op.pending_reason !== 'needs_review') return; // the write answers (a replay, 404 or 409)
   const receipt = await adapter.chainReceipt?.(em, operationId);
   if (receipt) {
@@ -137,7 +138,7 @@ export async function resolveInReview(tx: Em, adapter: SettlementAdapter, r: Res
       { in: 'body', path: '/tx_hash', message: r.outcome === 'success' ? 'is required with outcome success' : 'must be absent with outcome failed' },
     ]);
   }
-  const repo = chainRepository(db(tx));
+  const repo = repos(tx).chain;
   const op = await repo.operation(r.operationId, true);
   if (!op) throw new NotFound('OPERATION_NOT_FOUND', 'no operation with this id');
   if (op.status !== 'pending' || op.pending_reason !== 'needs_review') {

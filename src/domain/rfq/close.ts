@@ -3,9 +3,6 @@
 // Each runs with the RFQ row locked FOR UPDATE and checks `status = 'open'` first, so the owner's timer,
 // the sweeper on another process and the taker racing each other change it once.
 import type { Em } from '../../db/orm.js';
-import { rfqQuotesRepository } from '../../db/repositories/rfq-quotes.repository.js';
-import { rfqRepository } from '../../db/repositories/rfq.repository.js';
-import { db } from '../../db/schema.js';
 import { isTransientConflict } from '../database-errors.js';
 import { Conflict, isUuid, NotFound, Unprocessable } from '../errors.js';
 import type { RejectedReason } from './allocate.js';
@@ -18,6 +15,7 @@ import type { LockedAccounts } from '../ledger/ledger.js';
 import { loadRfq, rfqNotFound } from './queries.js';
 import { quoteFromRow, rfqFromRow } from './rows.js';
 import { compareQuoteRecords, quoteResultFrame, type QuoteRecord, type RfqRecord } from './records.js';
+import { repos } from '../../db/repos.js';
 
 /**
  * The locked RFQ with every quote (locked after it, best first), the live ones among them, and the taker's and
@@ -27,7 +25,7 @@ import { compareQuoteRecords, quoteResultFrame, type QuoteRecord, type RfqRecord
  * removed, and that a closed RFQ comes without quotes or accounts.
  */
 async function lockOpen(tx: Em, rfqId: string): Promise<LockedRfq | null> {
-  const found = isUuid(rfqId) ? await rfqRepository(db(tx)).lockForClose(rfqId) : undefined;
+  const found = isUuid(rfqId) ? await repos(tx).rfq.lockForClose(rfqId) : undefined;
   if (!found) return null;
   const accounts: LockedAccounts = new Map();
   for (const a of found.takerAccounts) accounts.set(`${found.rfq.taker_user_id}:${a.kind}`, { id: a.id, balance: a.balance });
@@ -147,9 +145,10 @@ export class QuoteUnusable extends Unprocessable {
  */
 export async function rejectQuote(em: Em, rfqId: string, quoteId: string, reason: RejectedReason): Promise<RfqEvent[]> {
   return em.transactional(async (tx) => {
-    const row = await rfqRepository(db(tx)).get(rfqId, 'share'); // as a quote insert: quotes change only while the RFQ is not closing
+    const r = repos(tx);
+    const row = await r.rfq.get(rfqId, 'share'); // as a quote insert: quotes change only while the RFQ is not closing
     if (row?.status !== 'open') return [];
-    const q = await rfqQuotesRepository(db(tx)).rejectLive(rfqId, quoteId, reason);
+    const q = await r.rfqQuotes.rejectLive(rfqId, quoteId, reason);
     if (!q) return [];
     return [
       { topic: 'rfq.quote', rfqId },
