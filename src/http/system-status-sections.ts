@@ -1,7 +1,7 @@
 // The sections of the system status (src/http/system-status.ts): each reads one part of the whole-system view
 // under its own check (a failing part is reported as such, the others still are).
 import type { SystemStatus } from '../../generated/openapi/types.gen.js';
-import { systemRepository } from '../db/repositories/system.repository.js';
+import type { SystemRepository } from '../db/repositories/system.repository.js';
 import { recentHeartbeats } from '../domain/heartbeats.js';
 import type { StatusComponent } from '../domain/status.js';
 import { resolutionBacklog, type ResolutionBacklog } from '../domain/markets/resolution-backlog.js';
@@ -114,7 +114,7 @@ export function componentsOf(deps: SystemStatusDeps) {
 }
 
 export async function waitingOf(deps: SystemStatusDeps): Promise<SystemStatus['operations_waiting']> {
-  let rows: Awaited<ReturnType<ReturnType<typeof systemRepository>['operationsWaiting']>> = [];
+  let rows: Awaited<ReturnType<SystemRepository['operationsWaiting']>> = [];
   await check(
     'operations waiting',
     async () => {

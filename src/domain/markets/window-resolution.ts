@@ -4,7 +4,7 @@
 // resolution is immutable: the first writer (the feed job or the operator) wins. Up (YES) wins only if
 // close > open. Prices are read outside any transaction; settling the positions is settleWindow's job.
 import type { Em } from '../../db/orm.js';
-import { positionsRepository } from '../../db/repositories/positions.repository.js';
+import type { PositionsRepository } from '../../db/repositories/positions.repository.js';
 import type { MarketOutcome, ResolutionOutcome } from '../../db/vocabulary.js';
 import { Conflict, NotFound } from '../errors.js';
 import type { Verdict } from '../prices/quorum.js';
@@ -69,7 +69,7 @@ export interface WindowState {
 const notFound = (marketId: number) =>
   new NotFound('MARKET_NOT_FOUND', `no RFQ market window ${marketId}; take market_id from GET /v1/markets/current or /v1/markets/lookup`);
 
-type WindowRow = NonNullable<Awaited<ReturnType<ReturnType<typeof positionsRepository>['window']>>>;
+type WindowRow = NonNullable<Awaited<ReturnType<PositionsRepository['window']>>>;
 
 export function checkOf(r: WindowRow): PriceCheckRecord | null {
   if (!r.check_state) return null;

@@ -6,7 +6,7 @@
 // resolution is recorded in settlement_resolutions and settled in the same transaction, by the same code the
 // settlement worker runs (settleOperations), with the operator's audit row.
 import type { Em } from '../../db/orm.js';
-import { chainRepository, type PendingReason } from '../../db/repositories/chain.repository.js';
+import type { ChainRepository, PendingReason } from '../../db/repositories/chain.repository.js';
 import { type ReviewCause, type ReviewRow } from '../../db/repositories/withdrawals.repository.js';
 import { Conflict, NotFound, ValidationFailed } from '../errors.js';
 import type { SettlementAdapter } from '../settlement/adapter.js';
@@ -50,7 +50,7 @@ export interface ReviewOperation {
   transactions: ReviewTransaction[];
 }
 
-type Row = NonNullable<Awaited<ReturnType<ReturnType<typeof chainRepository>['adminOperation']>>>;
+type Row = NonNullable<Awaited<ReturnType<ChainRepository['adminOperation']>>>;
 
 const reviewRecord = (r: ReviewRow): WithdrawalReviewRecord => ({
   status: r.decision ?? 'review',

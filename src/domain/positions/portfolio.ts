@@ -3,7 +3,7 @@
 // kept in the fill and settlement transactions), the PnL history (settled positions in resolution order
 // with the running total), and a maker's fills.
 import type { Em } from '../../db/orm.js';
-import { positionsRepository } from '../../db/repositories/positions.repository.js';
+import type { PositionsRepository } from '../../db/repositories/positions.repository.js';
 import { isUuid, NotFound } from '../errors.js';
 import { KeysetCursors } from '../keyset-cursor.js';
 import type { Direction } from '../rfq/typed-data.js';
@@ -49,7 +49,7 @@ export interface TradingFigures {
 
 const repo = (em: Em) => repos(em).positions;
 
-type PositionRow = NonNullable<Awaited<ReturnType<ReturnType<typeof positionsRepository>['position']>>>;
+type PositionRow = NonNullable<Awaited<ReturnType<PositionsRepository['position']>>>;
 
 /** Each position's legs with their windows, by position id. */
 async function legsByPosition(em: Em, positionIds: readonly string[]): Promise<Map<string, PositionLegRecord[]>> {

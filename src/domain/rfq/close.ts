@@ -19,7 +19,7 @@ import { repos } from '../../db/repos.js';
 
 /**
  * The locked RFQ with every quote (locked after it, best first), the live ones among them, and the taker's and
- * quoting makers' ledger accounts as read without a lock: ONE statement (rfqRepository.lockForClose).
+ * quoting makers' ledger accounts as read without a lock: ONE statement (RfqRepository.lockForClose).
  * Decided in SQL (rfq_lock_for_close, PL/pgSQL in src/db/migrations/Migration20261126060000_rfq_fill_path.ts): the
  * quotes' order, best first (odds desc, received, id: the allocation's order, allocate.ts), which makers are
  * removed, and that a closed RFQ comes without quotes or accounts.

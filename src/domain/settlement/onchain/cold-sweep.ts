@@ -11,7 +11,7 @@
 //     waits, gas missing waits, and an excess that is gone since it opened (withdrawals arrived) cancels it with
 //     nothing sent (the next tick opens one of the right size); a blacklisted cold wallet cancels it, logged;
 //   - while it is signed and not recorded, its amount counts as in flight for every withdrawal's funds check
-//     (chainTxRepository.withdrawalsInFlight), so no withdrawal is signed against USDC on its way out.
+//     (ChainTxRepository.withdrawalsInFlight), so no withdrawal is signed against USDC on its way out.
 import { randomUUID } from 'node:crypto';
 import { encodeFunctionData, erc20Abi, getAddress, type Address } from 'viem';
 import type { Em } from '../../../db/orm.js';
