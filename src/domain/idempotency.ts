@@ -23,6 +23,7 @@ import { type IdempotencyKeyRow as KeyRow } from '../db/repositories/idempotency
 import { AppError, Conflict } from './errors.js';
 import { isTransientConflict } from './database-errors.js';
 import { repos } from '../db/repos.js';
+import { inTransaction, type Tx } from '../db/unit-of-work.js';
 
 export interface IdempotencyScope {
   scope: string;
@@ -121,7 +122,7 @@ export async function once<T>(
   em: Em,
   s: IdempotencyScope,
   print: string,
-  write: (tx: Em) => Promise<T>,
+  write: (tx: Tx) => Promise<T>,
   outcomeOf: (value: T) => StoredOutcome,
 ): Promise<OnceResult<T>> {
   let rejected: AppError | undefined;
@@ -131,7 +132,7 @@ export async function once<T>(
   // Migration20261130010000_user_events.ts), and a client should not have to retry what the service can.
   for (let attempt = 1; !rejected; attempt++) {
     try {
-      return await em.transactional(async (tx): Promise<OnceResult<T>> => {
+      return await inTransaction(em, async (tx): Promise<OnceResult<T>> => {
         const claim = await claimIn(tx, s, print);
         if (claim.kind === 'replay') return replayed(claim);
         const value = await write(tx);
