@@ -6,6 +6,7 @@
 // lifecycle (src/trading/contest-lifecycle.ts) publishes after the commit.
 import { randomUUID } from 'node:crypto';
 import type { Em } from '../../db/orm.js';
+import type { Tx } from '../../db/unit-of-work.js';
 import { Conflict } from '../errors.js';
 import { post } from '../ledger/ledger.js';
 import { checkPicks, planEntry, type PickInput } from './entry-plan.js';
@@ -52,7 +53,7 @@ async function entryByKey(tx: Em, userId: string, key: string): Promise<EntryRec
  * with it is returned as it is (another contest or other picks: 409 IDEMPOTENCY_KEY_REUSED).
  */
 export async function enterContest(
-  tx: Em,
+  tx: Tx,
   userId: string,
   contestId: string,
   picks: PickInput[],

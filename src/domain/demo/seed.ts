@@ -19,6 +19,7 @@ import { findOrCreateWalletUser, setHandle } from '../identity/users.js';
 import { openDeposit, settleOperation } from '../money/operations.js';
 import type { SettlementAdapter } from '../settlement/adapter.js';
 import { repos } from '../../db/repos.js';
+import { inTransaction } from '../../db/unit-of-work.js';
 
 export const DEMO_SEED_MARKER = 'demo_seed_v1';
 export const DEMO_TITLE_PREFIX = 'Demo: ';
@@ -66,7 +67,7 @@ function picksFor(userIndex: number, marketIds: number[]): PickInput[] {
 
 /** Seeds the demo data once; returns `seeded: false` when an earlier start already did. */
 export async function seedDemoData(em: Em, settlement: SettlementAdapter, nowMs = Date.now()): Promise<DemoSeedResult> {
-  return em.transactional(async (tx) => {
+  return inTransaction(em, async (tx) => {
     if (!(await repos(tx).demo.claimMarker(DEMO_SEED_MARKER, randomBytes(16)))) return { seeded: false, contestIds: [] };
     const users: string[] = [];
     for (const handle of DEMO_HANDLES) {

@@ -6,6 +6,7 @@
 // What must be read outside any transaction (the sanctions oracle) is read first by screenDestination.
 import { getAddress } from 'viem';
 import type { Em } from '../../db/orm.js';
+import type { Tx } from '../../db/unit-of-work.js';
 import { Unavailable, Unprocessable } from '../errors.js';
 import type { DepositFunds, SettlementAdapter } from '../settlement/adapter.js';
 import { findByKey, openDeposit, openWithdrawal, type OperationRecord } from './operations.js';
@@ -102,7 +103,7 @@ export interface WithdrawalRequest {
 }
 
 /** In the caller's transaction (the idempotency key's): the withdrawal written, held, or refused (nothing reserved). */
-export async function requestWithdrawal(tx: Em, c: Custody, r: WithdrawalRequest): Promise<OperationRecord> {
+export async function requestWithdrawal(tx: Tx, c: Custody, r: WithdrawalRequest): Promise<OperationRecord> {
   const repo = repos(tx).withdrawals;
   await repo.lockUser(r.userId);
   // Written before under this key (its idempotency row pruned): answered as it was, never decided again.
@@ -137,7 +138,7 @@ async function destinationOf(tx: Em, c: Custody, r: WithdrawalRequest): Promise<
 
 /** In the caller's transaction: DEPOSIT_MIN_MICROS, then the adapter's check (onchain: balance and allowance), then the deposit. */
 export async function requestDeposit(
-  tx: Em,
+  tx: Tx,
   c: Pick<Custody, 'depositMinMicros'>,
   settlement: SettlementAdapter,
   d: { userId: string; walletAddress: string; amount: bigint; key: string | null; funds?: DepositFunds },

@@ -6,6 +6,7 @@
 // resolution is recorded in settlement_resolutions and settled in the same transaction, by the same code the
 // settlement worker runs (settleOperations), with the operator's audit row.
 import type { Em } from '../../db/orm.js';
+import type { Tx } from '../../db/unit-of-work.js';
 import type { ChainRepository, PendingReason } from '../../db/repositories/chain.repository.js';
 import { type ReviewCause, type ReviewRow } from '../../db/repositories/withdrawals.repository.js';
 import { Conflict, NotFound, ValidationFailed } from '../errors.js';
@@ -132,7 +133,7 @@ export async function refuseWhenChainAnswers(em: Em, adapter: SettlementAdapter,
  * review and settles it (ledger posting and final status) at once. 404 OPERATION_NOT_FOUND; 409
  * OPERATION_NOT_IN_REVIEW unless it is pending with pending_reason needs_review.
  */
-export async function resolveInReview(tx: Em, adapter: SettlementAdapter, r: Resolution): Promise<ReviewOperation> {
+export async function resolveInReview(tx: Tx, adapter: SettlementAdapter, r: Resolution): Promise<ReviewOperation> {
   if ((r.outcome === 'success') !== (r.txHash !== null)) {
     throw new ValidationFailed('tx_hash is required with outcome success and refused with outcome failed', [
       { in: 'body', path: '/tx_hash', message: r.outcome === 'success' ? 'is required with outcome success' : 'must be absent with outcome failed' },

@@ -6,6 +6,7 @@
 // `failed` WITHDRAWAL_REJECTED commit together). Both run in the caller's transaction, with the operator's
 // audit row; the operation's row lock makes an approval and a rejection of one withdrawal one after the other.
 import type { Em } from '../../db/orm.js';
+import type { Tx } from '../../db/unit-of-work.js';
 import { Conflict, NotFound } from '../errors.js';
 import { post } from '../ledger/ledger.js';
 import { withdrawalRefundPosting } from './operations.js';
@@ -46,7 +47,7 @@ async function lockHeld(tx: Em, operationId: string) {
 const current = async (tx: Em, operationId: string) => (await withTransactions(tx, await repos(tx).withdrawals.adminOperations([operationId])))[0]!;
 
 /** Inside the caller's transaction: approved, and handed to settlement (the caller enqueues it after commit). */
-export async function approveWithdrawal(tx: Em, d: ReviewDecisionInput): Promise<ReviewOperation> {
+export async function approveWithdrawal(tx: Tx, d: ReviewDecisionInput): Promise<ReviewOperation> {
   await lockHeld(tx, d.operationId);
   const repo = repos(tx).withdrawals;
   await repo.decide({ operationId: d.operationId, decision: 'approved', reason: d.reason, operator: d.operator });
@@ -55,7 +56,7 @@ export async function approveWithdrawal(tx: Em, d: ReviewDecisionInput): Promise
 }
 
 /** Inside the caller's transaction: rejected, the amount and fee back in available, the withdrawal failed WITHDRAWAL_REJECTED. */
-export async function rejectWithdrawal(tx: Em, d: ReviewDecisionInput & { reason: string }): Promise<ReviewOperation> {
+export async function rejectWithdrawal(tx: Tx, d: ReviewDecisionInput & { reason: string }): Promise<ReviewOperation> {
   const op = await lockHeld(tx, d.operationId);
   const r = repos(tx);
   await r.withdrawals.decide({ operationId: d.operationId, decision: 'rejected', reason: d.reason, operator: d.operator });

@@ -3,6 +3,7 @@
 // Each runs with the RFQ row locked FOR UPDATE and checks `status = 'open'` first, so the owner's timer,
 // the sweeper on another process and the taker racing each other change it once.
 import type { Em } from '../../db/orm.js';
+import type { Tx } from '../../db/unit-of-work.js';
 import { isTransientConflict } from '../database-errors.js';
 import { Conflict, isUuid, NotFound, Unprocessable } from '../errors.js';
 import type { RejectedReason } from './allocate.js';
@@ -78,7 +79,7 @@ async function closeOnce(em: Em, deps: RfqDeps, rfqId: string, lock: CloseRun['l
 }
 
 /** Inside the caller's transaction (the idempotency key's): fills the RFQ with the one quote the taker chose. */
-export async function acceptQuote(tx: Em, deps: RfqDeps, userId: string, rfqId: string, quoteId: string): Promise<RfqWrite> {
+export async function acceptQuote(tx: Tx, deps: RfqDeps, userId: string, rfqId: string, quoteId: string): Promise<RfqWrite> {
   const locked = await lockOpen(tx, rfqId);
   if (!locked || locked.rfq.takerUserId !== userId) throw rfqNotFound();
   const { rfq: r, live, all } = locked;

@@ -3,6 +3,7 @@
 // the caller's transaction (the idempotency key's), and the `rfq.open` event is published after commit.
 import { randomUUID } from 'node:crypto';
 import type { Em } from '../../db/orm.js';
+import type { Tx } from '../../db/unit-of-work.js';
 import { type NewRfqRow } from '../../db/repositories/rfq.repository.js';
 import { Conflict, NotFound, Unprocessable } from '../errors.js';
 import { InsufficientBalance, lockUserBalances } from '../ledger/ledger.js';
@@ -75,7 +76,7 @@ async function legWindows(tx: Em, deps: RfqDeps, order: RfqOrderJson): Promise<R
   });
 }
 
-export async function createRfq(tx: Em, deps: RfqDeps, input: CreateRfqInput): Promise<RfqWrite> {
+export async function createRfq(tx: Tx, deps: RfqDeps, input: CreateRfqInput): Promise<RfqWrite> {
   const { settings } = deps;
   const now = nowOf(deps);
   const { order } = input;
