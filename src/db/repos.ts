@@ -13,7 +13,7 @@
 // (useContext true) resolves to whatever em the async context holds (a TransactionContext inside
 // `orm.em.transactional`, else a RequestContext's). So `repos(em)` reads `db(em)` on every call (a property read,
 // no query) and reuses the cached object only when it was built from that same Kysely; otherwise it builds a new
-// one. A caller therefore gets exactly what `xRepository(db(em))` gave at the same moment.
+// one. A caller therefore gets exactly what `new XRepository(db(em))` would give at the same moment.
 import type { Em } from './orm.js';
 import { db, type Db } from './schema.js';
 import { ChainObservationsRepository } from './repositories/chain-observations.repository.js';
