@@ -19,6 +19,7 @@ import { ledgerProblems } from '../src/testing/money.js';
 import { createTestDatabase, TEST_REDIS_URL, uniquePrefix, type TestDatabase } from '../src/testing/postgres.js';
 import { startServiceProcess, type ServiceProcess } from '../src/testing/service-process.js';
 import { fundedUser } from '../src/testing/funding.js';
+import { inTransaction } from '../src/db/unit-of-work.js';
 
 const DURATION = 8;
 const BUFFER = 3000;
@@ -92,7 +93,7 @@ async function fill(taker: string, marketId: number, direction: Direction): Prom
     deadline_ms: Date.now() + 20_000,
   };
   const signature = await TAKER.signTypedData(orderTypedData(domain, order));
-  const r = await em().transactional((tx) =>
+  const r = await inTransaction(em(), (tx) =>
     createRfq(tx, deps, { userId: taker, sessionAddress: TAKER.address, order, signature, fillMode: 'best', idempotencyKey: randomUUID() }),
   );
   const q = { rfq_id: r.rfq.rfq.id, maker: MM.address, odds_bps: 19_000, max_fill_micros: 1_000_000, valid_until_ms: Date.now() + 10_000 };

@@ -13,6 +13,7 @@ import { orderTypedData, quoteTypedData, rfqDomainOf, type RfqOrderJson } from '
 import { migratedOrm } from '../../src/testing/orm.js';
 import { fundedUser } from '../../src/testing/funding.js';
 import { countStatements } from '../../src/testing/statement-counter.js';
+import { inTransaction } from '../../src/db/unit-of-work.js';
 
 const N = Number(process.argv[2] ?? 200);
 const TAKER = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
@@ -74,7 +75,7 @@ for (let i = 0; i < N + 20; i++) {
   const r = await step(
     'create',
     () =>
-      em().transactional((tx) =>
+      inTransaction(em(), (tx) =>
         createRfq(tx, deps, { userId: taker, sessionAddress: TAKER.address, order: o, signature, fillMode: 'best', idempotencyKey: randomUUID() }),
       ),
     i,

@@ -17,6 +17,7 @@ import type { RfqOrderJson } from '../../src/domain/rfq/typed-data.js';
 import { boxCpu, boxSnapshot } from './box-cpu.js';
 import { busHop, recoveries, txFloors } from './rfq-floors.js';
 import { log, ms, newMaker, newTakers, signOrdersAhead, sleep, startPair, stats, type Backend } from './rfq-common.js';
+import { inTransaction } from '../../src/db/unit-of-work.js';
 
 export interface FirstQuoteOptions {
   n: number;
@@ -97,7 +98,7 @@ export async function firstQuote(mode: Backend, o: FirstQuoteOptions) {
         );
         return;
       }
-      const write = await orm.em.fork().transactional((tx) =>
+      const write = await inTransaction(orm.em.fork(), (tx) =>
         createRfq(tx, deps, {
           userId: taker.userId,
           sessionAddress: taker.wallet.address,

@@ -15,6 +15,7 @@ import { fundedUser } from '../../src/testing/funding.js';
 import { migratedOrm } from '../../src/testing/orm.js';
 import { percentile } from './harness.js';
 import { countStatements } from '../../src/testing/statement-counter.js';
+import { inTransaction } from '../../src/db/unit-of-work.js';
 
 const TAKER = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
 const MM = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
@@ -75,7 +76,7 @@ export async function statementsPerFill(n: number): Promise<{ with: FillCost; wi
       const signature = await TAKER.signTypedData(orderTypedData(domain, o));
       const s0 = statementsSent();
       let t0 = performance.now();
-      const r = await em().transactional((tx) =>
+      const r = await inTransaction(em(), (tx) =>
         createRfq(tx, deps, { userId: taker, sessionAddress: TAKER.address, order: o, signature, fillMode: 'best', idempotencyKey: randomUUID() }),
       );
       let took = performance.now() - t0;

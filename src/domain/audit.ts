@@ -3,9 +3,9 @@
 // cursor (src/domain/keyset-cursor.ts). How rows are written per request: src/http/audit.ts.
 import { createHash, randomUUID } from 'node:crypto';
 import type { Em } from '../db/orm.js';
-import { db } from '../db/schema.js';
-import { operatorAuditRepository, type AuditRowInsert } from '../db/repositories/operator-audit.repository.js';
+import { type AuditRowInsert } from '../db/repositories/operator-audit.repository.js';
 import { KeysetCursors } from './keyset-cursor.js';
+import { repos } from '../db/repos.js';
 
 /** One audit row as stored (src/db/repositories/operator-audit.repository.ts owns its shape). */
 export type AuditRecord = AuditRowInsert;
@@ -35,7 +35,7 @@ export async function appendAudit(em: Em, e: AuditEntry, nowMs = Date.now()): Pr
   const row = { ...e, id: randomUUID(), atMs: nowMs };
   // Decided in SQL (operator_audit_append_only, trigger in src/db/migrations/Migration20261126010100_operator_audit.ts):
   // the trail is append-only, an UPDATE or DELETE of it refused.
-  await operatorAuditRepository(db(em)).append(row);
+  await repos(em).operatorAudit.append(row);
   return row;
 }
 
@@ -46,7 +46,7 @@ export async function listAudit(
 ): Promise<{ entries: AuditRecord[]; nextCursor: string | null }> {
   const cursors = await KeysetCursors.of(em, 'operator-audit');
   const after = cursors.decode(q.cursor, null);
-  const rows = await operatorAuditRepository(db(em)).page(after, q.limit + 1);
+  const rows = await repos(em).operatorAudit.page(after, q.limit + 1);
   const entries = rows.slice(0, q.limit).map((r): AuditRecord => ({
     id: r.id,
     atMs: r.at_ms,

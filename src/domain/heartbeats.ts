@@ -1,7 +1,6 @@
 import { hostname } from 'node:os';
 import type { Em } from '../db/orm.js';
-import { db } from '../db/schema.js';
-import { heartbeatsRepository } from '../db/repositories/heartbeats.repository.js';
+import { repos } from '../db/repos.js';
 
 export interface WorkerIdentity {
   workerId: string;
@@ -10,7 +9,7 @@ export interface WorkerIdentity {
 
 /** Upserts this worker's row; jobs_processed counts heartbeats processed by it. */
 export async function recordHeartbeat(em: Em, me: WorkerIdentity, now = new Date()): Promise<void> {
-  await heartbeatsRepository(db(em)).record({
+  await repos(em).heartbeats.record({
     workerId: me.workerId,
     hostname: hostname(),
     pid: process.pid,
@@ -20,7 +19,7 @@ export async function recordHeartbeat(em: Em, me: WorkerIdentity, now = new Date
 }
 
 export async function latestHeartbeat(em: Em): Promise<{ workerId: string; lastSeenAt: Date } | null> {
-  const row = await heartbeatsRepository(db(em)).latest();
+  const row = await repos(em).heartbeats.latest();
   return row ? { workerId: row.worker_id, lastSeenAt: new Date(row.last_seen_ms) } : null;
 }
 
@@ -34,7 +33,7 @@ export interface WorkerSeen {
 
 /** The `limit` most recently seen worker processes, newest first. */
 export async function recentHeartbeats(em: Em, limit: number): Promise<WorkerSeen[]> {
-  const rows = await heartbeatsRepository(db(em)).recent(limit);
+  const rows = await repos(em).heartbeats.recent(limit);
   return rows.map((r) => ({
     workerId: r.worker_id,
     hostname: r.hostname,

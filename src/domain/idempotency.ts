@@ -19,10 +19,11 @@
 // Requests that fail validation never reach this module (the spec validator answers first).
 import { createHash } from 'node:crypto';
 import type { Em } from '../db/orm.js';
-import { idempotencyRepository, type IdempotencyKeyRow as KeyRow } from '../db/repositories/idempotency.repository.js';
-import { db } from '../db/schema.js';
+import { type IdempotencyKeyRow as KeyRow } from '../db/repositories/idempotency.repository.js';
 import { AppError, Conflict } from './errors.js';
 import { isTransientConflict } from './database-errors.js';
+import { repos } from '../db/repos.js';
+import { inTransaction, type Tx } from '../db/unit-of-work.js';
 
 export interface IdempotencyScope {
   scope: string;
@@ -80,7 +81,7 @@ const reused = () =>
 const inProgress = () =>
   new Conflict('IDEMPOTENCY_REQUEST_IN_PROGRESS', 'a request with this idempotency_key is still being processed; retry later with the same key');
 
-const keys = (em: Em) => idempotencyRepository(db(em));
+const keys = (em: Em) => repos(em).idempotency;
 
 function replayOf(row: KeyRow): ClaimResult {
   const body = typeof row.response_body === 'string' ? (JSON.parse(row.response_body) as unknown) : row.response_body;
@@ -121,7 +122,7 @@ export async function once<T>(
   em: Em,
   s: IdempotencyScope,
   print: string,
-  write: (tx: Em) => Promise<T>,
+  write: (tx: Tx) => Promise<T>,
   outcomeOf: (value: T) => StoredOutcome,
 ): Promise<OnceResult<T>> {
   let rejected: AppError | undefined;
@@ -131,7 +132,7 @@ export async function once<T>(
   // Migration20261130010000_user_events.ts), and a client should not have to retry what the service can.
   for (let attempt = 1; !rejected; attempt++) {
     try {
-      return await em.transactional(async (tx): Promise<OnceResult<T>> => {
+      return await inTransaction(em, async (tx): Promise<OnceResult<T>> => {
         const claim = await claimIn(tx, s, print);
         if (claim.kind === 'replay') return replayed(claim);
         const value = await write(tx);

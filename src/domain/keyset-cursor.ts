@@ -4,9 +4,8 @@
 // edited, from another list, replayed with other filters) is 400 INVALID_CURSOR.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Em } from '../db/orm.js';
-import { contestsRepository } from '../db/repositories/contests.repository.js';
-import { db } from '../db/schema.js';
 import { isUuid, ValidationFailed } from './errors.js';
+import { repos } from '../db/repos.js';
 
 export interface Keyset {
   /** Epoch ms of the last row (created_at_ms or resolved_at_ms). */
@@ -51,8 +50,8 @@ let cachedKey: Promise<Buffer> | null = null;
  * signed cursor (the lobby's, these lists', the statement's); read once per process.
  */
 export function cursorKey(em: Em): Promise<Buffer> {
-  cachedKey ??= contestsRepository(db(em))
-    .lobbyCursorKey()
+  cachedKey ??= repos(em)
+    .contests.lobbyCursorKey()
     .then((row) => {
       if (!row) throw new Error('service_keys has no lobby_cursor key (migrations not applied?)');
       return Buffer.from(row.key);

@@ -14,6 +14,7 @@ import { createAuditedDispatch } from './audit.js';
 import { createRequestContext } from './context.js';
 import type { Auth } from './auth.js';
 import type { Em } from '../db/orm.js';
+import { inTransaction } from '../db/unit-of-work.js';
 
 let t: MigratedOrm;
 beforeAll(async () => {
@@ -98,7 +99,7 @@ describe('operator audit trail', () => {
   it('record() in a transaction the caller holds: a failure after it rolls back the change and its row', async () => {
     const id = randomUUID();
     const { requestId, result } = call(async (ctx) => {
-      await ctx.db.transactional(async (tx) => {
+      await inTransaction(ctx.db, async (tx) => {
         await insertProbe(id)(tx);
         await ctx.audit.record(tx, id);
         throw new Error('fails after the row was appended');

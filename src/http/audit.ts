@@ -10,6 +10,7 @@
 // leave no row; they are in the access log with their request id.
 import type { OpenAPIV3_1 } from 'openapi-types';
 import type { Em } from '../db/orm.js';
+import { inTransaction, type Tx } from '../db/unit-of-work.js';
 import { appendAudit, auditBody, type AuditEntry } from '../domain/audit.js';
 import { AppError } from '../domain/errors.js';
 import type { AuditScope } from './audit-scope.js';
@@ -48,15 +49,15 @@ class RequestAudit implements AuditScope {
     private readonly ctx: RequestContext,
   ) {}
 
-  within<T>(em: Em, write: (tx: Em) => Promise<T>, targetOf?: (value: T) => string | null): Promise<T> {
-    return em.transactional(async (tx) => {
+  within<T>(em: Em, write: (tx: Tx) => Promise<T>, targetOf?: (value: T) => string | null): Promise<T> {
+    return inTransaction(em, async (tx) => {
       const value = await write(tx);
       await this.record(tx, targetOf?.(value) ?? undefined);
       return value;
     });
   }
 
-  async record(tx: Em, target?: string | null): Promise<void> {
+  async record(tx: Tx, target?: string | null): Promise<void> {
     await appendAudit(tx, { ...this.entry, target: target ?? this.entry.target, status: this.successStatus, errorCode: null, inTransaction: true });
     this.recorded = true;
   }

@@ -1,6 +1,7 @@
 // One context per request (mikro-orm/guide): built by the dispatcher once authentication has run and
 // passed to the handler; handlers reach the database only through `db`.
 import type { Em } from '../db/orm.js';
+import type { Tx } from '../db/unit-of-work.js';
 import type { Logger } from '../logger.js';
 import type { Auth } from './auth.js';
 import { NO_AUDIT, type AuditScope } from './audit-scope.js';
@@ -15,6 +16,11 @@ export interface RequestContext {
   readonly clientIp: string;
   /** The operator audit trail of this request (set by src/http/audit.ts); a pass-through for any other request. */
   audit: AuditScope;
+}
+
+/** The context a keyed write runs in (src/http/idempotent.ts): `db` is the key's open transaction. */
+export interface TxContext extends RequestContext {
+  readonly db: Tx;
 }
 
 /** `log` may be a function: the request's child logger is then made on first use (most requests never log through it). */

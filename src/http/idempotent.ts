@@ -12,7 +12,9 @@
 import type { Operations } from '../../generated/openapi/operations.gen.js';
 import { AppError } from '../domain/errors.js';
 import { errorBody, fingerprint, once, type IdempotencyScope, type StoredOutcome } from '../domain/idempotency.js';
+import type { Tx } from '../db/unit-of-work.js';
 import { failpoint } from '../failpoints.js';
+import type { TxContext } from './context.js';
 import { NO_STORE, type HandlerRequest, type HandlerResponse, type OperationId, type Reply, type RequestContext } from './handler.js';
 
 /** The operations whose body carries an `idempotency_key`. */
@@ -37,13 +39,13 @@ export async function writeOnce<Id extends KeyedOperationId, T>(
   req: HandlerRequest<Id>,
   ctx: RequestContext,
   key: { scope: string; print?: unknown },
-  write: (tx: RequestContext) => Promise<T>,
+  write: (tx: TxContext) => Promise<T>,
   stored: (value: T) => { reply: Reply<Id>; resourceId?: string },
 ): Promise<KeyedWrite<Id, T>> {
   const body: { idempotency_key: string } = req.body;
   const s: IdempotencyScope = { scope: key.scope, operation: req.operationId, key: body.idempotency_key };
   const print = fingerprint(key.print === undefined ? req.body : key.print);
-  const inTx = (db: RequestContext['db']): RequestContext => ({
+  const inTx = (db: Tx): TxContext => ({
     db,
     log: ctx.log,
     auth: ctx.auth,

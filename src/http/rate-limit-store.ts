@@ -8,10 +8,9 @@ import { MemoryStore, type IncrementResponse, type Options, type Store } from 'e
 import { RedisStore } from 'rate-limit-redis';
 import { Redis } from 'ioredis';
 import type { Orm } from '../db/orm.js';
-import { sharedLimitsRepository } from '../db/repositories/shared-limits.repository.js';
-import { db } from '../db/schema.js';
 import type { Logger } from '../logger.js';
 import { withDeadline } from '../jobs/queue-gate.js';
+import { repos } from '../db/repos.js';
 
 const STORE_DEADLINE_MS = 500;
 
@@ -71,7 +70,7 @@ export class PostgresStore implements Store {
   }
 
   private repo() {
-    return sharedLimitsRepository(db(this.orm.em.fork()));
+    return repos(this.orm.em.fork()).sharedLimits;
   }
 }
 

@@ -4,10 +4,9 @@
 // source's state (its probes and circuit: src/domain/prices/health.ts).
 import type { Orm } from '../db/orm.js';
 import { pendingMigrations } from '../db/orm.js';
-import { systemRepository } from '../db/repositories/system.repository.js';
-import { db } from '../db/schema.js';
 import type { ProcessRole, ReadinessProbe } from './handlers/operations.js';
 import { sourceStatuses } from '../domain/prices/health.js';
+import { repos } from '../db/repos.js';
 
 export function readinessProbe(deps: {
   role: ProcessRole;
@@ -26,7 +25,7 @@ export function readinessProbe(deps: {
       return migrated ? 'ok' : 'pending';
     },
     database: async () => {
-      await systemRepository(db(deps.orm.em.fork())).ping();
+      await repos(deps.orm.em.fork()).system.ping();
     },
     queue: () => deps.queue.ping(),
     bus: () => deps.bus.ping(),

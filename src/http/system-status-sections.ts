@@ -1,8 +1,7 @@
 // The sections of the system status (src/http/system-status.ts): each reads one part of the whole-system view
 // under its own check (a failing part is reported as such, the others still are).
 import type { SystemStatus } from '../../generated/openapi/types.gen.js';
-import { systemRepository } from '../db/repositories/system.repository.js';
-import { db } from '../db/schema.js';
+import type { SystemRepository } from '../db/repositories/system.repository.js';
 import { recentHeartbeats } from '../domain/heartbeats.js';
 import type { StatusComponent } from '../domain/status.js';
 import { resolutionBacklog, type ResolutionBacklog } from '../domain/markets/resolution-backlog.js';
@@ -12,6 +11,7 @@ import { check, CheckState } from './handlers/operations.js';
 import type { Orm } from '../db/orm.js';
 import type { Logger } from '../logger.js';
 import type { SchedulerCadence, SchedulerQueues } from '../jobs/schedulers.js';
+import { repos } from '../db/repos.js';
 
 /** What the system status reads (createSystemStatus in src/http/system-status.ts). */
 export interface SystemStatusDeps {
@@ -114,11 +114,11 @@ export function componentsOf(deps: SystemStatusDeps) {
 }
 
 export async function waitingOf(deps: SystemStatusDeps): Promise<SystemStatus['operations_waiting']> {
-  let rows: Awaited<ReturnType<ReturnType<typeof systemRepository>['operationsWaiting']>> = [];
+  let rows: Awaited<ReturnType<SystemRepository['operationsWaiting']>> = [];
   await check(
     'operations waiting',
     async () => {
-      rows = await systemRepository(db(deps.orm.em.fork())).operationsWaiting();
+      rows = await repos(deps.orm.em.fork()).system.operationsWaiting();
     },
     deps.log,
   );

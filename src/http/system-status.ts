@@ -4,10 +4,9 @@
 import { Gauge, type Registry } from 'prom-client';
 import { PendingReasonSchema } from '../../generated/openapi/schemas.gen.js';
 import type { SystemStatus } from '../../generated/openapi/types.gen.js';
-import { systemRepository } from '../db/repositories/system.repository.js';
-import { db } from '../db/schema.js';
 import { check } from './handlers/operations.js';
 import { componentsOf, queuesOf, resolutionOf, schedulersOf, waitingOf, workersOf, type SystemStatusDeps } from './system-status-sections.js';
+import { repos } from '../db/repos.js';
 
 const REPORT_REUSE_MS = 1000;
 
@@ -22,7 +21,7 @@ export function createSystemStatus(deps: SystemStatusDeps): SystemStatusSource {
   const build = async (): Promise<SystemStatus> => {
     const now = Date.now();
     const [database, queue, bus, workers, schedulers, queues, components, waiting, resolution, chain] = await Promise.all([
-      check('database', () => systemRepository(db(orm.em.fork())).ping(), log),
+      check('database', () => repos(orm.em.fork()).system.ping(), log),
       check('queue', () => deps.queue.ping(), log),
       check('bus', () => deps.bus.ping(), log),
       workersOf(deps, now),

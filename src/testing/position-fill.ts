@@ -8,6 +8,7 @@ import type { RfqDeps } from '../domain/rfq/deps.js';
 import { RFQ_EIP712_SALT_DEV } from '../constants.js';
 import { orderTypedData, quoteTypedData, rfqDomainOf, type Direction } from '../domain/rfq/typed-data.js';
 import type { TestWallet } from './identity.js';
+import { inTransaction } from '../db/unit-of-work.js';
 
 /** The service's default RFQ settings, with its betting-close buffer; `quoteWindowMs` is the time the maker has to quote. */
 export function rfqTestDeps(bettingCloseBufferMs: number, quoteWindowMs = 1500, overrides: Partial<RfqDeps['settings']> = {}): RfqDeps {
@@ -58,7 +59,7 @@ export async function fillPosition(orm: Orm, deps: RfqDeps, f: FillInput): Promi
     deadline_ms: Date.now() + 20_000,
   };
   const signature = await f.taker.wallet.signTypedData(orderTypedData(domain, order));
-  const r = await em().transactional((tx) =>
+  const r = await inTransaction(em(), (tx) =>
     createRfq(tx, deps, {
       userId: f.taker.userId,
       sessionAddress: f.taker.wallet.address,

@@ -15,6 +15,7 @@ import { RFQ_EIP712_SALT_DEV } from '../constants.js';
 import { orderTypedData, quoteTypedData, rfqDomain, type RfqOrderJson } from '../domain/rfq/typed-data.js';
 import { fundedUser } from './funding.js';
 import { rfqTestDeps } from './position-fill.js';
+import { inTransaction } from '../db/unit-of-work.js';
 
 const KEYS = [
   '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80',
@@ -77,7 +78,7 @@ export const sign = (o: RfqOrderJson) => TAKER!.signTypedData(orderTypedData(dom
 
 export async function create(o: RfqOrderJson, fillMode: 'best' | 'manual' = 'best', key = randomUUID()) {
   const signature = await sign(o);
-  return em().transactional((tx) =>
+  return inTransaction(em(), (tx) =>
     createRfq(tx, deps, { userId: fx.users.taker!, sessionAddress: TAKER!.address, order: o, signature, fillMode, idempotencyKey: key }),
   );
 }

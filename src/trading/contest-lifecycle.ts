@@ -7,13 +7,15 @@
 // only publisher of `contests.changed`: the HTTP handlers, the demo seed, sign-in and the contests worker call
 // these functions and never touch the bus.
 //
-// Steps that run inside a transaction their caller owns (an idempotency key's, src/http/idempotent.ts, or an
-// operator's audited write, src/http/audit-scope.ts): `enter`, `create`, `resolveMarket`, `void`; the matching
-// after-commit step (`entered`, `created`, `marketResolved`, `voided`) runs once it has committed.
+// Steps that run inside a transaction their caller owns (typed Tx: src/db/unit-of-work.ts; an idempotency key's,
+// src/http/idempotent.ts, or an operator's audited write, src/http/audit-scope.ts): `enter`, `create`,
+// `resolveMarket`, `void`; the matching after-commit step (`entered`, `created`, `marketResolved`, `voided`) runs
+// once it has committed.
 import type { Logger } from 'pino';
 import type { Bus } from '../bus/bus.js';
 import { publishContestsChanged } from '../bus/contest-events.js';
 import type { Em } from '../db/orm.js';
+import type { Tx } from '../db/unit-of-work.js';
 import type { ResolutionOutcome } from '../db/vocabulary.js';
 import { createContest, type NewContest } from '../domain/contests/create.js';
 import { enterContest, type EntryRecord, type PickInput } from '../domain/contests/entries.js';
@@ -47,17 +49,17 @@ export interface EntryInput {
 
 export interface ContestLifecycle {
   /** A paid entry, in the caller's transaction (the idempotency key's); `entered` publishes after its commit. */
-  enter(tx: Em, e: EntryInput): Promise<EntryRecord>;
+  enter(tx: Tx, e: EntryInput): Promise<EntryRecord>;
   entered(entry: EntryRecord): Promise<void>;
   /** The operator creates a contest, in the caller's transaction (the audit's); `created` publishes after its commit. */
-  create(tx: Em, contest: NewContest): Promise<string>;
+  create(tx: Tx, contest: NewContest): Promise<string>;
   created(contestId: string): Promise<void>;
   /** The operator sets a market's outcome, in the caller's transaction; `marketResolved` follows its commit. */
-  resolveMarket(tx: Em, marketId: number, outcome: ResolutionOutcome): Promise<ResolvedMarket>;
+  resolveMarket(tx: Tx, marketId: number, outcome: ResolutionOutcome): Promise<ResolvedMarket>;
   /** Publishes, then enqueues the contest's resolution when that was its last open market (the relay is the backstop). */
   marketResolved(r: ResolvedMarket, log?: Log): Promise<void>;
   /** The operator voids an open contest (every entry refunded), in the caller's transaction; `voided` publishes. */
-  void(tx: Em, contestId: string): Promise<void>;
+  void(tx: Tx, contestId: string): Promise<void>;
   voided(contestId: string): Promise<void>;
   /** The contests worker: resolve and pay (or void) in a transaction of its own; publishes when it changed the contest. */
   resolve(contestId: string): Promise<ContestResolutionOutcome>;

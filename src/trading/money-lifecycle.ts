@@ -6,13 +6,15 @@
 // only publisher of money events: the HTTP handlers and the settlement worker call these functions and never
 // touch the bus for an operation.
 //
-// Steps that run inside a transaction their caller owns (an idempotency key's, src/http/idempotent.ts):
+// Steps that run inside a transaction their caller owns (typed Tx: src/db/unit-of-work.ts; an idempotency key's,
+// src/http/idempotent.ts):
 // `deposit`, `withdraw`, `approve`, `reject`, `resolve`; the matching after-commit step (`outcome`, `approved`,
 // `rejected`, `resolved`) runs once it has committed.
 import type { Logger } from 'pino';
 import type { Bus } from '../bus/bus.js';
 import { publishUserEvents } from '../bus/user-events.js';
 import type { Em } from '../db/orm.js';
+import type { Tx } from '../db/unit-of-work.js';
 import { AppError } from '../domain/errors.js';
 import { operationSettled, type MoneyEvent } from '../domain/money/events.js';
 import { getOwnOperation, settleOperations, type OperationRecord, type SettleOutcome } from '../domain/money/operations.js';
@@ -90,26 +92,26 @@ export interface MoneyLifecycle {
   /** Before a pull deposit's transaction (onchain): the wallet's balance and allowance, read outside any lock. */
   depositFunds(walletAddress: string): Promise<DepositFunds | undefined>;
   /** A pull deposit, in the caller's transaction (DEPOSIT_TOO_SMALL, the adapter's balance check); `outcome` follows. */
-  deposit(tx: Em, d: DepositInput): Promise<OperationRecord>;
+  deposit(tx: Tx, d: DepositInput): Promise<OperationRecord>;
   /** Before a withdrawal's transaction: the destination rules that need no database (the sanctions oracle's read). */
   screen(destination: string): Promise<Screened>;
   /** A withdrawal, in the caller's transaction: refused, held for review, or reserved and pending; `outcome` follows. */
-  withdraw(tx: Em, r: WithdrawalRequest): Promise<OperationRecord>;
+  withdraw(tx: Tx, r: WithdrawalRequest): Promise<OperationRecord>;
   /**
    * After the write committed (first request: `written`; a replay reads it): hands a pending operation to
    * settlement and waits up to DEPOSIT_SYNC_WAIT_MS for it to become final. A held withdrawal is answered at once.
    */
   outcome(em: Em, userId: string, operationId: string, written?: OperationRecord): Promise<OperationRecord>;
   /** An operator approves a held withdrawal, in the caller's transaction; `approved` hands it to settlement after commit. */
-  approve(tx: Em, d: ReviewDecisionInput): Promise<ReviewOperation>;
+  approve(tx: Tx, d: ReviewDecisionInput): Promise<ReviewOperation>;
   approved(op: ReviewOperation, log?: Log): Promise<void>;
   /** An operator rejects a held withdrawal (refunded, failed), in the caller's transaction; `rejected` publishes after commit. */
-  reject(tx: Em, d: ReviewDecisionInput & { reason: string }): Promise<ReviewOperation>;
+  reject(tx: Tx, d: ReviewDecisionInput & { reason: string }): Promise<ReviewOperation>;
   rejected(op: ReviewOperation, log?: Log): Promise<void>;
   /** Before resolving an operation in review: 409 CHAIN_HAS_RECEIPT when the node now serves a receipt. */
   checkChain(em: Em, operationId: string): Promise<void>;
   /** An operator resolves an operation the chain could not prove, in the caller's transaction; `resolved` publishes. */
-  resolve(tx: Em, r: Resolution): Promise<ReviewOperation>;
+  resolve(tx: Tx, r: Resolution): Promise<ReviewOperation>;
   resolved(op: ReviewOperation, log?: Log): Promise<void>;
   /** The settlement worker's step (createMoneySettler). */
   settle(ids: readonly string[]): Promise<Map<string, SettleOutcome>>;

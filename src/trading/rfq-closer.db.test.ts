@@ -15,6 +15,7 @@ import { migratedOrm, type MigratedOrm } from '../testing/orm.js';
 import { rfqTestDeps } from '../testing/position-fill.js';
 import { createBus } from '../bus/create.js';
 import { createRfqCloser } from './rfq-events.js';
+import { inTransaction } from '../db/unit-of-work.js';
 
 let t: MigratedOrm;
 let market: number;
@@ -42,11 +43,9 @@ it('a timer that fires before the due time on the service clock arms again; the 
     deadline_ms: clock + 20_000,
   };
   const signature = await taker.signTypedData(orderTypedData(rfqDomainOf(deps.settings), order));
-  const created = await t.orm.em
-    .fork()
-    .transactional((tx) =>
-      createRfq(tx, deps, { userId, sessionAddress: taker.address, order, signature, fillMode: 'best', idempotencyKey: randomUUID() }),
-    );
+  const created = await inTransaction(t.orm.em.fork(), (tx) =>
+    createRfq(tx, deps, { userId, sessionAddress: taker.address, order, signature, fillMode: 'best', idempotencyKey: randomUUID() }),
+  );
   const bus = await createBus({ prefix: 'closer', redisUrl: undefined, databaseUrl: undefined });
   const closer = createRfqCloser({ forkDb: () => t.orm.em.fork(), bus, rfq: deps, log: createLogger('silent') });
   try {

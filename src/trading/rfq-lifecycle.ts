@@ -5,12 +5,13 @@
 // publisher of RFQ events: the HTTP handlers, the WebSocket stream and the workers call these functions and
 // never touch the bus for an RFQ.
 //
-// Two steps run inside a transaction their caller owns (an idempotency key's, src/http/idempotent.ts):
-// `create` and `accept` write in that transaction, and `created` / `accepted` publish once it has committed
-// (first request only: a replay wrote nothing).
+// Two steps run inside a transaction their caller owns (typed Tx: src/db/unit-of-work.ts; an idempotency key's,
+// src/http/idempotent.ts): `create` and `accept` write in that transaction, and `created` / `accepted` publish
+// once it has committed (first request only: a replay wrote nothing).
 import type { Logger } from 'pino';
 import type { Bus } from '../bus/bus.js';
 import type { Em } from '../db/orm.js';
+import type { Tx } from '../db/unit-of-work.js';
 import type { ResolutionOutcome } from '../db/vocabulary.js';
 import { settleWindow } from '../domain/positions/settle.js';
 import {
@@ -47,7 +48,7 @@ export interface RfqLifecycle {
   /** The order's signature check, to run before create's transaction opens (CreateRfqInput.signatureCheck). */
   checkOrder(order: RfqOrderJson, signature: string): Verification;
   /** create, in the caller's transaction (the idempotency key's); `created` publishes after its commit. */
-  create(tx: Em, input: CreateRfqInput): Promise<RfqWrite>;
+  create(tx: Tx, input: CreateRfqInput): Promise<RfqWrite>;
   /** After the create committed: publish `rfq.open`; a manual-mode RFQ expires on this process's timer. */
   created(w: RfqWrite, log?: Log): Promise<void>;
   /** Best mode: closes at the end of the quote window (this process's timer); null when the close failed. */
@@ -55,7 +56,7 @@ export interface RfqLifecycle {
   /** close now (the sweeper, a timer): closeRfq, then publish what changed; null when it failed (logged). */
   close(rfqId: string): Promise<RfqWithQuotes | null>;
   /** accept (manual mode), in the caller's transaction; `accepted` publishes after its commit. */
-  accept(tx: Em, userId: string, rfqId: string, quoteId: string): Promise<RfqWrite>;
+  accept(tx: Tx, userId: string, rfqId: string, quoteId: string): Promise<RfqWrite>;
   accepted(w: RfqWrite, log?: Log): Promise<void>;
   /** The accepted quote cannot fill: mark it dead in a transaction of its own, and publish. Never throws. */
   rejectUnusable(em: Em, rfqId: string, err: QuoteUnusable, log?: Log): Promise<void>;

@@ -9,10 +9,9 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Orm } from '../db/orm.js';
-import { sharedLimitsRepository } from '../db/repositories/shared-limits.repository.js';
-import { db } from '../db/schema.js';
 import type { Logger } from '../logger.js';
 import { withDeadline } from '../jobs/queue-gate.js';
+import { repos } from '../db/repos.js';
 
 export const SLOT_TTL_MS = 30_000;
 const STORE_DEADLINE_MS = 1_000;
@@ -135,13 +134,13 @@ function postgresBackend(orm: Orm): SharedBackend {
     async take(ip, holder, max, ttlMs) {
       // One transaction: takeSlot's advisory lock on the IP is held until it commits.
       // Decided in SQL (SharedLimitsRepository.takeSlot): a slot is taken only while the IP holds fewer than `max` live ones.
-      return orm.em.fork().transactional((em) => sharedLimitsRepository(db(em)).takeSlot({ ip, holder, process: holder.split(':')[0]!, ttlMs, max }));
+      return orm.em.fork().transactional((em) => repos(em).sharedLimits.takeSlot({ ip, holder, process: holder.split(':')[0]!, ttlMs, max }));
     },
     async renew(list, ttlMs) {
-      await sharedLimitsRepository(db(orm.em.fork())).renewSlots(list[0]!.holder.split(':')[0]!, ttlMs);
+      await repos(orm.em.fork()).sharedLimits.renewSlots(list[0]!.holder.split(':')[0]!, ttlMs);
     },
     async drop(ip, holder) {
-      await sharedLimitsRepository(db(orm.em.fork())).dropSlot(ip, holder);
+      await repos(orm.em.fork()).sharedLimits.dropSlot(ip, holder);
     },
     close: async () => undefined,
   };

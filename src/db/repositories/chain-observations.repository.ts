@@ -36,5 +36,3 @@ export class ChainObservationsRepository {
     return rows;
   }
 }
-
-export const chainObservationsRepository = (db: Db) => new ChainObservationsRepository(db);

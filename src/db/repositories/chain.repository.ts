@@ -247,5 +247,3 @@ export class ChainRepository {
     return row && int8ToBigint(row.deposit_index);
   }
 }
-
-export const chainRepository = (db: Db) => new ChainRepository(db);

@@ -74,5 +74,3 @@ export class ColdSweepRepository {
     return { micros: int8ToBigint(rows[0]!.micros), waitingForFunds: rows[0]!.waiting };
   }
 }
-
-export const coldSweepRepository = (db: Db) => new ColdSweepRepository(db);

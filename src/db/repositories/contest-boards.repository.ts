@@ -126,5 +126,3 @@ export class ContestBoardsRepository {
     return rows.map((r) => ({ ...parsePayout(r), created_at_ms: int8ToNumber(r.created_at_ms) }));
   }
 }
-
-export const contestBoardsRepository = (db: Db) => new ContestBoardsRepository(db);

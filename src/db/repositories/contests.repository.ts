@@ -235,5 +235,3 @@ export class ContestsRepository {
     return rows.map((r) => ({ ...r, market_id: int8ToNumber(r.market_id) }));
   }
 }
-
-export const contestsRepository = (db: Db) => new ContestsRepository(db);

@@ -238,5 +238,3 @@ export class CustodialRepository {
       .execute();
   }
 }
-
-export const custodialRepository = (db: Db) => new CustodialRepository(db);

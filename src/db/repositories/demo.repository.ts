@@ -15,5 +15,3 @@ export class DemoRepository {
     return rows.length === 1;
   }
 }
-
-export const demoRepository = (db: Db) => new DemoRepository(db);

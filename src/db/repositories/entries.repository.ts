@@ -107,5 +107,3 @@ export class EntriesRepository {
     return rows.map((r) => r.contest_id);
   }
 }
-
-export const entriesRepository = (db: Db) => new EntriesRepository(db);

@@ -137,5 +137,3 @@ export class FillsRepository {
     return rows[0]!.tripped.map(parseMmProtection);
   }
 }
-
-export const fillsRepository = (db: Db) => new FillsRepository(db);

@@ -54,5 +54,3 @@ export class HeartbeatsRepository {
     return rows.map((r) => ({ ...r, started_ms: int8ToNumber(r.started_ms), last_seen_ms: int8ToNumber(r.last_seen_ms) }));
   }
 }
-
-export const heartbeatsRepository = (db: Db) => new HeartbeatsRepository(db);

@@ -74,5 +74,3 @@ export class IdempotencyRepository {
     await (ms === null ? sql`set local lock_timeout to default` : sql.raw(`set local lock_timeout = ${Math.trunc(ms)}`)).execute(this.db);
   }
 }
-
-export const idempotencyRepository = (db: Db) => new IdempotencyRepository(db);

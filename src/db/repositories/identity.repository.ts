@@ -189,5 +189,3 @@ export class IdentityRepository {
     return rows[0]?.n ?? 0;
   }
 }
-
-export const identityRepository = (db: Db) => new IdentityRepository(db);

@@ -84,5 +84,3 @@ export class LedgerRepository {
     return rows.map((r) => ({ kind: r.kind, balance: int8ToBigint(r.balance) }));
   }
 }
-
-export const ledgerRepository = (db: Db) => new LedgerRepository(db);

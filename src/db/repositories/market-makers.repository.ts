@@ -108,5 +108,3 @@ export class MarketMakersRepository {
       .execute();
   }
 }
-
-export const marketMakersRepository = (db: Db) => new MarketMakersRepository(db);

@@ -39,5 +39,3 @@ export class MarketsRepository {
     return row && { ...row, market_id: int8ToNumber(row.market_id), start_at_ms: int8ToNumber(row.start_at_ms) };
   }
 }
-
-export const marketsRepository = (db: Db) => new MarketsRepository(db);

@@ -132,5 +132,3 @@ export class MmProtectionsRepository {
     return row && parseMmProtection(row);
   }
 }
-
-export const mmProtectionsRepository = (db: Db) => new MmProtectionsRepository(db);

@@ -101,5 +101,3 @@ export class OperationHistoryRepository {
     }));
   }
 }
-
-export const operationHistoryRepository = (db: Db) => new OperationHistoryRepository(db);

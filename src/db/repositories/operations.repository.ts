@@ -156,5 +156,3 @@ export class OperationsRepository {
     return row && { ...row, amount: int8ToBigint(row.amount) };
   }
 }
-
-export const operationsRepository = (db: Db) => new OperationsRepository(db);

@@ -67,5 +67,3 @@ export class OperatorAuditRepository {
     return rows.map((r) => ({ ...r, at_ms: int8ToNumber(r.at_ms) }));
   }
 }
-
-export const operatorAuditRepository = (db: Db) => new OperatorAuditRepository(db);

@@ -24,5 +24,3 @@ export class PoolImagesRepository {
     return row !== undefined;
   }
 }
-
-export const poolImagesRepository = (db: Db) => new PoolImagesRepository(db);

@@ -127,5 +127,3 @@ export class PriceSourcesRepository {
     return { overdue: int8ToNumber(r.overdue), oldestEndMs: int8ToNumberOrNull(r.oldest_end_ms), disputed: int8ToNumber(r.disputed) };
   }
 }
-
-export const priceSourcesRepository = (db: Db) => new PriceSourcesRepository(db);

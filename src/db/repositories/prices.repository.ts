@@ -189,5 +189,3 @@ export class PricesRepository {
     }));
   }
 }
-
-export const pricesRepository = (db: Db) => new PricesRepository(db);

@@ -138,5 +138,3 @@ export class RfqQuotesRepository {
       .executeTakeFirst();
   }
 }
-
-export const rfqQuotesRepository = (db: Db) => new RfqQuotesRepository(db);

@@ -276,5 +276,3 @@ export class RfqRepository {
     };
   }
 }
-
-export const rfqRepository = (db: Db) => new RfqRepository(db);

@@ -22,5 +22,3 @@ export class SettlementRepository {
     return rows.map((r) => ({ user_id: r.user_id, total: int8ToBigint(r.total) }));
   }
 }
-
-export const settlementRepository = (db: Db) => new SettlementRepository(db);

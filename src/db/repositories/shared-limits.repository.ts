@@ -66,5 +66,3 @@ export class SharedLimitsRepository {
     await this.db.deleteFrom('ws_connection_slots').where('ip', '=', ip).where('holder', '=', holder).execute();
   }
 }
-
-export const sharedLimitsRepository = (db: Db) => new SharedLimitsRepository(db);

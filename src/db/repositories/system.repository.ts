@@ -31,5 +31,3 @@ export class SystemRepository {
     return row.key;
   }
 }
-
-export const systemRepository = (db: Db) => new SystemRepository(db);

@@ -46,5 +46,3 @@ export class UserEventsRepository {
     return Number(r.rows[0]?.n ?? 0);
   }
 }
-
-export const userEventsRepository = (db: Db) => new UserEventsRepository(db);

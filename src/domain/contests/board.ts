@@ -3,11 +3,11 @@
 // computes each row's rank from contest_score_counts (entries per score), so neither depends on how many
 // entries the contest holds.
 import type { Em } from '../../db/orm.js';
-import { db } from '../../db/schema.js';
-import { contestBoardsRepository, type ContestBoardsRepository } from '../../db/repositories/contest-boards.repository.js';
+import { type ContestBoardsRepository } from '../../db/repositories/contest-boards.repository.js';
 import { avatarSeed } from '../identity/avatar-seed.js';
 import { contestNotFound, isPublicContest, loadContest, loadScoreCounts, type ContestRecord, type PublicContestRecord } from './records.js';
 import { rankFromCounts } from './scoring.js';
+import { repos } from '../../db/repos.js';
 
 export interface LeaderboardRow {
   entryId: string;
@@ -71,14 +71,14 @@ export async function leaderboardTop(em: Em, contestId: string, limit: number, n
   const contest = await loadContest(em, contestId);
   const counts = await loadScoreCounts(em, contestId);
   const hidden = !picksVisible(contest, nowMs);
-  const entries = (await contestBoardsRepository(db(em)).leaderboardTop(contestId, limit)).map((r) => toRow(r, contest, counts, hidden));
+  const entries = (await repos(em).contestBoards.leaderboardTop(contestId, limit)).map((r) => toRow(r, contest, counts, hidden));
   return { contest, counts, entries, hidden };
 }
 
 /** The user's rows outside the top slice of `board`, ranked against its score counts (one statement). */
 export async function callerRowsOf(em: Em, board: PublicBoard, userId: string): Promise<LeaderboardRow[]> {
   const inTop = new Set(board.entries.map((r) => r.entryId));
-  const mine = await contestBoardsRepository(db(em)).leaderboardOfUser(board.contest.id, userId);
+  const mine = await repos(em).contestBoards.leaderboardOfUser(board.contest.id, userId);
   return mine.map((r) => toRow(r, board.contest, board.counts, board.hidden)).filter((r) => !inTop.has(r.entryId));
 }
 
@@ -122,7 +122,7 @@ export async function topParticipantsAt(
   nowMs: number,
 ): Promise<{ participants: TopParticipant[]; validUntilMs: number | null }> {
   const c = await loadPublicContest(em, contestId);
-  const repo = contestBoardsRepository(db(em));
+  const repo = repos(em).contestBoards;
   const range = { category: c.category, gameType: c.gameType, fromMs: Math.max(0, nowMs - windowMs), toMs: nowMs };
   const rows = await repo.topParticipants({ ...range, limit });
   const bounds = await repo.resolutionTimesAround(range);
@@ -155,7 +155,7 @@ export interface PopularEntry {
 export async function popularEntry(em: Em, contestId: string, nowMs = Date.now()): Promise<PopularEntry> {
   const c = await loadPublicContest(em, contestId);
   if (!picksVisible(c, nowMs)) return { totalEntries: c.entriesFilled, visible: false, markets: [], hiddenUntilMs: c.bettingClosesMs };
-  const rows = await contestBoardsRepository(db(em)).pickCounts(contestId);
+  const rows = await repos(em).contestBoards.pickCounts(contestId);
   return {
     totalEntries: c.entriesFilled,
     visible: true,

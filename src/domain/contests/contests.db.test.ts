@@ -10,6 +10,7 @@ import { listContests } from './lobby.js';
 import { loadContest, loadMarkets } from './records.js';
 import { contestsAwaitingResolution, resolveContest, resolveMarket } from './resolution.js';
 import { fundedUser as fundTestUser } from '../../testing/funding.js';
+import { inTransaction } from '../../db/unit-of-work.js';
 
 let t: MigratedOrm;
 beforeAll(async () => {
@@ -24,7 +25,7 @@ const fundedUser = (micros: bigint) =>
 
 /** One paid entry under a fresh idempotency key, in a transaction of its own (as the createContestEntry handler runs it). */
 const enter = (userId: string, contestId: string, picks: PickInput[]) =>
-  em().transactional((tx) => enterContest(tx, userId, contestId, picks, randomUUID()));
+  inTransaction(em(), (tx) => enterContest(tx, userId, contestId, picks, randomUUID()));
 
 describe('contests repository', () => {
   it('creates, lists, takes entries, resolves and pays once', async () => {

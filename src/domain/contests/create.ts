@@ -3,11 +3,10 @@
 // RFQ window.
 import { randomUUID } from 'node:crypto';
 import type { Em } from '../../db/orm.js';
-import { db } from '../../db/schema.js';
-import { contestsRepository } from '../../db/repositories/contests.repository.js';
 import { NotFound, ValidationFailed } from '../errors.js';
 import { imageExists, type Category } from './images.js';
 import type { EntryVisibility, GameType } from './records.js';
+import { repos } from '../../db/repos.js';
 
 export interface NewContestMarket {
   category: string;
@@ -99,7 +98,7 @@ export async function createContest(em: Em, c: NewContest, nowMs = Date.now()): 
   }
   const id = randomUUID();
   await em.transactional(async (tx) => {
-    const repo = contestsRepository(db(tx));
+    const repo = repos(tx).contests;
     await repo.insertContest({
       id,
       title: c.title,

@@ -6,12 +6,12 @@
 // lifecycle (src/trading/contest-lifecycle.ts) publishes after the commit.
 import { randomUUID } from 'node:crypto';
 import type { Em } from '../../db/orm.js';
-import { entriesRepository } from '../../db/repositories/entries.repository.js';
-import { db } from '../../db/schema.js';
+import type { Tx } from '../../db/unit-of-work.js';
 import { Conflict } from '../errors.js';
 import { post } from '../ledger/ledger.js';
 import { checkPicks, planEntry, type PickInput } from './entry-plan.js';
 import { loadContest, loadMarkets } from './records.js';
+import { repos } from '../../db/repos.js';
 
 export { checkPicks, type PickInput };
 
@@ -34,7 +34,7 @@ const samePicks = (a: readonly PickInput[], b: readonly PickInput[]) => {
 
 /** The entry `userId` made with idempotency key `key`, if any (the unique index keeps it one). */
 async function entryByKey(tx: Em, userId: string, key: string): Promise<EntryRecord | null> {
-  const repo = entriesRepository(db(tx));
+  const repo = repos(tx).entries;
   const e = await repo.byKey(userId, key);
   if (!e) return null;
   const picks = await repo.picks(e.id);
@@ -53,7 +53,7 @@ async function entryByKey(tx: Em, userId: string, key: string): Promise<EntryRec
  * with it is returned as it is (another contest or other picks: 409 IDEMPOTENCY_KEY_REUSED).
  */
 export async function enterContest(
-  tx: Em,
+  tx: Tx,
   userId: string,
   contestId: string,
   picks: PickInput[],
@@ -73,7 +73,7 @@ export async function enterContest(
   // Read under the contest's row lock, then the pure decision (entry-plan.ts), then the writes.
   const c = await loadContest(tx, contestId, { forUpdate: true });
   const now = nowMs(); // read after the lock: a request that waited for it is judged at the time it runs
-  const repo = entriesRepository(db(tx));
+  const repo = repos(tx).entries;
   const held = await repo.heldBy(contestId, userId);
   const markets = await loadMarkets(tx, contestId);
   const entryId = randomUUID();
@@ -94,5 +94,5 @@ export async function enterContest(
 /** Whether `userId` holds an entry in each of `contestIds` (caller.joined). */
 export async function joinedContests(em: Em, userId: string, contestIds: readonly string[]): Promise<Set<string>> {
   if (!contestIds.length) return new Set();
-  return new Set(await entriesRepository(db(em)).joined(userId, contestIds));
+  return new Set(await repos(em).entries.joined(userId, contestIds));
 }

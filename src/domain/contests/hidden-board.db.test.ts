@@ -11,11 +11,12 @@ import { createContest } from './create.js';
 import { enterContest, type PickInput } from './entries.js';
 import { loadMarkets } from './records.js';
 import { resolveMarket } from './resolution.js';
+import { inTransaction } from '../../db/unit-of-work.js';
 
 let t: MigratedOrm;
 // An entry as the handler makes it: in a transaction, under an idempotency key.
 const enter = (userId: string, contestId: string, picks: PickInput[]) =>
-  t.orm.em.fork().transactional((tx) => enterContest(tx, userId, contestId, picks, randomUUID()));
+  inTransaction(t.orm.em.fork(), (tx) => enterContest(tx, userId, contestId, picks, randomUUID()));
 beforeAll(async () => {
   t = await migratedOrm('hiddenboard');
 });

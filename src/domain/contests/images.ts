@@ -4,9 +4,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { crc32, deflateSync } from 'node:zlib';
 import type { Em } from '../../db/orm.js';
-import { db } from '../../db/schema.js';
-import { poolImagesRepository } from '../../db/repositories/pool-images.repository.js';
 import { ValidationFailed } from '../errors.js';
+import { repos } from '../../db/repos.js';
 
 export const CATEGORIES = ['mentions', 'sports', 'culture'] as const;
 export type Category = (typeof CATEGORIES)[number];
@@ -143,7 +142,7 @@ export async function storeImage(em: Em, contentType: string, bytes: Buffer): Pr
     ]);
   }
   const image: StoredImage = { imageId: randomUUID(), contentType: declared, bytes, sha256: sha256Hex(bytes) };
-  await poolImagesRepository(db(em)).insert({ id: image.imageId, contentType: declared, bytes, sha256: image.sha256 });
+  await repos(em).poolImages.insert({ id: image.imageId, contentType: declared, bytes, sha256: image.sha256 });
   return image;
 }
 
@@ -152,7 +151,7 @@ export async function getImage(em: Em, imageId: string): Promise<StoredImage | n
   const builtIn = DEFAULTS.get(imageId);
   if (builtIn) return builtIn;
   if (!UUID.test(imageId)) return null;
-  const row = await poolImagesRepository(db(em)).find(imageId.toLowerCase());
+  const row = await repos(em).poolImages.find(imageId.toLowerCase());
   if (!row) return null;
   // Buffer on pg, Uint8Array on PGlite.
   const bytes = Buffer.isBuffer(row.bytes) ? row.bytes : Buffer.from(row.bytes.buffer, row.bytes.byteOffset, row.bytes.byteLength);
@@ -163,5 +162,5 @@ export async function getImage(em: Em, imageId: string): Promise<StoredImage | n
 export async function imageExists(em: Em, imageId: string): Promise<boolean> {
   if (DEFAULTS.has(imageId)) return true;
   if (typeof imageId !== 'string' || !UUID.test(imageId)) return false;
-  return poolImagesRepository(db(em)).exists(imageId.toLowerCase());
+  return repos(em).poolImages.exists(imageId.toLowerCase());
 }

@@ -7,10 +7,9 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Em } from '../../db/orm.js';
 import { ValidationFailed } from '../errors.js';
 import { cursorKey } from '../keyset-cursor.js';
-import { db } from '../../db/schema.js';
-import { contestsRepository } from '../../db/repositories/contests.repository.js';
 import { contestFromRow, type ContestRecord, type ContestStatus } from './records.js';
 import type { Category } from './images.js';
+import { repos } from '../../db/repos.js';
 
 export interface LobbyQuery {
   status?: ContestStatus | undefined;
@@ -68,7 +67,7 @@ export interface LobbyPage {
 export async function listContests(em: Em, q: LobbyQuery): Promise<LobbyPage> {
   const key = await cursorKey(em);
   const c = q.cursor ? decodeCursor(key, q.cursor, q) : null;
-  const rows = await contestsRepository(db(em)).lobbyPage({
+  const rows = await repos(em).contests.lobbyPage({
     status: q.status,
     category: q.category,
     after: c ? { createdAtMs: c.c, id: c.i } : undefined,

@@ -2,9 +2,6 @@
 // spec/openapi.yaml (the profile view of a contest): for a contest configured hidden_while_betting_open, entries (and their picks) are
 // listed only once now >= betting_closes_ms; before that `joined` alone tells whether the owner entered.
 import type { Em } from '../../db/orm.js';
-import { db } from '../../db/schema.js';
-import { contestBoardsRepository } from '../../db/repositories/contest-boards.repository.js';
-import { contestsRepository } from '../../db/repositories/contests.repository.js';
 import { NotFound } from '../errors.js';
 import { loadPublicContest, picksVisible } from './board.js';
 import {
@@ -17,6 +14,7 @@ import {
   type PickOutcome,
 } from './records.js';
 import { rankFromCounts, type Direction } from './scoring.js';
+import { repos } from '../../db/repos.js';
 
 export interface ProfileEntry {
   entryIndex: number;
@@ -37,7 +35,7 @@ export interface ProfileContest {
 
 export async function profileContest(em: Em, handle: string, contestId: string, nowMs = Date.now()): Promise<ProfileContest> {
   const contest = await loadPublicContest(em, contestId);
-  const boards = contestBoardsRepository(db(em));
+  const boards = repos(em).contestBoards;
   const user = await boards.userIdByHandle(handle);
   if (!user) throw new NotFound('USER_NOT_FOUND', `No user has the handle ${JSON.stringify(handle)}.`);
   const userId = user.id;
@@ -52,7 +50,7 @@ export async function profileContest(em: Em, handle: string, contestId: string, 
   if (!visible || !rows.length) return { contest, markets, owner };
 
   const byMarket = new Map(markets.map((m) => [m.marketId, m]));
-  const picks = await contestsRepository(db(em)).picksOf(rows.map((r) => r.id));
+  const picks = await repos(em).contests.picksOf(rows.map((r) => r.id));
   const counts = await loadScoreCounts(em, contestId);
   for (const r of rows) {
     const payout = r.payout;

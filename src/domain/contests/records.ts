@@ -1,11 +1,11 @@
 // Contest rows as the domain sees them (camelCase, bigint micros) and the loaders every contest module
 // shares. The SQL for contests lives in src/domain/contests/*; handlers map these records to the wire.
 import type { Em } from '../../db/orm.js';
-import { db } from '../../db/schema.js';
-import { contestsRepository, type ContestMarketRow, type ContestRow } from '../../db/repositories/contests.repository.js';
+import { type ContestMarketRow, type ContestRow } from '../../db/repositories/contests.repository.js';
 import { NotFound } from '../errors.js';
 import type { Category } from './images.js';
 import type { Direction, MarketOutcome, SettledOutcome } from '../../db/vocabulary.js';
+import { repos } from '../../db/repos.js';
 
 export type GameType = 'lineups' | 'outcast' | 'survivor' | 'streak';
 export type ContestStatus = 'open' | 'resolved' | 'voided';
@@ -115,13 +115,13 @@ export function marketFromRow(r: ContestMarketRow): ContestMarketRecord {
 
 /** The contest, optionally locked FOR UPDATE (inside a transaction); CONTEST_NOT_FOUND when absent. */
 export async function loadContest(em: Em, id: string, opts: { forUpdate?: boolean } = {}): Promise<ContestRecord> {
-  const row = await contestsRepository(db(em)).findContest(id, opts);
+  const row = await repos(em).contests.findContest(id, opts);
   if (!row) throw contestNotFound();
   return contestFromRow(row);
 }
 
 export async function loadMarkets(em: Em, contestId: string): Promise<ContestMarketRecord[]> {
-  return (await contestsRepository(db(em)).marketsOf(contestId)).map(marketFromRow);
+  return (await repos(em).contests.marketsOf(contestId)).map(marketFromRow);
 }
 
 /** The outcome of a pick given its market's state. */
@@ -133,10 +133,10 @@ export function pickOutcome(direction: Direction, market: { status: MarketStatus
 
 /** Entries per score in a contest: ranks are computed from this small table (see scoring.rankFromCounts). */
 export async function loadScoreCounts(em: Em, contestId: string): Promise<Array<{ score: number; entries: number }>> {
-  return contestsRepository(db(em)).scoreCounts(contestId);
+  return repos(em).contests.scoreCounts(contestId);
 }
 
 /** Rebuilds a contest's score histogram from its entries (after a market resolution changed scores). */
 export async function rebuildScoreCounts(em: Em, contestId: string): Promise<void> {
-  await contestsRepository(db(em)).rebuildScoreCounts(contestId);
+  await repos(em).contests.rebuildScoreCounts(contestId);
 }

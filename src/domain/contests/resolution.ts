@@ -10,14 +10,13 @@
 // Both read under the contest's lock, decide in src/domain/contests/resolution-plan.ts (pure), then write; the
 // contest lifecycle (src/trading/contest-lifecycle.ts) publishes `contests.changed` after the commit.
 import type { Em } from '../../db/orm.js';
-import { db } from '../../db/schema.js';
-import { contestsRepository } from '../../db/repositories/contests.repository.js';
 import { Conflict, NotFound } from '../errors.js';
 import { post, type Posting } from '../ledger/ledger.js';
 import type { ResolutionOutcome } from '../../db/vocabulary.js';
 import { loadContest, marketFromRow, rebuildScoreCounts, type ContestMarketRecord, type ContestRecord } from './records.js';
 import { alreadySettled, planResolution, planVoid, type SettlingEntry } from './resolution-plan.js';
 import { winScores, winningDirection } from './scoring.js';
+import { repos } from '../../db/repos.js';
 
 export interface ResolvedMarket {
   market: ContestMarketRecord;
@@ -27,7 +26,7 @@ export interface ResolvedMarket {
 
 export async function resolveMarket(em: Em, marketId: number, resolution: ResolutionOutcome, nowMs = Date.now()): Promise<ResolvedMarket> {
   return em.transactional(async (tx) => {
-    const repo = contestsRepository(db(tx));
+    const repo = repos(tx).contests;
     const owner = await repo.marketOwner(marketId);
     if (!owner) throw new NotFound('MARKET_NOT_FOUND', `No contest market has the id ${marketId}.`);
     // Contest first, then market: the same lock order as entries, resolution and voiding.
@@ -71,12 +70,12 @@ export async function resolveMarket(em: Em, marketId: number, resolution: Resolu
 }
 
 async function loadEntries(em: Em, contestId: string): Promise<SettlingEntry[]> {
-  return contestsRepository(db(em)).entriesForSettlement(contestId);
+  return repos(em).contests.entriesForSettlement(contestId);
 }
 
 async function refundAndVoid(tx: Em, contestId: string, refund: Posting | null, nowMs: number): Promise<void> {
   if (refund) await post(tx, refund);
-  await contestsRepository(db(tx)).markVoided(contestId, nowMs);
+  await repos(tx).contests.markVoided(contestId, nowMs);
 }
 
 /** Operator: void an open contest and refund every entry (read, planVoid decides, write). */
@@ -103,7 +102,7 @@ export async function resolveContest(em: Em, contestId: string, nowMs = Date.now
       if (err instanceof NotFound) return 'missing';
       throw err;
     }
-    const repo = contestsRepository(db(tx));
+    const repo = repos(tx).contests;
     // A contest no longer open reads nothing more: the plan answers already_settled from its status alone.
     const markets = c.status === 'open' ? await repo.marketStatuses(contestId) : [];
     const entries = c.status === 'open' && !markets.some((m) => m.status === 'OPEN') ? await loadEntries(tx, contestId) : [];
@@ -119,5 +118,5 @@ export async function resolveContest(em: Em, contestId: string, nowMs = Date.now
 
 /** Open contests whose every market is settled (the relay re-enqueues their resolution). */
 export async function contestsAwaitingResolution(em: Em, limit = 100): Promise<string[]> {
-  return (await contestsRepository(db(em)).awaitingResolution(limit)).map((r) => r.id);
+  return (await repos(em).contests.awaitingResolution(limit)).map((r) => r.id);
 }

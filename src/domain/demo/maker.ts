@@ -5,12 +5,11 @@
 // pure: fair odds for n legs at 50% each are 2^n (x10000 bps), less a spread.
 import { randomBytes } from 'node:crypto';
 import type { Em } from '../../db/orm.js';
-import { demoRepository } from '../../db/repositories/demo.repository.js';
-import { db } from '../../db/schema.js';
 import { findOrCreateWalletUser, setHandle } from '../identity/users.js';
 import { registerMarketMaker } from '../market-makers/market-makers.js';
 import { openDeposit, settleOperation } from '../money/operations.js';
 import type { SettlementAdapter } from '../settlement/adapter.js';
+import { repos } from '../../db/repos.js';
 
 export const DEMO_MAKER_MARKER = 'demo_maker_v1';
 /** anvil / Hardhat test key #9: public, demo only. */
@@ -28,7 +27,7 @@ export function demoMakerOddsBps(legs: number, spreadBps = DEMO_MAKER_SPREAD_BPS
 /** Registers and funds the demo maker once; returns whether this call did. */
 export async function ensureDemoMaker(em: Em, settlement: SettlementAdapter): Promise<boolean> {
   return em.transactional(async (tx) => {
-    if (!(await demoRepository(db(tx)).claimMarker(DEMO_MAKER_MARKER, randomBytes(16)))) return false;
+    if (!(await repos(tx).demo.claimMarker(DEMO_MAKER_MARKER, randomBytes(16)))) return false;
     const user = await findOrCreateWalletUser(tx, DEMO_MAKER_ADDRESS);
     await setHandle(tx, user.id, 'demo_maker');
     await registerMarketMaker(tx, DEMO_MAKER_ADDRESS, 'Demo market maker (built in)');

@@ -10,8 +10,6 @@ import { createHash, randomBytes } from 'node:crypto';
 import { getAddress } from 'viem';
 import type { Em } from '../../db/orm.js';
 import type { Logger } from '../../logger.js';
-import { demoRepository } from '../../db/repositories/demo.repository.js';
-import { db } from '../../db/schema.js';
 import { createContest, type NewContest } from '../contests/create.js';
 import { enterContest, type PickInput } from '../contests/entries.js';
 import { loadMarkets } from '../contests/records.js';
@@ -20,6 +18,8 @@ import type { Direction } from '../contests/scoring.js';
 import { findOrCreateWalletUser, setHandle } from '../identity/users.js';
 import { openDeposit, settleOperation } from '../money/operations.js';
 import type { SettlementAdapter } from '../settlement/adapter.js';
+import { repos } from '../../db/repos.js';
+import { inTransaction } from '../../db/unit-of-work.js';
 
 export const DEMO_SEED_MARKER = 'demo_seed_v1';
 export const DEMO_TITLE_PREFIX = 'Demo: ';
@@ -67,8 +67,8 @@ function picksFor(userIndex: number, marketIds: number[]): PickInput[] {
 
 /** Seeds the demo data once; returns `seeded: false` when an earlier start already did. */
 export async function seedDemoData(em: Em, settlement: SettlementAdapter, nowMs = Date.now()): Promise<DemoSeedResult> {
-  return em.transactional(async (tx) => {
-    if (!(await demoRepository(db(tx)).claimMarker(DEMO_SEED_MARKER, randomBytes(16)))) return { seeded: false, contestIds: [] };
+  return inTransaction(em, async (tx) => {
+    if (!(await repos(tx).demo.claimMarker(DEMO_SEED_MARKER, randomBytes(16)))) return { seeded: false, contestIds: [] };
     const users: string[] = [];
     for (const handle of DEMO_HANDLES) {
       const user = await findOrCreateWalletUser(tx, demoWallet(handle));

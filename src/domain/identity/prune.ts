@@ -6,8 +6,7 @@
 //                  src/ws/connection-slots.ts)
 // Market-maker challenges are never stored: they live on their WebSocket connection and end with it.
 import type { Em } from '../../db/orm.js';
-import { identityRepository } from '../../db/repositories/identity.repository.js';
-import { db } from '../../db/schema.js';
+import { repos } from '../../db/repos.js';
 
 export const PRUNE_BATCH = 5_000;
 export const SESSION_PRUNE_GRACE_MS = 3_600_000;
@@ -29,7 +28,7 @@ async function deleteInBatches(deleteBatch: (batch: number) => Promise<number>):
 }
 
 export async function pruneExpiredAuth(em: Em, graceMs = SESSION_PRUNE_GRACE_MS): Promise<AuthPruneResult> {
-  const repo = identityRepository(db(em));
+  const repo = repos(em).identity;
   const sessions = await deleteInBatches((batch) => repo.pruneSessionsBatch(graceMs, batch));
   const walletNonces = await deleteInBatches((batch) => repo.pruneNoncesBatch(batch));
   const limits = await deleteInBatches((batch) => repo.pruneLimitsBatch(batch));

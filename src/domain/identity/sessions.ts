@@ -3,8 +3,7 @@
 // database clock on every lookup, so logout takes effect on the very next request.
 import { hash, randomBytes, randomUUID } from 'node:crypto';
 import type { Em } from '../../db/orm.js';
-import { identityRepository } from '../../db/repositories/identity.repository.js';
-import { db } from '../../db/schema.js';
+import { repos } from '../../db/repos.js';
 
 export const USER_TOKEN_PREFIX = 'us_';
 
@@ -30,7 +29,7 @@ export interface IssuedSession {
 export async function createUserSession(em: Em, userId: string, ttlSeconds: number): Promise<IssuedSession> {
   const { token, hash } = newSessionToken(USER_TOKEN_PREFIX);
   const sessionId = randomUUID();
-  const row = await identityRepository(db(em)).insertUserSession({ id: sessionId, tokenHash: hash, userId, ttlSeconds });
+  const row = await repos(em).identity.insertUserSession({ id: sessionId, tokenHash: hash, userId, ttlSeconds });
   return { sessionId, token, expiresAt: Math.floor(Number(row.expires_epoch)) };
 }
 
@@ -48,7 +47,7 @@ export const plausibleToken = (token: string): boolean => token.length > 0 && to
 
 /** The live (unrevoked, unexpired) session of a token's hash (hashToken), or null. */
 export async function liveSessionByHash(em: Em, tokenHash: Buffer): Promise<LiveSession | null> {
-  const row = await identityRepository(db(em)).liveSession(tokenHash);
+  const row = await repos(em).identity.liveSession(tokenHash);
   if (!row) return null;
   const expiresAtMs = row.expires_ms;
   if (row.kind === 'user' && row.user_id && row.wallet_address) {
@@ -62,12 +61,12 @@ export async function liveSessionByHash(em: Em, tokenHash: Buffer): Promise<Live
 
 /** Revokes one session; idempotent. */
 export async function revokeSession(em: Em, sessionId: string): Promise<void> {
-  await identityRepository(db(em)).revokeSession(sessionId);
+  await repos(em).identity.revokeSession(sessionId);
 }
 
 /** Which of these sessions were revoked (logout) or are no longer kept: the user channel ends their connections. */
 export async function revokedSessionIds(em: Em, sessionIds: readonly string[]): Promise<Set<string>> {
   if (sessionIds.length === 0) return new Set();
-  const kept = new Set((await identityRepository(db(em)).unrevokedSessions(sessionIds)).map((r) => r.id));
+  const kept = new Set((await repos(em).identity.unrevokedSessions(sessionIds)).map((r) => r.id));
   return new Set(sessionIds.filter((id) => !kept.has(id)));
 }

@@ -4,11 +4,10 @@
 // person converge on one row.
 import { randomUUID } from 'node:crypto';
 import type { Em } from '../../db/orm.js';
-import { identityRepository } from '../../db/repositories/identity.repository.js';
-import { db } from '../../db/schema.js';
 import { isUniqueViolation } from '../database-errors.js';
 import { Conflict, NotFound } from '../errors.js';
 import type { PrivyIdentity } from './privy-token.js';
+import { repos } from '../../db/repos.js';
 
 export interface UserRecord {
   id: string;
@@ -52,7 +51,7 @@ function walletInUse(): Conflict {
  * of the same wallet), else a new user.
  */
 export async function upsertPrivyUser(em: Em, id: PrivyIdentity): Promise<UserRecord> {
-  const repo = identityRepository(db(em));
+  const repo = repos(em).identity;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     let row: UserRow | undefined;
     try {
@@ -84,7 +83,7 @@ export async function upsertPrivyUser(em: Em, id: PrivyIdentity): Promise<UserRe
 
 /** The user of a wallet (any Privy-linked user included), created on the wallet's first sign-in. */
 export async function findOrCreateWalletUser(em: Em, address: string): Promise<UserRecord> {
-  const repo = identityRepository(db(em));
+  const repo = repos(em).identity;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const found = await repo.findUserByWallet(address);
     if (found) return toRecord(found);
@@ -95,7 +94,7 @@ export async function findOrCreateWalletUser(em: Em, address: string): Promise<U
 }
 
 export async function getUser(em: Em, userId: string): Promise<UserRecord> {
-  const row = await identityRepository(db(em)).findUser(userId);
+  const row = await repos(em).identity.findUser(userId);
   if (!row) throw new NotFound('USER_NOT_FOUND', 'the user of this session no longer exists');
   return toRecord(row);
 }
@@ -104,7 +103,7 @@ export async function getUser(em: Em, userId: string): Promise<UserRecord> {
 export async function setHandle(em: Em, userId: string, handle: string): Promise<UserRecord> {
   let row: UserRow | undefined;
   try {
-    row = await identityRepository(db(em)).setHandle(userId, handle);
+    row = await repos(em).identity.setHandle(userId, handle);
   } catch (err) {
     if (isUniqueViolation(err, 'users_handle_lower_key')) {
       throw new Conflict('HANDLE_TAKEN', `the handle "${handle}" is already taken (handles are compared without regard to letter case)`);

@@ -3,8 +3,7 @@
 // an hour after expiry on each issue (keeps the table small without a job).
 import { randomBytes } from 'node:crypto';
 import type { Em } from '../../db/orm.js';
-import { identityRepository } from '../../db/repositories/identity.repository.js';
-import { db } from '../../db/schema.js';
+import { repos } from '../../db/repos.js';
 
 export const NONCE_TTL_SECONDS = 300;
 
@@ -15,7 +14,7 @@ export function newNonce(): string {
 
 export async function issueNonce(em: Em): Promise<{ nonce: string; expiresAt: number }> {
   const nonce = newNonce();
-  const repo = identityRepository(db(em));
+  const repo = repos(em).identity;
   const row = await repo.insertNonce(nonce, NONCE_TTL_SECONDS);
   await repo.purgeExpiredNonces();
   return { nonce, expiresAt: Math.floor(Number(row.expires_epoch)) };
@@ -23,5 +22,5 @@ export async function issueNonce(em: Em): Promise<{ nonce: string; expiresAt: nu
 
 /** true when the nonce was issued, is unexpired and unused; it is used from now on. */
 export async function consumeNonce(em: Em, nonce: string): Promise<boolean> {
-  return (await identityRepository(db(em)).consumeNonce(nonce)) !== undefined;
+  return (await repos(em).identity.consumeNonce(nonce)) !== undefined;
 }

@@ -5,18 +5,12 @@
 // (deferred constraint trigger) and any UPDATE/DELETE of entries, so a bug here cannot break the books.
 import { randomUUID } from 'node:crypto';
 import type { Em } from '../../db/orm.js';
-import { db } from '../../db/schema.js';
-import {
-  ledgerRepository,
-  type LedgerRepository,
-  type PostingRows,
-  type SystemAccountKind,
-  type UserAccountKind,
-} from '../../db/repositories/ledger.repository.js';
-import { ledgerCheckRepository, type LedgerCheckRepository } from '../../db/repositories/ledger-check.repository.js';
+import { type LedgerRepository, type PostingRows, type SystemAccountKind, type UserAccountKind } from '../../db/repositories/ledger.repository.js';
+import { type LedgerCheckRepository } from '../../db/repositories/ledger-check.repository.js';
 import { Unprocessable } from '../errors.js';
 import { OWNER_PREFIX } from '../trading-counters.js';
 import type { LedgerKind } from './kinds.js';
+import { repos } from '../../db/repos.js';
 
 export type { SystemAccountKind, UserAccountKind };
 
@@ -114,7 +108,7 @@ export async function post(em: Em, p: Posting): Promise<Map<string, bigint>> {
  */
 export async function postAll(em: Em, postings: readonly Posting[], locked?: LockedAccounts): Promise<Map<string, bigint>> {
   const refs = refsOf(postings);
-  const repo = ledgerRepository(db(em));
+  const repo = repos(em).ledger;
   const accounts = locked && [...refs.keys()].every((k) => locked.has(k)) ? locked : await lockRefs(repo, [...refs.values()]);
   const { rows, after } = planPostings(postings, accounts);
   // Decided in SQL as these rows go in (src/db/migrations/Migration20261120040000_ledger.ts): ledger_apply_entry
@@ -175,7 +169,7 @@ export interface UserBalances {
 }
 
 export async function userBalances(em: Em, userId: string): Promise<UserBalances> {
-  const rows = await ledgerRepository(db(em)).userBalances(userId);
+  const rows = await repos(em).ledger.userBalances(userId);
   const get = (k: UserAccountKind) => rows.find((r) => r.kind === k)?.balance ?? 0n;
   return { available: get('user_available'), reserved: get('user_reserved'), appToken: get('user_app_token') };
 }
@@ -191,7 +185,7 @@ export interface LedgerProblem {
  * the sum of its entries, no user balance is negative. Returns the problems (empty: the books are right).
  */
 export async function checkLedger(em: Em): Promise<LedgerProblem[]> {
-  return checkLedgerWith(ledgerCheckRepository(db(em)));
+  return checkLedgerWith(repos(em).ledgerCheck);
 }
 
 /** The same check through any connection (tests and `npm run ledger:check` use their own: singleConnectionDb). */
@@ -238,5 +232,5 @@ export async function lockUserBalances(
 ): Promise<LockedAccounts> {
   if (!userIds.length || !kinds.length) return new Map();
   const refs = userIds.flatMap((userId) => kinds.map((kind): AccountRef => ({ userId, kind })));
-  return lockRefs(ledgerRepository(db(em)), refs, opts.createMissing ?? true);
+  return lockRefs(repos(em).ledger, refs, opts.createMissing ?? true);
 }

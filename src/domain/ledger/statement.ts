@@ -12,16 +12,10 @@
 // A Movement is also what a `balance` event of the user channel will carry (issue 36, item 2): its kind,
 // reference, change and balances after, built at posting time from the same postings (movements.ts).
 import type { Em } from '../../db/orm.js';
-import {
-  NO_KEY,
-  statementRepository,
-  type MovementPart,
-  type ScannedEntry,
-  type StatementRepository,
-} from '../../db/repositories/statement.repository.js';
-import { db } from '../../db/schema.js';
+import { NO_KEY, type MovementPart, type ScannedEntry, type StatementRepository } from '../../db/repositories/statement.repository.js';
 import { cursorKey, invalidCursor, openCursor, sealCursor } from '../keyset-cursor.js';
 import { isLedgerKind, ledgerReference, type LedgerKind, type LedgerReference } from './kinds.js';
+import { repos } from '../../db/repos.js';
 
 /** The user's three balances and the ledger account behind each. */
 export const BALANCE_ACCOUNTS = { available: 'user_available', reserved: 'user_reserved', appToken: 'user_app_token' } as const;
@@ -163,7 +157,7 @@ export async function ledgerStatement(
   const key = await cursorKey(em);
   const given = q.cursor === undefined ? null : decodePosition(key, userId, q.cursor);
   const { movements, next } = await em.transactional(async (tx) => {
-    const repo = statementRepository(db(tx));
+    const repo = repos(tx).statement;
     await repo.preferOrderedScans();
     return statementPage(repo, userId, q.limit, given);
   });

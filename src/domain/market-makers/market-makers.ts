@@ -4,10 +4,9 @@
 import { randomUUID } from 'node:crypto';
 import { getAddress, isAddress } from 'viem';
 import type { Em } from '../../db/orm.js';
-import { db } from '../../db/schema.js';
-import { marketMakersRepository } from '../../db/repositories/market-makers.repository.js';
 import { Conflict, NotFound, ValidationFailed } from '../errors.js';
 import { newSessionToken, type IssuedSession } from '../identity/sessions.js';
+import { repos } from '../../db/repos.js';
 
 export const MARKET_MAKER_TOKEN_PREFIX = 'mm_';
 
@@ -33,7 +32,7 @@ export async function registerMarketMaker(em: Em, walletAddress: string, name: s
       { in: 'body', path: '/wallet_address', message: 'must be lowercase hex or a valid EIP-55 checksum address' },
     ]);
   }
-  const row = await marketMakersRepository(db(em)).register(address, name);
+  const row = await repos(em).marketMakers.register(address, name);
   if (!row) throw new Conflict('MARKET_MAKER_EXISTS', 'This wallet is already a registered market maker.');
   return { walletAddress: row.wallet_address, name: row.name, createdAtMs: row.created_ms };
 }
@@ -52,7 +51,7 @@ export interface RemovedMarketMaker {
  */
 export async function removeMarketMaker(em: Em, walletAddress: string): Promise<RemovedMarketMaker> {
   return em.transactional(async (tx) => {
-    const repo = marketMakersRepository(db(tx));
+    const repo = repos(tx).marketMakers;
     const row = await repo.remove(walletAddress);
     if (!row) throw new NotFound('NOT_FOUND', 'No registered market maker has this wallet address.');
     const revoked = await repo.revokeSessions(row.wallet_address);
@@ -77,7 +76,7 @@ export async function createMarketMakerSession(
   const { token, hash } = newSessionToken(MARKET_MAKER_TOKEN_PREFIX);
   const sessionId = randomUUID();
   // One statement (the maker's row FOR SHARE, the session inserted): a handshake's only database round trip.
-  const row = await marketMakersRepository(db(em)).insertSessionIfActive({ id: sessionId, tokenHash: hash, walletAddress, ttlMs });
+  const row = await repos(em).marketMakers.insertSessionIfActive({ id: sessionId, tokenHash: hash, walletAddress, ttlMs });
   if (!row?.market_maker_address) return null;
   const expiresAtMs = row.expires_ms;
   return { sessionId, token, walletAddress: row.market_maker_address, expiresAtMs, expiresAt: Math.floor(expiresAtMs / 1000) };
@@ -89,6 +88,6 @@ export async function createMarketMakerSession(
  */
 export async function endedSessionIds(em: Em, sessionIds: string[]): Promise<Set<string>> {
   if (sessionIds.length === 0) return new Set();
-  const rows = await marketMakersRepository(db(em)).endedSessions(sessionIds);
+  const rows = await repos(em).marketMakers.endedSessions(sessionIds);
   return new Set(rows.map((r) => r.id));
 }

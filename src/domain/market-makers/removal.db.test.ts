@@ -14,6 +14,7 @@ import { closeRfq, createRfq, submitQuote } from '../rfq/api.js';
 import type { RfqDeps } from '../rfq/deps.js';
 import { orderTypedData, quoteTypedData, rfqDomain } from '../rfq/typed-data.js';
 import { registerMarketMaker, removeMarketMaker } from './market-makers.js';
+import { inTransaction } from '../../db/unit-of-work.js';
 
 const DAY = 86_400_000;
 const deps = rfqTestDeps(10_000, 300);
@@ -58,7 +59,7 @@ async function openRfq(nowMs: number, fillMode: 'best' | 'manual' = 'best'): Pro
     deadline_ms: Date.now() + 20_000,
   };
   const signature = await taker.signTypedData(orderTypedData(domain, order));
-  const r = await em().transactional((tx) =>
+  const r = await inTransaction(em(), (tx) =>
     createRfq(tx, at(nowMs), { userId: takerId, sessionAddress: taker.address, order, signature, fillMode, idempotencyKey: randomUUID() }),
   );
   return r.rfq.rfq.id;

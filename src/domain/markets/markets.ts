@@ -3,10 +3,9 @@
 // every creator runs insert ... on conflict do nothing and re-reads, so concurrent processes converge on
 // one market_id per window.
 import type { Em } from '../../db/orm.js';
-import { db } from '../../db/schema.js';
-import { marketsRepository } from '../../db/repositories/markets.repository.js';
 import { NotFound, ValidationFailed } from '../errors.js';
 import { bettingClosesAt, currentWindow, isAligned, windowsToPrepare } from './windows.js';
+import { repos } from '../../db/repos.js';
 
 export interface MarketSettings {
   assets: readonly string[];
@@ -44,7 +43,7 @@ function toRecord(r: { market_id: number; asset: string; duration_secs: number; 
 /** Creates the windows that do not exist yet (idempotent); returns how many this call created. */
 export async function ensureWindows(em: Em, keys: readonly WindowKey[]): Promise<number> {
   if (!keys.length) return 0;
-  return (await marketsRepository(db(em)).insertWindows(keys)).length;
+  return (await repos(em).markets.insertWindows(keys)).length;
 }
 
 /**
@@ -75,7 +74,7 @@ const emOf = (source: EmSource): Em => (typeof source === 'function' ? source() 
 async function findWindow(source: EmSource, key: WindowKey, bufferMs: number, cache?: WindowCache): Promise<MarketWindowRecord | null> {
   const cached = cache?.get(key);
   if (cached) return cached;
-  const row = await marketsRepository(db(emOf(source))).findWindow(key);
+  const row = await repos(emOf(source)).markets.findWindow(key);
   if (!row) return null;
   const record = toRecord(row, bufferMs);
   cache?.set(record);

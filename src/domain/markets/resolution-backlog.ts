@@ -3,8 +3,7 @@
 // one's end, and the DISPUTED windows waiting for the operator. GET /v1/admin/status and the
 // crfq_windows_overdue, crfq_window_resolution_lag_seconds and crfq_windows_disputed gauges report it.
 import type { Em } from '../../db/orm.js';
-import { priceSourcesRepository } from '../../db/repositories/price-sources.repository.js';
-import { db } from '../../db/schema.js';
+import { repos } from '../../db/repos.js';
 
 export interface ResolutionBacklog {
   overdue: number;
@@ -13,6 +12,6 @@ export interface ResolutionBacklog {
 }
 
 export async function resolutionBacklog(em: Em, nowMs: number, overdueAfterMs: number): Promise<ResolutionBacklog> {
-  const r = await priceSourcesRepository(db(em)).resolutionBacklog(nowMs - overdueAfterMs);
+  const r = await repos(em).priceSources.resolutionBacklog(nowMs - overdueAfterMs);
   return { overdue: r.overdue, oldestOverdueEndMs: r.oldestEndMs, disputed: r.disputed };
 }

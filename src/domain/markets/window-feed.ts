@@ -4,13 +4,12 @@
 // and a recorded check is never rewritten. A DISPUTED window waits for the operator until its void_at_ms,
 // then voids (stakes refunded).
 import type { Em } from '../../db/orm.js';
-import { positionsRepository } from '../../db/repositories/positions.repository.js';
-import { pricesRepository, type HealthSample, type ReadingRow } from '../../db/repositories/prices.repository.js';
-import { db } from '../../db/schema.js';
+import { type HealthSample, type ReadingRow } from '../../db/repositories/prices.repository.js';
 import { decide, type JudgedReading } from '../prices/quorum.js';
 import type { QuorumFeed } from '../prices/read.js';
 import type { ResolutionOutcome } from '../../db/vocabulary.js';
 import { checkOf } from './window-resolution.js';
+import { repos } from '../../db/repos.js';
 
 export type FeedResolution =
   | { kind: 'resolved'; outcome: ResolutionOutcome; recorded: boolean }
@@ -50,7 +49,7 @@ const rowOf = (r: JudgedReading): ReadingRow => ({
 class LostRace extends Error {}
 
 export async function resolveWindowFromFeed(em: Em, feed: QuorumFeed, marketId: number, opts: FeedResolutionOptions): Promise<FeedResolution> {
-  const repo = positionsRepository(db(em));
+  const repo = repos(em).positions;
   const w = await repo.window(marketId);
   if (!w) return { kind: 'missing' };
   if (w.outcome) return { kind: 'resolved', outcome: w.outcome, recorded: false };
@@ -81,7 +80,8 @@ export async function resolveWindowFromFeed(em: Em, feed: QuorumFeed, marketId: 
   if (d.kind === 'agreed') {
     try {
       await em.transactional(async (tx) => {
-        const recorded = await positionsRepository(db(tx)).insertResolution({
+        const r = repos(tx);
+        const recorded = await r.positions.insertResolution({
           marketId,
           outcome: d.outcome,
           openPrice: d.by.open!.priceMicros,
@@ -91,7 +91,7 @@ export async function resolveWindowFromFeed(em: Em, feed: QuorumFeed, marketId: 
           resolvedAtMs: opts.nowMs,
         });
         if (!recorded) throw new LostRace();
-        await pricesRepository(db(tx)).insertCheck({ ...check, state: 'agreed', reason: null, voidAtMs: null }, d.readings.map(rowOf));
+        await r.prices.insertCheck({ ...check, state: 'agreed', reason: null, voidAtMs: null }, d.readings.map(rowOf));
       });
     } catch (err) {
       if (err instanceof LostRace) return first();
@@ -103,8 +103,9 @@ export async function resolveWindowFromFeed(em: Em, feed: QuorumFeed, marketId: 
   if (!d.complete && opts.nowMs < end + opts.maxWaitMs) return { kind: 'waiting_for_price' };
   const voidAtMs = opts.nowMs + opts.disputeVoidAfterMs;
   const recorded = await em.transactional(async (tx) => {
-    const ok = await pricesRepository(db(tx)).insertCheck({ ...check, state: 'disputed', reason: d.reason, voidAtMs }, d.readings.map(rowOf));
-    if (ok && opts.disputeVoidAfterMs === 0) await positionsRepository(db(tx)).insertResolution(voidOf(marketId, opts.nowMs));
+    const r = repos(tx);
+    const ok = await r.prices.insertCheck({ ...check, state: 'disputed', reason: d.reason, voidAtMs }, d.readings.map(rowOf));
+    if (ok && opts.disputeVoidAfterMs === 0) await r.positions.insertResolution(voidOf(marketId, opts.nowMs));
     return ok;
   });
   if (!recorded) return resolveWindowFromFeed(em, feed, marketId, opts); // another job recorded first: follow its record

@@ -4,13 +4,12 @@
 // resolution is immutable: the first writer (the feed job or the operator) wins. Up (YES) wins only if
 // close > open. Prices are read outside any transaction; settling the positions is settleWindow's job.
 import type { Em } from '../../db/orm.js';
-import { positionsRepository } from '../../db/repositories/positions.repository.js';
-import { pricesRepository } from '../../db/repositories/prices.repository.js';
-import { db } from '../../db/schema.js';
+import type { PositionsRepository } from '../../db/repositories/positions.repository.js';
 import type { MarketOutcome, ResolutionOutcome } from '../../db/vocabulary.js';
 import { Conflict, NotFound } from '../errors.js';
 import type { Verdict } from '../prices/quorum.js';
 import { bettingClosesAt } from './windows.js';
+import { repos } from '../../db/repos.js';
 
 export type WindowStatus = 'OPEN' | 'CLOSED' | 'DISPUTED' | 'RESOLVED' | 'VOIDED';
 
@@ -70,7 +69,7 @@ export interface WindowState {
 const notFound = (marketId: number) =>
   new NotFound('MARKET_NOT_FOUND', `no RFQ market window ${marketId}; take market_id from GET /v1/markets/current or /v1/markets/lookup`);
 
-type WindowRow = NonNullable<Awaited<ReturnType<ReturnType<typeof positionsRepository>['window']>>>;
+type WindowRow = NonNullable<Awaited<ReturnType<PositionsRepository['window']>>>;
 
 export function checkOf(r: WindowRow): PriceCheckRecord | null {
   if (!r.check_state) return null;
@@ -92,7 +91,7 @@ function side(price: bigint | null, at: number | null, ref: string | null, confi
 
 export async function getWindowState(em: Em, marketId: number, bufferMs: number, nowMs = Date.now()): Promise<WindowState> {
   if (!Number.isSafeInteger(marketId) || marketId < 1) throw notFound(marketId);
-  const r = await positionsRepository(db(em)).window(marketId);
+  const r = await repos(em).positions.window(marketId);
   if (!r) throw notFound(marketId);
   const startAtMs = r.start_at_ms;
   const bettingClosesAtMs = bettingClosesAt(startAtMs, r.duration_secs, bufferMs);
@@ -106,7 +105,7 @@ export async function getWindowState(em: Em, marketId: number, bufferMs: number,
       : nowMs < bettingClosesAtMs
         ? 'OPEN'
         : 'CLOSED';
-  const readings = check ? await pricesRepository(db(em)).readings(marketId) : [];
+  const readings = check ? await repos(em).prices.readings(marketId) : [];
   for (const x of readings) if (check && x.max_age_ms !== null) check.maxAgeMs[x.source] = x.max_age_ms;
   return {
     marketId,
@@ -172,7 +171,7 @@ export async function resolveWindowByOperator(
   if (state.status !== 'CLOSED' && state.status !== 'DISPUTED') throw already();
   // Decided in SQL (PositionsRepository.insertResolution: ON CONFLICT DO NOTHING on window_resolutions' key): the
   // first resolution recorded stands, the operator's or the feed's (src/domain/markets/window-feed.ts).
-  const recorded = await positionsRepository(db(em)).insertResolution({
+  const recorded = await repos(em).positions.insertResolution({
     marketId,
     outcome,
     openPrice: null,
@@ -189,5 +188,5 @@ export async function resolveWindowByOperator(
 export function windowsAwaitingResolution(em: Em, nowMs: number, delayMs: number, limit = 500): Promise<number[]> {
   // Decided in SQL (PositionsRepository.windowsToResolve): which windows are due (ended, with a pending leg, not
   // DISPUTED before its void deadline), oldest first.
-  return positionsRepository(db(em)).windowsToResolve(nowMs - delayMs, limit, nowMs);
+  return repos(em).positions.windowsToResolve(nowMs - delayMs, limit, nowMs);
 }

@@ -1,10 +1,9 @@
 // App tokens: the operator credits a user's app-token account from the treasury.
 import { randomUUID } from 'node:crypto';
 import type { Em } from '../../db/orm.js';
-import { operationsRepository } from '../../db/repositories/operations.repository.js';
-import { db } from '../../db/schema.js';
 import { Conflict, NotFound } from '../errors.js';
 import { post, userBalances } from '../ledger/ledger.js';
+import { repos } from '../../db/repos.js';
 
 export interface AppTokenCredit {
   /** The ledger transaction of the credit. */
@@ -19,7 +18,7 @@ export interface AppTokenCredit {
  * returned (with the current balance), and another amount under the same key is 409 IDEMPOTENCY_KEY_REUSED.
  */
 export async function creditAppTokensOnce(tx: Em, userId: string, amount: bigint, key: string): Promise<AppTokenCredit> {
-  const repo = operationsRepository(db(tx));
+  const repo = repos(tx).operations;
   if (!(await repo.userExists(userId))) throw new NotFound('USER_NOT_FOUND', 'no user with this id');
   const idempotencyKey = `${userId}:${key}`;
   const earlier = await repo.earlierAppTokenCredit(userId, idempotencyKey);

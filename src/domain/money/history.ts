@@ -3,12 +3,12 @@
 // the filters: src/domain/keyset-cursor.ts), each with the chain side's stored details. Nothing here asks the
 // chain node: confirmations are counted from stored blocks (confirmationsOf).
 import type { Em } from '../../db/orm.js';
-import { operationHistoryRepository, type OperationHistoryRow } from '../../db/repositories/operation-history.repository.js';
-import { db } from '../../db/schema.js';
+import { type OperationHistoryRow } from '../../db/repositories/operation-history.repository.js';
 import { NotFound, isUuid } from '../errors.js';
 import { KeysetCursors } from '../keyset-cursor.js';
 import { DEPOSIT_CURSOR } from '../settlement/onchain/deposits.js';
 import type { OperationKind, OperationStatus } from './operations.js';
+import { repos } from '../../db/repos.js';
 
 export interface OperationDetail {
   id: string;
@@ -88,7 +88,7 @@ export async function listOperations(
   const cursors = await KeysetCursors.of(em, 'operations');
   const filters = q.kind || q.status ? `${q.kind ?? ''}:${q.status ?? ''}` : null;
   const after = cursors.decode(q.cursor, filters);
-  const rows = await operationHistoryRepository(db(em)).page(userId, {
+  const rows = await repos(em).operationHistory.page(userId, {
     kind: q.kind ?? null,
     status: q.status ?? null,
     after: after && { createdUs: after.atMs, id: after.id },
@@ -106,7 +106,7 @@ export async function listOperations(
 /** The caller's own operation with its details; another user's is exactly as unknown as a missing one. */
 export async function getOperationDetail(em: Em, userId: string, id: string, settings: HistorySettings): Promise<OperationDetail> {
   const [row] = isUuid(id)
-    ? await operationHistoryRepository(db(em)).page(userId, { kind: null, status: null, after: null, id, limit: 1, listenerCursor: DEPOSIT_CURSOR })
+    ? await repos(em).operationHistory.page(userId, { kind: null, status: null, after: null, id, limit: 1, listenerCursor: DEPOSIT_CURSOR })
     : [];
   if (!row) throw new NotFound('OPERATION_NOT_FOUND', 'no operation with this id for this user');
   return detailOf(row, settings);

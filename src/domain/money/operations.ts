@@ -7,13 +7,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Em } from '../../db/orm.js';
 import type { PendingReason } from '../../db/repositories/chain.repository.js';
-import { operationsRepository } from '../../db/repositories/operations.repository.js';
 import type { ReviewCause } from '../../db/repositories/withdrawals.repository.js';
-import { withdrawalsRepository } from '../../db/repositories/withdrawals.repository.js';
-import { db } from '../../db/schema.js';
 import { Conflict, NotFound } from '../errors.js';
 import { post, postAll, type Posting } from '../ledger/ledger.js';
 import { depositPosting, type SettlementAdapter } from '../settlement/adapter.js';
+import { repos } from '../../db/repos.js';
 
 export type OperationKind = 'deposit' | 'withdraw';
 export type OperationStatus = 'pending' | 'success' | 'failed';
@@ -80,7 +78,7 @@ interface OpenInput {
  */
 async function openOperation(em: Em, o: OpenInput) {
   const id = randomUUID();
-  const repo = operationsRepository(db(em));
+  const repo = repos(em).operations;
   const inserted = await repo.insert({ id, ...o });
   if (inserted) return { op: toRecord(inserted), created: true }; // with its outbox row
   const op = await findByKey(em, o.userId, o.kind, o.key);
@@ -95,7 +93,7 @@ async function openOperation(em: Em, o: OpenInput) {
 
 /** The operation written under this (user, kind, idempotency key), if any. */
 export async function findByKey(em: Em, userId: string, kind: OperationKind, key: string | null): Promise<OperationRecord | undefined> {
-  const row = await operationsRepository(db(em)).findByKey(userId, kind, key);
+  const row = await repos(em).operations.findByKey(userId, kind, key);
   return row && toRecord(row);
 }
 
@@ -122,7 +120,7 @@ export async function openWithdrawal(
   const held = review.length > 0;
   const { op, created } = await openOperation(tx, { userId, kind: 'withdraw', amount, fee, destination, key, held });
   if (!created) return op;
-  if (held) await withdrawalsRepository(db(tx)).insertReview(op.id, review);
+  if (held) await repos(tx).withdrawals.insertReview(op.id, review);
   await post(tx, {
     kind: 'withdraw_reserve',
     reference: op.id,
@@ -135,7 +133,7 @@ export async function openWithdrawal(
 }
 
 export async function findOperation(em: Em, id: string): Promise<OperationRecord | null> {
-  const row = await operationsRepository(db(em)).find(id);
+  const row = await repos(em).operations.find(id);
   return row ? toRecord(row) : null;
 }
 
@@ -196,7 +194,7 @@ export async function settleOperation(em: Em, adapter: SettlementAdapter, operat
  */
 export async function settleOperations(em: Em, adapter: SettlementAdapter, ids: readonly string[]): Promise<Map<string, SettleOutcome>> {
   return em.transactional(async (tx) => {
-    const repo = operationsRepository(db(tx));
+    const repo = repos(tx).operations;
     const outcomes = new Map<string, SettleOutcome>(ids.map((id) => [id, 'missing']));
     const ops = (await repo.findManyForUpdate([...outcomes.keys()])).map(toRecord);
     const final = ops.filter((op) => op.status !== 'pending');
@@ -237,5 +235,5 @@ export async function settleOperations(em: Em, adapter: SettlementAdapter, ids: 
 
 /** Operations whose outbox row is older than `olderThanMs`: committed but maybe never enqueued. */
 export async function staleOutbox(em: Em, olderThanMs: number, limit = 500): Promise<string[]> {
-  return operationsRepository(db(em)).staleOutbox(olderThanMs, limit);
+  return repos(em).operations.staleOutbox(olderThanMs, limit);
 }

@@ -6,8 +6,7 @@
 // What must be read outside any transaction (the sanctions oracle) is read first by screenDestination.
 import { getAddress } from 'viem';
 import type { Em } from '../../db/orm.js';
-import { withdrawalsRepository } from '../../db/repositories/withdrawals.repository.js';
-import { db } from '../../db/schema.js';
+import type { Tx } from '../../db/unit-of-work.js';
 import { Unavailable, Unprocessable } from '../errors.js';
 import type { DepositFunds, SettlementAdapter } from '../settlement/adapter.js';
 import { findByKey, openDeposit, openWithdrawal, type OperationRecord } from './operations.js';
@@ -23,6 +22,7 @@ import {
   type WithdrawalRefusal,
   type WithdrawalRules,
 } from './withdrawal-policy.js';
+import { repos } from '../../db/repos.js';
 
 export interface Custody {
   rules: WithdrawalRules;
@@ -103,8 +103,8 @@ export interface WithdrawalRequest {
 }
 
 /** In the caller's transaction (the idempotency key's): the withdrawal written, held, or refused (nothing reserved). */
-export async function requestWithdrawal(tx: Em, c: Custody, r: WithdrawalRequest): Promise<OperationRecord> {
-  const repo = withdrawalsRepository(db(tx));
+export async function requestWithdrawal(tx: Tx, c: Custody, r: WithdrawalRequest): Promise<OperationRecord> {
+  const repo = repos(tx).withdrawals;
   await repo.lockUser(r.userId);
   // Written before under this key (its idempotency row pruned): answered as it was, never decided again.
   if (await findByKey(tx, r.userId, 'withdraw', r.key)) return openWithdrawal(tx, r.userId, r.amount, r.destination, r.key);
@@ -128,7 +128,7 @@ async function destinationOf(tx: Em, c: Custody, r: WithdrawalRequest): Promise<
   const own = c.derivedDepositAddress?.(r.userId).toLowerCase();
   // deposit_addresses holds each address as it was handed out (EIP-55 today): look it up in both spellings.
   const spellings = [getAddress(r.screened.address), r.screened.address];
-  if (own === r.screened.address || (await withdrawalsRepository(db(tx)).isDepositAddress(spellings))) return 'deposit_address';
+  if (own === r.screened.address || (await repos(tx).withdrawals.isDepositAddress(spellings))) return 'deposit_address';
   // Never inferred from silence: an oracle that did not answer is not a "not listed".
   if (r.screened.oracleUnknown) {
     throw new Unavailable('the sanctions oracle could not be read; nothing was reserved or stored, retry shortly with the same idempotency_key');
@@ -138,7 +138,7 @@ async function destinationOf(tx: Em, c: Custody, r: WithdrawalRequest): Promise<
 
 /** In the caller's transaction: DEPOSIT_MIN_MICROS, then the adapter's check (onchain: balance and allowance), then the deposit. */
 export async function requestDeposit(
-  tx: Em,
+  tx: Tx,
   c: Pick<Custody, 'depositMinMicros'>,
   settlement: SettlementAdapter,
   d: { userId: string; walletAddress: string; amount: bigint; key: string | null; funds?: DepositFunds },

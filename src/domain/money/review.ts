@@ -6,12 +6,13 @@
 // resolution is recorded in settlement_resolutions and settled in the same transaction, by the same code the
 // settlement worker runs (settleOperations), with the operator's audit row.
 import type { Em } from '../../db/orm.js';
-import { chainRepository, type PendingReason } from '../../db/repositories/chain.repository.js';
-import { withdrawalsRepository, type ReviewCause, type ReviewRow } from '../../db/repositories/withdrawals.repository.js';
-import { db } from '../../db/schema.js';
+import type { Tx } from '../../db/unit-of-work.js';
+import type { ChainRepository, PendingReason } from '../../db/repositories/chain.repository.js';
+import { type ReviewCause, type ReviewRow } from '../../db/repositories/withdrawals.repository.js';
 import { Conflict, NotFound, ValidationFailed } from '../errors.js';
 import type { SettlementAdapter } from '../settlement/adapter.js';
 import { settleOperations } from './operations.js';
+import { repos } from '../../db/repos.js';
 
 export interface ReviewTransaction {
   hash: string;
@@ -50,7 +51,7 @@ export interface ReviewOperation {
   transactions: ReviewTransaction[];
 }
 
-type Row = NonNullable<Awaited<ReturnType<ReturnType<typeof chainRepository>['adminOperation']>>>;
+type Row = NonNullable<Awaited<ReturnType<ChainRepository['adminOperation']>>>;
 
 const reviewRecord = (r: ReviewRow): WithdrawalReviewRecord => ({
   status: r.decision ?? 'review',
@@ -64,9 +65,10 @@ const reviewRecord = (r: ReviewRow): WithdrawalReviewRecord => ({
 /** The operations as the operator sees them: with their fee, their review (withdrawals held once) and every transaction signed. */
 export async function withTransactions(em: Em, rows: readonly Row[]): Promise<ReviewOperation[]> {
   const ids = rows.map((r) => r.id);
-  const txs = rows.length ? await chainRepository(db(em)).transactionsOf(ids) : [];
-  const fees = await withdrawalsRepository(db(em)).feesOf(ids);
-  const reviews = new Map((await withdrawalsRepository(db(em)).reviewsOf(ids)).map((r) => [r.operation_id, reviewRecord(r)]));
+  const rs = repos(em);
+  const txs = rows.length ? await rs.chain.transactionsOf(ids) : [];
+  const fees = await rs.withdrawals.feesOf(ids);
+  const reviews = new Map((await rs.withdrawals.reviewsOf(ids)).map((r) => [r.operation_id, reviewRecord(r)]));
   return rows.map((r) => ({
     id: r.id,
     userId: r.user_id,
@@ -97,7 +99,7 @@ export async function withTransactions(em: Em, rows: readonly Row[]): Promise<Re
 
 /** The pending operations waiting for `reason`, newest first (at most `limit`). */
 export async function operationsWaiting(em: Em, reason: PendingReason, limit: number): Promise<ReviewOperation[]> {
-  return withTransactions(em, await chainRepository(db(em)).waiting(reason, limit));
+  return withTransactions(em, await repos(em).chain.waiting(reason, limit));
 }
 
 export interface Resolution {
@@ -114,7 +116,7 @@ export interface Resolution {
  * operation's transactions. When one answers, the chain decides (409 CHAIN_HAS_RECEIPT, nothing changes).
  */
 export async function refuseWhenChainAnswers(em: Em, adapter: SettlementAdapter, operationId: string): Promise<void> {
-  const op = await chainRepository(db(em)).operation(operationId, false);
+  const op = await repos(em).chain.operation(operationId, false);
   if (op?.status !== 'pending' || op.pending_reason !== 'needs_review') return; // the write answers (a replay, 404 or 409)
   const receipt = await adapter.chainReceipt?.(em, operationId);
   if (receipt) {
@@ -131,13 +133,13 @@ export async function refuseWhenChainAnswers(em: Em, adapter: SettlementAdapter,
  * review and settles it (ledger posting and final status) at once. 404 OPERATION_NOT_FOUND; 409
  * OPERATION_NOT_IN_REVIEW unless it is pending with pending_reason needs_review.
  */
-export async function resolveInReview(tx: Em, adapter: SettlementAdapter, r: Resolution): Promise<ReviewOperation> {
+export async function resolveInReview(tx: Tx, adapter: SettlementAdapter, r: Resolution): Promise<ReviewOperation> {
   if ((r.outcome === 'success') !== (r.txHash !== null)) {
     throw new ValidationFailed('tx_hash is required with outcome success and refused with outcome failed', [
       { in: 'body', path: '/tx_hash', message: r.outcome === 'success' ? 'is required with outcome success' : 'must be absent with outcome failed' },
     ]);
   }
-  const repo = chainRepository(db(tx));
+  const repo = repos(tx).chain;
   const op = await repo.operation(r.operationId, true);
   if (!op) throw new NotFound('OPERATION_NOT_FOUND', 'no operation with this id');
   if (op.status !== 'pending' || op.pending_reason !== 'needs_review') {

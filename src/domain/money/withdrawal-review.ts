@@ -6,13 +6,12 @@
 // `failed` WITHDRAWAL_REJECTED commit together). Both run in the caller's transaction, with the operator's
 // audit row; the operation's row lock makes an approval and a rejection of one withdrawal one after the other.
 import type { Em } from '../../db/orm.js';
-import { operationsRepository } from '../../db/repositories/operations.repository.js';
-import { withdrawalsRepository } from '../../db/repositories/withdrawals.repository.js';
-import { db } from '../../db/schema.js';
+import type { Tx } from '../../db/unit-of-work.js';
 import { Conflict, NotFound } from '../errors.js';
 import { post } from '../ledger/ledger.js';
 import { withdrawalRefundPosting } from './operations.js';
 import { withTransactions, type ReviewOperation } from './review.js';
+import { repos } from '../../db/repos.js';
 
 export const WITHDRAWAL_REJECTED = 'WITHDRAWAL_REJECTED';
 
@@ -26,14 +25,14 @@ export interface ReviewDecisionInput {
 
 /** The withdrawals whose review is in `status`: waiting ones oldest first, decided ones newest decision first. */
 export async function withdrawalsInReview(em: Em, status: 'review' | 'approved' | 'rejected', limit: number): Promise<ReviewOperation[]> {
-  const repo = withdrawalsRepository(db(em));
+  const repo = repos(em).withdrawals;
   const ids = await repo.reviewIds(status, limit);
   const byId = new Map((await withTransactions(em, await repo.adminOperations(ids))).map((o) => [o.id, o]));
   return ids.map((id) => byId.get(id)!);
 }
 
 async function lockHeld(tx: Em, operationId: string) {
-  const op = await withdrawalsRepository(db(tx)).lockForDecision(operationId);
+  const op = await repos(tx).withdrawals.lockForDecision(operationId);
   if (!op || op.kind !== 'withdraw') throw new NotFound('WITHDRAWAL_NOT_FOUND', 'no withdrawal with this id');
   if (op.status !== 'pending' || op.pending_reason !== 'review' || !op.review || op.review.decision !== null) {
     throw new Conflict('WITHDRAWAL_NOT_IN_REVIEW', `withdrawal ${op.id} is not held for review`, {
@@ -45,23 +44,23 @@ async function lockHeld(tx: Em, operationId: string) {
   return op;
 }
 
-const current = async (tx: Em, operationId: string) =>
-  (await withTransactions(tx, await withdrawalsRepository(db(tx)).adminOperations([operationId])))[0]!;
+const current = async (tx: Em, operationId: string) => (await withTransactions(tx, await repos(tx).withdrawals.adminOperations([operationId])))[0]!;
 
 /** Inside the caller's transaction: approved, and handed to settlement (the caller enqueues it after commit). */
-export async function approveWithdrawal(tx: Em, d: ReviewDecisionInput): Promise<ReviewOperation> {
+export async function approveWithdrawal(tx: Tx, d: ReviewDecisionInput): Promise<ReviewOperation> {
   await lockHeld(tx, d.operationId);
-  const repo = withdrawalsRepository(db(tx));
+  const repo = repos(tx).withdrawals;
   await repo.decide({ operationId: d.operationId, decision: 'approved', reason: d.reason, operator: d.operator });
   await repo.release(d.operationId);
   return current(tx, d.operationId);
 }
 
 /** Inside the caller's transaction: rejected, the amount and fee back in available, the withdrawal failed WITHDRAWAL_REJECTED. */
-export async function rejectWithdrawal(tx: Em, d: ReviewDecisionInput & { reason: string }): Promise<ReviewOperation> {
+export async function rejectWithdrawal(tx: Tx, d: ReviewDecisionInput & { reason: string }): Promise<ReviewOperation> {
   const op = await lockHeld(tx, d.operationId);
-  await withdrawalsRepository(db(tx)).decide({ operationId: d.operationId, decision: 'rejected', reason: d.reason, operator: d.operator });
+  const r = repos(tx);
+  await r.withdrawals.decide({ operationId: d.operationId, decision: 'rejected', reason: d.reason, operator: d.operator });
   await post(tx, withdrawalRefundPosting({ id: op.id, userId: op.user_id, amount: op.amount, fee: op.fee }));
-  await operationsRepository(db(tx)).markFinal({ ids: [op.id], statuses: ['failed'], txHashes: [null], failureCodes: [WITHDRAWAL_REJECTED] });
+  await r.operations.markFinal({ ids: [op.id], statuses: ['failed'], txHashes: [null], failureCodes: [WITHDRAWAL_REJECTED] });
   return current(tx, d.operationId);
 }

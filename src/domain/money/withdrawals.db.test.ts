@@ -14,6 +14,7 @@ import { createDemoSettlement, DEMO_FAILING_DESTINATION } from '../settlement/de
 import { findOperation, openDeposit, settleOperation, settleOperations } from './operations.js';
 import { requestWithdrawal, screenDestination, type Custody } from './requests.js';
 import { approveWithdrawal, rejectWithdrawal } from './withdrawal-review.js';
+import { inTransaction } from '../../db/unit-of-work.js';
 
 let t: MigratedOrm;
 beforeAll(async () => {
@@ -43,7 +44,7 @@ async function fundedUser(micros: bigint): Promise<string> {
 
 async function withdraw(c: Custody, userId: string, amount: bigint, destination = to()) {
   const screened = await screenDestination(c, destination);
-  return em().transactional((tx) => requestWithdrawal(tx, c, { userId, amount, destination, key: randomUUID(), screened }));
+  return inTransaction(em(), (tx) => requestWithdrawal(tx, c, { userId, amount, destination, key: randomUUID(), screened }));
 }
 const codeOf = (p: Promise<unknown>) =>
   p.then(
@@ -151,7 +152,7 @@ describe('fees and holds', () => {
       ]),
     );
     const decide = (fn: typeof rejectWithdrawal, id: string) =>
-      codeOf(em().transactional((tx) => fn(tx, { operationId: id, reason: 'checked', operator: 'alice' })));
+      codeOf(inTransaction(em(), (tx) => fn(tx, { operationId: id, reason: 'checked', operator: 'alice' })));
     // An approval and a rejection racing for one withdrawal: the operation's lock lets exactly one decide.
     const race = await Promise.all([decide(approveWithdrawal, a.id), decide(rejectWithdrawal, a.id)]);
     expect(race.sort()).toEqual(['WITHDRAWAL_NOT_IN_REVIEW', 'accepted']);

@@ -3,13 +3,13 @@
 // kept in the fill and settlement transactions), the PnL history (settled positions in resolution order
 // with the running total), and a maker's fills.
 import type { Em } from '../../db/orm.js';
-import { positionsRepository } from '../../db/repositories/positions.repository.js';
-import { db } from '../../db/schema.js';
+import type { PositionsRepository } from '../../db/repositories/positions.repository.js';
 import { isUuid, NotFound } from '../errors.js';
 import { KeysetCursors } from '../keyset-cursor.js';
 import type { Direction } from '../rfq/typed-data.js';
 import type { LegOutcome, PositionStatus } from './outcome.js';
 import { makerOwner, takerOwner } from '../trading-counters.js';
+import { repos } from '../../db/repos.js';
 
 export interface PositionLegRecord {
   legIndex: number;
@@ -47,9 +47,9 @@ export interface TradingFigures {
   realizedPnlMicros: bigint;
 }
 
-const repo = (em: Em) => positionsRepository(db(em));
+const repo = (em: Em) => repos(em).positions;
 
-type PositionRow = NonNullable<Awaited<ReturnType<ReturnType<typeof positionsRepository>['position']>>>;
+type PositionRow = NonNullable<Awaited<ReturnType<PositionsRepository['position']>>>;
 
 /** Each position's legs with their windows, by position id. */
 async function legsByPosition(em: Em, positionIds: readonly string[]): Promise<Map<string, PositionLegRecord[]>> {

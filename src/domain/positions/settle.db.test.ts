@@ -22,6 +22,7 @@ import { orderTypedData, quoteTypedData, rfqDomain, type Direction } from '../rf
 import { getPortfolio, getPosition, listMakerFills, listPositions, makerFigures, pnlHistory, takerStatsByWallet } from './portfolio.js';
 import { settleWindow } from './settle.js';
 import { fundedUser } from '../../testing/funding.js';
+import { inTransaction } from '../../db/unit-of-work.js';
 
 const TAKER = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
 const MM = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
@@ -54,7 +55,7 @@ async function position(legs: Array<[number, Direction]>, stake = 1_000_000, odd
     deadline_ms: clock + 30_000,
   };
   const signature = await TAKER.signTypedData(orderTypedData(domain, order));
-  const r = await em().transactional((tx) =>
+  const r = await inTransaction(em(), (tx) =>
     createRfq(tx, deps, { userId: taker, sessionAddress: TAKER.address, order, signature, fillMode: 'best', idempotencyKey: randomUUID() }),
   );
   const q = { rfq_id: r.rfq.rfq.id, maker: MM.address, odds_bps: odds, max_fill_micros: stake, valid_until_ms: clock + 10_000 };

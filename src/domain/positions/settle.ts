@@ -6,12 +6,11 @@
 // and open positions are touched, under the row locks.
 import { randomUUID } from 'node:crypto';
 import type { Em } from '../../db/orm.js';
-import { positionsRepository } from '../../db/repositories/positions.repository.js';
-import { db } from '../../db/schema.js';
 import { post } from '../ledger/ledger.js';
 import type { ResolutionOutcome } from '../../db/vocabulary.js';
 import type { RfqEvent } from '../rfq/events.js';
 import { positionsToSettle, settlementPlan } from './settlement-plan.js';
+import { repos } from '../../db/repos.js';
 
 export { makerPnl, takerPnl } from './settlement-plan.js';
 
@@ -33,7 +32,7 @@ export interface SettleResult {
  */
 async function settleBatch(em: Em, marketId: number, outcome: ResolutionOutcome, nowMs: number, batchSize: number): Promise<SettleResult | null> {
   return em.transactional(async (tx) => {
-    const repo = positionsRepository(db(tx));
+    const repo = repos(tx).positions;
     const ids = await repo.lockBatch(marketId, batchSize);
     if (!ids.length) return null;
     await repo.applyOutcome(marketId, outcome, ids);

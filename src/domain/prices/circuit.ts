@@ -5,9 +5,8 @@
 // embedded PGlite deployment too): databaseCircuit below. Either way the opening is also written to
 // price_source_health, which /readyz and GET /v1/admin/status read.
 import type { Em } from '../../db/orm.js';
-import { priceSourcesRepository } from '../../db/repositories/price-sources.repository.js';
-import { db } from '../../db/schema.js';
 import type { CircuitReason, CircuitState, SourceCircuit } from '../../adapters/prices/circuit.js';
+import { repos } from '../../db/repos.js';
 
 export type { CircuitReason, CircuitState, SourceCircuit };
 
@@ -30,11 +29,11 @@ export function memoryCircuit(): SourceCircuit {
 export function databaseCircuit(forkEm: () => Em): SourceCircuit {
   return {
     async state(source, nowMs) {
-      const row = await priceSourcesRepository(db(forkEm())).circuit(source);
+      const row = await repos(forkEm()).priceSources.circuit(source);
       return row && row.untilMs > nowMs ? row : null;
     },
     // Decided in SQL (PriceSourcesRepository.openCircuit, one UPSERT): the later deadline wins, with its reason.
-    open: (source, untilMs, reason) => priceSourcesRepository(db(forkEm())).openCircuit(source, untilMs, reason),
+    open: (source, untilMs, reason) => repos(forkEm()).priceSources.openCircuit(source, untilMs, reason),
   };
 }
 

@@ -5,8 +5,8 @@
 // (unreachable, erroring, listing none of the offered assets), `blocked` (451/403/401: with the fix), and
 // `banned` / `rate_limited` while its circuit is open (until its Retry-After passed).
 import type { Em } from '../../db/orm.js';
-import { pricesRepository, type HealthSample } from '../../db/repositories/prices.repository.js';
-import { db } from '../../db/schema.js';
+import { type HealthSample } from '../../db/repositories/prices.repository.js';
+import { repos } from '../../db/repos.js';
 
 export type SourceState = 'unknown' | 'ok' | 'failing' | 'blocked' | 'banned' | 'rate_limited';
 
@@ -40,11 +40,11 @@ export interface SourceStatus {
 }
 
 export function recordSourceHealth(em: Em, samples: HealthSample[]): Promise<void> {
-  return pricesRepository(db(em)).addHealth(samples);
+  return repos(em).prices.addHealth(samples);
 }
 
 export async function sourceHealth(em: Em): Promise<SourceHealth[]> {
-  const rows = await pricesRepository(db(em)).health();
+  const rows = await repos(em).prices.health();
   return rows.map((r) => ({
     source: r.source,
     lastSuccessAtMs: r.last_success_at_ms,
@@ -74,7 +74,7 @@ export function fixFor(source: string, state: SourceState, retryAtMs: number | n
 
 /** The state of each listed source at `nowMs` (a source without a row is `unknown`). */
 export async function sourceStatuses(em: Em, sources: readonly string[], nowMs: number): Promise<SourceStatus[]> {
-  const rows = await pricesRepository(db(em)).health();
+  const rows = await repos(em).prices.health();
   return sources.map((source) => {
     const r = rows.find((x) => x.source === source);
     const circuitOpen = r?.circuit_until_ms != null && r.circuit_until_ms > nowMs;
@@ -121,7 +121,7 @@ export function blockedLookup(forkEm: () => Em, ttlMs = 2_000, now: () => number
   let blocked = new Map<string, string>();
   let pending: Promise<void> | null = null;
   const refresh = async () => {
-    const rows = await pricesRepository(db(forkEm())).health();
+    const rows = await repos(forkEm()).prices.health();
     blocked = new Map(rows.filter((r) => r.state === 'blocked').map((r) => [r.source, r.state_detail ?? 'blocked']));
     at = now();
   };

@@ -3,16 +3,15 @@
 // boundary is a 300 s window's too. Only observations are kept, never an abstention; the first one kept
 // stays. The probe job prunes rows older than OBSERVATION_RETENTION_MS.
 import type { Em } from '../../db/orm.js';
-import { priceSourcesRepository } from '../../db/repositories/price-sources.repository.js';
-import { db } from '../../db/schema.js';
 import type { ObservationCache } from './read.js';
+import { repos } from '../../db/repos.js';
 
 export const OBSERVATION_RETENTION_MS = 86_400_000;
 
 export function databaseObservationCache(forkEm: () => Em, now: () => number = Date.now): ObservationCache {
   return {
     async get(source, asset, atMs) {
-      const r = await priceSourcesRepository(db(forkEm())).observation(source, asset, atMs);
+      const r = await repos(forkEm()).priceSources.observation(source, asset, atMs);
       if (!r) return null;
       return {
         priceMicros: r.priceMicros,
@@ -22,7 +21,7 @@ export function databaseObservationCache(forkEm: () => Em, now: () => number = D
       };
     },
     put: (source, asset, atMs, o) =>
-      priceSourcesRepository(db(forkEm())).putObservation(
+      repos(forkEm()).priceSources.putObservation(
         source,
         asset,
         atMs,
@@ -34,5 +33,5 @@ export function databaseObservationCache(forkEm: () => Em, now: () => number = D
 
 /** Deletes observations older than the retention; how many (at most `limit` per call). */
 export function pruneObservations(em: Em, nowMs: number, limit = 10_000): Promise<number> {
-  return priceSourcesRepository(db(em)).pruneObservations(nowMs - OBSERVATION_RETENTION_MS, limit);
+  return repos(em).priceSources.pruneObservations(nowMs - OBSERVATION_RETENTION_MS, limit);
 }

@@ -7,10 +7,9 @@
 // listed by at least PRICE_QUORUM configured sources, as each source's own listing says when it answered
 // (a source that did not answer is taken at its configuration's word).
 import type { Em } from '../../db/orm.js';
-import { priceSourcesRepository } from '../../db/repositories/price-sources.repository.js';
-import { db } from '../../db/schema.js';
 import type { PriceFeed } from './feed.js';
 import { detailOf, reasonOf, type AbstainReason } from '../../adapters/prices/reasons.js';
+import { repos } from '../../db/repos.js';
 
 export interface ProbeOutcome {
   source: string;
@@ -51,7 +50,7 @@ export function probeSources(feeds: readonly PriceFeed[], assets: readonly strin
 /** Records the probes that ran (not those an open circuit held back). */
 export function recordProbes(em: Em, outcomes: readonly ProbeOutcome[], atMs: number): Promise<void> {
   const ran = outcomes.filter((o): o is ProbeOutcome & { state: 'ok' | 'failing' | 'blocked' } => o.state !== null);
-  return priceSourcesRepository(db(em)).recordProbes(
+  return repos(em).priceSources.recordProbes(
     ran.map((o) => ({ source: o.source, state: o.state, reason: o.reason, detail: o.detail, atMs, listed: o.listed, unlisted: o.unlisted })),
   );
 }

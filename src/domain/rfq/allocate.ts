@@ -80,7 +80,7 @@ export function effectiveOddsBps(payoutMicros: bigint, filledMicros: bigint): nu
 
 /**
  * The one best-first order of quotes: odds desc, then earliest received, then id (a total order, so ties are
- * deterministic). rfq_lock_for_close (rfqRepository.lockForClose) reads (and locks) quotes in the same order.
+ * deterministic). rfq_lock_for_close (RfqRepository.lockForClose) reads (and locks) quotes in the same order.
  */
 export const bestFirst =
   <Q extends { oddsBps: number; receivedAtMs: number }>(idOf: (q: Q) => string) =>

@@ -3,9 +3,7 @@
 // Each runs with the RFQ row locked FOR UPDATE and checks `status = 'open'` first, so the owner's timer,
 // the sweeper on another process and the taker racing each other change it once.
 import type { Em } from '../../db/orm.js';
-import { rfqQuotesRepository } from '../../db/repositories/rfq-quotes.repository.js';
-import { rfqRepository } from '../../db/repositories/rfq.repository.js';
-import { db } from '../../db/schema.js';
+import type { Tx } from '../../db/unit-of-work.js';
 import { isTransientConflict } from '../database-errors.js';
 import { Conflict, isUuid, NotFound, Unprocessable } from '../errors.js';
 import type { RejectedReason } from './allocate.js';
@@ -18,16 +16,17 @@ import type { LockedAccounts } from '../ledger/ledger.js';
 import { loadRfq, rfqNotFound } from './queries.js';
 import { quoteFromRow, rfqFromRow } from './rows.js';
 import { compareQuoteRecords, quoteResultFrame, type QuoteRecord, type RfqRecord } from './records.js';
+import { repos } from '../../db/repos.js';
 
 /**
  * The locked RFQ with every quote (locked after it, best first), the live ones among them, and the taker's and
- * quoting makers' ledger accounts as read without a lock: ONE statement (rfqRepository.lockForClose).
+ * quoting makers' ledger accounts as read without a lock: ONE statement (RfqRepository.lockForClose).
  * Decided in SQL (rfq_lock_for_close, PL/pgSQL in src/db/migrations/Migration20261126060000_rfq_fill_path.ts): the
  * quotes' order, best first (odds desc, received, id: the allocation's order, allocate.ts), which makers are
  * removed, and that a closed RFQ comes without quotes or accounts.
  */
 async function lockOpen(tx: Em, rfqId: string): Promise<LockedRfq | null> {
-  const found = isUuid(rfqId) ? await rfqRepository(db(tx)).lockForClose(rfqId) : undefined;
+  const found = isUuid(rfqId) ? await repos(tx).rfq.lockForClose(rfqId) : undefined;
   if (!found) return null;
   const accounts: LockedAccounts = new Map();
   for (const a of found.takerAccounts) accounts.set(`${found.rfq.taker_user_id}:${a.kind}`, { id: a.id, balance: a.balance });
@@ -80,7 +79,7 @@ async function closeOnce(em: Em, deps: RfqDeps, rfqId: string, lock: CloseRun['l
 }
 
 /** Inside the caller's transaction (the idempotency key's): fills the RFQ with the one quote the taker chose. */
-export async function acceptQuote(tx: Em, deps: RfqDeps, userId: string, rfqId: string, quoteId: string): Promise<RfqWrite> {
+export async function acceptQuote(tx: Tx, deps: RfqDeps, userId: string, rfqId: string, quoteId: string): Promise<RfqWrite> {
   const locked = await lockOpen(tx, rfqId);
   if (!locked || locked.rfq.takerUserId !== userId) throw rfqNotFound();
   const { rfq: r, live, all } = locked;
@@ -147,9 +146,10 @@ export class QuoteUnusable extends Unprocessable {
  */
 export async function rejectQuote(em: Em, rfqId: string, quoteId: string, reason: RejectedReason): Promise<RfqEvent[]> {
   return em.transactional(async (tx) => {
-    const row = await rfqRepository(db(tx)).get(rfqId, 'share'); // as a quote insert: quotes change only while the RFQ is not closing
+    const r = repos(tx);
+    const row = await r.rfq.get(rfqId, 'share'); // as a quote insert: quotes change only while the RFQ is not closing
     if (row?.status !== 'open') return [];
-    const q = await rfqQuotesRepository(db(tx)).rejectLive(rfqId, quoteId, reason);
+    const q = await r.rfqQuotes.rejectLive(rfqId, quoteId, reason);
     if (!q) return [];
     return [
       { topic: 'rfq.quote', rfqId },

@@ -3,8 +3,8 @@
 // the caller's transaction (the idempotency key's), and the `rfq.open` event is published after commit.
 import { randomUUID } from 'node:crypto';
 import type { Em } from '../../db/orm.js';
-import { rfqRepository, type NewRfqRow } from '../../db/repositories/rfq.repository.js';
-import { db } from '../../db/schema.js';
+import type { Tx } from '../../db/unit-of-work.js';
+import { type NewRfqRow } from '../../db/repositories/rfq.repository.js';
 import { Conflict, NotFound, Unprocessable } from '../errors.js';
 import { InsufficientBalance, lockUserBalances } from '../ledger/ledger.js';
 import { bettingClosesAt } from '../markets/windows.js';
@@ -15,6 +15,7 @@ import { rfqFrame, type RfqLegInfo, type RfqRecord, type RfqWithQuotes } from '.
 import { rfqFromRow } from './rows.js';
 import { rfqDomainOf, verifyOrderSignature, type RfqOrderJson, type Verification } from './typed-data.js';
 import { assertOrderAcceptable, type FillMode } from './validate.js';
+import { repos } from '../../db/repos.js';
 
 export interface CreateRfqInput {
   userId: string;
@@ -51,7 +52,7 @@ async function legWindows(tx: Em, deps: RfqDeps, order: RfqOrderJson): Promise<R
   const unknown = [...new Set(order.legs.map((l) => l.market_id))].filter((id) => !known.has(id));
   if (unknown.length) {
     if (known.size + unknown.length > MAX_KNOWN_WINDOWS) known.clear();
-    for (const r of await rfqRepository(db(tx)).windows(unknown)) {
+    for (const r of await repos(tx).rfq.windows(unknown)) {
       known.set(r.market_id, { asset: r.asset, durationSecs: r.duration_secs, startAtMs: r.start_at_ms });
     }
   }
@@ -75,7 +76,7 @@ async function legWindows(tx: Em, deps: RfqDeps, order: RfqOrderJson): Promise<R
   });
 }
 
-export async function createRfq(tx: Em, deps: RfqDeps, input: CreateRfqInput): Promise<RfqWrite> {
+export async function createRfq(tx: Tx, deps: RfqDeps, input: CreateRfqInput): Promise<RfqWrite> {
   const { settings } = deps;
   const now = nowOf(deps);
   const { order } = input;
@@ -92,7 +93,7 @@ export async function createRfq(tx: Em, deps: RfqDeps, input: CreateRfqInput): P
   // Signature (a native recovery, ~0.2 ms of CPU: after every cheaper check).
   const digest = verifiedOrderDigest(settings, order, input.signature, input.signatureCheck);
 
-  const repo = rfqRepository(db(tx));
+  const repo = repos(tx).rfq;
   const earlier = async (): Promise<RfqWrite | null> => {
     const e = await repo.byNonce(taker, order.nonce);
     if (!e) return null;
@@ -179,7 +180,7 @@ function assertStillOpenable(legs: readonly RfqLegInfo[], mustStayOpenUntil: num
  * rfq_reserve posting). The caller tells the two 'not_inserted' apart and answers each verdict.
  */
 async function insertRfq(tx: Em, row: NewRfqRow, maxOpen: number) {
-  const repo = rfqRepository(db(tx));
+  const repo = repos(tx).rfq;
   const verdict = await repo.create(row, maxOpen, randomUUID());
   if (verdict !== 'no_accounts') return verdict;
   if (!(await repo.lockUser(row.takerUserId))) throw new NotFound('USER_NOT_FOUND', 'the session user no longer exists');

@@ -6,8 +6,6 @@
 // safe way (`safe`), locking the taker and every candidate maker first and planning on the locked balances.
 import { randomUUID } from 'node:crypto';
 import type { Em } from '../../db/orm.js';
-import { fillsRepository } from '../../db/repositories/fills.repository.js';
-import { db } from '../../db/schema.js';
 import { isCheckViolation } from '../database-errors.js';
 import { InsufficientBalance, lockUserBalances, planPostings, type LockedAccounts, type Posting } from '../ledger/ledger.js';
 import type { Allocation } from './allocate.js';
@@ -16,6 +14,7 @@ import type { RfqDeps } from './deps.js';
 import type { RfqEvent } from './events.js';
 import { mmpTripped } from './mmp.js';
 import type { QuoteRecord, RfqRecord, RfqWithQuotes } from './records.js';
+import { repos } from '../../db/repos.js';
 
 export interface Closed {
   rfq: RfqWithQuotes;
@@ -98,7 +97,7 @@ async function write(tx: Em, plan: ClosePlan, accounts: LockedAccounts, safe: bo
     // close runs again the safe way, below); market-maker protection (countFillsCte,
     // src/db/repositories/mm-protections.repository.ts) restarts a window past its interval and trips a maker whose
     // fills or liability in it reach its limits (the rows it returns: mmpTripped withdraws their quotes).
-    tripped = await fillsRepository(db(tx)).closeWrites({
+    tripped = await repos(tx).fills.closeWrites({
       rfqId: plan.after.rfq.id,
       close: plan.close,
       outcomes: plan.outcomes.map((o) => ({

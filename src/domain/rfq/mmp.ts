@@ -4,11 +4,11 @@
 // cancelled, reason mmp_triggered), `mmp_status` tells its connections, and its quotes are refused
 // (`mmp_triggered`) until it sends `mmp_reset`.
 import type { Em } from '../../db/orm.js';
-import { mmProtectionsRepository, type MmProtectionRow } from '../../db/repositories/mm-protections.repository.js';
-import { db } from '../../db/schema.js';
+import { type MmProtectionRow } from '../../db/repositories/mm-protections.repository.js';
 import type { RfqEvent } from './events.js';
 import type { MmpStatusFrame } from './records.js';
 import { withdrawAllQuotes } from './withdraw.js';
+import { repos } from '../../db/repos.js';
 
 export function mmpStatusFrame(r: MmProtectionRow | undefined): MmpStatusFrame {
   return {
@@ -30,7 +30,7 @@ export interface MmpLimits {
 }
 
 export async function setProtection(em: Em, makerWallet: string, l: MmpLimits, nowMs = Date.now()): Promise<MmpStatusFrame> {
-  const row = await mmProtectionsRepository(db(em)).set(makerWallet.toLowerCase(), {
+  const row = await repos(em).mmProtections.set(makerWallet.toLowerCase(), {
     intervalMs: l.intervalMs,
     maxFills: l.maxFills,
     maxLiability: l.maxLiabilityMicros,
@@ -40,11 +40,11 @@ export async function setProtection(em: Em, makerWallet: string, l: MmpLimits, n
 }
 
 export async function resetProtection(em: Em, makerWallet: string, nowMs = Date.now()): Promise<MmpStatusFrame> {
-  return mmpStatusFrame(await mmProtectionsRepository(db(em)).reset(makerWallet.toLowerCase(), nowMs));
+  return mmpStatusFrame(await repos(em).mmProtections.reset(makerWallet.toLowerCase(), nowMs));
 }
 
 export async function protectionOf(em: Em, makerWallet: string): Promise<MmpStatusFrame> {
-  return mmpStatusFrame(await mmProtectionsRepository(db(em)).get(makerWallet.toLowerCase()));
+  return mmpStatusFrame(await repos(em).mmProtections.get(makerWallet.toLowerCase()));
 }
 
 /**

@@ -1,14 +1,13 @@
 // Reading RFQs: the taker's own (one, or a keyset page newest first with a signed cursor), a maker's
 // reconciliation view (any RFQ, its own quotes only), and the sweeper's due list.
 import type { Em } from '../../db/orm.js';
-import { rfqRepository } from '../../db/repositories/rfq.repository.js';
-import { db } from '../../db/schema.js';
 import { isUuid, NotFound } from '../errors.js';
 import { KeysetCursors } from '../keyset-cursor.js';
 import type { QuoteRecord, RfqStatus, RfqWithQuotes } from './records.js';
 import { quoteFromRow, withQuotes } from './rows.js';
+import { repos } from '../../db/repos.js';
 
-const repo = (em: Em) => rfqRepository(db(em));
+const repo = (em: Em) => repos(em).rfq;
 
 export const rfqNotFound = () => new NotFound('RFQ_NOT_FOUND', 'no RFQ with this id belongs to you');
 

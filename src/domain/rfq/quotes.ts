@@ -6,15 +6,13 @@
 import { isUuid } from '../errors.js';
 import { randomUUID } from 'node:crypto';
 import type { Em } from '../../db/orm.js';
-import { rfqQuotesRepository } from '../../db/repositories/rfq-quotes.repository.js';
-import { rfqRepository } from '../../db/repositories/rfq.repository.js';
-import { db } from '../../db/schema.js';
 import { isUniqueViolation } from '../database-errors.js';
 import { nowOf, type RfqDeps } from './deps.js';
 import type { RfqEvent } from './events.js';
 import { quoteResultFrame } from './records.js';
 import type { QuoteAckMessage } from '../../../generated/asyncapi/types.js';
 import { normalizeSignature, rfqDomainOf, verifyQuoteSignature } from './typed-data.js';
+import { repos } from '../../db/repos.js';
 
 /** The `quote_ack` frame (spec/asyncapi.yaml QuoteAckMessage); built only by quoteAck (below). */
 export type QuoteAck = QuoteAckMessage;
@@ -64,7 +62,7 @@ export async function submitQuote(em: Em, deps: RfqDeps, makerWallet: string, q:
     // the verdict (a replayed client_quote_id, unknown RFQ, removed maker, tripped protection, RFQ closed or past its
     // deadlines, self-trade, collateral: available against the liability of min(stake, max_fill)), the maker's live
     // quote replaced, valid_until_ms capped at the RFQ's expiry. Each verdict is answered below.
-    const rec = await rfqQuotesRepository(db(em)).recordQuote({
+    const rec = await repos(em).rfqQuotes.recordQuote({
       id,
       rfqId,
       makerAddress: maker,
@@ -118,9 +116,9 @@ export async function cancelQuote(em: Em, makerWallet: string, rfqId: string, qu
   const qid = quoteId.toLowerCase();
   if (!isUuid(id) || !isUuid(qid)) return { ack: quoteAck(rfqId, null, { error: 'quote_not_live' }), events: [] };
   return em.transactional(async (tx) => {
-    const repo = rfqRepository(db(tx));
-    const row = await repo.get(id, 'share'); // as an insert: the quote's status only changes while the RFQ is not closing
-    const cancelled = row ? await rfqQuotesRepository(db(tx)).cancelQuote(id, qid, makerWallet.toLowerCase()) : undefined;
+    const r = repos(tx);
+    const row = await r.rfq.get(id, 'share'); // as an insert: the quote's status only changes while the RFQ is not closing
+    const cancelled = row ? await r.rfqQuotes.cancelQuote(id, qid, makerWallet.toLowerCase()) : undefined;
     if (!cancelled) return { ack: quoteAck(id, null, { error: 'quote_not_live' }), events: [] };
     const events: RfqEvent[] = row?.fill_mode === 'manual' ? [{ topic: 'rfq.quote', rfqId: id }] : [];
     return { ack: quoteAck(id, cancelled.client_quote_id, { quoteId: cancelled.id }), events };

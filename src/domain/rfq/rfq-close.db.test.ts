@@ -9,6 +9,7 @@ import { checkLedger, userBalances } from '../ledger/ledger.js';
 import { acceptQuote, cancelQuote, cancelRfq, closeRfq, createRfq, dueRfqIds, getMakerRfq, getOwnRfq, listOwnRfqs } from './api.js';
 import type { RfqDeps } from './deps.js';
 import { balances, create, deps, em, expectFresh, fx, MM1, MM2, MM3, order, quote, sign, TAKER, useRfqDb, userWith } from '../../testing/rfq-db.js';
+import { inTransaction } from '../../db/unit-of-work.js';
 
 useRfqDb();
 
@@ -105,18 +106,18 @@ describe('manual mode and the due list', () => {
     const id = r.rfq.rfq.id;
     const a = await quote(MM1, id, 19_000, 10_000_000);
     const b = await quote(MM2, id, 17_000, 10_000_000);
-    await expect(em().transactional((tx) => acceptQuote(tx, deps, fx.users.taker!, id, b.ack.quote_id!))).rejects.toMatchObject({
+    await expect(inTransaction(em(), (tx) => acceptQuote(tx, deps, fx.users.taker!, id, b.ack.quote_id!))).rejects.toMatchObject({
       code: 'ODDS_BELOW_MINIMUM',
     });
-    await expect(em().transactional((tx) => acceptQuote(tx, deps, fx.users.mm1!, id, a.ack.quote_id!))).rejects.toMatchObject({
+    await expect(inTransaction(em(), (tx) => acceptQuote(tx, deps, fx.users.mm1!, id, a.ack.quote_id!))).rejects.toMatchObject({
       code: 'RFQ_NOT_FOUND',
     });
     fx.clock += 5_000; // manual: no quote window
-    const filled = await em().transactional((tx) => acceptQuote(tx, deps, fx.users.taker!, id, a.ack.quote_id!));
+    const filled = await inTransaction(em(), (tx) => acceptQuote(tx, deps, fx.users.taker!, id, a.ack.quote_id!));
     expect(filled.rfq.rfq).toMatchObject({ status: 'filled', oddsBps: 19_000 });
     await expectFresh(filled.rfq);
     expect(filled.rfq.quotes.find((q) => q.id === b.ack.quote_id)).toMatchObject({ status: 'not_filled', reason: 'outbid' });
-    await expect(em().transactional((tx) => acceptQuote(tx, deps, fx.users.taker!, id, a.ack.quote_id!))).rejects.toMatchObject({
+    await expect(inTransaction(em(), (tx) => acceptQuote(tx, deps, fx.users.taker!, id, a.ack.quote_id!))).rejects.toMatchObject({
       code: 'RFQ_NOT_OPEN',
     });
     await expect(cancelRfq(em(), deps, fx.users.taker!, id)).rejects.toMatchObject({ code: 'RFQ_NOT_OPEN' });
@@ -170,7 +171,7 @@ describe('races', () => {
     const ids: string[] = [];
     for (let i = 0; i < 6; i += 1) {
       const o = order({ stake_micros: 1_000_000, order_type: 'FOK' });
-      const r = await em().transactional(async (tx) =>
+      const r = await inTransaction(em(), async (tx) =>
         createRfq(tx, roomy, {
           userId: fx.users.taker!,
           sessionAddress: TAKER!.address,

@@ -7,6 +7,7 @@ import { cancelRfq, createRfq } from './api.js';
 import type { RfqDeps } from './deps.js';
 import type { RfqOrderJson } from './typed-data.js';
 import { balances, create, deps, em, expectFresh, fx, MM1, order, sign, T0, TAKER, useRfqDb } from '../../testing/rfq-db.js';
+import { inTransaction } from '../../db/unit-of-work.js';
 
 useRfqDb();
 
@@ -24,7 +25,7 @@ describe('createRfq', () => {
       fillMode: 'best' as const,
       idempotencyKey: key,
     };
-    const r = await em().transactional((tx) => createRfq(tx, deps, input));
+    const r = await inTransaction(em(), (tx) => createRfq(tx, deps, input));
     expect(r.rfq.rfq).toMatchObject({
       status: 'open',
       stakeMicros: 10_000_000n,
@@ -40,10 +41,10 @@ describe('createRfq', () => {
     expect(before.available - after.available).toBe(10_000_000n);
     expect(after.reserved - before.reserved).toBe(10_000_000n);
 
-    const again = await em().transactional((tx) => createRfq(tx, deps, input));
+    const again = await inTransaction(em(), (tx) => createRfq(tx, deps, input));
     expect(again.rfq.rfq.id).toBe(r.rfq.rfq.id);
     expect(again.events).toEqual([]);
-    await expect(em().transactional((tx) => createRfq(tx, deps, { ...input, idempotencyKey: randomUUID() }))).rejects.toMatchObject({
+    await expect(inTransaction(em(), (tx) => createRfq(tx, deps, { ...input, idempotencyKey: randomUUID() }))).rejects.toMatchObject({
       code: 'NONCE_REUSED',
       status: 409,
     });
@@ -58,7 +59,7 @@ describe('createRfq: refusals', () => {
     await expect(create(order({ deadline_ms: fx.clock + 200 }))).rejects.toMatchObject({ code: 'ORDER_EXPIRED' });
     const o = order();
     await expect(
-      em().transactional(async (tx) =>
+      inTransaction(em(), async (tx) =>
         createRfq(tx, deps, {
           userId: fx.users.taker!,
           sessionAddress: MM1!.address,
@@ -76,7 +77,7 @@ describe('createRfq: refusals', () => {
     const tampered = order();
     const sig = await sign(tampered);
     await expect(
-      em().transactional((tx) =>
+      inTransaction(em(), (tx) =>
         createRfq(tx, deps, {
           userId: fx.users.taker!,
           sessionAddress: TAKER!.address,
@@ -110,7 +111,7 @@ describe('createRfq: limits and windows', () => {
     const cached: RfqDeps = { ...deps, windows };
     const run = async (o: RfqOrderJson) => {
       const signature = await sign(o);
-      return em().transactional((tx) =>
+      return inTransaction(em(), (tx) =>
         createRfq(tx, cached, {
           userId: fx.users.taker!,
           sessionAddress: TAKER!.address,

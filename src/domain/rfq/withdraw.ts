@@ -4,10 +4,9 @@
 // quote rows are locked by the update itself; a fill holding them (RFQ row, then quotes) finishes first and
 // its quotes are no longer live by then (the same order as an operator's removal).
 import type { Em } from '../../db/orm.js';
-import { marketMakersRepository } from '../../db/repositories/market-makers.repository.js';
-import { db } from '../../db/schema.js';
 import type { RfqEvent } from './events.js';
 import { quoteResultFrame } from './records.js';
+import { repos } from '../../db/repos.js';
 
 export async function withdrawAllQuotes(
   em: Em,
@@ -15,7 +14,7 @@ export async function withdrawAllQuotes(
   reason: 'disconnected' | 'mmp_triggered',
 ): Promise<{ withdrawn: number; events: RfqEvent[] }> {
   const maker = makerWallet.toLowerCase();
-  const rows = await marketMakersRepository(db(em)).withdrawLiveQuotes(maker);
+  const rows = await repos(em).marketMakers.withdrawLiveQuotes(maker);
   const events: RfqEvent[] = rows.map((q) => ({
     topic: 'mm.event',
     wallet: maker,

@@ -7,9 +7,8 @@
 import { createHash } from 'node:crypto';
 import { getAddress } from 'viem';
 import type { Em } from '../../db/orm.js';
-import { settlementRepository } from '../../db/repositories/settlement.repository.js';
-import { db } from '../../db/schema.js';
 import type { SettlementAdapter, SettlementRequest, SettlementResult } from './adapter.js';
+import { repos } from '../../db/repos.js';
 
 export const DEMO_CHAIN_ID = 84532; // Base Sepolia: demo addresses never hold mainnet funds
 
@@ -31,7 +30,7 @@ export function createDemoSettlement(opts: { onchainBalanceMicros: bigint }): Se
       const depositors = [...new Set(reqs.filter((r) => r.kind === 'deposit').map((r) => r.userId))];
       const remaining = new Map<string, bigint>();
       if (depositors.length) {
-        for (const r of await settlementRepository(db(em)).lockUsersWithDepositTotals(depositors)) {
+        for (const r of await repos(em).settlement.lockUsersWithDepositTotals(depositors)) {
           remaining.set(r.user_id, opts.onchainBalanceMicros - r.total);
         }
       }

@@ -5,8 +5,8 @@
 // `user_event` frames (the generated AsyncAPI type), replayed from a client's since_seq, and pruned.
 import type { ResyncRequiredMessage, UserEventMessage } from '../../../generated/asyncapi/types.js';
 import type { Em } from '../../db/orm.js';
-import { userEventsRepository, type UserEventRow } from '../../db/repositories/user-events.repository.js';
-import { db } from '../../db/schema.js';
+import { type UserEventRow } from '../../db/repositories/user-events.repository.js';
+import { repos } from '../../db/repos.js';
 
 /** More missed events than this on subscribe: resync_required instead of a replay (spec/asyncapi.yaml "User channel"). */
 export const REPLAY_MAX = 1000;
@@ -20,12 +20,12 @@ export function userEventFrame(row: UserEventRow): UserEventFrame {
 
 /** The user's events after `afterSeq`, oldest first, at most `limit`, as frames. */
 export async function userEventsAfter(em: Em, userId: string, afterSeq: number, limit: number): Promise<UserEventFrame[]> {
-  return (await userEventsRepository(db(em)).eventsAfter(userId, afterSeq, limit)).map(userEventFrame);
+  return (await repos(em).userEvents.eventsAfter(userId, afterSeq, limit)).map(userEventFrame);
 }
 
 /** The last seq of each user (0 for a user without events). */
 export async function userEventHeads(em: Em, userIds: readonly string[]): Promise<Map<string, number>> {
-  const heads = await userEventsRepository(db(em)).heads(userIds);
+  const heads = await repos(em).userEvents.heads(userIds);
   for (const u of userIds) if (!heads.has(u)) heads.set(u, 0);
   return heads;
 }
@@ -49,7 +49,7 @@ export async function replayFrom(em: Em, userId: string, sinceSeq: number): Prom
 
 /** Deletes events recorded before `beforeMs`, in batches of `batch`; returns how many. */
 export async function pruneUserEvents(em: Em, beforeMs: number, batch = 10_000): Promise<number> {
-  const repo = userEventsRepository(db(em));
+  const repo = repos(em).userEvents;
   let total = 0;
   for (;;) {
     const n = await repo.prune(beforeMs, batch);

@@ -4,9 +4,6 @@
 // status exactly once whatever crashed in between.
 import { getAddress, type Address } from 'viem';
 import type { Em } from '../../../db/orm.js';
-import { chainRepository } from '../../../db/repositories/chain.repository.js';
-import { custodialRepository } from '../../../db/repositories/custodial.repository.js';
-import { db } from '../../../db/schema.js';
 import type { Logger } from '../../../logger.js';
 import { Unavailable, Unprocessable } from '../../errors.js';
 import type { DepositFunds, SettlementAdapter, SettlementResult } from '../adapter.js';
@@ -19,7 +16,7 @@ import { stepSweeps } from './sweeps.js';
 import { reconcile } from './reconcile.js';
 import { stepColdSweep, type ColdWallet } from './cold-sweep.js';
 import { observeChain } from './observe-chain.js';
-import { ledgerCheckRepository } from '../../../db/repositories/ledger-check.repository.js';
+import { repos } from '../../../db/repos.js';
 
 export function createOnchainSettlement(chain: Chain, log: Logger, cold?: ColdWallet): SettlementAdapter {
   const { settings } = chain;
@@ -29,7 +26,7 @@ export function createOnchainSettlement(chain: Chain, log: Logger, cold?: ColdWa
     // an operator's of an operation in review, or the service's own refusal before any signature (the chain would
     // refuse it: e.g. a blacklisted destination); else the operation stays pending. Nothing else settles it.
     async settle(em, reqs) {
-      const repo = chainRepository(db(em));
+      const repo = repos(em).chain;
       const ids = reqs.map((r) => r.operationId);
       const outcomes = new Map((await repo.outcomes(ids)).map((o) => [o.operation_id, o]));
       const resolved = new Map((await repo.resolutions(ids)).map((o) => [o.operation_id, o]));
@@ -71,7 +68,7 @@ export function createOnchainSettlement(chain: Chain, log: Logger, cold?: ColdWa
       const gap = await nonceGap(em, chain);
       return gap ? Number(gap.below - gap.from) : 0;
     },
-    reconcile: (em) => reconcile(chain, ledgerCheckRepository(db(em)), cold),
+    reconcile: (em) => reconcile(chain, repos(em).ledgerCheck, cold),
     observeChain: (em) => observeChain(em, chain, cold),
     gasFloorWei: settings.gasFloorWei,
     close: () => chain.close(),
@@ -108,7 +105,7 @@ async function checkPullDeposit(
     throw new Unavailable('the chain node did not answer; nothing was sent or reserved, retry shortly');
   }
   const { balance, allowance } = funds;
-  const pending = await chainRepository(db(em)).lockUserPendingDeposits(userId);
+  const pending = await repos(em).chain.lockUserPendingDeposits(userId);
   const wallet = getAddress(walletAddress);
   const needed = amount + pending;
   const details = { wallet_address: wallet, needed_micros: needed.toString(), pending_deposits_micros: pending.toString() };
@@ -129,7 +126,7 @@ async function checkPullDeposit(
 
 /** A receipt the node serves now for one of the operation's transactions; null when none (or the node did not answer). */
 async function chainReceipt(em: Em, chain: Chain, log: Logger, operationId: string) {
-  for (const t of await chainRepository(db(em)).transactions(operationId)) {
+  for (const t of await repos(em).chain.transactions(operationId)) {
     try {
       const r = await receiptOf(chain, t.hash);
       if (r) return { hash: t.hash, status: r.status === 'success' ? ('success' as const) : ('reverted' as const) };
@@ -151,10 +148,10 @@ async function chainReceipt(em: Em, chain: Chain, log: Logger, operationId: stri
  */
 async function custodialAddress(em: Em, chain: Chain, log: Logger, userId: string): Promise<Address | undefined> {
   if (!chain.settings.depositMnemonic && !chain.settings.depositXpub) return undefined;
-  const repo = custodialRepository(db(em));
+  const repo = repos(em).custodial;
   const known = await repo.registered(userId);
   if (known) return getAddress(known.address);
-  const index = await chainRepository(db(em)).depositIndex(userId);
+  const index = await repos(em).chain.depositIndex(userId);
   if (index === undefined) return undefined;
   const address = chain.depositAddress(index)!;
   // Where the listener need not look below: its cursor once it runs (no transfer to this address can be in a
@@ -181,14 +178,14 @@ async function custodialAddress(em: Em, chain: Chain, log: Logger, userId: strin
 export async function startOnchain(em: Em, chain: Chain, log: Logger): Promise<{ settlementAddress: Address }> {
   const checked = await checkChain(chain);
   const { depositMnemonic, depositXpub } = chain.settings;
-  const first = depositMnemonic || depositXpub ? await custodialRepository(db(em)).firstRegistered() : undefined;
+  const first = depositMnemonic || depositXpub ? await repos(em).custodial.firstRegistered() : undefined;
   if (first && chain.depositAddress(first.deposit_index) !== getAddress(first.address)) {
     throw new ChainCheckError(
       `${depositMnemonic ? 'DEPOSIT_MNEMONIC' : 'DEPOSIT_XPUB'}: it does not derive the deposit addresses already handed out (index ${first.deposit_index} is ${first.address}); deposits to them could not be swept`,
     );
   }
   const nodeNonce = await chain.client.getTransactionCount({ address: chain.settlementAddress, blockTag: 'pending' });
-  await chainRepository(db(em)).ensureNonce(checked.chainId, chain.settlementAddress, BigInt(nodeNonce));
+  await repos(em).chain.ensureNonce(checked.chainId, chain.settlementAddress, BigInt(nodeNonce));
   const fields = { chain_id: checked.chainId, token: chain.token, settlement_address: chain.settlementAddress, gas_wei: checked.gasWei.toString() };
   if (checked.gasWei < chain.settings.gasFloorWei) {
     log.warn({ ...fields, floor_wei: chain.settings.gasFloorWei.toString() }, 'the settlement wallet holds less gas than SETTLEMENT_GAS_FLOOR_WEI');

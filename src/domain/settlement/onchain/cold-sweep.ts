@@ -11,13 +11,11 @@
 //     waits, gas missing waits, and an excess that is gone since it opened (withdrawals arrived) cancels it with
 //     nothing sent (the next tick opens one of the right size); a blacklisted cold wallet cancels it, logged;
 //   - while it is signed and not recorded, its amount counts as in flight for every withdrawal's funds check
-//     (chainTxRepository.withdrawalsInFlight), so no withdrawal is signed against USDC on its way out.
+//     (ChainTxRepository.withdrawalsInFlight), so no withdrawal is signed against USDC on its way out.
 import { randomUUID } from 'node:crypto';
 import { encodeFunctionData, erc20Abi, getAddress, type Address } from 'viem';
 import type { Em } from '../../../db/orm.js';
-import { chainTxRepository } from '../../../db/repositories/chain-tx.repository.js';
-import { coldSweepRepository, type ColdSweepRow } from '../../../db/repositories/cold-sweep.repository.js';
-import { db } from '../../../db/schema.js';
+import { type ColdSweepRow } from '../../../db/repositories/cold-sweep.repository.js';
 import type { Logger } from '../../../logger.js';
 import type { Chain } from '../../../adapters/chain/chain.js';
 import { stepTx, type ChainSigner, type TxEnv, type TxOwner, type TxSpec } from './chain-tx/drive.js';
@@ -26,6 +24,7 @@ import { gasCovered, TRANSFER_GAS } from './chain-tx/operation-owner.js';
 import type { Preflight, Step } from './chain-tx/plan.js';
 import { blacklisted, simulate, tokenPaused } from './chain-tx/token-checks.js';
 import { policyOf } from './sender.js';
+import { repos } from '../../../db/repos.js';
 
 /** No sweep of less than this (or a tenth of the ceiling, if more): gas is not spent on dust. */
 export const COLD_SWEEP_MIN_MICROS = 1_000_000n;
@@ -47,7 +46,7 @@ export interface ColdSweepTick {
 
 /** USDC micros above the ceiling and every unpaid pending withdrawal (0 or less: none). */
 async function excessMicros(em: Em, chain: Chain, cold: ColdWallet): Promise<{ excess: bigint; waiting: number }> {
-  const owed = await coldSweepRepository(db(em)).owedWithdrawals();
+  const owed = await repos(em).coldSweep.owedWithdrawals();
   const hot = await chain.tokenBalance(chain.settlementAddress);
   return { excess: hot - owed.micros - cold.hotMaxMicros, waiting: owed.waitingForFunds };
 }
@@ -79,35 +78,37 @@ export function coldSweepOwner(chain: Chain, signer: ChainSigner, cold: ColdWall
     fields,
     afterSignFailpoint: 'coldSweep:afterSign',
     spec: () => spec,
-    attempts: (em) => chainTxRepository(db(em)).attempts(columns),
+    attempts: (em) => repos(em).chainTx.attempts(columns),
     async lockToSign(tx, seen) {
-      if ((await coldSweepRepository(db(tx)).lock(s.id)) !== 'open') return null;
-      const now = await chainTxRepository(db(tx)).attempts(columns);
+      const r = repos(tx);
+      if ((await r.coldSweep.lock(s.id)) !== 'open') return null;
+      const now = await r.chainTx.attempts(columns);
       if (now.length !== seen.length || now.some((t) => t.receipt_status)) return null; // another process moved first
       return { attempt: now.length };
     },
     preflight: (em, estimate) => preflight(em, chain, cold, s, spec, estimate),
     async onRecorded(em, hash, status) {
-      await coldSweepRepository(db(em)).finish(s.id, status === 'success' ? 'done' : 'reverted', { txHash: hash });
+      await repos(em).coldSweep.finish(s.id, status === 'success' ? 'done' : 'reverted', { txHash: hash });
       (status === 'success' ? log.info : log.error).call(log, { ...fields, tx_hash: hash, outcome: status }, 'cold-wallet sweep finished');
     },
     async onWait(em, reason) {
       if (s.wait_reason === reason) return;
-      await coldSweepRepository(db(em)).setWaitReason(s.id, reason);
+      await repos(em).coldSweep.setWaitReason(s.id, reason);
       s.wait_reason = reason;
     },
     async onReview(em) {
       if (s.wait_reason === 'needs_review') return;
-      await coldSweepRepository(db(em)).setWaitReason(s.id, 'needs_review');
+      await repos(em).coldSweep.setWaitReason(s.id, 'needs_review');
       s.wait_reason = 'needs_review';
       log.error(fields, 'cold-wallet sweep: its nonce is used but no receipt is served; no other sweep opens until it is recorded (check the chain)');
     },
     // Only while no attempt exists (under the sweep's lock): a cancelled sweep was never signed.
     async onFail(em, code) {
       const cancelled = await em.transactional(async (tx) => {
-        if ((await coldSweepRepository(db(tx)).lock(s.id)) !== 'open') return false;
-        if ((await chainTxRepository(db(tx)).attempts(columns)).length) return false;
-        return coldSweepRepository(db(tx)).finish(s.id, 'cancelled', { reason: code });
+        const r = repos(tx);
+        if ((await r.coldSweep.lock(s.id)) !== 'open') return false;
+        if ((await r.chainTx.attempts(columns)).length) return false;
+        return r.coldSweep.finish(s.id, 'cancelled', { reason: code });
       });
       if (cancelled)
         (code === 'EXCESS_GONE' ? log.info : log.error).call(log, { ...fields, reason: code }, 'cold-wallet sweep cancelled before signing');
@@ -118,7 +119,7 @@ export function coldSweepOwner(chain: Chain, signer: ChainSigner, cold: ColdWall
 /** One tick: steps the open sweep, or opens one for the excess and steps it. Safe in two processes at once. */
 export async function stepColdSweep(em: Em, chain: Chain, signer: ChainSigner, cold: ColdWallet, log: Logger): Promise<ColdSweepTick> {
   const { chainId } = chain.settings;
-  const repo = coldSweepRepository(db(em));
+  const repo = repos(em).coldSweep;
   let s = await repo.openSweep(chainId);
   if (!s) {
     const { excess, waiting } = await excessMicros(em, chain, cold);

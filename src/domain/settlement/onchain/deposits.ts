@@ -21,13 +21,13 @@
 import { randomUUID } from 'node:crypto';
 import { BlockNotFoundError, getAddress, parseAbiItem, type Address } from 'viem';
 import type { Em } from '../../../db/orm.js';
-import { custodialRepository, type DepositLog } from '../../../db/repositories/custodial.repository.js';
-import { db } from '../../../db/schema.js';
+import { type DepositLog } from '../../../db/repositories/custodial.repository.js';
 import type { Logger } from '../../../logger.js';
 import { postAll } from '../../ledger/ledger.js';
 import { depositPosting } from '../adapter.js';
 import type { Chain } from '../../../adapters/chain/chain.js';
 import { isLogRangeError, LogRange } from './log-range.js';
+import { repos } from '../../../db/repos.js';
 
 const TRANSFER = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
 /** The listener's row in chain_cursors. */
@@ -158,7 +158,7 @@ function firstBlock(cursor: bigint, reread: number): bigint {
  */
 async function commitRange(em: Em, chainId: number, prev: { n: bigint; hash: string }, to: bigint, toHash: string, logs: DepositLog[]) {
   return em.transactional(async (tx) => {
-    const r = custodialRepository(db(tx));
+    const r = repos(tx).custodial;
     const c = await r.cursor(chainId, DEPOSIT_CURSOR, true);
     if (!c || c.block_number !== prev.n || c.block_hash !== prev.hash) return null; // another listener moved it
     const credits = logs.length ? await r.credit(chainId, logs) : [];
@@ -174,7 +174,7 @@ async function commitRange(em: Em, chainId: number, prev: { n: bigint; hash: str
 
 /** The cursor, created at the lowest registered from_block the first time; undefined while there is nothing to scan. */
 async function cursorOf(chain: Chain, em: Em, fromBlock: bigint | null, confirmed: bigint) {
-  const repo = custodialRepository(db(em));
+  const repo = repos(em).custodial;
   const { chainId } = chain.settings;
   const cursor = await repo.cursor(chainId, DEPOSIT_CURSOR, false);
   if (cursor) return cursor;
@@ -188,7 +188,7 @@ async function cursorOf(chain: Chain, em: Em, fromBlock: bigint | null, confirme
 /** One scan up to the confirmed head (at most MAX_RANGES_PER_SCAN ranges). Idempotent; safe in two processes at once. */
 export async function scanDeposits(em: Em, chain: Chain, log: Logger, signal?: AbortSignal): Promise<ScanResult> {
   const { chainId, confirmations, depositRereadBlocks } = chain.settings;
-  const repo = custodialRepository(db(em));
+  const repo = repos(em).custodial;
   const head = await chain.client.getBlockNumber({ cacheTime: 0 });
   const confirmed = head - BigInt(confirmations) + 1n;
   const watched = await repo.watched(); // after the head: see step 2 above

@@ -7,14 +7,11 @@
 // good figures (`error`, `error_at_ms`), with URLs reduced to their host.
 import type { Address } from 'viem';
 import type { Em } from '../../../db/orm.js';
-import { chainObservationsRepository } from '../../../db/repositories/chain-observations.repository.js';
-import { custodialRepository } from '../../../db/repositories/custodial.repository.js';
-import { ledgerCheckRepository } from '../../../db/repositories/ledger-check.repository.js';
-import { db } from '../../../db/schema.js';
 import { shortReason, type Chain } from '../../../adapters/chain/chain.js';
 import { nonceGap } from './chain-tx/gap.js';
 import { DEPOSIT_CURSOR } from './deposits.js';
 import { reconcile, type Reconciliation } from './reconcile.js';
+import { repos } from '../../../db/repos.js';
 
 export interface ChainObservation {
   chain_id: number;
@@ -35,14 +32,14 @@ export interface ChainObservation {
 
 /** Reads the chain once and stores what it saw; on a node error stores the error beside the last good figures. */
 export async function observeChain(em: Em, chain: Chain, cold?: { address: Address }): Promise<{ ok: boolean; error?: string }> {
-  const repo = chainObservationsRepository(db(em));
+  const repo = repos(em).chainObservations;
   const { chainId, confirmations } = chain.settings;
   try {
     const head = await chain.client.getBlockNumber({ cacheTime: 0 });
     const confirmed = head - BigInt(confirmations) + 1n;
-    const cursor = await custodialRepository(db(em)).cursor(chainId, DEPOSIT_CURSOR, false);
+    const cursor = await repos(em).custodial.cursor(chainId, DEPOSIT_CURSOR, false);
     const gap = await nonceGap(em, chain);
-    const reconciliation = await reconcile(chain, ledgerCheckRepository(db(em)), cold);
+    const reconciliation = await reconcile(chain, repos(em).ledgerCheck, cold);
     const lag = cursor ? confirmed - cursor.block_number : null;
     const seen: ChainObservation = {
       chain_id: chainId,
@@ -67,12 +64,12 @@ export async function observeChain(em: Em, chain: Chain, cold?: { address: Addre
 
 /** The stored observation, if the workers made one. */
 export async function storedChainObservation(em: Em): Promise<{ observation: ChainObservation; observedAtMs: number } | undefined> {
-  const row = await chainObservationsRepository(db(em)).latest();
+  const row = await repos(em).chainObservations.latest();
   return row && { observation: row.figures as ChainObservation, observedAtMs: row.observed_at_ms };
 }
 
 /** The database's side of the chain status: parked deposit sweeps and pending withdrawals by reason. */
 export async function chainBacklog(em: Em): Promise<{ parkedSweeps: number; withdrawalsWaiting: Array<{ reason: string | null; count: number }> }> {
-  const repo = chainObservationsRepository(db(em));
+  const repo = repos(em).chainObservations;
   return { parkedSweeps: await repo.parkedSweeps(), withdrawalsWaiting: await repo.withdrawalsWaiting() };
 }

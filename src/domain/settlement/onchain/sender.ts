@@ -5,14 +5,13 @@
 // The ledger posting follows in the settlement worker's transaction (src/domain/money/operations.ts), which
 // reads the recorded outcome through the adapter. Node errors never fail an operation: they are retried.
 import type { Em } from '../../../db/orm.js';
-import { chainRepository } from '../../../db/repositories/chain.repository.js';
-import { db } from '../../../db/schema.js';
 import type { Logger } from '../../../logger.js';
 import { shortReason, type Chain } from '../../../adapters/chain/chain.js';
 import type { ChainSigner, TxEnv } from './chain-tx/drive.js';
 import { stepTx } from './chain-tx/drive.js';
 import { operationOwner } from './chain-tx/operation-owner.js';
 import type { Policy, WaitReason } from './chain-tx/plan.js';
+import { repos } from '../../../db/repos.js';
 
 export interface AdvanceOptions {
   log: Logger;
@@ -54,7 +53,7 @@ export const policyOf = (chain: Chain): Policy => ({
  * are thrown (the job is retried).
  */
 export async function advanceOnchain(em: Em, chain: Chain, signer: ChainSigner, opId: string, opts: AdvanceOptions): Promise<AdvanceResult> {
-  const repo = chainRepository(db(em));
+  const repo = repos(em).chain;
   const env: TxEnv = { chain, policy: policyOf(chain), log: opts.log };
   let nodeDown = 0;
   let waits = 0;

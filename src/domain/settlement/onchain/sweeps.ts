@@ -15,9 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import { encodeFunctionData, erc20Abi, getAddress, type Address } from 'viem';
 import type { Em } from '../../../db/orm.js';
-import { chainTxRepository } from '../../../db/repositories/chain-tx.repository.js';
-import { custodialRepository, type ActiveSweep, type SweepStatus } from '../../../db/repositories/custodial.repository.js';
-import { db } from '../../../db/schema.js';
+import { type ActiveSweep, type SweepStatus } from '../../../db/repositories/custodial.repository.js';
 import type { Logger } from '../../../logger.js';
 import { shortReason, type Chain } from '../../../adapters/chain/chain.js';
 import { stepTx, type ChainSigner, type TxEnv, type TxOwner, type TxSpec } from './chain-tx/drive.js';
@@ -27,6 +25,7 @@ import { TRANSFER_GAS } from './chain-tx/operation-owner.js';
 import type { Preflight } from './chain-tx/plan.js';
 import { tokenPaused, simulate } from './chain-tx/token-checks.js';
 import { isDatabaseError, policyOf } from './sender.js';
+import { repos } from '../../../db/repos.js';
 
 /** Gas of a plain ETH transfer to an externally owned account (the top-up). */
 const TOPUP_GAS = 21_000n;
@@ -51,7 +50,7 @@ interface Ctx {
 
 /** A sweep's open transactions from `from` (the top-ups: the settlement wallet; the transfer: the address): those whose nonce has no outcome. */
 async function openAttempts(em: Em, sweepId: string, from: string) {
-  const all = await chainTxRepository(db(em)).attempts({ purpose: 'sweep', sweepId }, from);
+  const all = await repos(em).chainTx.attempts({ purpose: 'sweep', sweepId }, from);
   const done = new Set(all.filter((t) => t.receipt_status).map((t) => t.nonce));
   return { all, open: all.filter((t) => !done.has(t.nonce)) };
 }
@@ -83,7 +82,7 @@ function sweepOwner(
   // finished it meanwhile); a review parks it with its attempt open, the nonce used.
   const park = async (reason: string, review = false) => {
     const parked = await em.transactional(async (tx) => {
-      const r = custodialRepository(db(tx));
+      const r = repos(tx).custodial;
       if ((await r.lockSweep(s.id)) !== step) return false;
       if (!review && (await openAttempts(tx, s.id, signer.address)).open.length) return false;
       await r.park(s.address, reason);
@@ -101,7 +100,7 @@ function sweepOwner(
     spec: () => spec,
     attempts: async (e) => (await openAttempts(e, s.id, signer.address)).open,
     async lockToSign(tx, seen) {
-      const r = custodialRepository(db(tx));
+      const r = repos(tx).custodial;
       if ((await r.lockSweep(s.id)) !== step) return null;
       const { all, open } = await openAttempts(tx, s.id, signer.address);
       if (open.length !== seen.length) return null; // another process moved first
@@ -111,7 +110,7 @@ function sweepOwner(
     },
     preflight: () => sweepPreflight(chain, address, balance),
     async onRecorded(e, _hash, status) {
-      const r = custodialRepository(db(e));
+      const r = repos(e).custodial;
       if (step === 'topup') return;
       await r.setSweep(s.id, status === 'success' ? 'done' : 'failed');
       if (status === 'success') await r.sweepSucceeded(s.address);
@@ -149,7 +148,7 @@ export function freshTopUpStands(decided: TopUpDecision, attemptsNow: number): b
 /** Moves the sweep from `from` to `to` under its row lock, unless it left `from` or has an open transaction from `sender`. */
 async function moveIfSettled(em: Em, s: ActiveSweep, sender: string, from: SweepStatus, to: SweepStatus): Promise<void> {
   await em.transactional(async (tx) => {
-    const r = custodialRepository(db(tx));
+    const r = repos(tx).custodial;
     if ((await r.lockSweep(s.id)) !== from) return;
     if ((await openAttempts(tx, s.id, sender)).open.length) return;
     await r.setSweep(s.id, to);
@@ -199,7 +198,7 @@ async function transfer(c: Ctx, s: ActiveSweep): Promise<void> {
 /** One sweeper tick: opens the sweeps that are due, then moves every open sweep by one step. Safe in two processes at once. */
 export async function stepSweeps(em: Em, chain: Chain, log: Logger): Promise<SweepTick> {
   const { chainId, sweepMinMicros } = chain.settings;
-  const repo = custodialRepository(db(em));
+  const repo = repos(em).custodial;
   const tick: SweepTick = { opened: 0, advanced: 0 };
   for (const cand of await repo.sweepCandidates(chainId, OPEN_PER_TICK)) {
     const balance = await chain.tokenBalance(getAddress(cand.address));
@@ -208,7 +207,7 @@ export async function stepSweeps(em: Em, chain: Chain, log: Logger): Promise<Swe
       continue;
     }
     const opened = await em.transactional(async (tx) => {
-      const r = custodialRepository(db(tx));
+      const r = repos(tx).custodial;
       if (!(await r.openSweep(randomUUID(), chainId, cand.address))) return false;
       await r.markSwept(cand.address, cand.credits);
       return true;

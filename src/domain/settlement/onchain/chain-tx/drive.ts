@@ -13,8 +13,7 @@ import { keccak256, type Address, type Hex } from 'viem';
 import type { Chain } from '../../../../adapters/chain/chain.js';
 import { SignerUnavailable, type ChainSigner } from '../../../../adapters/chain/remote-signer.js';
 import type { Em } from '../../../../db/orm.js';
-import { chainTxRepository, type AttemptRow, type TxOwnerColumns } from '../../../../db/repositories/chain-tx.repository.js';
-import { db } from '../../../../db/schema.js';
+import { type AttemptRow, type TxOwnerColumns } from '../../../../db/repositories/chain-tx.repository.js';
 import { failpoint } from '../../../../failpoints.js';
 import type { Logger } from '../../../../logger.js';
 import type { NonceEvidence } from '../nonce-evidence.js';
@@ -23,6 +22,7 @@ import { sendRaw } from './node.js';
 import { refusalLogLevel } from './refusals.js';
 import { observe } from './observe.js';
 import { planNext, type Policy, type Preflight, type Step, type StoredAttempt, type WaitReason } from './plan.js';
+import { repos } from '../../../../db/repos.js';
 
 export type { ChainSigner };
 
@@ -89,7 +89,7 @@ async function signAndStore(
   return em.transactional(async (tx) => {
     const slot = await owner.lockToSign(tx, seen);
     if (!slot) return null;
-    const repo = chainTxRepository(db(tx));
+    const repo = repos(tx).chainTx;
     // Decided in SQL (ChainTxRepository.allocateNonce, one UPSERT under the sender's row lock): the next nonce.
     const nonce = seen[0]?.nonce ?? owner.fixedNonce ?? (await repo.allocateNonce(chainId, sender, nodeNonce));
     const raw = await owner.signer.signTransaction({ type: 'eip1559', chainId, nonce: Number(nonce), ...spec, ...fees });
@@ -113,7 +113,7 @@ async function rebroadcast(em: Em, env: TxEnv, owner: TxOwner, latest: Pick<Atte
     );
     return null;
   }
-  await chainTxRepository(db(em)).setBroadcastError(latest.hash, answer === 'accepted' ? null : answer);
+  await repos(em).chainTx.setBroadcastError(latest.hash, answer === 'accepted' ? null : answer);
   if (answer === 'other') {
     env.log.error(
       { ...owner.fields, tx_hash: latest.hash },
@@ -148,7 +148,7 @@ export async function stepTx(em: Em, env: TxEnv, owner: TxOwner): Promise<Step> 
   const obs = await observe({ em, chain: env.chain, sender, attempts, policy: env.policy, now: Date.now(), preflight });
   const unproven = attempts.map((a) => a.unproven_since_ms).filter((t): t is number => t !== null);
   const step = planNext(attempts.map(attemptOf), obs, env.policy, unproven.length ? Math.min(...unproven) : null);
-  const repo = chainTxRepository(db(em));
+  const repo = repos(em).chainTx;
   const hashes = attempts.map((a) => a.hash);
   if (unproven.length && (step.do !== 'wait' || step.reason !== 'receipt_missing')) await repo.clearUnproven(hashes);
   switch (step.do) {

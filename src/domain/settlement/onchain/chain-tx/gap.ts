@@ -9,12 +9,11 @@
 import { createHash } from 'node:crypto';
 import type { Address } from 'viem';
 import type { Em } from '../../../../db/orm.js';
-import { chainTxRepository } from '../../../../db/repositories/chain-tx.repository.js';
-import { db } from '../../../../db/schema.js';
 import type { Logger } from '../../../../logger.js';
 import type { Chain } from '../../../../adapters/chain/chain.js';
 import { stepTx, type ChainSigner, type TxEnv, type TxOwner } from './drive.js';
 import type { Step } from './plan.js';
+import { repos } from '../../../../db/repos.js';
 
 export interface NonceGap {
   sender: Address;
@@ -28,7 +27,7 @@ export interface NonceGap {
 export async function nonceGap(em: Em, chain: Chain): Promise<NonceGap | null> {
   const sender = chain.settlementAddress;
   const count = BigInt(await chain.client.getTransactionCount({ address: sender, blockTag: 'latest' }));
-  const repo = chainTxRepository(db(em));
+  const repo = repos(em).chainTx;
   const below = await repo.lowestOpenNonce(chain.settings.chainId, sender, count);
   if (below === null) return null;
   const from = await repo.firstUnstoredNonce(chain.settings.chainId, sender, count, below);
@@ -52,9 +51,9 @@ export function fillerOwner(chain: Chain, signer: ChainSigner, nonce: bigint, lo
     fields,
     fixedNonce: nonce,
     spec: () => ({ to: signer.address, value: 0n, gas: 21_000n }),
-    attempts: (em) => chainTxRepository(db(em)).attempts(columns),
+    attempts: (em) => repos(em).chainTx.attempts(columns),
     async lockToSign(tx, seen) {
-      const repo = chainTxRepository(db(tx));
+      const repo = repos(tx).chainTx;
       await repo.lockNonceRow(chainId, signer.address);
       const mine = await repo.attempts(columns);
       if (mine.length !== seen.length || (await repo.atNonce(chainId, signer.address, nonce)) !== mine.length) return null;
@@ -74,7 +73,7 @@ export async function fillNonceGapOnce(em: Em, env: TxEnv, log: Logger): Promise
   const { chain } = env;
   const gap = await nonceGap(em, chain);
   const out: Array<{ nonce: bigint; step: Step }> = [];
-  const repo = chainTxRepository(db(em));
+  const repo = repos(em).chainTx;
   const count = BigInt(await chain.client.getTransactionCount({ address: chain.settlementAddress, blockTag: 'latest' }));
   const below = gap?.below ?? count;
   // The fillers already signed and not yet recorded (in the mempool, or mined and waiting for confirmations), then

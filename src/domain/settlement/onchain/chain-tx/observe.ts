@@ -4,14 +4,13 @@
 // signature the owner's preflight. Only reads; a node that does not answer throws (the caller retries).
 import type { Address } from 'viem';
 import type { AttemptRow } from '../../../../db/repositories/chain-tx.repository.js';
-import { chainTxRepository } from '../../../../db/repositories/chain-tx.repository.js';
-import { db } from '../../../../db/schema.js';
 import type { Em } from '../../../../db/orm.js';
 import type { Chain } from '../../../../adapters/chain/chain.js';
 import { findAtNonce, type NonceEvidence } from '../nonce-evidence.js';
 import { receiptOf } from './node.js';
 import type { Fees } from './fees.js';
 import type { Observation, Policy, Preflight } from './plan.js';
+import { repos } from '../../../../db/repos.js';
 
 /** The deeper search for the transaction at a used nonce (by hash, by block) runs at most this often per nonce. */
 export const EVIDENCE_EVERY_MS = 30_000;
@@ -70,7 +69,7 @@ export async function observe(i: ObserveInput): Promise<Observation> {
   if (count > latest.nonce) {
     return { ...base, nonceUsed: true, estimate: feesOf(latest), evidence: await evidenceFor(chain, i.sender, attempts, head, now) };
   }
-  const repo = chainTxRepository(db(i.em));
+  const repo = repos(i.em).chainTx;
   const lowestOpenNonce = await repo.lowestOpenNonce(chain.settings.chainId, i.sender, count);
   // A nonce below ours with nothing stored at all (a lagging node's count only covers recorded ones: not a gap).
   const gapFrom = lowestOpenNonce === null ? null : await repo.firstUnstoredNonce(chain.settings.chainId, i.sender, count, lowestOpenNonce);

@@ -13,9 +13,7 @@
 // Its wait reason is the operation's pending_reason; a review is needs_review (an operator resolves it).
 import { encodeFunctionData, erc20Abi, getAddress } from 'viem';
 import type { Em } from '../../../../db/orm.js';
-import { chainRepository, type OperationForChain } from '../../../../db/repositories/chain.repository.js';
-import { chainTxRepository } from '../../../../db/repositories/chain-tx.repository.js';
-import { db } from '../../../../db/schema.js';
+import { type OperationForChain } from '../../../../db/repositories/chain.repository.js';
 import type { Logger } from '../../../../logger.js';
 import type { Chain } from '../../../../adapters/chain/chain.js';
 import { evidenceFields, type NonceEvidence } from '../nonce-evidence.js';
@@ -24,6 +22,7 @@ import { capFees, maxCostWei, type Fees } from './fees.js';
 import { l1FeeWei } from './l1-fee.js';
 import type { Preflight } from './plan.js';
 import { blacklisted, simulate, tokenPaused } from './token-checks.js';
+import { repos } from '../../../../db/repos.js';
 
 /** Gas limit of a token transfer or transferFrom (USDC on Base uses ~40-65k; unused gas is not charged). */
 export const TRANSFER_GAS = 150_000n;
@@ -44,7 +43,7 @@ function specOf(op: OperationForChain, chain: Chain): TxSpec {
 export async function gasCovered(chain: Chain, em: Em, spec: TxSpec, estimate: Fees): Promise<boolean> {
   const wallet = chain.settlementAddress;
   const [eth, count] = await Promise.all([chain.client.getBalance({ address: wallet }), chain.client.getTransactionCount({ address: wallet })]);
-  const open = await chainTxRepository(db(em)).openCostWei(chain.settings.chainId, wallet, BigInt(count));
+  const open = await repos(em).chainTx.openCostWei(chain.settings.chainId, wallet, BigInt(count));
   const fees = capFees(estimate, chain.settings.feeCap).fees;
   return eth >= open + maxCostWei(spec.gas, fees, await l1FeeWei(chain, wallet, spec));
 }
@@ -54,7 +53,7 @@ async function withdrawalPreflight(chain: Chain, em: Em, op: OperationForChain, 
   if (await blacklisted(chain, getAddress(op.destination_address!))) return { ok: false, fail: 'DESTINATION_BLACKLISTED' };
   if (await tokenPaused(chain)) return { ok: false, wait: 'token_paused' };
   if (await blacklisted(chain, wallet)) return { ok: false, wait: 'hot_wallet_blocked' };
-  const inFlight = await chainTxRepository(db(em)).withdrawalsInFlight(op.id);
+  const inFlight = await repos(em).chainTx.withdrawalsInFlight(op.id);
   if ((await chain.tokenBalance(wallet)) - inFlight < op.amount) return { ok: false, wait: 'hot_wallet_funds' };
   const spec = specOf(op, chain);
   if (!(await gasCovered(chain, em, spec, estimate))) return { ok: false, wait: 'gas' };
@@ -88,26 +87,26 @@ export function operationOwner(chain: Chain, signer: ChainSigner, op: OperationF
     signer,
     fields,
     spec: () => specOf(op, chain),
-    attempts: (em) => chainTxRepository(db(em)).attempts(columns),
+    attempts: (em) => repos(em).chainTx.attempts(columns),
     async lockToSign(tx, seen) {
-      const repo = chainRepository(db(tx));
-      const locked = await repo.operation(op.id, true);
+      const r = repos(tx);
+      const locked = await r.chain.operation(op.id, true);
       // Not while an operator must decide: a withdrawal held for review (approve clears it), or one in review on chain.
       if (!locked || locked.status !== 'pending' || locked.pending_reason === 'needs_review' || locked.pending_reason === 'review') return null;
-      if ((await repo.resolutions([op.id])).length) return null; // failed before any signature, or resolved by an operator
-      const now = await chainTxRepository(db(tx)).attempts(columns);
+      if ((await r.chain.resolutions([op.id])).length) return null; // failed before any signature, or resolved by an operator
+      const now = await r.chainTx.attempts(columns);
       if (now.length !== seen.length || now.some((t) => t.receipt_status)) return null; // another process moved first
       return { attempt: now.length };
     },
     preflight: (em, estimate) => (op.kind === 'withdraw' ? withdrawalPreflight : depositPreflight)(chain, em, op, estimate),
     async onWait(em, reason) {
       if (op.pending_reason === reason) return;
-      await chainRepository(db(em)).setPendingReason(op.id, reason);
+      await repos(em).chain.setPendingReason(op.id, reason);
       if (reason === 'hot_wallet_blocked') log.error({ ...fields, reason }, 'a deposit or withdrawal cannot be sent; an operator must act');
       op.pending_reason = reason;
     },
     async onReview(em, evidence: NonceEvidence | null) {
-      const repo = chainRepository(db(em));
+      const repo = repos(em).chain;
       if (op.pending_reason !== 'needs_review') {
         await repo.setPendingReason(op.id, 'needs_review');
         log.error(
@@ -122,10 +121,17 @@ export function operationOwner(chain: Chain, signer: ChainSigner, op: OperationF
     // and refuses once this resolution exists, so a refused operation can never also be paid.
     async onFail(em, code) {
       const failed = await em.transactional(async (tx) => {
-        const repo = chainRepository(db(tx));
-        const locked = await repo.operation(op.id, true);
-        if (!locked || locked.status !== 'pending' || (await chainTxRepository(db(tx)).attempts(columns)).length) return false;
-        return repo.insertResolution({ operationId: op.id, outcome: 'failed', txHash: null, reason: code, operator: 'service', failureCode: code });
+        const r = repos(tx);
+        const locked = await r.chain.operation(op.id, true);
+        if (!locked || locked.status !== 'pending' || (await r.chainTx.attempts(columns)).length) return false;
+        return r.chain.insertResolution({
+          operationId: op.id,
+          outcome: 'failed',
+          txHash: null,
+          reason: code,
+          operator: 'service',
+          failureCode: code,
+        });
       });
       if (failed) log.warn({ ...fields, failure_code: code }, 'the chain would refuse this deposit or withdrawal: it fails with no transaction sent');
     },
