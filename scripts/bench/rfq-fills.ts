@@ -4,7 +4,7 @@
 //      against M makers on the other process that quote every RFQ at once; one hot maker vs several.
 // Orders are signed ahead (the takers' work, not on this process's clock during a run); the makers sign
 // their quotes live in this process with libsecp256k1 (native-account.ts), and its CPU share is reported next
-// to the rates. A taker answered 503 OVERLOADED waits its Retry-After, as the SDK's submitRfq does, then goes on.
+// to the rates. A taker answered 503 OVERLOADED waits its Retry-After plus up to half of it, as the SDK's submitRfq does, then goes on.
 import { randomUUID } from 'node:crypto';
 import { MarketMakerClient } from '@contest-rfq/sdk';
 import type { Party } from '../../src/testing/rfq-trade.js';
@@ -57,10 +57,14 @@ async function postBest(
   // A kept-alive socket that sat idle about as long as the server's keepAliveTimeout (5 s, e.g. between two items)
   // can be closed by the server as the POST goes out. The idempotency key makes sending it again safe: the
   // service answers the first attempt's outcome if it got that far.
-  const res = await post().catch((err: Error & { cause?: { code?: string } }) => {
-    if (err.cause?.code === 'UND_ERR_SOCKET') return post();
-    throw err;
-  });
+  const res = await post()
+    .catch((err: Error & { cause?: { code?: string } }) => {
+      if (err.cause?.code === 'UND_ERR_SOCKET') return post();
+      throw err;
+    })
+    .catch((err: Error & { cause?: { code?: string } }) => err.cause?.code ?? err.message);
+  // A connection the server reset or refused (its connection caps under load) is counted, not fatal.
+  if (typeof res === 'string') return { status: `error ${res}`, tookMs: ms(t0, process.hrtime.bigint()), retryAfterMs: 1000 };
   const body = (await res.json()) as {
     status?: string;
     code?: string;
@@ -172,7 +176,8 @@ export async function sustainedFills(pair: Pair, takers: Party[], makerCount: nu
           if (Date.now() >= end) break;
           const r = await postBest(pair, s, to(k));
           statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
-          if (r.retryAfterMs) await sleep(Math.max(0, Math.min(r.retryAfterMs, end - Date.now())));
+          // As the SDK's submitRfq waits: Retry-After plus up to half of it at random.
+          if (r.retryAfterMs) await sleep(Math.max(0, Math.min(r.retryAfterMs * (1 + 0.5 * Math.random()), end - Date.now())));
           answers.push(r.tookMs);
           if (r.phases) for (const k of ['toCreated', 'deadlineToClosed', 'closedToAnswer'] as const) split[k].push(r.phases[k]);
           if (r.status === 'filled') filled++;

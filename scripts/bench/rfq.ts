@@ -124,9 +124,9 @@ if (ITEMS.has('2') || ITEMS.has('3') || ITEMS.has('5')) {
     MM_MAX_CONNECTIONS_PER_IP: String(sockets + Math.max(...makerCounts) + 20),
     MM_MAX_UNAUTHENTICATED_PER_IP: '40',
     // Admission control as deployed (src/testing/service-process.ts turns its loop-delay and create-latency signals
-    // off for tests): the defaults, a fifth of the quote window, unless --loop-delay / --max-create say otherwise.
+    // off for tests): the defaults (a fifth of the quote window) unless --loop-delay / --max-create say otherwise.
     RFQ_ADMISSION_MAX_LOOP_DELAY_MS: values['loop-delay'] ?? String(Math.round(fill.windowMs / 5)),
-    RFQ_ADMISSION_MAX_CREATE_MS: values['max-create'] ?? String(Math.round(fill.windowMs / 5)),
+    RFQ_ADMISSION_MAX_CREATE_MS: values['max-create'] ?? String(Math.ceil(fill.windowMs / 5)),
     ...(values['max-in-flight'] && { RFQ_ADMISSION_MAX_IN_FLIGHT: values['max-in-flight'] }),
   });
   try {

@@ -144,13 +144,18 @@ describe('submitRfq', () => {
   } as const;
   const overloaded = { status: 503, headers: { 'Retry-After': '2' } };
 
-  it('waits Retry-After after a 503 OVERLOADED and sends the same request again', async () => {
+  it('waits Retry-After (plus up to half of it, at random) after a 503 OVERLOADED and sends the same request again', async () => {
     const s = await serve([overloaded, overloaded, { status: 201 }]);
     const waits: number[] = [];
+    const random = [0, 0.999].values();
     try {
-      const res = await submitRfq(s.client, body, { now: () => 1_000_000, sleep: async (ms) => void waits.push(ms) });
+      const res = await submitRfq(s.client, body, {
+        now: () => 1_000_000,
+        sleep: async (ms) => void waits.push(ms),
+        random: () => random.next().value!,
+      });
       expect(res.response?.status).toBe(201);
-      expect(waits).toEqual([2000, 2000]);
+      expect(waits).toEqual([2000, 2999]);
       expect(s.bodies).toHaveLength(3);
       expect(new Set(s.bodies).size).toBe(1); // the same body and idempotency key each time
     } finally {
@@ -163,7 +168,7 @@ describe('submitRfq', () => {
     const waits: number[] = [];
     const sleep = async (ms: number) => void waits.push(ms);
     try {
-      expect((await submitRfq(s.client, body, { now: () => 1_000_000, sleep, maxAttempts: 2 })).response?.status).toBe(503);
+      expect((await submitRfq(s.client, body, { now: () => 1_000_000, sleep, maxAttempts: 2, random: () => 0 })).response?.status).toBe(503);
       expect(s.bodies).toHaveLength(2);
       expect((await submitRfq(s.client, body, { now: () => 1_000_000 + 58_000, sleep })).response?.status).toBe(503);
       expect(s.bodies).toHaveLength(3);

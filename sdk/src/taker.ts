@@ -57,6 +57,8 @@ export interface SubmitRfqOptions {
   sleep?: (ms: number) => Promise<void>;
   /** The clock the order's `deadline_ms` is compared with (default Date.now). */
   now?: () => number;
+  /** A number in [0, 1) (default Math.random): the wait is Retry-After plus up to half of it more. */
+  random?: () => number;
 }
 
 const sleepFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -64,7 +66,8 @@ const sleepFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resol
 /**
  * `POST /v1/rfq`, honouring `Retry-After`: a 503 (`OVERLOADED`, the process is at capacity and reserved
  * nothing; or `UNAVAILABLE`) is sent again, the same body and idempotency key, after the seconds the
- * service asked for, while the wait still ends before the order's `deadline_ms` and attempts remain.
+ * service asked for plus a random part of up to half of it (takers refused in the same second do not all come
+ * back in the same instant), while the wait still ends before the order's `deadline_ms` and attempts remain.
  * Returns the last answer, as the generated `createRfq` does.
  */
 export async function submitRfq(client: Client, body: CreateRfqRequest, opts: SubmitRfqOptions = {}) {
@@ -74,7 +77,7 @@ export async function submitRfq(client: Client, body: CreateRfqRequest, opts: Su
     const res = await createRfq({ client, body });
     const retryAfter = Number(res.response?.headers.get('retry-after') ?? NaN);
     if (res.response?.status !== 503 || !Number.isFinite(retryAfter) || attempt >= maxAttempts) return res;
-    const waitMs = Math.max(0, retryAfter) * 1000;
+    const waitMs = Math.round(Math.max(0, retryAfter) * 1000 * (1 + 0.5 * (opts.random ?? Math.random)()));
     if (now() + waitMs >= body.order.deadline_ms) return res; // the order would expire before the retry
     await (opts.sleep ?? sleepFor)(waitMs);
   }

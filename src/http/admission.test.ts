@@ -3,7 +3,7 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../domain/errors.js';
-import { createP90, createRfqAdmission, MIN_CREATE_SAMPLES } from './admission.js';
+import { createMedian, createRfqAdmission, MIN_CREATE_SAMPLES, MIN_LIMIT, nextLimit } from './admission.js';
 
 const refusal = (admit: () => unknown) => {
   try {
@@ -52,38 +52,55 @@ describe('RFQ admission control', () => {
     expect(text).toContain('rfq_admission_loop_delay_seconds 0.1');
   });
 
-  it('refuses while the p90 over the last second of the create latency is above RFQ_ADMISSION_MAX_CREATE_MS; a second with too few creates says nothing', async () => {
-    expect(createP90([900, 900, 900, 900])).toBe(0); // below MIN_CREATE_SAMPLES
-    expect(createP90([1, 2, 3, 4, 5, 6, 7, 8, 9, 100])).toBe(9);
-    expect(createP90([5, 5, 5, 5, 300])).toBe(300);
-    let p90 = 0;
-    const seen: number[] = [];
+  it('the create latency narrows the door: over RFQ_ADMISSION_MAX_CREATE_MS the in-flight limit drops to 80% of what was in flight, within it grows back by a tenth while reached', async () => {
     const registry = new Registry();
-    const a = createRfqAdmission(
-      { maxInFlight: 100, maxLoopDelayMs: 0, maxCreateMs: 50, quoteWindowMs: 250 },
-      { createLatency: { add: (ms) => void seen.push(ms), read: () => p90 }, registry },
-    );
-    const release = a.admit();
-    a.created(12.5);
-    release();
-    expect(seen).toEqual([12.5]);
-    p90 = 80;
+    const a = createRfqAdmission({ maxInFlight: 100, maxLoopDelayMs: 0, maxCreateMs: 50, quoteWindowMs: 250 }, { timer: false, registry });
+    expect(a.limit()).toBe(100);
+    // A second of 20 RFQs in flight whose creates took 80 ms (median): the limit becomes 16.
+    const releases = Array.from({ length: 20 }, () => a.admit());
+    for (let i = 0; i < 20; i++) a.created(i < 2 ? 10 : 80);
+    a.tick();
+    expect(a.createMs()).toBe(80);
+    expect(a.limit()).toBe(16);
+    // 20 are still in flight: the next is refused, nothing taken, until enough have answered.
     expect(refusal(() => a.admit())).toEqual({ status: 503, code: 'OVERLOADED', headers: { 'Retry-After': '1' } });
-    expect(a.inFlight()).toBe(0); // nothing taken
-    p90 = 50;
-    expect(refusal(() => a.admit())).toBeNull();
+    expect(a.inFlight()).toBe(20);
+    for (const r of releases.slice(0, 5)) r();
+    const r16 = a.admit(); // 15 in flight: admitted as the 16th
+    expect(refusal(() => a.admit())).toMatchObject({ code: 'OVERLOADED' });
+    // A second within the bound while the limit was reached: it grows by a tenth (at least 1).
+    for (let i = 0; i < 6; i++) a.created(20);
+    a.tick();
+    expect(a.limit()).toBe(17);
+    r16();
+    for (const r of releases.slice(5)) r();
     const text = await registry.metrics();
-    expect(text).toContain('rfq_admission_refused_total{reason="create_latency"} 1');
-    expect(text).toContain('rfq_admission_create_seconds 0.05');
-    expect(MIN_CREATE_SAMPLES).toBeGreaterThan(1);
+    expect(text).toContain('rfq_admission_refused_total{reason="create_latency"} 2');
+    expect(text).toContain('rfq_admission_limit 17');
+    expect(text).toContain('rfq_admission_create_seconds 0.02');
   });
 
-  it('0 does not watch the create latency, whatever it is', () => {
-    const a = createRfqAdmission(
-      { maxInFlight: 100, maxLoopDelayMs: 0, maxCreateMs: 0, quoteWindowMs: 250 },
-      { createLatency: { add: () => undefined, read: () => 1e9 } },
-    );
-    expect(refusal(() => a.admit())).toBeNull();
+  it('nextLimit: too few creates say nothing about a backlog; the limit stays within [MIN_LIMIT, RFQ_ADMISSION_MAX_IN_FLIGHT]; idle keeps it', () => {
+    const bounds = { maxCreateMs: 50, max: 256 };
+    expect(nextLimit(40, { samples: [900, 900, 900, 900], peakInFlight: 40 }, bounds)).toBe(40); // 4 < MIN_CREATE_SAMPLES
+    expect(MIN_CREATE_SAMPLES).toBe(5);
+    expect(nextLimit(5, { samples: [900, 900, 900, 900, 900], peakInFlight: 5 }, bounds)).toBe(MIN_LIMIT);
+    expect(nextLimit(256, { samples: [10], peakInFlight: 256 }, bounds)).toBe(256);
+    expect(nextLimit(30, { samples: [], peakInFlight: 3 }, bounds)).toBe(30); // not reached: unchanged
+    expect(nextLimit(30, { samples: [], peakInFlight: 30 }, bounds)).toBe(33);
+    expect(createMedian([1, 2, 3, 4, 5, 6, 7, 8, 9, 100])).toBe(6);
+    expect(createMedian([5, 5, 5, 5, 300])).toBe(5); // a stall is not a backlog
+    expect(createMedian([5, 5, 300, 300, 300])).toBe(300);
+  });
+
+  it('0 does not watch the create latency: the limit stays RFQ_ADMISSION_MAX_IN_FLIGHT', () => {
+    const a = createRfqAdmission({ maxInFlight: 3, maxLoopDelayMs: 0, maxCreateMs: 0, quoteWindowMs: 250 }, { timer: false });
+    const rs = [a.admit(), a.admit()];
+    for (let i = 0; i < 10; i++) a.created(1e6);
+    a.tick();
+    expect(a.limit()).toBe(3);
     expect(a.createMs()).toBe(0);
+    expect(refusal(() => a.admit())).toBeNull();
+    for (const r of rs) r();
   });
 });

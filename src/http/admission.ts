@@ -9,12 +9,18 @@
 //   timers ran over the last second, against RFQ_ADMISSION_MAX_LOOP_DELAY_MS. Every step of an RFQ
 //   (its fan-out, each maker's quote, the close at the deadline) waits that long behind the backlog, so
 //   it measures directly whether the quote window can still be kept. 0 turns it off.
-// - Create latency: the 90th percentile, over the last second (at least MIN_CREATE_SAMPLES RFQs), of how
-//   long an admitted RFQ took to be created (admission to its reserve committed), against
-//   RFQ_ADMISSION_MAX_CREATE_MS. It sees what the loop delay cannot: a backlog outside this process's event
-//   loop, in its database pool or in PostgreSQL itself, which the makers' quotes (a statement each) and the
-//   close wait in too. Measured by bench:rfq: with 96 takers the loop delay stayed under its bound while
-//   RFQs waited hundreds of milliseconds for a pooled connection and most of them expired. 0 turns it off.
+// - Create latency, as an adaptive limit on RFQs in flight: once a second, the median of how long
+//   the admitted RFQs took to be created (admission to the reserve committed) is compared with
+//   RFQ_ADMISSION_MAX_CREATE_MS. Above it (with at least MIN_CREATE_SAMPLES RFQs created in that second), the
+//   limit drops to 80% of what was in flight; at or below it, while the limit was reached, it grows by a tenth
+//   (additive increase, multiplicative decrease, as TCP does). It sees what the loop delay cannot: a backlog
+//   in the database pool or in PostgreSQL, which the makers' quotes (a statement each) and the close wait in
+//   too. Measured by bench:rfq at 96 takers: the loop delay stayed under its bound while RFQs waited hundreds
+//   of milliseconds for the database, nothing was shed and most RFQs expired; refusing every request for a
+//   second whenever the 90th percentile was over the bound (the first version) halved the fills with one
+//   maker, so the signal narrows the door instead of shutting it; and it reads the median, not the 90th
+//   percentile: stalls of 100+ ms a few times a second (seen even at 12 takers with the host half idle) cut a
+//   p90-driven limit to half of what the box completes, while a real backlog moves the median. 0 turns it off (the limit stays RFQ_ADMISSION_MAX_IN_FLIGHT).
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { AppError } from '../domain/errors.js';
@@ -24,7 +30,7 @@ export interface AdmissionSettings {
   maxInFlight: number;
   /** p90 event-loop delay (ms) over the last second at most; 0: not watched. */
   maxLoopDelayMs: number;
-  /** p90 create latency (ms: admission to the reserve committed) over the last second at most; 0: not watched. */
+  /** Median create latency (ms: admission to the reserve committed) over the last second at most; 0: not watched. */
   maxCreateMs: number;
   /** RFQ_QUOTE_WINDOW_MS: Retry-After covers one window (RFQs in flight have answered by then). */
   quoteWindowMs: number;
@@ -44,8 +50,12 @@ export interface RfqAdmission {
   inFlight(): number;
   /** The last second's p90 event-loop delay in ms (0 when not watched). */
   loopDelayMs(): number;
-  /** The last second's p90 create latency in ms (0 when not watched or too few RFQs were created). */
+  /** The last second's median create latency in ms (0 when not watched or none were created). */
   createMs(): number;
+  /** The adaptive in-flight limit (RFQ_ADMISSION_MAX_IN_FLIGHT when the create latency is not watched). */
+  limit(): number;
+  /** The once-a-second step of the create-latency signal (its timer calls it; tests call it directly). */
+  tick(): void;
   refused(reason: AdmissionRefusal): number;
   stop(): void;
 }
@@ -71,30 +81,41 @@ export function sampleLoopDelay(): { read: () => number; stop: () => void } {
   };
 }
 
-/** p90 of the create latencies observed over the last completed second (0 below MIN_CREATE_SAMPLES). */
-export function sampleCreateLatency(): { add: (ms: number) => void; read: () => number; stop: () => void } {
-  let current: number[] = [];
-  let last = 0;
-  const timer = setInterval(() => {
-    last = createP90(current);
-    current = [];
-  }, SAMPLE_EVERY_MS);
-  timer.unref();
-  return { add: (ms) => void current.push(ms), read: () => last, stop: () => clearInterval(timer) };
+/** The (upper) median of one second's create latencies (0 when there were none). */
+export function createMedian(samples: readonly number[]): number {
+  if (samples.length === 0) return 0;
+  const sorted = [...samples].sort((x, y) => x - y);
+  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-/** The 90th percentile of one second's create latencies, or 0 when fewer than MIN_CREATE_SAMPLES. */
-export function createP90(samples: readonly number[]): number {
-  if (samples.length < MIN_CREATE_SAMPLES) return 0;
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.ceil(0.9 * sorted.length) - 1]!;
+/** The lowest the adaptive limit goes: a process always admits a few RFQs, so it keeps measuring. */
+export const MIN_LIMIT = 4;
+
+/**
+ * The adaptive in-flight limit after one second (pure): cut to 80% of what was in flight when the median create
+ * latency was over `maxCreateMs` (with at least MIN_CREATE_SAMPLES RFQs created); grown by a tenth (at least 1)
+ * when it was within and the limit was reached; otherwise unchanged. Always within [MIN_LIMIT, max].
+ */
+export function nextLimit(
+  limit: number,
+  second: { samples: readonly number[]; peakInFlight: number },
+  bounds: { maxCreateMs: number; max: number },
+): number {
+  const median = createMedian(second.samples);
+  const floor = Math.min(MIN_LIMIT, bounds.max);
+  if (second.samples.length >= MIN_CREATE_SAMPLES && median > bounds.maxCreateMs) {
+    return Math.max(floor, Math.floor(0.8 * Math.min(limit, second.peakInFlight)));
+  }
+  if (median <= bounds.maxCreateMs && second.peakInFlight >= limit) return Math.min(bounds.max, limit + Math.max(1, Math.floor(limit / 10)));
+  return limit;
 }
 
 export function overloaded(retryAfterSeconds: number, reason: AdmissionRefusal): AppError {
   const why = {
     in_flight: 'this service process already has as many RFQs in flight as it can complete within their quote window',
     loop_delay: 'this service process is running behind (event-loop delay) and could not complete an RFQ within its quote window',
-    create_latency: 'this service is running behind (its RFQs take too long to be created) and could not complete an RFQ within its quote window',
+    create_latency:
+      'this service process has as many RFQs in flight as it currently completes in time (its RFQs took too long to be created) and could not complete another within its quote window',
   }[reason];
   return new AppError(503, 'OVERLOADED', `${why}; nothing was reserved: retry the same request after Retry-After seconds`, null, {
     'Retry-After': String(retryAfterSeconds),
@@ -104,8 +125,8 @@ export function overloaded(retryAfterSeconds: number, reason: AdmissionRefusal):
 export interface AdmissionOptions {
   /** Replaces the sampler (tests); by default one runs when maxLoopDelayMs > 0. */
   loopDelay?: () => number;
-  /** Replaces the create-latency sampler (tests); by default one runs when maxCreateMs > 0. */
-  createLatency?: { add: (ms: number) => void; read: () => number };
+  /** false: no once-a-second timer; the caller calls tick() (tests). */
+  timer?: boolean;
   /** Where rfq_admission_in_flight, rfq_admission_loop_delay_seconds and rfq_admission_refused_total{reason} go. */
   registry?: Registry;
 }
@@ -113,13 +134,23 @@ export interface AdmissionOptions {
 export function createRfqAdmission(settings: AdmissionSettings, opts: AdmissionOptions = {}): RfqAdmission {
   const sampler = !opts.loopDelay && settings.maxLoopDelayMs > 0 ? sampleLoopDelay() : null;
   const delay = opts.loopDelay ?? sampler?.read ?? (() => 0);
-  const creates = opts.createLatency ?? (settings.maxCreateMs > 0 ? sampleCreateLatency() : null);
-  const createMs = () => (settings.maxCreateMs > 0 && creates ? creates.read() : 0);
+  const watchCreates = settings.maxCreateMs > 0;
   const retryAfter = Math.max(1, Math.ceil(settings.quoteWindowMs / 1000));
   const refusals: Record<AdmissionRefusal, number> = { in_flight: 0, loop_delay: 0, create_latency: 0 };
   const loopDelayMs = () => (settings.maxLoopDelayMs > 0 ? delay() : 0);
-  const counter = opts.registry ? registerMetrics(opts.registry, { inFlight: () => inFlight, loopDelayMs, createMs }) : null;
   let inFlight = 0;
+  let limit = settings.maxInFlight;
+  let second = { samples: [] as number[], peakInFlight: 0 };
+  let lastMedian = 0;
+  const tick = () => {
+    lastMedian = createMedian(second.samples);
+    if (watchCreates) limit = nextLimit(limit, second, { maxCreateMs: settings.maxCreateMs, max: settings.maxInFlight });
+    second = { samples: [], peakInFlight: inFlight };
+  };
+  const timer = watchCreates && opts.timer !== false ? setInterval(tick, SAMPLE_EVERY_MS) : null;
+  timer?.unref();
+  const readings = { inFlight: () => inFlight, loopDelayMs, createMs: () => (watchCreates ? lastMedian : 0), limit: () => limit };
+  const counter = opts.registry ? registerMetrics(opts.registry, readings) : null;
   const refuse = (reason: AdmissionRefusal): never => {
     refusals[reason] += 1;
     counter?.labels(reason).inc();
@@ -128,9 +159,10 @@ export function createRfqAdmission(settings: AdmissionSettings, opts: AdmissionO
   return {
     admit() {
       if (inFlight >= settings.maxInFlight) refuse('in_flight');
+      if (inFlight >= limit) refuse('create_latency');
       if (settings.maxLoopDelayMs > 0 && delay() > settings.maxLoopDelayMs) refuse('loop_delay');
-      if (settings.maxCreateMs > 0 && createMs() > settings.maxCreateMs) refuse('create_latency');
       inFlight += 1;
+      second.peakInFlight = Math.max(second.peakInFlight, inFlight);
       let released = false;
       return () => {
         if (released) return;
@@ -138,14 +170,13 @@ export function createRfqAdmission(settings: AdmissionSettings, opts: AdmissionO
         inFlight -= 1;
       };
     },
-    created: (ms) => void (settings.maxCreateMs > 0 && creates?.add(ms)),
-    inFlight: () => inFlight,
-    loopDelayMs,
-    createMs,
+    created: (ms) => void (watchCreates && second.samples.push(ms)),
+    ...readings,
+    tick,
     refused: (reason) => refusals[reason],
     stop: () => {
       sampler?.stop();
-      if (creates && 'stop' in creates && typeof creates.stop === 'function') creates.stop();
+      if (timer) clearInterval(timer);
     },
   };
 }
@@ -154,6 +185,7 @@ interface Readings {
   inFlight: () => number;
   loopDelayMs: () => number;
   createMs: () => number;
+  limit: () => number;
 }
 
 function registerMetrics(registry: Registry, r: Readings): Counter<'reason'> {
@@ -174,8 +206,13 @@ function registerMetrics(registry: Registry, r: Readings): Counter<'reason'> {
   );
   gauge(
     'rfq_admission_create_seconds',
-    'p90 time from admission to the reserve committed of the RFQs this process created over the last second, as admission control reads it (RFQ_ADMISSION_MAX_CREATE_MS)',
+    'median time from admission to the reserve committed of the RFQs this process created over the last second, as admission control reads it (RFQ_ADMISSION_MAX_CREATE_MS)',
     () => r.createMs() / 1000,
+  );
+  gauge(
+    'rfq_admission_limit',
+    'RFQs in flight this process admits now: RFQ_ADMISSION_MAX_IN_FLIGHT, or lower while its RFQs take longer than RFQ_ADMISSION_MAX_CREATE_MS to be created',
+    r.limit,
   );
   const refused = new Counter({
     name: 'rfq_admission_refused_total',
