@@ -52,31 +52,31 @@ describe('RFQ admission control', () => {
     expect(text).toContain('rfq_admission_loop_delay_seconds 0.1');
   });
 
-  it('the create latency narrows the door: over RFQ_ADMISSION_MAX_CREATE_MS the in-flight limit drops to 80% of what was in flight, within it grows back by a tenth while reached', async () => {
+  it('the create latency narrows the door: over RFQ_ADMISSION_MAX_CREATE_MS the in-flight limit drops to 90% of what was in flight, within it grows back by a quarter while reached', async () => {
     const registry = new Registry();
     const a = createRfqAdmission({ maxInFlight: 100, maxLoopDelayMs: 0, maxCreateMs: 50, quoteWindowMs: 250 }, { timer: false, registry });
     expect(a.limit()).toBe(100);
-    // A second of 20 RFQs in flight whose creates took 80 ms (median): the limit becomes 16.
+    // A second of 20 RFQs in flight whose creates took 80 ms (median): the limit becomes 18.
     const releases = Array.from({ length: 20 }, () => a.admit());
     for (let i = 0; i < 20; i++) a.created(i < 2 ? 10 : 80);
     a.tick();
     expect(a.createMs()).toBe(80);
-    expect(a.limit()).toBe(16);
+    expect(a.limit()).toBe(18);
     // 20 are still in flight: the next is refused, nothing taken, until enough have answered.
     expect(refusal(() => a.admit())).toEqual({ status: 503, code: 'OVERLOADED', headers: { 'Retry-After': '1' } });
     expect(a.inFlight()).toBe(20);
-    for (const r of releases.slice(0, 5)) r();
-    const r16 = a.admit(); // 15 in flight: admitted as the 16th
+    for (const r of releases.slice(0, 3)) r();
+    const r16 = a.admit(); // 17 in flight: admitted as the 18th
     expect(refusal(() => a.admit())).toMatchObject({ code: 'OVERLOADED' });
-    // A second within the bound while the limit was reached: it grows by a tenth (at least 1).
+    // A second within the bound while the limit was reached: it grows by a quarter (at least 2).
     for (let i = 0; i < 6; i++) a.created(20);
     a.tick();
-    expect(a.limit()).toBe(17);
+    expect(a.limit()).toBe(22);
     r16();
-    for (const r of releases.slice(5)) r();
+    for (const r of releases.slice(3)) r();
     const text = await registry.metrics();
     expect(text).toContain('rfq_admission_refused_total{reason="create_latency"} 2');
-    expect(text).toContain('rfq_admission_limit 17');
+    expect(text).toContain('rfq_admission_limit 22');
     expect(text).toContain('rfq_admission_create_seconds 0.02');
   });
 
@@ -86,8 +86,9 @@ describe('RFQ admission control', () => {
     expect(MIN_CREATE_SAMPLES).toBe(5);
     expect(nextLimit(5, { samples: [900, 900, 900, 900, 900], peakInFlight: 5 }, bounds)).toBe(MIN_LIMIT);
     expect(nextLimit(256, { samples: [10], peakInFlight: 256 }, bounds)).toBe(256);
+    expect(nextLimit(4, { samples: [10], peakInFlight: 4 }, bounds)).toBe(6);
     expect(nextLimit(30, { samples: [], peakInFlight: 3 }, bounds)).toBe(30); // not reached: unchanged
-    expect(nextLimit(30, { samples: [], peakInFlight: 30 }, bounds)).toBe(33);
+    expect(nextLimit(30, { samples: [], peakInFlight: 30 }, bounds)).toBe(37);
     expect(createMedian([1, 2, 3, 4, 5, 6, 7, 8, 9, 100])).toBe(6);
     expect(createMedian([5, 5, 5, 5, 300])).toBe(5); // a stall is not a backlog
     expect(createMedian([5, 5, 300, 300, 300])).toBe(300);
