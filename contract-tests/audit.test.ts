@@ -65,7 +65,9 @@ const operatorWrites = Object.entries(doc.paths ?? {}).flatMap(([, item]) =>
   Object.entries(item ?? {})
     .filter(
       ([method, op]) =>
-        method !== 'get' && method !== 'parameters' && JSON.stringify((op as { security?: unknown }).security ?? []).includes('operatorBearer'),
+        method !== 'get' &&
+        method !== 'parameters' &&
+        JSON.stringify((op as { security?: unknown }).security ?? []).includes('operatorBearer'),
     )
     .map(([, op]) => (op as { operationId: string }).operationId)
     .filter((id) => !AUDITED_ELSEWHERE.has(id)),
@@ -78,9 +80,12 @@ describe('operator writes are audited', () => {
       done.set(operationId, { requestId: requestIdOf(checked), operator, status: checked.status, target });
 
     const wallet = randomWallet().address;
-    const mm = await alice.run(createMarketMaker({ client: alice.client, body: { wallet_address: wallet.toLowerCase(), name: 'Audited MM' } }), {
-      status: 201,
-    });
+    const mm = await alice.run(
+      createMarketMaker({ client: alice.client, body: { wallet_address: wallet.toLowerCase(), name: 'Audited MM' } }),
+      {
+        status: 201,
+      },
+    );
     note('createMarketMaker', 'alice', mm.checked, wallet);
     const removed = await bob.run(deleteMarketMaker({ client: bob.client, path: { wallet_address: wallet } }), { status: 204 });
     note('deleteMarketMaker', 'bob', removed.checked, wallet);
@@ -113,17 +118,27 @@ describe('operator writes are audited', () => {
     note('voidContest', 'bob', voided.checked, other.contest_id);
 
     const start = Math.floor(Date.now() / 60_000) * 60_000 - 3 * 60_000;
-    const { data: w } = await alice.run(lookupMarket({ client: alice.client, query: { asset: 'ETH', duration_secs: 60, window_start_ms: start } }), {
-      status: 200,
-    });
-    const window = await alice.run(resolveMarketWindow({ client: alice.client, path: { market_id: w!.market.market_id }, body: { outcome: 'NO' } }), {
-      status: 200,
-    });
+    const { data: w } = await alice.run(
+      lookupMarket({ client: alice.client, query: { asset: 'ETH', duration_secs: 60, window_start_ms: start } }),
+      {
+        status: 200,
+      },
+    );
+    const window = await alice.run(
+      resolveMarketWindow({ client: alice.client, path: { market_id: w!.market.market_id }, body: { outcome: 'NO' } }),
+      {
+        status: 200,
+      },
+    );
     note('resolveMarketWindow', 'alice', window.checked, String(w!.market.market_id));
 
     const user = await newUser(env);
     const credit = await bob.run(
-      creditAppTokens({ client: bob.client, path: { user_id: user.userId }, body: { amount_micros: 5_000_000, idempotency_key: randomUUID() } }),
+      creditAppTokens({
+        client: bob.client,
+        path: { user_id: user.userId },
+        body: { amount_micros: 5_000_000, idempotency_key: randomUUID() },
+      }),
       { status: 200 },
     );
     note('creditAppTokens', 'bob', credit.checked, user.userId);
@@ -144,7 +159,11 @@ describe('operator writes are audited', () => {
       ]);
     }
     const imageRow = entries.find((e) => e.request_id === done.get('uploadPoolImage')!.requestId)!;
-    expect(imageRow.body).toEqual({ content_type: 'image/png', size_bytes: png.length, sha256: createHash('sha256').update(png).digest('hex') });
+    expect(imageRow.body).toEqual({
+      content_type: 'image/png',
+      size_bytes: png.length,
+      sha256: createHash('sha256').update(png).digest('hex'),
+    });
   });
 
   it('a rejected write and an idempotent replay have entries of their own, written after the request', async () => {

@@ -66,9 +66,17 @@ describe('balances and deposits', () => {
     expect(replayed.headers.get('idempotent-replayed')).toBe('true');
     expect((await api.run(getAvailableBalance({ client: api.client }), { status: 200 })).data).toEqual({ available_micros: '250000' });
     expect((await api.run(getReservedBalance({ client: api.client }), { status: 200 })).data).toEqual({ reserved_micros: '0' });
-    expect((await api.run(getAvailableAppTokenBalance({ client: api.client }), { status: 200 })).data).toEqual({ available_app_token_micros: '0' });
+    expect((await api.run(getAvailableAppTokenBalance({ client: api.client }), { status: 200 })).data).toEqual({
+      available_app_token_micros: '0',
+    });
     const { data: op } = await api.run(getOperation({ client: api.client, path: { operation_id: dep!.operation_id } }), { status: 200 });
-    expect(op).toMatchObject({ operation_id: dep!.operation_id, kind: 'deposit', status: 'success', tx_hash: dep!.tx_hash, failure_code: null });
+    expect(op).toMatchObject({
+      operation_id: dep!.operation_id,
+      kind: 'deposit',
+      status: 'success',
+      tx_hash: dep!.tx_hash,
+      failure_code: null,
+    });
   });
 
   it('createDeposit 202 when settlement does not finish within the wait; getOperation reports it', async () => {
@@ -85,10 +93,13 @@ describe('balances and deposits', () => {
   it('createDeposit 422 SETTLEMENT_FAILED beyond the demo onchain balance; 409 for a reused key', async () => {
     const u = await session();
     const api = svc.client({ token: u.token });
-    const { checked } = await api.run(createDeposit({ client: api.client, body: { amount_micros: DEMO_LIMIT + 1, idempotency_key: randomUUID() } }), {
-      status: 422,
-      code: 'SETTLEMENT_FAILED',
-    });
+    const { checked } = await api.run(
+      createDeposit({ client: api.client, body: { amount_micros: DEMO_LIMIT + 1, idempotency_key: randomUUID() } }),
+      {
+        status: 422,
+        code: 'SETTLEMENT_FAILED',
+      },
+    );
     expectErrorBody(checked.body);
     const key = randomUUID();
     await api.run(createDeposit({ client: api.client, body: { amount_micros: 1, idempotency_key: key } }), { status: 200 });
@@ -100,7 +111,11 @@ describe('balances and deposits', () => {
 
   it('createDeposit 400, 413, 415', async () => {
     const { token } = await session();
-    await svc.call('createDeposit', { token, body: { amount_micros: 0, idempotency_key: randomUUID() } }, { status: 400, code: 'VALIDATION_FAILED' });
+    await svc.call(
+      'createDeposit',
+      { token, body: { amount_micros: 0, idempotency_key: randomUUID() } },
+      { status: 400, code: 'VALIDATION_FAILED' },
+    );
     await svc.call(
       'createDeposit',
       { token, rawBody: jsonOfSize(JSON_LIMIT_BYTES + 1), contentType: 'application/json' },
@@ -122,12 +137,18 @@ describe('withdrawals', () => {
       { status: 200 },
     );
     expect(data).toMatchObject({ amount_micros: '600', destination_address: dest });
-    await api.run(createWithdrawal({ client: api.client, body: { amount_micros: 600, destination_address: dest, idempotency_key: randomUUID() } }), {
-      status: 422,
-      code: 'INSUFFICIENT_BALANCE',
-    });
     await api.run(
-      createWithdrawal({ client: api.client, body: { amount_micros: 600, destination_address: randomWallet().address, idempotency_key: key } }),
+      createWithdrawal({ client: api.client, body: { amount_micros: 600, destination_address: dest, idempotency_key: randomUUID() } }),
+      {
+        status: 422,
+        code: 'INSUFFICIENT_BALANCE',
+      },
+    );
+    await api.run(
+      createWithdrawal({
+        client: api.client,
+        body: { amount_micros: 600, destination_address: randomWallet().address, idempotency_key: key },
+      }),
       {
         status: 409,
         code: 'IDEMPOTENCY_KEY_REUSED',
@@ -147,19 +168,27 @@ describe('withdrawals', () => {
       { token: u.token, rawBody: jsonOfSize(JSON_LIMIT_BYTES + 1), contentType: 'application/json' },
       { status: 413, code: 'PAYLOAD_TOO_LARGE' },
     );
-    await svc.call('createWithdrawal', { token: u.token, rawBody: '{}', contentType: 'text/plain' }, { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' });
+    await svc.call(
+      'createWithdrawal',
+      { token: u.token, rawBody: '{}', contentType: 'text/plain' },
+      { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
+    );
     expect((await api.run(getReservedBalance({ client: api.client }), { status: 200 })).data).toEqual({ reserved_micros: '0' });
   });
 
   it('createWithdrawal 202 when settlement does not finish within the wait', async () => {
     const u = await session(noWait);
     const api = noWait.client({ token: u.token });
-    const { data: dep } = await api.run(createDeposit({ client: api.client, body: { amount_micros: 100, idempotency_key: randomUUID() } }), {
-      status: 202,
-    });
+    const { data: dep } = await api.run(
+      createDeposit({ client: api.client, body: { amount_micros: 100, idempotency_key: randomUUID() } }),
+      {
+        status: 202,
+      },
+    );
     await expect
       .poll(
-        async () => (await api.run(getOperation({ client: api.client, path: { operation_id: dep!.operation_id } }), { status: 200 })).data!.status,
+        async () =>
+          (await api.run(getOperation({ client: api.client, path: { operation_id: dep!.operation_id } }), { status: 200 })).data!.status,
         { timeout: 30_000 },
       )
       .toBe('success');
@@ -187,7 +216,11 @@ describe('operations and the deposit wallet', () => {
       code: 'OPERATION_NOT_FOUND',
     });
     await api.run(getOperation({ client: api.client, path: { operation_id: randomUUID() } }), { status: 404, code: 'OPERATION_NOT_FOUND' });
-    await svc.call('getOperation', { token: u.token, pathParams: { operation_id: 'not-a-uuid' } }, { status: 400, code: 'VALIDATION_FAILED' });
+    await svc.call(
+      'getOperation',
+      { token: u.token, pathParams: { operation_id: 'not-a-uuid' } },
+      { status: 400, code: 'VALIDATION_FAILED' },
+    );
     const { data: wallet } = await api.run(getDepositWallet({ client: api.client }), { status: 200 });
     expect(wallet).toMatchObject({ asset: 'USDC', mode: 'demo' });
   });
@@ -206,10 +239,13 @@ describe('creditAppTokens', () => {
       status: 409,
       code: 'IDEMPOTENCY_KEY_REUSED',
     });
-    await op.run(creditAppTokens({ client: op.client, path: { user_id: randomUUID() }, body: { amount_micros: 1, idempotency_key: randomUUID() } }), {
-      status: 404,
-      code: 'USER_NOT_FOUND',
-    });
+    await op.run(
+      creditAppTokens({ client: op.client, path: { user_id: randomUUID() }, body: { amount_micros: 1, idempotency_key: randomUUID() } }),
+      {
+        status: 404,
+        code: 'USER_NOT_FOUND',
+      },
+    );
     const asUser = svc.client({ token: u.token });
     await asUser.run(
       creditAppTokens({ client: asUser.client, path: { user_id: u.userId }, body: { amount_micros: 1, idempotency_key: randomUUID() } }),

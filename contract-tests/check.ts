@@ -151,10 +151,15 @@ export function checkResponse(operationId: string, response: Response, bodyText:
 }
 
 /** An error response of no operation (unknown route, 405): the one error body, as JSON, with a request id. */
-export function checkErrorResponse(response: Response, bodyText: string, expected: { status: number; code: string }): Record<string, unknown> {
+export function checkErrorResponse(
+  response: Response,
+  bodyText: string,
+  expected: { status: number; code: string },
+): Record<string, unknown> {
   const problems: string[] = [];
   if (response.status !== expected.status) problems.push(`expected status ${expected.status}, got ${response.status}`);
-  if (mediaTypeOf(response.headers.get('content-type')) !== 'application/json') problems.push(`Content-Type ${response.headers.get('content-type')}`);
+  if (mediaTypeOf(response.headers.get('content-type')) !== 'application/json')
+    problems.push(`Content-Type ${response.headers.get('content-type')}`);
   if (!response.headers.get('x-request-id')) problems.push('header x-request-id is missing');
   let body: Record<string, unknown> = {};
   try {

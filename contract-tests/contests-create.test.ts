@@ -123,10 +123,13 @@ describe('createContest', () => {
   });
 
   it('404 IMAGE_NOT_FOUND: an image_id that names no image', async () => {
-    const { checked } = await env.operator.run(createContest({ client: env.operator.client, body: contestBody({ image_id: randomUUID() }) }), {
-      status: 404,
-      code: 'IMAGE_NOT_FOUND',
-    });
+    const { checked } = await env.operator.run(
+      createContest({ client: env.operator.client, body: contestBody({ image_id: randomUUID() }) }),
+      {
+        status: 404,
+        code: 'IMAGE_NOT_FOUND',
+      },
+    );
     expectErrorBody(checked.body);
   });
 
@@ -135,7 +138,12 @@ describe('createContest', () => {
     const { checked } = await env.operator.run(
       createContest({
         client: env.operator.client,
-        body: contestBody({ betting_closes_ms: closes, winning_split_bps: [6000, 5000], entry_opens_at_ms: closes, live_ends_at_ms: closes - 1 }),
+        body: contestBody({
+          betting_closes_ms: closes,
+          winning_split_bps: [6000, 5000],
+          entry_opens_at_ms: closes,
+          live_ends_at_ms: closes - 1,
+        }),
       }),
       { status: 400, code: 'VALIDATION_FAILED' },
     );
@@ -167,10 +175,13 @@ describe('createContest', () => {
       expect.objectContaining({ in: 'body', path: '/bet_type/value' }),
     );
     // The largest pot must stay a safe JSON integer.
-    await env.operator.run(createContest({ client: env.operator.client, body: contestBody({ bet_amount_micros: 2 ** 52, entry_cap: 2 }) }), {
-      status: 400,
-      code: 'VALIDATION_FAILED',
-    });
+    await env.operator.run(
+      createContest({ client: env.operator.client, body: contestBody({ bet_amount_micros: 2 ** 52, entry_cap: 2 }) }),
+      {
+        status: 400,
+        code: 'VALIDATION_FAILED',
+      },
+    );
     await env.svc.call(
       'createContest',
       { token: env.svc.operatorToken, body: { ...contestBody(), bet_amount_micros: 0 } },

@@ -98,7 +98,10 @@ describe('createContestEntry 422', () => {
 describe('createContestEntry 404, 400, 413, 415, 401, 403', () => {
   it('404 CONTEST_NOT_FOUND: no contest has the id', async () => {
     const u = await newUser(env, { fund: MICRO });
-    const { checked } = await u.api.run(postEntry(u, randomUUID(), [{ market_id: 1, direction: 'up' }]), { status: 404, code: 'CONTEST_NOT_FOUND' });
+    const { checked } = await u.api.run(postEntry(u, randomUUID(), [{ market_id: 1, direction: 'up' }]), {
+      status: 404,
+      code: 'CONTEST_NOT_FOUND',
+    });
     expectErrorBody(checked.body);
   });
 
@@ -119,7 +122,9 @@ describe('createContestEntry 404, 400, 413, 415, 401, 403', () => {
       { token, pathParams, body: { picks: [{ market_id: c.markets[0]!.market_id, direction: 'sideways' }], idempotency_key: key } },
       { status: 400, code: 'VALIDATION_FAILED' },
     );
-    expect((sideways.body as { details: unknown[] }).details).toContainEqual(expect.objectContaining({ in: 'body', path: '/picks/0/direction' }));
+    expect((sideways.body as { details: unknown[] }).details).toContainEqual(
+      expect.objectContaining({ in: 'body', path: '/picks/0/direction' }),
+    );
     await env.svc.call(
       'createContestEntry',
       { token, pathParams, body: { picks: picksOf(c, 'uu'), idempotency_key: 'not-a-uuid' } },
@@ -147,10 +152,19 @@ describe('createContestEntry 404, 400, 413, 415, 401, 403', () => {
   it('401 UNAUTHORIZED without a token, INVALID_SESSION with an unknown one; 403 FORBIDDEN with the operator token', async () => {
     const c = await newContest(env);
     const body = { picks: picksOf(c, 'uu'), idempotency_key: randomUUID() };
-    await env.anon.run(createContestEntry({ client: env.anon.client, path: { id: c.contest_id }, body }), { status: 401, code: 'UNAUTHORIZED' });
+    await env.anon.run(createContestEntry({ client: env.anon.client, path: { id: c.contest_id }, body }), {
+      status: 401,
+      code: 'UNAUTHORIZED',
+    });
     const garbage = env.svc.client({ token: `garbage-${randomUUID()}` });
-    await garbage.run(createContestEntry({ client: garbage.client, path: { id: c.contest_id }, body }), { status: 401, code: 'INVALID_SESSION' });
-    await env.operator.run(createContestEntry({ client: env.operator.client, path: { id: c.contest_id }, body }), { status: 403, code: 'FORBIDDEN' });
+    await garbage.run(createContestEntry({ client: garbage.client, path: { id: c.contest_id }, body }), {
+      status: 401,
+      code: 'INVALID_SESSION',
+    });
+    await env.operator.run(createContestEntry({ client: env.operator.client, path: { id: c.contest_id }, body }), {
+      status: 403,
+      code: 'FORBIDDEN',
+    });
     expect((await readContest(env, c)).entries_filled).toBe(0);
   });
 });

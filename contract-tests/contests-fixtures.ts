@@ -69,7 +69,12 @@ export async function newUser(env: Env, opts: { fund?: number; handle?: boolean 
   const sub = `did:privy:${randomBytes(10).toString('hex')}`;
   const privyToken = await env.privy.token(sub, randomWallet().address, opts.twitter ? { twitter: opts.twitter } : {});
   const { data } = await anon.run(createSession({ client: anon.client, body: { privy_token: privyToken } }), { status: 200 });
-  const user: User = { token: data!.session_token, userId: data!.user_id, api: env.svc.client({ token: data!.session_token }), handle: null };
+  const user: User = {
+    token: data!.session_token,
+    userId: data!.user_id,
+    api: env.svc.client({ token: data!.session_token }),
+    handle: null,
+  };
   if (opts.fund) {
     await user.api.run(createDeposit({ client: user.api.client, body: { amount_micros: opts.fund, idempotency_key: randomUUID() } }), {
       status: 200,
@@ -89,7 +94,12 @@ export async function balances(u: User): Promise<{ available: number; reserved: 
   return { available: Number(a.data!.available_micros), reserved: Number(r.data!.reserved_micros) };
 }
 
-export type LobbyQuery = { status?: 'open' | 'resolved' | 'voided'; category?: 'mentions' | 'sports' | 'culture'; cursor?: string; limit?: number };
+export type LobbyQuery = {
+  status?: 'open' | 'resolved' | 'voided';
+  category?: 'mentions' | 'sports' | 'culture';
+  cursor?: string;
+  limit?: number;
+};
 
 /** One page of the lobby (listContests) as `api` sees it. */
 export const lobbyPage = async (api: ContractClient, query: LobbyQuery = {}) =>
@@ -128,7 +138,11 @@ export const picksOf = (c: ContestById, dirs: string): EntryPick[] =>
 
 export async function enter(u: User, c: ContestById, dirs: string) {
   return u.api.run(
-    createContestEntry({ client: u.api.client, path: { id: c.contest_id }, body: { picks: picksOf(c, dirs), idempotency_key: randomUUID() } }),
+    createContestEntry({
+      client: u.api.client,
+      path: { id: c.contest_id },
+      body: { picks: picksOf(c, dirs), idempotency_key: randomUUID() },
+    }),
     {
       status: 201,
     },
@@ -137,7 +151,11 @@ export async function enter(u: User, c: ContestById, dirs: string) {
 
 /** createContestEntry by `u` (the SDK call, for `run` with the status a test expects). */
 export const postEntry = (u: User, c: ContestById | string, picks: EntryPick[], key = randomUUID()) =>
-  createContestEntry({ client: u.api.client, path: { id: typeof c === 'string' ? c : c.contest_id }, body: { picks, idempotency_key: key } });
+  createContestEntry({
+    client: u.api.client,
+    path: { id: typeof c === 'string' ? c : c.contest_id },
+    body: { picks, idempotency_key: key },
+  });
 
 /** The contest as `u` (default: no token) reads it. */
 export async function readContest(env: ContestEnv, c: ContestById, u?: User): Promise<ContestById> {
@@ -167,7 +185,9 @@ export async function closeBetting(env: Env, marketId: number): Promise<void> {
 /** Resolves a market (an outcome once betting has closed: closeBetting first; VOID at any time). */
 export async function resolve(env: Env, marketId: number, outcome: 'YES' | 'NO' | 'VOID') {
   if (outcome !== 'VOID') await closeBetting(env, marketId);
-  return env.operator.run(resolveMarket({ client: env.operator.client, path: { market_id: marketId }, body: { outcome } }), { status: 200 });
+  return env.operator.run(resolveMarket({ client: env.operator.client, path: { market_id: marketId }, body: { outcome } }), {
+    status: 200,
+  });
 }
 
 /** Polls getContest (anonymous) until the worker has settled the contest. */
@@ -192,6 +212,11 @@ export const sleepUntil = async (ms: number) => {
 };
 
 /** The lobby-row fields every contest shape shares, with the pot rule of docs/getting-started.md (Contests). */
-export function expectPot(c: { protocol_prize_pool_micros: number; entries_filled: number; bet_amount_micros: number; total_pot_micros: number }) {
+export function expectPot(c: {
+  protocol_prize_pool_micros: number;
+  entries_filled: number;
+  bet_amount_micros: number;
+  total_pot_micros: number;
+}) {
   expect(c.total_pot_micros).toBe(c.protocol_prize_pool_micros + c.entries_filled * c.bet_amount_micros);
 }

@@ -3,7 +3,12 @@
 // getProfileContest before and after betting closes and once resolved, except 500/503 (pending).
 import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { getContestLeaderboard, getContestPopularEntry, getContestTopParticipants, getProfileContest } from '../generated/openapi/sdk.gen.ts';
+import {
+  getContestLeaderboard,
+  getContestPopularEntry,
+  getContestTopParticipants,
+  getProfileContest,
+} from '../generated/openapi/sdk.gen.ts';
 import type { ContestById, Leaderboard, LeaderboardRow } from '../generated/openapi/types.gen.ts';
 import { type ContractClient } from './harness.ts';
 import {
@@ -75,11 +80,17 @@ describe('a lineups contest from entries to payouts', () => {
     });
     expect(p).not.toHaveProperty('caller');
     expect(p.markets.map((m) => m.market_id)).toEqual(contest.markets.map((m) => m.market_id));
-    expect((await profile(outsider.handle!)).profile_owner).toEqual({ joined: false, entry_visibility: 'hidden_while_betting_open', entries: [] });
+    expect((await profile(outsider.handle!)).profile_owner).toEqual({
+      joined: false,
+      entry_visibility: 'hidden_while_betting_open',
+      entries: [],
+    });
   });
 
   it('getContestPopularEntry 200 before betting closes: hidden_while_betting_open, no counts', async () => {
-    const { data } = await env.anon.run(getContestPopularEntry({ client: env.anon.client, path: { id: contest.contest_id } }), { status: 200 });
+    const { data } = await env.anon.run(getContestPopularEntry({ client: env.anon.client, path: { id: contest.contest_id } }), {
+      status: 200,
+    });
     expect(data).toEqual({ total_entries: 4, entry_visibility: 'hidden_while_betting_open', markets: [] });
   });
 
@@ -140,7 +151,9 @@ describe('a lineups contest from entries to payouts', () => {
   });
 
   it('getContestPopularEntry 200 once betting closed: up and down counts per market', async () => {
-    const { data } = await env.anon.run(getContestPopularEntry({ client: env.anon.client, path: { id: contest.contest_id } }), { status: 200 });
+    const { data } = await env.anon.run(getContestPopularEntry({ client: env.anon.client, path: { id: contest.contest_id } }), {
+      status: 200,
+    });
     const [m1, m2, m3] = contest.markets.map((m) => m.market_id);
     expect(data).toEqual({
       total_entries: 4,
@@ -194,7 +207,10 @@ describe('a lineups contest from entries to payouts', () => {
     expect(await balances(b)).toEqual({ available: MICRO + 3_600_000, reserved: 0 });
     expect(await balances(d)).toEqual({ available: MICRO, reserved: 0 });
     const resolvedRows = await allPages(env.anon, { status: 'resolved' });
-    expect(resolvedRows.find((r) => r.contest_id === contest.contest_id)).toMatchObject({ status: 'resolved', resolved_at_ms: done.resolved_at_ms });
+    expect(resolvedRows.find((r) => r.contest_id === contest.contest_id)).toMatchObject({
+      status: 'resolved',
+      resolved_at_ms: done.resolved_at_ms,
+    });
   });
 
   it('getContestTopParticipants 200: payouts of the window for the same category and game type', async () => {

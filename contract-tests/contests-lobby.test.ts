@@ -15,7 +15,17 @@ import {
 } from '../generated/openapi/sdk.gen.ts';
 import type { ContestLobbyRow } from '../generated/openapi/types.gen.ts';
 import { expectErrorBody, type ContractClient } from './harness.ts';
-import { allPages, enter, expectPot, lobbyPage, MICRO, newContest, newUser, useContestService, type LobbyQuery } from './contests-fixtures.ts';
+import {
+  allPages,
+  enter,
+  expectPot,
+  lobbyPage,
+  MICRO,
+  newContest,
+  newUser,
+  useContestService,
+  type LobbyQuery,
+} from './contests-fixtures.ts';
 
 const env = useContestService('contests-lobby');
 
@@ -132,7 +142,10 @@ describe('getContest', () => {
     expectErrorBody(checked.body);
     const garbage = env.svc.client({ token: `garbage-${randomUUID()}` });
     await garbage.run(getContest({ client: garbage.client, path: { id: survivor.contest_id } }), { status: 401, code: 'INVALID_SESSION' });
-    await env.operator.run(getContest({ client: env.operator.client, path: { id: survivor.contest_id } }), { status: 403, code: 'FORBIDDEN' });
+    await env.operator.run(getContest({ client: env.operator.client, path: { id: survivor.contest_id } }), {
+      status: 403,
+      code: 'FORBIDDEN',
+    });
   });
 });
 
@@ -170,7 +183,9 @@ describe('404s of the public contest routes', () => {
     const { data } = await env.anon.run(getContestPopularEntry({ client: env.anon.client, path: { id: c.contest_id } }), { status: 200 });
     expect(data).toEqual({ total_entries: 0, entry_visibility: 'hidden_while_betting_open', markets: [] });
     const shown = await newContest(env, { entry_visibility: 'visible' });
-    const visible = (await env.anon.run(getContestPopularEntry({ client: env.anon.client, path: { id: shown.contest_id } }), { status: 200 })).data;
+    const visible = (
+      await env.anon.run(getContestPopularEntry({ client: env.anon.client, path: { id: shown.contest_id } }), { status: 200 })
+    ).data;
     expect(visible).toEqual({
       total_entries: 0,
       entry_visibility: 'visible',
@@ -183,7 +198,13 @@ describe('404s of the public contest routes', () => {
   it('getContestLeaderboard 401 INVALID_SESSION for an unknown token, 403 FORBIDDEN for the operator token', async () => {
     const c = await newContest(env);
     const garbage = env.svc.client({ token: `garbage-${randomUUID()}` });
-    await garbage.run(getContestLeaderboard({ client: garbage.client, path: { id: c.contest_id } }), { status: 401, code: 'INVALID_SESSION' });
-    await env.operator.run(getContestLeaderboard({ client: env.operator.client, path: { id: c.contest_id } }), { status: 403, code: 'FORBIDDEN' });
+    await garbage.run(getContestLeaderboard({ client: garbage.client, path: { id: c.contest_id } }), {
+      status: 401,
+      code: 'INVALID_SESSION',
+    });
+    await env.operator.run(getContestLeaderboard({ client: env.operator.client, path: { id: c.contest_id } }), {
+      status: 403,
+      code: 'FORBIDDEN',
+    });
   });
 });

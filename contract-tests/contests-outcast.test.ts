@@ -42,14 +42,17 @@ describe('an outcast contest', () => {
       [y.userId, 2, 1, 400_000, -600_000],
       [w.userId, 2, 0, 400_000, -600_000],
     ]);
-    const pz = (await env.anon.run(getProfileContest({ client: env.anon.client, path: { handle: z.handle!, id: c.contest_id } }), { status: 200 }))
-      .data!;
+    const pz = (
+      await env.anon.run(getProfileContest({ client: env.anon.client, path: { handle: z.handle!, id: c.contest_id } }), { status: 200 })
+    ).data!;
     expect(pz.profile_owner.entries[0]!.picks.map((p) => p.outcome)).toEqual(['won', 'won']);
-    const px = (await env.anon.run(getProfileContest({ client: env.anon.client, path: { handle: x.handle!, id: c.contest_id } }), { status: 200 }))
-      .data!;
+    const px = (
+      await env.anon.run(getProfileContest({ client: env.anon.client, path: { handle: x.handle!, id: c.contest_id } }), { status: 200 })
+    ).data!;
     expect(px.profile_owner.entries[0]!.picks.map((p) => p.outcome)).toEqual(['lost', 'won']);
     // Top participants of outcast/mentions: z won (net > 0); the others were paid but lost money.
-    const top = (await env.anon.run(getContestTopParticipants({ client: env.anon.client, path: { id: c.contest_id } }), { status: 200 })).data!;
+    const top = (await env.anon.run(getContestTopParticipants({ client: env.anon.client, path: { id: c.contest_id } }), { status: 200 }))
+      .data!;
     expect(top.participants.map((p) => [p.user_id, p.won_count, p.total_winnings_micros])).toEqual([
       [z.userId, 1, 2_800_000],
       ...[x, y, w]
@@ -87,7 +90,8 @@ describe('outcast ties and voided contests', () => {
     await enter(x, c, 'uu');
     await enter(y, c, 'dd');
     await resolve(env, c.markets[0]!.market_id, 'YES');
-    const live = (await env.anon.run(getContestLeaderboard({ client: env.anon.client, path: { id: c.contest_id } }), { status: 200 })).data!;
+    const live = (await env.anon.run(getContestLeaderboard({ client: env.anon.client, path: { id: c.contest_id } }), { status: 200 }))
+      .data!;
     expect(live.entries.map((r) => [r.user_id, r.rank, r.payout_micros])).toEqual([
       [x.userId, 1, null],
       [y.userId, 2, null],
@@ -98,8 +102,9 @@ describe('outcast ties and voided contests', () => {
       [null, null],
       [null, null],
     ]);
-    const p = (await env.anon.run(getProfileContest({ client: env.anon.client, path: { handle: x.handle!, id: c.contest_id } }), { status: 200 }))
-      .data!;
+    const p = (
+      await env.anon.run(getProfileContest({ client: env.anon.client, path: { handle: x.handle!, id: c.contest_id } }), { status: 200 })
+    ).data!;
     expect(p.status).toBe('voided');
     expect(p.profile_owner.entries).toEqual([expect.objectContaining({ rank: null, payout_micros: null, net_payout_micros: null })]);
     expect(await balances(x)).toEqual({ available: MICRO, reserved: 0 });

@@ -45,7 +45,11 @@ describe('resolveMarket', () => {
   });
 
   it('the last market resolves and pays the contest: winners get their share in available, reserved bets leave', async () => {
-    const [a, b, cc] = await Promise.all([newUser(env, { fund: 5 * MICRO }), newUser(env, { fund: 5 * MICRO }), newUser(env, { fund: 5 * MICRO })]);
+    const [a, b, cc] = await Promise.all([
+      newUser(env, { fund: 5 * MICRO }),
+      newUser(env, { fund: 5 * MICRO }),
+      newUser(env, { fund: 5 * MICRO }),
+    ]);
     // Pot 2 + 3 x 1 = 5 USDC; split 70/30.
     const c = await newContest(env, { protocol_prize_pool_micros: 2 * MICRO, winning_split_bps: [7000, 3000] });
     await enter(a, c, 'uu'); // 2 wins
@@ -53,7 +57,9 @@ describe('resolveMarket', () => {
     await enter(cc, c, 'dd'); // 0 wins
     expect(await balances(a)).toEqual({ available: 4 * MICRO, reserved: MICRO });
     await resolve(env, c.markets[0]!.market_id, 'YES');
-    expect((await env.anon.run(getContest({ client: env.anon.client, path: { id: c.contest_id } }), { status: 200 })).data!.status).toBe('open');
+    expect((await env.anon.run(getContest({ client: env.anon.client, path: { id: c.contest_id } }), { status: 200 })).data!.status).toBe(
+      'open',
+    );
     await resolve(env, c.markets[1]!.market_id, 'YES');
     const done = await waitForStatus(env, c.contest_id, 'resolved');
     expect(done.resolved_at_ms).toEqual(expect.any(Number));
@@ -87,16 +93,23 @@ describe('resolveMarket', () => {
   });
 
   it('404 MARKET_NOT_FOUND: an RFQ window market_id is no contest market', async () => {
-    const { data } = await env.anon.run(getCurrentMarket({ client: env.anon.client, query: { asset: 'BTC', duration_secs: 300 } }), { status: 200 });
-    await env.operator.run(resolveMarket({ client: env.operator.client, path: { market_id: data!.market.market_id }, body: { outcome: 'YES' } }), {
-      status: 404,
-      code: 'MARKET_NOT_FOUND',
+    const { data } = await env.anon.run(getCurrentMarket({ client: env.anon.client, query: { asset: 'BTC', duration_secs: 300 } }), {
+      status: 200,
     });
+    await env.operator.run(
+      resolveMarket({ client: env.operator.client, path: { market_id: data!.market.market_id }, body: { outcome: 'YES' } }),
+      {
+        status: 404,
+        code: 'MARKET_NOT_FOUND',
+      },
+    );
   });
 
   it('409 CONTEST_ALREADY_SETTLED: a market of a voided contest, even though the market itself is still OPEN', async () => {
     const c = await newContest(env);
-    const { data: voided } = await env.operator.run(voidContest({ client: env.operator.client, path: { id: c.contest_id } }), { status: 200 });
+    const { data: voided } = await env.operator.run(voidContest({ client: env.operator.client, path: { id: c.contest_id } }), {
+      status: 200,
+    });
     expect(voided!.markets[0]!.status).toBe('OPEN');
     const { checked } = await env.operator.run(
       resolveMarket({ client: env.operator.client, path: { market_id: c.markets[0]!.market_id }, body: { outcome: 'YES' } }),
@@ -179,6 +192,8 @@ describe('voidContest', () => {
     const c = await newContest(env);
     const u = await newUser(env);
     await u.api.run(voidContest({ client: u.api.client, path: { id: c.contest_id } }), { status: 403, code: 'FORBIDDEN' });
-    expect((await env.anon.run(getContest({ client: env.anon.client, path: { id: c.contest_id } }), { status: 200 })).data!.status).toBe('open');
+    expect((await env.anon.run(getContest({ client: env.anon.client, path: { id: c.contest_id } }), { status: 200 })).data!.status).toBe(
+      'open',
+    );
   });
 });

@@ -1,7 +1,14 @@
 // Framework-level answers of every operation in the spec (validation, authentication, body size and
 // media type), plus the answers of no operation: unknown routes, wrong methods, request ids.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { checkErrorResponse, expectErrorBody, newOperatorToken, operations, startContractService, type ContractService } from './harness.ts';
+import {
+  checkErrorResponse,
+  expectErrorBody,
+  newOperatorToken,
+  operations,
+  startContractService,
+  type ContractService,
+} from './harness.ts';
 import { frameworkCases, jsonOfSize, JSON_LIMIT_BYTES, reachingToken, runFrameworkCase, validParts } from './framework-cases.ts';
 
 // The cases are derived from the spec at collection time, so the operator token is chosen before the service starts.
@@ -52,7 +59,9 @@ describe('JSON body size limit', () => {
       { rawBody: jsonOfSize(JSON_LIMIT_BYTES, 'unexpected_property'), contentType: 'application/json' },
       { status: 400, code: 'VALIDATION_FAILED' },
     );
-    expect((exact.body as { details: unknown[] }).details).toContainEqual(expect.objectContaining({ in: 'body', path: '/unexpected_property' }));
+    expect((exact.body as { details: unknown[] }).details).toContainEqual(
+      expect.objectContaining({ in: 'body', path: '/unexpected_property' }),
+    );
     const over = await svc.call(
       'createSession',
       { rawBody: jsonOfSize(JSON_LIMIT_BYTES + 1), contentType: 'application/json' },

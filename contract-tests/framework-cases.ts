@@ -105,7 +105,13 @@ export function frameworkCases(op: SpecOperation, operatorToken: string): Framew
     cases.push({ title: 'an unknown bearer token', status: 401, code: 'INVALID_SESSION', via: 'sdk', sdkToken: `unknown-${randomUUID()}` });
   }
   if (schemes.size && !schemes.has('operatorBearer') && documented(403)) {
-    cases.push({ title: 'the operator token on a non-operator route', status: 403, code: 'FORBIDDEN', via: 'sdk', sdkToken: operatorToken });
+    cases.push({
+      title: 'the operator token on a non-operator route',
+      status: 403,
+      code: 'FORBIDDEN',
+      via: 'sdk',
+      sdkToken: operatorToken,
+    });
   }
   const token = reachingToken(op, operatorToken);
   if (token === null) return cases;
@@ -207,7 +213,8 @@ export async function runFrameworkCase(svc: ContractService, op: SpecOperation, 
   let checked: Checked;
   if (c.via === 'sdk') {
     const api = svc.client({ token: c.sdkToken });
-    checked = (await api.run(sdkFunction(op.operationId)({ client: api.client, ...sdkOptions(op) }), { status: c.status, code: c.code })).checked;
+    checked = (await api.run(sdkFunction(op.operationId)({ client: api.client, ...sdkOptions(op) }), { status: c.status, code: c.code }))
+      .checked;
   } else {
     checked = await svc.call(op.operationId, c.raw, { status: c.status, code: c.code });
   }

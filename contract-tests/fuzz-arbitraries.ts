@@ -155,7 +155,11 @@ function guessTypes(s: Json): string[] {
 function integerArb(s: Json): fc.Arbitrary<number> {
   const min = typeof s.minimum === 'number' ? s.minimum : s.format === 'int32' ? -(2 ** 31) : -Number.MAX_SAFE_INTEGER;
   const max =
-    typeof s.maximum === 'number' ? Math.min(s.maximum, Number.MAX_SAFE_INTEGER) : s.format === 'int32' ? 2 ** 31 - 1 : Number.MAX_SAFE_INTEGER;
+    typeof s.maximum === 'number'
+      ? Math.min(s.maximum, Number.MAX_SAFE_INTEGER)
+      : s.format === 'int32'
+        ? 2 ** 31 - 1
+        : Number.MAX_SAFE_INTEGER;
   const edges = [min, max, Math.min(max, Math.max(min, 1)), Math.min(max, Math.max(min, 1_000))];
   const smallMin = Math.max(min, -1e6);
   const small = fc.integer({ min: smallMin, max: Math.max(Math.min(max, 1e6), smallMin) });

@@ -95,7 +95,11 @@ beforeAll(async () => {
   await svc.call('createMarketMaker', { token: svc.operatorToken, body: { wallet_address: wallet, name: 'Fuzz MM' } }, { status: 201 });
   // A market-maker session from the WebSocket handshake, for the /v1/mm routes (its wallet is not a known value).
   const mmWallet = randomWallet();
-  await svc.call('createMarketMaker', { token: svc.operatorToken, body: { wallet_address: mmWallet.address, name: 'Fuzz MM 2' } }, { status: 201 });
+  await svc.call(
+    'createMarketMaker',
+    { token: svc.operatorToken, body: { wallet_address: mmWallet.address, name: 'Fuzz MM 2' } },
+    { status: 201 },
+  );
   mmClient = new MarketMakerClient({ url: `ws://127.0.0.1:${svc.process.port}/v1/ws`, account: mmWallet, reconnect: false });
   mmToken = (await mmClient.start().waitForSession()).token;
   Object.assign(known, {
@@ -144,7 +148,9 @@ function encode(v: unknown): string {
     .map((ch) => {
       const code = ch.codePointAt(0)!;
       if (code >= 0xd800 && code <= 0xdfff)
-        return [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)].map((b) => `%${b.toString(16).toUpperCase()}`).join('');
+        return [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)]
+          .map((b) => `%${b.toString(16).toUpperCase()}`)
+          .join('');
       return encodeURIComponent(ch);
     })
     .join('');
@@ -182,9 +188,10 @@ function requestArb(op: SpecOperation): fc.Arbitrary<FuzzRequest> {
         ),
       )
       .chain((parts) =>
-        (hostile ? fc.option(fc.constantFrom('x=1', `${encode('\u0000')}=1`, 'limit=1&limit=2', '%ZZ=%ZZ'), { freq: 4 }) : fc.constant(null)).map(
-          (x) => [...parts, x ?? ''].filter(Boolean).join('&'),
-        ),
+        (hostile
+          ? fc.option(fc.constantFrom('x=1', `${encode('\u0000')}=1`, 'limit=1&limit=2', '%ZZ=%ZZ'), { freq: 4 })
+          : fc.constant(null)
+        ).map((x) => [...parts, x ?? ''].filter(Boolean).join('&')),
       );
     return fc.record({
       operationId: fc.constant(op.operationId),

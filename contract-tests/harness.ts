@@ -9,13 +9,28 @@ import { createTestDatabase, TEST_REDIS_URL, uniquePrefix, type TestDatabase } f
 import { matchOperation, type SpecOperation } from './spec.ts';
 import { checkResponse, ContractViolation, operationById, operations, type Checked, type Expected } from './check.ts';
 
-export { checkErrorResponse, checkResponse, ContractViolation, doc, ERROR_SCHEMA, expectErrorBody, operations, schemaErrors } from './check.ts';
+export {
+  checkErrorResponse,
+  checkResponse,
+  ContractViolation,
+  doc,
+  ERROR_SCHEMA,
+  expectErrorBody,
+  operations,
+  schemaErrors,
+} from './check.ts';
 export type { Checked, Expected } from './check.ts';
 
 // ---------------------------------------------------------------- calling the service
 
 type SdkResult = { data?: unknown; error?: unknown; response?: Response };
-export type SdkFunction = (options: { client: Client; path?: unknown; query?: unknown; body?: unknown; headers?: unknown }) => Promise<SdkResult>;
+export type SdkFunction = (options: {
+  client: Client;
+  path?: unknown;
+  query?: unknown;
+  body?: unknown;
+  headers?: unknown;
+}) => Promise<SdkResult>;
 
 /** The generated SDK function of an operation, for tests that iterate the spec. */
 export function sdkFunction(operationId: string): SdkFunction {
@@ -46,7 +61,9 @@ export function createContractClient(baseUrl: string, opts: { token?: string; al
     outcomes.set(response, checkResponse(op.operationId, response, await response.clone().text(), { allowNotBuilt: opts.allowNotBuilt }));
     return response;
   };
-  const client = createClient(createConfig({ baseUrl, fetch: recordingFetch as typeof fetch, ...(opts.token ? { auth: opts.token } : {}) }));
+  const client = createClient(
+    createConfig({ baseUrl, fetch: recordingFetch as typeof fetch, ...(opts.token ? { auth: opts.token } : {}) }),
+  );
   return {
     client,
     async run(call, expected) {
@@ -58,8 +75,10 @@ export function createContractClient(baseUrl: string, opts: { token?: string; al
       const problems: string[] = [];
       if (checked.status !== expected.status) problems.push(`expected status ${expected.status}, got ${checked.status}`);
       const code = (checked.body as { code?: unknown } | null)?.code;
-      if (expected.code !== undefined && code !== expected.code) problems.push(`expected error code ${expected.code}, got ${JSON.stringify(code)}`);
-      if (checked.status < 300 && result.error !== undefined) problems.push(`the generated client rejected the response: ${explain(result.error)}`);
+      if (expected.code !== undefined && code !== expected.code)
+        problems.push(`expected error code ${expected.code}, got ${JSON.stringify(code)}`);
+      if (checked.status < 300 && result.error !== undefined)
+        problems.push(`the generated client rejected the response: ${explain(result.error)}`);
       if (problems.length)
         throw new ContractViolation(
           `${checked.operationId} -> ${checked.status}:\n  - ${problems.join('\n  - ')}\n  body: ${checked.text.slice(0, 600)}`,

@@ -33,7 +33,9 @@ let privy: TestPrivy;
 
 beforeAll(async () => {
   privy = await createTestPrivy();
-  svc = await startContractService('history', { env: { ...privy.env, RATE_LIMIT_PER_MINUTE: '0', DEMO_ONCHAIN_BALANCE_MICROS: String(DEMO_LIMIT) } });
+  svc = await startContractService('history', {
+    env: { ...privy.env, RATE_LIMIT_PER_MINUTE: '0', DEMO_ONCHAIN_BALANCE_MICROS: String(DEMO_LIMIT) },
+  });
 });
 afterAll(async () => {
   if (svc) expect(await svc.stop()).toBe(0);
@@ -60,13 +62,19 @@ async function history(api: ContractClient) {
     code: 'SETTLEMENT_FAILED',
   });
   const dest = randomWallet().address;
-  await api.run(createWithdrawal({ client: api.client, body: { amount_micros: 200_000, destination_address: dest, idempotency_key: key() } }), {
-    status: 200,
-  });
-  await api.run(createWithdrawal({ client: api.client, body: { amount_micros: 50_000, destination_address: FAILS, idempotency_key: key() } }), {
-    status: 422,
-    code: 'SETTLEMENT_FAILED',
-  });
+  await api.run(
+    createWithdrawal({ client: api.client, body: { amount_micros: 200_000, destination_address: dest, idempotency_key: key() } }),
+    {
+      status: 200,
+    },
+  );
+  await api.run(
+    createWithdrawal({ client: api.client, body: { amount_micros: 50_000, destination_address: FAILS, idempotency_key: key() } }),
+    {
+      status: 422,
+      code: 'SETTLEMENT_FAILED',
+    },
+  );
   return dest;
 }
 
@@ -97,18 +105,34 @@ describe('listOperations', () => {
       ['deposit', 'success', '700000'],
     ]);
     expect(ops[1]).toMatchObject({ destination_address: dest, fee_micros: '0', tx_hashes: [], confirmations: null, pending_reason: null });
-    expect(ops[0]).toMatchObject({ destination_address: FAILS, tx_hash: null, failure_code: 'SETTLEMENT_FAILED', settled_at_ms: expect.any(Number) });
+    expect(ops[0]).toMatchObject({
+      destination_address: FAILS,
+      tx_hash: null,
+      failure_code: 'SETTLEMENT_FAILED',
+      settled_at_ms: expect.any(Number),
+    });
     expect(ops[3]!.settled_at_ms).toBeGreaterThanOrEqual(ops[3]!.created_at_ms);
     for (const op of ops) {
-      const { data: one } = await u.api.run(getOperation({ client: u.api.client, path: { operation_id: op.operation_id } }), { status: 200 });
+      const { data: one } = await u.api.run(getOperation({ client: u.api.client, path: { operation_id: op.operation_id } }), {
+        status: 200,
+      });
       expect(one).toEqual(op);
     }
     expect(await allOperations(u.api, {})).toEqual(ops);
-    expect((await allOperations(u.api, { kind: 'withdraw' })).map((o) => o.operation_id)).toEqual([ops[0]!.operation_id, ops[1]!.operation_id]);
-    expect((await allOperations(u.api, { status: 'failed' })).map((o) => o.operation_id)).toEqual([ops[0]!.operation_id, ops[2]!.operation_id]);
+    expect((await allOperations(u.api, { kind: 'withdraw' })).map((o) => o.operation_id)).toEqual([
+      ops[0]!.operation_id,
+      ops[1]!.operation_id,
+    ]);
+    expect((await allOperations(u.api, { status: 'failed' })).map((o) => o.operation_id)).toEqual([
+      ops[0]!.operation_id,
+      ops[2]!.operation_id,
+    ]);
     expect(await allOperations(u.api, { kind: 'deposit', status: 'pending' })).toEqual([]);
     const other = await session();
-    expect((await other.api.run(listOperations({ client: other.api.client }), { status: 200 })).data).toEqual({ operations: [], next_cursor: null });
+    expect((await other.api.run(listOperations({ client: other.api.client }), { status: 200 })).data).toEqual({
+      operations: [],
+      next_cursor: null,
+    });
   });
 
   it('400 INVALID_CURSOR for a forged cursor or one replayed with other filters; 400 VALIDATION_FAILED for a bad filter', async () => {
@@ -126,7 +150,9 @@ async function statement(api: ContractClient, limit: number): Promise<LedgerMove
   const out: LedgerMovement[] = [];
   let cursor: string | undefined;
   do {
-    const { data } = await api.run(listLedgerMovements({ client: api.client, query: { limit, ...(cursor ? { cursor } : {}) } }), { status: 200 });
+    const { data } = await api.run(listLedgerMovements({ client: api.client, query: { limit, ...(cursor ? { cursor } : {}) } }), {
+      status: 200,
+    });
     expect(data!.movements.length).toBeLessThanOrEqual(limit);
     out.push(...data!.movements);
     cursor = data!.next_cursor ?? undefined;
@@ -140,9 +166,12 @@ describe('listLedgerMovements', () => {
     await history(u.api);
     const op = svc.client({ token: svc.operatorToken });
     const credit = randomUUID();
-    await op.run(creditAppTokens({ client: op.client, path: { user_id: u.userId }, body: { amount_micros: 3_000, idempotency_key: credit } }), {
-      status: 200,
-    });
+    await op.run(
+      creditAppTokens({ client: op.client, path: { user_id: u.userId }, body: { amount_micros: 3_000, idempotency_key: credit } }),
+      {
+        status: 200,
+      },
+    );
     const walk = await statement(u.api, 2);
     expect(walk.map((m) => m.kind)).toEqual([
       'app_token_credit',

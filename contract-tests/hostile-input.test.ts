@@ -30,9 +30,13 @@ function pathWith(op: SpecOperation, name: string, raw: string): string {
 function withNul(value: unknown, pointer = ''): Array<[string, unknown]> {
   if (typeof value === 'string') return [[pointer, `${value}\u0000`]];
   if (Array.isArray(value))
-    return value.flatMap((v, i) => withNul(v, `${pointer}/${i}`).map(([p, x]) => [p, value.map((y, j) => (j === i ? x : y))] as [string, unknown]));
+    return value.flatMap((v, i) =>
+      withNul(v, `${pointer}/${i}`).map(([p, x]) => [p, value.map((y, j) => (j === i ? x : y))] as [string, unknown]),
+    );
   if (value && typeof value === 'object') {
-    return Object.entries(value).flatMap(([k, v]) => withNul(v, `${pointer}/${k}`).map(([p, x]) => [p, { ...value, [k]: x }] as [string, unknown]));
+    return Object.entries(value).flatMap(([k, v]) =>
+      withNul(v, `${pointer}/${k}`).map(([p, x]) => [p, { ...value, [k]: x }] as [string, unknown]),
+    );
   }
   return [];
 }
@@ -44,10 +48,19 @@ describe('malformed percent-encoding in a path parameter is 400 VALIDATION_FAILE
         const { query, json, binary } = validParts(op);
         const checked = await svc.call(
           op.operationId,
-          { path: pathWith(op, p.name, '%C3%28'), query, token: tokenFor(op), body: json, rawBody: binary?.bytes, contentType: binary?.contentType },
+          {
+            path: pathWith(op, p.name, '%C3%28'),
+            query,
+            token: tokenFor(op),
+            body: json,
+            rawBody: binary?.bytes,
+            contentType: binary?.contentType,
+          },
           { status: 400, code: 'VALIDATION_FAILED' },
         );
-        expect(checked.body).toMatchObject({ details: [{ in: 'path', path: `/${p.name}`, message: 'is not valid percent-encoded UTF-8' }] });
+        expect(checked.body).toMatchObject({
+          details: [{ in: 'path', path: `/${p.name}`, message: 'is not valid percent-encoded UTF-8' }],
+        });
       });
     }
   }
@@ -59,7 +72,11 @@ describe('U+0000 in any string of a JSON body is 400 VALIDATION_FAILED naming th
     for (const [pointer, body] of withNul(json)) {
       it(`${op.operationId} ${pointer}`, async () => {
         const { pathParams, query } = validParts(op);
-        const checked = await svc.call(op.operationId, { pathParams, query, token: tokenFor(op), body }, { status: 400, code: 'VALIDATION_FAILED' });
+        const checked = await svc.call(
+          op.operationId,
+          { pathParams, query, token: tokenFor(op), body },
+          { status: 400, code: 'VALIDATION_FAILED' },
+        );
         expect(checked.body).toMatchObject({ details: [{ in: 'body', path: pointer, message: 'must not contain U+0000 (NUL)' }] });
       });
     }
@@ -72,7 +89,11 @@ describe('details lists at most 20 failures, then {omitted}', () => {
       const { pathParams, query, json } = validParts(op);
       const body: Record<string, unknown> = { ...(json as object) };
       for (let i = 0; i < 45; i++) body[`unknown_${i}`] = i;
-      const checked = await svc.call(op.operationId, { pathParams, query, token: tokenFor(op), body }, { status: 400, code: 'VALIDATION_FAILED' });
+      const checked = await svc.call(
+        op.operationId,
+        { pathParams, query, token: tokenFor(op), body },
+        { status: 400, code: 'VALIDATION_FAILED' },
+      );
       const details = (checked.body as { details: unknown[] }).details;
       expect(details).toHaveLength(21);
       expect(details[20]).toEqual({ omitted: 25 });

@@ -3,7 +3,14 @@
 // rate-limit.test.ts; 500 and 503 are pending). Every response is checked against the spec.
 import { randomBytes } from 'node:crypto';
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { createSession, createWalletSession, getPreferences, getWalletNonce, logout, updatePreferences } from '../generated/openapi/sdk.gen.ts';
+import {
+  createSession,
+  createWalletSession,
+  getPreferences,
+  getWalletNonce,
+  logout,
+  updatePreferences,
+} from '../generated/openapi/sdk.gen.ts';
 import { createSiweMessage } from 'viem/siwe';
 import { createTestPrivy, randomWallet, type TestPrivy } from '../src/testing/identity.js';
 import { expectErrorBody, startContractService, type ContractService } from './harness.ts';
@@ -27,9 +34,12 @@ const newSub = () => `did:privy:${randomBytes(10).toString('hex')}`;
 async function session(): Promise<{ token: string; userId: string; address: string }> {
   const api = svc.client();
   const wallet = randomWallet();
-  const { data } = await api.run(createSession({ client: api.client, body: { privy_token: await privy.token(newSub(), wallet.address) } }), {
-    status: 200,
-  });
+  const { data } = await api.run(
+    createSession({ client: api.client, body: { privy_token: await privy.token(newSub(), wallet.address) } }),
+    {
+      status: 200,
+    },
+  );
   return { token: data!.session_token, userId: data!.user_id, address: data!.address };
 }
 
@@ -37,9 +47,12 @@ describe('createSession', () => {
   it('200: a Privy identity token becomes exactly the Session object', async () => {
     const api = svc.client();
     const wallet = randomWallet();
-    const { data } = await api.run(createSession({ client: api.client, body: { privy_token: await privy.token(newSub(), wallet.address) } }), {
-      status: 200,
-    });
+    const { data } = await api.run(
+      createSession({ client: api.client, body: { privy_token: await privy.token(newSub(), wallet.address) } }),
+      {
+        status: 200,
+      },
+    );
     expect(Object.keys(data!).sort()).toEqual(['address', 'expires_at', 'session_token', 'user_id']);
     expect(data!.address).toBe(wallet.address);
     expect(data!.expires_at).toBeGreaterThan(Date.now() / 1000);
@@ -61,7 +74,9 @@ describe('createSession', () => {
   it('409 WALLET_IN_USE: the wallet belongs to another Privy user', async () => {
     const api = svc.client();
     const wallet = randomWallet();
-    await api.run(createSession({ client: api.client, body: { privy_token: await privy.token(newSub(), wallet.address) } }), { status: 200 });
+    await api.run(createSession({ client: api.client, body: { privy_token: await privy.token(newSub(), wallet.address) } }), {
+      status: 200,
+    });
     await api.run(createSession({ client: api.client, body: { privy_token: await privy.token(newSub(), wallet.address) } }), {
       status: 409,
       code: 'WALLET_IN_USE',
@@ -70,7 +85,9 @@ describe('createSession', () => {
 
   it('422 NO_LINKED_WALLET: the Privy user has no Ethereum wallet', async () => {
     const api = svc.client();
-    const token = await privy.token(newSub(), randomWallet().address, { linkedAccounts: [{ type: 'email', address: 'someone@example.com' }] });
+    const token = await privy.token(newSub(), randomWallet().address, {
+      linkedAccounts: [{ type: 'email', address: 'someone@example.com' }],
+    });
     await api.run(createSession({ client: api.client, body: { privy_token: token } }), { status: 422, code: 'NO_LINKED_WALLET' });
   });
 });
@@ -141,7 +158,10 @@ describe('preferences', () => {
     const first = svc.client({ token: (await session()).token });
     await first.run(updatePreferences({ client: first.client, body: { handle } }), { status: 200 });
     const second = svc.client({ token: (await session()).token });
-    await second.run(updatePreferences({ client: second.client, body: { handle: handle.toUpperCase() } }), { status: 409, code: 'HANDLE_TAKEN' });
+    await second.run(updatePreferences({ client: second.client, body: { handle: handle.toUpperCase() } }), {
+      status: 409,
+      code: 'HANDLE_TAKEN',
+    });
   });
 
   it('updatePreferences 400, 413 and 415 for a signed-in user', async () => {

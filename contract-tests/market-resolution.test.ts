@@ -90,9 +90,12 @@ describe('windows decided by the price sources', () => {
       ['chainlink', 'missing', null],
     ]);
     expect(data!.market.sources[2]!.abstained_reason).toBe('source_error'); // a code: the failure's text is never public
-    const resolved = await operator.run(resolveMarketWindow({ client: operator.client, path: { market_id: id }, body: { outcome: 'YES' } }), {
-      status: 200,
-    });
+    const resolved = await operator.run(
+      resolveMarketWindow({ client: operator.client, path: { market_id: id }, body: { outcome: 'YES' } }),
+      {
+        status: 200,
+      },
+    );
     expect(resolved.data!.market).toMatchObject({
       status: 'RESOLVED',
       outcome: 'YES',
@@ -115,7 +118,9 @@ describe('windows decided by the price sources', () => {
     // A final window is a public read with a validator: revalidating it is 304 without a body.
     const etag = checked.headers.get('etag');
     expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
-    const again = await anon.run(getMarket({ client: anon.client, path: { market_id: id }, headers: { 'If-None-Match': etag! } }), { status: 304 });
+    const again = await anon.run(getMarket({ client: anon.client, path: { market_id: id }, headers: { 'If-None-Match': etag! } }), {
+      status: 304,
+    });
     expect(again.checked.text).toBe('');
     const m = data!.market;
     expect(m).toMatchObject({ status: 'RESOLVED', price_source: 'demo', dispute: null, resolution_rule: { sources: ['demo'], quorum: 1 } });
@@ -123,8 +128,18 @@ describe('windows decided by the price sources', () => {
       {
         source: 'demo',
         vote: m.outcome,
-        open: { price_micros: m.open_price_micros, observed_at_ms: m.start_at_ms, ref: `second:${m.start_at_ms / 1000}`, confidence_micros: null },
-        close: { price_micros: m.close_price_micros, observed_at_ms: m.end_at_ms, ref: `second:${m.end_at_ms / 1000}`, confidence_micros: null },
+        open: {
+          price_micros: m.open_price_micros,
+          observed_at_ms: m.start_at_ms,
+          ref: `second:${m.start_at_ms / 1000}`,
+          confidence_micros: null,
+        },
+        close: {
+          price_micros: m.close_price_micros,
+          observed_at_ms: m.end_at_ms,
+          ref: `second:${m.end_at_ms / 1000}`,
+          confidence_micros: null,
+        },
         abstained_reason: null,
       },
     ]);

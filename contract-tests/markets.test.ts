@@ -28,7 +28,9 @@ const align = (ms: number, secs: number) => Math.floor(ms / (secs * 1000)) * sec
 describe('getCurrentMarket', () => {
   it('200: the current window, with Cache-Control up to its betting close', async () => {
     const api = svc.client();
-    const { data, checked } = await api.run(getCurrentMarket({ client: api.client, query: { asset: 'BTC', duration_secs: 300 } }), { status: 200 });
+    const { data, checked } = await api.run(getCurrentMarket({ client: api.client, query: { asset: 'BTC', duration_secs: 300 } }), {
+      status: 200,
+    });
     const m = data!.market;
     expect(m.asset).toBe('BTC');
     expect(m.duration_secs).toBe(300);
@@ -45,7 +47,10 @@ describe('getCurrentMarket', () => {
       code: 'MARKET_NOT_FOUND',
     });
     expectErrorBody(checked.body);
-    await api.run(getCurrentMarket({ client: api.client, query: { asset: 'BTC', duration_secs: 900 } }), { status: 404, code: 'MARKET_NOT_FOUND' });
+    await api.run(getCurrentMarket({ client: api.client, query: { asset: 'BTC', duration_secs: 900 } }), {
+      status: 404,
+      code: 'MARKET_NOT_FOUND',
+    });
   });
 
   it('400 VALIDATION_FAILED: a malformed asset', async () => {
@@ -56,7 +61,9 @@ describe('getCurrentMarket', () => {
 describe('lookupMarket', () => {
   it('200: the same market_id as getCurrentMarket for the same window; Cache-Control by window state', async () => {
     const api = svc.client();
-    const { data: cur } = await api.run(getCurrentMarket({ client: api.client, query: { asset: 'ETH', duration_secs: 60 } }), { status: 200 });
+    const { data: cur } = await api.run(getCurrentMarket({ client: api.client, query: { asset: 'ETH', duration_secs: 60 } }), {
+      status: 200,
+    });
     const { data, checked } = await api.run(
       lookupMarket({ client: api.client, query: { asset: 'ETH', duration_secs: 60, window_start_ms: cur!.market.start_at_ms } }),
       { status: 200 },
@@ -73,10 +80,13 @@ describe('lookupMarket', () => {
   it('400 WINDOW_NOT_ALIGNED and 400 VALIDATION_FAILED', async () => {
     const api = svc.client();
     const start = align(Date.now(), 300) + 1;
-    const { checked } = await api.run(lookupMarket({ client: api.client, query: { asset: 'BTC', duration_secs: 300, window_start_ms: start } }), {
-      status: 400,
-      code: 'WINDOW_NOT_ALIGNED',
-    });
+    const { checked } = await api.run(
+      lookupMarket({ client: api.client, query: { asset: 'BTC', duration_secs: 300, window_start_ms: start } }),
+      {
+        status: 400,
+        code: 'WINDOW_NOT_ALIGNED',
+      },
+    );
     expectErrorBody(checked.body);
     await svc.call(
       'lookupMarket',
@@ -112,10 +122,14 @@ describe('conditional GET of the public reads', () => {
       await run(call({ 'If-None-Match': '"other"' }) as never, { status: 200 });
       return first as unknown as { data: { market: { market_id: number } } };
     };
-    const cur = await twice((headers) => getCurrentMarket({ client: api.client, query: { asset: 'BTC', duration_secs: 300 }, headers }), api.run);
+    const cur = await twice(
+      (headers) => getCurrentMarket({ client: api.client, query: { asset: 'BTC', duration_secs: 300 }, headers }),
+      api.run,
+    );
     expect(cur.data.market.market_id).toBeGreaterThan(0);
     await twice(
-      (headers) => lookupMarket({ client: api.client, query: { asset: 'ETH', duration_secs: 60, window_start_ms: align(Date.now(), 60) }, headers }),
+      (headers) =>
+        lookupMarket({ client: api.client, query: { asset: 'ETH', duration_secs: 60, window_start_ms: align(Date.now(), 60) }, headers }),
       api.run,
     );
     await twice((headers) => getRfqTypedData({ client: api.client, headers }), api.run);

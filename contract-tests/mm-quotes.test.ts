@@ -6,7 +6,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cancelRfq, createSession, listMakerQuotes } from '../generated/openapi/sdk.gen.ts';
 import type { RfqDomain } from '../src/domain/rfq/typed-data.js';
 import { createTestPrivy, randomWallet, type TestPrivy } from '../src/testing/identity.js';
-import { buildOrder, currentMarketId, deposit, fetchDomain, postOrder, readyMaker, type MakerConnection } from '../src/testing/rfq-trade.js';
+import {
+  buildOrder,
+  currentMarketId,
+  deposit,
+  fetchDomain,
+  postOrder,
+  readyMaker,
+  type MakerConnection,
+} from '../src/testing/rfq-trade.js';
 import { startContractService, type ContractService } from './harness.ts';
 
 const SIWE_DOMAIN = 'mm-quotes-contract.test';
@@ -28,7 +36,12 @@ afterAll(async () => {
 });
 
 async function maker(): Promise<MakerConnection> {
-  const m = await readyMaker(svc.baseUrl, { operatorToken: svc.operatorToken, siweDomain: SIWE_DOMAIN, domain, collateralMicros: 100_000_000 });
+  const m = await readyMaker(svc.baseUrl, {
+    operatorToken: svc.operatorToken,
+    siweDomain: SIWE_DOMAIN,
+    domain,
+    collateralMicros: 100_000_000,
+  });
   makers.push(m);
   return m;
 }
@@ -60,7 +73,9 @@ describe('listMakerQuotes', () => {
       acks.push(await m.quote(id, { odds_bps: 20_000 + i, max_fill_micros: 1_000_000, client_quote_id: randomUUID() }));
     const api = svc.client({ token: m.token });
     const { data } = await api.run(listMakerQuotes({ client: api.client, query: { status: 'live' } }), { status: 200 });
-    expect(data!.quotes.map((q) => [q.rfq_id, q.quote.quote_id, q.quote.status])).toEqual(acks.map((a, i) => [rfqIds[i], a.quote_id, 'live']));
+    expect(data!.quotes.map((q) => [q.rfq_id, q.quote.quote_id, q.quote.status])).toEqual(
+      acks.map((a, i) => [rfqIds[i], a.quote_id, 'live']),
+    );
     expect(data!.quotes[0]!.quote.client_quote_id).toBe(acks[0].client_quote_id);
 
     const user = svc.client({ token: t.token });

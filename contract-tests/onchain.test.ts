@@ -28,7 +28,9 @@ let privy: TestPrivy;
 beforeAll(async () => {
   privy = await createTestPrivy();
   chain = await startTestChain();
-  svc = await startContractService('onchain', { env: { ...privy.env, ...chain.env, RATE_LIMIT_PER_MINUTE: '0', DEPOSIT_SYNC_WAIT_MS: '15000' } });
+  svc = await startContractService('onchain', {
+    env: { ...privy.env, ...chain.env, RATE_LIMIT_PER_MINUTE: '0', DEPOSIT_SYNC_WAIT_MS: '15000' },
+  });
 }, 60_000);
 afterAll(async () => {
   if (svc) expect(await svc.stop()).toBe(0);
@@ -38,7 +40,10 @@ afterAll(async () => {
 async function session(wallet: PrivateKeyAccount) {
   const api = svc.client();
   const { data } = await api.run(
-    createSession({ client: api.client, body: { privy_token: await privy.token(`did:privy:${randomBytes(10).toString('hex')}`, wallet.address) } }),
+    createSession({
+      client: api.client,
+      body: { privy_token: await privy.token(`did:privy:${randomBytes(10).toString('hex')}`, wallet.address) },
+    }),
     { status: 200 },
   );
   return svc.client({ token: data!.session_token });
@@ -100,6 +105,10 @@ describe('onchain settlement', () => {
     expect(op!.destination_address).toBe(to);
     const { data: ledger } = await api.run(listLedgerMovements({ client: api.client }), { status: 200 });
     expect(ledger!.movements.map((m) => m.kind)).toEqual(['withdraw_settle', 'withdraw_reserve', 'deposit']);
-    expect(ledger!.movements[0]!.balances_after).toEqual({ available_micros: '1750000', reserved_micros: '0', available_app_token_micros: '0' });
+    expect(ledger!.movements[0]!.balances_after).toEqual({
+      available_micros: '1750000',
+      reserved_micros: '0',
+      available_app_token_micros: '0',
+    });
   }, 90_000);
 });

@@ -31,7 +31,9 @@ describe('operations', () => {
   it('getReadiness and getMetrics: each price source with its state, a blocked one degraded (with the fix) without failing readiness', async () => {
     const orm = await createOrm({ databaseUrl: svc.db.url });
     try {
-      await recordSourceHealth(orm.em.fork(), [{ source: 'demo', requests: 2, failures: 0, latencyMs: 3, atMs: 1_767_225_662_000, error: null }]);
+      await recordSourceHealth(orm.em.fork(), [
+        { source: 'demo', requests: 2, failures: 0, latencyMs: 3, atMs: 1_767_225_662_000, error: null },
+      ]);
       const api = svc.client();
       const ok = await api.run(getReadiness({ client: api.client }), { status: 200 });
       expect(ok.data!.checks.prices).toBe('ok'); // probed at start-up

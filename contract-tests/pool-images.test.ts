@@ -78,7 +78,10 @@ describe('uploadPoolImage', () => {
       { status: 200 },
     );
     const user = svc.client({ token: session!.session_token });
-    const { checked } = await user.run(uploadPoolImage({ client: user.client, body: asBlob(PNG, 'image/png') }), { status: 403, code: 'FORBIDDEN' });
+    const { checked } = await user.run(uploadPoolImage({ client: user.client, body: asBlob(PNG, 'image/png') }), {
+      status: 403,
+      code: 'FORBIDDEN',
+    });
     expectErrorBody(checked.body);
   });
 });
@@ -105,7 +108,9 @@ describe('getPoolImageRaw', () => {
   it('200: each category default is a PNG', async () => {
     const api = svc.client();
     for (const category of ['mentions', 'sports', 'culture']) {
-      const { data, checked } = await api.run(getPoolImageRaw({ client: api.client, path: { image_id: `default-${category}` } }), { status: 200 });
+      const { data, checked } = await api.run(getPoolImageRaw({ client: api.client, path: { image_id: `default-${category}` } }), {
+        status: 200,
+      });
       expect(checked.headers.get('content-type')).toBe('image/png');
       expect((await bytesOf(data)).subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
     }
@@ -118,6 +123,9 @@ describe('getPoolImageRaw', () => {
       code: 'IMAGE_NOT_FOUND',
     });
     expectErrorBody(checked.body);
-    await api.run(getPoolImageRaw({ client: api.client, path: { image_id: 'default-politics' } }), { status: 404, code: 'IMAGE_NOT_FOUND' });
+    await api.run(getPoolImageRaw({ client: api.client, path: { image_id: 'default-politics' } }), {
+      status: 404,
+      code: 'IMAGE_NOT_FOUND',
+    });
   });
 });

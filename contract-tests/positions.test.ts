@@ -50,9 +50,8 @@ beforeAll(async () => {
   taker = await newUser(randomWallet(), 10_000_000);
   const makerWallet = randomWallet();
   await newUser(makerWallet, 10_000_000); // the maker's collateral
-  await operator.run(createMarketMaker({ client: operator.client, body: { wallet_address: makerWallet.address, name: 'Contract MM' } }), {
-    status: 201,
-  });
+  const registered = createMarketMaker({ client: operator.client, body: { wallet_address: makerWallet.address, name: 'Contract MM' } });
+  await operator.run(registered, { status: 201 });
   const makerToken = await mmToken(makerWallet);
   maker = { wallet: makerWallet, token: makerToken, api: svc.client({ token: makerToken }) };
 
@@ -60,9 +59,8 @@ beforeAll(async () => {
   // while the file runs, so the service's resolution relay never settles the position the tests read as open.
   const anon = svc.client();
   const start = Math.floor(Date.now() / 60_000) * 60_000 + 10 * 60_000;
-  const { data } = await anon.run(lookupMarket({ client: anon.client, query: { asset: 'BTC', duration_secs: 60, window_start_ms: start } }), {
-    status: 200,
-  });
+  const query = { asset: 'BTC', duration_secs: 60, window_start_ms: start } as const;
+  const { data } = await anon.run(lookupMarket({ client: anon.client, query }), { status: 200 });
   btcWindow = data!.market.market_id;
   positionId = await fillPosition(orm, rfqTestDeps(BUFFER), { taker, maker: makerWallet, legs: [[btcWindow, 'up']] });
 });
@@ -78,7 +76,8 @@ async function newUser(wallet: TestWallet, fund = 0) {
   const privyToken = await privy.token(`did:privy:${randomBytes(10).toString('hex')}`, wallet.address);
   const { data } = await anon.run(createSession({ client: anon.client, body: { privy_token: privyToken } }), { status: 200 });
   const api = svc.client({ token: data!.session_token });
-  if (fund) await api.run(createDeposit({ client: api.client, body: { amount_micros: fund, idempotency_key: randomUUID() } }), { status: 200 });
+  if (fund)
+    await api.run(createDeposit({ client: api.client, body: { amount_micros: fund, idempotency_key: randomUUID() } }), { status: 200 });
   return { token: data!.session_token, userId: data!.user_id, wallet, api };
 }
 
@@ -107,7 +106,10 @@ describe('getMarket', () => {
     });
     expect(data!.market.end_at_ms).toBe(data!.market.start_at_ms + 60_000);
     expect(checked.headers.get('cache-control')).toBe('no-store');
-    const missing = await api.run(getMarket({ client: api.client, path: { market_id: 987_654_321 } }), { status: 404, code: 'MARKET_NOT_FOUND' });
+    const missing = await api.run(getMarket({ client: api.client, path: { market_id: 987_654_321 } }), {
+      status: 404,
+      code: 'MARKET_NOT_FOUND',
+    });
     expectErrorBody(missing.checked.body);
     await svc.call('getMarket', { pathParams: { market_id: 'abc' } }, { status: 400, code: 'VALIDATION_FAILED' });
   });
@@ -119,29 +121,22 @@ describe('resolveMarketWindow', () => {
   const firstStart = Math.floor(Date.now() / 60_000) * 60_000 - 10 * 60_000;
   const closedWindow = async (index: number) => {
     const start = firstStart - index * 60_000;
-    const { data } = await operator.run(
-      lookupMarket({ client: operator.client, query: { asset: 'ETH', duration_secs: 60, window_start_ms: start } }),
-      {
-        status: 200,
-      },
-    );
+    const query = { asset: 'ETH', duration_secs: 60, window_start_ms: start } as const;
+    const { data } = await operator.run(lookupMarket({ client: operator.client, query }), { status: 200 });
     return data!.market.market_id;
   };
 
   it('200 once betting closed, then 409 MARKET_ALREADY_RESOLVED; 409 BETTING_OPEN before; 404 MARKET_NOT_FOUND', async () => {
     const id = await closedWindow(0);
-    const { data } = await operator.run(resolveMarketWindow({ client: operator.client, path: { market_id: id }, body: { outcome: 'NO' } }), {
-      status: 200,
-    });
+    const resolve = (marketId: number, outcome: 'YES' | 'NO' | 'VOID') =>
+      resolveMarketWindow({ client: operator.client, path: { market_id: marketId }, body: { outcome } });
+    const { data } = await operator.run(resolve(id, 'NO'), { status: 200 });
     expect(data!.market).toMatchObject({ market_id: id, status: 'RESOLVED', outcome: 'NO', price_source: 'operator' });
     await operator.run(resolveMarketWindow({ client: operator.client, path: { market_id: id }, body: { outcome: 'YES' } }), {
       status: 409,
       code: 'MARKET_ALREADY_RESOLVED',
     });
-    const open = await operator.run(resolveMarketWindow({ client: operator.client, path: { market_id: btcWindow }, body: { outcome: 'YES' } }), {
-      status: 409,
-      code: 'BETTING_OPEN',
-    });
+    const open = await operator.run(resolve(btcWindow, 'YES'), { status: 409, code: 'BETTING_OPEN' });
     expect((open.checked.body as { details: unknown }).details).toEqual({ betting_closes_at_ms: expect.any(Number) });
     await operator.run(resolveMarketWindow({ client: operator.client, path: { market_id: 987_654_321 }, body: { outcome: 'VOID' } }), {
       status: 404,
@@ -159,8 +154,14 @@ describe('resolveMarketWindow', () => {
     );
     const anon = svc.client();
     await anon.run(resolveMarketWindow({ client: anon.client, path, body: { outcome: 'YES' } }), { status: 401, code: 'UNAUTHORIZED' });
-    await taker.api.run(resolveMarketWindow({ client: taker.api.client, path, body: { outcome: 'YES' } }), { status: 403, code: 'FORBIDDEN' });
-    await maker.api.run(resolveMarketWindow({ client: maker.api.client, path, body: { outcome: 'YES' } }), { status: 403, code: 'FORBIDDEN' });
+    await taker.api.run(resolveMarketWindow({ client: taker.api.client, path, body: { outcome: 'YES' } }), {
+      status: 403,
+      code: 'FORBIDDEN',
+    });
+    await maker.api.run(resolveMarketWindow({ client: maker.api.client, path, body: { outcome: 'YES' } }), {
+      status: 403,
+      code: 'FORBIDDEN',
+    });
     await svc.call(
       'resolveMarketWindow',
       {
@@ -183,7 +184,9 @@ describe('resolveMarketWindow', () => {
 
 describe('the taker routes', () => {
   it('listPositions 200 (a page with the position), 400 INVALID_CURSOR and VALIDATION_FAILED', async () => {
-    const { data } = await taker.api.run(listPositions({ client: taker.api.client, query: { status: 'open', limit: 10 } }), { status: 200 });
+    const { data } = await taker.api.run(listPositions({ client: taker.api.client, query: { status: 'open', limit: 10 } }), {
+      status: 200,
+    });
     expect(data!.positions.map((p) => p.position_id)).toEqual([positionId]);
     expect(data!.next_cursor).toBeNull();
     await taker.api.run(listPositions({ client: taker.api.client, query: { cursor: FORGED } }), { status: 400, code: 'INVALID_CURSOR' });
@@ -202,13 +205,25 @@ describe('the taker routes', () => {
     });
     expect(data!.legs).toEqual([expect.objectContaining({ leg_index: 0, market_id: btcWindow, direction: 'up', outcome: 'pending' })]);
     const other = await newUser(randomWallet());
-    await other.api.run(getPosition({ client: other.api.client, path: { position_id: positionId } }), { status: 404, code: 'POSITION_NOT_FOUND' });
-    await svc.call('getPosition', { token: taker.token, pathParams: { position_id: 'not-a-uuid' } }, { status: 400, code: 'VALIDATION_FAILED' });
+    await other.api.run(getPosition({ client: other.api.client, path: { position_id: positionId } }), {
+      status: 404,
+      code: 'POSITION_NOT_FOUND',
+    });
+    await svc.call(
+      'getPosition',
+      { token: taker.token, pathParams: { position_id: 'not-a-uuid' } },
+      { status: 400, code: 'VALIDATION_FAILED' },
+    );
   });
 
   it('getPortfolio 200 with the open position; getPnlHistory 200 (nothing settled), 400 INVALID_CURSOR', async () => {
     const { data } = await taker.api.run(getPortfolio({ client: taker.api.client }), { status: 200 });
-    expect(data).toMatchObject({ open_positions: 1, open_stake_micros: '1000000', potential_payout_micros: '2000000', settled_positions: 0 });
+    expect(data).toMatchObject({
+      open_positions: 1,
+      open_stake_micros: '1000000',
+      potential_payout_micros: '2000000',
+      settled_positions: 0,
+    });
     const pnl = await taker.api.run(getPnlHistory({ client: taker.api.client, query: { from_ms: 0, limit: 5 } }), { status: 200 });
     expect(pnl.data).toEqual({ events: [], next_cursor: null });
     await taker.api.run(getPnlHistory({ client: taker.api.client, query: { cursor: FORGED } }), { status: 400, code: 'INVALID_CURSOR' });

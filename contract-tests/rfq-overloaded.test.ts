@@ -47,7 +47,10 @@ describe('createRfq on a process over its admission threshold', () => {
     const key = randomUUID();
     for (const fill_mode of ['best', 'manual'] as const) {
       const { checked } = await api.run(
-        createRfq({ client: api.client, body: { order, signature: await signOrder(wallet, domain, order), fill_mode, idempotency_key: key } }),
+        createRfq({
+          client: api.client,
+          body: { order, signature: await signOrder(wallet, domain, order), fill_mode, idempotency_key: key },
+        }),
         { status: 503, code: 'OVERLOADED' },
       );
       expect(checked.headers.get('retry-after')).toBe('2');

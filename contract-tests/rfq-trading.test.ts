@@ -8,7 +8,15 @@ import { acceptRfqQuote, cancelRfq, createRfq, createSession, getMakerRfq, getRf
 import type { Rfq } from '../generated/openapi/types.gen.ts';
 import type { RfqDomain, RfqOrderJson } from '../src/domain/rfq/typed-data.js';
 import { createTestPrivy, randomWallet, type TestPrivy, type TestWallet } from '../src/testing/identity.js';
-import { buildOrder, currentMarketId, deposit, fetchDomain, readyMaker, signOrder, type MakerConnection } from '../src/testing/rfq-trade.js';
+import {
+  buildOrder,
+  currentMarketId,
+  deposit,
+  fetchDomain,
+  readyMaker,
+  signOrder,
+  type MakerConnection,
+} from '../src/testing/rfq-trade.js';
 import { JSON_LIMIT_BYTES, jsonOfSize } from './framework-cases.ts';
 import { startContractService, type ContractService } from './harness.ts';
 
@@ -22,7 +30,13 @@ let mm: MakerConnection | undefined;
 beforeAll(async () => {
   privy = await createTestPrivy();
   svc = await startContractService('rfqtrade', {
-    env: { ...privy.env, RATE_LIMIT_PER_MINUTE: '0', SIWE_DOMAIN, RFQ_QUOTE_WINDOW_MS: '2000', DEMO_ONCHAIN_BALANCE_MICROS: '1000000000000' },
+    env: {
+      ...privy.env,
+      RATE_LIMIT_PER_MINUTE: '0',
+      SIWE_DOMAIN,
+      RFQ_QUOTE_WINDOW_MS: '2000',
+      DEMO_ONCHAIN_BALANCE_MICROS: '1000000000000',
+    },
   });
   domain = await fetchDomain(svc.baseUrl);
   market = (await currentMarketId(svc.baseUrl, 'BTC', 86400)).marketId;
@@ -30,7 +44,12 @@ beforeAll(async () => {
 
 /** One maker for the file, connected by the first test that needs quotes. */
 async function quotingMaker(): Promise<MakerConnection> {
-  mm ??= await readyMaker(svc.baseUrl, { operatorToken: svc.operatorToken, siweDomain: SIWE_DOMAIN, domain, collateralMicros: 100_000_000 });
+  mm ??= await readyMaker(svc.baseUrl, {
+    operatorToken: svc.operatorToken,
+    siweDomain: SIWE_DOMAIN,
+    domain,
+    collateralMicros: 100_000_000,
+  });
   return mm;
 }
 afterAll(async () => {
@@ -47,7 +66,10 @@ async function taker(fund = 10_000_000): Promise<Taker> {
   const wallet = randomWallet();
   const api = svc.client();
   const { data } = await api.run(
-    createSession({ client: api.client, body: { privy_token: await privy.token(`did:privy:${randomBytes(10).toString('hex')}`, wallet.address) } }),
+    createSession({
+      client: api.client,
+      body: { privy_token: await privy.token(`did:privy:${randomBytes(10).toString('hex')}`, wallet.address) },
+    }),
     { status: 200 },
   );
   if (fund > 0) await deposit(svc.baseUrl, data!.session_token, fund);
@@ -127,7 +149,10 @@ describe('createRfq', () => {
     await run({ ...(await body(t, mine)), signature: await signOrder(other, domain, mine) }, 'INVALID_SIGNATURE');
     const broke = await taker(0);
     const brokeApi = svc.client({ token: broke.token });
-    await brokeApi.run(createRfq({ client: brokeApi.client, body: await body(broke, order(broke)) }), { status: 422, code: 'INSUFFICIENT_BALANCE' });
+    await brokeApi.run(createRfq({ client: brokeApi.client, body: await body(broke, order(broke)) }), {
+      status: 422,
+      code: 'INSUFFICIENT_BALANCE',
+    });
   });
 });
 
@@ -137,7 +162,9 @@ describe('getRfq, listRfqs', () => {
     const rfq = await openManual(t);
     const api = svc.client({ token: t.token });
     expect((await api.run(getRfq({ client: api.client, path: { rfq_id: rfq.rfq_id } }), { status: 200 })).data).toEqual(rfq);
-    const { data: polled } = await api.run(getRfq({ client: api.client, path: { rfq_id: rfq.rfq_id }, query: { wait_ms: 200 } }), { status: 200 });
+    const { data: polled } = await api.run(getRfq({ client: api.client, path: { rfq_id: rfq.rfq_id }, query: { wait_ms: 200 } }), {
+      status: 200,
+    });
     expect(polled).toEqual(rfq);
     await svc.call(
       'getRfq',
@@ -205,7 +232,11 @@ describe('acceptRfqQuote, cancelRfq, getMakerRfq', () => {
       { status: 400, code: 'VALIDATION_FAILED' },
     );
     await api.run(
-      acceptRfqQuote({ client: api.client, path: { rfq_id: randomUUID() }, body: { quote_id: randomUUID(), idempotency_key: randomUUID() } }),
+      acceptRfqQuote({
+        client: api.client,
+        path: { rfq_id: randomUUID() },
+        body: { quote_id: randomUUID(), idempotency_key: randomUUID() },
+      }),
       {
         status: 404,
         code: 'RFQ_NOT_FOUND',

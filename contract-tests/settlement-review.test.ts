@@ -53,14 +53,20 @@ afterAll(async () => {
 async function fundedSession(wallet: PrivateKeyAccount, micros: bigint): Promise<ContractClient> {
   const anon = svc.client();
   const { data } = await anon.run(
-    createSession({ client: anon.client, body: { privy_token: await privy.token(`did:privy:${randomBytes(10).toString('hex')}`, wallet.address) } }),
+    createSession({
+      client: anon.client,
+      body: { privy_token: await privy.token(`did:privy:${randomBytes(10).toString('hex')}`, wallet.address) },
+    }),
     { status: 200 },
   );
   const api = svc.client({ token: data!.session_token });
   await chain.approve(wallet, chain.settlement.address, micros);
-  const { data: dep } = await api.run(createDeposit({ client: api.client, body: { amount_micros: Number(micros), idempotency_key: randomUUID() } }), {
-    status: 202,
-  });
+  const { data: dep } = await api.run(
+    createDeposit({ client: api.client, body: { amount_micros: Number(micros), idempotency_key: randomUUID() } }),
+    {
+      status: 202,
+    },
+  );
   for (let i = 0; i < 300; i++) {
     const { data: op } = await api.run(getOperation({ client: api.client, path: { operation_id: dep!.operation_id } }), { status: 200 });
     if (op!.status === 'success') return api;
@@ -78,7 +84,10 @@ describe('settlement in review', () => {
     const ids: string[] = [];
     for (const t of to) {
       const { data } = await user.run(
-        createWithdrawal({ client: user.client, body: { amount_micros: 2_000_000, destination_address: t, idempotency_key: randomUUID() } }),
+        createWithdrawal({
+          client: user.client,
+          body: { amount_micros: 2_000_000, destination_address: t, idempotency_key: randomUUID() },
+        }),
         { status: 202 },
       );
       ids.push(data!.operation_id);
@@ -110,7 +119,12 @@ describe('settlement in review', () => {
     const { data: resolved } = await operator.run(resolveOperation({ client: operator.client, path: { operation_id: ids[0]! }, body }), {
       status: 200,
     });
-    expect(resolved).toMatchObject({ status: 'success', tx_hash: paid.txHash, pending_reason: null, transactions: [{ hash: paid.txHash }] });
+    expect(resolved).toMatchObject({
+      status: 'success',
+      tx_hash: paid.txHash,
+      pending_reason: null,
+      transactions: [{ hash: paid.txHash }],
+    });
     // Audited in the resolution's own transaction (contract-tests/audit.test.ts leaves this write to this file).
     const { data: audit } = await operator.run(listAuditEntries({ client: operator.client, query: { limit: 10 } }), { status: 200 });
     expect(audit!.entries.filter((e) => e.operation_id === 'resolveOperation')).toEqual([

@@ -84,10 +84,13 @@ describe('custody controls', () => {
     const { error: limit } = await api.run(withdraw(api, 2 * USDC), { status: 422, code: 'WITHDRAWAL_LIMIT_EXCEEDED' });
     expect(limit!.details).toEqual({ limit_micros: String(30 * USDC), remaining_micros: String(USDC) });
     await api.run(withdraw(api, USDC), { status: 200 }); // exactly what remains
-    const { error: dust } = await api.run(createDeposit({ client: api.client, body: { amount_micros: 999, idempotency_key: randomUUID() } }), {
-      status: 422,
-      code: 'DEPOSIT_TOO_SMALL',
-    });
+    const { error: dust } = await api.run(
+      createDeposit({ client: api.client, body: { amount_micros: 999, idempotency_key: randomUUID() } }),
+      {
+        status: 422,
+        code: 'DEPOSIT_TOO_SMALL',
+      },
+    );
     expect(dust!.details).toEqual({ min_micros: '1000' });
   });
 
@@ -98,7 +101,9 @@ describe('custody controls', () => {
     expect(held).toMatchObject({ status: 'pending', fee_micros: '100000', pending_reason: 'review' });
     const { data: op } = await api.run(getOperation({ client: api.client, path: { operation_id: held.operation_id } }), { status: 200 });
     expect(op).toMatchObject({ status: 'pending', pending_reason: 'review', amount_micros: String(6 * USDC), fee_micros: '100000' });
-    const { data: queue } = await operator.run(listAdminWithdrawals({ client: operator.client, query: { status: 'review' } }), { status: 200 });
+    const { data: queue } = await operator.run(listAdminWithdrawals({ client: operator.client, query: { status: 'review' } }), {
+      status: 200,
+    });
     expect(queue!.withdrawals.find((w) => w.operation_id === held.operation_id)).toMatchObject({
       pending_reason: 'review',
       review: { status: 'review', causes: ['above_review_threshold'], operator: null, decided_at_ms: null },
@@ -133,7 +138,9 @@ describe('custody controls', () => {
     await expect
       .poll(async () => (await api.run(getOperation({ client: api.client, path }), { status: 200 })).data!.status, { timeout: 30_000 })
       .toBe('success');
-    const { data: decided } = await operator.run(listAdminWithdrawals({ client: operator.client, query: { status: 'approved' } }), { status: 200 });
+    const { data: decided } = await operator.run(listAdminWithdrawals({ client: operator.client, query: { status: 'approved' } }), {
+      status: 200,
+    });
     expect(decided!.withdrawals[0]).toMatchObject({ operation_id: held.operation_id, status: 'success', review: { status: 'approved' } });
   });
 
@@ -145,7 +152,11 @@ describe('custody controls', () => {
     const path = { operation_id: (data as WithdrawalPending).operation_id };
     const body = { reason: 'destination linked to a scam report', idempotency_key: randomUUID() };
     const { data: rejected } = await operator.run(rejectWithdrawal({ client: operator.client, path, body }), { status: 200 });
-    expect(rejected).toMatchObject({ status: 'failed', failure_code: 'WITHDRAWAL_REJECTED', review: { status: 'rejected', reason: body.reason } });
+    expect(rejected).toMatchObject({
+      status: 'failed',
+      failure_code: 'WITHDRAWAL_REJECTED',
+      review: { status: 'rejected', reason: body.reason },
+    });
     const again = await operator.run(rejectWithdrawal({ client: operator.client, path, body }), { status: 200 });
     expect(again.checked.headers.get('idempotent-replayed')).toBe('true');
     await operator.run(rejectWithdrawal({ client: operator.client, path, body: { ...body, idempotency_key: randomUUID() } }), {

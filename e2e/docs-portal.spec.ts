@@ -150,13 +150,13 @@ test('/docs/ws renders every message of the AsyncAPI document and the signing ex
 });
 
 /** Each operation of the AsyncAPI document with the wire name of its message (its heading on /docs/ws). */
-const OPERATION_MESSAGES: Array<[string, string]> = Object.entries(ASYNCAPI.operations as Record<string, { messages: Array<{ $ref: string }> }>).map(
-  ([id, op]) => {
-    const key = op.messages[0]!.$ref.split('/').pop()!;
-    const ref = ASYNCAPI.channels.marketMaker.messages[key].$ref as string;
-    return [id, ASYNCAPI.components.messages[ref.split('/').pop()!].name as string];
-  },
-);
+const OPERATION_MESSAGES: Array<[string, string]> = Object.entries(
+  ASYNCAPI.operations as Record<string, { messages: Array<{ $ref: string }> }>,
+).map(([id, op]) => {
+  const key = op.messages[0]!.$ref.split('/').pop()!;
+  const ref = ASYNCAPI.channels.marketMaker.messages[key].$ref as string;
+  return [id, ASYNCAPI.components.messages[ref.split('/').pop()!].name as string];
+});
 
 test('/docs/ws heads each operation with its message, shows no literal backtick, and /docs links it', async ({ page }, info) => {
   expect(OPERATION_MESSAGES.length).toBeGreaterThan(15);

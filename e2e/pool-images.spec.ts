@@ -66,7 +66,9 @@ async function showGallery(page: Page, ids: string[]): Promise<Record<string, nu
   await page.goto(`${svc.baseUrl}/healthz`);
   const html = ids.map((id) => `<img data-id="${id}" src="/v1/pool-images/${id}/raw">`).join('\n');
   await page.setContent(`<!doctype html><title>gallery</title><body>${html}</body>`, { waitUntil: 'load' });
-  return page.evaluate(() => Object.fromEntries(Array.from(document.images, (img) => [img.dataset.id!, img.complete ? img.naturalWidth : -1])));
+  return page.evaluate(() =>
+    Object.fromEntries(Array.from(document.images, (img) => [img.dataset.id!, img.complete ? img.naturalWidth : -1])),
+  );
 }
 
 /** Image responses the service logged (one "request" line per response). */

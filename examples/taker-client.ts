@@ -30,7 +30,9 @@ function fail(what: string, res: { error?: unknown; response?: Response }): neve
 const current = await getCurrentMarket({ client, query: { asset: env.ASSET ?? 'BTC', duration_secs: Number(env.DURATION_SECS ?? 300) } });
 if (!current.data) fail('GET /v1/markets/current', current);
 const { market } = current.data;
-process.stdout.write(`market ${market.market_id}: ${market.asset} ${market.duration_secs}s from ${new Date(market.start_at_ms).toISOString()}\n`);
+process.stdout.write(
+  `market ${market.market_id}: ${market.asset} ${market.duration_secs}s from ${new Date(market.start_at_ms).toISOString()}\n`,
+);
 
 const typedData = await fetchTypedData(client); // the domain's name, chainId and salt are deployment settings
 const order: RfqOrderJson = {
@@ -57,6 +59,8 @@ if (rfq.status === 'filled') {
   // Only when the service was stopping during the quote window: the outcome is in GET /v1/rfq/{rfq_id}.
   process.stdout.write(`still open: read GET /v1/rfq/${rfq.rfq_id}?wait_ms=5000 for the outcome\n`);
 } else {
-  process.stdout.write(`${rfq.status} (${rfq.close_reason}) after ${rfq.quotes_received} quote(s); the stake is back in the available balance\n`);
+  process.stdout.write(
+    `${rfq.status} (${rfq.close_reason}) after ${rfq.quotes_received} quote(s); the stake is back in the available balance\n`,
+  );
 }
 process.stdout.write(`${JSON.stringify(rfq, null, 2)}\n`);

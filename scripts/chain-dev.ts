@@ -60,12 +60,17 @@ try {
   const api = service.baseUrl;
   const session = async (wallet: typeof alice) => {
     const { nonce } = (await sent(getWalletNonce({ client: sdkClient(api) }))).data!;
-    const res = await sent(createWalletSession({ client: sdkClient(api), body: await signSiwe(wallet, { domain: `localhost:${PORT}`, nonce }) }));
+    const res = await sent(
+      createWalletSession({ client: sdkClient(api), body: await signSiwe(wallet, { domain: `localhost:${PORT}`, nonce }) }),
+    );
     if (!res.data) throw new Error(`wallet sign-in answered ${res.status}: ${JSON.stringify(res.error)}`);
     return res.data.session_token;
   };
   const [tokenA, tokenB] = [await session(alice), await session(bob)];
-  const depositWallet = (await sent(getDepositWallet({ client: sdkClient(api, tokenA) }))).data as { address: Address; spender_address: Address };
+  const depositWallet = (await sent(getDepositWallet({ client: sdkClient(api, tokenA) }))).data as {
+    address: Address;
+    spender_address: Address;
+  };
   // anvil's test accounts are unlocked: eth_sendTransaction needs no signature, so curl can send for them.
   const send = (from: Address, data: string) =>
     `curl -s $RPC -H 'content-type: application/json' -d '{"jsonrpc":"2.0","id":1,"method":"eth_sendTransaction","params":[{"from":"${from}","to":"${chain.token}","data":"${data}"}]}'`;

@@ -43,7 +43,11 @@ async function main(): Promise<number> {
       process.stdout.write(
         `${JSON.stringify({
           gap: gap && { sender: gap.sender, from: gap.from.toString(), below: gap.below.toString() },
-          fillers: steps.map((s) => ({ nonce: s.nonce.toString(), step: s.step.do, ...(s.step.do === 'wait' ? { reason: s.step.reason } : {}) })),
+          fillers: steps.map((s) => ({
+            nonce: s.nonce.toString(),
+            step: s.step.do,
+            ...(s.step.do === 'wait' ? { reason: s.step.reason } : {}),
+          })),
         })}\n`,
       );
       if (dryRun) return gap ? 1 : 0;

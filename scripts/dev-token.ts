@@ -40,12 +40,15 @@ if (args.help) {
   process.stdout.write(`${USAGE}\n`);
   process.exit(0);
 }
-if (!args.wallet || !isAddress(args.wallet, { strict: true })) fail(`--wallet must be an Ethereum address (EIP-55 checksum or lowercase)\n${USAGE}`);
+if (!args.wallet || !isAddress(args.wallet, { strict: true }))
+  fail(`--wallet must be an Ethereum address (EIP-55 checksum or lowercase)\n${USAGE}`);
 const wallet = getAddress(args.wallet);
 const sub = args.sub ?? devSubForWallet(wallet);
 if (!sub.startsWith(PRIVY_DID_PREFIX) || sub.length === PRIVY_DID_PREFIX.length) fail(`--sub must start with ${PRIVY_DID_PREFIX}`);
-if (!/^\d+$/.test(args.ttl) || Number(args.ttl) < 1 || Number(args.ttl) > 30 * 86400) fail('--ttl must be whole seconds between 1 and 2592000');
-if (args.twitter !== undefined && !/^[A-Za-z0-9_]{1,15}$/.test(args.twitter)) fail('--twitter must be an X username (1-15 of A-Z, a-z, 0-9, _)');
+if (!/^\d+$/.test(args.ttl) || Number(args.ttl) < 1 || Number(args.ttl) > 30 * 86400)
+  fail('--ttl must be whole seconds between 1 and 2592000');
+if (args.twitter !== undefined && !/^[A-Za-z0-9_]{1,15}$/.test(args.twitter))
+  fail('--twitter must be an X username (1-15 of A-Z, a-z, 0-9, _)');
 
 let config;
 try {

@@ -26,7 +26,10 @@ interface Drift {
 const drifts: Drift[] = [
   { change: 'ContestLobbyRow.entries_filled renamed entries_count', expect: /contests-wire\.ts.*entries_(filled|count)/ },
   { change: 'PopularMarket.yes_count renamed yes_total', expect: /handlers\/contests(-reads)?\.ts.*yes_(count|total)/ },
-  { change: 'query parameter window_ms of getContestTopParticipants renamed lookback_ms', expect: /handlers\/contests(-reads)?\.ts.*'window_ms'/ },
+  {
+    change: 'query parameter window_ms of getContestTopParticipants renamed lookback_ms',
+    expect: /handlers\/contests(-reads)?\.ts.*'window_ms'/,
+  },
   { change: 'uploadPoolImage answers 200 instead of 201', expect: /handlers\/pool-images\.ts.*(201|200)/ },
   { change: 'new WebSocket client message `drift`', expect: /ws\/(message-handlers|gateway)\.ts.*'drift'/ },
   ...frameRenames().map((r) => ({ change: `${r.schema}.${r.from} renamed ${r.to}`, expect: r.expect })),
@@ -35,7 +38,13 @@ const drifts: Drift[] = [
 /** Server-frame fields renamed in the AsyncAPI document: each must fail `tsc` where the frame is built. */
 function frameRenames(): { schema: string; message: string; from: string; to: string; expect: RegExp }[] {
   return [
-    { schema: 'RfqMessage', message: 'rfq', from: 'quote_deadline_ms', to: 'deadline_ms', expect: /domain\/rfq\/records\.ts.*'?quote_deadline_ms/ },
+    {
+      schema: 'RfqMessage',
+      message: 'rfq',
+      from: 'quote_deadline_ms',
+      to: 'deadline_ms',
+      expect: /domain\/rfq\/records\.ts.*'?quote_deadline_ms/,
+    },
     { schema: 'QuoteAckMessage', message: 'quoteAck', from: 'accepted', to: 'is_accepted', expect: /domain\/rfq\/quotes\.ts.*'?accepted/ },
     {
       schema: 'QuoteResultMessage',
@@ -44,7 +53,13 @@ function frameRenames(): { schema: string; message: string; from: string; to: st
       to: 'filled_micros',
       expect: /domain\/rfq\/records\.ts.*'?fill_stake_micros/,
     },
-    { schema: 'RfqClosedMessage', message: 'rfqClosed', from: 'closed_at_ms', to: 'closed_ms', expect: /domain\/rfq\/records\.ts.*'?closed_at_ms/ },
+    {
+      schema: 'RfqClosedMessage',
+      message: 'rfqClosed',
+      from: 'closed_at_ms',
+      to: 'closed_ms',
+      expect: /domain\/rfq\/records\.ts.*'?closed_at_ms/,
+    },
     {
       schema: 'PositionSettledMessage',
       message: 'positionSettled',

@@ -78,7 +78,8 @@ function operationEntry(doc: Obj, pathItem: Obj, op: Obj): string {
   lines.push('    responses: {');
   const responses = (op.responses as Obj | undefined) ?? {};
   for (const status of Object.keys(responses).sort()) {
-    if (!/^[1-5][0-9][0-9]$/.test(status)) throw new Error(`${id}: response ${status} is not a status code (default and 2XX are not supported)`);
+    if (!/^[1-5][0-9][0-9]$/.test(status))
+      throw new Error(`${id}: response ${status} is not a status code (default and 2XX are not supported)`);
     const r = deref<Obj>(doc, responses[status] as Obj);
     lines.push(`      ${status}: ${responseShape(typeName, status, r.content as Obj | undefined)};`);
   }

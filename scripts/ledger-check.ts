@@ -54,7 +54,9 @@ async function checkPostgres(url: string): Promise<number> {
 async function checkEmbedded(dataDir: string): Promise<number> {
   const dir = resolve(dataDir);
   if (!existsSync(join(dir, 'pglite'))) {
-    process.stderr.write(`ledger:check: no embedded database in ${dir} (start the service once with npm start, or set DATA_DIR or DATABASE_URL)\n`);
+    process.stderr.write(
+      `ledger:check: no embedded database in ${dir} (start the service once with npm start, or set DATA_DIR or DATABASE_URL)\n`,
+    );
     return 66; // EX_NOINPUT
   }
   let release: () => void;

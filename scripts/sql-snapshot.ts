@@ -49,7 +49,8 @@ function repositoryMethods(): string[] {
   for (const f of readdirSync(REPOSITORIES).filter((n) => n.endsWith('.repository.ts'))) {
     const src = ts.createSourceFile(f, readFileSync(join(REPOSITORIES, f), 'utf8'), ts.ScriptTarget.Latest, false);
     for (const node of src.statements) {
-      if (!ts.isClassDeclaration(node) || !node.name || !ts.getModifiers(node)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) continue;
+      if (!ts.isClassDeclaration(node) || !node.name || !ts.getModifiers(node)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword))
+        continue;
       for (const member of node.members) {
         if (!ts.isMethodDeclaration(member) || !ts.isIdentifier(member.name)) continue;
         const hidden = [ts.SyntaxKind.PrivateKeyword, ts.SyntaxKind.ProtectedKeyword, ts.SyntaxKind.StaticKeyword];
@@ -93,7 +94,9 @@ const stale = [...wanted].filter(([f, text]) => {
 const orphans = existing.filter((f) => !wanted.has(f));
 if (check) {
   if (stale.length || orphans.length) {
-    console.error(`SQL snapshots are stale: ${[...stale.map(([f]) => f), ...orphans].join(', ')}. Run npm run sql:snapshot and review the diff.`);
+    console.error(
+      `SQL snapshots are stale: ${[...stale.map(([f]) => f), ...orphans].join(', ')}. Run npm run sql:snapshot and review the diff.`,
+    );
     process.exit(1);
   }
   if (unsnapshotted.length) process.exit(1);

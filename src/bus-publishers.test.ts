@@ -31,10 +31,15 @@ export function publishesIn(file: string, text = readFileSync(file, 'utf8')): st
     found.push(`${relative(process.cwd(), file)}:${src.getLineAndCharacterOfPosition(node.getStart(src)).line + 1} ${what}`);
   const visit = (node: ts.Node) => {
     if (ts.isPropertyAccessExpression(node) && node.name.text === 'publish') at(node, node.getText(src));
-    if (ts.isElementAccessExpression(node) && ts.isStringLiteralLike(node.argumentExpression) && node.argumentExpression.text === 'publish') {
+    if (
+      ts.isElementAccessExpression(node) &&
+      ts.isStringLiteralLike(node.argumentExpression) &&
+      node.argumentExpression.text === 'publish'
+    ) {
       at(node, node.getText(src));
     }
-    if (ts.isBindingElement(node) && (node.propertyName ?? node.name).getText(src) === 'publish') at(node, `{ ${node.getText(src)} } = ...`);
+    if (ts.isBindingElement(node) && (node.propertyName ?? node.name).getText(src) === 'publish')
+      at(node, `{ ${node.getText(src)} } = ...`);
     if (ts.isImportSpecifier(node) && /^publish[A-Z]/.test((node.propertyName ?? node.name).text)) at(node, `import ${node.getText(src)}`);
     ts.forEachChild(node, visit);
   };

@@ -33,7 +33,12 @@ let dbPgOnly: TestDatabase;
 const cleanups: Array<() => Promise<unknown>> = [];
 
 beforeAll(async () => {
-  [bouncer, redis, dbManaged, dbPgOnly] = await Promise.all([startPgBouncer(), startTlsRedis(), database('managed'), database('managedpg')]);
+  [bouncer, redis, dbManaged, dbPgOnly] = await Promise.all([
+    startPgBouncer(),
+    startTlsRedis(),
+    database('managed'),
+    database('managedpg'),
+  ]);
   cleanups.push(
     () => bouncer.stop(),
     () => redis.stop(),
@@ -100,7 +105,10 @@ async function pooledTransactions(database: string): Promise<number> {
   await admin.connect();
   try {
     // The admin console speaks the simple protocol only.
-    const { rows } = await admin.query<{ database: string; total_xact_count: string }>({ text: 'SHOW STATS', queryMode: 'simple' } as never);
+    const { rows } = await admin.query<{ database: string; total_xact_count: string }>({
+      text: 'SHOW STATS',
+      queryMode: 'simple',
+    } as never);
     return Number(rows.find((r) => r.database === database)?.total_xact_count ?? 0);
   } finally {
     await admin.end();
@@ -126,7 +134,11 @@ describe('PostgreSQL through PgBouncer (transaction mode), Redis over TLS', () =
       ...privy.env,
     };
     const svc = await started(env);
-    expect(svc.logs.find((l) => l.msg === 'runtime ready')).toMatchObject({ deployment: 'production', queue_backend: 'redis', bus_backend: 'redis' });
+    expect(svc.logs.find((l) => l.msg === 'runtime ready')).toMatchObject({
+      deployment: 'production',
+      queue_backend: 'redis',
+      bus_backend: 'redis',
+    });
     expect((await ready(svc)).checks).toMatchObject({ database: 'ok', queue: 'ok', bus: 'ok', workers: 'ok' });
 
     // Deposit and withdrawal (settled at once by the demo settlement: a 200 carries its transaction hash).
@@ -159,10 +171,13 @@ describe('PostgreSQL through PgBouncer (transaction mode), Redis over TLS', () =
     // The operator resolves the window once its betting has closed; the settlement job (BullMQ over TLS) pays the winner.
     await new Promise((r) => setTimeout(r, Math.max(0, w.bettingClosesAtMs - Date.now())));
     const resolve = () =>
-      send(resolveMarketWindow({ client: sdkClient(svc.baseUrl, operatorToken), path: { market_id: w.marketId }, body: { outcome: 'YES' } }));
+      send(
+        resolveMarketWindow({ client: sdkClient(svc.baseUrl, operatorToken), path: { market_id: w.marketId }, body: { outcome: 'YES' } }),
+      );
     await expect.poll(async () => (await resolve()).status, { timeout: 10_000, interval: 100 }).toBe(200);
     const positionId = res.body.position_id as string;
-    const position = async () => (await send(getPosition({ client: sdkClient(svc.baseUrl, taker.token), path: { position_id: positionId } }))).data;
+    const position = async () =>
+      (await send(getPosition({ client: sdkClient(svc.baseUrl, taker.token), path: { position_id: positionId } }))).data;
     await expect.poll(async () => (await position())?.status, { timeout: 30_000, interval: 250 }).toBe('won');
     expect(await position()).toMatchObject({ pnl_micros: String(2 * USDC) });
     expect(await balances(svc.baseUrl, taker.token)).toEqual({ available: String(6 * USDC), reserved: '0' });
@@ -182,7 +197,12 @@ describe('PostgreSQL through PgBouncer (transaction mode), Redis over TLS', () =
 describe('PostgreSQL-only deployment behind PgBouncer: the LISTEN connection', () => {
   it('a LISTEN through the pooler is told apart at once: the probe comes back on the publishing connection', async () => {
     const url = bouncer.urlFor(dbPgOnly.name);
-    const refused = await createPgBus({ prefix: uniquePrefix('pgblisten'), databaseUrl: url, listenUrl: url, onError: () => undefined }).then(
+    const refused = await createPgBus({
+      prefix: uniquePrefix('pgblisten'),
+      databaseUrl: url,
+      listenUrl: url,
+      onError: () => undefined,
+    }).then(
       () => new Error('the bus started'),
       (e: Error) => e,
     );
@@ -202,7 +222,9 @@ describe('PostgreSQL-only deployment behind PgBouncer: the LISTEN connection', (
       started({ ...env, DATABASE_LISTEN_URL: dbPgOnly.url }),
     ]);
     expect(refused.message).toMatch(/exited \(1\)/);
-    expect(refused.message).toMatch(/LISTEN connection did not receive a probe notification.*transaction mode.*Set DATABASE_LISTEN_URL to a direct/);
+    expect(refused.message).toMatch(
+      /LISTEN connection did not receive a probe notification.*transaction mode.*Set DATABASE_LISTEN_URL to a direct/,
+    );
     expect(svc.logs.find((l) => l.msg === 'runtime ready')).toMatchObject({
       deployment: 'postgres',
       queue_backend: 'postgres',
@@ -212,7 +234,9 @@ describe('PostgreSQL-only deployment behind PgBouncer: the LISTEN connection', (
     // `workers: ok` is a recent heartbeat row: the heartbeat job went through BullMQ's PostgreSQL backend (direct).
     const direct = new pg.Client({ connectionString: dbPgOnly.url });
     await direct.connect();
-    const beats = await direct.query<{ n: number }>('select sum(jobs_processed)::int as n from worker_heartbeats').finally(() => direct.end());
+    const beats = await direct
+      .query<{ n: number }>('select sum(jobs_processed)::int as n from worker_heartbeats')
+      .finally(() => direct.end());
     expect(beats.rows[0]!.n).toBeGreaterThan(0);
     const before = await pooledTransactions(dbPgOnly.name);
     const u = await fundWallet(svc.baseUrl, randomWallet(), SIWE_DOMAIN, 2 * USDC);

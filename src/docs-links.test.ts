@@ -16,7 +16,8 @@ const pages = [
 ];
 
 // A code span starting with one of the repository's top-level source folders, e.g. `src/main.ts`.
-const SOURCE_PATH = /`((?:src|sdk|workers|scripts|e2e|contract-tests|spec|migrations|bench|generated|examples|contracts)\/[\w.\-/*{}<>[\]]+)`/g;
+const SOURCE_PATH =
+  /`((?:src|sdk|workers|scripts|e2e|contract-tests|spec|migrations|bench|generated|examples|contracts)\/[\w.\-/*{}<>[\]]+)`/g;
 
 describe('links in README.md and docs/', () => {
   it('every relative link names a file of the repository', () => {

@@ -85,7 +85,9 @@ async function stopsOnSigterm(script: string, env: Record<string, string>): Prom
   expect(await portAnswers(port)).toBe(true);
   process.kill(run.proc.pid!, 'SIGTERM'); // what a terminal, systemd or a container runtime does to `npm start`
   await run.exited;
-  expect(await portFreedWithin(port, 15_000), `port ${port} still served after SIGTERM to npm:\n${run.lines.slice(-10).join('\n')}`).toBe(true);
+  expect(await portFreedWithin(port, 15_000), `port ${port} still served after SIGTERM to npm:\n${run.lines.slice(-10).join('\n')}`).toBe(
+    true,
+  );
   expect(
     run.lines.some((l) => l.includes('"msg":"stopped"')),
     'the service shut down gracefully',

@@ -31,7 +31,11 @@ const procs: ServiceProcess[] = [];
 /** Runs a built entry point with plain node to its end: exit code and output. */
 const runNode = (args: string[], extra: Record<string, string> = {}) =>
   new Promise<{ code: number | null; out: string }>((resolve) => {
-    const p = spawn(process.execPath, args, { cwd: ROOT, env: { PATH: process.env.PATH!, ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(process.execPath, args, {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH!, ...env, ...extra },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     p.stdout.on('data', (b: Buffer) => (out += b));
     p.stderr.on('data', (b: Buffer) => (out += b));
@@ -86,7 +90,10 @@ describe('the production build, run with plain node', () => {
     );
 
     const migrated = await runNode([`${OUT}/src/migrate.js`]);
-    expect(migrated, migrated.out).toMatchObject({ code: 0, out: expect.stringContaining('migrations are up to date (production deployment)') });
+    expect(migrated, migrated.out).toMatchObject({
+      code: 0,
+      out: expect.stringContaining('migrations are up to date (production deployment)'),
+    });
 
     const api = await startServiceProcess({ entry: MAIN, args: ['--role=api'], env });
     procs.push(api);

@@ -132,7 +132,11 @@ describe('readiness per role', () => {
       expect(r.status).toBe(200);
       return r.body.checks?.workers === 'stale' ? r : undefined;
     });
-    expect(stale.body).toMatchObject({ status: 'degraded', role: 'api', checks: { database: 'ok', queue: 'ok', bus: 'ok', workers: 'stale' } });
+    expect(stale.body).toMatchObject({
+      status: 'degraded',
+      role: 'api',
+      checks: { database: 'ok', queue: 'ok', bus: 'ok', workers: 'stale' },
+    });
 
     // The operator's view names the dead process; the gauges say no worker is alive.
     const auth = { authorization: `Bearer ${d.env.OPERATOR_TOKEN}` };

@@ -77,7 +77,9 @@ describe('documentation walkthroughs', () => {
   it('a fresh start trades: the demo maker fills the example taker, and the position is listed', () => {
     const run = bash(blocks.trade!);
     expect(run.status, run.stderr + run.stdout).toBe(0);
-    const filled = /^filled 1000000 of 1000000 micros at 1\.9x: pays 1900000 micros if it wins \(position ([0-9a-f-]{36})\)$/m.exec(run.stdout);
+    const filled = /^filled 1000000 of 1000000 micros at 1\.9x: pays 1900000 micros if it wins \(position ([0-9a-f-]{36})\)$/m.exec(
+      run.stdout,
+    );
     expect(filled, run.stdout).not.toBeNull();
     // The last two lines: the positions answer, then the portfolio (curl prints no newline between them).
     const tail = run.stdout.slice(run.stdout.lastIndexOf('\n') + 1);

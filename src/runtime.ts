@@ -99,7 +99,10 @@ export async function openRuntime(config: Readonly<Config>, logger: Logger, opts
       pglite,
     });
     closers.push(() => queues.close());
-    logger.info({ deployment: config.deployment, deployment_id: deploymentId, queue_backend: queues.kind, bus_backend: bus.kind }, 'runtime ready');
+    logger.info(
+      { deployment: config.deployment, deployment_id: deploymentId, queue_backend: queues.kind, bus_backend: bus.kind },
+      'runtime ready',
+    );
     return { config, logger, orm, queues, bus, pglite, close: closeAll };
   } catch (err) {
     await closeAll();

@@ -48,7 +48,14 @@ export async function startHttp(rt: Runtime, role: ProcessRole = 'api'): Promise
   const status = openStatus(rt, role, metrics.registry);
   const money = await openMoney(rt, forkDb, metrics.registry, producers);
   const contests = await openContests(rt, forkDb, producers, money.settlement);
-  const demo = { allowed: demoSeedAllowed(config), bus: rt.bus, forkDb, rfq: rfq.rfqDeps, trading: rfq.trading, settlement: money.settlement };
+  const demo = {
+    allowed: demoSeedAllowed(config),
+    bus: rt.bus,
+    forkDb,
+    rfq: rfq.rfqDeps,
+    trading: rfq.trading,
+    settlement: money.settlement,
+  };
   const stopDemoMaker = await startDemoMakerOnStart({ ...demo, log: logger });
   const documents = createDocumentStore({ publicUrl: config.publicUrl, fallbackHost: `localhost:${config.port || 3000}` });
   const features = { access, rfq, gateway: ws.gateway, producers, status, money, contests, documents, metrics };

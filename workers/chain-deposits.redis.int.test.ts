@@ -27,7 +27,13 @@ const cleanups: Array<() => Promise<unknown>> = [];
 beforeAll(async () => {
   t = await startTestChain({ confirmations: 2 });
   database = await createTestDatabase('cdredis');
-  const env = { ...t.env, DATABASE_URL: database.url, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: uniquePrefix('cdredis'), LOG_LEVEL: 'silent' };
+  const env = {
+    ...t.env,
+    DATABASE_URL: database.url,
+    REDIS_URL: TEST_REDIS_URL,
+    QUEUE_PREFIX: uniquePrefix('cdredis'),
+    LOG_LEVEL: 'silent',
+  };
   rt = await openRuntime(loadConfig(env), log, { migrate: true });
   expect(rt.queues.kind).toBe('redis');
   settlement = await openSettlement(rt.config, rt.orm.em.fork(), log);

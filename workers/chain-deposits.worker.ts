@@ -24,7 +24,8 @@ export const chainDepositsWorker: WorkerSpec<typeof QUEUE.chainDeposits> = {
       if (job.name === JOB.reconcileChain) {
         if (!settlement.observeChain) return { skipped: true };
         const seen = await settlement.observeChain(rt.orm.em.fork());
-        if (!seen.ok) log.warn({ job_id: job.id, reason: seen.error }, 'the chain could not be observed; the stored figures are the last good ones');
+        if (!seen.ok)
+          log.warn({ job_id: job.id, reason: seen.error }, 'the chain could not be observed; the stored figures are the last good ones');
         return seen;
       }
       if (job.name === JOB.scanDeposits) {

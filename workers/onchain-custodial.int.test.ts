@@ -103,7 +103,9 @@ describe.each(['redis', 'postgres'] as const)('custodial deposits (%s deployment
     await s.chain.anvil.mine(4);
     // The sweep's own transactions mine blocks meanwhile (automine), so the cursor may move between the two reads.
     const head = (await scannedToHead(s, CONFIRMATIONS)) + BigInt(CONFIRMATIONS - 1);
-    const deeper = await sent(getOperation({ client: sdkClient(s.apis[0]!.baseUrl, u.token), path: { operation_id: mine[0]!.operation_id } }));
+    const deeper = await sent(
+      getOperation({ client: sdkClient(s.apis[0]!.baseUrl, u.token), path: { operation_id: mine[0]!.operation_id } }),
+    );
     const later = (await cursorOf(s)) + BigInt(CONFIRMATIONS - 1);
     expect(deeper.data?.confirmations).toBeGreaterThanOrEqual(Number(head - block + 1n));
     expect(deeper.data?.confirmations).toBeLessThanOrEqual(Number(later - block + 1n));
@@ -159,8 +161,11 @@ describe.each(['redis', 'postgres'] as const)('custodial deposits (%s deployment
           const finals = await Promise.all(
             answers.map(
               async (a, i) =>
-                (await sent(getOperation({ client: sdkClient(s.apis[0]!.baseUrl, users[i]!.token), path: { operation_id: a.data!.operation_id } })))
-                  .data?.status,
+                (
+                  await sent(
+                    getOperation({ client: sdkClient(s.apis[0]!.baseUrl, users[i]!.token), path: { operation_id: a.data!.operation_id } }),
+                  )
+                ).data?.status,
             ),
           );
           return finals.every((f) => f === 'success');
@@ -186,7 +191,11 @@ describe.each(['redis', 'postgres'] as const)('custodial deposits (%s deployment
       const users = await Promise.all([0, 1].map(() => s.newUser()));
       const addresses = await Promise.all(users.map((u) => depositAddressOf(s, u)));
       const sender = await s.chain.newWallet(100_000_000n);
-      await until(s, 'the listener to be idle', async () => (await cursorOf(s)) >= (await s.chain.client.getBlockNumber({ cacheTime: 0 })) - 2n);
+      await until(
+        s,
+        'the listener to be idle',
+        async () => (await cursorOf(s)) >= (await s.chain.client.getBlockNumber({ cacheTime: 0 })) - 2n,
+      );
       for (const w of s.workers.splice(0)) expect(await w.stop('SIGTERM')).toBe(0);
       const stoppedAt = await cursorOf(s);
       const sent: Array<{ to: Address; amount: bigint }> = [];

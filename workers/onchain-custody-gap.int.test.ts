@@ -53,7 +53,10 @@ describe('a nonce gap (issue 33 item 3)', () => {
     const settlement = s.chain.settlement.address;
     const chainNonce = await s.chain.client.getTransactionCount({ address: settlement, blockTag: 'latest' });
     // Two nonces taken with no stored transaction (what a restore that lost rows leaves).
-    const moved = await s.sql.query(`update chain_nonces set next_nonce = $2 where lower(address) = lower($1)`, [settlement, chainNonce + 2]);
+    const moved = await s.sql.query(`update chain_nonces set next_nonce = $2 where lower(address) = lower($1)`, [
+      settlement,
+      chainNonce + 2,
+    ]);
     expect(moved.rowCount).toBe(1);
     const a = await s.withdraw(u, 2 * USDC);
     const b = await s.withdraw(u, 3 * USDC);

@@ -27,9 +27,10 @@ const operationsOf = async (u: OnchainUser) =>
 const sentFor = async (u: OnchainUser) =>
   Number(
     (
-      await s.sql.query(`select count(*)::int as n from chain_transactions c join operations o on o.id = c.operation_id where o.user_id = $1`, [
-        u.userId,
-      ])
+      await s.sql.query(
+        `select count(*)::int as n from chain_transactions c join operations o on o.id = c.operation_id where o.user_id = $1`,
+        [u.userId],
+      )
     ).rows[0].n,
   );
 
@@ -86,7 +87,11 @@ describe('POST /v1/users/deposit (onchain pull deposit)', () => {
     const before = await s.chain.balanceOf(s.chain.settlement.address);
     const res = await deposit(u, 7_000_000);
     expect(res.status).toBe(200);
-    expect(res.data).toEqual({ amount_micros: '7000000', operation_id: expect.any(String), tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    expect(res.data).toEqual({
+      amount_micros: '7000000',
+      operation_id: expect.any(String),
+      tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+    });
     const logs = (await s.chain.transfers(s.chain.settlement.address)).filter((l) => l.from === u.wallet.address);
     expect(logs).toEqual([expect.objectContaining({ value: 7_000_000n, txHash: (res.data as DepositResponse).tx_hash })]);
     expect(await s.chain.balanceOf(s.chain.settlement.address)).toBe(before + 7_000_000n);
@@ -106,14 +111,18 @@ describe('POST /v1/users/deposit (onchain pull deposit)', () => {
     expect(first.status).toBe(202);
     const second = await deposit(u, 2_000_000, 1);
     expect(second.status).toBe(422);
-    expect(second.error).toMatchObject({ code: 'BALANCE_TOO_LOW', details: { needed_micros: '5000000', pending_deposits_micros: '3000000' } });
+    expect(second.error).toMatchObject({
+      code: 'BALANCE_TOO_LOW',
+      details: { needed_micros: '5000000', pending_deposits_micros: '3000000' },
+    });
     // The wallet spends its USDC elsewhere before the service sends: its transferFrom would revert, so it is never
     // signed (no gas burned): the deposit fails with what the chain says, and credits nothing.
     await s.chain.transfer(u.wallet, s.chain.faucet.address, 4_000_000n);
     await s.startWorkers();
     expect(await s.final(u, first.data!.operation_id)).toMatchObject({ status: 'failed', failure_code: 'BALANCE_TOO_LOW', tx_hash: null });
     expect(await available(u)).toBe('0');
-    const txs = (await s.sql.query(`select receipt_status from chain_transactions where operation_id = $1`, [first.data!.operation_id])).rows;
+    const txs = (await s.sql.query(`select receipt_status from chain_transactions where operation_id = $1`, [first.data!.operation_id]))
+      .rows;
     expect(txs).toEqual([]);
     expect(await s.ledgerProblems()).toEqual([]);
   }, 90_000);

@@ -56,7 +56,10 @@ describe('receipts hidden by the provider for 60 s after mining (issue 39)', () 
     const w = await s.withdraw(payer, 4_000_000);
     expect(w.status).toBe(202);
     const d = await sent(
-      createDeposit({ client: sdkClient(s.apis[0]!.baseUrl, depositor.token), body: { amount_micros: 6_000_000, idempotency_key: randomUUID() } }),
+      createDeposit({
+        client: sdkClient(s.apis[0]!.baseUrl, depositor.token),
+        body: { amount_micros: 6_000_000, idempotency_key: randomUUID() },
+      }),
     );
     expect(d.status).toBe(202);
     const depositId = d.data!.operation_id;

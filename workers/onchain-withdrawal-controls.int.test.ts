@@ -65,7 +65,11 @@ describe('custody controls onchain', () => {
       [listed, 'sanctioned'],
     ] as const) {
       const res = await withdraw(u, 2 * USDC, to);
-      expect([res.status, res.error?.code, (res.error?.details as { rule?: string }).rule], to).toEqual([422, 'DESTINATION_NOT_ALLOWED', rule]);
+      expect([res.status, res.error?.code, (res.error?.details as { rule?: string }).rule], to).toEqual([
+        422,
+        'DESTINATION_NOT_ALLOWED',
+        rule,
+      ]);
     }
     expect([await reserved(u), await signedFor(u)]).toEqual(['0', 0]);
     // Off the list, the same address is paid (through the oracle's answer, read again for each request).
@@ -92,9 +96,11 @@ describe('custody controls onchain', () => {
     const id = held.data!.operation_id;
     expect([await reserved(u), await signedFor(u)]).toEqual([String(6 * USDC + FEE), 0]);
     const operator = sdkClient(s.apis[0]!.baseUrl, OPERATOR_TOKEN);
-    const treasury = async () => BigInt((await s.sql.query(`select balance::text as b from ledger_accounts where kind = 'treasury'`)).rows[0].b);
+    const treasury = async () =>
+      BigInt((await s.sql.query(`select balance::text as b from ledger_accounts where kind = 'treasury'`)).rows[0].b);
     const before = await treasury();
-    const approve = () => sent(approveWithdrawal({ client: operator, path: { operation_id: id }, body: { idempotency_key: randomUUID() } }));
+    const approve = () =>
+      sent(approveWithdrawal({ client: operator, path: { operation_id: id }, body: { idempotency_key: randomUUID() } }));
     expect((await approve()).status).toBe(200);
     expect(await s.paidOnceProblems(u, id, to, 6 * USDC)).toEqual([]);
     expect((await approve()).error?.code).toBe('WITHDRAWAL_NOT_IN_REVIEW');

@@ -42,20 +42,24 @@ describe.each(['redis', 'postgres'] as const)('onchain withdrawals (%s deploymen
     );
     for (const a of answers) expect([200, 202]).toContain(a.status);
     const finals = await Promise.all(answers.map((a, i) => s.final(jobs[i]!.u, a.data!.operation_id, 120_000)));
-    for (const f of finals) expect(f).toMatchObject({ status: 'success', failure_code: null, tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    for (const f of finals)
+      expect(f).toMatchObject({ status: 'success', failure_code: null, tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
 
     // Nonces: every withdrawal one, distinct, and with the 3 deposits one consecutive run of the settlement wallet.
     const ids = answers.map((a) => a.data!.operation_id);
     const rows = (
-      await s.sql.query(`select operation_id, nonce::bigint as nonce from chain_transactions where operation_id = any($1::uuid[]) and attempt = 0`, [
-        ids,
-      ])
+      await s.sql.query(
+        `select operation_id, nonce::bigint as nonce from chain_transactions where operation_id = any($1::uuid[]) and attempt = 0`,
+        [ids],
+      )
     ).rows as Array<{ operation_id: string; nonce: string }>;
     expect(rows).toHaveLength(30);
     const nonces = rows.map((r) => Number(r.nonce)).sort((a, b) => a - b);
     expect(new Set(nonces).size).toBe(30);
     expect(nonces.at(-1)! - nonces[0]!).toBe(29);
-    const all = (await s.sql.query(`select nonce::int as n from chain_transactions where attempt = 0 order by nonce`)).rows.map((r) => r.n as number);
+    const all = (await s.sql.query(`select nonce::int as n from chain_transactions where attempt = 0 order by nonce`)).rows.map(
+      (r) => r.n as number,
+    );
     expect(all).toEqual(Array.from({ length: all.length }, (_, i) => all[0]! + i));
     expect(await s.chain.client.getTransactionCount({ address: s.chain.settlement.address })).toBe(all.at(-1)! + 1);
 
@@ -76,7 +80,12 @@ describe.each(['redis', 'postgres'] as const)('onchain withdrawals (%s deploymen
     // Reconciliation: the settlement wallet holds exactly what the books owe (deposits in, withdrawals out).
     const check = await s.ledgerCheck();
     expect(check.code, check.output).toBe(0);
-    expect(check.onchain).toMatchObject({ deficit: false, surplus_micros: '0', in_flight_withdrawals_micros: '0', deposit_addresses_micros: '0' });
+    expect(check.onchain).toMatchObject({
+      deficit: false,
+      surplus_micros: '0',
+      in_flight_withdrawals_micros: '0',
+      deposit_addresses_micros: '0',
+    });
     expect(check.onchain!.held_micros).toBe(check.onchain!.liabilities_micros);
   }, 240_000);
 

@@ -25,7 +25,10 @@ import { startServiceProcess, type ServiceProcess } from '../src/testing/service
 const DURATION = 8;
 const BUFFER = 3000;
 const OPERATOR = 'price-quorum-operator-token';
-const build = JSON.parse(readFileSync(new URL('../contracts/build/MockAggregator.json', import.meta.url), 'utf8')) as { abi: Abi; bytecode: Hex };
+const build = JSON.parse(readFileSync(new URL('../contracts/build/MockAggregator.json', import.meta.url), 'utf8')) as {
+  abi: Abi;
+  bytecode: Hex;
+};
 
 let database: TestDatabase;
 let chain: Anvil;
@@ -179,7 +182,12 @@ describe('a quorum of chainlink, binance and coinbase', () => {
       ref: `round:${(1n << 64n) | 1n}`,
       confidence_micros: null,
     });
-    expect(b.sources[1].close).toEqual({ price_micros: '97001500000', observed_at_ms: E - 1, ref: `kline:${E - 1000}`, confidence_micros: null });
+    expect(b.sources[1].close).toEqual({
+      price_micros: '97001500000',
+      observed_at_ms: E - 1,
+      ref: `kline:${E - 1000}`,
+      confidence_micros: null,
+    });
 
     const e = await market(ids.ETH);
     expect(e).toMatchObject({ status: 'RESOLVED', outcome: 'NO', price_source: 'chainlink' });
@@ -192,7 +200,9 @@ describe('a quorum of chainlink, binance and coinbase', () => {
 
     const s = await market(ids.SOL);
     expect(s).toMatchObject({ outcome: null, dispute: { reason: 'disagreement' } });
-    expect(s.sources.map((x: { source: string; vote: string; abstained_reason: string | null }) => [x.source, x.vote, x.abstained_reason])).toEqual([
+    expect(
+      s.sources.map((x: { source: string; vote: string; abstained_reason: string | null }) => [x.source, x.vote, x.abstained_reason]),
+    ).toEqual([
       ['chainlink', 'NO', null],
       ['binance', 'YES', null],
       ['coinbase', 'missing', 'not_published_yet'], // no SOL-USD candle (yet): never an older one

@@ -67,7 +67,8 @@ beforeAll(async () => {
     publicActions,
   );
   const deploy = async (c: { abi: Abi; bytecode: Hex }, args: unknown[]) =>
-    (await wallet.waitForTransactionReceipt({ hash: await wallet.deployContract({ abi: c.abi, bytecode: c.bytecode, args }) })).contractAddress!;
+    (await wallet.waitForTransactionReceipt({ hash: await wallet.deployContract({ abi: c.abi, bytecode: c.bytecode, args }) }))
+      .contractAddress!;
   const write = async (c: { abi: Abi }, address: Hex, functionName: string, args: unknown[]) =>
     wallet.waitForTransactionReceipt({ hash: await wallet.writeContract({ address, abi: c.abi, functionName, args }) });
   const AGG = artifact('MockAggregator');
@@ -176,7 +177,10 @@ describe('50 consecutive 5 s windows at quorum 2: one source blocked, one banned
     await producer.close();
     const t0 = Date.now();
     await expect
-      .poll(async () => (await Promise.all(ids.map(market))).filter((m) => m.status !== 'CLOSED').length, { timeout: 45_000, interval: 500 })
+      .poll(async () => (await Promise.all(ids.map(market))).filter((m) => m.status !== 'CLOSED').length, {
+        timeout: 45_000,
+        interval: 500,
+      })
       .toBe(N);
     const resolvedInMs = Date.now() - t0;
 
@@ -214,7 +218,9 @@ describe('50 consecutive 5 s windows at quorum 2: one source blocked, one banned
       .filter((e) => e.url.pathname === '/api/v5/market/history-candles' && e.status === 200)
       .map((e) => e.url.searchParams.get('after'));
     expect(new Set(candles).size).toBe(candles.length);
-    const updates = pyth.log.filter((e) => /\/v2\/updates\/price\/\d+$/.test(e.url.pathname) && e.status === 200).map((e) => e.url.pathname);
+    const updates = pyth.log
+      .filter((e) => /\/v2\/updates\/price\/\d+$/.test(e.url.pathname) && e.status === 200)
+      .map((e) => e.url.pathname);
     expect(new Set(updates).size).toBe(updates.length);
 
     // The states: binance blocked with its fix, okx back to ok once a probe answered after the ban.

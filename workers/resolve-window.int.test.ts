@@ -97,7 +97,9 @@ async function fill(taker: string, marketId: number, direction: Direction): Prom
     createRfq(tx, deps, { userId: taker, sessionAddress: TAKER.address, order, signature, fillMode: 'best', idempotencyKey: randomUUID() }),
   );
   const q = { rfq_id: r.rfq.rfq.id, maker: MM.address, odds_bps: 19_000, max_fill_micros: 1_000_000, valid_until_ms: Date.now() + 10_000 };
-  expect((await submitQuote(em(), deps, MM.address, { ...q, signature: await MM.signTypedData(quoteTypedData(domain, q)) })).ack.accepted).toBe(true);
+  expect(
+    (await submitQuote(em(), deps, MM.address, { ...q, signature: await MM.signTypedData(quoteTypedData(domain, q)) })).ack.accepted,
+  ).toBe(true);
   await new Promise((res) => setTimeout(res, 350));
   const closed = await closeRfq(em(), deps, r.rfq.rfq.id);
   expect(closed.rfq.rfq.status).toBe('filled');
@@ -119,7 +121,8 @@ describe('window resolution by the workers', () => {
     if (start + DURATION * 1000 - BUFFER - Date.now() < 2500) start += DURATION * 1000;
     await ensureWindows(em(), [{ asset: 'BTC', durationSecs: DURATION, startAtMs: start }]);
     const marketId = Number(
-      (await sql.query(`select market_id from markets where kind = 'rfq_window' and asset = 'BTC' and start_at_ms = $1`, [start])).rows[0].market_id,
+      (await sql.query(`select market_id from markets where kind = 'rfq_window' and asset = 'BTC' and start_at_ms = $1`, [start])).rows[0]
+        .market_id,
     );
     while (Date.now() < start) await new Promise((r) => setTimeout(r, 100));
     const up = await fill(taker, marketId, 'up');
@@ -138,16 +141,18 @@ describe('window resolution by the workers', () => {
     await expect.poll(() => status(down), { timeout: 30_000, interval: 250 }).not.toBe('open');
     const expected = windowOutcome(demoPriceMicros(SEED, 'BTC', start, 50)!, demoPriceMicros(SEED, 'BTC', end, 50)!);
     expect([await status(up), await status(down)]).toEqual(expected === 'YES' ? ['won', 'lost'] : ['lost', 'won']);
-    const resolution = (await sql.query('select outcome, resolved_by, source from window_resolutions where market_id = $1', [marketId])).rows[0];
+    const resolution = (await sql.query('select outcome, resolved_by, source from window_resolutions where market_id = $1', [marketId]))
+      .rows[0];
     expect(resolution).toEqual({ outcome: expected, resolved_by: 'feed', source: 'demo' });
 
     // Exactly one winner's payout (1.9) credited; both stakes left reserved.
     const after = await userBalances(em(), taker);
     expect(after.available - before.available).toBe(1_900_000n);
     expect(before.reserved - after.reserved).toBe(2_000_000n);
-    const settles = await sql.query(`select count(*)::int as n from ledger_transactions where kind = 'position_settle' and reference = $1`, [
-      `window:${marketId}`,
-    ]);
+    const settles = await sql.query(
+      `select count(*)::int as n from ledger_transactions where kind = 'position_settle' and reference = $1`,
+      [`window:${marketId}`],
+    );
     expect(settles.rows[0].n).toBe(1);
     expect(await ledgerProblems(sql)).toEqual([]);
   });

@@ -26,7 +26,9 @@ export async function startWorkers(rt: Runtime): Promise<Workers> {
   // Workers sign (API processes need only SETTLEMENT_ADDRESS): a key or an external signer, or no start.
   const chainCfg = rt.config.chain;
   if (chainCfg && !chainCfg.settlementKey && !chainCfg.signerUrl) {
-    throw new ChainCheckError('SETTLEMENT_PRIVATE_KEY (or SETTLEMENT_PRIVATE_KEY_FILE) or SETTLEMENT_SIGNER_URL: workers sign, one is required');
+    throw new ChainCheckError(
+      'SETTLEMENT_PRIVATE_KEY (or SETTLEMENT_PRIVATE_KEY_FILE) or SETTLEMENT_SIGNER_URL: workers sign, one is required',
+    );
   }
   // DEPOSIT_XPUB hands out custodial addresses (src/config/deposit-xpub.ts); crediting and sweeping them needs the mnemonic.
   if (chainCfg?.depositXpub && !chainCfg.depositMnemonic) {

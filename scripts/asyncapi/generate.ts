@@ -10,7 +10,15 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import standaloneModule from 'ajv/dist/standalone/index.js';
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
-import { checkAsyncApi, createAjv, DEFAULT_ASYNCAPI_PATH, extractDefaultAuthDomain, loadSpec, type MessageInfo, messageCatalog } from './validate.js';
+import {
+  checkAsyncApi,
+  createAjv,
+  DEFAULT_ASYNCAPI_PATH,
+  extractDefaultAuthDomain,
+  loadSpec,
+  type MessageInfo,
+  messageCatalog,
+} from './validate.js';
 
 // ajv's standalone module is CommonJS with a default export; under NodeNext the callable sits on .default.
 const standaloneCode = standaloneModule.default;
@@ -95,7 +103,8 @@ function validatorsJs(messages: MessageInfo[]): string {
       .filter((m) => m.direction === direction)
       .map((m) => `  [${JSON.stringify(m.type)}, ${m.validatorName}],`)
       .join('\n');
-  const types = (direction: MessageInfo['direction']): string => JSON.stringify(messages.filter((m) => m.direction === direction).map((m) => m.type));
+  const types = (direction: MessageInfo['direction']): string =>
+    JSON.stringify(messages.filter((m) => m.direction === direction).map((m) => m.type));
 
   const wrapper = `
 // Dispatch on "type". Errors follow Ajv's shape: a missing or non-string "type" gives keyword

@@ -13,7 +13,14 @@ import { createAjv, extractDefaultAuthDomain, extractWorkedExample, messageCatal
 import { DEFAULT_ASYNCAPI_PATH, isObject, loadSpec, type JsonObject, type LoadedSpec } from './spec.js';
 
 export { DEFAULT_ASYNCAPI_PATH, loadSpec, resolveLocalRefs, type LoadedSpec } from './spec.js';
-export { createAjv, extractDefaultAuthDomain, extractWorkedExample, messageCatalog, type MessageInfo, type WorkedExample } from './catalog.js';
+export {
+  createAjv,
+  extractDefaultAuthDomain,
+  extractWorkedExample,
+  messageCatalog,
+  type MessageInfo,
+  type WorkedExample,
+} from './catalog.js';
 
 export interface CheckResult {
   errors: string[];

@@ -74,7 +74,8 @@ export async function buildCases(sql: pg.ClientBase, ctx: CaseContext) {
       queries: callerQueries,
       check: (b, rows) => {
         boardCheck(10)(b, rows.slice(1));
-        if (!b.caller || b.caller.rows.length !== CALLER_MASKS.length) throw new Error(`leaderboard: caller.rows ${JSON.stringify(b.caller)}`);
+        if (!b.caller || b.caller.rows.length !== CALLER_MASKS.length)
+          throw new Error(`leaderboard: caller.rows ${JSON.stringify(b.caller)}`);
         if (rows[rows.length - 1]!.length !== CALLER_MASKS.length) throw new Error('leaderboard: pg caller rows');
       },
     },

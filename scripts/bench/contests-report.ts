@@ -52,8 +52,12 @@ export async function explainPlans(
 ) {
   const { leaderboardTopSql: LEADERBOARD_TOP_SQL, topParticipantsSql: TOP_PARTICIPANTS_SQL, deepPages: DEEP_PAGES } = s;
   const explain = async (title: string, q: Captured) => {
-    const plan = (await sql.query({ text: `explain (analyze, buffers) ${q.text}`, values: q.values })).rows.map((r) => r['QUERY PLAN'] as string);
-    console.log(`\n=== EXPLAIN (ANALYZE, BUFFERS): ${title}\n-- ${q.text.replace(/\s+/g, ' ').trim()}\n-- params: ${JSON.stringify(q.values)}`);
+    const plan = (await sql.query({ text: `explain (analyze, buffers) ${q.text}`, values: q.values })).rows.map(
+      (r) => r['QUERY PLAN'] as string,
+    );
+    console.log(
+      `\n=== EXPLAIN (ANALYZE, BUFFERS): ${title}\n-- ${q.text.replace(/\s+/g, ' ').trim()}\n-- params: ${JSON.stringify(q.values)}`,
+    );
     console.log(plan.join('\n'));
     const seq = plan.filter((l) => /Seq Scan on (contests|contest_entries)\b/.test(l));
     if (seq.length) console.log(`\n!!!!!!!! SEQ SCAN on ${seq.map((l) => l.trim()).join(' | ')} !!!!!!!!`);

@@ -150,9 +150,11 @@ export async function seedContests(sql: pg.ClientBase, p: SeedPlan, log: (msg: s
    select contest_id, score, count(*)::int from contest_entries where contest_id = $1 group by contest_id, score`,
     [bigId],
   );
-  await step('entries_filled', 'update contests set entries_filled = (select count(*) from contest_entries where contest_id = $1) where id = $1', [
-    bigId,
-  ]);
+  await step(
+    'entries_filled',
+    'update contests set entries_filled = (select count(*) from contest_entries where contest_id = $1) where id = $1',
+    [bigId],
+  );
   await sql.query('drop table seed_contests; drop table seed_entries');
   await step('vacuum analyze', 'vacuum (analyze)');
   const seedSeconds = (performance.now() - seedStart) / 1000;

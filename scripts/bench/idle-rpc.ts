@@ -91,7 +91,9 @@ try {
   const rows = [
     // After first: the parent's unbounded reads can still be in flight (retried) when its window ends.
     await measure('after, no Multicall3 on the chain (any number of API processes)', afterTasks),
-    await installMulticall3(t.anvil).then(() => measure('after, Multicall3 deployed, as on Base (any number of API processes)', afterTasks)),
+    await installMulticall3(t.anvil).then(() =>
+      measure('after, Multicall3 deployed, as on Base (any number of API processes)', afterTasks),
+    ),
   ];
   if (addresses <= 2000) {
     rows.push(
@@ -139,7 +141,9 @@ try {
     }
   }
   clearInterval(miner);
-  console.log(`idle deployment, ${addresses} deposit addresses, ${windowS} s each, ${cpus().length} cores, ${new Date().toISOString().slice(0, 10)}`);
+  console.log(
+    `idle deployment, ${addresses} deposit addresses, ${windowS} s each, ${cpus().length} cores, ${new Date().toISOString().slice(0, 10)}`,
+  );
   console.log('| behaviour | HTTP requests/min | JSON-RPC calls/min |');
   console.log('|---|---:|---:|');
   for (const r of rows) console.log(`| ${r.name} | ${r.requests} | ${r.calls} |`);

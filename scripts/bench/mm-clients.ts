@@ -33,4 +33,6 @@ const t = performance.now();
 await pool(H, C, handshake);
 const seconds = (performance.now() - t) / 1000;
 const cpu = process.cpuUsage(cpu0);
-console.log(JSON.stringify({ handshakes: H, seconds, cpu: (cpu.user + cpu.system) / 1e6, sessionP50Ms: p50(toSession), stopP50Ms: p50(toStopped) }));
+console.log(
+  JSON.stringify({ handshakes: H, seconds, cpu: (cpu.user + cpu.system) / 1e6, sessionP50Ms: p50(toSession), stopP50Ms: p50(toStopped) }),
+);

@@ -104,7 +104,8 @@ try {
     {
       name: 'GET /v1/positions?limit=50',
       n: LIST_N,
-      run: (u) => http('GET /v1/positions?limit=50', u, (b) => Array.isArray(b.positions) && b.positions.length === Math.min(50, openOf.get(u)!)),
+      run: (u) =>
+        http('GET /v1/positions?limit=50', u, (b) => Array.isArray(b.positions) && b.positions.length === Math.min(50, openOf.get(u)!)),
     },
     { name: 'listPositions page 1 (50)', n: LIST_N, run: (u) => listPositions(orm.em.fork(), u, { limit: 50 }) },
     {

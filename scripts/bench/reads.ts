@@ -216,7 +216,8 @@ try {
   for (const [, path] of routes) {
     for (const base of [express.base, node.base]) {
       const b = Buffer.from(await (await fetch(`${base}${path}`)).arrayBuffer());
-      if (!b.equals(Buffer.from(table[path]!.body, 'base64'))) throw new Error(`bare server at ${base} does not serve the captured bytes of ${path}`);
+      if (!b.equals(Buffer.from(table[path]!.body, 'base64')))
+        throw new Error(`bare server at ${base} does not serve the captured bytes of ${path}`);
     }
   }
 

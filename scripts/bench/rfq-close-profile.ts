@@ -76,7 +76,14 @@ for (let i = 0; i < N + 20; i++) {
     'create',
     () =>
       inTransaction(em(), (tx) =>
-        createRfq(tx, deps, { userId: taker, sessionAddress: TAKER.address, order: o, signature, fillMode: 'best', idempotencyKey: randomUUID() }),
+        createRfq(tx, deps, {
+          userId: taker,
+          sessionAddress: TAKER.address,
+          order: o,
+          signature,
+          fillMode: 'best',
+          idempotencyKey: randomUUID(),
+        }),
       ),
     i,
   );

@@ -102,7 +102,12 @@ async function startMakers(pair: Pair, count: number, legs: number) {
   const ackLag: number[] = [];
   for (let m = 0; m < count; m++) {
     const account = await newMaker(pair);
-    const c = new MarketMakerClient({ url: `${pair.b.baseUrl.replace('http', 'ws')}/v1/ws`, account, reconnect: false, rfqDomain: pair.domain });
+    const c = new MarketMakerClient({
+      url: `${pair.b.baseUrl.replace('http', 'ws')}/v1/ws`,
+      account,
+      reconnect: false,
+      rfqDomain: pair.domain,
+    });
     c.on('rfq', (rfq) => {
       frameLag.push(Date.now() - rfq.created_at_ms);
       void c
@@ -195,7 +200,11 @@ export async function sustainedFills(pair: Pair, takers: Party[], makerCount: nu
       statuses,
       refused: makers.refused,
       answer: stats(answers),
-      phases: { toCreated: stats(split.toCreated), deadlineToClosed: stats(split.deadlineToClosed), closedToAnswer: stats(split.closedToAnswer) },
+      phases: {
+        toCreated: stats(split.toCreated),
+        deadlineToClosed: stats(split.deadlineToClosed),
+        closedToAnswer: stats(split.closedToAnswer),
+      },
       frameLag: stats(makers.frameLag),
       ackLag: stats(makers.ackLag),
       /** This process's share of one core (load generator + makers signing quotes). */

@@ -47,14 +47,24 @@ export async function firstQuote(mode: Backend, o: FirstQuoteOptions) {
     const mmAccount = await newMaker(pair);
 
     // The maker on B: quotes each RFQ on arrival; timestamps in this process's clock.
-    maker = new MarketMakerClient({ url: `${b.baseUrl.replace('http', 'ws')}/v1/ws`, account: mmAccount, reconnect: false, rfqDomain: domain });
+    maker = new MarketMakerClient({
+      url: `${b.baseUrl.replace('http', 'ws')}/v1/ws`,
+      account: mmAccount,
+      reconnect: false,
+      rfqDomain: domain,
+    });
     const frameAt = new Map<string, bigint>();
     const ackAt = new Map<string, bigint>();
     const refused = new Map<string, string>();
     maker.on('rfq', (rfq) => {
       frameAt.set(rfq.rfq_id, process.hrtime.bigint());
       void maker!
-        .quote({ rfq_id: rfq.rfq_id, odds_bps: 2 ** o.legs * 9_500, max_fill_micros: Number(rfq.stake_micros), valid_until_ms: rfq.expires_at_ms })
+        .quote({
+          rfq_id: rfq.rfq_id,
+          odds_bps: 2 ** o.legs * 9_500,
+          max_fill_micros: Number(rfq.stake_micros),
+          valid_until_ms: rfq.expires_at_ms,
+        })
         .then((ack) => (ack.accepted ? ackAt.set(rfq.rfq_id, process.hrtime.bigint()) : refused.set(rfq.rfq_id, String(ack.error))))
         .catch((err: Error) => refused.set(rfq.rfq_id, err.message));
     });

@@ -26,7 +26,8 @@ type Run = Awaited<ReturnType<typeof sustainedFills>>;
 const cpuOf = (box: BoxCpu, names: string[]) => box.groups.filter((g) => names.includes(g.name)).reduce((s, g) => s + g.ms, 0);
 const count = (r: Run, status: string) => r.statuses.get(status) ?? 0;
 /** RFQs the service accepted (201, whatever their end) and those shed at the door. */
-const accepted = (r: Run) => [...r.statuses].filter(([s]) => !s.startsWith('http ') && !s.startsWith('error ')).reduce((n, [, k]) => n + k, 0);
+const accepted = (r: Run) =>
+  [...r.statuses].filter(([s]) => !s.startsWith('http ') && !s.startsWith('error ')).reduce((n, [, k]) => n + k, 0);
 const shed = (r: Run) => count(r, 'http 503 OVERLOADED');
 const pct = (x: number) => `${(100 * x).toFixed(0)}%`;
 
@@ -42,7 +43,9 @@ function printRun(m: number, takers: number, r: Run, cpuPerFill?: { service: num
       [shed(r), 6],
       [pct(r.coreShare), 10],
       [
-        cpuPerFill ? `${cpuPerFill.service.toFixed(1)} / ${cpuPerFill.sql.toFixed(1)} = ${(cpuPerFill.service / cpuPerFill.sql).toFixed(1)}x` : '',
+        cpuPerFill
+          ? `${cpuPerFill.service.toFixed(1)} / ${cpuPerFill.sql.toFixed(1)} = ${(cpuPerFill.service / cpuPerFill.sql).toFixed(1)}x`
+          : '',
         -22,
       ],
       [JSON.stringify(Object.fromEntries(r.statuses)), -30],

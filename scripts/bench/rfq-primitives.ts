@@ -78,9 +78,12 @@ const digest = hashTypedData(typed);
 await rate('recoverSigner (native libsecp256k1, digest given)', 5000, () => recoverSigner(digest, signature));
 // What a worker-thread pool would add per recovery (the former SIGNATURE_THREADS): one message to a thread
 // and its answer, with no work at all on the thread.
-const echo = new Worker('require("node:worker_threads").parentPort.on("message", (m) => require("node:worker_threads").parentPort.postMessage(m))', {
-  eval: true,
-});
+const echo = new Worker(
+  'require("node:worker_threads").parentPort.on("message", (m) => require("node:worker_threads").parentPort.postMessage(m))',
+  {
+    eval: true,
+  },
+);
 await rate(
   'worker-thread round trip (postMessage there and back, no work)',
   5000,

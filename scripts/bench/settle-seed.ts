@@ -144,7 +144,9 @@ export async function seedSettlement(sql: pg.ClientBase, p: SettleSeedPlan, log:
   );
   // One balanced transaction: what is at stake leaves settlement_clearing for the owners' user_reserved.
   await sql.query('begin');
-  await sql.query(`insert into ledger_transactions (id, kind, reference) values (gen_random_uuid(), 'bench_seed', 'bench:settle') returning id`);
+  await sql.query(
+    `insert into ledger_transactions (id, kind, reference) values (gen_random_uuid(), 'bench_seed', 'bench:settle') returning id`,
+  );
   await step(
     'ledger entries (one seeding transaction)',
     `with tx as (select id from ledger_transactions where kind = 'bench_seed'),

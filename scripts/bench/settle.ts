@@ -22,7 +22,7 @@ import { createRedisBus } from '../../src/bus/redis.js';
 import { publishRfqEvents } from '../../src/trading/rfq-events.js';
 import { int8 } from '../../src/db/int8.js';
 import { createOrm, migrate, type Orm } from '../../src/db/orm.js';
-import { positionsRepository } from '../../src/db/repositories/positions.repository.js';
+import { repos } from '../../src/db/repos.js';
 import { db } from '../../src/db/schema.js';
 import { checkLedger } from '../../src/domain/ledger/ledger.js';
 import type { ResolutionOutcome } from '../../src/db/vocabulary.js';
@@ -109,7 +109,7 @@ async function runSide(side: Side, round: number, orm: Orm, client: pg.Client, m
     batchMs.push(...r.batchMs);
   } else {
     // As workers/resolve-window.worker.ts: record the outcome (first writer wins), then settle in batches.
-    await positionsRepository(db(orm.em.fork())).insertResolution({
+    await repos(orm.em.fork()).positions.insertResolution({
       marketId,
       outcome: OUTCOME,
       openPrice: null,

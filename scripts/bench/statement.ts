@@ -41,7 +41,9 @@ async function seed(u: string, other: string, n: number) {
     db(em()),
   );
   const noise = (
-    await sql<{ id: string }>`select id::text from ledger_accounts where kind = 'user_reserved' and user_id not in (${u}, ${other})`.execute(db(em()))
+    await sql<{
+      id: string;
+    }>`select id::text from ledger_accounts where kind = 'user_reserved' and user_id not in (${u}, ${other})`.execute(db(em()))
   ).rows.map((r) => r.id);
   const acc = await db(em()).selectFrom('ledger_accounts').select(['id', 'kind', 'user_id']).where('user_id', 'in', [u, other]).execute();
   const id = (user: string, kind: string) => acc.find((a) => a.user_id === user && a.kind === kind)!.id;
@@ -91,7 +93,8 @@ try {
   const position = decodePosition(await cursorKey(em()), u, at[10]!);
   const accounts = (await statementRepository(db(em())).accounts(u)).map((a) => ({
     id: a.id,
-    upTo: a.kind === 'user_available' ? position.upTo.available : a.kind === 'user_reserved' ? position.upTo.reserved : position.upTo.appToken,
+    upTo:
+      a.kind === 'user_available' ? position.upTo.available : a.kind === 'user_reserved' ? position.upTo.reserved : position.upTo.appToken,
   }));
   // Unnamed statements (DATABASE_PREPARED_STATEMENTS=0, as behind PgBouncer): planned with each call's values.
   const unnamed = await createOrm({ databaseUrl: t.db.url, preparedStatements: 0 });

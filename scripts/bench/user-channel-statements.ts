@@ -77,10 +77,23 @@ export async function statementsPerFill(n: number): Promise<{ with: FillCost; wi
       const s0 = statementsSent();
       let t0 = performance.now();
       const r = await inTransaction(em(), (tx) =>
-        createRfq(tx, deps, { userId: taker, sessionAddress: TAKER.address, order: o, signature, fillMode: 'best', idempotencyKey: randomUUID() }),
+        createRfq(tx, deps, {
+          userId: taker,
+          sessionAddress: TAKER.address,
+          order: o,
+          signature,
+          fillMode: 'best',
+          idempotencyKey: randomUUID(),
+        }),
       );
       let took = performance.now() - t0;
-      const q = { rfq_id: r.rfq.rfq.id, maker: MM.address, odds_bps: 19_000, max_fill_micros: 1_000_000_000, valid_until_ms: clock + 20_000 };
+      const q = {
+        rfq_id: r.rfq.rfq.id,
+        maker: MM.address,
+        odds_bps: 19_000,
+        max_fill_micros: 1_000_000_000,
+        valid_until_ms: clock + 20_000,
+      };
       const qs = await MM.signTypedData(quoteTypedData(domain, q));
       t0 = performance.now();
       await submitQuote(em(), deps, MM.address, { ...q, signature: qs });

@@ -90,7 +90,12 @@ try {
     return { wallet, token, userId };
   });
   const account = await newMaker(pair);
-  const mm = new MarketMakerClient({ url: `${pair.b.baseUrl.replace('http', 'ws')}/v1/ws`, account, reconnect: false, rfqDomain: pair.domain });
+  const mm = new MarketMakerClient({
+    url: `${pair.b.baseUrl.replace('http', 'ws')}/v1/ws`,
+    account,
+    reconnect: false,
+    rfqDomain: pair.domain,
+  });
   const refused = new Map<string, number>();
   const refuse = (why: string) => refused.set(why, (refused.get(why) ?? 0) + 1);
   mm.on('rfq', (rfq) => {
@@ -157,7 +162,10 @@ try {
 
   // Drain: every connection catches up with its user's head.
   const heads = async () => {
-    const rows = await pair.orm.em.fork().getConnection().execute<{ user_id: string; seq: string }[]>('select user_id, seq from user_event_heads');
+    const rows = await pair.orm.em
+      .fork()
+      .getConnection()
+      .execute<{ user_id: string; seq: string }[]>('select user_id, seq from user_event_heads');
     return new Map(rows.map((r) => [r.user_id, Number(r.seq)]));
   };
   const drainStart = Date.now();
@@ -171,9 +179,13 @@ try {
   counting = false;
   const filled = statuses.get('filled') ?? 0;
   const l = stats(lag);
-  console.log(`  orders: ${[...statuses].map(([k, v]) => `${k} ${v}`).join(', ')} in ${loadS.toFixed(1)} s: ${(filled / loadS).toFixed(1)} fills/s`);
+  console.log(
+    `  orders: ${[...statuses].map(([k, v]) => `${k} ${v}`).join(', ')} in ${loadS.toFixed(1)} s: ${(filled / loadS).toFixed(1)} fills/s`,
+  );
   if (refused.size) console.log(`  quotes refused: ${[...refused].map(([k, v]) => `${k} ${v}`).join(', ')}`);
-  console.log(`  user_event frames during the load: ${framesDuringLoad} = ${(framesDuringLoad / loadS).toFixed(0)}/s to ${USERS} connections`);
+  console.log(
+    `  user_event frames during the load: ${framesDuringLoad} = ${(framesDuringLoad / loadS).toFixed(0)}/s to ${USERS} connections`,
+  );
   console.log(`  commit -> frame (ms): p50 ${l.p50} p95 ${l.p95} p99 ${l.p99} max ${l.max} (n ${l.n})`);
   console.log(
     `  after the load: ${behind} connections behind their head after ${((Date.now() - drainStart) / 1000).toFixed(1)} s; gaps or duplicates: ${conns.reduce((s, c) => s + c.gaps, 0)}`,

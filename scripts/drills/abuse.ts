@@ -88,7 +88,9 @@ const wsFrameFlood: AbuseDrill = {
     let framesReceived = 0;
     ws.on('message', () => framesReceived++);
     ws.on('error', () => undefined);
-    const closed = new Promise<{ code: number; reason: string }>((r) => ws.once('close', (code, reason) => r({ code, reason: reason.toString() })));
+    const closed = new Promise<{ code: number; reason: string }>((r) =>
+      ws.once('close', (code, reason) => r({ code, reason: reason.toString() })),
+    );
     await new Promise<void>((resolve, reject) => {
       ws.once('open', () => resolve());
       ws.once('error', reject);

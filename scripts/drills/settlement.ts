@@ -84,8 +84,8 @@ async function drill(
 async function nonceGap(s: OnchainStack, ids: string[]): Promise<Record<string, unknown>> {
   await s.startWorkers();
   const waiting = async () =>
-    (await s.sql.query(`select count(*)::int as n from operations where id = any($1::uuid[]) and pending_reason = 'nonce_gap'`, [ids])).rows[0]
-      .n as number;
+    (await s.sql.query(`select count(*)::int as n from operations where id = any($1::uuid[]) and pending_reason = 'nonce_gap'`, [ids]))
+      .rows[0].n as number;
   for (let i = 0; i < 600 && (await waiting()) < ids.length; i++) await sleep(100);
   const seen = await waiting();
   if (seen !== ids.length) throw new Error(`only ${seen} of ${ids.length} withdrawals waited as nonce_gap`);
@@ -115,8 +115,11 @@ async function receiptsHidden(s: OnchainStack, ids: string[]): Promise<Record<st
       if (r.status !== 'pending' || r.attempts > 1) early.push(`${r.id}: ${r.status}, ${r.attempts} signed while receipts were hidden`);
     }
     paidWhileHidden = Number(
-      (await s.sql.query(`select count(*)::int as n from operations where id = any($1::uuid[]) and pending_reason = 'receipt_missing'`, [ids]))
-        .rows[0].n,
+      (
+        await s.sql.query(`select count(*)::int as n from operations where id = any($1::uuid[]) and pending_reason = 'receipt_missing'`, [
+          ids,
+        ])
+      ).rows[0].n,
     );
     await sleep(2000);
   }
@@ -186,7 +189,8 @@ export const ONCHAIN_DRILLS: OnchainDrill[] = [
           }
           await anvil.rpc('anvil_setNextBlockBaseFeePerGas', [`0x${high.toString(16)}`]);
           await anvil.mine(1);
-          const replaced = async () => (await Promise.all(ids.map((id) => s.sentRows(id)))).every((r) => BigInt(r.at(-1)?.max_fee ?? 0) > high);
+          const replaced = async () =>
+            (await Promise.all(ids.map((id) => s.sentRows(id)))).every((r) => BigInt(r.at(-1)?.max_fee ?? 0) > high);
           for (let i = 0; i < 600 && !(await replaced()); i++) await sleep(100);
           await anvil.rpc('evm_setIntervalMining', [1]);
           return { base_fee_raised_to_wei: high.toString() };

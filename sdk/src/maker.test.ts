@@ -18,7 +18,9 @@ const QUOTE: QuoteJson = {
 
 describe('quote signing', () => {
   it('gives the published digest and signature, which recover to the maker', async () => {
-    expect(hashTypedData(quoteTypedData(DEFAULT_RFQ_DOMAIN, QUOTE))).toBe('0x75ebefd9989006d02e2ddf39c95dc6f6db9400d1aad7fa0422154c187690c321');
+    expect(hashTypedData(quoteTypedData(DEFAULT_RFQ_DOMAIN, QUOTE))).toBe(
+      '0x75ebefd9989006d02e2ddf39c95dc6f6db9400d1aad7fa0422154c187690c321',
+    );
     const signature = await signQuote(ANVIL_0, DEFAULT_RFQ_DOMAIN, QUOTE);
     expect(signature).toBe(
       '0xe96a254f9e493809efb30c0d9f7906f85177949d0faf3591e07b6319131ce12601790f697cdc53103891ee224f7ab670c3016c47b38fc405d57e828a606f3d431b',

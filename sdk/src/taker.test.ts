@@ -18,7 +18,12 @@ import {
 
 const ANVIL_0 = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
 const TYPED_DATA: RfqTypedData = {
-  domain: { name: 'contest-rfq-service', version: '1', chainId: 8453, salt: '0x8d5d28a7520b2fce0220b78bd608db6c5be909e11e680da4203c9aadfd8911e4' },
+  domain: {
+    name: 'contest-rfq-service',
+    version: '1',
+    chainId: 8453,
+    salt: '0x8d5d28a7520b2fce0220b78bd608db6c5be909e11e680da4203c9aadfd8911e4',
+  },
   types: {
     RfqOrder: [
       { name: 'taker', type: 'address' },
@@ -112,7 +117,9 @@ describe('fetchTypedData', () => {
     try {
       const { port } = server.address() as AddressInfo;
       expect(await fetchTypedData(createClient({ baseUrl: `http://127.0.0.1:${port}/` }))).toEqual(TYPED_DATA);
-      await expect(fetchTypedData(createClient({ baseUrl: `http://127.0.0.1:${port}/nowhere` }))).rejects.toThrow(/failed \(404\).*NOT_FOUND/);
+      await expect(fetchTypedData(createClient({ baseUrl: `http://127.0.0.1:${port}/nowhere` }))).rejects.toThrow(
+        /failed \(404\).*NOT_FOUND/,
+      );
     } finally {
       server.close();
     }
@@ -129,7 +136,8 @@ describe('submitRfq', () => {
       req.on('end', () => {
         bodies.push(body);
         const a = answers[Math.min(bodies.length, answers.length) - 1]!;
-        const payload = a.status === 201 ? { rfq_id: 'r1', status: 'filled' } : { error: 'busy', code: a.code ?? 'OVERLOADED', details: null };
+        const payload =
+          a.status === 201 ? { rfq_id: 'r1', status: 'filled' } : { error: 'busy', code: a.code ?? 'OVERLOADED', details: null };
         res.writeHead(a.status, { 'content-type': 'application/json', ...a.headers }).end(JSON.stringify(payload));
       });
     });
@@ -168,7 +176,9 @@ describe('submitRfq', () => {
     const waits: number[] = [];
     const sleep = async (ms: number) => void waits.push(ms);
     try {
-      expect((await submitRfq(s.client, body, { now: () => 1_000_000, sleep, maxAttempts: 2, random: () => 0 })).response?.status).toBe(503);
+      expect((await submitRfq(s.client, body, { now: () => 1_000_000, sleep, maxAttempts: 2, random: () => 0 })).response?.status).toBe(
+        503,
+      );
       expect(s.bodies).toHaveLength(2);
       expect((await submitRfq(s.client, body, { now: () => 1_000_000 + 58_000, sleep })).response?.status).toBe(503);
       expect(s.bodies).toHaveLength(3);

@@ -3,7 +3,8 @@
 import type { Error as ErrorBody, Operation, WithdrawalPending } from '../../generated/sdk/types.gen.ts';
 
 /** Why a destination is refused (`details.rule` of DESTINATION_NOT_ALLOWED). */
-export type DestinationRule = 'zero_address' | 'token_contract' | 'settlement_wallet' | 'cold_wallet' | 'deposit_address' | 'denylist' | 'sanctioned';
+export type DestinationRule =
+  'zero_address' | 'token_contract' | 'settlement_wallet' | 'cold_wallet' | 'deposit_address' | 'denylist' | 'sanctioned';
 
 /** A createWithdrawal refusal (422, nothing reserved), typed; amounts are decimal strings of micros. */
 export type WithdrawalRefusal =

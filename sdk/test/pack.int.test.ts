@@ -15,7 +15,12 @@ const dir = mkdtempSync(join(tmpdir(), 'crfq-sdk-pack-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function run(cmd: string, args: string[], cwd: string, timeoutMs: number) {
-  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', timeout: timeoutMs, env: { ...process.env, npm_config_update_notifier: 'false' } });
+  const r = spawnSync(cmd, args, {
+    cwd,
+    encoding: 'utf8',
+    timeout: timeoutMs,
+    env: { ...process.env, npm_config_update_notifier: 'false' },
+  });
   return { status: r.status, out: `${r.stdout}\n${r.stderr}${r.error ? `\n${r.error.message}` : ''}` };
 }
 

@@ -134,8 +134,16 @@ describe.each(['redis', 'postgres'] as const)('bus on %s', (mode) => {
     const prefix = uniquePrefix(`buskid${mode}`);
     const a = await open(mode, prefix);
     const replies = recorder(a, 'rfq.closed');
-    const env = { PATH: process.env.PATH, BUS_PREFIX: prefix, ...(mode === 'redis' ? { REDIS_URL: TEST_REDIS_URL } : { DATABASE_URL: db.url }) };
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/testing/bus-peer.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const env = {
+      PATH: process.env.PATH,
+      BUS_PREFIX: prefix,
+      ...(mode === 'redis' ? { REDIS_URL: TEST_REDIS_URL } : { DATABASE_URL: db.url }),
+    };
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/testing/bus-peer.ts'], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     cleanups.push(() => stopChild(child));
     const ready = await firstLine(child);
     expect(ready).toMatch(new RegExp(`^ready ${mode} `));
@@ -157,9 +165,10 @@ describe('bus on postgres: listener loss', () => {
     const admin = new pg.Client({ connectionString: db.url });
     await admin.connect();
     cleanups.push(() => admin.end());
-    const { rows } = await admin.query<{ pid: number }>(`select pid from pg_stat_activity where datname = current_database() and query = $1`, [
-      `LISTEN "${busChannel(prefix)}"`,
-    ]);
+    const { rows } = await admin.query<{ pid: number }>(
+      `select pid from pg_stat_activity where datname = current_database() and query = $1`,
+      [`LISTEN "${busChannel(prefix)}"`],
+    );
     expect(rows).toHaveLength(2);
     // Terminate both listeners; b's reconnect is what we watch.
     await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where pid = any($1)', [rows.map((r) => r.pid)]);

@@ -140,7 +140,8 @@ export function createHub(onError: BusOptions['onError'], scope = ''): BusHub {
         return report(err, 'malformed bus message');
       }
       if (!env || typeof env.i !== 'string' || typeof env.t !== 'string' || env.i === instanceId) return;
-      if ((env.d ?? '') !== scope) return report(new Error(`bus message of another deployment (${String(env.d)}) dropped`), 'foreign bus message');
+      if ((env.d ?? '') !== scope)
+        return report(new Error(`bus message of another deployment (${String(env.d)}) dropped`), 'foreign bus message');
       deliver(env.t, env.p, { origin: env.i, local: false });
     },
     subscribe(topic, fn) {

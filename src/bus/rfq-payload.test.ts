@@ -20,7 +20,16 @@ const rfq: RfqFrame = {
   order_type: 'FOK',
   stake_micros: '10000000',
   taker_address: '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266',
-  legs: [{ market_id: 1042, asset: 'BTC', duration_secs: 300, window_start_ms: 1767225600000, betting_closes_at_ms: 1767225890000, direction: 'up' }],
+  legs: [
+    {
+      market_id: 1042,
+      asset: 'BTC',
+      duration_secs: 300,
+      window_start_ms: 1767225600000,
+      betting_closes_at_ms: 1767225890000,
+      direction: 'up',
+    },
+  ],
 };
 const filled = quoteResultFrame(
   { rfqId: RFQ_ID, quoteId: QUOTE_ID, clientQuoteId: null, oddsBps: 19_500 },
@@ -55,9 +64,16 @@ describe('rfqEventOf', () => {
     const broken = { topic: 'rfq.open', frame: { ...rfq, stake_micros: 10_000_000 } };
     expect(rfqEventOf('rfq.open', broken)).toMatchObject({ ok: false, why: expect.stringContaining('/stake_micros') });
     expect(rfqEventOf('rfq.open', { topic: 'rfq.open', frame: { ...rfq, type: 'rfq_sent' } }).ok).toBe(false);
-    expect(rfqEventOf('mm.event', { topic: 'mm.event', wallet: '0xabc', frame: rfq })).toEqual({ ok: false, why: 'a rfq frame on mm.event' });
+    expect(rfqEventOf('mm.event', { topic: 'mm.event', wallet: '0xabc', frame: rfq })).toEqual({
+      ok: false,
+      why: 'a rfq frame on mm.event',
+    });
     expect(rfqEventOf('rfq.open', null).ok).toBe(false);
-    const closed = { topic: 'rfq.closed', frame: { type: 'rfq_closed', rfq_id: RFQ_ID, status: 'filled', closed_at_ms: 1 }, route: routeOf(rfq) };
+    const closed = {
+      topic: 'rfq.closed',
+      frame: { type: 'rfq_closed', rfq_id: RFQ_ID, status: 'filled', closed_at_ms: 1 },
+      route: routeOf(rfq),
+    };
     expect(rfqEventOf('rfq.closed', { ...closed, results: [{ wallet: '0xabc', frame: rfq }] }).ok).toBe(false);
     expect(rfqEventOf('rfq.closed', { ...closed, results: [{ frame: filled }] }).ok).toBe(false);
     expect(rfqEventOf('rfq.closed', closed).ok).toBe(false);
@@ -67,9 +83,9 @@ describe('rfqEventOf', () => {
   it('refuses an rfq.closed without its route and an mm.event without its wallet', () => {
     const frame = { type: 'rfq_closed', rfq_id: RFQ_ID, status: 'expired', closed_at_ms: 1 };
     expect(rfqEventOf('rfq.closed', { topic: 'rfq.closed', frame })).toEqual({ ok: false, why: 'rfq.closed without a route' });
-    expect(rfqEventOf('rfq.closed', { topic: 'rfq.closed', frame, route: { assets: ['BTC'], durations: [300], legs: [{ asset: 'BTC' }] } }).ok).toBe(
-      false,
-    );
+    expect(
+      rfqEventOf('rfq.closed', { topic: 'rfq.closed', frame, route: { assets: ['BTC'], durations: [300], legs: [{ asset: 'BTC' }] } }).ok,
+    ).toBe(false);
     expect(rfqEventOf('mm.event', { topic: 'mm.event', frame: filled })).toEqual({ ok: false, why: 'mm.event without a wallet' });
   });
 });
@@ -107,7 +123,14 @@ describe('the frame builders', () => {
     const ok = quoteAck(RFQ_ID, null, { quoteId: QUOTE_ID });
     const refused = quoteAck(RFQ_ID, QUOTE_ID, { error: 'rate_limited' });
     expect(ok).toEqual({ type: 'quote_ack', rfq_id: RFQ_ID, quote_id: QUOTE_ID, client_quote_id: null, accepted: true, error: null });
-    expect(refused).toEqual({ type: 'quote_ack', rfq_id: RFQ_ID, quote_id: null, client_quote_id: QUOTE_ID, accepted: false, error: 'rate_limited' });
+    expect(refused).toEqual({
+      type: 'quote_ack',
+      rfq_id: RFQ_ID,
+      quote_id: null,
+      client_quote_id: QUOTE_ID,
+      accepted: false,
+      error: 'rate_limited',
+    });
     for (const f of [ok, refused]) expect(validateQuoteAck(f)).toBe(true);
   });
 });

@@ -81,7 +81,9 @@ describe('DEPOSIT_ACCOUNT_INDEX', () => {
     expect(loadConfig({ ...ONCHAIN, DEPOSIT_MNEMONIC: MNEMONIC }).chain!.depositAccountIndex).toBe(0);
     expect(loadConfig({ ...ONCHAIN, DEPOSIT_MNEMONIC: MNEMONIC, DEPOSIT_ACCOUNT_INDEX: '7' }).chain!.depositAccountIndex).toBe(7);
     expect(loadConfig(prod).chain!.depositMnemonic).toBeUndefined();
-    expect(problemsOf({ ...prod, DEPOSIT_MNEMONIC: MNEMONIC }).join('\n')).toMatch(/DEPOSIT_ACCOUNT_INDEX: required when NODE_ENV=production/);
+    expect(problemsOf({ ...prod, DEPOSIT_MNEMONIC: MNEMONIC }).join('\n')).toMatch(
+      /DEPOSIT_ACCOUNT_INDEX: required when NODE_ENV=production/,
+    );
     expect(loadConfig({ ...prod, DEPOSIT_MNEMONIC: MNEMONIC, DEPOSIT_ACCOUNT_INDEX: '3' }).chain!.depositAccountIndex).toBe(3);
   });
 

@@ -45,7 +45,9 @@ describe('SETTLEMENT_MODE', () => {
     expect(c.chain).toMatchObject({ rpcUrl: ONCHAIN.CHAIN_RPC_URL, chainId: 8453, usdcAddress: ONCHAIN.USDC_ADDRESS, confirmations: 3 });
     expect(c.chain!.settlementKey!.reveal()).toBe(KEY);
     expect(c.chain!.depositMnemonic).toBeUndefined();
-    expect(loadConfig({ ...ONCHAIN, CHAIN_RPC_URL: 'wss://node.example/ws', CHAIN_ID: '31337', CHAIN_CONFIRMATIONS: '1' }).chain).toMatchObject({
+    expect(
+      loadConfig({ ...ONCHAIN, CHAIN_RPC_URL: 'wss://node.example/ws', CHAIN_ID: '31337', CHAIN_CONFIRMATIONS: '1' }).chain,
+    ).toMatchObject({
       rpcUrl: 'wss://node.example/ws',
       chainId: 31337,
       confirmations: 1,
@@ -91,7 +93,9 @@ describe('SETTLEMENT_MODE', () => {
       /SETTLEMENT_ADDRESS: is not SETTLEMENT_PRIVATE_KEY's address/,
     );
     expect(problemsOf({ ...noKey, SETTLEMENT_ADDRESS: '0x12' }).join('\n')).toMatch(/SETTLEMENT_ADDRESS: must be/);
-    expect(problemsOf({ ...noKey, SETTLEMENT_ADDRESS: address, SETTLEMENT_SIGNER_URL: 'ftp://x' }).join('\n')).toMatch(/SETTLEMENT_SIGNER_URL/);
+    expect(problemsOf({ ...noKey, SETTLEMENT_ADDRESS: address, SETTLEMENT_SIGNER_URL: 'ftp://x' }).join('\n')).toMatch(
+      /SETTLEMENT_SIGNER_URL/,
+    );
   });
 
   it('never shows a secret: not in a problem, not in the config as logged', () => {

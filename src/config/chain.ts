@@ -69,7 +69,9 @@ function settlementAddressOf(e: Parsed, key: string | undefined, problems: strin
   if (key === undefined) {
     if (problems.some((p) => p.startsWith('SETTLEMENT_PRIVATE_KEY'))) return undefined;
     if (given === undefined)
-      problems.push('SETTLEMENT_PRIVATE_KEY (or SETTLEMENT_PRIVATE_KEY_FILE) or SETTLEMENT_ADDRESS: one is required when SETTLEMENT_MODE=onchain');
+      problems.push(
+        'SETTLEMENT_PRIVATE_KEY (or SETTLEMENT_PRIVATE_KEY_FILE) or SETTLEMENT_ADDRESS: one is required when SETTLEMENT_MODE=onchain',
+      );
     if (e.SETTLEMENT_SIGNER_URL !== undefined && given === undefined)
       problems.push('SETTLEMENT_SIGNER_URL: requires SETTLEMENT_ADDRESS (the account it signs for)');
     return given === undefined ? undefined : getAddress(given);
@@ -127,7 +129,8 @@ export function chainSettings(e: Parsed, problems: string[], read = readSecretFi
   const before = problems.length;
   if (e.NODE_ENV === 'production') {
     for (const k of ['CHAIN_MAX_FEE_PER_GAS_WEI', 'CHAIN_MAX_PRIORITY_FEE_PER_GAS_WEI'] as const) {
-      if (e[k] === undefined) problems.push(`${k}: required when NODE_ENV=production in onchain mode (the fee cap: nothing is signed above it)`);
+      if (e[k] === undefined)
+        problems.push(`${k}: required when NODE_ENV=production in onchain mode (the fee cap: nothing is signed above it)`);
     }
   }
   const cap = {
@@ -135,7 +138,9 @@ export function chainSettings(e: Parsed, problems: string[], read = readSecretFi
     tip: e.CHAIN_MAX_PRIORITY_FEE_PER_GAS_WEI ?? DEV_FEE_CAP.maxPriorityFeePerGas,
   };
   if (cap.fee === 0n || cap.tip > cap.fee) {
-    problems.push('CHAIN_MAX_PRIORITY_FEE_PER_GAS_WEI / CHAIN_MAX_FEE_PER_GAS_WEI: the max fee must be positive and at least the priority fee');
+    problems.push(
+      'CHAIN_MAX_PRIORITY_FEE_PER_GAS_WEI / CHAIN_MAX_FEE_PER_GAS_WEI: the max fee must be positive and at least the priority fee',
+    );
   }
   if (!e.CHAIN_RPC_URL) problems.push('CHAIN_RPC_URL: required when SETTLEMENT_MODE=onchain');
   if (!e.USDC_ADDRESS) problems.push('USDC_ADDRESS: required when SETTLEMENT_MODE=onchain');

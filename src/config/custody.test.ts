@@ -97,7 +97,9 @@ describe('custody settings', () => {
     expect(problemsOf({ WITHDRAWAL_MIN_MICROS: '5', WITHDRAWAL_DAILY_LIMIT_MICROS: '4' })).toEqual([
       expect.stringMatching(/^WITHDRAWAL_DAILY_LIMIT_MICROS: must be at least WITHDRAWAL_MIN_MICROS \(5\)/),
     ]);
-    expect(problemsOf({ SANCTIONS_ORACLE_ADDRESS: B })).toEqual([expect.stringMatching(/^SANCTIONS_ORACLE_ADDRESS: requires CHAIN_RPC_URL/)]);
+    expect(problemsOf({ SANCTIONS_ORACLE_ADDRESS: B })).toEqual([
+      expect.stringMatching(/^SANCTIONS_ORACLE_ADDRESS: requires CHAIN_RPC_URL/),
+    ]);
   });
 
   it('HOT_WALLET_MAX_MICROS: onchain with COLD_WALLET_ADDRESS only', () => {
@@ -123,7 +125,11 @@ describe('WITHDRAWAL_DENYLIST_FILE', () => {
 
   it('is read at start-up; a bad line or a missing file stops the start', () => {
     const path = file(`${A}\n`);
-    expect(loadConfig({ WITHDRAWAL_DENYLIST_FILE: path }).custody.denylist).toEqual({ file: path, addresses: [A.toLowerCase()], reloadMs: 5000 });
+    expect(loadConfig({ WITHDRAWAL_DENYLIST_FILE: path }).custody.denylist).toEqual({
+      file: path,
+      addresses: [A.toLowerCase()],
+      reloadMs: 5000,
+    });
     expect(problemsOf({ WITHDRAWAL_DENYLIST_FILE: file('0x12\n') })).toEqual([
       expect.stringMatching(/^WITHDRAWAL_DENYLIST_FILE: .* line 1: not an EVM address/),
     ]);

@@ -39,7 +39,9 @@ export function custodySettings(e: Parsed, problems: string[], read = (path: str
     sanctionsOracle: undefined,
   };
   if (s.withdrawalDailyLimitMicros !== null && s.withdrawalDailyLimitMicros < s.withdrawalMinMicros) {
-    problems.push(`WITHDRAWAL_DAILY_LIMIT_MICROS: must be at least WITHDRAWAL_MIN_MICROS (${s.withdrawalMinMicros}), or no withdrawal could pass`);
+    problems.push(
+      `WITHDRAWAL_DAILY_LIMIT_MICROS: must be at least WITHDRAWAL_MIN_MICROS (${s.withdrawalMinMicros}), or no withdrawal could pass`,
+    );
   }
   if (s.hotWalletMaxMicros !== null && (!onchain || !s.coldWalletAddress)) {
     problems.push('HOT_WALLET_MAX_MICROS: requires SETTLEMENT_MODE=onchain and COLD_WALLET_ADDRESS (where the USDC above it goes)');

@@ -11,7 +11,8 @@ const HARDENED = 0x8000_0000;
 
 /** The node m/44'/60'/<account>'/0 of a BIP-39 phrase (no passphrase): its children are the deposit addresses. */
 export function depositParentNode(mnemonic: string, account: number): HDKey {
-  if (!Number.isInteger(account) || account < 0 || account >= HARDENED) throw new RangeError(`deposit account ${account} is outside 0..2^31-1`);
+  if (!Number.isInteger(account) || account < 0 || account >= HARDENED)
+    throw new RangeError(`deposit account ${account} is outside 0..2^31-1`);
   const seed = pbkdf2Sync(mnemonic.normalize('NFKD'), 'mnemonic', 2048, 64, 'sha512');
   return HDKey.fromMasterSeed(seed).derive(`m/44'/60'/${account}'/0`);
 }
@@ -35,12 +36,15 @@ export function parseDepositXpub(value: string, account: number): { node: HDKey 
   }
   if (key.privateKey) {
     return {
-      problem: 'is an extended PRIVATE key (xprv): give its public key (xpub); the private side stays with the workers (the value is not shown)',
+      problem:
+        'is an extended PRIVATE key (xprv): give its public key (xpub); the private side stays with the workers (the value is not shown)',
     };
   }
   if (key.depth === 3) {
     if (key.index !== HARDENED + account) {
-      return { problem: `is the key of account ${key.index - HARDENED}'s node, not of DEPOSIT_ACCOUNT_INDEX ${account} (m/44'/60'/${account}')` };
+      return {
+        problem: `is the key of account ${key.index - HARDENED}'s node, not of DEPOSIT_ACCOUNT_INDEX ${account} (m/44'/60'/${account}')`,
+      };
     }
     return { node: key.deriveChild(0) };
   }

@@ -121,13 +121,19 @@ describe('loadConfig', () => {
     const c = loadConfig(env, { scope: 'migrate' });
     expect(c).toMatchObject({ nodeEnv: 'production', databaseUrl: 'postgres://u@h/db', deployment: 'postgres', migrateOnStart: false });
     expect(() => loadConfig({ NODE_ENV: 'production' }, { scope: 'migrate' })).toThrow(/DATABASE_URL: required/);
-    expect(() => loadConfig({ NODE_ENV: 'production', DATABASE_URL: 'mysql://x' }, { scope: 'migrate' })).toThrow(/DATABASE_URL: must be a postgres/);
+    expect(() => loadConfig({ NODE_ENV: 'production', DATABASE_URL: 'mysql://x' }, { scope: 'migrate' })).toThrow(
+      /DATABASE_URL: must be a postgres/,
+    );
   });
 
   it('accepts only a P-256 SPKI PEM as PRIVY_VERIFICATION_KEY, also with \\n escapes on one line', () => {
-    expect(loadConfig({ PRIVY_APP_ID: 'app', PRIVY_VERIFICATION_KEY: P256_PEM.replace(/\n/g, '\\n') }).privy.verificationKey).toBe(P256_PEM);
+    expect(loadConfig({ PRIVY_APP_ID: 'app', PRIVY_VERIFICATION_KEY: P256_PEM.replace(/\n/g, '\\n') }).privy.verificationKey).toBe(
+      P256_PEM,
+    );
     const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
-    expect(() => loadConfig({ PRIVY_APP_ID: 'app', PRIVY_VERIFICATION_KEY: rsa })).toThrow(/PRIVY_VERIFICATION_KEY: must be an SPKI PEM P-256/);
+    expect(() => loadConfig({ PRIVY_APP_ID: 'app', PRIVY_VERIFICATION_KEY: rsa })).toThrow(
+      /PRIVY_VERIFICATION_KEY: must be an SPKI PEM P-256/,
+    );
     expect(() =>
       loadConfig({ PRIVY_APP_ID: 'app', PRIVY_VERIFICATION_KEY: '-----BEGIN PUBLIC KEY-----\ngarbage\n-----END PUBLIC KEY-----' }),
     ).toThrow(/PRIVY_VERIFICATION_KEY/);

@@ -21,7 +21,15 @@ export class ConfigError extends Error {
 }
 
 /** The keys the migration step reads (`loadConfig(env, { scope: 'migrate' })`). */
-const MIGRATION_KEYS = ['NODE_ENV', 'DATABASE_URL', 'REDIS_URL', 'DATABASE_PREPARED_STATEMENTS', 'DATA_DIR', 'QUEUE_PREFIX', 'LOG_LEVEL'] as const;
+const MIGRATION_KEYS = [
+  'NODE_ENV',
+  'DATABASE_URL',
+  'REDIS_URL',
+  'DATABASE_PREPARED_STATEMENTS',
+  'DATA_DIR',
+  'QUEUE_PREFIX',
+  'LOG_LEVEL',
+] as const;
 
 /**
  * Parses the environment; throws ConfigError naming every bad key. `role`: the process's (src/process.ts), whose own
@@ -130,7 +138,8 @@ function buildConfig(e: Parsed, env: Record<string, string | undefined>, checked
     demoData: e.DEMO_DATA,
     corsOrigins: checked.cors as '*' | string[],
     trustProxy: checked.trustProxy as TrustProxy,
-    migrateOnStart: e.MIGRATE_ON_START === undefined ? e.NODE_ENV !== 'production' : e.MIGRATE_ON_START === 'true' || e.MIGRATE_ON_START === '1',
+    migrateOnStart:
+      e.MIGRATE_ON_START === undefined ? e.NODE_ENV !== 'production' : e.MIGRATE_ON_START === 'true' || e.MIGRATE_ON_START === '1',
   };
 }
 

@@ -30,7 +30,9 @@ export function parseOperatorTokens(text: string, reserved: readonly string[] = 
     const sha256 = hashField.replace(/^sha256:/i, '').toLowerCase();
     if (!OPERATOR_NAME.test(name)) return problems.push(`${at}: the name must be 1-64 of [A-Za-z0-9._@-], starting with a letter or digit`);
     if (!/^[0-9a-f]{64}$/.test(sha256)) {
-      return problems.push(`${at}: the hash must be the 64 hex digits of the token's SHA-256 (printf %s "$TOKEN" | sha256sum), not the token itself`);
+      return problems.push(
+        `${at}: the hash must be the 64 hex digits of the token's SHA-256 (printf %s "$TOKEN" | sha256sum), not the token itself`,
+      );
     }
     if (names.has(name.toLowerCase())) {
       return problems.push(`${at}: the name ${name} is used twice${reserved.includes(name) ? ' (it is the name of OPERATOR_TOKEN)' : ''}`);

@@ -129,6 +129,8 @@ describe('the node Chainlink feeds are read through', () => {
     expect(loadConfig({ ...feeds, CHAIN_RPC_URL: 'https://one.example' }).prices.chainlink.rpcUrl).toBe('https://one.example');
     expect(loadConfig({ ...list, CHAINLINK_RPC_URL: 'https://c.example' }).prices.chainlink.rpcUrl).toBe('https://c.example');
     expect(loadConfig({ ...feeds, CHAINLINK_RPC_URL: 'https://c.example' }).prices.chainlink.rpcUrl).toBe('https://c.example');
-    expect(() => loadConfig({ ...feeds, CHAINLINK_RPC_URL: 'https://a.example,https://b.example' })).toThrow(/CHAINLINK_RPC_URL: must be one/);
+    expect(() => loadConfig({ ...feeds, CHAINLINK_RPC_URL: 'https://a.example,https://b.example' })).toThrow(
+      /CHAINLINK_RPC_URL: must be one/,
+    );
   });
 });

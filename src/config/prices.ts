@@ -186,7 +186,8 @@ export function priceProblems(e: PriceEnv): string[] {
   }
   if (listed.includes('chainlink')) {
     if (!chainlinkRpcUrl(e)) problems.push('CHAINLINK_RPC_URL / CHAIN_RPC_URL: one is required when PRICE_FEED lists chainlink');
-    if (!Object.keys(e.CHAINLINK_FEEDS).length) problems.push('CHAINLINK_FEEDS: required when PRICE_FEED lists chainlink (ASSET:0xaggregator,...)');
+    if (!Object.keys(e.CHAINLINK_FEEDS).length)
+      problems.push('CHAINLINK_FEEDS: required when PRICE_FEED lists chainlink (ASSET:0xaggregator,...)');
     if (e.NODE_ENV === 'production' && !e.CHAINLINK_SEQUENCER_FEED) {
       problems.push(
         "CHAINLINK_SEQUENCER_FEED: required when NODE_ENV=production and PRICE_FEED lists chainlink: the chain's L2 sequencer uptime feed (Base: 0xBCF85224fc0756B9Fa45aA7892530B47e10b6433), or `none` on an L1",

@@ -3,7 +3,9 @@ import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from './load.js';
 
-const PRIVY_VERIFICATION_KEY = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
+const PRIVY_VERIFICATION_KEY = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+  .publicKey.export({ type: 'spki', format: 'pem' })
+  .toString();
 const PROD = {
   NODE_ENV: 'production',
   ALLOW_DEMO_PRICES: 'true',

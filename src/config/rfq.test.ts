@@ -35,7 +35,8 @@ describe('loadConfig: RFQ trading and resolution', () => {
   it('admission control: the loop-delay and create-latency bounds follow the quote window unless set; 0 turns them off, or admits none', () => {
     expect(loadConfig({ RFQ_QUOTE_WINDOW_MS: '2000' }).rfq.admission).toEqual({ maxInFlight: 256, maxLoopDelayMs: 400, maxCreateMs: 400 });
     expect(
-      loadConfig({ RFQ_ADMISSION_MAX_IN_FLIGHT: '0', RFQ_ADMISSION_MAX_LOOP_DELAY_MS: '0', RFQ_ADMISSION_MAX_CREATE_MS: '0' }).rfq.admission,
+      loadConfig({ RFQ_ADMISSION_MAX_IN_FLIGHT: '0', RFQ_ADMISSION_MAX_LOOP_DELAY_MS: '0', RFQ_ADMISSION_MAX_CREATE_MS: '0' }).rfq
+        .admission,
     ).toEqual({ maxInFlight: 0, maxLoopDelayMs: 0, maxCreateMs: 0 });
     expect(loadConfig({ RFQ_ADMISSION_MAX_LOOP_DELAY_MS: '150' }).rfq.admission.maxLoopDelayMs).toBe(150);
     expect(loadConfig({ RFQ_ADMISSION_MAX_CREATE_MS: '80' }).rfq.admission.maxCreateMs).toBe(80);

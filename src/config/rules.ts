@@ -42,7 +42,9 @@ export function deploymentProblems(e: Parsed): string[] {
 export function rfqProblems(e: Parsed): string[] {
   const problems: string[] = [];
   if (!e.SIWE_CHAIN_IDS.includes(e.RFQ_SIGNING_CHAIN_ID)) {
-    problems.push(`RFQ_SIGNING_CHAIN_ID: must be one of SIWE_CHAIN_IDS (${e.SIWE_CHAIN_IDS.join(',')}): the wallet that signs in signs the orders`);
+    problems.push(
+      `RFQ_SIGNING_CHAIN_ID: must be one of SIWE_CHAIN_IDS (${e.SIWE_CHAIN_IDS.join(',')}): the wallet that signs in signs the orders`,
+    );
   }
   if (e.RFQ_QUOTE_WINDOW_MS >= e.RFQ_MAX_DEADLINE_MS - PROCESSING_BUFFER_MS) {
     problems.push(
@@ -54,14 +56,18 @@ export function rfqProblems(e: Parsed): string[] {
     problems.push('RFQ_MIN_FILL_MICROS: must not exceed RFQ_MIN_STAKE_MICROS, or the smallest order could never fill');
   }
   if (e.NODE_ENV === 'production' && !e.RFQ_EIP712_SALT) {
-    problems.push('RFQ_EIP712_SALT: required when NODE_ENV=production (a 32-byte hex salt of this deployment: orders signed elsewhere are refused)');
+    problems.push(
+      'RFQ_EIP712_SALT: required when NODE_ENV=production (a 32-byte hex salt of this deployment: orders signed elsewhere are refused)',
+    );
   }
   if (e.NODE_ENV === 'production' && e.RFQ_EIP712_SALT === RFQ_EIP712_SALT_DEV) {
     problems.push('RFQ_EIP712_SALT: is the development salt; production needs its own (e.g. 0x + `openssl rand -hex 32`)');
   }
   const smallestPayout = (BigInt(e.RFQ_MIN_STAKE_MICROS) * 10_001n) / 10_000n;
   if (BigInt(e.RFQ_MAX_PAYOUT_MICROS) < smallestPayout) {
-    problems.push(`RFQ_MAX_PAYOUT_MICROS: must be at least ${smallestPayout} (the minimum stake at the lowest odds), or no order is acceptable`);
+    problems.push(
+      `RFQ_MAX_PAYOUT_MICROS: must be at least ${smallestPayout} (the minimum stake at the lowest odds), or no order is acceptable`,
+    );
   }
   if (e.PRICE_FEED.includes('demo')) {
     const unpriced = e.MARKET_ASSETS.filter((a) => DEMO_BASES_MICROS[a] === undefined);

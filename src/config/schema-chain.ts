@@ -15,7 +15,10 @@ export const chainKeys = {
   CHAIN_RPC_URL: optionalString.pipe(
     z
       .string()
-      .regex(/^(https?|wss?):\/\/[^\s,]+(\s*,\s*(https?|wss?):\/\/[^\s,]+)*$/, 'must be an http(s):// or ws(s):// URL, or several comma-separated')
+      .regex(
+        /^(https?|wss?):\/\/[^\s,]+(\s*,\s*(https?|wss?):\/\/[^\s,]+)*$/,
+        'must be an http(s):// or ws(s):// URL, or several comma-separated',
+      )
       .optional(),
   ),
   /** The chain the node must report (eth_chainId); Base by default. */

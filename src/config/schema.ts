@@ -78,7 +78,11 @@ const signInKeys = {
     .optional(),
   /** EIP-155 chain ids accepted in wallet sign-in messages. */
   SIWE_CHAIN_IDS: csv(
-    z.string().regex(/^\d+$/, 'chain ids are positive integers').transform(Number).pipe(z.number().int().min(1).max(Number.MAX_SAFE_INTEGER)),
+    z
+      .string()
+      .regex(/^\d+$/, 'chain ids are positive integers')
+      .transform(Number)
+      .pipe(z.number().int().min(1).max(Number.MAX_SAFE_INTEGER)),
     '1,8453,84532',
   ),
 };

@@ -36,7 +36,12 @@ export function mnemonicProblem(m: string): string | null {
 }
 
 /** A secret from KEY or KEY_FILE (not both); the problem names the key, never the value. */
-export function secretOf(e: Parsed, key: 'SETTLEMENT_PRIVATE_KEY' | 'DEPOSIT_MNEMONIC', problems: string[], read: (path: string) => string) {
+export function secretOf(
+  e: Parsed,
+  key: 'SETTLEMENT_PRIVATE_KEY' | 'DEPOSIT_MNEMONIC',
+  problems: string[],
+  read: (path: string) => string,
+) {
   const inline = e[key];
   const file = e[`${key}_FILE`];
   if (inline !== undefined && file !== undefined) {

@@ -21,7 +21,11 @@ export const CIRCLE_USDC_IDENTITY: Readonly<Record<number, { name: string; symbo
  * Null when the token read at start-up is what USDC_ADDRESS must name: 6 decimals everywhere, and on Base and
  * Base Sepolia Circle's name and symbol too unless ALLOW_UNKNOWN_USDC=true.
  */
-export function usdcIdentityProblem(chainId: number, read: { name: string; symbol: string; decimals: number }, allowUnknown: boolean): string | null {
+export function usdcIdentityProblem(
+  chainId: number,
+  read: { name: string; symbol: string; decimals: number },
+  allowUnknown: boolean,
+): string | null {
   if (read.decimals !== 6) return `USDC_ADDRESS: the token has ${read.decimals} decimals; USDC has 6`;
   const want = CIRCLE_USDC_IDENTITY[chainId];
   if (!want || allowUnknown || (read.name === want.name && read.symbol === want.symbol)) return null;

@@ -33,7 +33,13 @@ const common = {
   // triggers or functions, so MikroORM's schema tooling must never be run against a real database (it would
   // drop them). These options keep its hands off what it would not even plan around: BullMQ's schema (it
   // shares the database) and our hand-written ledger triggers and functions.
-  schemaGenerator: { skipTables: [], skipSchemas: [BULLMQ_SCHEMA], ignoreSchema: [BULLMQ_SCHEMA], ignoreTriggers: true, ignoreRoutines: true },
+  schemaGenerator: {
+    skipTables: [],
+    skipSchemas: [BULLMQ_SCHEMA],
+    ignoreSchema: [BULLMQ_SCHEMA],
+    ignoreTriggers: true,
+    ignoreRoutines: true,
+  },
   allowGlobalContext: false,
   debug: false,
 };
@@ -42,7 +48,12 @@ export async function createOrm(opts: OrmOptions): Promise<Orm> {
   if (opts.databaseUrl) {
     const prepared = opts.preparedStatements ?? PREPARED_STATEMENTS_DEFAULT;
     const driverOptions = prepared > 0 ? { Client: preparingClient(new StatementNames(prepared)) } : {};
-    return (await PgORM.init({ ...common, clientUrl: opts.databaseUrl, pool: { min: 0, max: opts.poolMax ?? 10 }, driverOptions })) as unknown as Orm;
+    return (await PgORM.init({
+      ...common,
+      clientUrl: opts.databaseUrl,
+      pool: { min: 0, max: opts.poolMax ?? 10 },
+      driverOptions,
+    })) as unknown as Orm;
   }
   if (opts.pglite) {
     return (await PgliteORM.init({ ...common, dbName: 'embedded', driverOptions: { pglite: opts.pglite } })) as unknown as Orm;

@@ -37,7 +37,10 @@ afterAll(async () => {
 describe('repositories on PGlite', () => {
   it('post a ledger transaction (array parameters), read balances (int8 as text), create windows', async () => {
     const userId = randomUUID();
-    await db(orm.em.fork()).insertInto('users').values({ id: userId, wallet_address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed' }).execute();
+    await db(orm.em.fork())
+      .insertInto('users')
+      .values({ id: userId, wallet_address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed' })
+      .execute();
     await orm.em.fork().transactional((tx) =>
       post(tx, {
         kind: 'deposit',
@@ -55,7 +58,8 @@ describe('repositories on PGlite', () => {
       ['deposit', 9_007_199_254_740_993n, 9_007_199_254_740_993n],
     ]);
     const ops = [randomUUID(), randomUUID()];
-    for (const id of ops) await db(orm.em.fork()).insertInto('operations').values({ id, user_id: userId, kind: 'deposit', amount: '5' }).execute();
+    for (const id of ops)
+      await db(orm.em.fork()).insertInto('operations').values({ id, user_id: userId, kind: 'deposit', amount: '5' }).execute();
     const first = await listOperations(orm.em.fork(), userId, { limit: 1 }, { confirmations: null });
     const second = await listOperations(orm.em.fork(), userId, { limit: 1, cursor: first.nextCursor! }, { confirmations: null });
     expect([...first.operations, ...second.operations].map((o) => o.id).sort()).toEqual([...ops].sort());

@@ -29,7 +29,9 @@ describe('database errors from real statements', () => {
         .execute();
     await insert();
     expect(fromDatabaseError(await caught(insert()))).toMatchObject({ status: 409, code: 'CONFLICT' });
-    const viaEm = caught(t.orm.em.fork().execute(`insert into service_keys (name, key) values ('dup', '\\x00000000000000000000000000000000')`));
+    const viaEm = caught(
+      t.orm.em.fork().execute(`insert into service_keys (name, key) values ('dup', '\\x00000000000000000000000000000000')`),
+    );
     expect(fromDatabaseError(await viaEm)).toMatchObject({ status: 409, code: 'CONFLICT' });
   });
 
@@ -59,7 +61,9 @@ describe('database errors from real statements', () => {
       db(t.orm.em.fork()),
     );
     const negative = await caught(
-      sql`insert into ledger_accounts (user_id, kind, balance) values (${rows[0]!.id}::uuid, 'user_available', -1)`.execute(db(t.orm.em.fork())),
+      sql`insert into ledger_accounts (user_id, kind, balance) values (${rows[0]!.id}::uuid, 'user_available', -1)`.execute(
+        db(t.orm.em.fork()),
+      ),
     );
     expect(fromDatabaseError(negative)).toMatchObject({ status: 422, code: 'INSUFFICIENT_BALANCE' });
     const other = await caught(

@@ -8,7 +8,10 @@ describe('fromDatabaseError', () => {
   it('maps raw driver errors (Kysely) and MikroORM exceptions alike', () => {
     expect(fromDatabaseError(pgError('23505'))).toMatchObject({ status: 409, code: 'CONFLICT' });
     expect(fromDatabaseError(new UniqueConstraintViolationException(new Error('dup')))).toMatchObject({ status: 409, code: 'CONFLICT' });
-    expect(fromDatabaseError(new DriverException(pgError('55P03')))).toMatchObject({ status: 409, code: 'IDEMPOTENCY_REQUEST_IN_PROGRESS' });
+    expect(fromDatabaseError(new DriverException(pgError('55P03')))).toMatchObject({
+      status: 409,
+      code: 'IDEMPOTENCY_REQUEST_IN_PROGRESS',
+    });
     expect(fromDatabaseError(pgError('55P03'))).toMatchObject({ status: 409, code: 'IDEMPOTENCY_REQUEST_IN_PROGRESS' });
   });
 

@@ -26,7 +26,9 @@ async function untilBlocked(): Promise<void> {
     (
       await sql<{
         n: number;
-      }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(db(t.orm.em.fork()))
+      }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(
+        db(t.orm.em.fork()),
+      )
     ).rows[0]!.n;
   while ((await waiting()) < 1) await new Promise((r) => setTimeout(r, 10));
 }

@@ -77,9 +77,15 @@ export function decideExisting(row: ExistingKey, print: string): ExistingDecisio
 }
 
 const reused = () =>
-  new Conflict('IDEMPOTENCY_KEY_REUSED', 'this idempotency_key was already used with a different request body; use a new key for a new request');
+  new Conflict(
+    'IDEMPOTENCY_KEY_REUSED',
+    'this idempotency_key was already used with a different request body; use a new key for a new request',
+  );
 const inProgress = () =>
-  new Conflict('IDEMPOTENCY_REQUEST_IN_PROGRESS', 'a request with this idempotency_key is still being processed; retry later with the same key');
+  new Conflict(
+    'IDEMPOTENCY_REQUEST_IN_PROGRESS',
+    'a request with this idempotency_key is still being processed; retry later with the same key',
+  );
 
 const keys = (em: Em) => repos(em).idempotency;
 

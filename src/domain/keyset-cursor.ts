@@ -81,9 +81,11 @@ export class KeysetCursors {
   decode(raw: string | undefined, filters: string | null): Keyset | null {
     if (raw === undefined) return null;
     const o = openCursor(this.key, raw) as Partial<Wire> | null;
-    if (!o || !Number.isSafeInteger(o.c) || typeof o.i !== 'string' || !isUuid(o.i)) throw invalidCursor('it was not produced by this service');
+    if (!o || !Number.isSafeInteger(o.c) || typeof o.i !== 'string' || !isUuid(o.i))
+      throw invalidCursor('it was not produced by this service');
     if (o.k !== this.kind) throw invalidCursor(`it belongs to another listing (${String(o.k)}), not ${this.kind}`);
-    if ((o.f ?? null) !== filters) throw invalidCursor('it belongs to a listing with other filters (keep the filters the same while paging)');
+    if ((o.f ?? null) !== filters)
+      throw invalidCursor('it belongs to a listing with other filters (keep the filters the same while paging)');
     return { atMs: o.c!, id: o.i };
   }
 }

@@ -31,7 +31,9 @@ export function priceSourceComponents(sources: readonly string[], statuses: () =
       const s = (await statuses()).find((x) => x.source === name);
       if (!s || s.state === 'unknown') return { state: 'unknown', detail: 'not probed yet' };
       if (s.state === 'ok') return { state: 'ok' };
-      const detail = [`${s.reason ?? s.state}${s.detail ? `: ${s.detail}` : ''}`, s.fix ? `Fix: ${s.fix}` : null].filter(Boolean).join('. ');
+      const detail = [`${s.reason ?? s.state}${s.detail ? `: ${s.detail}` : ''}`, s.fix ? `Fix: ${s.fix}` : null]
+        .filter(Boolean)
+        .join('. ');
       return { state: s.state === 'failing' ? 'failed' : s.state, detail: detail.slice(0, 600) };
     },
   }));

@@ -6,7 +6,7 @@
 // (src/domain/ledger/ledger.ts) call it, so it stands below all of them (docs/architecture.md, "Floors").
 //
 // Owner keys: `user:<user uuid>` for a taker, `mm:<lowercase wallet>` for a maker (one user may be both).
-import type { StatsSettleDelta } from '../db/repositories/positions.repository.js';
+import type { StatsSettleDelta } from '../db/repositories/positions.rows.js';
 
 /** The key prefixes, also for SQL that derives keys from the positions (the ledger check). */
 export const OWNER_PREFIX = { taker: 'user:', maker: 'mm:' } as const;
@@ -44,7 +44,10 @@ export class SettledCounters {
   settle(owner: string, result: OwnerResult, openStake: bigint, payout: bigint, pnl: bigint): void {
     let s = this.byOwner.get(owner);
     if (!s)
-      this.byOwner.set(owner, (s = { owner, openCount: 0, openStake: 0n, potentialPayout: 0n, settled: 0, wins: 0, losses: 0, voided: 0, pnl: 0n }));
+      this.byOwner.set(
+        owner,
+        (s = { owner, openCount: 0, openStake: 0n, potentialPayout: 0n, settled: 0, wins: 0, losses: 0, voided: 0, pnl: 0n }),
+      );
     s.openCount -= 1;
     s.openStake -= openStake;
     s.potentialPayout -= payout;

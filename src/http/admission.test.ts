@@ -40,7 +40,10 @@ describe('RFQ admission control', () => {
   it('refuses while the event-loop delay is above RFQ_ADMISSION_MAX_LOOP_DELAY_MS, admits again once it is back', async () => {
     let delay = 250;
     const registry = new Registry();
-    const a = createRfqAdmission({ maxInFlight: 100, maxLoopDelayMs: 100, maxCreateMs: 0, quoteWindowMs: 500 }, { loopDelay: () => delay, registry });
+    const a = createRfqAdmission(
+      { maxInFlight: 100, maxLoopDelayMs: 100, maxCreateMs: 0, quoteWindowMs: 500 },
+      { loopDelay: () => delay, registry },
+    );
     expect(refusal(() => a.admit())).toMatchObject({ status: 503, code: 'OVERLOADED' });
     expect(a.inFlight()).toBe(0);
     delay = 100;

@@ -14,7 +14,21 @@ import { registerStatusGauges } from './system-status.js';
 
 const RULES = fileURLToPath(new URL('../../docs/alerts.yml', import.meta.url));
 const PROMETHEUS_OWN = new Set(['up']);
-const KEYWORDS = new Set(['and', 'or', 'unless', 'bool', 'offset', 'by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'inf', 'nan']);
+const KEYWORDS = new Set([
+  'and',
+  'or',
+  'unless',
+  'bool',
+  'offset',
+  'by',
+  'without',
+  'on',
+  'ignoring',
+  'group_left',
+  'group_right',
+  'inf',
+  'nan',
+]);
 
 /** The metric names of a PromQL expression: identifiers that are neither functions, keywords nor label names. */
 function metricNames(expr: string): string[] {
@@ -42,7 +56,13 @@ async function registeredNames(): Promise<Set<string>> {
   const settlement = { reconcile: () => Promise.reject(new Error('not read in this test')) } as unknown as Parameters<
     typeof startSettlementGauges
   >[0]['settlement'];
-  startSettlementGauges({ registry: metrics.registry, settlement, forkDb: () => undefined as never, log: silent, everyMs: 3_600_000 }).stop();
+  startSettlementGauges({
+    registry: metrics.registry,
+    settlement,
+    forkDb: () => undefined as never,
+    log: silent,
+    everyMs: 3_600_000,
+  }).stop();
   const names = new Set<string>(PROMETHEUS_OWN);
   for (const m of metrics.registry.getMetricsAsArray()) {
     const { name, type } = m as unknown as { name: string; type: string };

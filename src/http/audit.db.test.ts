@@ -108,7 +108,9 @@ describe('operator audit trail', () => {
     });
     await expect(result).rejects.toThrow(/fails after/);
     expect(await probes()).not.toContain(id);
-    expect(await rowsOf(requestId)).toEqual([expect.objectContaining({ status: 500, errorCode: 'INTERNAL', inTransaction: false, target: null })]);
+    expect(await rowsOf(requestId)).toEqual([
+      expect.objectContaining({ status: 500, errorCode: 'INTERNAL', inTransaction: false, target: null }),
+    ]);
   });
 
   it('a user or anonymous request is not audited; ctx.audit then runs the write as is', async () => {
@@ -130,7 +132,9 @@ describe('operator audit trail', () => {
     await result;
     expect(await rowsOf(requestId)).toHaveLength(1);
     const q = db(fork());
-    await expect(sql`update operator_audit set operator = 'mallory' where request_id = ${requestId}`.execute(q)).rejects.toThrow(/append-only/);
+    await expect(sql`update operator_audit set operator = 'mallory' where request_id = ${requestId}`.execute(q)).rejects.toThrow(
+      /append-only/,
+    );
     await expect(sql`delete from operator_audit where request_id = ${requestId}`.execute(q)).rejects.toThrow(/append-only/);
     await expect(sql`truncate operator_audit`.execute(q)).rejects.toThrow(/append-only/);
     expect(await rowsOf(requestId)).toEqual([expect.objectContaining({ operator: 'alice' })]);
@@ -150,6 +154,8 @@ describe('operator audit trail', () => {
       pages++;
     } while (cursor);
     expect(seen).toEqual(all);
-    await expect(listAudit(fork(), { limit: 2, cursor: 'forged.AAAAAAAAAAAAAAAAAAAAAA' })).rejects.toMatchObject({ code: 'INVALID_CURSOR' });
+    await expect(listAudit(fork(), { limit: 2, cursor: 'forged.AAAAAAAAAAAAAAAAAAAAAA' })).rejects.toMatchObject({
+      code: 'INVALID_CURSOR',
+    });
   });
 });

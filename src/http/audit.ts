@@ -58,7 +58,13 @@ class RequestAudit implements AuditScope {
   }
 
   async record(tx: Tx, target?: string | null): Promise<void> {
-    await appendAudit(tx, { ...this.entry, target: target ?? this.entry.target, status: this.successStatus, errorCode: null, inTransaction: true });
+    await appendAudit(tx, {
+      ...this.entry,
+      target: target ?? this.entry.target,
+      status: this.successStatus,
+      errorCode: null,
+      inTransaction: true,
+    });
     this.recorded = true;
   }
 

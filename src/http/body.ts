@@ -52,7 +52,9 @@ export function parseJson(buf: Buffer): unknown {
     return JSON.parse(buf.toString('utf8'));
   } catch (err) {
     const reason = (err as Error).message;
-    throw new ValidationFailed(`request body is not valid JSON: ${reason}`, [{ in: 'body', path: '', message: `is not valid JSON: ${reason}` }]);
+    throw new ValidationFailed(`request body is not valid JSON: ${reason}`, [
+      { in: 'body', path: '', message: `is not valid JSON: ${reason}` },
+    ]);
   }
 }
 

@@ -11,7 +11,10 @@ describe('TRUST_PROXY parsing', () => {
   it('off by default; a hop count; a list of addresses and CIDRs; every bad value named', () => {
     for (const off of [undefined, '', 'off', 'false', '0', ' OFF ']) expect(parseTrustProxy(off)).toEqual({ kind: 'off' });
     expect(parseTrustProxy('2')).toEqual({ kind: 'hops', hops: 2 });
-    expect(parseTrustProxy('10.0.0.0/8, 127.0.0.1,::1,fd00::/8')).toEqual({ kind: 'cidrs', cidrs: ['10.0.0.0/8', '127.0.0.1', '::1', 'fd00::/8'] });
+    expect(parseTrustProxy('10.0.0.0/8, 127.0.0.1,::1,fd00::/8')).toEqual({
+      kind: 'cidrs',
+      cidrs: ['10.0.0.0/8', '127.0.0.1', '::1', 'fd00::/8'],
+    });
     expect(parseTrustProxy('33')).toEqual({ problem: 'a hop count must be 1-32' });
     expect(parseTrustProxy('10.0.0.0/33,proxy.local,::1/129,1.2.3.4/8/1')).toMatchObject({
       problem: expect.stringContaining('10.0.0.0/33, proxy.local, ::1/129, 1.2.3.4/8/1'),

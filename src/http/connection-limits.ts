@@ -146,7 +146,10 @@ class ConnectionTable {
       s.destroy();
       this.shedCount += 1;
       if (this.shedCount % 1000 === 1)
-        this.log.warn({ ip: c.ip, open: this.conns.size, shed: this.shedCount }, 'idle connection closed to make room (connection cap reached)');
+        this.log.warn(
+          { ip: c.ip, open: this.conns.size, shed: this.shedCount },
+          'idle connection closed to make room (connection cap reached)',
+        );
       return true;
     }
     return false;

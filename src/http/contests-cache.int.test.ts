@@ -38,8 +38,10 @@ afterAll(async () => {
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const lobby = (svc: ServiceProcess, limit: number, token?: string) => send(listContests({ client: sdkClient(svc.baseUrl, token), query: { limit } }));
-const contest = (svc: ServiceProcess, id: string, token?: string) => send(getContest({ client: sdkClient(svc.baseUrl, token), path: { id } }));
+const lobby = (svc: ServiceProcess, limit: number, token?: string) =>
+  send(listContests({ client: sdkClient(svc.baseUrl, token), query: { limit } }));
+const contest = (svc: ServiceProcess, id: string, token?: string) =>
+  send(getContest({ client: sdkClient(svc.baseUrl, token), path: { id } }));
 const leaderboard = (svc: ServiceProcess, id: string, token?: string) =>
   send(getContestLeaderboard({ client: sdkClient(svc.baseUrl, token), path: { id }, query: { limit: 1 } }));
 const popularEntry = (svc: ServiceProcess, id: string, token?: string) =>
@@ -53,7 +55,9 @@ interface User {
 
 async function fundedUser(handle = `c_${randomUUID().slice(0, 8)}`): Promise<User> {
   const u = await newUserSession(a.baseUrl, t.privy);
-  const d = await send(createDeposit({ client: sdkClient(a.baseUrl, u.token), body: { amount_micros: 1_000_000, idempotency_key: randomUUID() } }));
+  const d = await send(
+    createDeposit({ client: sdkClient(a.baseUrl, u.token), body: { amount_micros: 1_000_000, idempotency_key: randomUUID() } }),
+  );
   expect(d.status).toBe(200);
   expect((await setHandle(u, handle)).status).toBe(200);
   return u;
@@ -120,8 +124,11 @@ describe('contest reads from the page cache', () => {
 
     // A market voided through A (a YES or NO waits for the betting close): the detail on both shows it.
     expect(
-      (await send(resolveMarket({ client: sdkClient(a.baseUrl, t.operatorToken), path: { market_id: c.markets[0]! }, body: { outcome: 'VOID' } })))
-        .status,
+      (
+        await send(
+          resolveMarket({ client: sdkClient(a.baseUrl, t.operatorToken), path: { market_id: c.markets[0]! }, body: { outcome: 'VOID' } }),
+        )
+      ).status,
     ).toBe(200);
     expect((await contest(a, c.id)).data?.markets[0]?.status).toBe('VOIDED');
     await until(

@@ -47,7 +47,11 @@ describe('entries: bad input and races', () => {
   it("popular entry at each state of the visibility rule: one entrant's picks never show while betting is open", async () => {
     const closesAt = Date.now() + 6_000; // room for the set-up on a busy machine
     const hidden = await createContest({ betting_closes_ms: closesAt, bet_type: { kind: 'num_bets', value: 1 } });
-    const visible = await createContest({ betting_closes_ms: closesAt, bet_type: { kind: 'num_bets', value: 1 }, entry_visibility: 'visible' });
+    const visible = await createContest({
+      betting_closes_ms: closesAt,
+      bet_type: { kind: 'num_bets', value: 1 },
+      entry_visibility: 'visible',
+    });
     const popular = async (id: string) => (await popularEntry(id)).data;
     const [h1, h2] = hidden.markets.map((m) => m.market_id) as [number, number];
     const [v1, v2] = visible.markets.map((m) => m.market_id) as [number, number];
@@ -229,7 +233,11 @@ describe('entries: bad input and races', () => {
       'INVALID_PICKS',
     );
     await expectCode(popularEntry(survivor.contest_id), 404, 'CONTEST_NOT_FOUND');
-    await expectCode(send(getProfileContest({ client: client(), path: { handle: u.handle, id: survivor.contest_id } })), 404, 'CONTEST_NOT_FOUND');
+    await expectCode(
+      send(getProfileContest({ client: client(), path: { handle: u.handle, id: survivor.contest_id } })),
+      404,
+      'CONTEST_NOT_FOUND',
+    );
     await expectCode(
       send(getProfileContest({ client: client(), path: { handle: `nobody_${randomUUID().slice(0, 6)}`, id: c.contest_id } })),
       404,
@@ -253,8 +261,8 @@ describe('entries: bad input and races', () => {
     expect(withDefault.data?.image_url).toBe('/v1/pool-images/default-culture/raw');
     const rfq = await send(getCurrentMarket({ client: client(), query: { asset: 'BTC', duration_secs: 300 } }));
     const rfqMarketId = rfq.data!.market.market_id;
-    expect((await send(resolveMarket({ client: client(s.operator), path: { market_id: rfqMarketId }, body: { outcome: 'YES' } }))).error?.code).toBe(
-      'MARKET_NOT_FOUND',
-    );
+    expect(
+      (await send(resolveMarket({ client: client(s.operator), path: { market_id: rfqMarketId }, body: { outcome: 'YES' } }))).error?.code,
+    ).toBe('MARKET_NOT_FOUND');
   });
 });

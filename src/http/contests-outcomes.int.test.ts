@@ -3,7 +3,13 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { resolveContest } from '../domain/contests/resolution.js';
-import { createContestEntry, getContestLeaderboard, getProfileContest, resolveMarket, voidContest } from '../../generated/openapi/sdk.gen.js';
+import {
+  createContestEntry,
+  getContestLeaderboard,
+  getProfileContest,
+  resolveMarket,
+  voidContest,
+} from '../../generated/openapi/sdk.gen.js';
 import { send } from '../testing/sdk-client.js';
 import {
   balances,

@@ -201,7 +201,9 @@ describe('a lineups contest from creation to payout', () => {
       [b.userId, 1, 390_000],
       [cc.userId, 1, 130_000],
     ]);
-    const narrow = await send(getContestTopParticipants({ client: client(), path: { id: c.contest_id }, query: { window_ms: 1, limit: 1 } }));
+    const narrow = await send(
+      getContestTopParticipants({ client: client(), path: { id: c.contest_id }, query: { window_ms: 1, limit: 1 } }),
+    );
     expect(narrow.data).toEqual({ window_ms: 1, participants: [] });
 
     // Running the resolution again (a retried or duplicated job) pays nothing twice.

@@ -49,7 +49,9 @@ describe('CORS outside production (CORS_ORIGINS unset): any origin', () => {
       expect(`${method} ${path} ${res.status}`).toBe(`${method} ${path} 204`);
       expect(res.headers.get('access-control-allow-origin')).toBe('*');
       expect(res.headers.get('access-control-allow-methods')).toContain(method);
-      expect(res.headers.get('access-control-allow-headers')?.toLowerCase()).toMatch(/authorization.*content-type|content-type.*authorization/);
+      expect(res.headers.get('access-control-allow-headers')?.toLowerCase()).toMatch(
+        /authorization.*content-type|content-type.*authorization/,
+      );
     }
   });
 

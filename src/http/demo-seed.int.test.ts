@@ -46,7 +46,9 @@ describe('demo data on the embedded development default', () => {
       }
       expect(rows.map((r) => r.status).sort()).toEqual(['open', 'open', 'resolved']);
       const resolved = rows.find((r) => r.status === 'resolved')!;
-      const board = await send(getContestLeaderboard({ client: sdkClient(svc.baseUrl), path: { id: resolved.contest_id }, query: { limit: 10 } }));
+      const board = await send(
+        getContestLeaderboard({ client: sdkClient(svc.baseUrl), path: { id: resolved.contest_id }, query: { limit: 10 } }),
+      );
       expect(board.status).toBe(200);
       const entries = board.data?.entries ?? [];
       expect(entries).toHaveLength(6);

@@ -48,7 +48,13 @@ describe('toErrorResponse', () => {
 describe('validationFailed', () => {
   it('lists every failure with where it is', () => {
     const err = validationFailed([
-      { instancePath: '/requestBody', keyword: 'additionalProperties', params: { additionalProperty: 'extra' }, schemaPath: '', message: 'x' },
+      {
+        instancePath: '/requestBody',
+        keyword: 'additionalProperties',
+        params: { additionalProperty: 'extra' },
+        schemaPath: '',
+        message: 'x',
+      },
       { instancePath: '/requestBody/amount_micros', keyword: 'minimum', params: {}, schemaPath: '', message: 'must be >= 1' },
       { instancePath: '/query/limit', keyword: 'type', params: {}, schemaPath: '', message: 'must be integer' },
       { instancePath: '', keyword: 'required', params: { missingProperty: 'requestBody' }, schemaPath: '', message: 'x' },

@@ -84,7 +84,11 @@ async function fundedUser(amount: number): Promise<Ctx> {
   const u = await newUserSession(svc.baseUrl, privy);
   if (amount)
     expect(
-      (await send(createDeposit({ client: sdkClient(svc.baseUrl, u.token), body: { amount_micros: amount, idempotency_key: randomUUID() } }))).status,
+      (
+        await send(
+          createDeposit({ client: sdkClient(svc.baseUrl, u.token), body: { amount_micros: amount, idempotency_key: randomUUID() } }),
+        )
+      ).status,
     ).toBe(200);
   return u;
 }
@@ -109,7 +113,12 @@ const flows: Flow[] = [
     replayStatus: 200,
     prepare: () => fundedUser(1000),
     send: (base, c, key) =>
-      send(createWithdrawal({ client: sdkClient(base, c.token), body: { amount_micros: 100, destination_address: DEST, idempotency_key: key } })),
+      send(
+        createWithdrawal({
+          client: sdkClient(base, c.token),
+          body: { amount_micros: 100, destination_address: DEST, idempotency_key: key },
+        }),
+      ),
     async check(c) {
       expect(await count('operations', `user_id = $1 and kind = 'withdraw'`, [c.userId])).toBe(1);
       await expect.poll(() => balances(c.token), { timeout: 20_000 }).toEqual({ available: '900', reserved: '0', appToken: '0' });
@@ -121,7 +130,13 @@ const flows: Flow[] = [
     replayStatus: 200,
     prepare: () => fundedUser(0),
     send: (base, c, key) =>
-      send(creditAppTokens({ client: sdkClient(base, OPERATOR), path: { user_id: c.userId }, body: { amount_micros: 5000, idempotency_key: key } })),
+      send(
+        creditAppTokens({
+          client: sdkClient(base, OPERATOR),
+          path: { user_id: c.userId },
+          body: { amount_micros: 5000, idempotency_key: key },
+        }),
+      ),
     async check(c) {
       const credits = `kind = 'app_token_credit' and id in (select transaction_id from ledger_entries e join ledger_accounts a on a.id = e.account_id where a.user_id = $1)`;
       expect(await count('ledger_transactions', credits, [c.userId])).toBe(1);

@@ -105,7 +105,9 @@ describe('quote signatures at quote_ack', () => {
     const order = buildOrder(taker.wallet.address, up(), { deadline_ms: Date.now() + 5_000 });
     const created = await postOrder(base(), taker, domain, order, { fillMode: 'manual' });
     const id = created.body.rfq_id as string;
-    expect(await m.quote(id, { odds_bps: 20_000, max_fill_micros: USDC, valid_until_ms: Date.now() + 50_000 })).toMatchObject({ accepted: true });
+    expect(await m.quote(id, { odds_bps: 20_000, max_fill_micros: USDC, valid_until_ms: Date.now() + 50_000 })).toMatchObject({
+      accepted: true,
+    });
     const read = await send(getRfq({ client: sdkClient(base(), taker.token), path: { rfq_id: id } }));
     expect(read.data?.quotes[0]?.valid_until_ms).toBe(created.body.expires_at_ms);
   });
@@ -152,7 +154,10 @@ describe('manual accept', () => {
     expect({ status: failed.status, code: failed.error?.code }).toEqual({ status: 422, code: 'INSUFFICIENT_LIQUIDITY' });
     const read = await send(getRfq({ client: sdkClient(base(), t2!.token), path: { rfq_id: b.id } }));
     expect(read.data).toMatchObject({ status: 'open', quotes: [{ quote_id: b.quoteId, status: 'rejected' }] });
-    expect(await m.next('quote_result', (f) => f.quote_id === b.quoteId)).toMatchObject({ status: 'rejected', reason: 'insufficient_collateral' });
+    expect(await m.next('quote_result', (f) => f.quote_id === b.quoteId)).toMatchObject({
+      status: 'rejected',
+      reason: 'insufficient_collateral',
+    });
     const again = await accept(t2, b);
     expect({ status: again.status, code: again.error?.code }).toEqual({ status: 409, code: 'QUOTE_NOT_LIVE' });
   });

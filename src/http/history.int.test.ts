@@ -21,7 +21,19 @@ import type { LedgerMovement, Operation } from '../../generated/openapi/types.ge
 import { randomWallet } from '../testing/identity.js';
 import { ledgerProblems } from '../testing/money.js';
 import { fillPosition, rfqTestDeps } from '../testing/position-fill.js';
-import { base, BUFFER, DURATION, mmToken, orm, resolve, signIn, t, until, usePositionsService, windowOf } from '../testing/positions-service.js';
+import {
+  base,
+  BUFFER,
+  DURATION,
+  mmToken,
+  orm,
+  resolve,
+  signIn,
+  t,
+  until,
+  usePositionsService,
+  windowOf,
+} from '../testing/positions-service.js';
 import { sdkClient, send } from '../testing/sdk-client.js';
 import { expectChained, expectSnapshotOf, fromWire } from '../testing/statement.js';
 
@@ -75,7 +87,8 @@ async function balances(client: Client) {
   };
 }
 
-const deposit = (client: Client, amount: number) => send(createDeposit({ client, body: { amount_micros: amount, idempotency_key: randomUUID() } }));
+const deposit = (client: Client, amount: number) =>
+  send(createDeposit({ client, body: { amount_micros: amount, idempotency_key: randomUUID() } }));
 
 describe('history after deposits, a withdrawal, a fill and a settlement', () => {
   it('the statements add up to the balances and the operations list every deposit and withdrawal, while new ones commit', async () => {
@@ -99,12 +112,22 @@ describe('history after deposits, a withdrawal, a fill and a settlement', () => 
     await until(start + DURATION * 1000 - BUFFER);
     expect((await resolve(eth, 'YES')).status).toBe(200);
     await expect
-      .poll(async () => (await send(getPosition({ client: tk, path: { position_id: positionId } }))).data?.status, { timeout: 30_000, interval: 250 })
+      .poll(async () => (await send(getPosition({ client: tk, path: { position_id: positionId } }))).data?.status, {
+        timeout: 30_000,
+        interval: 250,
+      })
       .toBe('won');
 
     const mk = sdkClient(base, maker.token);
     const takerWalk = await all((c) => sdkStatement(c, { limit: 2 }), taker.token);
-    expect(takerWalk.map((m) => m.kind)).toEqual(['position_settle', 'rfq_reserve', 'withdraw_settle', 'withdraw_reserve', 'deposit', 'deposit']);
+    expect(takerWalk.map((m) => m.kind)).toEqual([
+      'position_settle',
+      'rfq_reserve',
+      'withdraw_settle',
+      'withdraw_reserve',
+      'deposit',
+      'deposit',
+    ]);
     expect(takerWalk[0]).toMatchObject({
       reference: { type: 'market_window', id: String(eth) },
       change: { available_micros: '2000000', reserved_micros: '-1000000', available_app_token_micros: '0' },
@@ -140,7 +163,9 @@ describe('history after deposits, a withdrawal, a fill and a settlement', () => 
     const opsDuring = await operations(tk, 1, more);
     await Promise.all(arriving);
     // A deposit answered 202 (settling past its wait) posts moments later.
-    await expect.poll(async () => (await statement(tk, 50)).length, { timeout: 30_000, interval: 250 }).toBe(takerWalk.length + arriving.length * 2);
+    await expect
+      .poll(async () => (await statement(tk, 50)).length, { timeout: 30_000, interval: 250 })
+      .toBe(takerWalk.length + arriving.length * 2);
     const complete = await statement(tk, 50);
     expect(expectChained(during.map(fromWire))).toEqual({ available: 23_000_000n, reserved: 0n, appToken: 0n });
     expectSnapshotOf(during.map(fromWire), complete.map(fromWire));

@@ -39,7 +39,8 @@ afterAll(async () => {
 
 const count = async (table: string, where: string, params: unknown[]) =>
   Number((await sql.query(`select count(*)::int as n from ${table} where ${where}`, params)).rows[0].n);
-const available = async (token: string) => (await send(getAvailableBalance({ client: sdkClient(svc.baseUrl, token) }))).data?.available_micros;
+const available = async (token: string) =>
+  (await send(getAvailableBalance({ client: sdkClient(svc.baseUrl, token) }))).data?.available_micros;
 const depositBody = (amount: number, key: string) => ({ amount_micros: amount, idempotency_key: key });
 const deposit = (token: string, amount: number, key: string) =>
   send(createDeposit({ client: sdkClient(svc.baseUrl, token), body: depositBody(amount, key) }));

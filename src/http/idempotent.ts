@@ -18,7 +18,9 @@ import type { TxContext } from './context.js';
 import { NO_STORE, type HandlerRequest, type HandlerResponse, type OperationId, type Reply, type RequestContext } from './handler.js';
 
 /** The operations whose body carries an `idempotency_key`. */
-export type KeyedOperationId = { [Id in OperationId]: Operations[Id]['body'] extends { idempotency_key: string } ? Id : never }[OperationId];
+export type KeyedOperationId = {
+  [Id in OperationId]: Operations[Id]['body'] extends { idempotency_key: string } ? Id : never;
+}[OperationId];
 
 const REPLAYED = { 'Idempotent-Replayed': 'true', ...NO_STORE };
 
@@ -100,7 +102,10 @@ export async function answerOnce<Id extends KeyedOperationId, T>(
       return { status: err.status, body: errorBody(err), headers: REPLAYED } as unknown as Reply<Id>;
     }
     // The write committed; only the wait for its outcome failed. Answer what is known for certain.
-    ctx.log.warn({ err, resource_id: outcome.resourceId }, 'the write committed but its outcome could not be read; answering the stored outcome');
+    ctx.log.warn(
+      { err, resource_id: outcome.resourceId },
+      'the write committed but its outcome could not be read; answering the stored outcome',
+    );
     return stored(w.replayed ? REPLAYED : NO_STORE);
   }
 }

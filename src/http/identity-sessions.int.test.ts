@@ -132,7 +132,11 @@ describe('sessions', () => {
     const dump = JSON.stringify((await sql.query('select * from sessions')).rows);
     expect(dump).not.toContain(token);
     expect(dump).not.toContain(token.slice(3));
-    for (const stolen of [mine!.token_hash.toString('hex'), mine!.token_hash.toString('base64url'), `us_${mine!.token_hash.toString('base64url')}`]) {
+    for (const stolen of [
+      mine!.token_hash.toString('hex'),
+      mine!.token_hash.toString('base64url'),
+      `us_${mine!.token_hash.toString('base64url')}`,
+    ]) {
       const r = await preferences(stolen);
       expect(r.status).toBe(401);
       expect(r.error?.code).toBe('INVALID_SESSION');
@@ -157,7 +161,9 @@ describe('sessions', () => {
       const r = await request();
       expect({ route, status: r.status, code: r.error?.code }).toEqual({ route, status: 401, code: 'INVALID_SESSION' });
     }
-    expect((await sql.query('select revoked_at from sessions where user_id = $1', [res.data?.user_id])).rows[0].revoked_at).toBeInstanceOf(Date);
+    expect((await sql.query('select revoked_at from sessions where user_id = $1', [res.data?.user_id])).rows[0].revoked_at).toBeInstanceOf(
+      Date,
+    );
   });
 
   it('an expired session is 401 INVALID_SESSION', async () => {
@@ -205,7 +211,8 @@ describe('sessions', () => {
     const routes = {
       'GET /v1/mm/pnl': () => send(getMakerPnl({ client })),
       // A valid body, so that only the session's kind can refuse it.
-      'POST /v1/admin/market-makers': () => send(createMarketMaker({ client, body: { wallet_address: randomWallet().address, name: 'mm' } })),
+      'POST /v1/admin/market-makers': () =>
+        send(createMarketMaker({ client, body: { wallet_address: randomWallet().address, name: 'mm' } })),
     };
     for (const [route, request] of Object.entries(routes)) {
       const r = await request();

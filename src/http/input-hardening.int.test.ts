@@ -148,7 +148,10 @@ describe('integer path and query parameters: decimal digits within their format'
 
   it('query integers: no exponent, no hex, within int32 / int64', async () => {
     for (const q of ['limit=1e3', 'limit=0x10', 'limit=99999999999', 'limit=%205']) {
-      expect((await raw('GET', `/v1/contests?${q}`)).body).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ in: 'query', path: '/limit' }] });
+      expect((await raw('GET', `/v1/contests?${q}`)).body).toMatchObject({
+        code: 'VALIDATION_FAILED',
+        details: [{ in: 'query', path: '/limit' }],
+      });
     }
     const big = await raw('GET', '/v1/markets/lookup?asset=BTC&duration_secs=300&window_start_ms=9223372036854775808');
     expect(big.body).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ in: 'query', path: '/window_start_ms' }] });
@@ -169,7 +172,10 @@ describe('JSON integers in bodies stay within 2^53-1, also where the format is i
   ])('%s: 400 naming the field', async (_, over, path) => {
     const r = await raw('POST', '/v1/admin/contests', { token: OPERATOR, body: contest(over) });
     expect(r.status).toBe(400);
-    expect(r.body).toMatchObject({ code: 'VALIDATION_FAILED', details: expect.arrayContaining([expect.objectContaining({ in: 'body', path })]) });
+    expect(r.body).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: expect.arrayContaining([expect.objectContaining({ in: 'body', path })]),
+    });
   });
 
   it('a pick market_id beyond 2^53-1 is 400, not 500', async () => {
@@ -179,7 +185,10 @@ describe('JSON integers in bodies stay within 2^53-1, also where the format is i
     });
     expect(r).toMatchObject({
       status: 400,
-      body: { code: 'VALIDATION_FAILED', details: expect.arrayContaining([expect.objectContaining({ in: 'body', path: '/picks/0/market_id' })]) },
+      body: {
+        code: 'VALIDATION_FAILED',
+        details: expect.arrayContaining([expect.objectContaining({ in: 'body', path: '/picks/0/market_id' })]),
+      },
     });
   });
 });
@@ -200,7 +209,10 @@ describe('400 details are capped', () => {
     const c = await send(createContest({ client: sdkClient(base, OPERATOR), body: validContest() }));
     expect(c.status).toBe(201);
     const picks = Array.from({ length: 100 }, (_, i) => ({ market_id: 1_000_000 + i, direction: 'up' }));
-    const r = await raw('POST', `/v1/contests/${c.data?.contest_id}/entries`, { token: session, body: { picks, idempotency_key: randomUUID() } });
+    const r = await raw('POST', `/v1/contests/${c.data?.contest_id}/entries`, {
+      token: session,
+      body: { picks, idempotency_key: randomUUID() },
+    });
     expect(r).toMatchObject({ status: 422, body: { code: 'INVALID_PICKS' } });
     const details = r.body!.details as unknown[];
     expect(details).toHaveLength(21);

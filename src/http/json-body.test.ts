@@ -14,7 +14,11 @@ describe('withCallerFields', () => {
   it('splices the caller fields into the page bytes: the same bytes JSON.stringify writes for the copy', () => {
     const page = lobby();
     const fields = page.contests.map((_, i) => ({ joined: i % 2 === 0 }));
-    const copy = withCallerFields(page, { contests: page.contests.map((c, i) => ({ ...c, caller: fields[i]! })), next_cursor: null }, fields);
+    const copy = withCallerFields(
+      page,
+      { contests: page.contests.map((c, i) => ({ ...c, caller: fields[i]! })), next_cursor: null },
+      fields,
+    );
     const bytes = jsonPayload(copy);
     expect(Buffer.isBuffer(bytes)).toBe(true);
     expect(text(bytes)).toBe(JSON.stringify(copy));

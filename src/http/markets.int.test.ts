@@ -204,7 +204,9 @@ describe('GET /v1/markets/lookup', () => {
 
 describe('rollover', () => {
   it('the roll-windows job scheduler creates the current and the next window of every asset and duration', async () => {
-    expect(((await svc.waitForLog((l) => l.msg === 'workers started')).queues as string[]).some((q) => q.endsWith('_market-windows'))).toBe(true);
+    expect(((await svc.waitForLog((l) => l.msg === 'workers started')).queues as string[]).some((q) => q.endsWith('_market-windows'))).toBe(
+      true,
+    );
     const deadline = Date.now() + 40_000;
     let missing: string[] = [];
     while (Date.now() < deadline) {
@@ -214,11 +216,10 @@ describe('rollover', () => {
         const { startAtMs } = currentWindow(now, d, SETTINGS.bettingCloseBufferMs);
         for (const asset of SETTINGS.assets) {
           for (const start of [startAtMs, startAtMs + d * 1000]) {
-            const r = await sql.query("select 1 from markets where kind = 'rfq_window' and asset = $1 and duration_secs = $2 and start_at_ms = $3", [
-              asset,
-              d,
-              start,
-            ]);
+            const r = await sql.query(
+              "select 1 from markets where kind = 'rfq_window' and asset = $1 and duration_secs = $2 and start_at_ms = $3",
+              [asset, d, start],
+            );
             if (!r.rowCount) missing.push(`${asset}/${d}/${start}`);
           }
         }

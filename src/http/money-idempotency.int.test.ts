@@ -117,7 +117,9 @@ describe('idempotency', () => {
     expect(noBearer.status).toBe(401);
     expect(noBearer.error?.code).toBe('UNAUTHORIZED');
     expect((await send(getAvailableBalance({ client: sdkClient(svc.baseUrl) }))).status).toBe(401);
-    expect({ ops: await count('operations'), keys: await count('idempotency_keys'), entries: await count('ledger_entries') }).toEqual(before);
+    expect({ ops: await count('operations'), keys: await count('idempotency_keys'), entries: await count('ledger_entries') }).toEqual(
+      before,
+    );
     // All-lowercase and checksummed addresses are both accepted.
     await deposit(u.token, 20);
     expect((await withdraw(u.token, 10, dest.toLowerCase())).status).toBe(200);
@@ -158,9 +160,9 @@ describe('the database keeps the money rules even against bad code', () => {
   it('refuses a negative user balance, an unbalanced transaction, and any change to entries', async () => {
     const u = await newUserSession(svc.baseUrl, privy);
     await deposit(u.token, 10);
-    await expect(sql.query(`update ledger_accounts set balance = -1 where user_id = $1 and kind = 'user_available'`, [u.userId])).rejects.toThrow(
-      /check/,
-    );
+    await expect(
+      sql.query(`update ledger_accounts set balance = -1 where user_id = $1 and kind = 'user_available'`, [u.userId]),
+    ).rejects.toThrow(/check/);
     await expect(sql.query('update ledger_entries set amount = amount + 1')).rejects.toThrow(/append-only/);
     await expect(sql.query('delete from ledger_entries')).rejects.toThrow(/append-only/);
     await sql.query('begin');

@@ -73,13 +73,17 @@ describe('deposit and balances', () => {
     for (const r of results.slice(0, 25)) expect([200, 202, 422]).toContain(r.status);
     for (const r of results.slice(0, 25).filter((x) => x.status === 422)) expect(r.error?.code).toBe('SETTLEMENT_FAILED');
     expect(results.slice(25).map((r) => r.error?.code)).toEqual(Array(10).fill('INSUFFICIENT_BALANCE'));
-    await expect.poll(() => count('operations', `user_id = any($1) and status = 'pending'`, [[u!.userId, v!.userId]]), { timeout: 30_000 }).toBe(0);
+    await expect
+      .poll(() => count('operations', `user_id = any($1) and status = 'pending'`, [[u!.userId, v!.userId]]), { timeout: 30_000 })
+      .toBe(0);
     expect(await count('operations', `user_id = $1 and status = 'success'`, [u!.userId])).toBe(10);
     expect(await count('operations', `user_id = $1 and status = 'failed'`, [u!.userId])).toBe(5);
     expect(await count('operations', `user_id = $1 and status = 'success'`, [v!.userId])).toBe(10);
     expect((await balances(u!.token)).available).toBe(String(DEMO_LIMIT));
     expect((await balances(v!.token)).available).toBe('70');
-    expect(await count('operation_outbox o join operations p on p.id = o.operation_id', 'p.user_id = any($1)', [[u!.userId, v!.userId]])).toBe(0);
+    expect(
+      await count('operation_outbox o join operations p on p.id = o.operation_id', 'p.user_id = any($1)', [[u!.userId, v!.userId]]),
+    ).toBe(0);
   });
 
   it('getDepositWallet is a deterministic checksummed demo address per user', async () => {

@@ -15,7 +15,8 @@ describe('freezeOperations', () => {
     for (const p of paths) {
       for (const f of fills) {
         const filled = p.replace(/\{[^}]+\}/g, f);
-        for (const v of [filled, `${filled}/`, `${filled}/extra`, filled.split('/').slice(0, -1).join('/'), filled.toUpperCase()]) probes.add(v);
+        for (const v of [filled, `${filled}/`, `${filled}/extra`, filled.split('/').slice(0, -1).join('/'), filled.toUpperCase()])
+          probes.add(v);
       }
     }
     const match = (path: string, method: string) => api.router.matchOperation({ method, path, headers: {} })?.operationId ?? null;

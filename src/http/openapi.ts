@@ -16,7 +16,13 @@ export type Dispatch = (c: Context, ...args: unknown[]) => Promise<unknown>;
 
 export class MethodNotAllowed extends AppError {
   constructor(method: string, path: string, allow: string[]) {
-    super(405, 'METHOD_NOT_ALLOWED', `${method} is not allowed on ${path}; allowed: ${allow.join(', ')}`, { allow }, { Allow: allow.join(', ') });
+    super(
+      405,
+      'METHOD_NOT_ALLOWED',
+      `${method} is not allowed on ${path}; allowed: ${allow.join(', ')}`,
+      { allow },
+      { Allow: allow.join(', ') },
+    );
   }
 }
 
@@ -157,7 +163,12 @@ export function validatedByUrl(operation: Operation): boolean {
  * operation where validatedByUrl holds): the same params and query (copied, so no handler shares them), this
  * request's headers. Skips validation and parsing, which would give the same answer.
  */
-export function redispatch(api: OpenAPIBackend, valid: Context, headers: Record<string, string | string[] | undefined>, ...args: unknown[]) {
+export function redispatch(
+  api: OpenAPIBackend,
+  valid: Context,
+  headers: Record<string, string | string[] | undefined>,
+  ...args: unknown[]
+) {
   return dispatchValid(api, withOwnInputs(valid, headers as Context['request']['headers']), args);
 }
 

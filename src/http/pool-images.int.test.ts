@@ -74,8 +74,9 @@ describe('upload and fetch back', () => {
     expect(got.headers.get('etag')).toBe(`"${sha256(bytes).slice(0, 32)}"`);
     expect(got.headers.get('x-request-id')).toBeTruthy();
 
-    const row = (await sql.query('select content_type, sha256, octet_length(bytes)::int as size from pool_images where id = $1', [res.body.image_id]))
-      .rows[0];
+    const row = (
+      await sql.query('select content_type, sha256, octet_length(bytes)::int as size from pool_images where id = $1', [res.body.image_id])
+    ).rows[0];
     expect(row).toEqual({ content_type: type, sha256: sha256(bytes), size: bytes.length });
   });
 

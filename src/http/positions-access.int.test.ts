@@ -49,7 +49,9 @@ describe('getMarket and resolveMarketWindow', () => {
     expect([early.status, early.error?.code]).toEqual([409, 'BETTING_OPEN']);
     expect(early.error?.details).toEqual({ betting_closes_at_ms: m.betting_closes_at_ms });
     // the routes next to it still answer as before
-    expect((await send(getCurrentMarket({ client: sdkClient(base), query: { asset: 'ETH', duration_secs: 60 } }))).data?.market.asset).toBe('ETH');
+    expect((await send(getCurrentMarket({ client: sdkClient(base), query: { asset: 'ETH', duration_secs: 60 } }))).data?.market.asset).toBe(
+      'ETH',
+    );
   });
 
   it('a closed window resolves once (VOID here), then is immutable and 409 MARKET_ALREADY_RESOLVED', async () => {
@@ -58,7 +60,13 @@ describe('getMarket and resolveMarketWindow', () => {
     expect(before.data?.market.status).toBe('CLOSED');
     const r = await resolve(id, 'VOID');
     expect(r.status).toBe(200);
-    expect(r.data?.market).toMatchObject({ market_id: id, status: 'VOIDED', outcome: null, price_source: 'operator', open_price_micros: null });
+    expect(r.data?.market).toMatchObject({
+      market_id: id,
+      status: 'VOIDED',
+      outcome: null,
+      price_source: 'operator',
+      open_price_micros: null,
+    });
     expect(r.data?.market.resolved_at_ms).toEqual(expect.any(Number));
     const again = await resolve(id, 'YES');
     expect([again.status, again.error?.code]).toEqual([409, 'MARKET_ALREADY_RESOLVED']);
@@ -133,7 +141,10 @@ describe('a user and a market maker who never traded', () => {
     const client = sdkClient(base, u.token);
     const list = await send(listPositions({ client }));
     expect([list.status, list.data]).toEqual([200, { positions: [], next_cursor: null }]);
-    expect((await send(listPositions({ client, query: { status: 'won', limit: 500 } }))).data).toEqual({ positions: [], next_cursor: null });
+    expect((await send(listPositions({ client, query: { status: 'won', limit: 500 } }))).data).toEqual({
+      positions: [],
+      next_cursor: null,
+    });
     const one = await send(getPosition({ client, path: { position_id: randomUUID() } }));
     expect([one.status, one.error?.code]).toEqual([404, 'POSITION_NOT_FOUND']);
     const p = await send(getPortfolio({ client }));

@@ -116,7 +116,9 @@ describe('a trade from open to paid', () => {
     });
     expect(open.data?.positions[0]).toEqual(p3.data);
     const other = await signIn();
-    expect((await send(getPosition({ client: sdkClient(base, other.token), path: { position_id: parlay } }))).error?.code).toBe('POSITION_NOT_FOUND');
+    expect((await send(getPosition({ client: sdkClient(base, other.token), path: { position_id: parlay } }))).error?.code).toBe(
+      'POSITION_NOT_FOUND',
+    );
     expect((await send(getPortfolio({ client: tk }))).data).toMatchObject({
       open_positions: 3,
       open_stake_micros: '3000000',

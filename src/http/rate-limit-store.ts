@@ -101,7 +101,9 @@ export class FallbackStore implements Store {
   }
 
   async decrement(key: string): Promise<void> {
-    await withDeadline(Promise.resolve(this.primary.decrement(key)), STORE_DEADLINE_MS, 'decrement').catch(() => this.memory.decrement(key));
+    await withDeadline(Promise.resolve(this.primary.decrement(key)), STORE_DEADLINE_MS, 'decrement').catch(() =>
+      this.memory.decrement(key),
+    );
   }
 
   async resetKey(key: string): Promise<void> {

@@ -105,8 +105,16 @@ describe('what bad input gets (docs/getting-started.md, Trading as a taker)', ()
     expectError(past, 422, 'ORDER_EXPIRED');
 
     const other = randomWallet();
-    expectError(await postOrder(svc.baseUrl, tk, domain, buildOrder(other.address, legs(market)), { signer: other }), 422, 'TAKER_MISMATCH');
-    expectError(await postOrder(svc.baseUrl, tk, domain, buildOrder(tk.wallet.address, legs(market)), { signer: other }), 422, 'INVALID_SIGNATURE');
+    expectError(
+      await postOrder(svc.baseUrl, tk, domain, buildOrder(other.address, legs(market)), { signer: other }),
+      422,
+      'TAKER_MISMATCH',
+    );
+    expectError(
+      await postOrder(svc.baseUrl, tk, domain, buildOrder(tk.wallet.address, legs(market)), { signer: other }),
+      422,
+      'INVALID_SIGNATURE',
+    );
     const order = buildOrder(tk.wallet.address, legs(market));
     const otherChain = await signOrder(tk.wallet, { ...domain, chainId: 1 }, order);
     expectError(await postOrder(svc.baseUrl, tk, domain, order, { signature: otherChain }), 422, 'INVALID_SIGNATURE');
@@ -128,10 +136,17 @@ describe('what bad input gets (docs/getting-started.md, Trading as a taker)', ()
     expectError(await postOrder(svc.baseUrl, tk, domain, buildOrder(tk.wallet.address, legs(987_654_321))), 404, 'MARKET_NOT_FOUND');
     const now = await currentMarketId(svc.baseUrl, 'BTC', 300);
     const prev = await send(
-      lookupMarket({ client: sdkClient(svc.baseUrl), query: { asset: 'BTC', duration_secs: 300, window_start_ms: now.startAtMs - 300_000 } }),
+      lookupMarket({
+        client: sdkClient(svc.baseUrl),
+        query: { asset: 'BTC', duration_secs: 300, window_start_ms: now.startAtMs - 300_000 },
+      }),
     );
     expect(prev.status).toBe(200);
-    expectError(await postOrder(svc.baseUrl, tk, domain, buildOrder(tk.wallet.address, legs(prev.data!.market.market_id))), 409, 'BETTING_CLOSED');
+    expectError(
+      await postOrder(svc.baseUrl, tk, domain, buildOrder(tk.wallet.address, legs(prev.data!.market.market_id))),
+      409,
+      'BETTING_CLOSED',
+    );
   });
 
   it('409 NONCE_REUSED for another key on a used nonce; 409 OPEN_RFQ_LIMIT at 10 open RFQs', async () => {
@@ -140,8 +155,14 @@ describe('what bad input gets (docs/getting-started.md, Trading as a taker)', ()
     expect((await postOrder(svc.baseUrl, tk, domain, order, { fillMode: 'manual' })).status).toBe(201);
     expectError(await postOrder(svc.baseUrl, tk, domain, order, { fillMode: 'manual' }), 409, 'NONCE_REUSED');
     for (let i = 1; i < 10; i++)
-      expect((await postOrder(svc.baseUrl, tk, domain, buildOrder(tk.wallet.address, legs(market)), { fillMode: 'manual' })).status).toBe(201);
-    expectError(await postOrder(svc.baseUrl, tk, domain, buildOrder(tk.wallet.address, legs(market)), { fillMode: 'manual' }), 409, 'OPEN_RFQ_LIMIT');
+      expect((await postOrder(svc.baseUrl, tk, domain, buildOrder(tk.wallet.address, legs(market)), { fillMode: 'manual' })).status).toBe(
+        201,
+      );
+    expectError(
+      await postOrder(svc.baseUrl, tk, domain, buildOrder(tk.wallet.address, legs(market)), { fillMode: 'manual' }),
+      409,
+      'OPEN_RFQ_LIMIT',
+    );
     expect(await balances(svc.baseUrl, tk.token)).toEqual({ available: String(USDC), reserved: String(10 * USDC) });
     const open = await send(listRfqs({ client: sdkClient(svc.baseUrl, tk.token), query: { status: 'open', limit: 100 } }));
     expect(open.data?.rfqs).toHaveLength(10);

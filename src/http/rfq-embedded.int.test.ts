@@ -14,7 +14,16 @@ import { sdkClient, send } from '../testing/sdk-client.js';
 import { demoPriceMicros } from '../domain/prices/demo.js';
 import { windowOutcome } from '../domain/prices/feed.js';
 import { uniquePrefix } from '../testing/postgres.js';
-import { balances, buildOrder, currentMarketId, fetchDomain, fundWallet, postOrder, readyMaker, type MakerConnection } from '../testing/rfq-trade.js';
+import {
+  balances,
+  buildOrder,
+  currentMarketId,
+  fetchDomain,
+  fundWallet,
+  postOrder,
+  readyMaker,
+  type MakerConnection,
+} from '../testing/rfq-trade.js';
 import { startServiceProcess, type ServiceProcess } from '../testing/service-process.js';
 import { embeddedDataDir } from '../testing/embedded-template.js';
 
@@ -76,7 +85,13 @@ it('a best-mode order fills from a maker quoting over the WebSocket (in-process 
   // Asynchronously: the maker answering the RFQ lives in this process's event loop.
   const run = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'examples/taker-client.ts'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', SESSION: exampleTaker.token, TAKER_PRIVATE_KEY: key, BASE_URL: svc.baseUrl, DURATION_SECS: '86400' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      SESSION: exampleTaker.token,
+      TAKER_PRIVATE_KEY: key,
+      BASE_URL: svc.baseUrl,
+      DURATION_SECS: '86400',
+    },
     encoding: 'utf8',
     timeout: 60_000,
   });
@@ -103,10 +118,12 @@ it('on the embedded default too, the window resolves from the demo feed and the 
   expect(res.status).toBe(201);
   expect(res.body).toMatchObject({ status: 'filled', payout_micros: '3000000' });
   const positionId = res.body.position_id as string;
-  const position = async () => (await send(getPosition({ client: sdkClient(svc.baseUrl, taker.token), path: { position_id: positionId } }))).data;
+  const position = async () =>
+    (await send(getPosition({ client: sdkClient(svc.baseUrl, taker.token), path: { position_id: positionId } }))).data;
   await expect.poll(async () => (await position())?.status, { timeout: 40_000, interval: 250 }).not.toBe('open');
   const end = w.startAtMs + 8_000;
-  const up = windowOutcome(demoPriceMicros('rfq-embedded', 'ETH', w.startAtMs, 50)!, demoPriceMicros('rfq-embedded', 'ETH', end, 50)!) === 'YES';
+  const up =
+    windowOutcome(demoPriceMicros('rfq-embedded', 'ETH', w.startAtMs, 50)!, demoPriceMicros('rfq-embedded', 'ETH', end, 50)!) === 'YES';
   expect(await position()).toMatchObject({ status: up ? 'won' : 'lost', pnl_micros: up ? '2000000' : '-1000000' });
   expect(await balances(svc.baseUrl, taker.token)).toEqual({ available: up ? '5000000' : '2000000', reserved: '0' });
   const market = (await send(getMarket({ client: sdkClient(svc.baseUrl), path: { market_id: w.marketId } }))).data?.market;

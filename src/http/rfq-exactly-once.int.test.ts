@@ -118,7 +118,11 @@ const flows: Flow[] = [
     },
     send: (base, c, key) =>
       send(
-        acceptRfqQuote({ client: sdkClient(base, c.taker.token), path: { rfq_id: c.rfqId! }, body: { quote_id: c.quoteId!, idempotency_key: key } }),
+        acceptRfqQuote({
+          client: sdkClient(base, c.taker.token),
+          path: { rfq_id: c.rfqId! },
+          body: { quote_id: c.quoteId!, idempotency_key: key },
+        }),
       ),
     async check(c, answer) {
       expect(await count('positions', 'rfq_id = $1', [c.rfqId])).toBe(1);
@@ -156,7 +160,8 @@ describe('RFQ writes: a database error right after the write committed', () => {
       // The failpoint fired: the faulty process answered from the stored outcome, not a live read.
       await faulty.waitForLog(
         (l) =>
-          l.msg === 'the write committed but its outcome could not be read; answering the stored outcome' && l.resource_id === first.data?.rfq_id,
+          l.msg === 'the write committed but its outcome could not be read; answering the stored outcome' &&
+          l.resource_id === first.data?.rfq_id,
         5_000,
       );
       await f.check(c, first);

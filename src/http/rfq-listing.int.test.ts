@@ -48,9 +48,9 @@ describe('idempotency, concurrency, listing', () => {
     expect(created).toHaveLength(3);
     for (const r of results.filter((x) => x.status !== 201)) expectError(r, 422, 'INSUFFICIENT_BALANCE');
     expect(await balances(svc.baseUrl, tk.token)).toEqual({ available: '0', reserved: '1500000' });
-    expect(Number((await sql.query(`select count(*)::int as n from rfqs where taker_user_id = $1 and status = 'open'`, [tk.userId])).rows[0].n)).toBe(
-      3,
-    );
+    expect(
+      Number((await sql.query(`select count(*)::int as n from rfqs where taker_user_id = $1 and status = 'open'`, [tk.userId])).rows[0].n),
+    ).toBe(3);
     for (const r of created) expect((await cancel(tk, r.body.rfq_id)).status).toBe(200);
   });
 
@@ -71,7 +71,10 @@ describe('idempotency, concurrency, listing', () => {
     expect(open.data?.rfqs.map((r) => r.rfq_id)).toEqual([ids[2], ids[1]]);
     expectError(await send(listRfqs({ client, query: { cursor: `${cursor}x` } })), 400, 'INVALID_CURSOR');
     expectError(await send(listRfqs({ client, query: { status: 'filled', cursor } })), 400, 'INVALID_CURSOR');
-    expect((await send(listRfqs({ client: sdkClient(svc.baseUrl, (await taker(0)).token) }))).data).toEqual({ rfqs: [], next_cursor: null });
+    expect((await send(listRfqs({ client: sdkClient(svc.baseUrl, (await taker(0)).token) }))).data).toEqual({
+      rfqs: [],
+      next_cursor: null,
+    });
     for (const id of ids.slice(1)) await cancel(tk, id);
   });
 });
@@ -97,7 +100,8 @@ describe('two API processes (the bus carries RFQs, quotes and closes between the
     await m.next('rfq', (f) => f.rfq_id === id);
     // Woken by the quote, not by its 10 s wait running out: the answer must come before 8 s have passed
     // (it takes milliseconds; a lost wake-up would take the whole 10 s).
-    const beforeWaitEnds = <T>(p: Promise<T>) => Promise.race([p, new Promise<'still waiting'>((r) => setTimeout(() => r('still waiting'), 8_000))]);
+    const beforeWaitEnds = <T>(p: Promise<T>) =>
+      Promise.race([p, new Promise<'still waiting'>((r) => setTimeout(() => r('still waiting'), 8_000))]);
     const onB = sdkClient(b.baseUrl, tk.token);
     const longPoll = (minQuotes?: number) =>
       send(getRfq({ client: onB, path: { rfq_id: id }, query: { wait_ms: 10_000, ...(minQuotes ? { min_quotes: minQuotes } : {}) } }));

@@ -7,7 +7,21 @@ import { describe, expect, it } from 'vitest';
 import { getMakerRfq } from '../../generated/openapi/sdk.gen.js';
 import { sdkClient, send } from '../testing/sdk-client.js';
 import { balances, buildOrder, postOrder } from '../testing/rfq-trade.js';
-import { accept, cancel, domain, expectError, get, legs, maker, market, market2, svc, taker, USDC, useRfqService } from '../testing/rfq-service.js';
+import {
+  accept,
+  cancel,
+  domain,
+  expectError,
+  get,
+  legs,
+  maker,
+  market,
+  market2,
+  svc,
+  taker,
+  USDC,
+  useRfqService,
+} from '../testing/rfq-service.js';
 
 useRfqService('rfqhttp');
 
@@ -48,11 +62,18 @@ describe('best mode', () => {
     expect(await balances(svc.baseUrl, b.party.token)).toEqual({ available: String(100 * USDC - 1_400_000), reserved: '1400000' });
     // each maker is told its own fill, and reconciles it over HTTP with its own quote only
     const resultA = await a.next('quote_result', (f) => f.rfq_id === id);
-    expect(resultA).toMatchObject({ status: 'filled', fill_stake_micros: '600000', liability_micros: '660000', position_id: res.body.position_id });
+    expect(resultA).toMatchObject({
+      status: 'filled',
+      fill_stake_micros: '600000',
+      liability_micros: '660000',
+      position_id: res.body.position_id,
+    });
     const mine = await send(getMakerRfq({ client: sdkClient(svc.baseUrl, a.token), path: { rfq_id: id } }));
     expect(mine.status).toBe(200);
     expect(mine.data).toMatchObject({ rfq_id: id, status: 'filled', closed_at_ms: res.body.closed_at_ms });
-    expect(mine.data?.quotes).toEqual([expect.objectContaining({ odds_bps: 21_000, status: 'filled', filled_stake_micros: '600000', reason: null })]);
+    expect(mine.data?.quotes).toEqual([
+      expect.objectContaining({ odds_bps: 21_000, status: 'filled', filled_stake_micros: '600000', reason: null }),
+    ]);
     // the taker reads the same RFQ back
     const again = await get(tk, id);
     expect(again.status).toBe(200);
@@ -63,7 +84,12 @@ describe('best mode', () => {
     const m = await maker();
     const tk = await taker();
     m.autoQuote(() => ({ odds_bps: 20_000, max_fill_micros: 700_000 }));
-    const res = await postOrder(svc.baseUrl, tk, domain, buildOrder(tk.wallet.address, legs(market), { stake_micros: 2 * USDC, order_type: 'IOC' }));
+    const res = await postOrder(
+      svc.baseUrl,
+      tk,
+      domain,
+      buildOrder(tk.wallet.address, legs(market), { stake_micros: 2 * USDC, order_type: 'IOC' }),
+    );
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ status: 'filled', filled_stake_micros: '700000', payout_micros: '1400000', odds_bps: 20_000 });
     expect(await balances(svc.baseUrl, tk.token)).toEqual({ available: String(10 * USDC - 700_000), reserved: '700000' });
@@ -74,7 +100,12 @@ describe('best mode', () => {
     const m = await maker();
     const tk = await taker();
     m.autoQuote(() => ({ odds_bps: 20_000, max_fill_micros: 500_000 }));
-    const res = await postOrder(svc.baseUrl, tk, domain, buildOrder(tk.wallet.address, legs(market), { stake_micros: 2 * USDC, order_type: 'FOK' }));
+    const res = await postOrder(
+      svc.baseUrl,
+      tk,
+      domain,
+      buildOrder(tk.wallet.address, legs(market), { stake_micros: 2 * USDC, order_type: 'FOK' }),
+    );
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({
       status: 'expired',
@@ -104,7 +135,9 @@ describe('manual mode', () => {
   it('answers open; a long-poll wakes on a quote; accept fills it, replays, and refuses a second fill', async () => {
     const m = await maker();
     const tk = await taker();
-    const res = await postOrder(svc.baseUrl, tk, domain, buildOrder(tk.wallet.address, legs(market), { stake_micros: USDC }), { fillMode: 'manual' });
+    const res = await postOrder(svc.baseUrl, tk, domain, buildOrder(tk.wallet.address, legs(market), { stake_micros: USDC }), {
+      fillMode: 'manual',
+    });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ status: 'open', fill_mode: 'manual', quotes: [], closed_at_ms: null, quotes_received: 0 });
     const id = res.body.rfq_id;

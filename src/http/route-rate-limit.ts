@@ -14,7 +14,11 @@ export interface RouteRateLimit {
 }
 
 /** The limit, or undefined when `perMinute` is 0 (disabled). `store`: shared counters (src/http/rate-limit-store.ts). */
-export function createRouteRateLimit(document: OpenAPIV3_1.Document, perMinute: number, store: Store | undefined): RouteRateLimit | undefined {
+export function createRouteRateLimit(
+  document: OpenAPIV3_1.Document,
+  perMinute: number,
+  store: Store | undefined,
+): RouteRateLimit | undefined {
   if (perMinute <= 0) return undefined;
   const limited = operationsDocumenting(document, '429');
   const limiter = rateLimit({
@@ -29,9 +33,15 @@ export function createRouteRateLimit(document: OpenAPIV3_1.Document, perMinute: 
     handler: (_req, _res, next, options) => {
       const retryAfter = String(Math.ceil(options.windowMs / 1000));
       next(
-        new AppError(429, 'RATE_LIMITED', `too many requests: at most ${options.limit} a minute from one address on this route group`, null, {
-          'Retry-After': retryAfter,
-        }),
+        new AppError(
+          429,
+          'RATE_LIMITED',
+          `too many requests: at most ${options.limit} a minute from one address on this route group`,
+          null,
+          {
+            'Retry-After': retryAfter,
+          },
+        ),
       );
     },
   });

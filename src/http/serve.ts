@@ -87,13 +87,21 @@ export function createServe({ api, document, resolveToken, forkDb, limit, validG
       }
       // Matched once: a matched request goes straight to validation and dispatch; an unmatched one to
       // handleRequest, whose routing failure answers 404/405.
-      const oabRequest = { method: req.method!, path, query: query as Record<string, string>, headers: req.headers as Record<string, string>, body };
+      const oabRequest = {
+        method: req.method!,
+        path,
+        query: query as Record<string, string>,
+        headers: req.headers as Record<string, string>,
+        body,
+      };
       const extras = {
         ctx: createRequestContext(forkDb, { log, auth, requestId, clientIp: res.locals.clientIp as string }),
         contentType,
       } satisfies Extras;
       const remember =
-        req.method === 'GET' && operation && validatedByUrl(operation as never) ? (valid: Context) => validGets.remember(url, valid) : undefined;
+        req.method === 'GET' && operation && validatedByUrl(operation as never)
+          ? (valid: Context) => validGets.remember(url, valid)
+          : undefined;
       const result = (
         known
           ? await redispatch(api, known, req.headers, extras)

@@ -58,7 +58,9 @@ describe('remembered sessions across processes', () => {
     const maker = await connectMaker(b.baseUrl, wallet, await fetchDomain(b.baseUrl));
     try {
       expect((await makerPnl(b, maker.token)).status).toBe(200);
-      const del = await send(deleteMarketMaker({ client: sdkClient(a.baseUrl, t.operatorToken), path: { wallet_address: wallet.address } }));
+      const del = await send(
+        deleteMarketMaker({ client: sdkClient(a.baseUrl, t.operatorToken), path: { wallet_address: wallet.address } }),
+      );
       expect(del.status).toBeLessThan(300);
       const onB = await eventually(() => makerPnl(b, maker.token), 401);
       expect([onB.status, onB.error?.code]).toEqual([401, 'INVALID_SESSION']);

@@ -16,7 +16,10 @@ const WARN_EVERY_MS = 10 * 60_000;
 function gaugesOf(registry: Registry) {
   const gauge = (name: string, help: string, labelNames: string[] = []) => new Gauge({ name, help, labelNames, registers: [registry] });
   return {
-    surplus: gauge('settlement_onchain_surplus_micros', 'USDC the chain holds for users minus what users can withdraw, micros (negative: a deficit)'),
+    surplus: gauge(
+      'settlement_onchain_surplus_micros',
+      'USDC the chain holds for users minus what users can withdraw, micros (negative: a deficit)',
+    ),
     held: gauge('settlement_onchain_held_micros', 'USDC held by the settlement wallet, the deposit addresses and the cold wallet, micros'),
     owed: gauge('settlement_onchain_liabilities_micros', 'USDC users can withdraw (available + reserved + contest pots), micros'),
     gas: gauge('settlement_wallet_gas_wei', 'Native gas balance of the settlement wallet, wei'),
@@ -29,7 +32,10 @@ function gaugesOf(registry: Registry) {
     lag: gauge('crfq_chain_listener_lag_blocks', 'Confirmed blocks the custodial deposit listener has not read yet'),
     usdc: gauge('settlement_hot_wallet_micros', 'USDC in the settlement wallet (the hot float withdrawals are paid from), micros'),
     cold: gauge('settlement_cold_wallet_micros', 'USDC in COLD_WALLET_ADDRESS (counted when HOT_WALLET_MAX_MICROS is set), micros'),
-    uncredited: gauge('crfq_chain_uncredited_micros', 'USDC in deposit addresses beyond their credits: deposits no user was credited for, micros'),
+    uncredited: gauge(
+      'crfq_chain_uncredited_micros',
+      'USDC in deposit addresses beyond their credits: deposits no user was credited for, micros',
+    ),
     parked: gauge('crfq_chain_parked_sweeps', 'Deposit addresses whose sweeps are parked'),
     waiting: gauge('crfq_chain_withdrawals_waiting', 'Pending withdrawals by pending_reason (none: on their way)', ['reason']),
     age: gauge('crfq_chain_observation_age_seconds', "Seconds since the workers' reconcile-chain job last read the chain successfully"),
@@ -37,7 +43,13 @@ function gaugesOf(registry: Registry) {
   };
 }
 
-export function startSettlementGauges(deps: { registry: Registry; settlement: SettlementAdapter; forkDb: () => Em; log: Logger; everyMs?: number }) {
+export function startSettlementGauges(deps: {
+  registry: Registry;
+  settlement: SettlementAdapter;
+  forkDb: () => Em;
+  log: Logger;
+  everyMs?: number;
+}) {
   const { settlement, registry, log } = deps;
   if (!settlement.reconcile) return { refresh: async () => undefined, stop: () => undefined };
   const g = gaugesOf(registry);

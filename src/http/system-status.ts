@@ -5,7 +5,15 @@ import { Gauge, type Registry } from 'prom-client';
 import { PendingReasonSchema } from '../../generated/openapi/schemas.gen.js';
 import type { SystemStatus } from '../../generated/openapi/types.gen.js';
 import { check } from './handlers/operations.js';
-import { componentsOf, queuesOf, resolutionOf, schedulersOf, waitingOf, workersOf, type SystemStatusDeps } from './system-status-sections.js';
+import {
+  componentsOf,
+  queuesOf,
+  resolutionOf,
+  schedulersOf,
+  waitingOf,
+  workersOf,
+  type SystemStatusDeps,
+} from './system-status-sections.js';
 import { repos } from '../db/repos.js';
 
 const REPORT_REUSE_MS = 1000;

@@ -91,7 +91,10 @@ describe('TRUST_PROXY=127.0.0.1 with a reverse proxy in front', () => {
     // From the trusted 127.0.0.1, so the X-Forwarded-For entry is the client (as a proxy in front would write it).
     const open = (client: string) =>
       new Promise<{ ws?: WebSocket; status?: number }>((resolve) => {
-        const ws = new WebSocket(`ws://127.0.0.1:${t.svc.port}/v1/ws`, { localAddress: '127.0.0.1', headers: { 'X-Forwarded-For': client } });
+        const ws = new WebSocket(`ws://127.0.0.1:${t.svc.port}/v1/ws`, {
+          localAddress: '127.0.0.1',
+          headers: { 'X-Forwarded-For': client },
+        });
         ws.once('open', () => resolve({ ws }));
         ws.once('unexpected-response', (_req, res) => resolve({ status: res.statusCode }));
         ws.once('error', () => resolve({ status: -1 }));

@@ -71,7 +71,9 @@ async function fundedUser(micros: number): Promise<User> {
   return u;
 }
 const withdraw = (u: User, amount: number, to: string = randomWallet().address, on = 0) =>
-  sent(createWithdrawal({ client: api(on, u.token), body: { amount_micros: amount, destination_address: to, idempotency_key: randomUUID() } }));
+  sent(
+    createWithdrawal({ client: api(on, u.token), body: { amount_micros: amount, destination_address: to, idempotency_key: randomUUID() } }),
+  );
 const balances = async (u: User) => [
   (await sent(getAvailableBalance({ client: api(0, u.token) }))).data!.available_micros,
   (await sent(getReservedBalance({ client: api(1, u.token) }))).data!.reserved_micros,
@@ -79,7 +81,9 @@ const balances = async (u: User) => [
 const withdrawalsOf = async (u: User) =>
   Number((await t.sql.query(`select count(*)::int as n from operations where user_id = $1 and kind = 'withdraw'`, [u.userId])).rows[0].n);
 const postingsOf = async (operationId: string) =>
-  (await t.sql.query(`select kind from ledger_transactions where reference = $1 order by kind`, [operationId])).rows.map((r) => r.kind as string);
+  (await t.sql.query(`select kind from ledger_transactions where reference = $1 order by kind`, [operationId])).rows.map(
+    (r) => r.kind as string,
+  );
 const decide = (on: number, fn: typeof approveWithdrawal | typeof rejectWithdrawal, operationId: string) =>
   sent(
     fn({
@@ -191,7 +195,9 @@ describe('review', () => {
     expect(approvals.map((r) => r.status).sort()).toEqual([200, 409]);
     expect(approvals.find((r) => r.status === 409)!.error?.code).toBe('WITHDRAWAL_NOT_IN_REVIEW');
     await expect
-      .poll(async () => (await sent(getOperation({ client: api(1, payer.token), path: { operation_id: aId } }))).data!.status, { timeout: 30_000 })
+      .poll(async () => (await sent(getOperation({ client: api(1, payer.token), path: { operation_id: aId } }))).data!.status, {
+        timeout: 30_000,
+      })
       .toBe('success');
     expect(await postingsOf(aId)).toEqual(['withdraw_reserve', 'withdraw_settle']);
     expect(await balances(payer)).toEqual([String(11 * USDC - FEE), '0']);

@@ -16,7 +16,8 @@ export function createWorkerHealth(orm: Orm, queues: SchedulerQueues, staleAfter
       const beat = await latestHeartbeat(orm.em.fork());
       if (!beat) throw new CheckState('missing', 'no worker process has recorded a heartbeat');
       const ageMs = Date.now() - beat.lastSeenAt.getTime();
-      if (ageMs > staleAfterMs) throw new CheckState('stale', `newest worker heartbeat (${beat.workerId}) is ${Math.round(ageMs / 1000)} s old`);
+      if (ageMs > staleAfterMs)
+        throw new CheckState('stale', `newest worker heartbeat (${beat.workerId}) is ${Math.round(ageMs / 1000)} s old`);
     },
     async schedulers() {
       const missing = await queues.missing();

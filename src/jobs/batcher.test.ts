@@ -25,7 +25,12 @@ describe('createBatcher', () => {
       return new Map(keys.map((k) => [k, k.toUpperCase()]));
     }, 10);
     const results = await Promise.allSettled(['first', 'x', 'bad', 'y'].map((k) => b.submit(k)));
-    expect(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message))).toEqual(['FIRST', 'X', 'bad in bad', 'Y']);
+    expect(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message))).toEqual([
+      'FIRST',
+      'X',
+      'bad in bad',
+      'Y',
+    ]);
     expect(batches).toEqual([['first'], ['x', 'bad', 'y'], ['x'], ['bad'], ['y']]);
     // It keeps serving after a failure.
     expect(await b.submit('z')).toBe('Z');

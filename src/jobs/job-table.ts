@@ -4,7 +4,15 @@
 // processor reading a field its producer does not send, fails `tsc`.
 import type { Job, JobsOptions, Queue } from 'bullmq';
 import type { QueueBackend } from './queue-backend.js';
-import { JOB, QUEUE, type QueueNoun, type ResolveContestJob, type ResolveWindowJob, type ScheduledJob, type SettleOperationJob } from './queues.js';
+import {
+  JOB,
+  QUEUE,
+  type QueueNoun,
+  type ResolveContestJob,
+  type ResolveWindowJob,
+  type ScheduledJob,
+  type SettleOperationJob,
+} from './queues.js';
 
 export interface JobPayloads {
   [QUEUE.system]: { [JOB.recordHeartbeat]: ScheduledJob };

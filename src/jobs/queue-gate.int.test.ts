@@ -39,7 +39,9 @@ describe('Redis down', () => {
     expect(tookMs).toBeGreaterThanOrEqual(1400);
     expect(tookMs).toBeLessThan(4000);
     // Nothing was claimed or written.
-    const { rows } = await t.sql.query('select (select count(*) from idempotency_keys)::int as keys, (select count(*) from operations)::int as ops');
+    const { rows } = await t.sql.query(
+      'select (select count(*) from idempotency_keys)::int as keys, (select count(*) from operations)::int as ops',
+    );
     expect(rows[0]).toEqual({ keys: 0, ops: 0 });
     // Reads that do not need Redis answer at once.
     started = Date.now();

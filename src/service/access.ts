@@ -18,7 +18,10 @@ export async function openAccess(rt: Runtime, forkDb: () => Em) {
       'operator API disabled: OPERATOR_TOKEN and OPERATOR_TOKENS_FILE are unset, so every /v1/admin request is refused (401); set one to enable it',
     );
   else logger.info({ operators: operators.names() }, 'operator accounts');
-  const privy = await choosePrivyVerifier({ ...config.privy, production: config.nodeEnv === 'production', dataDir: config.dataDir }, logger);
+  const privy = await choosePrivyVerifier(
+    { ...config.privy, production: config.nodeEnv === 'production', dataDir: config.dataDir },
+    logger,
+  );
   const sessions = createSessionCache(config.sessionCacheMs, rt.bus, logger);
   return { operators, privy, sessions, resolveToken: createTokenResolver(operators, forkDb, sessions) };
 }

@@ -41,7 +41,9 @@ describe('chain:dev --chain-only', () => {
       expect(await client.readContract({ address: printed.token, abi: erc20Abi, functionName: 'decimals' })).toBe(6);
       for (const key of printed.wallet_keys) {
         const owner = privateKeyToAccount(key).address;
-        expect(await client.readContract({ address: printed.token, abi: erc20Abi, functionName: 'balanceOf', args: [owner] })).toBe(1_000_000_000n);
+        expect(await client.readContract({ address: printed.token, abi: erc20Abi, functionName: 'balanceOf', args: [owner] })).toBe(
+          1_000_000_000n,
+        );
         expect(await client.getBalance({ address: owner })).toBeGreaterThan(0n);
       }
       expect(await client.getBalance({ address: privateKeyToAccount(printed.settlement_key).address })).toBeGreaterThan(0n);

@@ -108,7 +108,9 @@ export async function startTestChain(opts: TestChainOptions = {}): Promise<TestC
     const mint = (to: Address, amount: bigint) =>
       usdc
         ? usdc.mint(to, amount)
-        : serial(async () => mined(await wallet(faucet).writeContract({ address: token, abi: build.abi, functionName: 'mint', args: [to, amount] })));
+        : serial(async () =>
+            mined(await wallet(faucet).writeContract({ address: token, abi: build.abi, functionName: 'mint', args: [to, amount] })),
+          );
     const sendGas = (to: Address, value: bigint) => serial(async () => mined(await wallet(faucet).sendTransaction({ to, value })));
     const fund: TestChain['fund'] = async (to, { usdcMicros, gasWei }) => {
       if (gasWei) await sendGas(to, gasWei);
@@ -149,7 +151,13 @@ export async function startTestChain(opts: TestChainOptions = {}): Promise<TestC
       balanceOf: (owner) => client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [owner] }),
       async transfers(to) {
         const logs = await client.getLogs({ address: token, event: TRANSFER, args: to ? { to } : {}, fromBlock: 0n, toBlock: 'latest' });
-        return logs.map((l) => ({ from: l.args.from!, to: l.args.to!, value: l.args.value!, txHash: l.transactionHash, logIndex: l.logIndex }));
+        return logs.map((l) => ({
+          from: l.args.from!,
+          to: l.args.to!,
+          value: l.args.value!,
+          txHash: l.transactionHash,
+          logIndex: l.logIndex,
+        }));
       },
       deployToken: deploy,
       deploySanctionsOracle: () => deploySanctionsOracle({ rpcUrl: anvil.url, chainId: anvil.chainId, owner: faucet, serial }),

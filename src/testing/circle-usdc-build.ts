@@ -93,7 +93,8 @@ export function readSource(unit: string): Buffer {
   if (!expected) throw new Error(`circle-usdc: ${unit} is not a recorded Circle source (CIRCLE_SOURCES)`);
   const bytes = readFileSync(join(CIRCLE_DIR, unit));
   const actual = gitBlobId(bytes);
-  if (actual !== expected) throw new Error(`circle-usdc: ${unit} has blob ${actual}, not ${expected} of circlefin/stablecoin-evm@${CIRCLE_COMMIT}`);
+  if (actual !== expected)
+    throw new Error(`circle-usdc: ${unit} has blob ${actual}, not ${expected} of circlefin/stablecoin-evm@${CIRCLE_COMMIT}`);
   return bytes;
 }
 
@@ -142,10 +143,15 @@ export function circleUsdcBuild(): CircleBuild {
   if (existsSync(cached)) return JSON.parse(readFileSync(cached, 'utf8')) as CircleBuild;
 
   const solc = require('solc-0.6.12') as Solc;
-  const input = { language: 'Solidity', sources: Object.fromEntries(ENTRY_POINTS.map((e) => [e, { content: sources.get(e)! }])), settings: SETTINGS };
+  const input = {
+    language: 'Solidity',
+    sources: Object.fromEntries(ENTRY_POINTS.map((e) => [e, { content: sources.get(e)! }])),
+    settings: SETTINGS,
+  };
   const out = JSON.parse(
     solc.compile(JSON.stringify(input), {
-      import: (unit) => (sources.has(unit) ? { contents: sources.get(unit)! } : { error: `circle-usdc: ${unit} is outside the recorded sources` }),
+      import: (unit) =>
+        sources.has(unit) ? { contents: sources.get(unit)! } : { error: `circle-usdc: ${unit} is outside the recorded sources` },
     }),
   ) as SolcOutput;
   const errors = (out.errors ?? []).filter((e) => e.severity === 'error');

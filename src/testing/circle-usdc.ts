@@ -144,7 +144,8 @@ export async function deployCircleUsdc(opts: DeployCircleUsdcOptions): Promise<C
   await write(d, address, token, 'initializeV2_2', [[], symbol]);
   await write(r.masterMinter, address, token, 'configureMinter', [r.minter.address, maxUint256]);
 
-  const read = <T>(functionName: string, args: unknown[] = []) => client.readContract({ address, abi: token, functionName, args }) as Promise<T>;
+  const read = <T>(functionName: string, args: unknown[] = []) =>
+    client.readContract({ address, abi: token, functionName, args }) as Promise<T>;
   return {
     address,
     implementation,

@@ -43,7 +43,14 @@ export function useContestService(label: string): ContestService {
   const handle = {} as ContestService;
   beforeAll(async () => {
     const t = await startTestService(label);
-    Object.assign(handle, { t, svc: t.svc, privy: t.privy, sql: t.sql, operator: t.operatorToken, orm: await createOrm({ databaseUrl: t.db.url }) });
+    Object.assign(handle, {
+      t,
+      svc: t.svc,
+      privy: t.privy,
+      sql: t.sql,
+      operator: t.operatorToken,
+      orm: await createOrm({ databaseUrl: t.db.url }),
+    });
     ctx = handle;
   });
   afterEach(async () => {
@@ -89,7 +96,9 @@ export async function balances(u: User) {
 
 export async function createContest(over: Record<string, unknown> = {}) {
   // `over` may hold any field (a test's own values); the service, not the client, judges the body.
-  const res = await send(createContestSdk({ client: sdkClient(ctx.svc.baseUrl, ctx.operator), body: contestBody(over) as CreateContestRequest }));
+  const res = await send(
+    createContestSdk({ client: sdkClient(ctx.svc.baseUrl, ctx.operator), body: contestBody(over) as CreateContestRequest }),
+  );
   expect(res.status, JSON.stringify(res.error)).toBe(201);
   return res.data as { contest_id: string; markets: Array<{ market_id: number; category: string }> } & Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 }

@@ -21,7 +21,12 @@ export async function cursorOf(s: OnchainStack): Promise<bigint> {
 }
 
 /** Polls `check` every 100 ms (mining a block before each poll when `mine`) until it holds. */
-export async function until(s: OnchainStack, what: string, check: () => Promise<boolean>, opts: { mine?: boolean; timeoutMs?: number } = {}) {
+export async function until(
+  s: OnchainStack,
+  what: string,
+  check: () => Promise<boolean>,
+  opts: { mine?: boolean; timeoutMs?: number } = {},
+) {
   const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
   for (;;) {
     if (await check()) return;

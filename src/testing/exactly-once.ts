@@ -14,7 +14,11 @@ interface Answer {
 const bodyOf = (a: Answer) => a.body ?? a.data ?? a.error;
 
 /** Sends the same request twice on a healthy service: both replay (same status and body), and `check` holds after each. */
-export async function expectReplayed<R extends Answer>(send: () => Promise<R>, status: number, check: (res: R) => Promise<void>): Promise<R> {
+export async function expectReplayed<R extends Answer>(
+  send: () => Promise<R>,
+  status: number,
+  check: (res: R) => Promise<void>,
+): Promise<R> {
   const replay = await send();
   expect(replay.status, JSON.stringify(bodyOf(replay))).toBe(status);
   expect(replay.headers.get('idempotent-replayed')).toBe('true');

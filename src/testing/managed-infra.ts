@@ -36,7 +36,10 @@ export interface TlsRedis extends LocalProcess {
 /** The binary's path, or an error that says which Debian package provides it. */
 export function requireBinary(name: string, pkg: string): string {
   try {
-    return execFileSync('sh', ['-c', `command -v ${name} || ls /usr/sbin/${name}`], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+    return execFileSync('sh', ['-c', `command -v ${name} || ls /usr/sbin/${name}`], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
       .trim()
       .split('\n')[0]!;
   } catch {

@@ -15,7 +15,12 @@ import { sdkClient, sent } from './sdk-client.js';
 import { startServiceProcess, type ServiceProcess } from './service-process.js';
 
 export const OPERATOR = `ws-test-operator-${randomBytes(8).toString('hex')}`;
-export const TIMINGS = { MM_CHALLENGE_TTL_MS: '600', MM_AUTH_TIMEOUT_MS: '2500', MM_HEARTBEAT_INTERVAL_MS: '250', MM_MAX_MISSED_PONGS: '3' };
+export const TIMINGS = {
+  MM_CHALLENGE_TTL_MS: '600',
+  MM_AUTH_TIMEOUT_MS: '2500',
+  MM_HEARTBEAT_INTERVAL_MS: '250',
+  MM_MAX_MISSED_PONGS: '3',
+};
 
 export interface Gateway {
   db: TestDatabase;
@@ -94,7 +99,10 @@ export async function sessionCount(): Promise<number> {
 /** Registers `wallet` as a market maker through POST /v1/admin/market-makers (lowercase, answered checksummed). */
 export async function registerMm(wallet: TestWallet = randomWallet(), svc = started().a): Promise<TestWallet> {
   const res = await sent(
-    createMarketMaker({ client: sdkClient(svc.baseUrl, OPERATOR), body: { wallet_address: wallet.address.toLowerCase(), name: 'Test MM' } }),
+    createMarketMaker({
+      client: sdkClient(svc.baseUrl, OPERATOR),
+      body: { wallet_address: wallet.address.toLowerCase(), name: 'Test MM' },
+    }),
   );
   expect(res.status).toBe(201);
   expect(res.data?.wallet_address).toBe(wallet.address);

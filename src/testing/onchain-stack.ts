@@ -136,7 +136,11 @@ export async function startOnchainStack(opts: OnchainStackOptions): Promise<Onch
     apis,
     workers,
     async startWorkers(extra = {}) {
-      const w = await startServiceProcess({ env: { ...env, ...extra }, args: ['--role=workers'], readyWhen: (l) => l.msg === 'workers started' });
+      const w = await startServiceProcess({
+        env: { ...env, ...extra },
+        args: ['--role=workers'],
+        readyWhen: (l) => l.msg === 'workers started',
+      });
       workers.push(w);
       return w;
     },
@@ -173,7 +177,8 @@ export async function startOnchainStack(opts: OnchainStackOptions): Promise<Onch
       for (;;) {
         const r = await sent(getOperation({ client: sdkClient(apis[0]!.baseUrl, user.token), path: { operation_id: operationId } }));
         if (r.data && r.data.status !== 'pending') return r.data as Record<string, unknown>;
-        if (Date.now() > until) throw new Error(`operation ${operationId} still ${JSON.stringify(r.data ?? r.error)} after ${timeoutMs} ms`);
+        if (Date.now() > until)
+          throw new Error(`operation ${operationId} still ${JSON.stringify(r.data ?? r.error)} after ${timeoutMs} ms`);
         await new Promise((res) => setTimeout(res, 100));
       }
     },
@@ -204,7 +209,9 @@ export async function startOnchainStack(opts: OnchainStackOptions): Promise<Onch
       const paid = await chain.transfers(to);
       if (paid.length !== 1) problems.push(`${to} received ${paid.length} transfers`);
       else if (paid[0]!.value !== BigInt(micros) || paid[0]!.txHash !== op.tx_hash)
-        problems.push(`${to}: ${JSON.stringify(paid[0], (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))} vs ${String(op.tx_hash)}`);
+        problems.push(
+          `${to}: ${JSON.stringify(paid[0], (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))} vs ${String(op.tx_hash)}`,
+        );
       const postings = (await sql.query(`select kind from ledger_transactions where reference = $1 order by kind`, [id])).rows.map(
         (r) => r.kind as string,
       );

@@ -70,11 +70,18 @@ export async function fillPosition(orm: Orm, deps: RfqDeps, f: FillInput): Promi
     }),
   );
   const rfqId = r.rfq.rfq.id;
-  const q = { rfq_id: rfqId, maker: f.maker.address, odds_bps: f.oddsBps ?? 20_000, max_fill_micros: stake, valid_until_ms: Date.now() + 10_000 };
+  const q = {
+    rfq_id: rfqId,
+    maker: f.maker.address,
+    odds_bps: f.oddsBps ?? 20_000,
+    max_fill_micros: stake,
+    valid_until_ms: Date.now() + 10_000,
+  };
   const ack = await submitQuote(em(), deps, f.maker.address, { ...q, signature: await f.maker.signTypedData(quoteTypedData(domain, q)) });
   if (!ack.ack.accepted) throw new Error(`the quote was refused: ${JSON.stringify(ack.ack)}`);
   await new Promise((res) => setTimeout(res, deps.settings.quoteWindowMs + 50));
   const closed = await closeRfq(em(), deps, rfqId);
-  if (closed.rfq.rfq.status !== 'filled' || !closed.rfq.rfq.positionId) throw new Error(`the RFQ did not fill: ${JSON.stringify(closed.rfq.rfq)}`);
+  if (closed.rfq.rfq.status !== 'filled' || !closed.rfq.rfq.positionId)
+    throw new Error(`the RFQ did not fill: ${JSON.stringify(closed.rfq.rfq)}`);
   return closed.rfq.rfq.positionId;
 }

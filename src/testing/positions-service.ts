@@ -8,7 +8,14 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { MarketMakerClient } from '@contest-rfq/sdk';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { createOrm, type Orm } from '../db/orm.js';
-import { createDeposit, createMarketMaker, createSession, getMarket, lookupMarket, resolveMarketWindow } from '../../generated/openapi/sdk.gen.js';
+import {
+  createDeposit,
+  createMarketMaker,
+  createSession,
+  getMarket,
+  lookupMarket,
+  resolveMarketWindow,
+} from '../../generated/openapi/sdk.gen.js';
 import { randomWallet, type TestWallet } from './identity.js';
 import { sdkClient, send } from './sdk-client.js';
 import { startTestService, type TestService } from './test-service.js';
@@ -49,7 +56,10 @@ export const until = async (ms: number) => {
   while (Date.now() < ms) await sleep(Math.min(100, ms - Date.now()));
 };
 
-export async function signIn(wallet: TestWallet = randomWallet(), fund = 0): Promise<{ token: string; userId: string; wallet: TestWallet }> {
+export async function signIn(
+  wallet: TestWallet = randomWallet(),
+  fund = 0,
+): Promise<{ token: string; userId: string; wallet: TestWallet }> {
   const s = await send(
     createSession({
       client: sdkClient(base),

@@ -55,7 +55,9 @@ export async function createTestDatabase(label = 't', adminUrl = ADMIN_URL, opts
   await admin.connect();
   try {
     const template = opts.empty ? undefined : templateDatabaseName();
-    const ready = template ? (await admin.query('select 1 from pg_database where datname = $1 and datistemplate', [template])).rowCount === 1 : false;
+    const ready = template
+      ? (await admin.query('select 1 from pg_database where datname = $1 and datistemplate', [template])).rowCount === 1
+      : false;
     await admin.query(ready ? `create database "${name}" template "${template}"` : `create database "${name}"`);
     // Test data needs no durability across a crash of the PostgreSQL server: a commit returns without waiting
     // for its WAL flush (fdatasync), still atomic, isolated and visible to every other session at once.

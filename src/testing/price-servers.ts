@@ -92,7 +92,11 @@ export function startBinanceServer(price: PriceFn, opts: ServeOptions = {}): Pro
     const symbol = url.searchParams.get('symbol') ?? '';
     if (url.pathname === '/api/v3/exchangeInfo') {
       if (opts.listed && !opts.listed(symbol)) return INVALID_SYMBOL;
-      return JSON.stringify({ timezone: 'UTC', serverTime: Date.now(), symbols: [{ symbol, status: 'TRADING', baseAsset: symbol.slice(0, 3) }] });
+      return JSON.stringify({
+        timezone: 'UTC',
+        serverTime: Date.now(),
+        symbols: [{ symbol, status: 'TRADING', baseAsset: symbol.slice(0, 3) }],
+      });
     }
     if (url.pathname !== '/api/v3/klines' || url.searchParams.get('interval') !== '1s') return INVALID_SYMBOL;
     const from = Math.ceil(Number(url.searchParams.get('startTime')) / 1000) * 1000;

@@ -24,7 +24,13 @@ function forwarded(headers: IncomingHttpHeaders, peer: string | undefined): Inco
 
 const server = createServer((req, res) => {
   const upstream = request(
-    { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: forwarded(req.headers, req.socket.remoteAddress) },
+    {
+      host: target.hostname,
+      port: target.port,
+      method: req.method,
+      path: req.url,
+      headers: forwarded(req.headers, req.socket.remoteAddress),
+    },
     (up) => {
       res.writeHead(up.statusCode ?? 502, up.headers);
       up.pipe(res);

@@ -62,12 +62,16 @@ export async function maker(collateralMicros = 100 * USDC) {
 }
 
 export const taker = (fund = 10 * USDC) => newTaker(svc.baseUrl, privy, fund);
-export const legs = (...ids: number[]) => ids.map((market_id, i) => ({ market_id, direction: i % 2 ? ('down' as const) : ('up' as const) }));
+export const legs = (...ids: number[]) =>
+  ids.map((market_id, i) => ({ market_id, direction: i % 2 ? ('down' as const) : ('up' as const) }));
 export const get = (p: Party, id: string, waitMs?: number) =>
   send(getRfq({ client: sdkClient(svc.baseUrl, p.token), path: { rfq_id: id }, ...(waitMs ? { query: { wait_ms: waitMs } } : {}) }));
 export const accept = (p: Party, id: string, quoteId: string, key = randomUUID()) =>
-  send(acceptRfqQuote({ client: sdkClient(svc.baseUrl, p.token), path: { rfq_id: id }, body: { quote_id: quoteId, idempotency_key: key } }));
-export const cancel = (p: Party, id: string) => send(cancelRfq({ client: sdkClient(svc.baseUrl, p.token), path: { rfq_id: id }, body: {} }));
+  send(
+    acceptRfqQuote({ client: sdkClient(svc.baseUrl, p.token), path: { rfq_id: id }, body: { quote_id: quoteId, idempotency_key: key } }),
+  );
+export const cancel = (p: Party, id: string) =>
+  send(cancelRfq({ client: sdkClient(svc.baseUrl, p.token), path: { rfq_id: id }, body: {} }));
 /** The checksummed address with one letter's case flipped so that it stays mixed case: matches the pattern, fails EIP-55. */
 export function badChecksum(address: string): string {
   for (let i = 2; i < address.length; i++) {

@@ -68,7 +68,11 @@ export function useRfqStream(label: string): RfqStream {
     const b = await startServiceProcess({ env: t.env });
     const signingDomain = rfqDomainOf(loadConfig(t.env).rfq);
     const orm = await createOrm({ databaseUrl: t.db.url });
-    const bus = await createBus({ prefix: t.env.QUEUE_PREFIX!, redisUrl: TEST_REDIS_URL, deploymentId: await readDeploymentId(db(orm.em.fork())) });
+    const bus = await createBus({
+      prefix: t.env.QUEUE_PREFIX!,
+      redisUrl: TEST_REDIS_URL,
+      deploymentId: await readDeploymentId(db(orm.em.fork())),
+    });
     // Windows far enough ahead that betting stays open through the suite.
     const keys = (['BTC/300', 'ETH/300', 'BTC/900', 'SOL/300'] as const).map((k) => {
       const [asset, d] = k.split('/') as [string, string];
@@ -122,7 +126,9 @@ export const userWithFunds = (address: string, funds: bigint) => fundedUser(em, 
 /** Registers `account` as a market maker on A (POST /v1/admin/market-makers). */
 export async function register(account: PrivateKeyAccount, name: string): Promise<void> {
   const { t } = started();
-  const res = await sent(createMarketMaker({ client: sdkClient(t.svc.baseUrl, t.operatorToken), body: { wallet_address: account.address, name } }));
+  const res = await sent(
+    createMarketMaker({ client: sdkClient(t.svc.baseUrl, t.operatorToken), body: { wallet_address: account.address, name } }),
+  );
   expect(res.status).toBe(201);
 }
 

@@ -29,7 +29,9 @@ export interface Party {
 }
 
 export async function deposit(baseUrl: string, token: string, amountMicros: number): Promise<void> {
-  const res = await sent(createDeposit({ client: sdkClient(baseUrl, token), body: { amount_micros: amountMicros, idempotency_key: randomUUID() } }));
+  const res = await sent(
+    createDeposit({ client: sdkClient(baseUrl, token), body: { amount_micros: amountMicros, idempotency_key: randomUUID() } }),
+  );
   if (res.status !== 200) throw new Error(`deposit answered ${res.status}: ${JSON.stringify(res.error ?? res.data)}`);
 }
 
@@ -117,9 +119,16 @@ export async function postOrder(
 
 // ------------------------------------------------------------------------------------- market makers
 
-export async function registerMarketMaker(baseUrl: string, operatorToken: string, wallet: TestWallet = randomWallet()): Promise<TestWallet> {
+export async function registerMarketMaker(
+  baseUrl: string,
+  operatorToken: string,
+  wallet: TestWallet = randomWallet(),
+): Promise<TestWallet> {
   const res = await sent(
-    createMarketMaker({ client: sdkClient(baseUrl, operatorToken), body: { wallet_address: wallet.address.toLowerCase(), name: 'Test MM' } }),
+    createMarketMaker({
+      client: sdkClient(baseUrl, operatorToken),
+      body: { wallet_address: wallet.address.toLowerCase(), name: 'Test MM' },
+    }),
   );
   if (res.status !== 201) throw new Error(`market-maker registration answered ${res.status}: ${JSON.stringify(res.error)}`);
   return wallet;

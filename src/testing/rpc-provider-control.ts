@@ -48,7 +48,8 @@ export async function startProviderControl(proxy: ProviderProxy, port = 0): Prom
         const text = Buffer.concat(chunks).toString('utf8').trim();
         const arg = text ? (JSON.parse(text) as unknown) : undefined;
         if (req.method === 'GET' && name === 'counts') return send(200, { counts: proxy.counts(), stats: proxy.stats() });
-        if (req.method === 'GET' && name === 'seenMinedAt') return send(200, { at: proxy.seenMinedAt(url.searchParams.get('hash') ?? '') ?? null });
+        if (req.method === 'GET' && name === 'seenMinedAt')
+          return send(200, { at: proxy.seenMinedAt(url.searchParams.get('hash') ?? '') ?? null });
         if (req.method !== 'POST') return send(405, { error: 'POST /<behaviour> or GET /counts' });
         if (name === 'stall') {
           const id = ++nextStall;

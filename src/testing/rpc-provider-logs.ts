@@ -11,7 +11,13 @@
 //   quicknode      more than maxBlocks (5, the free plan's) blocks: HTTP 413, -32614 "eth_getLogs is limited to a
 //                  5 range"
 // Every refusal is a JSON-RPC error in an HTTP 200 except QuickNode's 413 (`httpStatus` overrides it).
-import { alchemyLogSizeReply, alchemyRangeReply, infuraRangeReply, infuraTooManyReply, quicknodeRangeReply } from './rpc-provider-errors.js';
+import {
+  alchemyLogSizeReply,
+  alchemyRangeReply,
+  infuraRangeReply,
+  infuraTooManyReply,
+  quicknodeRangeReply,
+} from './rpc-provider-errors.js';
 import { blockOf, quantity, type Before, type Behaviour, type CallContext, type RpcCall, type RpcReply } from './rpc-provider-types.js';
 
 export type LogCapProvider = 'alchemy' | 'alchemy-range' | 'infura' | 'quicknode';

@@ -79,7 +79,9 @@ describe('hideReceiptsFor', () => {
     expect([tx.blockNumber, tx.blockHash, tx.transactionIndex]).toEqual([null, null, null]);
     const block = (await client.getTransaction({ hash: shown })).blockNumber!;
     const hiddenBlock = (await createPublicClient({ transport: http(anvil.url) }).getTransaction({ hash: hidden })).blockNumber!;
-    expect(await client.request({ method: 'eth_getBlockReceipts' as never, params: [`0x${hiddenBlock.toString(16)}`] as never })).toBeNull();
+    expect(
+      await client.request({ method: 'eth_getBlockReceipts' as never, params: [`0x${hiddenBlock.toString(16)}`] as never }),
+    ).toBeNull();
     expect(await client.request({ method: 'eth_getBlockReceipts' as never, params: [`0x${block.toString(16)}`] as never })).toHaveLength(1);
     proxy.showReceipts();
     expect((await receiptOrNull(hidden))?.transactionHash).toBe(hidden);

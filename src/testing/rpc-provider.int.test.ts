@@ -61,7 +61,9 @@ describe('rateLimit', () => {
     proxy.rateLimit({ requests: 2, retryAfterSeconds: 3 });
     const { c, seen } = watched();
     for (let i = 0; i < 2; i++)
-      expect(message(await failure(c.getBlockNumber({ cacheTime: 0 })))).toMatch(/"code":429.*exceeded its compute units per second capacity/);
+      expect(message(await failure(c.getBlockNumber({ cacheTime: 0 })))).toMatch(
+        /"code":429.*exceeded its compute units per second capacity/,
+      );
     expect(await c.getBlockNumber({ cacheTime: 0 })).toBeGreaterThanOrEqual(0n);
     expect(seen).toEqual([
       [429, '3'],
@@ -74,7 +76,9 @@ describe('rateLimit', () => {
 
   it("limits one method with Infura's body while others pass, until cleared", async () => {
     proxy.rateLimit({ methods: ['eth_getLogs'], provider: 'infura' });
-    expect(message(await failure(client.getLogs({ fromBlock: 0n, toBlock: 0n })))).toMatch(/"code":-32005.*project ID request rate exceeded/);
+    expect(message(await failure(client.getLogs({ fromBlock: 0n, toBlock: 0n })))).toMatch(
+      /"code":-32005.*project ID request rate exceeded/,
+    );
     expect(await head()).toBeGreaterThanOrEqual(0n);
     proxy.clearRateLimits();
     expect(await client.getLogs({ fromBlock: 0n, toBlock: 0n })).toEqual([]);

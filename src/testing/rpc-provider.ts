@@ -196,7 +196,9 @@ export async function startProviderProxy(opts: ProviderProxyOptions): Promise<Pr
       const s = createServer((req, res) => {
         handle(req, res).catch((err: unknown) => {
           if (!res.headersSent) res.writeHead(503, { 'content-type': 'application/json' });
-          res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: `provider proxy: ${(err as Error).message}` } }));
+          res.end(
+            JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: `provider proxy: ${(err as Error).message}` } }),
+          );
         });
       });
       s.once('error', reject);

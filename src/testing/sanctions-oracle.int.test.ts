@@ -23,7 +23,9 @@ describe('MockSanctionsOracle', () => {
   it("answers Chainalysis's interface: nobody is sanctioned until the owner adds them, and removal lifts it", async () => {
     const read = (addr: `0x${string}`) =>
       t.client.readContract({ address: oracle.address, abi: CHAINALYSIS, functionName: 'isSanctioned', args: [addr] });
-    expect(await t.client.readContract({ address: oracle.address, abi: CHAINALYSIS, functionName: 'name' })).toBe('Chainalysis sanctions oracle');
+    expect(await t.client.readContract({ address: oracle.address, abi: CHAINALYSIS, functionName: 'name' })).toBe(
+      'Chainalysis sanctions oracle',
+    );
     expect([await read(a), await read(b)]).toEqual([false, false]);
     const hash = await oracle.sanction(a, b);
     expect([await read(a), await read(b)]).toEqual([true, true]);

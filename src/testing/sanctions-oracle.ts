@@ -51,7 +51,9 @@ export async function deploySanctionsOracle(opts: DeploySanctionsOracleOptions):
     getAddress((await mined(await wallet.deployContract({ abi: build.abi, bytecode: build.bytecode }))).contractAddress!),
   );
   const write = (functionName: string, addresses: Address[]) =>
-    serial(async () => (await mined(await wallet.writeContract({ address, abi: build.abi, functionName, args: [addresses] }))).transactionHash);
+    serial(
+      async () => (await mined(await wallet.writeContract({ address, abi: build.abi, functionName, args: [addresses] }))).transactionHash,
+    );
   return {
     address,
     owner: opts.owner,

@@ -98,7 +98,10 @@ export async function startServiceProcess(opts: StartOptions): Promise<ServicePr
       }
     }
   };
-  const readers = [createInterface({ input: proc.stdout! }).on('line', onLine), createInterface({ input: proc.stderr! }).on('line', onLine)];
+  const readers = [
+    createInterface({ input: proc.stdout! }).on('line', onLine),
+    createInterface({ input: proc.stderr! }).on('line', onLine),
+  ];
   const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
 
   const waitForLog = (pred: (l: Record<string, unknown>) => boolean, timeoutMs = 30_000) => {

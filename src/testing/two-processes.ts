@@ -43,7 +43,11 @@ export interface TwoProcesses {
   stop(): Promise<void>;
 }
 
-export async function startTwoProcesses(label: string, backend: Backend, env: Record<string, string | undefined> = {}): Promise<TwoProcesses> {
+export async function startTwoProcesses(
+  label: string,
+  backend: Backend,
+  env: Record<string, string | undefined> = {},
+): Promise<TwoProcesses> {
   const t = await startTestService(`${label}${backend === 'redis' ? 'r' : 'p'}`, {
     SIWE_DOMAIN,
     RFQ_MAX_OPEN_PER_USER: '1000',

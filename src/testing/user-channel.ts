@@ -56,7 +56,9 @@ export async function ledgerTotals(
   let movements = 0;
   let cursor: string | undefined;
   do {
-    const page = await sent(listLedgerMovements({ client: sdkClient(baseUrl, token), query: { limit: pageSize, ...(cursor ? { cursor } : {}) } }));
+    const page = await sent(
+      listLedgerMovements({ client: sdkClient(baseUrl, token), query: { limit: pageSize, ...(cursor ? { cursor } : {}) } }),
+    );
     expect(page.status).toBe(200);
     for (const m of page.data!.movements) {
       available += BigInt(m.change.available_micros);

@@ -39,7 +39,9 @@ export function startDemoMaker(deps: { bus: Bus; forkDb: () => Em; rfq: RfqDeps;
       log,
     );
   };
-  log.info('demo market maker running: it quotes every RFQ at fair odds less 5% (embedded development default; DEMO_DATA=false turns it off)');
+  log.info(
+    'demo market maker running: it quotes every RFQ at fair odds less 5% (embedded development default; DEMO_DATA=false turns it off)',
+  );
   return deps.bus.subscribe('rfq.open', (payload) => {
     const r = rfqEventOf('rfq.open', payload);
     if (!r.ok) return void log.warn({ why: r.why }, 'demo maker ignored a malformed rfq.open bus message');

@@ -145,7 +145,8 @@ export function createMoneyLifecycle(deps: MoneyLifecycleDeps): MoneyLifecycle {
 
 /** A destination the operator or the sanctions oracle refused: logged (who tried, and where to), then the refusal as it was. */
 function flagged(log: Log, r: WithdrawalRequest, err: unknown): unknown {
-  const rule = err instanceof AppError && err.code === 'DESTINATION_NOT_ALLOWED' ? (err.details as { rule?: string } | null)?.rule : undefined;
+  const rule =
+    err instanceof AppError && err.code === 'DESTINATION_NOT_ALLOWED' ? (err.details as { rule?: string } | null)?.rule : undefined;
   if (rule === 'denylist' || rule === 'sanctioned') {
     log.warn(
       { user_id: r.userId, destination_address: r.destination, rule, amount_micros: r.amount.toString() },
@@ -155,7 +156,13 @@ function flagged(log: Log, r: WithdrawalRequest, err: unknown): unknown {
   return err;
 }
 
-async function waitForOutcome(deps: MoneyLifecycleDeps, em: Em, userId: string, id: string, written?: OperationRecord): Promise<OperationRecord> {
+async function waitForOutcome(
+  deps: MoneyLifecycleDeps,
+  em: Em,
+  userId: string,
+  id: string,
+  written?: OperationRecord,
+): Promise<OperationRecord> {
   const read = () => getOwnOperation(em, userId, id);
   const enqueue = async (op: OperationRecord) => {
     try {

@@ -23,7 +23,11 @@ beforeAll(async () => {
   t = await migratedOrm('rfqcloser');
   const start = Math.floor(Date.now() / 300_000) * 300_000 + 300_000;
   await ensureWindows(t.orm.em.fork(), [{ asset: 'BTC', durationSecs: 300, startAtMs: start }]);
-  const row = await db(t.orm.em.fork()).selectFrom('markets').select('market_id').where('kind', '=', 'rfq_window').executeTakeFirstOrThrow();
+  const row = await db(t.orm.em.fork())
+    .selectFrom('markets')
+    .select('market_id')
+    .where('kind', '=', 'rfq_window')
+    .executeTakeFirstOrThrow();
   market = Number(row.market_id);
 });
 afterAll(async () => t?.close());

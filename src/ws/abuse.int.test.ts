@@ -45,7 +45,9 @@ async function open(): Promise<Conn> {
     frames.push(f);
     if (f.type === 'ping') ws.send('{"type":"pong"}');
   });
-  const closed = new Promise<{ code: number; reason: string }>((r) => ws.once('close', (code, reason) => r({ code, reason: reason.toString() })));
+  const closed = new Promise<{ code: number; reason: string }>((r) =>
+    ws.once('close', (code, reason) => r({ code, reason: reason.toString() })),
+  );
   await new Promise<void>((resolve, reject) => {
     ws.once('open', () => resolve());
     ws.once('error', reject);

@@ -25,7 +25,10 @@ function holder(prefix: string, ip: string, n: number) {
     for (let i = 0; i < ${n}; i++) if (!(await slots.acquire(${JSON.stringify(ip)}))) throw new Error('refused');
     console.log('held');
     setInterval(() => {}, 1000);`;
-  const proc = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const proc = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const held = new Promise<void>((resolve, reject) => {
     proc.stdout!.on('data', (d: Buffer) => d.toString().includes('held') && resolve());
     proc.once('exit', (c) => reject(new Error(`holder exited ${c}`)));

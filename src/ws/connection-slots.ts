@@ -134,7 +134,9 @@ function postgresBackend(orm: Orm): SharedBackend {
     async take(ip, holder, max, ttlMs) {
       // One transaction: takeSlot's advisory lock on the IP is held until it commits.
       // Decided in SQL (SharedLimitsRepository.takeSlot): a slot is taken only while the IP holds fewer than `max` live ones.
-      return orm.em.fork().transactional((em) => repos(em).sharedLimits.takeSlot({ ip, holder, process: holder.split(':')[0]!, ttlMs, max }));
+      return orm.em
+        .fork()
+        .transactional((em) => repos(em).sharedLimits.takeSlot({ ip, holder, process: holder.split(':')[0]!, ttlMs, max }));
     },
     async renew(list, ttlMs) {
       await repos(orm.em.fork()).sharedLimits.renewSlots(list[0]!.holder.split(':')[0]!, ttlMs);

@@ -190,7 +190,12 @@ function closed(ctx: GatewayContext, c: Connection, releaseShared: Release, code
 }
 
 /** Synchronous but for auth_response (src/ws/inbound.ts: later frames wait only for a promise). */
-function onFrame(ctx: GatewayContext, handlers: ClientMessageHandlers<Connection>, c: Connection, parsed: ParsedFrame): Promise<void> | void {
+function onFrame(
+  ctx: GatewayContext,
+  handlers: ClientMessageHandlers<Connection>,
+  c: Connection,
+  parsed: ParsedFrame,
+): Promise<void> | void {
   if (c.ending) return;
   if (parsed.kind === 'error') {
     ctx.log.debug({ conn_id: c.id, code: parsed.code, detail: parsed.message }, 'frame rejected');

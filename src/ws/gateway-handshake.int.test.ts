@@ -8,7 +8,18 @@ import { MarketMakerClient, signAuthChallenge, DEFAULT_AUTH_DOMAIN } from '@cont
 import { validateServerMessage } from '../../generated/asyncapi/validators.js';
 import { createSession, getHealth, getMakerPnl, getPreferences } from '../../generated/openapi/sdk.gen.js';
 import { randomWallet } from '../testing/identity.js';
-import { authResponse, challenge, clients, failure, openRaw, registerMm, secrets, sessionCount, useGateway, wsUrl } from '../testing/mm-gateway.js';
+import {
+  authResponse,
+  challenge,
+  clients,
+  failure,
+  openRaw,
+  registerMm,
+  secrets,
+  sessionCount,
+  useGateway,
+  wsUrl,
+} from '../testing/mm-gateway.js';
 import { sdkClient, sent } from '../testing/sdk-client.js';
 
 const g = useGateway('mmwsh');

@@ -116,7 +116,9 @@ describe('operator removal and several processes', () => {
         }),
     );
     const t0 = Date.now();
-    const del = await sent(deleteMarketMaker({ client: sdkClient(g.a.baseUrl, OPERATOR), path: { wallet_address: wallet.address.toLowerCase() } }));
+    const del = await sent(
+      deleteMarketMaker({ client: sdkClient(g.a.baseUrl, OPERATOR), path: { wallet_address: wallet.address.toLowerCase() } }),
+    );
     expect(del.status).toBe(204);
     expect(await Promise.all(ends)).toEqual([
       { code: 4004, expired: true },
@@ -163,7 +165,10 @@ describe('operator removal and several processes', () => {
 
   it('both processes serve connections at once', async () => {
     const wallets = await Promise.all([registerMm(), registerMm()]);
-    const cs = [new MarketMakerClient({ url: wsUrl(g.a), account: wallets[0]! }), new MarketMakerClient({ url: wsUrl(g.b), account: wallets[1]! })];
+    const cs = [
+      new MarketMakerClient({ url: wsUrl(g.a), account: wallets[0]! }),
+      new MarketMakerClient({ url: wsUrl(g.b), account: wallets[1]! }),
+    ];
     clients.push(...cs);
     const sessions = await Promise.all(cs.map((c) => c.start().waitForSession()));
     secrets.push(...sessions.map((s) => s.token));

@@ -13,7 +13,9 @@ describe('verifyAuthResponse', () => {
   it('accepts the signed challenge; refuses its high-s twin and another signer', async () => {
     const account = privateKeyToAccount(generatePrivateKey());
     const challenge = newChallenge();
-    const signature = await account.signMessage({ message: { raw: buildAuthMessage(AUTH_DOMAIN_DEFAULT, challenge.nonce, challenge.timestamp) } });
+    const signature = await account.signMessage({
+      message: { raw: buildAuthMessage(AUTH_DOMAIN_DEFAULT, challenge.nonce, challenge.timestamp) },
+    });
     const frame = (sig: string) => ({ type: 'auth_response', wallet_address: account.address, signature: sig });
     expect(await verifyAuthResponse(frame(signature), challenge, opts)).toEqual({ ok: true, walletAddress: account.address });
     const v = Number.parseInt(signature.slice(130), 16);

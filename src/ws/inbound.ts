@@ -34,6 +34,24 @@ export interface InboundHooks {
 }
 
 /** Attaches the 'message' listener of one connection. */
+/**
+ * A parsed frame through the connection's budget: the frame to handle (possibly marked rate_limited by the
+ * hooks' admit), null when it needs nothing more (a pong the heartbeat took), or why the connection is refused.
+ */
+function admitFrame(parse: () => ParsedFrame, budget: FrameBudget, limits: FrameLimits, hooks: InboundHooks): ParsedFrame | string | null {
+  const now = Date.now();
+  if (!budget.takeFrame(now)) {
+    return `more than ${Math.max(limits.frameBurst, limits.framesPerSecond)} frames at once or ${limits.framesPerSecond} per second`;
+  }
+  const parsed = parse(); // after the frame budget: a flood is refused before it is parsed
+  if (parsed.kind === 'error' && !budget.takeJunk(now)) return `more than ${JUNK_FRAME_BURST} malformed frames`;
+  if (parsed.kind === 'message' && parsed.message.type === 'pong' && hooks.answerPong()) return null;
+  const authenticated = hooks.authenticated();
+  if (!authenticated && !budget.takeUnauthenticated()) return `more than ${limits.maxUnauthenticatedFrames} frames before authentication`;
+  const over = authenticated && hooks.admit ? hooks.admit(parsed) : null;
+  return over ? { kind: 'rate_limited', frame: parsed, why: over } : parsed;
+}
+
 export function receiveFrames(ws: WebSocket, limits: FrameLimits, hooks: InboundHooks): void {
   const budget = new FrameBudget(limits, Date.now());
   let pending: ParsedFrame[] = [];
@@ -82,23 +100,18 @@ export function receiveFrames(ws: WebSocket, limits: FrameLimits, hooks: Inbound
 
   ws.on('message', (data, isBinary) => {
     if (hooks.ending()) return; // closing: only the peer's close frame matters now
-    const now = Date.now();
-    if (!budget.takeFrame(now)) {
-      return refuse(`more than ${Math.max(limits.frameBurst, limits.framesPerSecond)} frames at once or ${limits.framesPerSecond} per second`);
-    }
-    let frame = parseClientFrame(data, isBinary);
-    if (frame.kind === 'error' && !budget.takeJunk(now)) return refuse(`more than ${JUNK_FRAME_BURST} malformed frames`);
-    if (frame.kind === 'message' && frame.message.type === 'pong' && hooks.answerPong()) return;
-    const authenticated = hooks.authenticated();
-    if (!authenticated && !budget.takeUnauthenticated()) {
-      return refuse(`more than ${limits.maxUnauthenticatedFrames} frames before authentication`);
-    }
-    const over = authenticated && hooks.admit ? hooks.admit(frame) : null;
-    if (over) frame = { kind: 'rate_limited', frame, why: over };
+    const admitted = admitFrame(() => parseClientFrame(data, isBinary), budget, limits, hooks);
+    if (admitted === null) return;
+    if (typeof admitted === 'string') return refuse(admitted);
+    let frame = admitted;
     if (draining) {
       if (frame.kind !== 'rate_limited') {
         if (work >= limits.maxQueuedFrames) {
-          frame = { kind: 'rate_limited', frame, why: `more than ${limits.maxQueuedFrames} frames waiting on this connection: nothing was done` };
+          frame = {
+            kind: 'rate_limited',
+            frame,
+            why: `more than ${limits.maxQueuedFrames} frames waiting on this connection: nothing was done`,
+          };
         } else {
           work += 1;
         }

@@ -57,7 +57,8 @@ export function messageHandlers(ctx: GatewayContext): Pick<ClientMessageHandlers
     if (c.authTimer) clearTimeout(c.authTimer);
     c.authTimer = null;
     const delay = session.expiresAtMs - Date.now();
-    if (delay <= MAX_TIMER_MS) c.expiryTimer = setTimeout(() => endSession(ctx, c, CLOSE.sessionExpired, session.expiresAtMs), Math.max(0, delay));
+    if (delay <= MAX_TIMER_MS)
+      c.expiryTimer = setTimeout(() => endSession(ctx, c, CLOSE.sessionExpired, session.expiresAtMs), Math.max(0, delay));
     send(ctx, c, { type: 'auth_result', success: true, error: null, session_token: session.token, expires_at: session.expiresAt });
     log.info(
       { conn_id: c.id, ip: c.ip, wallet: session.walletAddress, session_id: session.sessionId, expires_at_ms: session.expiresAtMs },

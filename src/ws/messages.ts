@@ -8,7 +8,9 @@ import type { ParsedFrame } from './protocol.js';
  * which arrives with only its type checked: its field errors are `auth_result` failures, checked in order
  * by the handshake (spec/asyncapi.yaml "Errors").
  */
-export type Received<T extends ClientMessageType> = T extends 'auth_response' ? Record<string, unknown> : Extract<ClientMessage, { type: T }>;
+export type Received<T extends ClientMessageType> = T extends 'auth_response'
+  ? Record<string, unknown>
+  : Extract<ClientMessage, { type: T }>;
 
 export type ClientMessageHandlers<C> = { [T in ClientMessageType]: (c: C, m: Received<T>) => Promise<void> | void };
 

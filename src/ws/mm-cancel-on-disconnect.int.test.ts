@@ -40,7 +40,12 @@ describe.each(BACKENDS)('cancel on disconnect (%s)', (backend) => {
     m.close();
     for (const ack of acks) {
       const r = await elsewhere.next('quote_result', (f) => f.quote_id === ack.quote_id);
-      expect(r).toMatchObject({ status: 'cancelled', reason: 'disconnected', client_quote_id: ack.client_quote_id, fill_stake_micros: '0' });
+      expect(r).toMatchObject({
+        status: 'cancelled',
+        reason: 'disconnected',
+        client_quote_id: ack.client_quote_id,
+        fill_stake_micros: '0',
+      });
     }
     expect(await live(elsewhere.token)).toEqual([]);
     const acc = await sent(

@@ -70,7 +70,9 @@ describe('example market-maker client', () => {
     const stderr: string[] = [];
     createInterface({ input: proc.stderr! }).on('line', (l) => stderr.push(l));
     const exited = new Promise<number | null>((resolve) => proc.once('exit', resolve));
-    await new Promise<void>((resolve) => createInterface({ input: proc.stdout! }).on('line', (l) => l.startsWith('session token') && resolve()));
+    await new Promise<void>((resolve) =>
+      createInterface({ input: proc.stdout! }).on('line', (l) => l.startsWith('session token') && resolve()),
+    );
     await remove(address);
     const code = await Promise.race([exited, new Promise<string>((r) => setTimeout(() => r('still running after 10 s'), 10_000))]);
     if (code !== 3) proc.kill('SIGKILL');

@@ -28,7 +28,10 @@ describe.each(BACKENDS)('market-maker protection (%s)', (backend) => {
 
     for (let i = 0; i < 2; i++) {
       const pending = post('best');
-      const f = await m.next('rfq', (x) => x.fill_mode === 'best' && !m.frames.some((q) => q.type === 'quote_ack' && q.rfq_id === x.rfq_id));
+      const f = await m.next(
+        'rfq',
+        (x) => x.fill_mode === 'best' && !m.frames.some((q) => q.type === 'quote_ack' && q.rfq_id === x.rfq_id),
+      );
       expect((await m.quote(f.rfq_id, { odds_bps: 20_000, max_fill_micros: USDC })).accepted).toBe(true);
       expect((await pending).body).toMatchObject({ status: 'filled' });
     }
@@ -37,7 +40,10 @@ describe.each(BACKENDS)('market-maker protection (%s)', (backend) => {
         window_fills: 2,
         window_liability_micros: String(2 * USDC),
       });
-      expect(await c.next('quote_result', (r) => r.quote_id === resting.quote_id)).toMatchObject({ status: 'cancelled', reason: 'mmp_triggered' });
+      expect(await c.next('quote_result', (r) => r.quote_id === resting.quote_id)).toMatchObject({
+        status: 'cancelled',
+        reason: 'mmp_triggered',
+      });
     }
 
     const refused = await m.quote(manual.body.rfq_id, { odds_bps: 20_000, max_fill_micros: USDC });

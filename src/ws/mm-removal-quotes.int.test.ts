@@ -87,7 +87,8 @@ describe.each(BACKENDS)('removal withdraws live quotes (%s)', (backend) => {
     await m.next('rfq', (f) => f.rfq_id === res.body.rfq_id);
     expect((await m.quote(res.body.rfq_id, { odds_bps: 21_000, max_fill_micros: USDC })).accepted).toBe(true);
     expect(
-      (await sent(deleteMarketMaker({ client: sdkClient(h.a.baseUrl, h.t.operatorToken), path: { wallet_address: m.wallet.address } }))).status,
+      (await sent(deleteMarketMaker({ client: sdkClient(h.a.baseUrl, h.t.operatorToken), path: { wallet_address: m.wallet.address } })))
+        .status,
     ).toBe(204);
     const again = await sent(
       createMarketMaker({ client: sdkClient(h.b.baseUrl, h.t.operatorToken), body: { wallet_address: m.wallet.address, name: 'again' } }),

@@ -35,7 +35,8 @@ function quoteFieldError(type: 'quote' | 'quote_cancel', path: string): NonNulla
 }
 
 export function parseClientFrame(data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean): ParsedFrame {
-  if (isBinary) return { kind: 'error', code: 'malformed_message', message: 'binary frames are not used: send one JSON object per text frame' };
+  if (isBinary)
+    return { kind: 'error', code: 'malformed_message', message: 'binary frames are not used: send one JSON object per text frame' };
   const text = Buffer.isBuffer(data)
     ? data.toString('utf8')
     : Array.isArray(data)

@@ -31,11 +31,45 @@ export interface RfqFanOut {
 }
 
 /** `index`: the subscriptions, kept by the intake (rfq-intake.ts). `endWallet`: ends a removed maker's connections. */
-export function createRfqFanOut(ctx: GatewayContext, bus: Bus, index: SubscriptionIndex<Connection>, endWallet: (wallet: string) => void): RfqFanOut {
+/** Authenticated connections by lowercase wallet: an mm.event costs its wallet's connections, not all of them. */
+class WalletConnections {
+  private readonly byWallet = new Map<string, Set<Connection>>();
+  private static key = (c: Connection) => c.session?.walletAddress.toLowerCase();
+
+  add(c: Connection): void {
+    const w = WalletConnections.key(c);
+    if (!w) return;
+    let set = this.byWallet.get(w);
+    if (!set) this.byWallet.set(w, (set = new Set()));
+    set.add(c);
+  }
+
+  /** Removes `c`; its wallet key (lowercase), if it had one. */
+  forget(c: Connection): string | undefined {
+    const w = WalletConnections.key(c);
+    const set = w ? this.byWallet.get(w) : undefined;
+    set?.delete(c);
+    if (w && set?.size === 0) this.byWallet.delete(w);
+    return w;
+  }
+
+  get(wallet: string): Set<Connection> | undefined {
+    return this.byWallet.get(wallet);
+  }
+
+  has(wallet: string): boolean {
+    return this.byWallet.has(wallet);
+  }
+}
+
+export function createRfqFanOut(
+  ctx: GatewayContext,
+  bus: Bus,
+  index: SubscriptionIndex<Connection>,
+  endWallet: (wallet: string) => void,
+): RfqFanOut {
   const { log } = ctx;
-  /** Authenticated connections by lowercase wallet: an mm.event costs its wallet's connections, not all of them. */
-  const byWallet = new Map<string, Set<Connection>>();
-  const walletKey = (c: Connection) => c.session?.walletAddress.toLowerCase();
+  const byWallet = new WalletConnections();
 
   /**
    * Serializes once, then sends to each open authenticated connection. The frame was checked against its
@@ -91,20 +125,8 @@ export function createRfqFanOut(ctx: GatewayContext, bus: Bus, index: Subscripti
   ];
 
   return {
-    authenticated(c) {
-      const w = walletKey(c);
-      if (!w) return;
-      let set = byWallet.get(w);
-      if (!set) byWallet.set(w, (set = new Set()));
-      set.add(c);
-    },
-    forget(c) {
-      const w = walletKey(c);
-      const set = w ? byWallet.get(w) : undefined;
-      set?.delete(c);
-      if (w && set?.size === 0) byWallet.delete(w);
-      return w;
-    },
+    authenticated: (c) => byWallet.add(c),
+    forget: (c) => byWallet.forget(c),
     holds: (wallet) => byWallet.has(wallet),
     stop: () => {
       for (const off of unsubscribe) off();

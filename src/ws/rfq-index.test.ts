@@ -45,7 +45,10 @@ describe('effectiveFilters', () => {
     expect(effectiveFilters({}, offered)).toEqual(offered);
   });
   it('keeps the deployment order and drops what it does not offer', () => {
-    expect(effectiveFilters({ assets: ['SOL', 'DOGE', 'BTC'], durations: [900, 60] }, offered)).toEqual({ assets: ['BTC', 'SOL'], durations: [900] });
+    expect(effectiveFilters({ assets: ['SOL', 'DOGE', 'BTC'], durations: [900, 60] }, offered)).toEqual({
+      assets: ['BTC', 'SOL'],
+      durations: [900],
+    });
     expect(effectiveFilters({ assets: [] }, offered)).toEqual({ assets: [], durations: [300, 900] });
   });
 });

@@ -32,17 +32,7 @@ export function createRfqIntake(ctx: GatewayContext, settings: RfqIntakeSettings
   const { log } = ctx;
   /** Connections whose last subscribe asked for cancel on disconnect. */
   const cancelOnDisconnect = new WeakSet<Connection>();
-  const withdrawals = new Set<Promise<void>>();
-
-  /** Cancel on disconnect: withdraws the wallet's live quotes and tells its other connections (any process). */
-  const withdrawFor = (wallet: string) => {
-    const p = settings.trading
-      .withdrawQuotes(ctx.orm.em.fork(), wallet, log)
-      .then((withdrawn) => log.info({ wallet, withdrawn }, 'cancel on disconnect: live quotes withdrawn'))
-      .catch((err: unknown) => log.error({ err, wallet }, 'cancel on disconnect failed; the quotes stay live until they expire or fill'))
-      .finally(() => withdrawals.delete(p));
-    withdrawals.add(p);
-  };
+  const withdrawals = cancelOnDisconnectWithdrawals(ctx, settings.trading);
 
   /** The wallet of an authenticated connection; otherwise answers `error` not_authenticated and returns null. */
   const walletOf = (c: Connection, what: string): string | null => {
@@ -58,8 +48,16 @@ export function createRfqIntake(ctx: GatewayContext, settings: RfqIntakeSettings
       index.set(c, f);
       if (m.cancel_on_disconnect) cancelOnDisconnect.add(c);
       else cancelOnDisconnect.delete(c);
-      send(ctx, c, { type: 'subscribed', assets: [...f.assets], durations: [...f.durations], cancel_on_disconnect: m.cancel_on_disconnect === true });
-      log.info({ conn_id: c.id, wallet: c.session?.walletAddress, assets: f.assets, durations: f.durations }, 'market maker subscribed to RFQs');
+      send(ctx, c, {
+        type: 'subscribed',
+        assets: [...f.assets],
+        durations: [...f.durations],
+        cancel_on_disconnect: m.cancel_on_disconnect === true,
+      });
+      log.info(
+        { conn_id: c.id, wallet: c.session?.walletAddress, assets: f.assets, durations: f.durations },
+        'market maker subscribed to RFQs',
+      );
     },
 
     quote: async (c, m) => {
@@ -95,17 +93,36 @@ export function createRfqIntake(ctx: GatewayContext, settings: RfqIntakeSettings
     handlers,
     admit: createAdmit(settings.maxQuotesPerSecond),
     lastConnectionClosed(c, wallet) {
-      if (cancelOnDisconnect.has(c)) withdrawFor(wallet);
+      if (cancelOnDisconnect.has(c)) withdrawals.withdrawFor(wallet);
     },
-    settled: async () => {
-      await Promise.all([...withdrawals]);
+    settled: () => withdrawals.settled(),
+  };
+}
+
+/** Cancel on disconnect: withdraws a wallet's live quotes and tells its other connections (any process). */
+function cancelOnDisconnectWithdrawals(ctx: GatewayContext, trading: RfqLifecycle) {
+  const { log } = ctx;
+  const underWay = new Set<Promise<void>>();
+  return {
+    withdrawFor(wallet: string): void {
+      const p = trading
+        .withdrawQuotes(ctx.orm.em.fork(), wallet, log)
+        .then((withdrawn) => log.info({ wallet, withdrawn }, 'cancel on disconnect: live quotes withdrawn'))
+        .catch((err: unknown) => log.error({ err, wallet }, 'cancel on disconnect failed; the quotes stay live until they expire or fill'))
+        .finally(() => underWay.delete(p));
+      underWay.add(p);
+    },
+    /** Resolves once the withdrawals under way are done. */
+    async settled(): Promise<void> {
+      await Promise.all([...underWay]);
     },
   };
 }
 
 const budgeted = (frame: ParsedFrame): boolean =>
   frame.kind === 'quote_refused' ||
-  (frame.kind === 'message' && (frame.message.type === 'quote' || frame.message.type === 'quote_cancel' || frame.message.type === 'subscribe'));
+  (frame.kind === 'message' &&
+    (frame.message.type === 'quote' || frame.message.type === 'quote_cancel' || frame.message.type === 'subscribe'));
 
 /** RfqIntake.admit: one token bucket per connection, of `maxQuotesPerSecond`, for its subscribes, quotes and cancels. */
 function createAdmit(maxQuotesPerSecond: number): RfqIntake['admit'] {
@@ -117,5 +134,7 @@ function createAdmit(maxQuotesPerSecond: number): RfqIntake['admit'] {
     return b.take(now);
   };
   return (c, frame) =>
-    !budgeted(frame) || takeBudget(c) ? null : `more than ${maxQuotesPerSecond} subscribes, quotes and cancels per second on this connection`;
+    !budgeted(frame) || takeBudget(c)
+      ? null
+      : `more than ${maxQuotesPerSecond} subscribes, quotes and cancels per second on this connection`;
 }

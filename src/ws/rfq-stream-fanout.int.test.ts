@@ -157,7 +157,11 @@ describe('RFQ stream across two API processes', () => {
 
     // Cancel: the replaced quote is no longer live; the live one is cancelled.
     expect(await onB.client.cancelQuote(rfq.rfq_id, first.quote_id!)).toMatchObject({ accepted: false, error: 'quote_not_live' });
-    expect(await onB.client.cancelQuote(rfq.rfq_id, second.quote_id!)).toMatchObject({ accepted: true, quote_id: second.quote_id, error: null });
+    expect(await onB.client.cancelQuote(rfq.rfq_id, second.quote_id!)).toMatchObject({
+      accepted: true,
+      quote_id: second.quote_id,
+      error: null,
+    });
     const rows = await db(em())
       .selectFrom('rfq_quotes')
       .select(['id', 'status'])

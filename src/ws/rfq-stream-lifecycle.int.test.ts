@@ -33,13 +33,22 @@ describe('RFQ stream across two API processes: limits and lifecycle', () => {
     const m = await maker();
     const c = await connect(s.b, m);
     const rfq = await openRfq([['BTC/300', 'up']]);
-    const acks = await Promise.all(Array.from({ length: 4 * QUOTES_PER_SECOND }, (_, i) => c.client.quote(quoteFor(rfq, { odds_bps: 15_000 + i }))));
+    const acks = await Promise.all(
+      Array.from({ length: 4 * QUOTES_PER_SECOND }, (_, i) => c.client.quote(quoteFor(rfq, { odds_bps: 15_000 + i }))),
+    );
     // The bucket starts full: the first burst is recorded, then the rate is the limit.
     expect(acks.slice(0, QUOTES_PER_SECOND).every((a) => a.accepted)).toBe(true);
     const limited = acks.filter((a) => a.error === 'rate_limited');
     expect(limited.length).toBeGreaterThan(0);
     for (const a of limited)
-      expect(a).toEqual({ type: 'quote_ack', rfq_id: rfq.rfq_id, quote_id: null, client_quote_id: null, accepted: false, error: 'rate_limited' });
+      expect(a).toEqual({
+        type: 'quote_ack',
+        rfq_id: rfq.rfq_id,
+        quote_id: null,
+        client_quote_id: null,
+        accepted: false,
+        error: 'rate_limited',
+      });
     const accepted = acks.filter((a) => a.accepted);
     expect(accepted.length + limited.length).toBe(acks.length);
     const recorded = await db(em()).selectFrom('rfq_quotes').select('id').where('maker_address', '=', m.address.toLowerCase()).execute();
@@ -47,7 +56,9 @@ describe('RFQ stream across two API processes: limits and lifecycle', () => {
 
     // Subscribes draw on the same budget; past it they get `error` rate_limited.
     const fresh = await connect(s.b, m);
-    const answers = await Promise.allSettled(Array.from({ length: 4 * QUOTES_PER_SECOND }, () => fresh.client.subscribe({ assets: ['BTC'] })));
+    const answers = await Promise.allSettled(
+      Array.from({ length: 4 * QUOTES_PER_SECOND }, () => fresh.client.subscribe({ assets: ['BTC'] })),
+    );
     expect(answers.slice(0, QUOTES_PER_SECOND).every((x) => x.status === 'fulfilled')).toBe(true);
     const refusedSubscribes = answers.filter((x) => x.status === 'rejected');
     expect(refusedSubscribes.length).toBeGreaterThan(0);
@@ -59,7 +70,9 @@ describe('RFQ stream across two API processes: limits and lifecycle', () => {
     const onB = await connect(s.b, m);
     const onA = await connect(s.t.svc, m);
     const gaveUp = new Promise((resolve) => onB.client.once('gave_up', resolve));
-    const res = await sent(deleteMarketMaker({ client: sdkClient(s.t.svc.baseUrl, s.t.operatorToken), path: { wallet_address: m.address } }));
+    const res = await sent(
+      deleteMarketMaker({ client: sdkClient(s.t.svc.baseUrl, s.t.operatorToken), path: { wallet_address: m.address } }),
+    );
     expect(res.status).toBe(204);
     // MM_HEARTBEAT_INTERVAL_MS is 10 minutes here: only the mm.removed message can end B's connection
     // within the test's time.
@@ -123,7 +136,8 @@ describe('RFQ stream across two API processes: limits and lifecycle', () => {
     const posted = postOrder(owner.baseUrl, s.taker, s.signingDomain, o, { fillMode: 'best' }).catch((err: Error) => err);
     const rfq = await c.waitFor(
       'rfq',
-      (f) => f.taker_address === s.taker.wallet.address.toLowerCase() && f.fill_mode === 'best' && f.legs[0]?.market_id === s.windows['BTC/900'],
+      (f) =>
+        f.taker_address === s.taker.wallet.address.toLowerCase() && f.fill_mode === 'best' && f.legs[0]?.market_id === s.windows['BTC/900'],
     );
     const rfqId = rfq.rfq_id;
     const ack = await c.client.quote(quoteFor(rfq, { odds_bps: 19_000 }));
@@ -133,7 +147,13 @@ describe('RFQ stream across two API processes: limits and lifecycle', () => {
 
     expect(rfq).toMatchObject({ fill_mode: 'best', order_type: 'FOK', stake_micros: String(o.stake_micros) });
     const result = await c.waitFor('quote_result', (f) => f.quote_id === ack.quote_id);
-    expect(result).toMatchObject({ status: 'filled', reason: null, fill_stake_micros: '2000000', odds_bps: 19_000, liability_micros: '1800000' });
+    expect(result).toMatchObject({
+      status: 'filled',
+      reason: null,
+      fill_stake_micros: '2000000',
+      odds_bps: 19_000,
+      liability_micros: '1800000',
+    });
     expect(result.position_id).toMatch(/^[0-9a-f-]{36}$/);
     expect(await c.waitFor('rfq_closed', (f) => f.rfq_id === rfqId)).toMatchObject({ status: 'filled' });
     const row = await db(em()).selectFrom('rfqs').select(['status', 'position_id']).where('id', '=', rfqId).executeTakeFirstOrThrow();

@@ -29,7 +29,12 @@ export interface RfqStream {
   settled(): Promise<void>;
 }
 
-export function createRfqStream(ctx: GatewayContext, bus: Bus, settings: RfqStreamSettings, endWallet: (wallet: string) => void): RfqStream {
+export function createRfqStream(
+  ctx: GatewayContext,
+  bus: Bus,
+  settings: RfqStreamSettings,
+  endWallet: (wallet: string) => void,
+): RfqStream {
   const index = new SubscriptionIndex<Connection>();
   const intake = createRfqIntake(ctx, settings, index);
   const fanOut = createRfqFanOut(ctx, bus, index, endWallet);

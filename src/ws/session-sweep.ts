@@ -58,7 +58,10 @@ export function endWallet(ctx: GatewayContext, walletAddress: string): void {
   const at = Date.now();
   for (const c of ctx.connections) {
     if (c.session && c.session.walletAddress.toLowerCase() === walletAddress.toLowerCase()) {
-      ctx.log.info({ conn_id: c.id, wallet: c.session.walletAddress, session_id: c.session.id }, 'market maker removed: ending the connection');
+      ctx.log.info(
+        { conn_id: c.id, wallet: c.session.walletAddress, session_id: c.session.id },
+        'market maker removed: ending the connection',
+      );
       endSession(ctx, c, CLOSE.removed, at);
     }
   }
@@ -76,7 +79,10 @@ export async function endRevokedUsers(ctx: GatewayContext, sessionId?: string): 
   const at = Date.now();
   for (const c of users) {
     if (c.user && revoked.has(c.user.sessionId)) {
-      ctx.log.info({ conn_id: c.id, user_id: c.user.userId, session_id: c.user.sessionId }, 'session revoked: ending the user-channel connection');
+      ctx.log.info(
+        { conn_id: c.id, user_id: c.user.userId, session_id: c.user.sessionId },
+        'session revoked: ending the user-channel connection',
+      );
       endSession(ctx, c, CLOSE.revoked, at);
     }
   }

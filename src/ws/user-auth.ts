@@ -64,7 +64,13 @@ export function createUserAuth(ctx: GatewayContext, settings: UserAuthSettings) 
     if (c.authTimer) clearTimeout(c.authTimer);
     c.authTimer = null;
     armExpiry(ctx, c, live.expiresAtMs);
-    send(ctx, c, { type: 'auth_result', success: true, error: null, session_token: token, expires_at: Math.floor(live.expiresAtMs / 1000) });
+    send(ctx, c, {
+      type: 'auth_result',
+      success: true,
+      error: null,
+      session_token: token,
+      expires_at: Math.floor(live.expiresAtMs / 1000),
+    });
     log.info({ conn_id: c.id, ip: c.ip, user_id: userId, session_id: sessionId }, 'user authenticated (user channel)');
   };
 }

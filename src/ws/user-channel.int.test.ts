@@ -72,7 +72,8 @@ describe.each(BACKENDS)('user channel (%s)', (backend) => {
     // The contest entry meanwhile (its own contest, entered on A).
     const contest = await newContest(h.a.baseUrl, h.t.operatorToken);
     const [up, down] = await Promise.all(orders.map((o) => postOrder(h.a.baseUrl, taker, h.domain, o)));
-    for (const r of [up!, down!]) expect(r.body, JSON.stringify({ rfq: r.body, maker: maker.frames.slice(-6) })).toMatchObject({ status: 'filled' });
+    for (const r of [up!, down!])
+      expect(r.body, JSON.stringify({ rfq: r.body, maker: maker.frames.slice(-6) })).toMatchObject({ status: 'filled' });
     const rfqIds = [up!.body.rfq_id as string, down!.body.rfq_id as string];
     const entry = await sent(
       createContestEntry({
@@ -88,7 +89,9 @@ describe.each(BACKENDS)('user channel (%s)', (backend) => {
       await expect.poll(rfqEvents, { timeout: 10_000 }).toContain('filled');
       expect(rfqEvents()).toEqual(['created', 'quoted', 'filled']);
     }
-    await expect.poll(() => seen('contest', (p) => p.contest_id === contest.id && p.event === 'entry_accepted'), { timeout: 10_000 }).toBe(true);
+    await expect
+      .poll(() => seen('contest', (p) => p.contest_id === contest.id && p.event === 'entry_accepted'), { timeout: 10_000 })
+      .toBe(true);
     // The window ends, the workers resolve it from the demo feed and settle both positions: on B, live.
     const settled = () => received.filter((e) => e.kind === 'position' && payload(e).event === 'settled').map((e) => payload(e));
     await expect.poll(() => settled().length, { timeout: 30_000, interval: 100 }).toBe(2);
@@ -116,7 +119,9 @@ describe.each(BACKENDS)('user channel (%s)', (backend) => {
     await expect.poll(() => seen('operation', (p) => p.kind === 'withdraw' && p.status !== 'pending'), { timeout: 15_000 }).toBe(true);
     // And live after the resume: a deposit through B reaches the connection on A.
     await deposit(h.b.baseUrl, taker.token, USDC);
-    await expect.poll(() => seen('operation', (p) => p.kind === 'deposit' && p.amount_micros === String(USDC)), { timeout: 10_000 }).toBe(true);
+    await expect
+      .poll(() => seen('operation', (p) => p.kind === 'deposit' && p.amount_micros === String(USDC)), { timeout: 10_000 })
+      .toBe(true);
     // Settle: nothing more is in flight once the log stops growing and the client has all of it.
     await expect.poll(async () => (await logOf(taker.userId)).length === second.lastSeq, { timeout: 10_000 }).toBe(true);
     second.stop();
@@ -212,7 +217,8 @@ describe.each(BACKENDS)('user channel (%s)', (backend) => {
     const wallet = randomWallet();
     const did = `did:privy:${randomUUID()}`;
     const signIn = async () =>
-      (await sent(createSession({ client: sdkClient(h.a.baseUrl), body: { privy_token: await h.t.privy.token(did, wallet.address) } }))).data!;
+      (await sent(createSession({ client: sdkClient(h.a.baseUrl), body: { privy_token: await h.t.privy.token(did, wallet.address) } })))
+        .data!;
     const [one, other] = [await signIn(), await signIn()];
     expect(one.user_id).toBe(other.user_id);
     const [onA, otherOnB] = [await rawConnection(h.a.baseUrl), await rawConnection(h.b.baseUrl)];

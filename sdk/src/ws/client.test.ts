@@ -132,7 +132,9 @@ describe('MarketMakerClient', () => {
     const c = client(url, { minBackoffMs: 20, maxBackoffMs: 80 });
     expect(() => c.send({ type: 'auth' })).toThrow(/not open/);
     const delays: number[] = [];
-    c.on('reconnecting', ({ delayMs, attempt }) => delays.push(attempt === 1 ? delayMs / 20 : delayMs / Math.min(80, 20 * 2 ** (attempt - 1))));
+    c.on('reconnecting', ({ delayMs, attempt }) =>
+      delays.push(attempt === 1 ? delayMs / 20 : delayMs / Math.min(80, 20 * 2 ** (attempt - 1))),
+    );
     const sessions: string[] = [];
     c.on('session', (s) => sessions.push(s.token));
     c.start();

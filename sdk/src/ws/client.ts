@@ -1,17 +1,22 @@
-// The market-maker WebSocket client (spec/asyncapi.yaml): authenticates with a signed challenge, answers every `ping` with a
-// `pong`, and when a connection closes (session expiry after AUTH_EXPIRED, a restart, a network failure) reconnects with
-// exponential backoff and a fresh challenge. It stops for good, with a MarketMakerGoneError, when retrying cannot help: the
-// operator removed the market maker (close 4004) or never registered the wallet (`unknown_market_maker`).
-// Message types come from the AsyncAPI document (generated/asyncapi/types.ts); the client is generic over the unions it
-// receives (In) and sends (Out), so a message added to the document is at once a typed `onMessage(type, …)` / `send(…)`.
-// subscribe() (re-sent after every reconnect), quote() (signs the EIP-712 Quote), cancelQuote(), setMmp() and resetMmp()
-// each resolve with their answer: the service answers a connection's frames in order, matched first in, first out.
+// The market-maker WebSocket client (spec/asyncapi.yaml): authenticates with a signed challenge, answers every `ping` with a `pong`,
+// and when a connection closes (session expiry after AUTH_EXPIRED, a restart, a network failure) reconnects with exponential backoff
+// and a fresh challenge. It stops for good (MarketMakerGoneError) when retrying cannot help: the market maker was removed (close 4004)
+// or its wallet was never registered (`unknown_market_maker`). Message types come from generated/asyncapi/types.ts; the client is
+// generic over the unions it receives (In) and sends (Out). subscribe() (re-sent after every reconnect), quote() (signs the EIP-712
+// Quote), cancelQuote(), setMmp() and resetMmp() resolve with their answer, matched first in, first out (frames are answered in order).
 import WebSocket from 'ws';
-import type { ClientMessage, MmpStatusMessage, QuoteAckMessage, ServerMessage, SubscribedMessage } from '../../../generated/asyncapi/types.ts';
+import type {
+  ClientMessage,
+  MmpStatusMessage,
+  QuoteAckMessage,
+  ServerMessage,
+  SubscribedMessage,
+} from '../../../generated/asyncapi/types.ts';
 import { DEFAULT_RFQ_DOMAIN, signedQuoteMessage } from '../maker.ts';
 import { DEFAULT_AUTH_DOMAIN, signAuthChallenge } from './auth.ts';
 import { stream, TypedEmitter, type Listener } from './emitter.ts';
 import { PendingRequests, type AnswerType } from './requests.ts';
+import { closeSocket } from './socket.ts';
 import {
   CLOSE_CODES,
   MarketMakerGoneError,
@@ -22,12 +27,10 @@ import {
   type MmpLimits,
   type MessageOf,
   type QuoteRequest,
+  type ResolvedClientOptions,
   type SubscribeFilters,
+  RFQ_EVENTS,
 } from './types.ts';
-
-const RFQ_EVENTS = new Set(['subscribed', 'rfq', 'quote_ack', 'quote_result', 'rfq_closed', 'position_settled']);
-
-type Resolved = Required<Omit<MarketMakerClientOptions, 'log'>> & Pick<MarketMakerClientOptions, 'log'>;
 
 export class MarketMakerClient<In extends Message = ServerMessage, Out extends Message = ClientMessage> extends TypedEmitter<
   MarketMakerClientEvents<In>
@@ -40,7 +43,7 @@ export class MarketMakerClient<In extends Message = ServerMessage, Out extends M
   #goneError: MarketMakerGoneError | null = null;
   /** Called by stop() and when giving up: ends the messages() iterators. */
   readonly #onEnd = new Set<() => void>();
-  readonly #opts: Resolved;
+  readonly #opts: ResolvedClientOptions;
   /** The filters of the last subscribe(), re-sent after each authentication. */
   #subscription: SubscribeFilters | null = null;
   /** Requests of the current connection waiting for their answer, oldest first. */
@@ -178,11 +181,7 @@ export class MarketMakerClient<In extends Message = ServerMessage, Out extends M
     for (const end of [...this.#onEnd]) end();
     const ws = this.#ws;
     if (!ws || ws.readyState === WebSocket.CLOSED) return;
-    await new Promise<void>((resolve) => {
-      ws.once('close', () => resolve());
-      ws.close(1000, 'client stopping');
-      setTimeout(() => (ws.terminate(), resolve()), 2_000).unref?.();
-    });
+    await closeSocket(ws, 'client stopping');
   }
 
   #log(msg: string, fields?: Record<string, unknown>) {
@@ -279,7 +278,8 @@ export class MarketMakerClient<In extends Message = ServerMessage, Out extends M
         } else if (frame.error !== 'already_authenticated') ws.close(1000, 'authentication failed'); // reconnect with backoff
         return;
       case 'ping':
-        if (this.#opts.answerPings && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: 'pong', timestamp: frame.timestamp }));
+        if (this.#opts.answerPings && ws.readyState === WebSocket.OPEN)
+          ws.send(JSON.stringify({ type: 'pong', timestamp: frame.timestamp }));
         return;
       case 'AUTH_EXPIRED':
         this.#log('session ended by the service', { expired_at_ms: frame.expired_at_ms });

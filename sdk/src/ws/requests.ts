@@ -20,7 +20,8 @@ export class PendingRequests {
 
   /** Sends `message` on `ws` and resolves with its answer of type `answer` (or rejects on error/timeout). */
   send(ws: WebSocket | null, message: { type: string; [field: string]: unknown }, answer: AnswerType): Promise<ServerMessage> {
-    if (!ws || ws.readyState !== WebSocket.OPEN) return Promise.reject(new Error(`cannot send ${message.type}: the connection is not open`));
+    if (!ws || ws.readyState !== WebSocket.OPEN)
+      return Promise.reject(new Error(`cannot send ${message.type}: the connection is not open`));
     return new Promise((resolve, reject) => {
       const entry: Pending = {
         answer,

@@ -14,7 +14,13 @@ import type {
 import type { RfqSigningDomain } from '../maker.ts';
 
 /** Close codes of spec/asyncapi.yaml. */
-export const CLOSE_CODES = { notAuthenticated: 4001, heartbeatMissed: 4002, sessionExpired: 4003, removed: 4004, sessionRevoked: 4005 } as const;
+export const CLOSE_CODES = {
+  notAuthenticated: 4001,
+  heartbeatMissed: 4002,
+  sessionExpired: 4003,
+  removed: 4004,
+  sessionRevoked: 4005,
+} as const;
 
 export type Message = { type: string };
 /** The member of a message union with the given `type`. */
@@ -125,3 +131,16 @@ export class MarketMakerRequestError extends Error {
     super(message);
   }
 }
+
+/** The options once defaulted (every one but `log`). */
+export type ResolvedClientOptions = Required<Omit<MarketMakerClientOptions, 'log'>> & Pick<MarketMakerClientOptions, 'log'>;
+
+/** The frames the client also emits as events of their own type (`on('rfq', …)`). */
+export const RFQ_EVENTS: ReadonlySet<string> = new Set([
+  'subscribed',
+  'rfq',
+  'quote_ack',
+  'quote_result',
+  'rfq_closed',
+  'position_settled',
+]);

@@ -70,7 +70,10 @@ describe('the service', () => {
         [{ USDC_ADDRESS: eighteen }, /start-up failed: USDC_ADDRESS: .* has 18 decimals; USDC has 6/],
       ];
       for (const [over, reason] of cases) {
-        const failed = await startServiceProcess({ env: { NODE_ENV: 'test', DATABASE_URL: db.url, ...t.env, ...over }, args: ['--role=api'] }).then(
+        const failed = await startServiceProcess({
+          env: { NODE_ENV: 'test', DATABASE_URL: db.url, ...t.env, ...over },
+          args: ['--role=api'],
+        }).then(
           () => undefined,
           (err: Error) => err.message,
         );

@@ -55,7 +55,8 @@ function transportOf(value: string): Transport {
  * accounts never derive one address (docs/settlement-custodial.md).
  */
 export function depositKeyring(mnemonic: string, account = 0): (index: bigint) => PrivateKeyAccount {
-  if (!Number.isInteger(account) || account < 0 || account >= 2 ** 31) throw new RangeError(`deposit account ${account} is outside 0..2^31-1`);
+  if (!Number.isInteger(account) || account < 0 || account >= 2 ** 31)
+    throw new RangeError(`deposit account ${account} is outside 0..2^31-1`);
   let base: HDKey | undefined;
   return (index) => {
     if (index < 0n || index >= 2n ** 31n) throw new RangeError(`deposit index ${index} is outside 0..2^31-1`);
@@ -101,7 +102,8 @@ export function createChain(settings: ChainSettings): Chain {
       return keyring(index);
     },
     tokenBalance: (owner) => client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [owner] }),
-    allowance: (owner, spender) => client.readContract({ address: token, abi: erc20Abi, functionName: 'allowance', args: [owner, spender] }),
+    allowance: (owner, spender) =>
+      client.readContract({ address: token, abi: erc20Abi, functionName: 'allowance', args: [owner, spender] }),
     close: () => closeTransport(client.transport),
   };
 }
@@ -129,7 +131,9 @@ export async function checkChain(chain: Chain): Promise<{ chainId: number; settl
     );
     read = { name: name as string, symbol: symbol as string, decimals: decimals as number };
   } catch (err) {
-    throw new ChainCheckError(`USDC_ADDRESS: ${token} did not answer name(), symbol() and decimals() on chain ${chainId} (${shortReason(err)})`);
+    throw new ChainCheckError(
+      `USDC_ADDRESS: ${token} did not answer name(), symbol() and decimals() on chain ${chainId} (${shortReason(err)})`,
+    );
   }
   const problem = usdcIdentityProblem(chainId, read, settings.allowUnknownUsdc);
   if (problem) throw new ChainCheckError(`${problem} (${token})`);

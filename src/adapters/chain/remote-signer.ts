@@ -5,7 +5,15 @@
 // asked for (chain, nonce, recipient, value, data, gas, fees); anything else is a refusal. A signer that does not
 // answer, errs or refuses throws SignerUnavailable: the chain-transaction module (src/domain/settlement/onchain/chain-tx/drive.ts) then stores
 // nothing, and the deposit or withdrawal waits (pending_reason `signer`), never fails for it.
-import { getAddress, parseTransaction, recoverTransactionAddress, toHex, type Address, type Hex, type TransactionSerializableEIP1559 } from 'viem';
+import {
+  getAddress,
+  parseTransaction,
+  recoverTransactionAddress,
+  toHex,
+  type Address,
+  type Hex,
+  type TransactionSerializableEIP1559,
+} from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 
 /** Who signs: a local key (viem's account) or an external signer speaking eth_signTransaction. */
@@ -30,7 +38,11 @@ export const SIGNER_TIMEOUT_MS = 10_000;
 
 const hex = (n: bigint | number) => toHex(n);
 
-async function call(url: string, body: unknown, timeoutMs: number): Promise<{ result?: unknown; error?: { code?: number; message?: string } }> {
+async function call(
+  url: string,
+  body: unknown,
+  timeoutMs: number,
+): Promise<{ result?: unknown; error?: { code?: number; message?: string } }> {
   let res: Response;
   try {
     res = await fetch(url, {
@@ -111,6 +123,7 @@ export function settlementSigner(s: { settlementAddress: Address; settlementKey?
   if (s.signerUrl) return remoteSigner(s.signerUrl, getAddress(s.settlementAddress));
   return {
     address: getAddress(s.settlementAddress),
-    signTransaction: () => Promise.reject(new SignerUnavailable('no_key', 'this process holds no settlement key and no SETTLEMENT_SIGNER_URL')),
+    signTransaction: () =>
+      Promise.reject(new SignerUnavailable('no_key', 'this process holds no settlement key and no SETTLEMENT_SIGNER_URL')),
   };
 }

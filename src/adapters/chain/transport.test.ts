@@ -24,7 +24,10 @@ async function endpoint(handler?: Handler): Promise<{ url: string; requests: unk
       requests.push(body);
       times.push(Date.now());
       const answer = (c: { id: number }) => ({ jsonrpc: '2.0', id: c.id, result: '0x1' });
-      const out = handler?.(body, requests.length) ?? { status: 200, body: Array.isArray(body) ? body.map(answer) : answer(body as { id: number }) };
+      const out = handler?.(body, requests.length) ?? {
+        status: 200,
+        body: Array.isArray(body) ? body.map(answer) : answer(body as { id: number }),
+      };
       res.writeHead(out.status, { 'content-type': 'application/json', ...out.headers });
       res.end(JSON.stringify(out.body));
     });
@@ -59,7 +62,11 @@ describe('rpcTransport', () => {
   it("waits for a 429's Retry-After, then retries", async () => {
     const limited = await endpoint((body, n) =>
       n === 1
-        ? { status: 429, body: { jsonrpc: '2.0', id: 1, error: { code: 429, message: 'Too Many Requests' } }, headers: { 'Retry-After': '1' } }
+        ? {
+            status: 429,
+            body: { jsonrpc: '2.0', id: 1, error: { code: 429, message: 'Too Many Requests' } },
+            headers: { 'Retry-After': '1' },
+          }
         : { status: 200, body: (body as Array<{ id: number }>).map((c) => ({ jsonrpc: '2.0', id: c.id, result: '0x1' })) },
     );
     const client = createPublicClient({ transport: rpcTransport(limited.url, { timeout: 5000, retryCount: 2 }) });

@@ -33,8 +33,10 @@ export function pickKline(rows: unknown, openTime: number, nowMs: number): Price
     }
     const price = decimalToMicros(k[4]);
     const closeTime = Number(k[6]);
-    if (price === null || price <= 0n || closeTime < Number(k[0])) throw new SourceError(`malformed kline: ${JSON.stringify(k).slice(0, 120)}`);
-    if (Number(k[0]) === openTime && closeTime < nowMs) return { priceMicros: price, observedAtMs: closeTime, sourceRef: `kline:${openTime}` };
+    if (price === null || price <= 0n || closeTime < Number(k[0]))
+      throw new SourceError(`malformed kline: ${JSON.stringify(k).slice(0, 120)}`);
+    if (Number(k[0]) === openTime && closeTime < nowMs)
+      return { priceMicros: price, observedAtMs: closeTime, sourceRef: `kline:${openTime}` };
   }
   return null;
 }

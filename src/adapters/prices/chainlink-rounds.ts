@@ -67,12 +67,21 @@ export async function getRound(client: PublicClient, address: `0x${string}`, rou
 
 /** The latest round of the proxy at `address`. */
 export async function latestRound(client: PublicClient, address: `0x${string}`): Promise<Round> {
-  const [roundId, answer, startedAt, updatedAt] = await client.readContract({ address, abi: AGGREGATOR_V3_ABI, functionName: 'latestRoundData' });
+  const [roundId, answer, startedAt, updatedAt] = await client.readContract({
+    address,
+    abi: AGGREGATOR_V3_ABI,
+    functionName: 'latestRoundData',
+  });
   return { roundId, answer, startedAt, updatedAt };
 }
 
 /** The round in force at `tsS` (Unix seconds): the last round with 0 < key <= tsS; null before the first. */
-export async function roundAt(client: PublicClient, address: `0x${string}`, tsS: bigint, key: RoundKey = 'updatedAt'): Promise<Round | null> {
+export async function roundAt(
+  client: PublicClient,
+  address: `0x${string}`,
+  tsS: bigint,
+  key: RoundKey = 'updatedAt',
+): Promise<Round | null> {
   const latest = await latestRound(client, address);
   if (latest[key] > 0n && latest[key] <= tsS) return latest;
   let phase = latest.roundId >> PHASE_SHIFT;

@@ -66,9 +66,15 @@ describe('chainlink on anvil', () => {
       observedAtMs: base * 1000,
       sourceRef: `round:${phase1 | 1n}`,
     });
-    expect(await feed.priceAt('BTC', (base + 10) * 1000)).toMatchObject({ priceMicros: 97_123_456_789n, sourceRef: `round:${phase1 | 2n}` });
+    expect(await feed.priceAt('BTC', (base + 10) * 1000)).toMatchObject({
+      priceMicros: 97_123_456_789n,
+      sourceRef: `round:${phase1 | 2n}`,
+    });
     expect(await feed.priceAt('BTC', (base + 24) * 1000 + 999)).toMatchObject({ sourceRef: `round:${phase1 | 2n}` });
-    expect(await feed.priceAt('BTC', (base + 3600) * 1000)).toMatchObject({ priceMicros: 96_500_000_000n, sourceRef: `round:${phase1 | 3n}` });
+    expect(await feed.priceAt('BTC', (base + 3600) * 1000)).toMatchObject({
+      priceMicros: 96_500_000_000n,
+      sourceRef: `round:${phase1 | 3n}`,
+    });
     await expect(feed.priceAt('ETH', base * 1000)).rejects.toMatchObject({ reason: 'not_listed' }); // no feed for the asset
     // CHAIN_RPC_URL may be a ws:// endpoint: the same round through a WebSocket transport.
     const ws = createChainlinkFeed({ rpcUrl: chain.url.replace(/^http/, 'ws'), feeds: { BTC: agg }, timeoutMs: 2000, retries: 1 });

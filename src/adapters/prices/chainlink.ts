@@ -71,7 +71,8 @@ export function createChainlinkFeed(opts: ChainlinkOptions): PriceFeed {
           observedAtMs: Number(round.updatedAt) * 1000,
           sourceRef: `round:${round.roundId}`,
         };
-  const checkSequencer = (tsS: bigint) => (opts.sequencerFeed ? sequencerCheck(client, opts.sequencerFeed as `0x${string}`, tsS, graceS) : undefined);
+  const checkSequencer = (tsS: bigint) =>
+    opts.sequencerFeed ? sequencerCheck(client, opts.sequencerFeed as `0x${string}`, tsS, graceS) : undefined;
   const guard = async <T>(fn: () => Promise<T>): Promise<T> => {
     try {
       return await fn();
@@ -124,7 +125,8 @@ async function probeFeeds(
   const out: SourceProbe = { listed: [], unlisted: [] };
   if (opts.sequencerFeed) {
     const seq = opts.sequencerFeed as `0x${string}`;
-    if (!(await client.getCode({ address: seq }))) throw new Abstain('source_error', 'CHAINLINK_SEQUENCER_FEED holds no contract on this chain');
+    if (!(await client.getCode({ address: seq })))
+      throw new Abstain('source_error', 'CHAINLINK_SEQUENCER_FEED holds no contract on this chain');
     await latestRound(client, seq);
   }
   for (const asset of assets) {

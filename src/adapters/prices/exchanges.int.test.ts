@@ -36,7 +36,11 @@ describe('binance (stand-in)', () => {
 
   it('asks for the boundary kline only and scales its close exactly', async () => {
     const at = M + 60_000;
-    expect(await feed().priceAt('BTC', at)).toEqual({ priceMicros: micros(at - 1000), observedAtMs: at - 1, sourceRef: `kline:${at - 1000}` });
+    expect(await feed().priceAt('BTC', at)).toEqual({
+      priceMicros: micros(at - 1000),
+      observedAtMs: at - 1,
+      sourceRef: `kline:${at - 1000}`,
+    });
     expect(Object.fromEntries(server.requests.at(-1)!.searchParams)).toEqual({
       symbol: 'BTCUSDT',
       interval: '1s',
@@ -77,7 +81,10 @@ describe('binance (stand-in)', () => {
     server.faults.push('stall');
     expect((await feed().priceAt('BTC', at))!.priceMicros).toBe(micros(at - 1000));
     server.faults.push('stall', 'stall', 'stall');
-    await expect(feed().priceAt('BTC', at)).rejects.toMatchObject({ reason: 'timeout', message: 'no answer within 400 ms (after 3 tries)' });
+    await expect(feed().priceAt('BTC', at)).rejects.toMatchObject({
+      reason: 'timeout',
+      message: 'no answer within 400 ms (after 3 tries)',
+    });
     server.faults.push('garbage');
     await expect(feed().priceAt('BTC', at)).rejects.toMatchObject({ reason: 'malformed_answer' });
     server.faults.push('empty');
@@ -106,7 +113,8 @@ describe('coinbase (stand-in)', () => {
     });
   });
   afterAll(() => server?.close());
-  const feed = (now = () => Date.now()) => createCoinbaseFeed({ ...HTTP, apiUrl: server.url, products: { BTC: 'BTC-USD', ETH: 'ETH-USD' }, now });
+  const feed = (now = () => Date.now()) =>
+    createCoinbaseFeed({ ...HTTP, apiUrl: server.url, products: { BTC: 'BTC-USD', ETH: 'ETH-USD' }, now });
 
   it('exactly on a minute the candle that ended there; between minutes the last ended one; asked for that bucket only', async () => {
     const at = M + 60_000;
@@ -156,7 +164,11 @@ describe('a source down never stops the others', () => {
         60_000,
       );
       const { readings, health } = await q.read('BTC', M, M + 60_000);
-      expect(readings[0]).toMatchObject({ source: 'binance', open: { priceMicros: micros(M - 1000) }, close: { priceMicros: micros(M + 59_000) } });
+      expect(readings[0]).toMatchObject({
+        source: 'binance',
+        open: { priceMicros: micros(M - 1000) },
+        close: { priceMicros: micros(M + 59_000) },
+      });
       expect(readings[1]).toMatchObject({
         source: 'coinbase',
         open: null,

@@ -28,10 +28,16 @@ describe('the documented answers', () => {
   it('coinbase: the candles example, numbers read as their text', () => {
     const rows = fixture('coinbase-candles.json');
     const closedAt = (1_415_398_768 + 60) * 1000 - 1;
-    expect(pickCandle(rows, 1_415_398_768, Date.now())).toEqual({ priceMicros: 4_200_000n, observedAtMs: closedAt, sourceRef: 'candle:1415398768' });
+    expect(pickCandle(rows, 1_415_398_768, Date.now())).toEqual({
+      priceMicros: 4_200_000n,
+      observedAtMs: closedAt,
+      sourceRef: 'candle:1415398768',
+    });
     expect(pickCandle(rows, 1_415_398_768, closedAt)).toBeNull();
     expect(pickCandle(rows, 1_415_398_708, Date.now())).toBeNull();
-    expect(pickCandle(parseJsonKeepingNumbers('[[1415398768, 0.32, 4.2, 0.35, 97123.456789123, 12.3]]'), 1_415_398_768, Date.now())).toMatchObject({
+    expect(
+      pickCandle(parseJsonKeepingNumbers('[[1415398768, 0.32, 4.2, 0.35, 97123.456789123, 12.3]]'), 1_415_398_768, Date.now()),
+    ).toMatchObject({
       priceMicros: 97_123_456_789n, // 97123.456789123 as a double is 97123.45678912299...: read as text it is exact
     });
     expect(() => pickCandle(parseJsonKeepingNumbers('{"message":"NotFound"}'), 0, Date.now())).toThrow(SourceError);
@@ -48,7 +54,8 @@ describe('the documented answers', () => {
     });
     expect(pickOkxCandle(data, 1_597_026_382_085)).toBeNull();
     expect(pickOkxCandle([['1000', '1', '1', '1', '2.5', '0', '0', '0', '0']], 1000)).toBe('pending');
-    const code = (c: string) => okxData({ code: c, msg: 'x', data: [] }, { timeoutMs: 1, retries: 0 }, Date.now()).catch((e: Abstain) => e.reason);
+    const code = (c: string) =>
+      okxData({ code: c, msg: 'x', data: [] }, { timeoutMs: 1, retries: 0 }, Date.now()).catch((e: Abstain) => e.reason);
     expect([await code('51001'), await code('50011'), await code('50026')]).toEqual(['not_listed', 'rate_limited', 'source_error']);
     const inst = await okxData(fixture('okx-instruments.json'), { timeoutMs: 1, retries: 0 }, Date.now());
     expect(inst[0]).toMatchObject({ instId: 'BTC-USDT', state: 'live' });
@@ -60,11 +67,16 @@ describe('the documented answers', () => {
       publishTimeS: 1_724_826_310,
       obs: { priceMicros: 59_240_026_454n, observedAtMs: 1_724_826_310_000, sourceRef: 'update:1724826310', confidenceMicros: 25_283_545n },
     });
-    expect(parsePythUpdate(answer, 'ff61491a931112ddf1bd8147cd1b641375f79f5825126d665480874634fd0ace')!.obs.priceMicros).toBe(1_841_360_231n);
+    expect(parsePythUpdate(answer, 'ff61491a931112ddf1bd8147cd1b641375f79f5825126d665480874634fd0ace')!.obs.priceMicros).toBe(
+      1_841_360_231n,
+    );
     expect(parsePythUpdate(answer, '00'.repeat(32))).toBeNull();
     expect(() => parsePythUpdate({ binary: {} }, 'e6')).toThrow(SourceError);
     expect(() =>
-      parsePythUpdate(parseJsonKeepingNumbers('{"parsed":[{"id":"ab","price":{"price":"1.5","conf":"1","expo":-8,"publish_time":1}}]}'), 'ab'),
+      parsePythUpdate(
+        parseJsonKeepingNumbers('{"parsed":[{"id":"ab","price":{"price":"1.5","conf":"1","expo":-8,"publish_time":1}}]}'),
+        'ab',
+      ),
     ).toThrow(/malformed Pyth update/);
   });
 });

@@ -62,7 +62,9 @@ async function gate(opts: HttpSourceOptions, now: number): Promise<void> {
   const open = await opts.circuit.state(opts.source, now);
   if (open) {
     const reason = open.reason === 'unavailable' ? 'source_error' : open.reason;
-    throw new Abstain(reason, `${opts.source}: no request until ${new Date(open.untilMs).toISOString()} (${open.reason})`, { untilMs: open.untilMs });
+    throw new Abstain(reason, `${opts.source}: no request until ${new Date(open.untilMs).toISOString()} (${open.reason})`, {
+      untilMs: open.untilMs,
+    });
   }
 }
 

@@ -25,7 +25,9 @@ describe('okx (stand-in)', () => {
   let server: PriceServer;
   let gapAt = -1;
   beforeAll(async () => {
-    server = await startOkxServer((inst, t) => (inst === 'BTC-USDT' && t !== gapAt ? priceOf(t) : null), { listed: (i) => i === 'BTC-USDT' });
+    server = await startOkxServer((inst, t) => (inst === 'BTC-USDT' && t !== gapAt ? priceOf(t) : null), {
+      listed: (i) => i === 'BTC-USDT',
+    });
   });
   afterAll(() => server?.close());
   const feed = (now = () => Date.now(), circuit = memoryCircuit()) =>
@@ -33,8 +35,17 @@ describe('okx (stand-in)', () => {
 
   it('the 1 s candle that closed at the boundary, asked with after = its open + 1000', async () => {
     const at = M + 60_000;
-    expect(await feed().priceAt('BTC', at)).toEqual({ priceMicros: micros(at - 1000), observedAtMs: at - 1, sourceRef: `candle1s:${at - 1000}` });
-    expect(Object.fromEntries(server.requests.at(-1)!.searchParams)).toEqual({ instId: 'BTC-USDT', bar: '1s', after: String(at), limit: '1' });
+    expect(await feed().priceAt('BTC', at)).toEqual({
+      priceMicros: micros(at - 1000),
+      observedAtMs: at - 1,
+      sourceRef: `candle1s:${at - 1000}`,
+    });
+    expect(Object.fromEntries(server.requests.at(-1)!.searchParams)).toEqual({
+      instId: 'BTC-USDT',
+      bar: '1s',
+      after: String(at),
+      limit: '1',
+    });
     expect(await feed().lookup!('BTC', `candle1s:${at - 1000}`)).toMatchObject({ priceMicros: micros(at - 1000) });
   });
 

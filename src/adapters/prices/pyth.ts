@@ -61,7 +61,12 @@ export function parsePythUpdate(answer: unknown, id: string): { obs: PriceObserv
   const publishTimeS = Number(p.publish_time);
   return {
     publishTimeS,
-    obs: { priceMicros, observedAtMs: publishTimeS * 1000, sourceRef: `update:${publishTimeS}`, confidenceMicros: pythToMicros(p.conf, expo) },
+    obs: {
+      priceMicros,
+      observedAtMs: publishTimeS * 1000,
+      sourceRef: `update:${publishTimeS}`,
+      confidenceMicros: pythToMicros(p.conf, expo),
+    },
   };
 }
 
@@ -103,7 +108,8 @@ export function createPythFeed(opts: PythOptions): PriceFeed {
       if (now() < s * 1000) throw boundaryMissing(what, tsMs, now(), delay);
       const u = await updateFrom(id, s);
       if (!u) throw boundaryMissing(what, tsMs, now(), delay);
-      if (u.publishTimeS !== s) throw new Abstain('boundary_not_published', `Pyth published nothing in second ${s} (next update: ${u.publishTimeS})`);
+      if (u.publishTimeS !== s)
+        throw new Abstain('boundary_not_published', `Pyth published nothing in second ${s} (next update: ${u.publishTimeS})`);
       return u.obs;
     },
     async lookup(asset, ref) {

@@ -9,9 +9,21 @@ import { WalletNonceSchema } from './wallet-nonce.entity.js';
 import { MarketSchema } from './market.entity.js';
 import { MarketMakerSchema, MmProtectionSchema } from './market-maker.entity.js';
 import { LedgerAccountSchema, LedgerEntrySchema, LedgerTransactionSchema } from './ledger.entity.js';
-import { IdempotencyKeySchema, OperationOutboxSchema, OperationSchema, SettlementResolutionSchema, WithdrawalReviewSchema } from './money.entity.js';
+import {
+  IdempotencyKeySchema,
+  OperationOutboxSchema,
+  OperationSchema,
+  SettlementResolutionSchema,
+  WithdrawalReviewSchema,
+} from './money.entity.js';
 import { ChainNonceSchema, ChainTransactionSchema } from './chain.entity.js';
-import { ChainCursorSchema, ChainDepositSchema, ChainObservationSchema, DepositAddressSchema, DepositSweepSchema } from './custodial.entity.js';
+import {
+  ChainCursorSchema,
+  ChainDepositSchema,
+  ChainObservationSchema,
+  DepositAddressSchema,
+  DepositSweepSchema,
+} from './custodial.entity.js';
 import { ColdSweepSchema } from './cold-sweep.entity.js';
 import { PoolImageSchema, ServiceKeySchema } from './pool-image.entity.js';
 import { OperatorAuditSchema } from './operator-audit.entity.js';
@@ -27,7 +39,13 @@ import {
 } from './rfq.entity.js';
 import { PriceObservationSchema, PriceSourceHealthSchema, WindowPriceCheckSchema, WindowPriceReadingSchema } from './prices.entity.js';
 import { UserEventHeadSchema, UserEventSchema } from './user-event.entity.js';
-import { ContestEntryPickSchema, ContestEntrySchema, ContestMarketSchema, ContestSchema, ContestScoreCountSchema } from './contest.entity.js';
+import {
+  ContestEntryPickSchema,
+  ContestEntrySchema,
+  ContestMarketSchema,
+  ContestSchema,
+  ContestScoreCountSchema,
+} from './contest.entity.js';
 
 export { WorkerHeartbeat };
 

@@ -5,7 +5,14 @@ import { timestamptz } from './columns.js';
 // return int8 as a decimal string (src/db/pglite.ts makes PGlite agree with pg), and src/db/int8.ts parses
 // them, money as bigint, in one place.
 
-export const LEDGER_ACCOUNT_KINDS = ['user_available', 'user_reserved', 'user_app_token', 'settlement_clearing', 'treasury', 'contest_pot'] as const;
+export const LEDGER_ACCOUNT_KINDS = [
+  'user_available',
+  'user_reserved',
+  'user_app_token',
+  'settlement_clearing',
+  'treasury',
+  'contest_pot',
+] as const;
 
 export const LedgerAccountSchema = defineEntity({
   name: 'LedgerAccount',

@@ -23,7 +23,9 @@ export class Migration20261120040000_ledger extends Migration {
       );
     `);
     this.addSql('create unique index ledger_accounts_user_kind_key on ledger_accounts (user_id, kind) where user_id is not null;');
-    this.addSql(`create unique index ledger_accounts_system_kind_key on ledger_accounts (kind) where user_id is null and kind <> 'contest_pot';`);
+    this.addSql(
+      `create unique index ledger_accounts_system_kind_key on ledger_accounts (kind) where user_id is null and kind <> 'contest_pot';`,
+    );
     this.addSql(`insert into ledger_accounts (kind) values ('settlement_clearing'), ('treasury');`);
     this.addSql(`
       create table ledger_transactions (

@@ -136,7 +136,9 @@ export class Migration20261120050000_contests extends Migration {
     `);
     // Pots: one contest_pot account per contest (user_id null), used only inside the resolution posting.
     this.addSql('alter table ledger_accounts add column contest_id uuid null references contests (id);');
-    this.addSql(`alter table ledger_accounts add constraint ledger_accounts_pot_check check ((kind = 'contest_pot') = (contest_id is not null));`);
+    this.addSql(
+      `alter table ledger_accounts add constraint ledger_accounts_pot_check check ((kind = 'contest_pot') = (contest_id is not null));`,
+    );
     this.addSql(`create unique index ledger_accounts_pot_key on ledger_accounts (contest_id) where kind = 'contest_pot';`);
   }
 

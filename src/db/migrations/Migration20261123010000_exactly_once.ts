@@ -21,7 +21,9 @@ export class Migration20261123010000_exactly_once extends Migration {
       `alter table idempotency_keys add constraint idempotency_keys_lease_check check ((state = 'in_progress') = (lease_expires_at is not null));`,
     );
     this.addSql('alter table operations add column idempotency_key uuid null;');
-    this.addSql('create unique index operations_idempotency_key on operations (user_id, kind, idempotency_key) where idempotency_key is not null;');
+    this.addSql(
+      'create unique index operations_idempotency_key on operations (user_id, kind, idempotency_key) where idempotency_key is not null;',
+    );
     this.addSql('alter table contest_entries add column idempotency_key uuid null;');
     this.addSql(
       'create unique index contest_entries_idempotency_key on contest_entries (user_id, idempotency_key) where idempotency_key is not null;',

@@ -83,7 +83,9 @@ export class Migration20261125010000_rfq extends Migration {
     `);
     this.addSql('create index positions_taker_created_idx on positions (taker_user_id, created_at_ms desc, id desc);');
     this.addSql('create index positions_taker_status_created_idx on positions (taker_user_id, status, created_at_ms desc, id desc);');
-    this.addSql('create index positions_taker_resolved_idx on positions (taker_user_id, resolved_at_ms, id) where resolved_at_ms is not null;');
+    this.addSql(
+      'create index positions_taker_resolved_idx on positions (taker_user_id, resolved_at_ms, id) where resolved_at_ms is not null;',
+    );
     this.addSql(`
       create table position_legs (
         position_id uuid not null references positions (id),

@@ -58,11 +58,17 @@ export class Migration20261126020500_custodial_deposits extends Migration {
         created_at timestamptz not null default now(),
         updated_at timestamptz not null default now()
       );`);
-    this.addSql(`create unique index deposit_sweeps_active_key on deposit_sweeps (chain_id, address) where status in ('topup', 'transfer');`);
+    this.addSql(
+      `create unique index deposit_sweeps_active_key on deposit_sweeps (chain_id, address) where status in ('topup', 'transfer');`,
+    );
     this.addSql('alter table chain_transactions alter column operation_id drop not null;');
     this.addSql('alter table chain_transactions add column sweep_id uuid null references deposit_sweeps (id);');
-    this.addSql('alter table chain_transactions add constraint chain_transactions_owner_check check (num_nonnulls(operation_id, sweep_id) = 1);');
-    this.addSql('alter table chain_transactions add constraint chain_transactions_sweep_attempt_key unique (sweep_id, from_address, attempt);');
+    this.addSql(
+      'alter table chain_transactions add constraint chain_transactions_owner_check check (num_nonnulls(operation_id, sweep_id) = 1);',
+    );
+    this.addSql(
+      'alter table chain_transactions add constraint chain_transactions_sweep_attempt_key unique (sweep_id, from_address, attempt);',
+    );
   }
 
   override down(): void {

@@ -31,7 +31,9 @@ export class Migration20261128020000_chain_tx extends Migration {
         and (sweep_id is not null) = (purpose = 'sweep')
         and (intent_id is not null) = (purpose in ('filler', 'cold_sweep')));`);
     this.addSql('alter table chain_transactions add constraint chain_transactions_intent_attempt_key unique (intent_id, attempt);');
-    this.addSql('create index chain_transactions_open_idx on chain_transactions (chain_id, from_address, nonce) where receipt_status is null;');
+    this.addSql(
+      'create index chain_transactions_open_idx on chain_transactions (chain_id, from_address, nonce) where receipt_status is null;',
+    );
     this.addSql('alter table operations drop constraint operations_pending_reason_check;');
     this.addSql(`
       alter table operations add constraint operations_pending_reason_check check (pending_reason in (
@@ -61,7 +63,9 @@ export class Migration20261128020000_chain_tx extends Migration {
     this.addSql('alter table chain_transactions drop constraint chain_transactions_intent_attempt_key;');
     this.addSql('alter table chain_transactions drop constraint chain_transactions_owner_check;');
     this.addSql("delete from chain_transactions where purpose in ('filler', 'cold_sweep');");
-    this.addSql('alter table chain_transactions add constraint chain_transactions_owner_check check (num_nonnulls(operation_id, sweep_id) = 1);');
+    this.addSql(
+      'alter table chain_transactions add constraint chain_transactions_owner_check check (num_nonnulls(operation_id, sweep_id) = 1);',
+    );
     this.addSql(
       'alter table chain_transactions drop column purpose, drop column intent_id, drop column gas_limit, drop column broadcast_error, drop column unproven_since;',
     );

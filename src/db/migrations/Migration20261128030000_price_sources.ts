@@ -59,7 +59,8 @@ export class Migration20261128030000_price_sources extends Migration {
 
   override down(): void {
     this.addSql('drop table if exists price_observations;');
-    this.addSql(`alter table price_source_health drop column state, drop column state_reason, drop column state_detail, drop column probed_at_ms,
+    this
+      .addSql(`alter table price_source_health drop column state, drop column state_reason, drop column state_detail, drop column probed_at_ms,
       drop column ok_at_ms, drop column listed, drop column unlisted, drop column circuit_until_ms, drop column circuit_reason;`);
     this.addSql(`alter table window_price_readings drop column abstained_reason, drop column max_age_ms, drop column open_confidence_micros,
       drop column close_confidence_micros;`);

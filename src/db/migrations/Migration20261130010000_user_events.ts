@@ -105,7 +105,8 @@ export class Migration20261130010000_user_events extends Migration {
     `);
     this.addSql(`create trigger operations_user_events_insert after insert on operations referencing new table as new_rows
       for each statement execute function user_events_on_operations();`);
-    this.addSql(`create trigger operations_user_events_update after update on operations referencing old table as old_rows new table as new_rows
+    this
+      .addSql(`create trigger operations_user_events_update after update on operations referencing old table as old_rows new table as new_rows
       for each statement execute function user_events_on_operations();`);
     this.addSql(`
       create function user_events_rfq_payload(r rfqs, event text) returns jsonb language sql immutable as $$
@@ -169,7 +170,8 @@ export class Migration20261130010000_user_events extends Migration {
     `);
     this.addSql(`create trigger positions_user_events_insert after insert on positions referencing new table as new_rows
       for each statement execute function user_events_on_positions();`);
-    this.addSql(`create trigger positions_user_events_update after update on positions referencing old table as old_rows new table as new_rows
+    this
+      .addSql(`create trigger positions_user_events_update after update on positions referencing old table as old_rows new table as new_rows
       for each statement execute function user_events_on_positions();`);
     this.addSql(`
       create function user_events_on_entries() returns trigger language plpgsql as $$
@@ -208,7 +210,9 @@ export class Migration20261130010000_user_events extends Migration {
     ] as const) {
       for (const n of names) this.addSql(`drop trigger if exists ${n} on ${t};`);
     }
-    this.addSql('drop function if exists user_events_on_entries(), user_events_on_positions(), user_events_on_quotes(), user_events_on_rfqs();');
+    this.addSql(
+      'drop function if exists user_events_on_entries(), user_events_on_positions(), user_events_on_quotes(), user_events_on_rfqs();',
+    );
     this.addSql('drop function if exists user_events_on_operations(), user_events_on_ledger();');
     this.addSql(
       'drop function if exists user_events_position_payload(positions, text), user_events_rfq_payload(rfqs, text), user_events_operation_payload(operations);',

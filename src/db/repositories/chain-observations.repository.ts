@@ -24,7 +24,9 @@ export class ChainObservationsRepository {
 
   /** Deposit addresses whose sweeps are parked. */
   async parkedSweeps(): Promise<number> {
-    const { rows } = await sql<{ n: number }>`select count(*)::int as n from deposit_addresses where parked_reason is not null`.execute(this.db);
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from deposit_addresses where parked_reason is not null`.execute(
+      this.db,
+    );
     return rows[0]?.n ?? 0;
   }
 

@@ -10,7 +10,9 @@ export type TxPurpose = 'operation' | 'sweep' | 'filler' | 'cold_sweep';
 
 /** Which row owns an attempt: exactly one of the ids, as its purpose says (chain_transactions_owner_check). */
 export type TxOwnerColumns =
-  { purpose: 'operation'; operationId: string } | { purpose: 'sweep'; sweepId: string } | { purpose: 'filler' | 'cold_sweep'; intentId: string };
+  | { purpose: 'operation'; operationId: string }
+  | { purpose: 'sweep'; sweepId: string }
+  | { purpose: 'filler' | 'cold_sweep'; intentId: string };
 
 export interface AttemptRow {
   hash: string;

@@ -55,7 +55,9 @@ export interface OperationForChain {
 const TX_COLUMNS = ['hash', 'nonce', 'attempt', 'raw', 'max_fee_per_gas', 'max_priority_fee_per_gas', 'receipt_status'] as const;
 
 /** A chain_transactions row as read (int8 columns as text), with its nonce and fees parsed; the other columns kept as they are. */
-export function toTxRow<R extends { nonce: string; max_fee_per_gas: string; max_priority_fee_per_gas: string; receipt_status: string | null }>(
+export function toTxRow<
+  R extends { nonce: string; max_fee_per_gas: string; max_priority_fee_per_gas: string; receipt_status: string | null },
+>(
   r: R,
 ): Omit<R, 'nonce' | 'max_fee_per_gas' | 'max_priority_fee_per_gas' | 'receipt_status'> &
   Pick<ChainTxRow, 'nonce' | 'max_fee_per_gas' | 'max_priority_fee_per_gas' | 'receipt_status'> {
@@ -85,7 +87,16 @@ export class ChainRepository {
     const q = this.db
       .selectFrom('operations as o')
       .innerJoin('users as u', 'u.id', 'o.user_id')
-      .select(['o.id', 'o.kind', 'o.status', 'o.amount', 'o.destination_address', 'u.wallet_address', 'o.pending_reason', 'o.pending_reason_at'])
+      .select([
+        'o.id',
+        'o.kind',
+        'o.status',
+        'o.amount',
+        'o.destination_address',
+        'u.wallet_address',
+        'o.pending_reason',
+        'o.pending_reason_at',
+      ])
       .where('o.id', '=', id);
     const row = await (lock ? q.forUpdate('o') : q).executeTakeFirst();
     if (!row) return undefined;
@@ -135,7 +146,9 @@ export class ChainRepository {
 
   /** The outbox relay hands the operation to a worker again no earlier than `ms` from now. */
   async deferOutbox(operationId: string, ms: number): Promise<void> {
-    await sql`update operation_outbox set due_at = now() + (${ms} * interval '1 millisecond') where operation_id = ${operationId}`.execute(this.db);
+    await sql`update operation_outbox set due_at = now() + (${ms} * interval '1 millisecond') where operation_id = ${operationId}`.execute(
+      this.db,
+    );
   }
 
   /** Operators' resolutions of these operations (settlement_resolutions). */

@@ -43,9 +43,9 @@ export class ContestBoardsRepository {
 
   /** Every entry of one user in the contest, in board order. */
   async leaderboardOfUser(contestId: string, userId: string) {
-    return (await this.boardOrder(this.entriesWithUsers().where('e.user_id', '=', userId).where('e.contest_id', '=', contestId)).execute()).map(
-      parsePayout,
-    );
+    return (
+      await this.boardOrder(this.entriesWithUsers().where('e.user_id', '=', userId).where('e.contest_id', '=', contestId)).execute()
+    ).map(parsePayout);
   }
 
   /** Users ranked by payouts across resolved contests of a category and game type in [fromMs, toMs]. */

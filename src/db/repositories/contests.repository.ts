@@ -53,9 +53,9 @@ export class ContestsRepository {
   }
 
   async marketsOf(contestId: string) {
-    return (await this.db.selectFrom('contest_markets').select(MARKET_COLUMNS).where('contest_id', '=', contestId).orderBy('position').execute()).map(
-      parseMarket,
-    );
+    return (
+      await this.db.selectFrom('contest_markets').select(MARKET_COLUMNS).where('contest_id', '=', contestId).orderBy('position').execute()
+    ).map(parseMarket);
   }
 
   async marketForUpdate(marketId: number) {
@@ -147,7 +147,12 @@ export class ContestsRepository {
 
   // ------------------------------------------------------------ resolution
 
-  async setMarketResolution(marketId: number, status: 'RESOLVED' | 'VOIDED', outcome: MarketOutcome | null, resolvedAtMs: number): Promise<void> {
+  async setMarketResolution(
+    marketId: number,
+    status: 'RESOLVED' | 'VOIDED',
+    outcome: MarketOutcome | null,
+    resolvedAtMs: number,
+  ): Promise<void> {
     await this.db
       .updateTable('contest_markets')
       .set({ status, outcome, resolved_at_ms: int8(resolvedAtMs) })

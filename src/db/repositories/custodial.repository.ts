@@ -42,7 +42,11 @@ export class CustodialRepository {
   }
 
   async registered(userId: string): Promise<{ address: string; deposit_index: bigint } | undefined> {
-    const row = await this.db.selectFrom('deposit_addresses').select(['address', 'deposit_index']).where('user_id', '=', userId).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('deposit_addresses')
+      .select(['address', 'deposit_index'])
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
     return row && { address: row.address, deposit_index: int8ToBigint(row.deposit_index) };
   }
 
@@ -68,7 +72,11 @@ export class CustodialRepository {
   }
 
   async cursor(chainId: number, name: string, lock: boolean): Promise<{ block_number: bigint; block_hash: string } | undefined> {
-    const q = this.db.selectFrom('chain_cursors').select(['block_number', 'block_hash']).where('chain_id', '=', chainId).where('name', '=', name);
+    const q = this.db
+      .selectFrom('chain_cursors')
+      .select(['block_number', 'block_hash'])
+      .where('chain_id', '=', chainId)
+      .where('name', '=', name);
     const row = await (lock ? q.forUpdate() : q).executeTakeFirst();
     return row && { block_number: int8ToBigint(row.block_number), block_hash: row.block_hash };
   }

@@ -23,7 +23,11 @@ export class EntriesRepository {
 
   /** The entry's picks (market ids as numbers). */
   async picks(entryId: string) {
-    const rows = await this.db.selectFrom('contest_entry_picks').select(['market_id', 'direction']).where('entry_id', '=', entryId).execute();
+    const rows = await this.db
+      .selectFrom('contest_entry_picks')
+      .select(['market_id', 'direction'])
+      .where('entry_id', '=', entryId)
+      .execute();
     return rows.map((r) => ({ market_id: int8ToNumber(r.market_id), direction: r.direction }));
   }
 
@@ -91,7 +95,9 @@ export class EntriesRepository {
     await this.db
       .insertInto('contest_score_counts')
       .values({ contest_id: contestId, score: 0, entries: 1 })
-      .onConflict((oc) => oc.columns(['contest_id', 'score']).doUpdateSet((eb) => ({ entries: eb('contest_score_counts.entries', '+', 1) })))
+      .onConflict((oc) =>
+        oc.columns(['contest_id', 'score']).doUpdateSet((eb) => ({ entries: eb('contest_score_counts.entries', '+', 1) })),
+      )
       .execute();
   }
 

@@ -19,9 +19,10 @@ export class HeartbeatsRepository {
         jobs_processed: '1',
       })
       .onConflict((oc) =>
-        oc
-          .column('worker_id')
-          .doUpdateSet((eb) => ({ last_seen_at: eb.ref('excluded.last_seen_at'), jobs_processed: eb('worker_heartbeats.jobs_processed', '+', '1') })),
+        oc.column('worker_id').doUpdateSet((eb) => ({
+          last_seen_at: eb.ref('excluded.last_seen_at'),
+          jobs_processed: eb('worker_heartbeats.jobs_processed', '+', '1'),
+        })),
       )
       .execute();
   }

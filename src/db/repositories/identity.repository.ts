@@ -113,7 +113,12 @@ export class IdentityRepository {
 
   /** Which of these sessions are still kept and not revoked (a revoked or pruned session is absent). */
   unrevokedSessions(sessionIds: readonly string[]) {
-    return this.db.selectFrom('sessions').select('id').where('id', '=', anyOf(sessionIds, 'uuid')).where('revoked_at', 'is', null).execute();
+    return this.db
+      .selectFrom('sessions')
+      .select('id')
+      .where('id', '=', anyOf(sessionIds, 'uuid'))
+      .where('revoked_at', 'is', null)
+      .execute();
   }
 
   async revokeSession(sessionId: string): Promise<void> {

@@ -6,8 +6,9 @@ import type { DB, Db } from '../schema.js';
 import { anyOf } from '../sql.js';
 
 const epochMs = (column: 'created_at' | 'expires_at') => sql<string>`(extract(epoch from ${sql.ref(column)}) * 1000)::bigint`;
-const sameWallet = (column: 'wallet_address' | 'market_maker_address', wallet: string) => (eb: ExpressionBuilder<DB, 'market_makers' | 'sessions'>) =>
-  eb(eb.fn('lower', [sql.ref(column)]), '=', eb.fn('lower', [eb.val(wallet)]));
+const sameWallet =
+  (column: 'wallet_address' | 'market_maker_address', wallet: string) => (eb: ExpressionBuilder<DB, 'market_makers' | 'sessions'>) =>
+    eb(eb.fn('lower', [sql.ref(column)]), '=', eb.fn('lower', [eb.val(wallet)]));
 
 export class MarketMakersRepository {
   constructor(private readonly db: Db) {}

@@ -17,7 +17,9 @@ export class MarketsRepository {
     return (
       this.db
         .insertInto('markets')
-        .values(keys.map((k) => ({ kind: 'rfq_window' as const, asset: k.asset, duration_secs: k.durationSecs, start_at_ms: int8(k.startAtMs) })))
+        .values(
+          keys.map((k) => ({ kind: 'rfq_window' as const, asset: k.asset, duration_secs: k.durationSecs, start_at_ms: int8(k.startAtMs) })),
+        )
         // The index predicate must be a literal for PostgreSQL to infer markets_rfq_window_key as the arbiter.
         .onConflict((oc) => oc.columns(['asset', 'duration_secs', 'start_at_ms']).where('kind', '=', sql.lit('rfq_window')).doNothing())
         .returning('market_id')

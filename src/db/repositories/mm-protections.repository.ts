@@ -88,7 +88,10 @@ export class MmProtectionsRepository {
   constructor(private readonly db: Db) {}
 
   /** Sets the limits (a new window starts now); a trip stays until a reset. */
-  async set(maker: string, p: { intervalMs: number; maxFills: number | null; maxLiability: bigint | null; nowMs: number }): Promise<MmProtectionRow> {
+  async set(
+    maker: string,
+    p: { intervalMs: number; maxFills: number | null; maxLiability: bigint | null; nowMs: number },
+  ): Promise<MmProtectionRow> {
     const row = {
       maker_address: maker,
       interval_ms: int8(p.intervalMs),

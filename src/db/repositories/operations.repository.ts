@@ -99,9 +99,9 @@ export class OperationsRepository {
 
   /** The settlement worker's lock on these operations, taken in id order (two batches never deadlock). */
   async findManyForUpdate(ids: readonly string[]) {
-    return (await this.db.selectFrom('operations').select(COLUMNS).where('id', '=', anyOf(ids, 'uuid')).orderBy('id').forUpdate().execute()).map(
-      parse,
-    );
+    return (
+      await this.db.selectFrom('operations').select(COLUMNS).where('id', '=', anyOf(ids, 'uuid')).orderBy('id').forUpdate().execute()
+    ).map(parse);
   }
 
   /**
@@ -148,7 +148,9 @@ export class OperationsRepository {
     const row = await this.db
       .selectFrom('ledger_transactions as t')
       .innerJoin('ledger_entries as e', 'e.transaction_id', 't.id')
-      .innerJoin('ledger_accounts as a', (j) => j.onRef('a.id', '=', 'e.account_id').on('a.user_id', '=', userId).on('a.kind', '=', 'user_app_token'))
+      .innerJoin('ledger_accounts as a', (j) =>
+        j.onRef('a.id', '=', 'e.account_id').on('a.user_id', '=', userId).on('a.kind', '=', 'user_app_token'),
+      )
       .select(['t.id', 'e.amount'])
       .where('t.kind', '=', 'app_token_credit')
       .where('t.idempotency_key', '=', idempotencyKey)

@@ -4,7 +4,12 @@ import type { Db } from '../schema.js';
 export class PoolImagesRepository {
   constructor(private readonly db: Db) {}
 
-  async insert(image: { id: string; contentType: 'image/png' | 'image/jpeg' | 'image/webp'; bytes: Buffer; sha256: string }): Promise<void> {
+  async insert(image: {
+    id: string;
+    contentType: 'image/png' | 'image/jpeg' | 'image/webp';
+    bytes: Buffer;
+    sha256: string;
+  }): Promise<void> {
     await this.db
       .insertInto('pool_images')
       .values({ id: image.id, content_type: image.contentType, bytes: image.bytes, sha256: image.sha256 })

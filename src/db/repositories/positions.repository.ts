@@ -3,11 +3,16 @@
 import { sql } from 'kysely';
 import type { Db } from '../schema.js';
 import { int8, int8ToBigint, int8ToBigintOrNull, int8ToNumber } from '../int8.js';
-import { parsePosition, parseWindow, POSITION_COLUMNS, type SettlingFill, type SettlingPosition, type StatsSettleDelta } from './positions.rows.js';
+import {
+  parsePosition,
+  parseWindow,
+  POSITION_COLUMNS,
+  type SettlingFill,
+  type SettlingPosition,
+  type StatsSettleDelta,
+} from './positions.rows.js';
 import { anyOf } from '../sql.js';
 import type { ResolutionOutcome } from '../vocabulary.js';
-
-export type { SettlingFill, SettlingPosition, StatsSettleDelta } from './positions.rows.js';
 
 export class PositionsRepository {
   constructor(private readonly db: Db) {}
@@ -170,7 +175,9 @@ export class PositionsRepository {
   async setMakerPnl(rows: ReadonlyArray<{ id: string; pnl: bigint }>): Promise<void> {
     if (!rows.length) return;
     await sql`update position_fills f set maker_pnl = t.pnl
-      from unnest(${rows.map((r) => r.id)}::uuid[], ${rows.map((r) => int8(r.pnl))}::bigint[]) as t(id, pnl) where f.id = t.id`.execute(this.db);
+      from unnest(${rows.map((r) => r.id)}::uuid[], ${rows.map((r) => int8(r.pnl))}::bigint[]) as t(id, pnl) where f.id = t.id`.execute(
+      this.db,
+    );
   }
 
   /**
@@ -290,5 +297,3 @@ export class PositionsRepository {
     }));
   }
 }
-
-export const positionsRepository = (db: Db) => new PositionsRepository(db);

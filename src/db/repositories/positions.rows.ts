@@ -17,7 +17,9 @@ export const POSITION_COLUMNS = [
 ] as const;
 
 /** A position row with its amounts as bigint micros and its times as epoch ms. */
-export const parsePosition = <R extends { stake: string; payout: string; pnl: string | null; created_at_ms: string; resolved_at_ms: string | null }>(
+export const parsePosition = <
+  R extends { stake: string; payout: string; pnl: string | null; created_at_ms: string; resolved_at_ms: string | null },
+>(
   r: R,
 ) => ({
   ...r,

@@ -21,7 +21,8 @@ export interface NewQuoteRow {
 /** What recordQuote decided, with the rows it read or wrote. */
 export interface RecordedQuote {
   /** ok: recorded; prior: the client_quote_id was used before (see prior_*); else the refusal. */
-  verdict: 'ok' | 'prior' | 'unknown_rfq' | 'unknown_market_maker' | 'mmp_triggered' | 'rfq_closed' | 'self_trade' | 'insufficient_collateral';
+  verdict:
+    'ok' | 'prior' | 'unknown_rfq' | 'unknown_market_maker' | 'mmp_triggered' | 'rfq_closed' | 'self_trade' | 'insufficient_collateral';
   /** The RFQ's fill mode (null: no such RFQ). */
   fill_mode: 'best' | 'manual' | null;
   replaced_id: string | null;

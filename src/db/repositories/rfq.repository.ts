@@ -195,7 +195,9 @@ export class RfqRepository {
    * open RFQs, and the stake reserved (ledger transaction `reserveTx`) from user_available to user_reserved.
    */
   async create(r: NewRfqRow, maxOpen: number, reserveTx: string): Promise<RfqCreateVerdict> {
-    const { rows } = await sql<{ verdict: RfqCreateVerdict }>`select rfq_create(${r.id}::uuid, ${r.takerUserId}::uuid, ${r.takerAddress}::text,
+    const { rows } = await sql<{
+      verdict: RfqCreateVerdict;
+    }>`select rfq_create(${r.id}::uuid, ${r.takerUserId}::uuid, ${r.takerAddress}::text,
         ${int8(r.nonce)}::int8, ${r.orderHash}::text, ${r.signature}::text, ${JSON.stringify(r.legs)}::jsonb, ${int8(r.stake)}::int8,
         ${r.minOddsBps}::integer, ${r.orderType}::text, ${r.fillMode}::text, ${int8(r.deadlineMs)}::int8, ${int8(r.quoteDeadlineMs)}::int8,
         ${int8(r.expiresAtMs)}::int8, ${int8(r.dueAtMs)}::int8, ${int8(r.createdAtMs)}::int8, ${r.idempotencyKey}::uuid, ${maxOpen}::integer,
@@ -262,7 +264,11 @@ export class RfqRepository {
   async lockForClose(rfqId: string): Promise<LockedForClose | undefined> {
     // JSON with int8 as text (rfq_lock_for_close), parsed as the other reads are.
     type Json<T> = { [K in keyof T]: T[K] extends bigint ? string : T[K] extends bigint | null ? string | null : T[K] };
-    const { rows } = await sql<{ rfq_row: DbRfqRow; taker_accounts: Array<Json<AccountRow>>; quote_rows: Array<DbQuoteRow & Json<LockedExtra>> }>`
+    const { rows } = await sql<{
+      rfq_row: DbRfqRow;
+      taker_accounts: Array<Json<AccountRow>>;
+      quote_rows: Array<DbQuoteRow & Json<LockedExtra>>;
+    }>`
       select rfq_row, taker_accounts, quote_rows from rfq_lock_for_close(${rfqId}::uuid)`.execute(this.db);
     const row = rows[0];
     if (!row) return undefined;

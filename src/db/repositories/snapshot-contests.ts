@@ -43,7 +43,12 @@ export const CONTESTS_CATALOG: Record<string, Array<[string, (db: Db) => Promise
     [
       'ContestsRepository.lobbyPage (status, category, cursor)',
       (db) =>
-        new ContestsRepository(db).lobbyPage({ status: 'open', category: 'sports', after: { createdAtMs: 1_700_000_000_000, id: U1 }, limit: 21 }),
+        new ContestsRepository(db).lobbyPage({
+          status: 'open',
+          category: 'sports',
+          after: { createdAtMs: 1_700_000_000_000, id: U1 },
+          limit: 21,
+        }),
     ],
     ['ContestsRepository.lobbyCursorKey', (db) => new ContestsRepository(db).lobbyCursorKey()],
     ['ContestsRepository.marketsOf', (db) => new ContestsRepository(db).marketsOf(U1)],
@@ -98,7 +103,10 @@ export const CONTESTS_CATALOG: Record<string, Array<[string, (db: Db) => Promise
           },
         ]),
     ],
-    ['ContestsRepository.setMarketResolution', (db) => new ContestsRepository(db).setMarketResolution(7, 'RESOLVED', 'YES', 1_700_000_000_000)],
+    [
+      'ContestsRepository.setMarketResolution',
+      (db) => new ContestsRepository(db).setMarketResolution(7, 'RESOLVED', 'YES', 1_700_000_000_000),
+    ],
     ['ContestsRepository.countVoidedLeg', (db) => new ContestsRepository(db).countVoidedLeg(7)],
     ['ContestsRepository.countResolvedLeg', (db) => new ContestsRepository(db).countResolvedLeg(7, 'up', true)],
     ['ContestsRepository.decrementOpenMarkets', (db) => new ContestsRepository(db).decrementOpenMarkets(U1)],

@@ -18,10 +18,14 @@ import { WithdrawalsRepository } from './withdrawals.repository.js';
 export const MONEY_CATALOG: Record<string, Array<[string, (db: Db) => Promise<unknown>]>> = {
   ledger: [
     ['LedgerRepository.createPotAccounts', (db) => new LedgerRepository(db).createPotAccounts([U1])],
-    ['LedgerRepository.createUserAccounts', (db) => new LedgerRepository(db).createUserAccounts([U1, U1], ['user_available', 'user_reserved'])],
+    [
+      'LedgerRepository.createUserAccounts',
+      (db) => new LedgerRepository(db).createUserAccounts([U1, U1], ['user_available', 'user_reserved']),
+    ],
     [
       'LedgerRepository.lockOwned',
-      (db) => new LedgerRepository(db).lockOwned({ userIds: [U1], userKinds: ['user_available'], systems: ['settlement_clearing'], pots: [U2] }),
+      (db) =>
+        new LedgerRepository(db).lockOwned({ userIds: [U1], userKinds: ['user_available'], systems: ['settlement_clearing'], pots: [U2] }),
     ],
     [
       'LedgerRepository.insertPostings',
@@ -53,7 +57,10 @@ export const MONEY_CATALOG: Record<string, Array<[string, (db: Db) => Promise<un
     ['WithdrawalsRepository.lockDeploymentVolume', (db) => new WithdrawalsRepository(db).lockDeploymentVolume()],
     ['WithdrawalsRepository.automaticWithdrawnSince', (db) => new WithdrawalsRepository(db).automaticWithdrawnSince(3_600_000)],
     ['WithdrawalsRepository.isDepositAddress', (db) => new WithdrawalsRepository(db).isDepositAddress([WALLET, WALLET.toLowerCase()])],
-    ['WithdrawalsRepository.insertReview', (db) => new WithdrawalsRepository(db).insertReview(U1, ['above_review_threshold', 'hourly_limit'])],
+    [
+      'WithdrawalsRepository.insertReview',
+      (db) => new WithdrawalsRepository(db).insertReview(U1, ['above_review_threshold', 'hourly_limit']),
+    ],
     ['WithdrawalsRepository.lockForDecision', (db) => new WithdrawalsRepository(db).lockForDecision(U1)],
     [
       'WithdrawalsRepository.decide',
@@ -72,7 +79,10 @@ export const MONEY_CATALOG: Record<string, Array<[string, (db: Db) => Promise<un
       'IdempotencyRepository.insertWaiting',
       (db) => new IdempotencyRepository(db).insertWaiting({ scope: `user:${U1}`, operation: 'createDeposit', key: U2 }, 'f00d', 5_000),
     ],
-    ['IdempotencyRepository.read', (db) => new IdempotencyRepository(db).read({ scope: `user:${U1}`, operation: 'createDeposit', key: U2 })],
+    [
+      'IdempotencyRepository.read',
+      (db) => new IdempotencyRepository(db).read({ scope: `user:${U1}`, operation: 'createDeposit', key: U2 }),
+    ],
     [
       'IdempotencyRepository.store',
       (db) => new IdempotencyRepository(db).store({ scope: `user:${U1}`, operation: 'createDeposit', key: U2 }, 201, '{"a":1}', U1),
@@ -160,7 +170,9 @@ export const MONEY_CATALOG: Record<string, Array<[string, (db: Db) => Promise<un
         }),
     ],
   ],
-  settlement: [['SettlementRepository.lockUsersWithDepositTotals', (db) => new SettlementRepository(db).lockUsersWithDepositTotals([U1, U2])]],
+  settlement: [
+    ['SettlementRepository.lockUsersWithDepositTotals', (db) => new SettlementRepository(db).lockUsersWithDepositTotals([U1, U2])],
+  ],
   chain: [
     ['ChainRepository.ensureNonce', (db) => new ChainRepository(db).ensureNonce(8453, WALLET, 7n)],
     ['ChainRepository.operation', (db) => new ChainRepository(db).operation(U1, false)],
@@ -220,7 +232,10 @@ export const MONEY_CATALOG: Record<string, Array<[string, (db: Db) => Promise<un
     ['ChainTxRepository.recordOutcome', (db) => new ChainTxRepository(db).recordOutcome(`0x${'ab'.repeat(32)}`, 'success', 123n)],
   ],
   custodial: [
-    ['CustodialRepository.register', (db) => new CustodialRepository(db).register({ address: WALLET, userId: U1, index: 7n, fromBlock: 100n })],
+    [
+      'CustodialRepository.register',
+      (db) => new CustodialRepository(db).register({ address: WALLET, userId: U1, index: 7n, fromBlock: 100n }),
+    ],
     ['CustodialRepository.registered', (db) => new CustodialRepository(db).registered(U1)],
     ['CustodialRepository.watched', (db) => new CustodialRepository(db).watched()],
     ['CustodialRepository.sweepFailed', (db) => new CustodialRepository(db).sweepFailed(WALLET, 'reverted', 3, 60_000)],
@@ -230,8 +245,14 @@ export const MONEY_CATALOG: Record<string, Array<[string, (db: Db) => Promise<un
     ['CustodialRepository.firstRegistered', (db) => new CustodialRepository(db).firstRegistered()],
     ['CustodialRepository.cursor', (db) => new CustodialRepository(db).cursor(8453, 'custodial-deposits', false)],
     ['CustodialRepository.cursor (for update)', (db) => new CustodialRepository(db).cursor(8453, 'custodial-deposits', true)],
-    ['CustodialRepository.initCursor', (db) => new CustodialRepository(db).initCursor(8453, 'custodial-deposits', 100n, `0x${'cd'.repeat(32)}`)],
-    ['CustodialRepository.moveCursor', (db) => new CustodialRepository(db).moveCursor(8453, 'custodial-deposits', 200n, `0x${'cd'.repeat(32)}`)],
+    [
+      'CustodialRepository.initCursor',
+      (db) => new CustodialRepository(db).initCursor(8453, 'custodial-deposits', 100n, `0x${'cd'.repeat(32)}`),
+    ],
+    [
+      'CustodialRepository.moveCursor',
+      (db) => new CustodialRepository(db).moveCursor(8453, 'custodial-deposits', 200n, `0x${'cd'.repeat(32)}`),
+    ],
     [
       'CustodialRepository.credit',
       (db) =>

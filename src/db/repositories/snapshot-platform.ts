@@ -17,7 +17,10 @@ export const PLATFORM_CATALOG: Record<string, Array<[string, (db: Db) => Promise
       'MarketsRepository.insertWindows',
       (db) => new MarketsRepository(db).insertWindows([{ asset: 'BTC', durationSecs: 60, startAtMs: 1_700_000_040_000 }]),
     ],
-    ['MarketsRepository.findWindow', (db) => new MarketsRepository(db).findWindow({ asset: 'BTC', durationSecs: 60, startAtMs: 1_700_000_040_000 })],
+    [
+      'MarketsRepository.findWindow',
+      (db) => new MarketsRepository(db).findWindow({ asset: 'BTC', durationSecs: 60, startAtMs: 1_700_000_040_000 }),
+    ],
   ],
   'user-events': [
     ['UserEventsRepository.eventsAfter', (db) => new UserEventsRepository(db).eventsAfter(U1, 5, 500)],
@@ -30,7 +33,13 @@ export const PLATFORM_CATALOG: Record<string, Array<[string, (db: Db) => Promise
     ['MarketMakersRepository.revokeSessions', (db) => new MarketMakersRepository(db).revokeSessions(WALLET)],
     [
       'MarketMakersRepository.insertSessionIfActive',
-      (db) => new MarketMakersRepository(db).insertSessionIfActive({ id: U1, tokenHash: Buffer.alloc(32), walletAddress: WALLET, ttlMs: 86_400_000 }),
+      (db) =>
+        new MarketMakersRepository(db).insertSessionIfActive({
+          id: U1,
+          tokenHash: Buffer.alloc(32),
+          walletAddress: WALLET,
+          ttlMs: 86_400_000,
+        }),
     ],
     ['MarketMakersRepository.endedSessions', (db) => new MarketMakersRepository(db).endedSessions([U1, U2])],
     ['MarketMakersRepository.withdrawLiveQuotes', (db) => new MarketMakersRepository(db).withdrawLiveQuotes(WALLET)],
@@ -90,7 +99,8 @@ export const PLATFORM_CATALOG: Record<string, Array<[string, (db: Db) => Promise
   heartbeats: [
     [
       'HeartbeatsRepository.record',
-      (db) => new HeartbeatsRepository(db).record({ workerId: 'w1', hostname: 'h', pid: 1, startedAt: new Date(0), lastSeenAt: new Date(0) }),
+      (db) =>
+        new HeartbeatsRepository(db).record({ workerId: 'w1', hostname: 'h', pid: 1, startedAt: new Date(0), lastSeenAt: new Date(0) }),
     ],
     ['HeartbeatsRepository.latest', (db) => new HeartbeatsRepository(db).latest()],
     ['HeartbeatsRepository.recent', (db) => new HeartbeatsRepository(db).recent(100)],

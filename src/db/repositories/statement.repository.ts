@@ -95,7 +95,14 @@ export class StatementRepository {
    */
   async movements(page: ReadonlyArray<{ transactionId: string; key: bigint }>, accountIds: readonly string[]): Promise<MovementPart[]> {
     if (!page.length) return [];
-    const { rows } = await sql<{ transaction_id: string; kind: string; reference: string; at_ms: string; account_id: string; amount: string }>`
+    const { rows } = await sql<{
+      transaction_id: string;
+      kind: string;
+      reference: string;
+      at_ms: string;
+      account_id: string;
+      amount: string;
+    }>`
       with p(tx, key) as (select * from unnest(${page.map((m) => m.transactionId)}::uuid[], ${page.map((m) => int8(m.key))}::int8[])),
       acc(id) as (select unnest(${accountIds}::int8[]))
       select p.tx as transaction_id, t.kind, t.reference, floor(extract(epoch from t.created_at) * 1000)::int8::text as at_ms,

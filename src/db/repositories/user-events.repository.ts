@@ -31,7 +31,11 @@ export class UserEventsRepository {
   /** The last seq of each user that has any event (users without one are absent). */
   async heads(userIds: readonly string[]): Promise<Map<string, number>> {
     if (userIds.length === 0) return new Map();
-    const rows = await this.db.selectFrom('user_event_heads').select(['user_id', 'seq']).where('user_id', '=', anyOf(userIds, 'uuid')).execute();
+    const rows = await this.db
+      .selectFrom('user_event_heads')
+      .select(['user_id', 'seq'])
+      .where('user_id', '=', anyOf(userIds, 'uuid'))
+      .execute();
     return new Map(rows.map((r) => [r.user_id, int8ToNumber(r.seq)]));
   }
 

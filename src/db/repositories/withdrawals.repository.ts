@@ -62,7 +62,11 @@ export class WithdrawalsRepository {
 
   /** Whether any of these spellings of one address is a registered custodial deposit address. */
   async isDepositAddress(spellings: readonly string[]): Promise<boolean> {
-    const row = await this.db.selectFrom('deposit_addresses').select('address').where('address', '=', anyOf(spellings, 'text')).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('deposit_addresses')
+      .select('address')
+      .where('address', '=', anyOf(spellings, 'text'))
+      .executeTakeFirst();
     return row !== undefined;
   }
 
@@ -122,7 +126,11 @@ export class WithdrawalsRepository {
   /** The fees of these operations, by id. */
   async feesOf(operationIds: readonly string[]): Promise<Map<string, bigint>> {
     if (!operationIds.length) return new Map();
-    const rows = await this.db.selectFrom('operations').select(['id', 'fee_micros']).where('id', '=', anyOf(operationIds, 'uuid')).execute();
+    const rows = await this.db
+      .selectFrom('operations')
+      .select(['id', 'fee_micros'])
+      .where('id', '=', anyOf(operationIds, 'uuid'))
+      .execute();
     return new Map(rows.map((r) => [r.id, int8ToBigint(r.fee_micros)]));
   }
 

@@ -106,7 +106,13 @@ export interface TopParticipant {
 }
 
 /** Users ranked by payouts across contests of `{id}`'s category and game type resolved in the window. */
-export async function topParticipants(em: Em, contestId: string, windowMs: number, limit: number, nowMs = Date.now()): Promise<TopParticipant[]> {
+export async function topParticipants(
+  em: Em,
+  contestId: string,
+  windowMs: number,
+  limit: number,
+  nowMs = Date.now(),
+): Promise<TopParticipant[]> {
   return (await topParticipantsAt(em, contestId, windowMs, limit, nowMs)).participants;
 }
 
@@ -126,7 +132,10 @@ export async function topParticipantsAt(
   const range = { category: c.category, gameType: c.gameType, fromMs: Math.max(0, nowMs - windowMs), toMs: nowMs };
   const rows = await repo.topParticipants({ ...range, limit });
   const bounds = await repo.resolutionTimesAround(range);
-  const edges = [bounds.oldest_in === null ? Infinity : bounds.oldest_in + windowMs + 1, bounds.next_in === null ? Infinity : bounds.next_in];
+  const edges = [
+    bounds.oldest_in === null ? Infinity : bounds.oldest_in + windowMs + 1,
+    bounds.next_in === null ? Infinity : bounds.next_in,
+  ];
   const validUntilMs = Math.min(...edges);
   return {
     participants: rows.map((r) => ({ ...userFields(r), wonCount: r.won, totalWinnings: r.total })),

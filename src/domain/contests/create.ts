@@ -87,9 +87,11 @@ export function checkNewContest(c: NewContest): Detail[] {
 /** Creates the contest and its markets in one transaction; returns the new contest id. */
 export async function createContest(em: Em, c: NewContest, nowMs = Date.now()): Promise<string> {
   const details = checkNewContest(c);
-  if (details.length) throw new ValidationFailed(`The contest is not valid: ${details.map((x) => `${x.path} ${x.message}`).join('; ')}.`, details);
+  if (details.length)
+    throw new ValidationFailed(`The contest is not valid: ${details.map((x) => `${x.path} ${x.message}`).join('; ')}.`, details);
   // Uploaded ids are UUIDs: store them in the lower case the upload's `url` uses, whatever case was sent.
-  const imageId = c.imageId !== undefined && /^[0-9a-f]{8}-([0-9a-f]{4}-){3}[0-9a-f]{12}$/i.test(c.imageId) ? c.imageId.toLowerCase() : c.imageId;
+  const imageId =
+    c.imageId !== undefined && /^[0-9a-f]{8}-([0-9a-f]{4}-){3}[0-9a-f]{12}$/i.test(c.imageId) ? c.imageId.toLowerCase() : c.imageId;
   if (imageId !== undefined && !(await imageExists(em, imageId))) {
     throw new NotFound(
       'IMAGE_NOT_FOUND',

@@ -35,10 +35,12 @@ export function checkPicks(
   const seen = new Set<number>();
   picks.forEach((p, i) => {
     const m = byId.get(p.marketId);
-    if (seen.has(p.marketId)) d.push({ in: 'body', path: `/picks/${i}/market_id`, message: `market ${p.marketId} is picked more than once` });
+    if (seen.has(p.marketId))
+      d.push({ in: 'body', path: `/picks/${i}/market_id`, message: `market ${p.marketId} is picked more than once` });
     seen.add(p.marketId);
     if (!m) d.push({ in: 'body', path: `/picks/${i}/market_id`, message: `market ${p.marketId} is not a market of this contest` });
-    else if (m.status !== 'OPEN') d.push({ in: 'body', path: `/picks/${i}/market_id`, message: `market ${p.marketId} is ${m.status}, not OPEN` });
+    else if (m.status !== 'OPEN')
+      d.push({ in: 'body', path: `/picks/${i}/market_id`, message: `market ${p.marketId} is ${m.status}, not OPEN` });
     else if (m.bettingClosesAtMs !== null && nowMs >= m.bettingClosesAtMs) {
       d.push({ in: 'body', path: `/picks/${i}/market_id`, message: `betting on market ${p.marketId} closed at ${m.bettingClosesAtMs}` });
     }
@@ -88,14 +90,18 @@ export interface EntryPlan {
 /** The entry's rules in the order the spec documents: a Conflict or Unprocessable, or the writes. */
 export function planEntry(f: EntryFacts): EntryPlan {
   const { contest: c, nowMs: now, picks } = f;
-  if (now >= c.bettingClosesMs) throw new Conflict('BETTING_CLOSED', `Betting closed for this contest at ${c.bettingClosesMs} (betting_closes_ms).`);
+  if (now >= c.bettingClosesMs)
+    throw new Conflict('BETTING_CLOSED', `Betting closed for this contest at ${c.bettingClosesMs} (betting_closes_ms).`);
   if (c.status !== 'open') throw new Conflict('ENTRY_NOT_OPEN', `This contest is ${c.status} and does not accept entries.`);
   if (c.entryOpensAtMs !== null && now < c.entryOpensAtMs) {
     throw new Conflict('ENTRY_NOT_OPEN', `This contest accepts entries from ${c.entryOpensAtMs} (entry_opens_at_ms).`);
   }
   if (c.entriesFilled >= c.entryCap) throw new Conflict('CONTEST_FULL', `This contest has reached its entry cap of ${c.entryCap}.`);
   if (f.held >= c.maxEntriesPerUser) {
-    throw new Conflict('ENTRY_LIMIT_REACHED', `You already hold ${f.held} of the ${c.maxEntriesPerUser} entries allowed per user in this contest.`);
+    throw new Conflict(
+      'ENTRY_LIMIT_REACHED',
+      `You already hold ${f.held} of the ${c.maxEntriesPerUser} entries allowed per user in this contest.`,
+    );
   }
   if (!ENTRY_GAME_TYPES.includes(c.gameType)) {
     throw invalidPicks([{ in: 'body', path: '/picks', message: `${c.gameType} contests do not take entries through this route` }]);

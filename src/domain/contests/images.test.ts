@@ -68,7 +68,8 @@ describe('default images', () => {
   });
 
   it('the three categories look different (top-left pixels differ) and hash differently', () => {
-    const firstPixel = (category: (typeof CATEGORIES)[number]) => readPng(defaultImage(category).bytes).pixels.subarray(1, 4).toString('hex');
+    const firstPixel = (category: (typeof CATEGORIES)[number]) =>
+      readPng(defaultImage(category).bytes).pixels.subarray(1, 4).toString('hex');
     expect(new Set(CATEGORIES.map(firstPixel)).size).toBe(3);
     expect(new Set(CATEGORIES.map((c) => defaultImage(c).sha256)).size).toBe(3);
   });

@@ -138,7 +138,11 @@ export async function storeImage(em: Em, contentType: string, bytes: Buffer): Pr
   if (sniffed !== declared) {
     const found = sniffed ? `a ${sniffed} image` : 'no PNG, JPEG or WebP signature';
     throw new ValidationFailed(`the body is not ${declared}: its first bytes show ${found}; send the Content-Type that matches the file`, [
-      { in: 'body', path: '', message: `is not a ${declared} image (found ${found}; first bytes ${bytes.subarray(0, 12).toString('hex')})` },
+      {
+        in: 'body',
+        path: '',
+        message: `is not a ${declared} image (found ${found}; first bytes ${bytes.subarray(0, 12).toString('hex')})`,
+      },
     ]);
   }
   const image: StoredImage = { imageId: randomUUID(), contentType: declared, bytes, sha256: sha256Hex(bytes) };

@@ -50,7 +50,15 @@ export function decodeCursor(key: Buffer, raw: string, q: Pick<LobbyQuery, 'stat
     throw invalid('it was not produced by this service');
   }
   const o = v as Partial<Cursor> | null;
-  if (!o || typeof o !== 'object' || !Number.isSafeInteger(o.c) || typeof o.i !== 'string' || !UUID.test(o.i) || !('s' in o) || !('g' in o)) {
+  if (
+    !o ||
+    typeof o !== 'object' ||
+    !Number.isSafeInteger(o.c) ||
+    typeof o.i !== 'string' ||
+    !UUID.test(o.i) ||
+    !('s' in o) ||
+    !('g' in o)
+  ) {
     throw invalid('it was not produced by this service');
   }
   if ((o.s ?? null) !== (q.status ?? null) || (o.g ?? null) !== (q.category ?? null)) {
@@ -76,6 +84,8 @@ export async function listContests(em: Em, q: LobbyQuery): Promise<LobbyPage> {
   const contests = rows.slice(0, q.limit).map(contestFromRow);
   const last = contests[contests.length - 1];
   const nextCursor =
-    rows.length > q.limit && last ? encodeCursor(key, { c: last.createdAtMs, i: last.id, s: q.status ?? null, g: q.category ?? null }) : null;
+    rows.length > q.limit && last
+      ? encodeCursor(key, { c: last.createdAtMs, i: last.id, s: q.status ?? null, g: q.category ?? null })
+      : null;
   return { contests, nextCursor };
 }

@@ -114,7 +114,9 @@ describe('planEntry', () => {
     const survivor = { ...limit, held: 1 };
     expect(code(() => planEntry(survivor))).toBe('INVALID_PICKS');
     expect(code(() => planEntry({ ...survivor, contest: { ...survivor.contest, gameType: 'lineups' } }))).toBe('INVALID_PICKS');
-    expect(code(() => planEntry({ ...survivor, contest: { ...survivor.contest, gameType: 'lineups' }, picks: facts().picks }))).toBe('none');
+    expect(code(() => planEntry({ ...survivor, contest: { ...survivor.contest, gameType: 'lineups' }, picks: facts().picks }))).toBe(
+      'none',
+    );
   });
 });
 
@@ -130,7 +132,12 @@ describe('planVoid', () => {
     const { refund } = planVoid(contest(), [entry('e1', 'u1', 0), entry('e2', 'u1', 0), entry('e3', 'u2', 0)]);
     validatePosting(refund!);
     expect(refund!.kind).toBe('contest_refund');
-    expect(net(refund!)).toEqual({ 'u1:user_reserved': -20n, 'u1:user_available': 20n, 'u2:user_reserved': -10n, 'u2:user_available': 10n });
+    expect(net(refund!)).toEqual({
+      'u1:user_reserved': -20n,
+      'u1:user_available': 20n,
+      'u2:user_reserved': -10n,
+      'u2:user_available': 10n,
+    });
     expect(planVoid(contest(), [])).toEqual({ refund: null });
   });
 

@@ -60,7 +60,8 @@ export interface ContestMarketRecord {
 export const PUBLIC_GAME_TYPES = ['lineups', 'outcast'] as const satisfies readonly GameType[];
 export type PublicGameType = (typeof PUBLIC_GAME_TYPES)[number];
 export type PublicContestRecord = ContestRecord & { gameType: PublicGameType };
-export const isPublicContest = (c: ContestRecord): c is PublicContestRecord => (PUBLIC_GAME_TYPES as readonly GameType[]).includes(c.gameType);
+export const isPublicContest = (c: ContestRecord): c is PublicContestRecord =>
+  (PUBLIC_GAME_TYPES as readonly GameType[]).includes(c.gameType);
 /** Game types that take entries through POST /v1/contests/{id}/entries. */
 export const ENTRY_GAME_TYPES: readonly GameType[] = ['lineups', 'outcast'];
 

@@ -36,7 +36,10 @@ export function refundPosting(c: Contest, entries: readonly SettlingEntry[]): Po
   if (!byUser.size) return null;
   const p: Posting = { kind: 'contest_refund', reference: c.id, entries: [] };
   for (const [userId, amount] of byUser) {
-    p.entries.push({ account: { userId, kind: 'user_reserved' }, amount: -amount }, { account: { userId, kind: 'user_available' }, amount });
+    p.entries.push(
+      { account: { userId, kind: 'user_reserved' }, amount: -amount },
+      { account: { userId, kind: 'user_available' }, amount },
+    );
   }
   return p;
 }
@@ -64,13 +67,16 @@ export type ResolutionPlan =
 function payoutPosting(c: Contest, entries: readonly SettlingEntry[], won: ReadonlyMap<string, bigint>, remainder: bigint): Posting {
   const p: Posting = { kind: 'contest_payout', reference: c.id, entries: [] };
   const bets = c.betAmount * BigInt(entries.length);
-  for (const [userId, amount] of betsByUser(entries, c.betAmount)) p.entries.push({ account: { userId, kind: 'user_reserved' }, amount: -amount });
+  for (const [userId, amount] of betsByUser(entries, c.betAmount))
+    p.entries.push({ account: { userId, kind: 'user_reserved' }, amount: -amount });
   p.entries.push({ account: { pot: c.id }, amount: bets });
-  if (c.prizePool > 0n) p.entries.push({ account: { system: 'treasury' }, amount: -c.prizePool }, { account: { pot: c.id }, amount: c.prizePool });
+  if (c.prizePool > 0n)
+    p.entries.push({ account: { system: 'treasury' }, amount: -c.prizePool }, { account: { pot: c.id }, amount: c.prizePool });
   const paid = [...won.values()].reduce((a, b) => a + b, 0n);
   for (const [userId, amount] of won) p.entries.push({ account: { userId, kind: 'user_available' }, amount });
   if (paid > 0n) p.entries.push({ account: { pot: c.id }, amount: -paid });
-  if (remainder > 0n) p.entries.push({ account: { pot: c.id }, amount: -remainder }, { account: { system: 'treasury' }, amount: remainder });
+  if (remainder > 0n)
+    p.entries.push({ account: { pot: c.id }, amount: -remainder }, { account: { system: 'treasury' }, amount: remainder });
   return p;
 }
 
@@ -78,7 +84,11 @@ function payoutPosting(c: Contest, entries: readonly SettlingEntry[], won: Reado
  * The resolution of a contest: nothing unless it is open and no market is OPEN; voided (every bet refunded)
  * when every market was voided; otherwise ranked, the pot split, and paid.
  */
-export function planResolution(c: Contest, markets: ReadonlyArray<{ status: MarketStatus }>, entries: readonly SettlingEntry[]): ResolutionPlan {
+export function planResolution(
+  c: Contest,
+  markets: ReadonlyArray<{ status: MarketStatus }>,
+  entries: readonly SettlingEntry[],
+): ResolutionPlan {
   if (c.status !== 'open') return { kind: 'already_settled' };
   if (markets.some((m) => m.status === 'OPEN')) return { kind: 'not_ready' };
   if (markets.every((m) => m.status === 'VOIDED')) return { kind: 'voided', refund: refundPosting(c, entries) };

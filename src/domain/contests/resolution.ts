@@ -33,11 +33,15 @@ export async function resolveMarket(em: Em, marketId: number, resolution: Resolu
     const contest = await loadContest(tx, owner.contest_id, { forUpdate: true });
     const market = marketFromRow((await repo.marketForUpdate(marketId))!);
     if (market.status !== 'OPEN') {
-      throw new Conflict('MARKET_ALREADY_RESOLVED', `This market is already ${market.status}${market.outcome ? ` (${market.outcome})` : ''}.`, {
-        market_id: marketId,
-        status: market.status,
-        outcome: market.outcome,
-      });
+      throw new Conflict(
+        'MARKET_ALREADY_RESOLVED',
+        `This market is already ${market.status}${market.outcome ? ` (${market.outcome})` : ''}.`,
+        {
+          market_id: marketId,
+          status: market.status,
+          outcome: market.outcome,
+        },
+      );
     }
     if (contest.status !== 'open') throw alreadySettled(contest);
     // An outcome while entries can still be made would let late entrants pick the known result (and, with

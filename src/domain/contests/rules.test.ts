@@ -74,7 +74,9 @@ describe('checkPicks', () => {
       0,
     );
     expect(d.map((x) => x.path)).toEqual(['/picks/1/market_id', '/picks/2/market_id', '/picks/3/market_id', '/picks']);
-    expect(d.map((x) => x.message).join('|')).toMatch(/more than once.*not a market of this contest.*RESOLVED, not OPEN.*exactly 2 picks, got 4/);
+    expect(d.map((x) => x.message).join('|')).toMatch(
+      /more than once.*not a market of this contest.*RESOLVED, not OPEN.*exactly 2 picks, got 4/,
+    );
   });
 
   it('refuses a market whose own betting close has passed', () => {

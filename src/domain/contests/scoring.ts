@@ -50,7 +50,9 @@ export interface RankedEntry {
 
 /** Orders entries for the leaderboard (score desc, then earlier entry, then id) and ranks them. */
 export function rankEntries<T extends RankedEntry>(entries: readonly T[]): Array<T & { rank: number }> {
-  const sorted = [...entries].sort((a, b) => b.score - a.score || a.createdAtMs - b.createdAtMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const sorted = [...entries].sort(
+    (a, b) => b.score - a.score || a.createdAtMs - b.createdAtMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
   const ranks = competitionRanks(sorted.map((e) => e.score));
   return sorted.map((e, i) => ({ ...e, rank: ranks[i]! }));
 }
@@ -92,4 +94,5 @@ export function splitPot(pot: bigint, winningSplitBps: readonly number[], ranked
 }
 
 /** `protocol_prize_pool_micros + entries_filled * bet_amount_micros`. */
-export const totalPot = (prizePool: bigint, entriesFilled: number, betAmount: bigint): bigint => prizePool + BigInt(entriesFilled) * betAmount;
+export const totalPot = (prizePool: bigint, entriesFilled: number, betAmount: bigint): bigint =>
+  prizePool + BigInt(entriesFilled) * betAmount;

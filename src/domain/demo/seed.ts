@@ -30,7 +30,8 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
 /** A deterministic demo wallet (no key is known for it: never send real funds). */
-export const demoWallet = (handle: string) => getAddress(`0x${createHash('sha256').update(`crfq demo user:${handle}`).digest('hex').slice(0, 40)}`);
+export const demoWallet = (handle: string) =>
+  getAddress(`0x${createHash('sha256').update(`crfq demo user:${handle}`).digest('hex').slice(0, 40)}`);
 
 export interface DemoSeedResult {
   seeded: boolean;
@@ -101,7 +102,8 @@ export async function seedDemoData(em: Em, settlement: SettlementAdapter, nowMs 
       for (const [i, userId] of users.entries()) await enterContest(tx, userId, contestId, picksFor(i, marketIds), null, () => at);
     }
     const resolvedMarkets = await loadMarkets(tx, resolved);
-    for (const [i, m] of resolvedMarkets.entries()) await resolveMarket(tx, m.marketId, i === 3 ? 'VOID' : i % 2 ? 'NO' : 'YES', nowMs - DAY);
+    for (const [i, m] of resolvedMarkets.entries())
+      await resolveMarket(tx, m.marketId, i === 3 ? 'VOID' : i % 2 ? 'NO' : 'YES', nowMs - DAY);
     const outcome = await resolveContest(tx, resolved, nowMs - DAY);
     if (outcome !== 'resolved') throw new Error(`demo seed: the resolved demo contest ended ${outcome}`);
     return { seeded: true, contestIds: [open, hidden, resolved] };
@@ -120,7 +122,12 @@ export const demoSeedAllowed = (s: DemoSeedSettings) =>
   s.demoData && s.nodeEnv === 'development' && s.deployment === 'embedded' && s.settlementMode === 'demo';
 
 /** At start-up: seeds when allowed and not yet done, and says what it did. A failure is logged, never fatal. */
-export async function seedDemoOnStart(em: Em, settlement: SettlementAdapter, s: DemoSeedSettings, log: Logger): Promise<DemoSeedResult | null> {
+export async function seedDemoOnStart(
+  em: Em,
+  settlement: SettlementAdapter,
+  s: DemoSeedSettings,
+  log: Logger,
+): Promise<DemoSeedResult | null> {
   if (!demoSeedAllowed(s)) return null;
   try {
     const r = await seedDemoData(em, settlement);

@@ -32,7 +32,9 @@ export async function signIdentityToken(privateKey: CryptoKey | KeyObject, input
 
 /** Linked accounts of a Privy user with an embedded wallet and, optionally, an X account. */
 export function devLinkedAccounts(wallet: string, twitter?: { username: string; profilePictureUrl?: string }): unknown[] {
-  const accounts: unknown[] = [{ type: 'wallet', address: wallet, chain_type: 'ethereum', wallet_client_type: 'privy', connector_type: 'embedded' }];
+  const accounts: unknown[] = [
+    { type: 'wallet', address: wallet, chain_type: 'ethereum', wallet_client_type: 'privy', connector_type: 'embedded' },
+  ];
   if (twitter) {
     accounts.push({
       type: 'twitter_oauth',

@@ -61,7 +61,14 @@ describe('verifyPrivyToken', () => {
 
   it('rejects an unsigned token (alg: none)', async () => {
     const now = Math.floor(Date.now() / 1000);
-    const payload = { iss: 'privy.io', aud: APP, sub: SUB, iat: now, exp: now + 3600, linked_accounts: JSON.stringify(devLinkedAccounts(EMBEDDED)) };
+    const payload = {
+      iss: 'privy.io',
+      aud: APP,
+      sub: SUB,
+      iat: now,
+      exp: now + 3600,
+      linked_accounts: JSON.stringify(devLinkedAccounts(EMBEDDED)),
+    };
     for (const token of [`${b64({ alg: 'none', typ: 'JWT' })}.${b64(payload)}.`, `${b64({ alg: 'none' })}.${b64(payload)}`]) {
       expect(await outcome(token)).toMatch(/^401 INVALID_IDENTITY_TOKEN: /);
     }
@@ -117,7 +124,9 @@ describe('verifyPrivyToken', () => {
         .sign(privateKey);
     expect(await outcome(await custom({}))).toMatch(/^401 INVALID_IDENTITY_TOKEN: .*no linked_accounts/);
     expect(await outcome(await custom({ linked_accounts: '[{"type":' }))).toMatch(/^401 INVALID_IDENTITY_TOKEN: .*not valid JSON/);
-    expect(await outcome(await custom({ linked_accounts: '{"type":"wallet"}' }))).toMatch(/^401 INVALID_IDENTITY_TOKEN: .*not a JSON array/);
+    expect(await outcome(await custom({ linked_accounts: '{"type":"wallet"}' }))).toMatch(
+      /^401 INVALID_IDENTITY_TOKEN: .*not a JSON array/,
+    );
     expect(await outcome(await custom({ linked_accounts: 42 }))).toMatch(/^401 INVALID_IDENTITY_TOKEN: .*not a JSON array/);
   });
 
@@ -162,6 +171,9 @@ describe('verifyPrivyToken', () => {
     ];
     expect(await verifyPrivyToken(verifier, await mint({ linkedAccounts }))).toMatchObject({ xHandle: 'satoshifan', xAvatarUrl: avatar });
     const noPicture = devLinkedAccounts(EMBEDDED, { username: 'plain' });
-    expect(await verifyPrivyToken(verifier, await mint({ linkedAccounts: noPicture }))).toMatchObject({ xHandle: 'plain', xAvatarUrl: null });
+    expect(await verifyPrivyToken(verifier, await mint({ linkedAccounts: noPicture }))).toMatchObject({
+      xHandle: 'plain',
+      xAvatarUrl: null,
+    });
   });
 });

@@ -47,7 +47,10 @@ export async function verifyPrivyToken(verifier: PrivyVerifier, token: string, n
   const accounts = readLinkedAccounts(payload.linked_accounts);
   const wallet = pickSessionWallet(accounts);
   if (!wallet) {
-    throw new Unprocessable('NO_LINKED_WALLET', 'the Privy user has no linked Ethereum wallet; create or link one in Privy, then sign in again');
+    throw new Unprocessable(
+      'NO_LINKED_WALLET',
+      'the Privy user has no linked Ethereum wallet; create or link one in Privy, then sign in again',
+    );
   }
   return { sub, address: wallet, ...pickXAccount(accounts) };
 }

@@ -124,13 +124,13 @@ describe('ledger repository', () => {
       }),
     );
     // Two system accounts, so that the late posting (clearing, then the user) and the holder's (treasury and the user) share one lock only.
-    const [x] = (await db(t.orm.em.fork()).selectFrom('ledger_accounts').select('id').where('kind', '=', 'settlement_clearing').execute()).map(
-      (r) => r.id,
-    );
+    const [x] = (
+      await db(t.orm.em.fork()).selectFrom('ledger_accounts').select('id').where('kind', '=', 'settlement_clearing').execute()
+    ).map((r) => r.id);
     const waiting = async (): Promise<boolean> => {
-      const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_locks where not granted and locktype = 'transactionid'`.execute(
-        db(t.orm.em.fork()),
-      );
+      const { rows } = await sql<{
+        n: number;
+      }>`select count(*)::int as n from pg_locks where not granted and locktype = 'transactionid'`.execute(db(t.orm.em.fork()));
       return rows[0]!.n > 0;
     };
     let late: Promise<void> | undefined;

@@ -5,7 +5,12 @@
 // (deferred constraint trigger) and any UPDATE/DELETE of entries, so a bug here cannot break the books.
 import { randomUUID } from 'node:crypto';
 import type { Em } from '../../db/orm.js';
-import { type LedgerRepository, type PostingRows, type SystemAccountKind, type UserAccountKind } from '../../db/repositories/ledger.repository.js';
+import {
+  type LedgerRepository,
+  type PostingRows,
+  type SystemAccountKind,
+  type UserAccountKind,
+} from '../../db/repositories/ledger.repository.js';
 import { type LedgerCheckRepository } from '../../db/repositories/ledger-check.repository.js';
 import { Unprocessable } from '../errors.js';
 import { OWNER_PREFIX } from '../trading-counters.js';
@@ -175,7 +180,8 @@ export async function userBalances(em: Em, userId: string): Promise<UserBalances
 }
 
 export interface LedgerProblem {
-  kind: 'unbalanced_transaction' | 'balance_mismatch' | 'negative_user_balance' | 'empty_transaction' | 'reserved_mismatch' | 'stats_mismatch';
+  kind:
+    'unbalanced_transaction' | 'balance_mismatch' | 'negative_user_balance' | 'empty_transaction' | 'reserved_mismatch' | 'stats_mismatch';
   id: string;
   detail: string;
 }
@@ -200,7 +206,8 @@ export async function checkLedgerWith(repo: LedgerCheckRepository): Promise<Ledg
   }
   for (const m of await repo.balanceMismatches())
     problems.push({ kind: 'balance_mismatch', id: m.id, detail: `balance ${m.balance}, entries sum ${m.total}` });
-  for (const n of await repo.negativeUserBalances()) problems.push({ kind: 'negative_user_balance', id: n.id, detail: `balance ${n.balance}` });
+  for (const n of await repo.negativeUserBalances())
+    problems.push({ kind: 'negative_user_balance', id: n.id, detail: `balance ${n.balance}` });
   for (const r of await repo.reservedMismatches()) {
     problems.push({
       kind: 'reserved_mismatch',

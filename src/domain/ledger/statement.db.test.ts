@@ -102,7 +102,10 @@ describe('the statement', () => {
     expect(full.map((m) => m.kind)).toEqual(['contest_payout', 'app_token_credit', 'contest_refund', 'contest_entry', 'deposit']);
     expect(full[1]!.reference).toEqual({ type: 'app_token_credit', id: key });
     expect(full[4]).toMatchObject({ reference: { type: 'operation', id: op }, change: { available: 100n, reserved: 0n, appToken: 0n } });
-    expect(full[0]).toMatchObject({ change: { available: 0n, reserved: -20n, appToken: 0n }, after: { available: 80n, reserved: 0n, appToken: 5n } });
+    expect(full[0]).toMatchObject({
+      change: { available: 0n, reserved: -20n, appToken: 0n },
+      after: { available: 80n, reserved: 0n, appToken: 5n },
+    });
     await expectSumsToBalances(u, full);
     for (const limit of [1, 2, 3]) expect((await walkAll(u, limit)).map((m) => m.id)).toEqual(full.map((m) => m.id));
     // The other user's statement holds the shared posting with its own change.

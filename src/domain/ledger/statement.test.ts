@@ -52,14 +52,21 @@ describe('walk', () => {
       accountId,
       amount,
     });
-    const name = (id: string) => ({ a: 'available', r: 'reserved', t: 'appToken' })[id] as 'available' | 'reserved' | 'appToken' | undefined;
+    const name = (id: string) =>
+      ({ a: 'available', r: 'reserved', t: 'appToken' })[id] as 'available' | 'reserved' | 'appToken' | undefined;
     const { movements, next } = walk(
       { available: 50n, reserved: 20n, appToken: 3n },
       [
         { transactionId: 'T', key: 9n },
         { transactionId: 'U', key: 5n },
       ],
-      [part('T', 'a', -20n), part('T', 'r', 20n), part('T', 't', 0n), part('U', 'a', 70n, 'position_settle', 'window:1042'), part('U', 'r', 0n)],
+      [
+        part('T', 'a', -20n),
+        part('T', 'r', 20n),
+        part('T', 't', 0n),
+        part('U', 'a', 70n, 'position_settle', 'window:1042'),
+        part('U', 'r', 0n),
+      ],
       name,
     );
     expect(movements.map((m) => [m.id, m.change, m.after])).toEqual([
@@ -68,15 +75,19 @@ describe('walk', () => {
     ]);
     expect(movements[1]!.reference).toEqual({ type: 'market_window', id: '1042' });
     expect(next).toEqual({ available: 0n, reserved: 0n, appToken: 3n });
-    expect(() => walk({ available: 0n, reserved: 0n, appToken: 0n }, [{ transactionId: 'X', key: 1n }], [part('X', 'a', 1n, 'probe')], name)).toThrow(
-      /kind no statement knows: probe/,
-    );
+    expect(() =>
+      walk({ available: 0n, reserved: 0n, appToken: 0n }, [{ transactionId: 'X', key: 1n }], [part('X', 'a', 1n, 'probe')], name),
+    ).toThrow(/kind no statement knows: probe/);
   });
 });
 
 describe('the position a cursor carries', () => {
   const key = randomBytes(32);
-  const at = { before: 1234n, upTo: { available: 1200n, reserved: 0n, appToken: 7n }, balances: { available: 5n, reserved: 10n, appToken: 0n } };
+  const at = {
+    before: 1234n,
+    upTo: { available: 1200n, reserved: 0n, appToken: 7n },
+    balances: { available: 5n, reserved: 10n, appToken: 0n },
+  };
 
   it('round-trips for its user only; an edited, forged or foreign cursor is INVALID_CURSOR', () => {
     const raw = encodePosition(key, 'user-a', at);

@@ -99,7 +99,11 @@ describe('removal and quotes', () => {
     const now = Date.now();
     const id = await openRfq(now);
     expect(await quote(gone, id, now)).toMatchObject({ accepted: true });
-    await db(em()).updateTable('market_makers').set({ removed_at: new Date().toISOString() }).where('wallet_address', '=', gone.address).execute();
+    await db(em())
+      .updateTable('market_makers')
+      .set({ removed_at: new Date().toISOString() })
+      .where('wallet_address', '=', gone.address)
+      .execute();
     expect((await closeRfq(em(), afterWindow(now), id)).rfq.rfq).toMatchObject({ status: 'expired', closeReason: 'no_quotes' });
 
     const id2 = await openRfq(now);

@@ -28,7 +28,10 @@ export interface WindowKey {
   startAtMs: number;
 }
 
-function toRecord(r: { market_id: number; asset: string; duration_secs: number; start_at_ms: number }, bufferMs: number): MarketWindowRecord {
+function toRecord(
+  r: { market_id: number; asset: string; duration_secs: number; start_at_ms: number },
+  bufferMs: number,
+): MarketWindowRecord {
   const durationSecs = r.duration_secs;
   const startAtMs = r.start_at_ms;
   return {
@@ -95,7 +98,8 @@ async function findOrCreateWindow(source: EmSource, key: WindowKey, bufferMs: nu
 function requireOffered(s: MarketSettings, asset: string, durationSecs: number): void {
   const problems: string[] = [];
   if (!s.assets.includes(asset)) problems.push(`asset ${asset} is not offered (offered: ${s.assets.join(', ')})`);
-  if (!s.durations.includes(durationSecs)) problems.push(`duration_secs ${durationSecs} is not offered (offered: ${s.durations.join(', ')})`);
+  if (!s.durations.includes(durationSecs))
+    problems.push(`duration_secs ${durationSecs} is not offered (offered: ${s.durations.join(', ')})`);
   if (problems.length) throw new NotFound('MARKET_NOT_FOUND', `no such market: ${problems.join('; ')}`);
 }
 

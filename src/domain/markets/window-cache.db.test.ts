@@ -47,7 +47,9 @@ describe('WindowCache', () => {
 
   it('concurrent first requests through separate caches converge on one market id (the upsert still arbitrates)', async () => {
     const at = NOW + 3 * 300_000;
-    const results = await Promise.all(Array.from({ length: 6 }, () => getCurrentMarket(counting(), settings, 'BTC', 300, at, new WindowCache())));
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () => getCurrentMarket(counting(), settings, 'BTC', 300, at, new WindowCache())),
+    );
     expect(new Set(results.map((r) => r.marketId)).size).toBe(1);
   });
 

@@ -57,7 +57,11 @@ describe('resolveWindowFromFeed by quorum', () => {
   it('two of three agree, the third down: resolved with every reading on record, first agreeing source priced', async () => {
     const w = await window();
     const feed = createQuorumFeed(
-      [source('chainlink', 0n, 0n, { fail: true }), source('binance', 100_000_000n, 100_500_000n), source('coinbase', 100_100_000n, 100_200_000n)],
+      [
+        source('chainlink', 0n, 0n, { fail: true }),
+        source('binance', 100_000_000n, 100_500_000n),
+        source('coinbase', 100_100_000n, 100_200_000n),
+      ],
       2,
       5000,
     );
@@ -88,7 +92,11 @@ describe('resolveWindowFromFeed by quorum', () => {
     expect(s.sources[1]!.open).toEqual({ priceMicros: 100_000_000n, observedAtMs: w.start, ref: `ref:${w.start}`, confidenceMicros: null });
     expect(samples).toHaveLength(3);
     // Re-running changes nothing.
-    expect(await resolveWindowFromFeed(em(), feed, w.id, opts(w.end + 9000))).toEqual({ kind: 'resolved', outcome: 'YES', recorded: false });
+    expect(await resolveWindowFromFeed(em(), feed, w.id, opts(w.end + 9000))).toEqual({
+      kind: 'resolved',
+      outcome: 'YES',
+      recorded: false,
+    });
   });
 
   it('a split with every source voting is DISPUTED at once; the operator resolves it; the readings stay', async () => {
@@ -103,8 +111,14 @@ describe('resolveWindowFromFeed by quorum', () => {
     const resolved = await resolveWindowByOperator(em(), w.id, 'NO', BUFFER, w.end + 5000);
     expect(resolved).toMatchObject({ status: 'RESOLVED', outcome: 'NO', priceSource: 'operator' });
     expect(resolved.sources).toHaveLength(2);
-    await expect(resolveWindowByOperator(em(), w.id, 'YES', BUFFER, w.end + 6000)).rejects.toMatchObject({ code: 'MARKET_ALREADY_RESOLVED' });
-    expect(await resolveWindowFromFeed(em(), feed, w.id, opts(w.end + 4_000_000))).toEqual({ kind: 'resolved', outcome: 'NO', recorded: false });
+    await expect(resolveWindowByOperator(em(), w.id, 'YES', BUFFER, w.end + 6000)).rejects.toMatchObject({
+      code: 'MARKET_ALREADY_RESOLVED',
+    });
+    expect(await resolveWindowFromFeed(em(), feed, w.id, opts(w.end + 4_000_000))).toEqual({
+      kind: 'resolved',
+      outcome: 'NO',
+      recorded: false,
+    });
   });
 
   it('too few readings: waits until the max wait, then DISPUTED; voids at its deadline; stale readings do not vote', async () => {
@@ -120,7 +134,11 @@ describe('resolveWindowFromFeed by quorum', () => {
     expect(d).toEqual({ kind: 'disputed', reason: 'too_few_readings', voidAtMs: w.end + 90_000, recorded: true });
     expect((await getWindowState(em(), w.id, BUFFER, w.end + 31_000)).sources.map((x) => x.verdict)).toEqual(['YES', 'stale', 'missing']);
     expect(await resolveWindowFromFeed(em(), feed, w.id, opts(w.end + 89_999))).toMatchObject({ kind: 'disputed', recorded: false });
-    expect(await resolveWindowFromFeed(em(), feed, w.id, opts(w.end + 90_000))).toEqual({ kind: 'resolved', outcome: 'VOID', recorded: true });
+    expect(await resolveWindowFromFeed(em(), feed, w.id, opts(w.end + 90_000))).toEqual({
+      kind: 'resolved',
+      outcome: 'VOID',
+      recorded: true,
+    });
     expect(await getWindowState(em(), w.id, BUFFER, w.end + 90_000)).toMatchObject({ status: 'VOIDED', priceSource: 'dispute-deadline' });
   });
 
@@ -134,7 +152,10 @@ describe('resolveWindowFromFeed by quorum', () => {
     expect(rows).toHaveLength(2);
 
     const v = await window();
-    const slow: PriceFeed = { source: 'binance', priceAt: async (_a, ts) => ({ priceMicros: ts === v.start ? 100n : 50n, observedAtMs: ts }) };
+    const slow: PriceFeed = {
+      source: 'binance',
+      priceAt: async (_a, ts) => ({ priceMicros: ts === v.start ? 100n : 50n, observedAtMs: ts }),
+    };
     const slowFeed = createQuorumFeed([slow], 1, 5000);
     const [feedRun, op] = await Promise.allSettled([
       resolveWindowFromFeed(em(), slowFeed, v.id, opts(v.end + 1000)),

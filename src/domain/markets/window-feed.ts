@@ -48,7 +48,12 @@ const rowOf = (r: JudgedReading): ReadingRow => ({
 /** Thrown inside the transaction to roll back a check whose resolution lost the race. */
 class LostRace extends Error {}
 
-export async function resolveWindowFromFeed(em: Em, feed: QuorumFeed, marketId: number, opts: FeedResolutionOptions): Promise<FeedResolution> {
+export async function resolveWindowFromFeed(
+  em: Em,
+  feed: QuorumFeed,
+  marketId: number,
+  opts: FeedResolutionOptions,
+): Promise<FeedResolution> {
   const repo = repos(em).positions;
   const w = await repo.window(marketId);
   if (!w) return { kind: 'missing' };
@@ -63,7 +68,8 @@ export async function resolveWindowFromFeed(em: Em, feed: QuorumFeed, marketId: 
 
   const existing = checkOf(w);
   if (existing?.state === 'disputed') {
-    if (opts.nowMs < existing.voidAtMs!) return { kind: 'disputed', reason: existing.reason!, voidAtMs: existing.voidAtMs!, recorded: false };
+    if (opts.nowMs < existing.voidAtMs!)
+      return { kind: 'disputed', reason: existing.reason!, voidAtMs: existing.voidAtMs!, recorded: false };
     const recorded = await repo.insertResolution({ ...voidOf(marketId, opts.nowMs) });
     return recorded ? { kind: 'resolved', outcome: 'VOID', recorded } : first();
   }

@@ -41,7 +41,12 @@ export interface WindowVerification {
 const same = (a: ObservationRecord, b: PriceObservation) =>
   a.priceMicros === b.priceMicros && a.observedAtMs === b.observedAtMs && (a.confidenceMicros ?? null) === (b.confidenceMicros ?? null);
 
-async function checkSide(feed: PriceFeed | undefined, asset: string, side: 'open' | 'close', stored: ObservationRecord): Promise<SideCheck> {
+async function checkSide(
+  feed: PriceFeed | undefined,
+  asset: string,
+  side: 'open' | 'close',
+  stored: ObservationRecord,
+): Promise<SideCheck> {
   const base = { side, ref: stored.ref, stored };
   if (!feed?.lookup || !stored.ref)
     return { ...base, fetched: null, error: feed ? 'no identifier to look up' : 'source not configured here', agrees: null };
@@ -54,7 +59,13 @@ async function checkSide(feed: PriceFeed | undefined, asset: string, side: 'open
 }
 
 const decisionOf = (w: WindowState): string | null =>
-  !w.check ? null : w.check.state === 'disputed' ? `DISPUTED (${w.check.reason})` : w.priceSource === 'operator' ? null : (w.outcome ?? 'VOID');
+  !w.check
+    ? null
+    : w.check.state === 'disputed'
+      ? `DISPUTED (${w.check.reason})`
+      : w.priceSource === 'operator'
+        ? null
+        : (w.outcome ?? 'VOID');
 
 export async function verifyWindow(em: Em, feeds: readonly PriceFeed[], marketId: number): Promise<WindowVerification> {
   const w = await getWindowState(em, marketId, 0);
@@ -89,7 +100,8 @@ function rereading(r: SourceReadingRecord, sides: SideCheck[]): SourceReading {
   const now = (name: 'open' | 'close'): PriceObservation | null => {
     const s = sides.find((x) => x.side === name);
     if (!s) return null;
-    if (s.agrees === null) return { priceMicros: s.stored.priceMicros, observedAtMs: s.stored.observedAtMs, sourceRef: s.stored.ref ?? undefined };
+    if (s.agrees === null)
+      return { priceMicros: s.stored.priceMicros, observedAtMs: s.stored.observedAtMs, sourceRef: s.stored.ref ?? undefined };
     return s.fetched;
   };
   return { source: r.source, open: now('open'), close: now('close'), ...(r.reason ? { reason: r.reason as SourceReading['reason'] } : {}) };

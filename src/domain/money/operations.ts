@@ -206,7 +206,13 @@ export async function settleOperations(em: Em, adapter: SettlementAdapter, ids: 
     if (!pending.length) return outcomes;
     const results = await adapter.settle(
       tx,
-      pending.map((op) => ({ operationId: op.id, userId: op.userId, kind: op.kind, amount: op.amount, destinationAddress: op.destinationAddress })),
+      pending.map((op) => ({
+        operationId: op.id,
+        userId: op.userId,
+        kind: op.kind,
+        amount: op.amount,
+        destinationAddress: op.destinationAddress,
+      })),
     );
     const postings: Posting[] = [];
     const marks = {

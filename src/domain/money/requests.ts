@@ -108,8 +108,14 @@ export async function requestWithdrawal(tx: Tx, c: Custody, r: WithdrawalRequest
   await repo.lockUser(r.userId);
   // Written before under this key (its idempotency row pruned): answered as it was, never decided again.
   if (await findByKey(tx, r.userId, 'withdraw', r.key)) return openWithdrawal(tx, r.userId, r.amount, r.destination, r.key);
-  const facts: WithdrawalFacts = { amount: r.amount, destination: await destinationOf(tx, c, r), userWithdrawnDay: 0n, automaticWithdrawnHour: 0n };
-  if (c.rules.dailyLimitMicros !== null && facts.destination === null) facts.userWithdrawnDay = await repo.userWithdrawnSince(r.userId, DAY_MS);
+  const facts: WithdrawalFacts = {
+    amount: r.amount,
+    destination: await destinationOf(tx, c, r),
+    userWithdrawnDay: 0n,
+    automaticWithdrawnHour: 0n,
+  };
+  if (c.rules.dailyLimitMicros !== null && facts.destination === null)
+    facts.userWithdrawnDay = await repo.userWithdrawnSince(r.userId, DAY_MS);
   let decision = decideWithdrawal({ ...c.rules, hourlyLimitMicros: null }, facts);
   // The deployment's lock only for a withdrawal that would be sent at once: a held one adds nothing to the volume.
   if (decision.accept && !decision.review.length && c.rules.hourlyLimitMicros !== null) {
@@ -131,7 +137,9 @@ async function destinationOf(tx: Em, c: Custody, r: WithdrawalRequest): Promise<
   if (own === r.screened.address || (await repos(tx).withdrawals.isDepositAddress(spellings))) return 'deposit_address';
   // Never inferred from silence: an oracle that did not answer is not a "not listed".
   if (r.screened.oracleUnknown) {
-    throw new Unavailable('the sanctions oracle could not be read; nothing was reserved or stored, retry shortly with the same idempotency_key');
+    throw new Unavailable(
+      'the sanctions oracle could not be read; nothing was reserved or stored, retry shortly with the same idempotency_key',
+    );
   }
   return null;
 }
@@ -144,7 +152,8 @@ export async function requestDeposit(
   d: { userId: string; walletAddress: string; amount: bigint; key: string | null; funds?: DepositFunds },
 ): Promise<OperationRecord> {
   const refused = depositRefusal(c.depositMinMicros, d.amount);
-  if (refused) throw new Unprocessable(refused.code, 'the amount is below the smallest deposit', { min_micros: refused.minMicros.toString() });
+  if (refused)
+    throw new Unprocessable(refused.code, 'the amount is below the smallest deposit', { min_micros: refused.minMicros.toString() });
   // Onchain: the wallet's balance and allowance cover it (422 BALANCE_TOO_LOW / ALLOWANCE_TOO_LOW, nothing opened).
   // (read before this transaction: readDepositFunds; no chain read under the user's lock).
   await settlement.checkDeposit?.(tx, d.userId, d.walletAddress, d.amount, d.funds);

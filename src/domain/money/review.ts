@@ -136,7 +136,11 @@ export async function refuseWhenChainAnswers(em: Em, adapter: SettlementAdapter,
 export async function resolveInReview(tx: Tx, adapter: SettlementAdapter, r: Resolution): Promise<ReviewOperation> {
   if ((r.outcome === 'success') !== (r.txHash !== null)) {
     throw new ValidationFailed('tx_hash is required with outcome success and refused with outcome failed', [
-      { in: 'body', path: '/tx_hash', message: r.outcome === 'success' ? 'is required with outcome success' : 'must be absent with outcome failed' },
+      {
+        in: 'body',
+        path: '/tx_hash',
+        message: r.outcome === 'success' ? 'is required with outcome success' : 'must be absent with outcome failed',
+      },
     ]);
   }
   const repo = repos(tx).chain;

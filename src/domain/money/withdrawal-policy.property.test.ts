@@ -101,7 +101,15 @@ describe('destinationRule', () => {
         fc.record({ zero: fc.boolean(), token: fc.boolean(), settlement: fc.boolean(), cold: fc.boolean() }),
         fc.record({ isDepositAddress: fc.boolean(), denylisted: fc.boolean(), sanctioned: fc.boolean() }),
         (plain, own, is, flags) => {
-          const address = is.zero ? `0x${'0'.repeat(40)}` : is.token ? own.token : is.settlement ? own.settlement : is.cold ? own.cold : plain;
+          const address = is.zero
+            ? `0x${'0'.repeat(40)}`
+            : is.token
+              ? own.token
+              : is.settlement
+                ? own.settlement
+                : is.cold
+                  ? own.cold
+                  : plain;
           const rule = destinationRule({ address, ...own, ...flags });
           const expected = /^0x0{40}$/.test(address)
             ? 'zero_address'

@@ -7,7 +7,8 @@ import type { ReviewCause } from '../../db/repositories/withdrawals.repository.j
 export type { ReviewCause };
 
 /** Which destination rule refused, first match in this order (details.rule of DESTINATION_NOT_ALLOWED). */
-export type DestinationRule = 'zero_address' | 'token_contract' | 'settlement_wallet' | 'cold_wallet' | 'deposit_address' | 'denylist' | 'sanctioned';
+export type DestinationRule =
+  'zero_address' | 'token_contract' | 'settlement_wallet' | 'cold_wallet' | 'deposit_address' | 'denylist' | 'sanctioned';
 
 export interface WithdrawalRules {
   minMicros: bigint;

@@ -44,7 +44,8 @@ async function lockHeld(tx: Em, operationId: string) {
   return op;
 }
 
-const current = async (tx: Em, operationId: string) => (await withTransactions(tx, await repos(tx).withdrawals.adminOperations([operationId])))[0]!;
+const current = async (tx: Em, operationId: string) =>
+  (await withTransactions(tx, await repos(tx).withdrawals.adminOperations([operationId])))[0]!;
 
 /** Inside the caller's transaction: approved, and handed to settlement (the caller enqueues it after commit). */
 export async function approveWithdrawal(tx: Tx, d: ReviewDecisionInput): Promise<ReviewOperation> {

@@ -51,7 +51,8 @@ const codeOf = (p: Promise<unknown>) =>
     () => 'accepted',
     (e: unknown) => (e instanceof AppError ? e.code : Promise.reject(e)),
   );
-const operationsOf = async (userId: string) => (await db(em()).selectFrom('operations').select('id').where('user_id', '=', userId).execute()).length;
+const operationsOf = async (userId: string) =>
+  (await db(em()).selectFrom('operations').select('id').where('user_id', '=', userId).execute()).length;
 
 describe('withdrawal requests under the custody rules', () => {
   it('refusals reserve and write nothing: destination, minimum, daily limit', async () => {
@@ -74,7 +75,10 @@ describe('withdrawal requests under the custody rules', () => {
     const u = await fundedUser(100_000n);
     const [listed, clean] = [to(), to()];
     let answering = true;
-    const sanctions = { check: async (a: string) => (answering ? a === listed.toLowerCase() : ('unknown' as const)), close: async () => undefined };
+    const sanctions = {
+      check: async (a: string) => (answering ? a === listed.toLowerCase() : ('unknown' as const)),
+      close: async () => undefined,
+    };
     const c = { ...custody(), sanctions };
     expect(await codeOf(withdraw(c, u, 5_000n, listed))).toBe('DESTINATION_NOT_ALLOWED');
     expect(await codeOf(withdraw(c, u, 5_000n, clean))).toBe('accepted');
@@ -123,7 +127,9 @@ describe('fees and holds', () => {
     const u = await fundedUser(100_000n);
     const c = custody({ feeMicros: 500n });
     const treasury = async () =>
-      BigInt((await db(em()).selectFrom('ledger_accounts').select('balance').where('kind', '=', 'treasury').executeTakeFirstOrThrow()).balance);
+      BigInt(
+        (await db(em()).selectFrom('ledger_accounts').select('balance').where('kind', '=', 'treasury').executeTakeFirstOrThrow()).balance,
+      );
     const before = await treasury();
     const paid = await withdraw(c, u, 10_000n);
     const failed = await withdraw(c, u, 20_000n, DEMO_FAILING_DESTINATION);

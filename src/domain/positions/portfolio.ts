@@ -182,7 +182,10 @@ export async function pnlHistory(
     cumulativeMicros: r.cumulative,
   }));
   const last = events.at(-1);
-  return { events, nextCursor: rows.length > q.limit && last ? cursors.encode({ atMs: last.resolvedAtMs, id: last.positionId }, filters) : null };
+  return {
+    events,
+    nextCursor: rows.length > q.limit && last ? cursors.encode({ atMs: last.resolvedAtMs, id: last.positionId }, filters) : null,
+  };
 }
 
 export interface MakerFillRecord {
@@ -209,7 +212,12 @@ export async function listMakerFills(
   const cursors = await KeysetCursors.of(em, 'maker-fills');
   const status = q.status ?? null;
   const after = cursors.decode(q.cursor, status);
-  const rows = await repo(em).makerFills(makerWallet.toLowerCase(), status, after && { createdAtMs: after.atMs, id: after.id }, q.limit + 1);
+  const rows = await repo(em).makerFills(
+    makerWallet.toLowerCase(),
+    status,
+    after && { createdAtMs: after.atMs, id: after.id },
+    q.limit + 1,
+  );
   const page = rows.slice(0, q.limit);
   const legs = await legsByPosition(em, [...new Set(page.map((r) => r.position_id))]);
   const fills = page.map((r) => ({

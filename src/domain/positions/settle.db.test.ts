@@ -83,7 +83,8 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const settle = (marketId: number, outcome: 'YES' | 'NO' | 'VOID', batchSize?: number) => settleWindow(em(), marketId, outcome, clock, { batchSize });
+const settle = (marketId: number, outcome: 'YES' | 'NO' | 'VOID', batchSize?: number) =>
+  settleWindow(em(), marketId, outcome, clock, { batchSize });
 
 describe('window resolution and settlement', () => {
   it('settles single legs and parlays exactly, keeps PnL zero-sum, and changes nothing on a re-run', async () => {
@@ -149,7 +150,9 @@ describe('window resolution and settlement', () => {
     const all = [...history.events, ...rest.events];
     expect(all).toHaveLength(4);
     expect(all.at(-1)!.cumulativeMicros).toBe(sumTaker);
-    await expect(pnlHistory(em(), taker, { limit: 3, fromMs: 1, cursor: history.nextCursor! })).rejects.toMatchObject({ code: 'INVALID_CURSOR' });
+    await expect(pnlHistory(em(), taker, { limit: 3, fromMs: 1, cursor: history.nextCursor! })).rejects.toMatchObject({
+      code: 'INVALID_CURSOR',
+    });
   });
 
   it('voids and refunds, and resolves from the demo feed as its published formula predicts', async () => {

@@ -30,7 +30,13 @@ export interface SettleResult {
  * batch, apply the outcome to its legs, read its positions and the fills of those that settle), decide
  * (settlementPlan), write (one ledger posting, the positions, the makers' PnL, the counters).
  */
-async function settleBatch(em: Em, marketId: number, outcome: ResolutionOutcome, nowMs: number, batchSize: number): Promise<SettleResult | null> {
+async function settleBatch(
+  em: Em,
+  marketId: number,
+  outcome: ResolutionOutcome,
+  nowMs: number,
+  batchSize: number,
+): Promise<SettleResult | null> {
   return em.transactional(async (tx) => {
     const repo = repos(tx).positions;
     const ids = await repo.lockBatch(marketId, batchSize);
@@ -41,7 +47,8 @@ async function settleBatch(em: Em, marketId: number, outcome: ResolutionOutcome,
     const plan = settlementPlan(settling, await repo.fillsOf(settling.map((p) => p.id)), nowMs);
 
     const settleTxId = randomUUID();
-    if (plan.entries.length) await post(tx, { id: settleTxId, kind: 'position_settle', reference: `window:${marketId}`, entries: plan.entries });
+    if (plan.entries.length)
+      await post(tx, { id: settleTxId, kind: 'position_settle', reference: `window:${marketId}`, entries: plan.entries });
     await repo.settlePositions(plan.positions, nowMs, settleTxId);
     await repo.setMakerPnl(plan.makerPnls);
     await repo.bumpSettledStats(plan.counters);

@@ -149,7 +149,10 @@ describe('settlementPlan: properties', () => {
 
 describe('trading counters owner keys', () => {
   it('parse back what they build; a maker key is lowercase', () => {
-    expect(parseOwner(takerOwner('00000000-0000-4000-8000-000000000001'))).toEqual({ side: 'taker', userId: '00000000-0000-4000-8000-000000000001' });
+    expect(parseOwner(takerOwner('00000000-0000-4000-8000-000000000001'))).toEqual({
+      side: 'taker',
+      userId: '00000000-0000-4000-8000-000000000001',
+    });
     expect(makerOwner('0xABCDEF0000000000000000000000000000000001')).toBe('mm:0xabcdef0000000000000000000000000000000001');
     expect(parseOwner(makerOwner('0xAb00000000000000000000000000000000000001'))).toEqual({
       side: 'maker',

@@ -3,7 +3,7 @@
 // transaction. Pure, so its sums are checked by property tests (settlement-plan.property.test.ts): what
 // takers and makers receive equals what was reserved for the settled positions, the PnLs sum to zero, and
 // the counters move by exactly the positions' sums.
-import type { StatsSettleDelta } from '../../db/repositories/positions.repository.js';
+import type { StatsSettleDelta } from '../../db/repositories/positions.rows.js';
 import type { UserAccountKind } from '../ledger/ledger.js';
 import type { SettlingFill, SettlingPosition } from '../../db/repositories/positions.rows.js';
 import type { RfqEvent } from '../rfq/events.js';

@@ -41,7 +41,11 @@ describe.each([
     const prefix = uniquePrefix('circuit');
     const source = `banned-${redis}`;
     const [a, b] = [feedOf(open(redis, prefix), source), feedOf(open(redis, prefix), source)]; // two processes, one store
-    server.faults.push({ status: 418, headers: { 'retry-after': '2' }, body: '{"code":-1003,"msg":"Way too much request weight used; IP banned"}' });
+    server.faults.push({
+      status: 418,
+      headers: { 'retry-after': '2' },
+      body: '{"code":-1003,"msg":"Way too much request weight used; IP banned"}',
+    });
     const before = server.log.length;
     const t0 = Date.now();
     await expect(a.priceAt('BTC', M)).rejects.toMatchObject({ reason: 'banned', status: 418 });

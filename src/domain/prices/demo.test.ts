@@ -17,13 +17,13 @@ describe('demo price feed', () => {
       2_009_275n,
       29_981_130n,
     ]);
-    expect([at('BTC', T0 + 60_000), at('ETH', T0 + 60_000), at('SOL', T0 + 60_000), at('XRP', T0 + 60_000), at('HYPE', T0 + 60_000)]).toEqual([
-      99_926_545_150n,
-      3_010_306_131n,
-      150_341_265n,
-      2_003_331n,
-      29_905_971n,
-    ]);
+    expect([
+      at('BTC', T0 + 60_000),
+      at('ETH', T0 + 60_000),
+      at('SOL', T0 + 60_000),
+      at('XRP', T0 + 60_000),
+      at('HYPE', T0 + 60_000),
+    ]).toEqual([99_926_545_150n, 3_010_306_131n, 150_341_265n, 2_003_331n, 29_905_971n]);
   });
 
   it('one price per whole second; the seed and the spread change it; spread 0 is the base', () => {

@@ -41,7 +41,10 @@ export function createDemoFeed(opts: DemoFeedOptions): PriceFeed {
       return m ? at(asset, Number(m[1])) : null;
     },
     async probe(assets) {
-      return { listed: assets.filter((a) => DEMO_BASES_MICROS[a] !== undefined), unlisted: assets.filter((a) => DEMO_BASES_MICROS[a] === undefined) };
+      return {
+        listed: assets.filter((a) => DEMO_BASES_MICROS[a] !== undefined),
+        unlisted: assets.filter((a) => DEMO_BASES_MICROS[a] === undefined),
+      };
     },
   };
 }

@@ -25,7 +25,12 @@ export function databaseObservationCache(forkEm: () => Em, now: () => number = D
         source,
         asset,
         atMs,
-        { priceMicros: o.priceMicros, observedAtMs: o.observedAtMs, ref: o.sourceRef ?? null, confidenceMicros: o.confidenceMicros ?? null },
+        {
+          priceMicros: o.priceMicros,
+          observedAtMs: o.observedAtMs,
+          ref: o.sourceRef ?? null,
+          confidenceMicros: o.confidenceMicros ?? null,
+        },
         now(),
       ),
   };

@@ -51,7 +51,15 @@ export function probeSources(feeds: readonly PriceFeed[], assets: readonly strin
 export function recordProbes(em: Em, outcomes: readonly ProbeOutcome[], atMs: number): Promise<void> {
   const ran = outcomes.filter((o): o is ProbeOutcome & { state: 'ok' | 'failing' | 'blocked' } => o.state !== null);
   return repos(em).priceSources.recordProbes(
-    ran.map((o) => ({ source: o.source, state: o.state, reason: o.reason, detail: o.detail, atMs, listed: o.listed, unlisted: o.unlisted })),
+    ran.map((o) => ({
+      source: o.source,
+      state: o.state,
+      reason: o.reason,
+      detail: o.detail,
+      atMs,
+      listed: o.listed,
+      unlisted: o.unlisted,
+    })),
   );
 }
 
@@ -59,7 +67,12 @@ export function recordProbes(em: Em, outcomes: readonly ProbeOutcome[], atMs: nu
  * The offered assets fewer than `quorum` sources list, each named with the sources: a source counts for an
  * asset when the deployment configured it for the asset and, if its probe answered, its listing has it.
  */
-export function listingProblems(feeds: readonly PriceFeed[], outcomes: readonly ProbeOutcome[], assets: readonly string[], quorum: number): string[] {
+export function listingProblems(
+  feeds: readonly PriceFeed[],
+  outcomes: readonly ProbeOutcome[],
+  assets: readonly string[],
+  quorum: number,
+): string[] {
   const problems: string[] = [];
   for (const asset of assets) {
     const by: string[] = [];

@@ -21,7 +21,8 @@ describe('decimalToMicros', () => {
     expect(decimalToMicros('2.5E3')).toBe(2_500_000_000n);
     // 0.1 + 0.2 style float error cannot happen: 9007199254740993.000001 is beyond a double's precision.
     expect(decimalToMicros('9007199254740.993001')).toBe(9_007_199_254_740_993_001n);
-    for (const bad of ['', '-1', '1.', '.5', 'abc', '1,5', 'NaN', '1e999', '99999999999999999999']) expect(decimalToMicros(bad), bad).toBeNull();
+    for (const bad of ['', '-1', '1.', '.5', 'abc', '1,5', 'NaN', '1e999', '99999999999999999999'])
+      expect(decimalToMicros(bad), bad).toBeNull();
   });
 
   it('scales an integer answer by its decimals', () => {
@@ -51,7 +52,12 @@ describe('the quorum rule', () => {
     const same = { priceMicros: 5n, observedAtMs: START - 1, sourceRef: 'candle:1' };
     expect(judge({ source: 'a', open: same, close: { ...same } }, START, START + 8000, 60_000)).toBe('stale');
     expect(
-      judge({ source: 'a', open: same, close: { ...same, observedAtMs: START + 7000, sourceRef: 'candle:2' } }, START, START + 8000, 60_000),
+      judge(
+        { source: 'a', open: same, close: { ...same, observedAtMs: START + 7000, sourceRef: 'candle:2' } },
+        START,
+        START + 8000,
+        60_000,
+      ),
     ).toBe('NO');
   });
 

@@ -55,7 +55,8 @@ export function judgeReading(r: SourceReading, startMs: number, endMs: number, m
     const reason = r.reason ?? 'no_observation';
     return { verdict: 'missing', reason, final: isFinal(reason) };
   }
-  if (!fresh(r.open, startMs, maxAgeMs) || !fresh(r.close, endMs, maxAgeMs)) return { verdict: 'stale', reason: 'observation_too_old', final: true };
+  if (!fresh(r.open, startMs, maxAgeMs) || !fresh(r.close, endMs, maxAgeMs))
+    return { verdict: 'stale', reason: 'observation_too_old', final: true };
   if (r.open.observedAtMs === r.close.observedAtMs && r.open.sourceRef === r.close.sourceRef) {
     return { verdict: 'stale', reason: 'same_observation', final: true };
   }

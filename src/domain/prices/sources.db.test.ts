@@ -77,7 +77,14 @@ describe('states', () => {
     const outcomes = await probeSources([ok.feed, blocked.feed], ['BTC', 'ETH']);
     await recordProbes(em(), outcomes, Date.now());
     const [pyth, binance] = await sourceStatuses(em(), ['pyth', 'binance'], Date.now());
-    expect(pyth).toMatchObject({ state: 'ok', reason: null, fix: null, listed: ['BTC'], unlisted: ['ETH'], checkedAtMs: expect.any(Number) });
+    expect(pyth).toMatchObject({
+      state: 'ok',
+      reason: null,
+      fix: null,
+      listed: ['BTC'],
+      unlisted: ['ETH'],
+      checkedAtMs: expect.any(Number),
+    });
     expect(binance).toMatchObject({ state: 'blocked', reason: 'blocked', detail: 'HTTP 451' });
     expect(binance!.fix).toContain('BINANCE_API_URL=https://data-api.binance.vision');
 

@@ -42,7 +42,13 @@ describe('allocate', () => {
   it('one maker covers a FOK order: the taker gets its odds, the maker reserves payout - stake', async () => {
     const a = quote(25_000, 20_000_000n);
     const r = await allocate(input([a]));
-    expect(r).toMatchObject({ status: 'filled', filledStakeMicros: 10_000_000n, payoutMicros: 25_000_000n, oddsBps: 25_000, releasedMicros: 0n });
+    expect(r).toMatchObject({
+      status: 'filled',
+      filledStakeMicros: 10_000_000n,
+      payoutMicros: 25_000_000n,
+      oddsBps: 25_000,
+      releasedMicros: 0n,
+    });
     expect(summary(r)).toEqual([`${a.quoteId}:filled:10000000:15000000`]);
   });
 

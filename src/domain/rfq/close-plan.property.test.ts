@@ -49,7 +49,16 @@ function rfqOf(c: Case): RfqRecord {
     expiresAtMs: NOW + 30_000,
     createdAtMs: NOW - 1000,
     closedAtMs: null,
-    legs: [{ market_id: 1, asset: 'BTC', duration_secs: 300, window_start_ms: NOW - 60_000, betting_closes_at_ms: NOW + 60_000, direction: 'up' }],
+    legs: [
+      {
+        market_id: 1,
+        asset: 'BTC',
+        duration_secs: 300,
+        window_start_ms: NOW - 60_000,
+        betting_closes_at_ms: NOW + 60_000,
+        direction: 'up',
+      },
+    ],
     idempotencyKey: null,
   };
 }

@@ -32,7 +32,8 @@ async function lockOpen(tx: Em, rfqId: string): Promise<LockedRfq | null> {
   for (const a of found.takerAccounts) accounts.set(`${found.rfq.taker_user_id}:${a.kind}`, { id: a.id, balance: a.balance });
   for (const q of found.quotes) {
     if (!q.maker_user_id) continue;
-    if (q.maker_available_id) accounts.set(`${q.maker_user_id}:user_available`, { id: q.maker_available_id, balance: q.maker_available ?? 0n });
+    if (q.maker_available_id)
+      accounts.set(`${q.maker_user_id}:user_available`, { id: q.maker_available_id, balance: q.maker_available ?? 0n });
     // The reserved balance is only ever credited by a close: its value does not matter, its id does.
     if (q.maker_reserved_id) accounts.set(`${q.maker_user_id}:user_reserved`, { id: q.maker_reserved_id, balance: 0n });
   }
@@ -156,7 +157,10 @@ export async function rejectQuote(em: Em, rfqId: string, quoteId: string, reason
       {
         topic: 'mm.event',
         wallet: q.maker_address,
-        frame: quoteResultFrame({ rfqId, quoteId: q.id, clientQuoteId: q.client_quote_id, oddsBps: q.odds_bps }, { status: 'rejected', reason }),
+        frame: quoteResultFrame(
+          { rfqId, quoteId: q.id, clientQuoteId: q.client_quote_id, oddsBps: q.odds_bps },
+          { status: 'rejected', reason },
+        ),
       },
     ];
   });

@@ -99,9 +99,13 @@ export async function createRfq(tx: Tx, deps: RfqDeps, input: CreateRfqInput): P
     if (!e) return null;
     // The same request retried (a crash between commit and the key's outcome): that RFQ, nothing new.
     if (e.idempotency_key === input.idempotencyKey && e.order_hash === digest) return { rfq: (await loadRfq(tx, e.id))!, events: [] };
-    throw new Conflict('NONCE_REUSED', `nonce ${order.nonce} was already used by another order of ${order.taker}; sign the order with a new nonce`, {
-      rfq_id: e.id,
-    });
+    throw new Conflict(
+      'NONCE_REUSED',
+      `nonce ${order.nonce} was already used by another order of ${order.taker}; sign the order with a new nonce`,
+      {
+        rfq_id: e.id,
+      },
+    );
   };
   // A nonce already used is found by the insert below (ON CONFLICT), then told apart by earlier(): it costs
   // no lookup on the common path, and the order of the answers is the same (NONCE_REUSED before the limit).
@@ -199,7 +203,9 @@ function verifiedOrderDigest(settings: RfqDeps['settings'], order: RfqOrderJson,
       : v.reason === 'malformed_signature'
         ? 'it is not a valid secp256k1 signature (0x + 130 hex, v in 27, 28, 0, 1, s at most n/2 as EIP-2 requires)'
         : 'the order cannot be encoded as the typed data';
-  throw new Unprocessable('INVALID_SIGNATURE', `the order signature is not valid: ${why}`, [{ in: 'body', path: '/signature', message: why }]);
+  throw new Unprocessable('INVALID_SIGNATURE', `the order signature is not valid: ${why}`, [
+    { in: 'body', path: '/signature', message: why },
+  ]);
 }
 
 /** The RFQ as rfq_create stored it: the row's values, and the columns' defaults for the rest. */

@@ -40,7 +40,9 @@ beforeAll(async () => {
   const start = Math.floor(Date.now() / 300_000) * 300_000 + 300_000;
   clock = start + 1000;
   await ensureWindows(em(), [{ asset: 'BTC', durationSecs: 300, startAtMs: start }]);
-  market = Number((await db(em()).selectFrom('markets').select('market_id').where('kind', '=', 'rfq_window').executeTakeFirstOrThrow()).market_id);
+  market = Number(
+    (await db(em()).selectFrom('markets').select('market_id').where('kind', '=', 'rfq_window').executeTakeFirstOrThrow()).market_id,
+  );
 });
 afterAll(async () => t?.close());
 
@@ -64,7 +66,14 @@ async function create(taker: Party, over: Partial<RfqOrderJson> = {}) {
   };
   const signature = await taker.wallet.signTypedData(orderTypedData(domain, order));
   const key = randomUUID();
-  const input = { userId: taker.userId, sessionAddress: taker.wallet.address, order, signature, fillMode: 'best' as const, idempotencyKey: key };
+  const input = {
+    userId: taker.userId,
+    sessionAddress: taker.wallet.address,
+    order,
+    signature,
+    fillMode: 'best' as const,
+    idempotencyKey: key,
+  };
   // The signature is checked before the transaction opens, as the handler does (src/http/handlers/rfq-taker.ts).
   const signatureCheck = checkOrderSignature(deps, order, signature);
   expect(signatureCheck.ok).toBe(true);

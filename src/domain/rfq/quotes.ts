@@ -39,7 +39,12 @@ export function quoteAck(rfqId: string, clientQuoteId: string | null, r: { quote
     : { type: 'quote_ack', rfq_id: rfqId, quote_id: null, client_quote_id: clientQuoteId, accepted: false, error: r.error };
 }
 
-export async function submitQuote(em: Em, deps: RfqDeps, makerWallet: string, q: QuoteInput): Promise<{ ack: QuoteAck; events: RfqEvent[] }> {
+export async function submitQuote(
+  em: Em,
+  deps: RfqDeps,
+  makerWallet: string,
+  q: QuoteInput,
+): Promise<{ ack: QuoteAck; events: RfqEvent[] }> {
   const maker = makerWallet.toLowerCase();
   const clientQuoteId = q.client_quote_id ? q.client_quote_id.toLowerCase() : null;
   const reject = (error: QuoteAckError) => ({ ack: quoteAck(q.rfq_id, clientQuoteId, { error }), events: [] });
@@ -111,7 +116,12 @@ export async function submitQuote(em: Em, deps: RfqDeps, makerWallet: string, q:
 }
 
 /** Cancels the maker's live quote; ack error quote_not_live when it is not live. */
-export async function cancelQuote(em: Em, makerWallet: string, rfqId: string, quoteId: string): Promise<{ ack: QuoteAck; events: RfqEvent[] }> {
+export async function cancelQuote(
+  em: Em,
+  makerWallet: string,
+  rfqId: string,
+  quoteId: string,
+): Promise<{ ack: QuoteAck; events: RfqEvent[] }> {
   const id = rfqId.toLowerCase();
   const qid = quoteId.toLowerCase();
   if (!isUuid(id) || !isUuid(qid)) return { ack: quoteAck(rfqId, null, { error: 'quote_not_live' }), events: [] };

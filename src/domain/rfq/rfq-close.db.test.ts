@@ -8,7 +8,23 @@ import { db } from '../../db/schema.js';
 import { checkLedger, userBalances } from '../ledger/ledger.js';
 import { acceptQuote, cancelQuote, cancelRfq, closeRfq, createRfq, dueRfqIds, getMakerRfq, getOwnRfq, listOwnRfqs } from './api.js';
 import type { RfqDeps } from './deps.js';
-import { balances, create, deps, em, expectFresh, fx, MM1, MM2, MM3, order, quote, sign, TAKER, useRfqDb, userWith } from '../../testing/rfq-db.js';
+import {
+  balances,
+  create,
+  deps,
+  em,
+  expectFresh,
+  fx,
+  MM1,
+  MM2,
+  MM3,
+  order,
+  quote,
+  sign,
+  TAKER,
+  useRfqDb,
+  userWith,
+} from '../../testing/rfq-db.js';
 import { inTransaction } from '../../db/unit-of-work.js';
 
 useRfqDb();

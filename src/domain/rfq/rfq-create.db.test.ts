@@ -33,7 +33,10 @@ describe('createRfq', () => {
       takerAddress: TAKER!.address.toLowerCase(),
     });
     expect(r.events).toEqual([
-      expect.objectContaining({ topic: 'rfq.open', frame: expect.objectContaining({ type: 'rfq', rfq_id: r.rfq.rfq.id, stake_micros: '10000000' }) }),
+      expect.objectContaining({
+        topic: 'rfq.open',
+        frame: expect.objectContaining({ type: 'rfq', rfq_id: r.rfq.rfq.id, stake_micros: '10000000' }),
+      }),
     ]);
     expect(JSON.stringify(r.events[0])).not.toContain('min_odds');
     await expectFresh(r.rfq);

@@ -54,7 +54,10 @@ describe('RFQ typed data: the worked example', () => {
     const th = (s: string) => keccak256(toHex(s));
     const legHashes = EXAMPLE_ORDER.legs.map((l, i) =>
       keccak256(
-        encodeAbiParameters([{ type: 'bytes32' }, { type: 'uint64' }, { type: 'uint8' }], [th(legType), BigInt(l.market_id), i === 0 ? 0 : 1]),
+        encodeAbiParameters(
+          [{ type: 'bytes32' }, { type: 'uint64' }, { type: 'uint8' }],
+          [th(legType), BigInt(l.market_id), i === 0 ? 0 : 1],
+        ),
       ),
     );
     const structHash = keccak256(
@@ -66,7 +69,13 @@ describe('RFQ typed data: the worked example', () => {
     const domainHash = keccak256(
       encodeAbiParameters(
         ['bytes32', 'bytes32', 'bytes32', 'uint256', 'bytes32'].map((type) => ({ type })),
-        [th('EIP712Domain(string name,string version,uint256 chainId,bytes32 salt)'), th('contest-rfq-service'), th('1'), 8453n, RFQ_EIP712_SALT_DEV],
+        [
+          th('EIP712Domain(string name,string version,uint256 chainId,bytes32 salt)'),
+          th('contest-rfq-service'),
+          th('1'),
+          8453n,
+          RFQ_EIP712_SALT_DEV,
+        ],
       ),
     );
     expect(keccak256(concat(['0x1901', domainHash, structHash]))).toBe(ORDER_DIGEST);
@@ -111,7 +120,9 @@ describe('JSON <-> typed mapping', () => {
     expect(() => orderToTyped({ ...EXAMPLE_ORDER, nonce: 2 ** 53 })).toThrow(/nonce/);
     expect(() => orderToTyped({ ...EXAMPLE_ORDER, stake_micros: 1.5 })).toThrow(/stake_micros/);
     expect(() => orderToTyped({ ...EXAMPLE_ORDER, order_type: 'GTC' as never })).toThrow(/order_type/);
-    expect(() => orderToTyped({ ...EXAMPLE_ORDER, legs: [{ market_id: 1, direction: 'sideways' as never }] })).toThrow(/legs\[0\]\.direction/);
+    expect(() => orderToTyped({ ...EXAMPLE_ORDER, legs: [{ market_id: 1, direction: 'sideways' as never }] })).toThrow(
+      /legs\[0\]\.direction/,
+    );
     expect(() => orderToTyped({ ...EXAMPLE_ORDER, taker: '0x1234' })).toThrow(/taker/);
   });
 });
@@ -145,10 +156,12 @@ describe('signature checks are results, never throws', () => {
     const mismatch = { ok: false, reason: 'signer_mismatch' };
     expect(await verifyOrderSignature(domain, EXAMPLE_ORDER, flipV(ORDER_SIGNATURE, '1c'))).toEqual(mismatch);
     expect(await verifyOrderSignature(domain, { ...EXAMPLE_ORDER, stake_micros: 10_000_001 }, ORDER_SIGNATURE)).toEqual(mismatch);
-    expect(await verifyOrderSignature(domain, { ...EXAMPLE_ORDER, legs: [...EXAMPLE_ORDER.legs].reverse() }, ORDER_SIGNATURE)).toEqual(mismatch);
-    expect(await verifyOrderSignature(rfqDomain('contest-rfq-service', 84532, RFQ_EIP712_SALT_DEV), EXAMPLE_ORDER, ORDER_SIGNATURE)).toEqual(
+    expect(await verifyOrderSignature(domain, { ...EXAMPLE_ORDER, legs: [...EXAMPLE_ORDER.legs].reverse() }, ORDER_SIGNATURE)).toEqual(
       mismatch,
     );
+    expect(
+      await verifyOrderSignature(rfqDomain('contest-rfq-service', 84532, RFQ_EIP712_SALT_DEV), EXAMPLE_ORDER, ORDER_SIGNATURE),
+    ).toEqual(mismatch);
     expect(await verifyOrderSignature(rfqDomain('other', 8453, RFQ_EIP712_SALT_DEV), EXAMPLE_ORDER, ORDER_SIGNATURE)).toEqual(mismatch);
     expect(await verifyQuoteSignature(domain, { ...EXAMPLE_QUOTE, odds_bps: 26_001 }, QUOTE_SIGNATURE)).toEqual(mismatch);
     // An order signature is not a quote signature (different primary type).
@@ -156,7 +169,10 @@ describe('signature checks are results, never throws', () => {
   });
 
   it('a malformed order is malformed_message, not an exception', async () => {
-    expect(await verifyOrderSignature(domain, { ...EXAMPLE_ORDER, nonce: -1 }, ORDER_SIGNATURE)).toEqual({ ok: false, reason: 'malformed_message' });
+    expect(await verifyOrderSignature(domain, { ...EXAMPLE_ORDER, nonce: -1 }, ORDER_SIGNATURE)).toEqual({
+      ok: false,
+      reason: 'malformed_message',
+    });
     expect(await verifyOrderSignature(domain, { ...EXAMPLE_ORDER, min_odds_bps: 2 ** 32 }, ORDER_SIGNATURE)).toEqual({
       ok: false,
       reason: 'malformed_message',

@@ -4,7 +4,15 @@
 import type { Address, Hex } from 'viem';
 import { orderHash, quoteHash, type QuoteMessage, type RfqDomain, type RfqOrderMessage } from './typed-hash.js';
 import { normalizeSignature, recoverSigner } from '../signatures/recover.js';
-import { orderToTyped, quoteToTyped, RFQ_EIP712_VERSION, RFQ_PRIMARY_TYPES, RFQ_TYPES, type QuoteJson, type RfqOrderJson } from './typed-encoding.js';
+import {
+  orderToTyped,
+  quoteToTyped,
+  RFQ_EIP712_VERSION,
+  RFQ_PRIMARY_TYPES,
+  RFQ_TYPES,
+  type QuoteJson,
+  type RfqOrderJson,
+} from './typed-encoding.js';
 
 export { normalizeSignature } from '../signatures/recover.js';
 export * from './typed-encoding.js';

@@ -15,7 +15,10 @@ const domainArb = fc.record({
 });
 const orderArb: fc.Arbitrary<RfqOrderJson> = fc.record({
   taker: hex(20),
-  legs: fc.array(fc.record({ market_id: safe, direction: fc.constantFrom('up' as const, 'down' as const) }), { minLength: 1, maxLength: 9 }),
+  legs: fc.array(fc.record({ market_id: safe, direction: fc.constantFrom('up' as const, 'down' as const) }), {
+    minLength: 1,
+    maxLength: 9,
+  }),
   stake_micros: safe,
   min_odds_bps: fc.integer({ min: 0, max: 2 ** 32 - 1 }),
   order_type: fc.constantFrom('IOC' as const, 'FOK' as const),

@@ -63,7 +63,11 @@ export function checkOrder(order: RfqOrderJson, fillMode: FillMode, limits: RfqL
   const { earliestMs, latestMs } = deadlineBounds(nowMs, fillMode, limits);
   if (order.deadline_ms > latestMs) add('/deadline_ms', `must be at most ${limits.maxDeadlineMs} ms ahead (<= ${latestMs})`);
   if (details.length)
-    return { code: 'INVALID_ORDER', message: `the order is not acceptable: ${details.map((d) => `${d.path} ${d.message}`).join('; ')}`, details };
+    return {
+      code: 'INVALID_ORDER',
+      message: `the order is not acceptable: ${details.map((d) => `${d.path} ${d.message}`).join('; ')}`,
+      details,
+    };
 
   if (order.deadline_ms < earliestMs) {
     const why =

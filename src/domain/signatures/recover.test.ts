@@ -28,20 +28,24 @@ describe('recoverSigner (libsecp256k1)', () => {
 
   it('agrees with viem on random keys and digests, v as 27/28 and 0/1', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.uint8Array({ minLength: 32, maxLength: 32 }), async (key, digest) => {
-        const k = BigInt(bytesToHex(key));
-        fc.pre(k > 0n && k < N);
-        const account = privateKeyToAccount(bytesToHex(key));
-        const hash = bytesToHex(digest);
-        const sig = await account.sign({ hash });
-        for (const s of [sig, v01(sig)]) {
-          expect(recoverSigner(hash, s)).toBe(account.address);
-          expect(recoverSigner(hash, s)).toBe(await recoverAddress({ hash, signature: s }));
-        }
-        // viem accepts the high-s twin (same address); the service refuses it.
-        expect(await recoverAddress({ hash, signature: highS(sig) })).toBe(account.address);
-        expect(() => recoverSigner(hash, highS(sig))).toThrow(/high-s/);
-      }),
+      fc.asyncProperty(
+        fc.uint8Array({ minLength: 32, maxLength: 32 }),
+        fc.uint8Array({ minLength: 32, maxLength: 32 }),
+        async (key, digest) => {
+          const k = BigInt(bytesToHex(key));
+          fc.pre(k > 0n && k < N);
+          const account = privateKeyToAccount(bytesToHex(key));
+          const hash = bytesToHex(digest);
+          const sig = await account.sign({ hash });
+          for (const s of [sig, v01(sig)]) {
+            expect(recoverSigner(hash, s)).toBe(account.address);
+            expect(recoverSigner(hash, s)).toBe(await recoverAddress({ hash, signature: s }));
+          }
+          // viem accepts the high-s twin (same address); the service refuses it.
+          expect(await recoverAddress({ hash, signature: highS(sig) })).toBe(account.address);
+          expect(() => recoverSigner(hash, highS(sig))).toThrow(/high-s/);
+        },
+      ),
       { numRuns: 200 },
     );
   }, 60_000);

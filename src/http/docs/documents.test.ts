@@ -16,7 +16,8 @@ describe('published documents', () => {
   it("the examples name this instance, not the development default's localhost:3000 (a SIWE message, the WebSocket URL)", () => {
     const store = createDocumentStore({ publicUrl: 'https://api.example.com', fallbackHost: 'localhost:3000' });
     for (const name of ['openapi', 'asyncapi'] as const) {
-      for (const format of ['json', 'yaml'] as const) expect(store.get(name, format, undefined).body.toString()).not.toContain('localhost:3000');
+      for (const format of ['json', 'yaml'] as const)
+        expect(store.get(name, format, undefined).body.toString()).not.toContain('localhost:3000');
     }
     const openapi = JSON.parse(store.get('openapi', 'json', undefined).body.toString()) as {
       paths: Record<string, { post: { requestBody: { content: Record<string, { example: { message: string } }> } } }>;
@@ -33,7 +34,9 @@ describe('published documents', () => {
       const doc = JSON.parse(store.get('openapi', 'json', host).body.toString()) as { servers: Array<{ url: string }> };
       expect(doc.servers[0]!.url).toBe('http://localhost:3000');
     }
-    expect(JSON.parse(store.get('openapi', 'json', 'API.example.com:8443').body.toString()).servers[0].url).toBe('http://api.example.com:8443');
+    expect(JSON.parse(store.get('openapi', 'json', 'API.example.com:8443').body.toString()).servers[0].url).toBe(
+      'http://api.example.com:8443',
+    );
   });
 
   it('gives each Host variant its own strong ETag, cheaply and with a bounded cache', () => {
@@ -46,7 +49,8 @@ describe('published documents', () => {
     for (let i = 0; i < 100; i++) store.get('asyncapi', 'json', `h${i}.test`); // no parse per Host, no growth per Host
     expect(performance.now() - started).toBeLessThan(2000);
     for (const name of ['openapi', 'asyncapi'] as const) {
-      for (const format of ['json', 'yaml'] as const) expect(store.get(name, format, 'x.test').body.toString()).not.toContain('crfq-placeholder');
+      for (const format of ['json', 'yaml'] as const)
+        expect(store.get(name, format, 'x.test').body.toString()).not.toContain('crfq-placeholder');
     }
     expect(matchesEtag(a.etag, a.etag)).toBe(true);
     expect(matchesEtag(`W/${a.etag}, "other"`, a.etag)).toBe(true);

@@ -96,7 +96,10 @@ const WS_PROTOCOL = 'crfq-placeholder-ws-protocol';
  * served, they name this instance instead, so that what a partner copies works against what they read.
  */
 const withThisInstance = (text: string) =>
-  text.replaceAll('http://localhost:3000', BASE_URL).replaceAll('ws://localhost:3000', `${WS_PROTOCOL}://${HOST}`).replaceAll('localhost:3000', HOST);
+  text
+    .replaceAll('http://localhost:3000', BASE_URL)
+    .replaceAll('ws://localhost:3000', `${WS_PROTOCOL}://${HOST}`)
+    .replaceAll('localhost:3000', HOST);
 
 function render(text: string, name: DocumentName, format: DocumentFormat, pathname: string): string {
   const doc = parseDocument(withThisInstance(text));
@@ -115,7 +118,10 @@ const LOCAL_WS_EXAMPLE = /`ws:\/\/localhost:3000\/v1\/ws`\s+locally;\s+`wss:\/\/
 function rewriteAsyncApiServers(doc: Document, pathname: string): void {
   const description = doc.getIn(['info', 'description']);
   if (typeof description === 'string' && LOCAL_WS_EXAMPLE.test(description)) {
-    doc.setIn(['info', 'description'], description.replace(LOCAL_WS_EXAMPLE, `\`${WS_PROTOCOL}://${HOST}${pathname}/v1/ws\` on this instance`));
+    doc.setIn(
+      ['info', 'description'],
+      description.replace(LOCAL_WS_EXAMPLE, `\`${WS_PROTOCOL}://${HOST}${pathname}/v1/ws\` on this instance`),
+    );
   }
   const servers = doc.get('servers', true) as { items?: Array<{ key: unknown }> } | undefined;
   for (const pair of servers?.items ?? []) {

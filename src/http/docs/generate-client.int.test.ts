@@ -68,7 +68,8 @@ describe('docs/generate-a-client.md', () => {
       });
       expect(run.status, run.out).toBe(0);
       const sdk = readFileSync(join(empty, 'crfq-client', 'sdk.gen.ts'), 'utf8');
-      for (const op of ['getWalletNonce', 'listAuditEntries', 'getCurrentMarket', 'createWithdrawal']) expect(sdk).toContain(`export const ${op} =`);
+      for (const op of ['getWalletNonce', 'listAuditEntries', 'getCurrentMarket', 'createWithdrawal'])
+        expect(sdk).toContain(`export const ${op} =`);
       expect(readFileSync(join(empty, 'crfq-client', 'client.gen.ts'), 'utf8')).toContain(`baseUrl: '${svc.baseUrl}'`);
     } finally {
       rmSync(empty, { recursive: true, force: true });

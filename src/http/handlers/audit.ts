@@ -9,7 +9,10 @@ export const AUDIT_LIST_LIMIT = { min: 1, max: 200 } as const;
 export function auditHandlers(): HandlersFor<'listAuditEntries'> {
   return {
     listAuditEntries: async ({ query }, { db }) => {
-      const page = await listAudit(db, { limit: clamp(query.limit ?? 50, AUDIT_LIST_LIMIT.min, AUDIT_LIST_LIMIT.max), cursor: query.cursor });
+      const page = await listAudit(db, {
+        limit: clamp(query.limit ?? 50, AUDIT_LIST_LIMIT.min, AUDIT_LIST_LIMIT.max),
+        cursor: query.cursor,
+      });
       return {
         status: 200,
         body: {

@@ -37,7 +37,12 @@ const depositPending = (op: OperationRecord) => ({
 });
 const withdrawalPending = (op: OperationRecord) => ({
   status: 202 as const,
-  body: { operation_id: op.id, status: 'pending', fee_micros: microsToWire(op.fee), pending_reason: op.pendingReason } satisfies WithdrawalPending,
+  body: {
+    operation_id: op.id,
+    status: 'pending',
+    fee_micros: microsToWire(op.fee),
+    pending_reason: op.pendingReason,
+  } satisfies WithdrawalPending,
   headers: NO_STORE,
 });
 
@@ -118,9 +123,10 @@ const createWithdrawal =
   async (req, ctx) => {
     // EIP-55 is checked before the idempotency claim: like any validation failure, it is not stored.
     if (!isAddress(req.body.destination_address, { strict: true })) {
-      throw new ValidationFailed('destination_address is not a valid EVM address: a mixed-case address must carry a valid EIP-55 checksum', [
-        { in: 'body', path: '/destination_address', message: 'fails the EIP-55 checksum (use all lowercase, or the checksummed form)' },
-      ]);
+      throw new ValidationFailed(
+        'destination_address is not a valid EVM address: a mixed-case address must carry a valid EIP-55 checksum',
+        [{ in: 'body', path: '/destination_address', message: 'fails the EIP-55 checksum (use all lowercase, or the checksummed form)' }],
+      );
     }
     const { body } = req;
     const user = requireUser(ctx.auth);

@@ -2,7 +2,12 @@
 // (resolveMarketWindow, docs/trading.md, "Resolution and settlement"). The override only records the outcome; settling the
 // positions on the window is the resolve-window job's, enqueued right after.
 import type { AbstainedReason, MarketWindowStateResponse, PriceSourceName, SourceReading } from '../../../generated/openapi/types.gen.js';
-import { getWindowState, resolveWindowByOperator, type SourceReadingRecord, type WindowState } from '../../domain/markets/window-resolution.js';
+import {
+  getWindowState,
+  resolveWindowByOperator,
+  type SourceReadingRecord,
+  type WindowState,
+} from '../../domain/markets/window-resolution.js';
 import { describeRule } from '../../domain/prices/quorum.js';
 import { NO_STORE, type HandlersFor } from '../handler.js';
 import { CLOSED_WINDOW_CACHE_CONTROL } from './markets.js';
@@ -33,9 +38,17 @@ export function marketStateWire(w: WindowState): MarketWindowStateResponse {
       price_source: w.priceSource,
       resolved_at_ms: w.resolvedAtMs,
       resolution_rule: w.check
-        ? { sources: w.check.sources as PriceSourceName[], quorum: w.check.quorum, max_age_ms: w.check.maxAgeMs, rule: describeRule(w.check) }
+        ? {
+            sources: w.check.sources as PriceSourceName[],
+            quorum: w.check.quorum,
+            max_age_ms: w.check.maxAgeMs,
+            rule: describeRule(w.check),
+          }
         : null,
-      dispute: w.check?.state === 'disputed' ? { reason: w.check.reason!, disputed_at_ms: w.check.checkedAtMs, void_at_ms: w.check.voidAtMs! } : null,
+      dispute:
+        w.check?.state === 'disputed'
+          ? { reason: w.check.reason!, disputed_at_ms: w.check.checkedAtMs, void_at_ms: w.check.voidAtMs! }
+          : null,
       sources: w.sources.map(readingWire),
     },
   };

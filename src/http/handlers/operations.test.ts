@@ -62,7 +62,10 @@ describe('getReadiness per role', () => {
 
   it('every role needs its database, its queue and migrations applied', async () => {
     for (const role of ['all', 'api', 'workers'] as const) {
-      expect(await readyz(probe(role, { database: failing }))).toMatchObject({ status: 503, body: { role, checks: { database: 'failed' } } });
+      expect(await readyz(probe(role, { database: failing }))).toMatchObject({
+        status: 503,
+        body: { role, checks: { database: 'failed' } },
+      });
       expect(await readyz(probe(role, { queue: failing }))).toMatchObject({ status: 503, body: { checks: { queue: 'failed' } } });
       expect(await readyz(probe(role, { migrations: async () => 'pending' }))).toMatchObject({
         status: 503,

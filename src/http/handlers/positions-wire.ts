@@ -50,7 +50,12 @@ export function portfolioWire(f: TradingFigures, asOfMs: number): Portfolio {
 }
 
 export function pnlEventWire(e: PnlEvent): PnlEventWire {
-  return { position_id: e.positionId, resolved_at_ms: e.resolvedAtMs, pnl_micros: dec(e.pnlMicros), cumulative_micros: dec(e.cumulativeMicros) };
+  return {
+    position_id: e.positionId,
+    resolved_at_ms: e.resolvedAtMs,
+    pnl_micros: dec(e.pnlMicros),
+    cumulative_micros: dec(e.cumulativeMicros),
+  };
 }
 
 export function makerFillWire(f: MakerFillRecord): MakerFill {

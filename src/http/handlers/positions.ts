@@ -7,7 +7,8 @@ import { requireUser } from './principal.js';
 import { pnlEventWire, portfolioWire, positionWire } from './positions-wire.js';
 
 export const POSITIONS_LIMIT = { default: 50, max: 100 } as const;
-export const limitOf = (n: number | undefined) => clampLimit(n === undefined ? undefined : Number(n), POSITIONS_LIMIT.default, POSITIONS_LIMIT.max);
+export const limitOf = (n: number | undefined) =>
+  clampLimit(n === undefined ? undefined : Number(n), POSITIONS_LIMIT.default, POSITIONS_LIMIT.max);
 /** Query integers are validated by the spec; Number() keeps a handler right should one arrive as its text. */
 const msOf = (n: number | undefined) => (n === undefined ? undefined : Number(n));
 // Per-user figures that change with every fill and settlement.

@@ -70,13 +70,26 @@ describe('RFQ wire shapes', () => {
       close_reason: null,
     });
     expect(body.quotes.map((q) => q.quote_id)).toEqual(['c', 'a', 'b']);
-    expect(body.quotes[0]).toEqual({ quote_id: 'c', odds_bps: 21_000, max_fill_micros: '9007199254740993', valid_until_ms: 5000, status: 'live' });
+    expect(body.quotes[0]).toEqual({
+      quote_id: 'c',
+      odds_bps: 21_000,
+      max_fill_micros: '9007199254740993',
+      valid_until_ms: 5000,
+      status: 'live',
+    });
     expect(JSON.stringify(body)).not.toContain('00000000000000000000000000000000000000aa');
   });
 
   it('a filled RFQ carries its payout, odds and position', () => {
     const body = rfqToWire({
-      rfq: rfq({ status: 'filled', filledStakeMicros: 1_500_000n, payoutMicros: 3_000_000n, oddsBps: 20_000, positionId: 'p1', closedAtMs: 1600 }),
+      rfq: rfq({
+        status: 'filled',
+        filledStakeMicros: 1_500_000n,
+        payoutMicros: 3_000_000n,
+        oddsBps: 20_000,
+        positionId: 'p1',
+        closedAtMs: 1600,
+      }),
       quotes: [],
     });
     expect(body).toMatchObject({

@@ -24,7 +24,11 @@ export function rfqToWire({ rfq: r, quotes }: RfqWithQuotes): Rfq {
     rfq_id: r.id,
     status: r.status,
     fill_mode: r.fillMode,
-    order: { ...r.order, taker: checksummed(r.order.taker), legs: r.order.legs.map((l) => ({ market_id: l.market_id, direction: l.direction })) },
+    order: {
+      ...r.order,
+      taker: checksummed(r.order.taker),
+      legs: r.order.legs.map((l) => ({ market_id: l.market_id, direction: l.direction })),
+    },
     taker_address: checksummed(r.takerAddress),
     stake_micros: microsToWire(r.stakeMicros),
     filled_stake_micros: microsToWire(r.filledStakeMicros),

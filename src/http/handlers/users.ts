@@ -18,7 +18,9 @@ export function toPreferences(u: UserRecord): Preferences {
 }
 
 /** `identity`: a new handle shows on leaderboards and top participants; setting one publishes `contests.changed`. */
-export function usersHandlers(deps: { identity: Pick<IdentityLifecycle, 'setHandle'> }): HandlersFor<'getPreferences' | 'updatePreferences'> {
+export function usersHandlers(deps: {
+  identity: Pick<IdentityLifecycle, 'setHandle'>;
+}): HandlersFor<'getPreferences' | 'updatePreferences'> {
   return {
     getPreferences: async (_req, { db, auth }) => {
       const { userId } = requireUser(auth);

@@ -110,10 +110,14 @@ async function checkPullDeposit(
   const needed = amount + pending;
   const details = { wallet_address: wallet, needed_micros: needed.toString(), pending_deposits_micros: pending.toString() };
   if (balance < needed) {
-    throw new Unprocessable('BALANCE_TOO_LOW', "the wallet's USDC balance does not cover this deposit (and its pending deposits); nothing was sent", {
-      ...details,
-      balance_micros: balance.toString(),
-    });
+    throw new Unprocessable(
+      'BALANCE_TOO_LOW',
+      "the wallet's USDC balance does not cover this deposit (and its pending deposits); nothing was sent",
+      {
+        ...details,
+        balance_micros: balance.toString(),
+      },
+    );
   }
   if (allowance < needed) {
     throw new Unprocessable(
@@ -186,9 +190,17 @@ export async function startOnchain(em: Em, chain: Chain, log: Logger): Promise<{
   }
   const nodeNonce = await chain.client.getTransactionCount({ address: chain.settlementAddress, blockTag: 'pending' });
   await repos(em).chain.ensureNonce(checked.chainId, chain.settlementAddress, BigInt(nodeNonce));
-  const fields = { chain_id: checked.chainId, token: chain.token, settlement_address: chain.settlementAddress, gas_wei: checked.gasWei.toString() };
+  const fields = {
+    chain_id: checked.chainId,
+    token: chain.token,
+    settlement_address: chain.settlementAddress,
+    gas_wei: checked.gasWei.toString(),
+  };
   if (checked.gasWei < chain.settings.gasFloorWei) {
-    log.warn({ ...fields, floor_wei: chain.settings.gasFloorWei.toString() }, 'the settlement wallet holds less gas than SETTLEMENT_GAS_FLOOR_WEI');
+    log.warn(
+      { ...fields, floor_wei: chain.settings.gasFloorWei.toString() },
+      'the settlement wallet holds less gas than SETTLEMENT_GAS_FLOOR_WEI',
+    );
   }
   log.info({ ...fields, confirmations: chain.settings.confirmations }, 'onchain settlement ready');
   return { settlementAddress: chain.settlementAddress };

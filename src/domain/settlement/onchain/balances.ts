@@ -46,7 +46,12 @@ export async function balancesByMulticall(chain: Chain, owners: readonly Address
     const group = await Promise.all(
       chunks.slice(g, g + MULTICALL_GROUP).map((chunk) =>
         chain.client.multicall({
-          contracts: chunk.map((owner) => ({ address: chain.token, abi: erc20Abi, functionName: 'balanceOf' as const, args: [owner] as const })),
+          contracts: chunk.map((owner) => ({
+            address: chain.token,
+            abi: erc20Abi,
+            functionName: 'balanceOf' as const,
+            args: [owner] as const,
+          })),
           multicallAddress: MULTICALL3_ADDRESS,
           allowFailure: false,
           batchSize: 0, // chunked here

@@ -27,7 +27,16 @@ export interface ChainStatusView {
 }
 
 /** Wait reasons that need an operator (the others resolve by themselves: mempool, queued, confirmations...). */
-const OPERATOR_REASONS = new Set(['hot_wallet_funds', 'gas', 'token_paused', 'hot_wallet_blocked', 'signer', 'fee_cap', 'nonce_gap', 'needs_review']);
+const OPERATOR_REASONS = new Set([
+  'hot_wallet_funds',
+  'gas',
+  'token_paused',
+  'hot_wallet_blocked',
+  'signer',
+  'fee_cap',
+  'nonce_gap',
+  'needs_review',
+]);
 
 export async function chainStatus(em: Em, opts: { nowMs: number; staleAfterMs: number }): Promise<ChainStatusView> {
   const backlog = await chainBacklog(em);

@@ -90,7 +90,11 @@ describe('the cold-wallet sweep', () => {
     await t.fund(t.settlement.address, { usdcMicros: 20n * USDC }); // 60 USDC hot: 10 owed, 30 ceiling, 20 excess
     await t.anvil.rpc('evm_setAutomine', [false]);
     try {
-      for (let i = 0; i < 5 && !(await rows(`select 1 from chain_transactions where purpose = 'cold_sweep' and receipt_status is null`)).length; i++)
+      for (
+        let i = 0;
+        i < 5 && !(await rows(`select 1 from chain_transactions where purpose = 'cold_sweep' and receipt_status is null`)).length;
+        i++
+      )
         await tick();
       expect(await chainTxRepository(db(em())).withdrawalsInFlight(null)).toBe(20n * USDC);
       const fees = await rows(`select max_fee_per_gas::text as f from chain_transactions where purpose = 'cold_sweep'`);

@@ -100,7 +100,10 @@ export function coldSweepOwner(chain: Chain, signer: ChainSigner, cold: ColdWall
       if (s.wait_reason === 'needs_review') return;
       await repos(em).coldSweep.setWaitReason(s.id, 'needs_review');
       s.wait_reason = 'needs_review';
-      log.error(fields, 'cold-wallet sweep: its nonce is used but no receipt is served; no other sweep opens until it is recorded (check the chain)');
+      log.error(
+        fields,
+        'cold-wallet sweep: its nonce is used but no receipt is served; no other sweep opens until it is recorded (check the chain)',
+      );
     },
     // Only while no attempt exists (under the sweep's lock): a cancelled sweep was never signed.
     async onFail(em, code) {
@@ -111,7 +114,11 @@ export function coldSweepOwner(chain: Chain, signer: ChainSigner, cold: ColdWall
         return r.coldSweep.finish(s.id, 'cancelled', { reason: code });
       });
       if (cancelled)
-        (code === 'EXCESS_GONE' ? log.info : log.error).call(log, { ...fields, reason: code }, 'cold-wallet sweep cancelled before signing');
+        (code === 'EXCESS_GONE' ? log.info : log.error).call(
+          log,
+          { ...fields, reason: code },
+          'cold-wallet sweep cancelled before signing',
+        );
     },
   };
 }

@@ -5,7 +5,13 @@
 import { HDKey, mnemonicToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../../config/load.js';
-import { addressOfCompressedKey, depositParentNode, depositXpubOf, parseDepositXpub, xpubDepositAddresses } from '../../../config/deposit-xpub.js';
+import {
+  addressOfCompressedKey,
+  depositParentNode,
+  depositXpubOf,
+  parseDepositXpub,
+  xpubDepositAddresses,
+} from '../../../config/deposit-xpub.js';
 import { roleProblems } from '../../../config/role.js';
 import { depositKeyring } from '../../../adapters/chain/chain.js';
 import { ANVIL_MNEMONIC } from '../../../testing/anvil.js';
@@ -61,7 +67,9 @@ describe('DEPOSIT_XPUB derives the mnemonic’s deposit addresses', () => {
     const viaAccount = xpubDepositAddresses(nodeOf(accountXpub, 3));
     const parent = HDKey.fromMasterSeed(Buffer.from('00'.repeat(64), 'hex')).derive("m/44'/60'/3'/0");
     for (const i of INDEXES) expect(viaAccount(i)).toBe(addressOfCompressedKey(parent.deriveChild(Number(i)).publicKey!));
-    expect(parseDepositXpub(accountXpub, 2)).toEqual({ problem: expect.stringMatching(/account 3's node, not of DEPOSIT_ACCOUNT_INDEX 2/) });
+    expect(parseDepositXpub(accountXpub, 2)).toEqual({
+      problem: expect.stringMatching(/account 3's node, not of DEPOSIT_ACCOUNT_INDEX 2/),
+    });
   });
 
   it('refuses a private key (without quoting it), garbage, another depth, and indexes outside 0..2^31-1', () => {
@@ -95,10 +103,14 @@ describe('DEPOSIT_XPUB in the configuration', () => {
     expect(problemsOf({ ...env, DEPOSIT_XPUB: depositXpubOf(ANVIL_MNEMONIC, 0) }).join('\n')).toMatch(
       /DEPOSIT_XPUB: is not the key of DEPOSIT_MNEMONIC's m\/44'\/60'\/0'\/0/,
     );
-    expect(problemsOf({ ...env, DEPOSIT_ACCOUNT_INDEX: '1', DEPOSIT_XPUB: depositXpubOf(MNEMONIC, 0) }).join('\n')).toMatch(/DEPOSIT_XPUB: is not/);
+    expect(problemsOf({ ...env, DEPOSIT_ACCOUNT_INDEX: '1', DEPOSIT_XPUB: depositXpubOf(MNEMONIC, 0) }).join('\n')).toMatch(
+      /DEPOSIT_XPUB: is not/,
+    );
     expect(problemsOf({ ...ONCHAIN, DEPOSIT_XPUB: 'xpub123' }).join('\n')).toMatch(/DEPOSIT_XPUB: must be a BIP-32 extended public key/);
     const prod = { ...ONCHAIN, NODE_ENV: 'production', DEPOSIT_XPUB: depositXpubOf(MNEMONIC, 0) };
-    expect(problemsOf(prod).join('\n')).toMatch(/DEPOSIT_ACCOUNT_INDEX: required when NODE_ENV=production with DEPOSIT_MNEMONIC or DEPOSIT_XPUB/);
+    expect(problemsOf(prod).join('\n')).toMatch(
+      /DEPOSIT_ACCOUNT_INDEX: required when NODE_ENV=production with DEPOSIT_MNEMONIC or DEPOSIT_XPUB/,
+    );
   });
 });
 
@@ -112,7 +124,9 @@ describe('what an API process may be given (src/config/role.ts)', () => {
     expect(problems[0]).toMatch(
       /^SETTLEMENT_PRIVATE_KEY \(or SETTLEMENT_PRIVATE_KEY_FILE\): refused in an API process when NODE_ENV=production .*SETTLEMENT_ADDRESS/,
     );
-    expect(problems[1]).toMatch(/^DEPOSIT_MNEMONIC \(or DEPOSIT_MNEMONIC_FILE\): refused in an API process when NODE_ENV=production .*DEPOSIT_XPUB/);
+    expect(problems[1]).toMatch(
+      /^DEPOSIT_MNEMONIC \(or DEPOSIT_MNEMONIC_FILE\): refused in an API process when NODE_ENV=production .*DEPOSIT_XPUB/,
+    );
     expect(problems.join()).not.toContain('11'.repeat(32));
     // loadConfig names them beside every other problem, for the role the process gives it.
     const env = {

@@ -110,7 +110,9 @@ describe('the deposit listener behind a hosted provider', () => {
     const head = await t.client.getBlock({ blockTag: 'latest' });
     const confirmedN = head.number - 1n;
     const confirmed = await t.client.getBlock({ blockNumber: confirmedN });
-    await sqlOf().execute(`update chain_cursors set block_number = ${confirmedN}, block_hash = '${confirmed.hash}' where name = '${DEPOSIT_CURSOR}'`);
+    await sqlOf().execute(
+      `update chain_cursors set block_number = ${confirmedN}, block_hash = '${confirmed.hash}' where name = '${DEPOSIT_CURSOR}'`,
+    );
     expect(await scanDeposits(em(), noWindow, log)).toMatchObject({ credited: 0 });
     const before = await reconcile(noWindow, ledgerCheckRepository(db(em())));
     expect(before.uncredited_micros).toBe('700007');

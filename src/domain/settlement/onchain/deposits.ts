@@ -239,7 +239,10 @@ export async function scanDeposits(em: Em, chain: Chain, log: Logger, signal?: A
     } else {
       result.credited += moved;
       if (moved)
-        log.info({ chain_id: chainId, from_block: from.toString(), to_block: to.toString(), credited: moved }, 'custodial deposits credited');
+        log.info(
+          { chain_id: chainId, from_block: from.toString(), to_block: to.toString(), credited: moved },
+          'custodial deposits credited',
+        );
       if (to > at.n) at = { n: to, hash: read.toHash };
       from = to + 1n;
     }

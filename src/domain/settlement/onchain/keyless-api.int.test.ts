@@ -12,7 +12,15 @@ import { startAnvil, type Anvil } from '../../../testing/anvil.js';
 import { TEST_DEPOSIT_MNEMONIC } from '../../../testing/chain.js';
 import { available, depositAddressOf, sweepsIdle, unresolvedSweepTransactions, until } from '../../../testing/custodial.js';
 import { startOnchainStack, type OnchainStack } from '../../../testing/onchain-stack.js';
-import { buildOrder, connectMaker, currentMarketId, fetchDomain, fundWallet, postOrder, registerMarketMaker } from '../../../testing/rfq-trade.js';
+import {
+  buildOrder,
+  connectMaker,
+  currentMarketId,
+  fetchDomain,
+  fundWallet,
+  postOrder,
+  registerMarketMaker,
+} from '../../../testing/rfq-trade.js';
 import { startServiceProcess } from '../../../testing/service-process.js';
 import { depositKeyring } from '../../../adapters/chain/chain.js';
 
@@ -127,7 +135,12 @@ describe('an API process without the keys', () => {
 
   it('in production an API process given the settlement key or the mnemonic refuses to start (exit 78), naming both', async () => {
     const refused = await startServiceProcess({
-      env: { ...s.env, NODE_ENV: 'production', SETTLEMENT_PRIVATE_KEY: s.chain.env.SETTLEMENT_PRIVATE_KEY!, DEPOSIT_MNEMONIC: TEST_DEPOSIT_MNEMONIC },
+      env: {
+        ...s.env,
+        NODE_ENV: 'production',
+        SETTLEMENT_PRIVATE_KEY: s.chain.env.SETTLEMENT_PRIVATE_KEY!,
+        DEPOSIT_MNEMONIC: TEST_DEPOSIT_MNEMONIC,
+      },
       args: ['--role=api'],
     }).then(
       async (p) => {
@@ -137,7 +150,9 @@ describe('an API process without the keys', () => {
       (err: Error) => err.message,
     );
     expect(refused).toMatch(/process exited \(78\)/);
-    expect(refused).toMatch(/SETTLEMENT_PRIVATE_KEY \(or SETTLEMENT_PRIVATE_KEY_FILE\): refused in an API process when NODE_ENV=production/);
+    expect(refused).toMatch(
+      /SETTLEMENT_PRIVATE_KEY \(or SETTLEMENT_PRIVATE_KEY_FILE\): refused in an API process when NODE_ENV=production/,
+    );
     expect(refused).toMatch(/DEPOSIT_MNEMONIC \(or DEPOSIT_MNEMONIC_FILE\): refused in an API process when NODE_ENV=production/);
   }, 60_000);
 });

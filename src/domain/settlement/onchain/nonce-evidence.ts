@@ -63,7 +63,13 @@ async function blockThatUsed(chain: Chain, sender: Address, nonce: bigint, head:
  * Looks for the transaction that used `nonce` of `sender`: each of `hashes` by hash, then the block that used the
  * nonce and the wallet's transaction in it. Call it only once the nonce is used (nonceUsed).
  */
-export async function findAtNonce(chain: Chain, sender: Address, nonce: bigint, hashes: readonly string[], head: bigint): Promise<NonceEvidence> {
+export async function findAtNonce(
+  chain: Chain,
+  sender: Address,
+  nonce: bigint,
+  hashes: readonly string[],
+  head: bigint,
+): Promise<NonceEvidence> {
   for (const hash of hashes) {
     const t = await transactionOf(chain, hash);
     if (t?.blockNumber !== null && t?.blockNumber !== undefined) return { kind: 'ours', hash, blockNumber: t.blockNumber };
@@ -85,4 +91,6 @@ export async function findAtNonce(chain: Chain, sender: Address, nonce: bigint, 
 
 /** The evidence as log fields. */
 export const evidenceFields = (e: NonceEvidence) =>
-  e.kind === 'ours' || e.kind === 'foreign' ? { evidence: e.kind, found_hash: e.hash, found_block: e.blockNumber.toString() } : { evidence: e.kind };
+  e.kind === 'ours' || e.kind === 'foreign'
+    ? { evidence: e.kind, found_hash: e.hash, found_block: e.blockNumber.toString() }
+    : { evidence: e.kind };

@@ -69,7 +69,9 @@ export async function storedChainObservation(em: Em): Promise<{ observation: Cha
 }
 
 /** The database's side of the chain status: parked deposit sweeps and pending withdrawals by reason. */
-export async function chainBacklog(em: Em): Promise<{ parkedSweeps: number; withdrawalsWaiting: Array<{ reason: string | null; count: number }> }> {
+export async function chainBacklog(
+  em: Em,
+): Promise<{ parkedSweeps: number; withdrawalsWaiting: Array<{ reason: string | null; count: number }> }> {
   const repo = repos(em).chainObservations;
   return { parkedSweeps: await repo.parkedSweeps(), withdrawalsWaiting: await repo.withdrawalsWaiting() };
 }

@@ -32,7 +32,9 @@ beforeAll(async () => {
   signerNode = await startAnvil({}); // holds anvil's default accounts, the settlement wallet's key among them
   refuser = createServer((req, res) => {
     req.resume();
-    req.on('end', () => res.end(JSON.stringify({ jsonrpc: '2.0', id: 1, error: { code: -32000, message: 'policy: destination not allowed' } })));
+    req.on('end', () =>
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: 1, error: { code: -32000, message: 'policy: destination not allowed' } })),
+    );
   });
   await new Promise<void>((r) => refuser.listen(0, '127.0.0.1', r));
   refuserUrl = `http://127.0.0.1:${(refuser.address() as { port: number }).port}`;
@@ -62,7 +64,9 @@ async function pendingWithdrawal(amount: bigint, to: string): Promise<string> {
   const user = randomUUID();
   const id = randomUUID();
   await rows(`insert into users (id, wallet_address) values ('${user}', '0x${user.replace(/-/g, '').padEnd(40, '0')}')`);
-  await rows(`insert into operations (id, user_id, kind, amount, destination_address) values ('${id}', '${user}', 'withdraw', ${amount}, '${to}')`);
+  await rows(
+    `insert into operations (id, user_id, kind, amount, destination_address) values ('${id}', '${user}', 'withdraw', ${amount}, '${to}')`,
+  );
   return id;
 }
 const opRow = async (id: string) => (await rows(`select pending_reason from operations where id = '${id}'`))[0]!;

@@ -52,7 +52,13 @@ export const policyOf = (chain: Chain): Policy => ({
  * Node errors are logged and retried the same way; database errors
  * are thrown (the job is retried).
  */
-export async function advanceOnchain(em: Em, chain: Chain, signer: ChainSigner, opId: string, opts: AdvanceOptions): Promise<AdvanceResult> {
+export async function advanceOnchain(
+  em: Em,
+  chain: Chain,
+  signer: ChainSigner,
+  opId: string,
+  opts: AdvanceOptions,
+): Promise<AdvanceResult> {
   const repo = repos(em).chain;
   const env: TxEnv = { chain, policy: policyOf(chain), log: opts.log };
   let nodeDown = 0;
@@ -78,7 +84,8 @@ export async function advanceOnchain(em: Em, chain: Chain, signer: ChainSigner, 
       }
     } catch (err) {
       if (isDatabaseError(err)) throw err;
-      if (nodeDown++ % 20 === 0) opts.log.warn({ operation_id: opId, reason: shortReason(err) }, 'chain node error while settling; retrying');
+      if (nodeDown++ % 20 === 0)
+        opts.log.warn({ operation_id: opId, reason: shortReason(err) }, 'chain node error while settling; retrying');
       if (inReview) return 'needs_review';
     }
     await sleep(pollDelay(chain.settings.pollMs, waits++), opts.signal);

@@ -81,7 +81,9 @@ describe('two sweepers at once', () => {
     });
     await stepSweeps(em(), { ...chain, client }, log);
     expect(interleaved).toBeGreaterThan(0);
-    expect(await sweepTxs(address)).toEqual([{ from_address: chain.settlementAddress, nonce: expect.any(Number), receipt_status: 'success' }]);
+    expect(await sweepTxs(address)).toEqual([
+      { from_address: chain.settlementAddress, nonce: expect.any(Number), receipt_status: 'success' },
+    ]);
 
     for (let i = 0; i < 20 && (await rows(`select 1 from deposit_sweeps where status in ('topup', 'transfer')`)).length; i++) {
       await stepSweeps(em(), chain, log);

@@ -90,7 +90,10 @@ function sweepOwner(
       return true;
     });
     if (parked)
-      log.error({ ...fields, reason }, 'custodial deposit address parked: its sweeps stop (no top-up, no transfer) until an operator unparks it');
+      log.error(
+        { ...fields, reason },
+        'custodial deposit address parked: its sweeps stop (no top-up, no transfer) until an operator unparks it',
+      );
   };
   return {
     columns,
@@ -189,7 +192,8 @@ async function transfer(c: Ctx, s: ActiveSweep): Promise<void> {
   if (!open.length) {
     if (balance === 0n) return moveIfSettled(em, s, address, 'transfer', 'done');
     const fees = capFees(await estimateFees(chain), chain.settings.feeCap).fees;
-    if ((await chain.client.getBalance({ address })) < maxCostWei(TRANSFER_GAS, fees, 0n)) return moveIfSettled(em, s, address, 'transfer', 'topup');
+    if ((await chain.client.getBalance({ address })) < maxCostWei(TRANSFER_GAS, fees, 0n))
+      return moveIfSettled(em, s, address, 'transfer', 'topup');
   }
   const data = encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [chain.settlementAddress, balance] });
   await stepTx(em, c.env, sweepOwner(c, s, 'transfer', account, { to: chain.token, data, value: 0n, gas: TRANSFER_GAS }, balance));
@@ -221,7 +225,10 @@ export async function stepSweeps(em: Em, chain: Chain, log: Logger): Promise<Swe
       tick.advanced++;
     } catch (err) {
       if (isDatabaseError(err)) throw err;
-      log.warn({ sweep_id: s.id, address: s.address, reason: shortReason(err) }, 'chain node error while sweeping; retried on the next tick');
+      log.warn(
+        { sweep_id: s.id, address: s.address, reason: shortReason(err) },
+        'chain node error while sweeping; retried on the next tick',
+      );
     }
   }
   return tick;

@@ -10,7 +10,16 @@
     {
       schema: { url: data.specUrl, requestOptions: { credentials: 'same-origin' } },
       config: {
-        show: { sidebar: true, info: true, servers: true, operations: true, messages: true, messageExamples: true, schemas: true, errors: true },
+        show: {
+          sidebar: true,
+          info: true,
+          servers: true,
+          operations: true,
+          messages: true,
+          messageExamples: true,
+          schemas: true,
+          errors: true,
+        },
         expand: { messageExamples: true },
       },
     },

@@ -94,7 +94,17 @@ async function signAndStore(
     const nonce = seen[0]?.nonce ?? owner.fixedNonce ?? (await repo.allocateNonce(chainId, sender, nodeNonce));
     const raw = await owner.signer.signTransaction({ type: 'eip1559', chainId, nonce: Number(nonce), ...spec, ...fees });
     const hash = keccak256(raw);
-    await repo.insertAttempt({ hash, chainId, owner: owner.columns, from: sender, nonce, attempt: slot.attempt, raw, ...fees, gasLimit: spec.gas });
+    await repo.insertAttempt({
+      hash,
+      chainId,
+      owner: owner.columns,
+      from: sender,
+      nonce,
+      attempt: slot.attempt,
+      raw,
+      ...fees,
+      gasLimit: spec.gas,
+    });
     return { hash, raw };
   });
 }
@@ -159,7 +169,10 @@ export async function stepTx(em: Em, env: TxEnv, owner: TxOwner): Promise<Step> 
       if (!stored) return step;
       failpoint(owner.afterSignFailpoint ?? 'chain:afterSign');
       if (step.do === 'replace')
-        env.log.info({ ...owner.fields, replaces: step.replaces, capped: step.capped }, 'chain transaction not mined in time: replaced at its nonce');
+        env.log.info(
+          { ...owner.fields, replaces: step.replaces, capped: step.capped },
+          'chain transaction not mined in time: replaced at its nonce',
+        );
       await rebroadcast(em, env, owner, stored);
       failpoint('chain:afterBroadcast');
       return step;

@@ -16,7 +16,13 @@ import { repos } from '../../../../db/repos.js';
 export const EVIDENCE_EVERY_MS = 30_000;
 const evidenceCache = new Map<string, { at: number; e: NonceEvidence }>();
 
-async function evidenceFor(chain: Chain, sender: Address, attempts: readonly AttemptRow[], head: bigint, now: number): Promise<NonceEvidence> {
+async function evidenceFor(
+  chain: Chain,
+  sender: Address,
+  attempts: readonly AttemptRow[],
+  head: bigint,
+  now: number,
+): Promise<NonceEvidence> {
   const key = `${sender}:${attempts[0]!.nonce}`;
   const cached = evidenceCache.get(key);
   if (cached && now - cached.at < EVIDENCE_EVERY_MS) return cached.e;
@@ -60,7 +66,11 @@ export async function observe(i: ObserveInput): Promise<Observation> {
   for (const a of [...attempts].reverse()) {
     const r = await receiptOf(chain, a.hash);
     if (r) {
-      const receipt = { hash: a.hash, blockNumber: r.blockNumber, status: r.status === 'success' ? ('success' as const) : ('reverted' as const) };
+      const receipt = {
+        hash: a.hash,
+        blockNumber: r.blockNumber,
+        status: r.status === 'success' ? ('success' as const) : ('reverted' as const),
+      };
       return { ...base, receipt, estimate: feesOf(attempts.at(-1)!) };
     }
   }
@@ -75,7 +85,9 @@ export async function observe(i: ObserveInput): Promise<Observation> {
   const gapFrom = lowestOpenNonce === null ? null : await repo.firstUnstoredNonce(chain.settings.chainId, i.sender, count, lowestOpenNonce);
   // The estimate is only worth a request when the plan could replace: the lowest open nonce, old enough, no gap.
   const due =
-    gapFrom === null && (lowestOpenNonce === null || latest.nonce <= lowestOpenNonce) && now - latest.created_at_ms >= i.policy.replaceAfterMs;
+    gapFrom === null &&
+    (lowestOpenNonce === null || latest.nonce <= lowestOpenNonce) &&
+    now - latest.created_at_ms >= i.policy.replaceAfterMs;
   return { ...base, lowestOpenNonce, gapFrom, estimate: due ? await estimateFees(chain) : feesOf(latest) };
 }
 

@@ -42,7 +42,10 @@ function specOf(op: OperationForChain, chain: Chain): TxSpec {
 /** The settlement wallet can pay this transaction's gas on top of every open one of its own (wei, L1 fee included). */
 export async function gasCovered(chain: Chain, em: Em, spec: TxSpec, estimate: Fees): Promise<boolean> {
   const wallet = chain.settlementAddress;
-  const [eth, count] = await Promise.all([chain.client.getBalance({ address: wallet }), chain.client.getTransactionCount({ address: wallet })]);
+  const [eth, count] = await Promise.all([
+    chain.client.getBalance({ address: wallet }),
+    chain.client.getTransactionCount({ address: wallet }),
+  ]);
   const open = await repos(em).chainTx.openCostWei(chain.settings.chainId, wallet, BigInt(count));
   const fees = capFees(estimate, chain.settings.feeCap).fees;
   return eth >= open + maxCostWei(spec.gas, fees, await l1FeeWei(chain, wallet, spec));
@@ -92,7 +95,8 @@ export function operationOwner(chain: Chain, signer: ChainSigner, op: OperationF
       const r = repos(tx);
       const locked = await r.chain.operation(op.id, true);
       // Not while an operator must decide: a withdrawal held for review (approve clears it), or one in review on chain.
-      if (!locked || locked.status !== 'pending' || locked.pending_reason === 'needs_review' || locked.pending_reason === 'review') return null;
+      if (!locked || locked.status !== 'pending' || locked.pending_reason === 'needs_review' || locked.pending_reason === 'review')
+        return null;
       if ((await r.chain.resolutions([op.id])).length) return null; // failed before any signature, or resolved by an operator
       const now = await r.chainTx.attempts(columns);
       if (now.length !== seen.length || now.some((t) => t.receipt_status)) return null; // another process moved first
@@ -133,7 +137,8 @@ export function operationOwner(chain: Chain, signer: ChainSigner, op: OperationF
           failureCode: code,
         });
       });
-      if (failed) log.warn({ ...fields, failure_code: code }, 'the chain would refuse this deposit or withdrawal: it fails with no transaction sent');
+      if (failed)
+        log.warn({ ...fields, failure_code: code }, 'the chain would refuse this deposit or withdrawal: it fails with no transaction sent');
     },
   };
 }

@@ -34,7 +34,9 @@ const observation = (ats: StoredAttempt[]) =>
     lowestOpenNonce: fc.option(fc.bigInt({ min: 0n, max: 1000n }), { nil: null }),
     gapFrom: fc.option(fc.bigInt({ min: 0n, max: 1000n }), { nil: null }),
     estimate: fees,
-    evidence: fc.option(fc.constantFrom({ kind: 'consumed' as const }, { kind: 'foreign' as const, hash: '0xff', blockNumber: 5n }), { nil: null }),
+    evidence: fc.option(fc.constantFrom({ kind: 'consumed' as const }, { kind: 'foreign' as const, hash: '0xff', blockNumber: 5n }), {
+      nil: null,
+    }),
     preflight: fc.option(
       fc.constantFrom(
         { ok: true as const },
@@ -95,7 +97,8 @@ describe('planNext', () => {
         const step = planNext(ats, { ...o, nowMs: NOW }, p, since);
         expect(['wait', 'review']).toContain(step.do);
         if (step.do === 'wait') expect(step.reason).toBe('receipt_missing');
-        if (step.do === 'review') expect(o.evidence?.kind === 'foreign' || (since !== null && NOW - since >= p.receiptReviewAfterMs)).toBe(true);
+        if (step.do === 'review')
+          expect(o.evidence?.kind === 'foreign' || (since !== null && NOW - since >= p.receiptReviewAfterMs)).toBe(true);
       }),
     );
   });
@@ -173,7 +176,8 @@ describe('planNext', () => {
     // It stopped where the cap left no room for the node's 10% minimum: within 10% of the cap.
     const last = ats.at(-1)!;
     expect(
-      atLeastNodeMinimum(last.maxFeePerGas) > p.cap.maxFeePerGas || atLeastNodeMinimum(last.maxPriorityFeePerGas) > p.cap.maxPriorityFeePerGas,
+      atLeastNodeMinimum(last.maxFeePerGas) > p.cap.maxFeePerGas ||
+        atLeastNodeMinimum(last.maxPriorityFeePerGas) > p.cap.maxPriorityFeePerGas,
     ).toBe(true);
   });
 });
@@ -195,7 +199,8 @@ describe('fees', () => {
       fc.property(fees, fees, cap, (latest, est, c) => {
         const r = replacementFees(latest, est, c);
         const room =
-          c.maxFeePerGas >= atLeastNodeMinimum(latest.maxFeePerGas) && c.maxPriorityFeePerGas >= atLeastNodeMinimum(latest.maxPriorityFeePerGas);
+          c.maxFeePerGas >= atLeastNodeMinimum(latest.maxFeePerGas) &&
+          c.maxPriorityFeePerGas >= atLeastNodeMinimum(latest.maxPriorityFeePerGas);
         if (r === null) return;
         expect(room).toBe(true);
         expect(r.fees.maxFeePerGas <= c.maxFeePerGas).toBe(true);

@@ -89,7 +89,8 @@ export function planNext(attempts: readonly StoredAttempt[], obs: Observation, p
   }
   if (obs.nonceUsed) {
     if (obs.evidence?.kind === 'foreign') return { do: 'review', evidence: obs.evidence };
-    if (unprovenSinceMs !== null && obs.nowMs - unprovenSinceMs >= policy.receiptReviewAfterMs) return { do: 'review', evidence: obs.evidence };
+    if (unprovenSinceMs !== null && obs.nowMs - unprovenSinceMs >= policy.receiptReviewAfterMs)
+      return { do: 'review', evidence: obs.evidence };
     return { do: 'wait', reason: 'receipt_missing' };
   }
   if (obs.gapFrom !== null) return { do: 'wait', reason: 'nonce_gap' };

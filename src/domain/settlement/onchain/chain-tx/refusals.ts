@@ -17,7 +17,8 @@ const RULES: ReadonlyArray<[Refusal, RegExp]> = [
   ['insufficient_funds', /insufficient funds|InsufficientFunds|funds for gas \* price \+ value|not enough (funds|balance)/i],
 ];
 
-const TRANSPORT = /fetch failed|timed out|timeout|ECONNREFUSED|ECONNRESET|socket|network|HTTP request failed|429|Too Many Requests|rate limit/i;
+const TRANSPORT =
+  /fetch failed|timed out|timeout|ECONNREFUSED|ECONNRESET|socket|network|HTTP request failed|429|Too Many Requests|rate limit/i;
 
 /**
  * How loudly a refusal of stored bytes is logged. After a restart the service broadcasts its stored bytes again,

@@ -10,7 +10,8 @@ const FIAT_TOKEN = parseAbi(['function paused() view returns (bool)', 'function 
 /** An error that says the contract answered "no such function" or reverted, as opposed to a node that did not answer. */
 export function isContractRefusal(err: unknown): boolean {
   for (let e = err as { name?: string; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
-    if (/ContractFunction(Reverted|ZeroData)Error|ExecutionRevertedError|CallExecutionError|RawContractError/.test(e.name ?? '')) return true;
+    if (/ContractFunction(Reverted|ZeroData)Error|ExecutionRevertedError|CallExecutionError|RawContractError/.test(e.name ?? ''))
+      return true;
   }
   return false;
 }
