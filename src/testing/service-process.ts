@@ -51,8 +51,8 @@ export async function startServiceProcess(opts: StartOptions): Promise<ServicePr
   const env: Record<string, string> = {};
   // The event-loop-delay and create-latency signals of RFQ admission (src/http/admission.ts) are off in test processes
   // unless a test sets them: a CPU-starved CI box delays every loop and every statement, and a test about something
-  // else must not be shed. Admission itself
-  // is tested with its own settings (contract-tests/rfq-overloaded.test.ts, src/http/admission.test.ts).
+  // else must not be shed. Admission itself is tested with its own settings (contract-tests/rfq-overloaded.test.ts,
+  // src/http/admission.test.ts).
   const defaults = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
