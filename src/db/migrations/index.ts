@@ -24,6 +24,7 @@ import { Migration20261129010000_withdrawal_controls } from './Migration20261129
 import { Migration20261129020000_cold_wallet_signer } from './Migration20261129020000_cold_wallet_signer.js';
 import { Migration20261129030000_chain_observations } from './Migration20261129030000_chain_observations.js';
 import { Migration20261130010000_user_events } from './Migration20261130010000_user_events.js';
+import { Migration20261130020000_user_events_plpgsql } from './Migration20261130020000_user_events_plpgsql.js';
 
 export const migrationsList = [
   { name: 'Migration20261120000000_initial', class: Migration20261120000000_initial },
@@ -51,4 +52,5 @@ export const migrationsList = [
   { name: 'Migration20261129020000_cold_wallet_signer', class: Migration20261129020000_cold_wallet_signer },
   { name: 'Migration20261129030000_chain_observations', class: Migration20261129030000_chain_observations },
   { name: 'Migration20261130010000_user_events', class: Migration20261130010000_user_events },
+  { name: 'Migration20261130020000_user_events_plpgsql', class: Migration20261130020000_user_events_plpgsql },
 ];
