@@ -1,7 +1,9 @@
 // Admission control of createRfq (src/http/admission.ts, docs/trading.md "Under overload"): a process over
 // its threshold answers 503 OVERLOADED with Retry-After, checked against the spec, and reserves nothing:
 // no RFQ, no idempotency key, the balance untouched. The threshold is forced with
-// RFQ_ADMISSION_MAX_IN_FLIGHT=0 (a process that admits no RFQ), not with load.
+// RFQ_ADMISSION_MAX_IN_FLIGHT=0 (a process that admits no RFQ), not with load. Admission runs before
+// authentication and before the body is read (src/http/serve.ts), so a refusal costs neither: a request
+// without a session, or with a body that is not JSON, is refused the same way.
 import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -68,5 +70,25 @@ describe('createRfq on a process over its admission threshold', () => {
     } finally {
       await sql.end();
     }
+  });
+
+  it('refuses before authentication and before reading the body: no session, or a body that is not JSON, is 503 too', async () => {
+    const anon = svc.client();
+    const order = buildOrder(randomWallet().address, [{ market_id: market, direction: 'up' }]);
+    const { checked } = await anon.run(
+      createRfq({ client: anon.client, body: { order, signature: '0x00', idempotency_key: randomUUID() } }),
+      {
+        status: 503,
+        code: 'OVERLOADED',
+      },
+    );
+    expect(checked.headers.get('retry-after')).toBe('2');
+    const raw = await fetch(`${svc.baseUrl}/v1/rfq`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{not json',
+    });
+    expect(raw.status).toBe(503);
+    expect(((await raw.json()) as { code: string }).code).toBe('OVERLOADED');
   });
 });

@@ -24,6 +24,7 @@ import { allHandlers } from './service/handlers.js';
 import { openMoney } from './service/money.js';
 import { openProducers } from './service/producers.js';
 import { openRfq } from './service/rfq.js';
+import { admissionGate } from './http/admission.js';
 import { closeHttp, listenHttp } from './service/server.js';
 import { openStatus } from './service/status.js';
 
@@ -71,6 +72,7 @@ export async function startHttp(rt: Runtime, role: ProcessRole = 'api'): Promise
     rateLimitStore: rateLimitStore.store,
     clientAddress,
     routes: [createCors(config.corsOrigins), createDocsRouter({ enabled: config.docsEnabled, publicUrl: config.publicUrl })],
+    admit: admissionGate(rfq.admission),
   });
   const { server, port } = await listenHttp(rt, app, ws.gateway);
   // METRICS_PORT: /metrics on the internal port only (the public one answers it 404).

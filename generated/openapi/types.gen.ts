@@ -3219,7 +3219,8 @@ export type CreateRfqErrors = {
      * (admission control, `docs/trading.md` "Under overload"): too many RFQs in flight on it
      * (`RFQ_ADMISSION_MAX_IN_FLIGHT`, or fewer while its RFQs take longer than
      * `RFQ_ADMISSION_MAX_CREATE_MS` to be created) or its event loop running behind
-     * (`RFQ_ADMISSION_MAX_LOOP_DELAY_MS`). It is answered before any other check: nothing is
+     * (`RFQ_ADMISSION_MAX_LOOP_DELAY_MS`). It is answered before any other check, authentication
+     * included (a request without a valid session gets it too while the process is over): nothing is
      * reserved, broadcast or stored, not even the idempotency key, so the same request (same
      * `idempotency_key`, same signed order) may be sent again after `Retry-After` seconds (one
      * quote window, at least 1). `UNAVAILABLE`: the database or queue is unavailable; safe to

@@ -605,7 +605,8 @@ export const listRfqs = <ThrowOnError extends boolean = false>(options?: Options
  *
  * ## Checks, in this order
  * 0. Admission (503 `OVERLOADED`, `Retry-After`): a service process that cannot complete more
- * RFQs within their quote window refuses new ones before anything else, and reserves nothing.
+ * RFQs within their quote window refuses new ones before anything else (after the rate limit,
+ * before authentication and before the body is read), and reserves nothing.
  * 1. Schema (400 `VALIDATION_FAILED`): 1 to 9 legs, `direction` `up`/`down`, `stake_micros` >= 1,
  * `min_odds_bps` in 10001..10000000, `order_type` `FOK`/`IOC`, address and signature patterns,
  * no unknown property. `order.taker` must be all lowercase or EIP-55 checksummed.

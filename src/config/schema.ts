@@ -173,7 +173,7 @@ const rfqKeys = {
   RFQ_ADMISSION_MAX_IN_FLIGHT: intFrom(256, 0, 1_000_000),
   /** p90 event-loop delay (ms, last second) past which POST /v1/rfq answers 503 OVERLOADED; unset: RFQ_QUOTE_WINDOW_MS / 5; 0: off. */
   RFQ_ADMISSION_MAX_LOOP_DELAY_MS: intFrom(-1, 0, 60_000),
-  /** Median time (ms, last second) from admission to an RFQ's reserve committed above which the adaptive in-flight limit narrows (503 OVERLOADED); unset: RFQ_QUOTE_WINDOW_MS / 5; 0: off. */
+  /** Median time (ms, last second) from the handler's start (after authentication and validation) to an RFQ's reserve committed above which the adaptive in-flight limit narrows (503 OVERLOADED); unset: RFQ_QUOTE_WINDOW_MS / 5; 0: off. */
   RFQ_ADMISSION_MAX_CREATE_MS: intFrom(-1, 0, 60_000),
   /** EIP-712 domain of RFQ orders and quotes; must be one of SIWE_CHAIN_IDS. */
   RFQ_SIGNING_CHAIN_ID: intFrom(8453, 1),

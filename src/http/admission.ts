@@ -10,7 +10,7 @@
 //   (its fan-out, each maker's quote, the close at the deadline) waits that long behind the backlog, so
 //   it measures directly whether the quote window can still be kept. 0 turns it off.
 // - Create latency, as an adaptive limit on RFQs in flight: once a second, the median of how long
-//   the admitted RFQs took to be created (admission to the reserve committed) is compared with
+//   the admitted RFQs took to be created (the handler's start to the reserve committed) is compared with
 //   RFQ_ADMISSION_MAX_CREATE_MS. Above it (with at least MIN_CREATE_SAMPLES RFQs created in that second), the
 //   limit drops to 90% of what was in flight; at or below it, while the limit was reached, it grows by a quarter
 //   (at least 2). It is read once a second, so it must find its level again within seconds: growing by a tenth,
@@ -32,7 +32,7 @@ export interface AdmissionSettings {
   maxInFlight: number;
   /** p90 event-loop delay (ms) over the last second at most; 0: not watched. */
   maxLoopDelayMs: number;
-  /** Median create latency (ms: admission to the reserve committed) over the last second at most; 0: not watched. */
+  /** Median create latency (ms: the handler's start to the reserve committed) over the last second at most; 0: not watched. */
   maxCreateMs: number;
   /** RFQ_QUOTE_WINDOW_MS: Retry-After covers one window (RFQs in flight have answered by then). */
   quoteWindowMs: number;
@@ -47,7 +47,7 @@ export const MIN_CREATE_SAMPLES = 5;
 export interface RfqAdmission {
   /** Takes a slot for one createRfq, or throws 503 OVERLOADED; call the returned release once it has answered. */
   admit(): () => void;
-  /** How long an admitted RFQ took to be created (ms, admission to its reserve committed). */
+  /** How long an admitted RFQ took to be created (ms, the handler's start to its reserve committed). */
   created(ms: number): void;
   inFlight(): number;
   /** The last second's p90 event-loop delay in ms (0 when not watched). */
@@ -123,6 +123,18 @@ export function overloaded(retryAfterSeconds: number, reason: AdmissionRefusal):
     'Retry-After': String(retryAfterSeconds),
   });
 }
+
+/**
+ * Where admission runs: src/http/serve.ts calls this for every matched request, after the rate limit and
+ * before authentication and the body are read (a refusal costs neither); it admits POST /v1/rfq (createRfq)
+ * through `admission` and returns its release, to call once the answer is written. Other operations: undefined.
+ */
+export type AdmissionGate = (operationId: string) => (() => void) | undefined;
+
+export const admissionGate =
+  (admission: RfqAdmission): AdmissionGate =>
+  (operationId) =>
+    operationId === 'createRfq' ? admission.admit() : undefined;
 
 export interface AdmissionOptions {
   /** Replaces the sampler (tests); by default one runs when maxLoopDelayMs > 0. */
@@ -208,7 +220,7 @@ function registerMetrics(registry: Registry, r: Readings): Counter<'reason'> {
   );
   gauge(
     'rfq_admission_create_seconds',
-    'median time from admission to the reserve committed of the RFQs this process created over the last second, as admission control reads it (RFQ_ADMISSION_MAX_CREATE_MS)',
+    'median time from the start of the handler to the reserve committed of the RFQs this process created over the last second, as admission control reads it (RFQ_ADMISSION_MAX_CREATE_MS)',
     () => r.createMs() / 1000,
   );
   gauge(

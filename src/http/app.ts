@@ -1,4 +1,4 @@
-// Request flow: request id -> rate limit -> route match -> body (size and media type) -> authentication
+// Request flow: request id -> route match -> rate limit -> admission (POST /v1/rfq) -> authentication -> body (size and media type)
 // -> openapi-backend (validation, dispatch by operationId) -> handler -> one place writes the response.
 // The steps: src/http/request-begin.ts (request id, access line), src/http/serve.ts (the rest),
 // src/http/route-rate-limit.ts, src/http/respond.ts (the response); this file orders them.
@@ -19,6 +19,7 @@ import { createClientAddress, type ClientAddress } from './client-address.js';
 import { createBegin, pathOf, type Begin } from './request-begin.js';
 import { createRouteRateLimit, type RouteRateLimit } from './route-rate-limit.js';
 import { createServe, createValidGets, type Extras, type Serve, type ValidGets } from './serve.js';
+import type { AdmissionGate } from './admission.js';
 
 export interface AppDeps {
   logger: Logger;
@@ -36,6 +37,8 @@ export interface AppDeps {
   clientAddress?: ClientAddress;
   /** Mounted after request ids and before rate limiting and dispatch (CORS, published documents, docs portal). */
   routes?: express.RequestHandler[];
+  /** Admission control of POST /v1/rfq (src/http/admission.ts): after the rate limit, before authentication. */
+  admit?: AdmissionGate;
 }
 
 /** The HTTP server's request listener: the fast lane or express. */
@@ -45,7 +48,7 @@ export async function createApp(deps: AppDeps): Promise<(req: IncomingMessage, r
   const begin = createBegin(logger, metrics, deps.clientAddress ?? createClientAddress({ kind: 'off' }));
   const limit = createRouteRateLimit(document, deps.rateLimitPerMinute, deps.rateLimitStore);
   const validGets = createValidGets();
-  const serve = createServe({ api, document, resolveToken: deps.resolveToken, forkDb: deps.forkDb, limit, validGets });
+  const serve = createServe({ api, document, resolveToken: deps.resolveToken, forkDb: deps.forkDb, limit, validGets, admit: deps.admit });
   // Express's lane, in order: begin every request, the extra routes, then serve.
   const app = expressApp([beginEvery(begin), ...(deps.routes ?? []), serveRest(serve, validGets)]);
   const fastLane = createFastLane(begin, serve, validGets, limit, metrics);

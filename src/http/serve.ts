@@ -14,6 +14,7 @@ import type { HandlerResponse } from './handler.js';
 import { createRequestContext, type RequestContext } from './context.js';
 import { writeError, writeResult, type LaneResponse } from './respond.js';
 import type { RouteRateLimit } from './route-rate-limit.js';
+import type { AdmissionGate } from './admission.js';
 
 export const BINARY_LIMIT_BYTES = 2 * 1024 * 1024;
 /** Validated GET URLs remembered per app (oldest dropped first). */
@@ -51,6 +52,8 @@ export interface ServeDeps {
   forkDb: () => Em;
   limit: RouteRateLimit | undefined;
   validGets: ValidGets;
+  /** Admission control of POST /v1/rfq (src/http/admission.ts), before authentication and the body. */
+  admit?: AdmissionGate | undefined;
 }
 
 /**
@@ -65,10 +68,11 @@ export type Serve = (
   rawQuery: Record<string, unknown> | undefined,
 ) => Promise<void>;
 
-export function createServe({ api, document, resolveToken, forkDb, limit, validGets }: ServeDeps): Serve {
+export function createServe({ api, document, resolveToken, forkDb, limit, validGets, admit }: ServeDeps): Serve {
   return async (req, res, reqPath, known, rawQuery) => {
     const log = res.locals.logOf as () => Logger;
     const requestId = res.locals.requestId as string;
+    let release: (() => void) | undefined;
     try {
       const url = req.url ?? '/';
       const probe = { method: req.method!, path: reqPath, headers: req.headers as Record<string, string> };
@@ -81,6 +85,7 @@ export function createServe({ api, document, resolveToken, forkDb, limit, validG
       if (operation) {
         res.locals.operationId = operation.operationId;
         if (limit?.covers(operation.operationId)) await limit.apply(req as Request, res as unknown as Response);
+        release = admit?.(operation.operationId); // 503 OVERLOADED here costs no authentication and no body
         auth = await authenticate(operation.security ?? document.security, req.headers.authorization, resolveToken);
         if (!known) ({ body, contentType } = await readBody(req, operation));
         if (!known) ({ path, query } = guardRequest(operation as Operation & { path: string }, reqPath, query, body));
@@ -112,6 +117,8 @@ export function createServe({ api, document, resolveToken, forkDb, limit, validG
       writeResult(res, result);
     } catch (err) {
       writeError(res, err, undefined, requestId);
+    } finally {
+      release?.();
     }
   };
 }

@@ -19,7 +19,7 @@ export interface RfqTakerDeps {
   /** The lifecycle's steps; it closes RFQs at their due time on this process (the sweeper is the backstop). */
   trading: RfqLifecycle;
   waiters: RfqWaiters;
-  /** Admission control (src/http/admission.ts): a process over its threshold answers 503 OVERLOADED first. */
+  /** Admission control (src/http/admission.ts): this handler reports how long each create took (`created`). */
   admission?: RfqAdmission;
 }
 
@@ -105,16 +105,10 @@ const createRfq = ({ trading, admission }: RfqTakerDeps): Handler<'createRfq'> =
     }
     return answerOnce(req, ctx, w, createAnswer(trading, ctx));
   };
-  return async (req, ctx) => {
-    // Admission first: an overloaded process refuses before recovering a signature, claiming the
-    // idempotency key or reserving anything (503 OVERLOADED, Retry-After; docs/trading.md).
-    const release = admission?.admit();
-    try {
-      return await createOne(req, ctx);
-    } finally {
-      release?.();
-    }
-  };
+  // Admitted before this runs (src/http/serve.ts calls admissionGate, src/http/admission.ts, before authentication):
+  // an overloaded process refuses before recovering a signature, claiming the idempotency key or reserving
+  // anything (503 OVERLOADED, Retry-After; docs/trading.md).
+  return createOne;
 };
 
 const getRfq =
