@@ -7,7 +7,9 @@
 //     (the load generator: HTTP clients and the makers, which sign natively).
 // Every run is measured warm: a first run of `cpuTakers` takers for 4 s is thrown away, so the JIT's first
 // compiles and the caches' first fills (on a fresh pair of processes) are not charged to whichever run comes
-// first. Then the ratios the targets name, in one run: 4 makers / 1 maker at the saturating load, expired / accepted,
+// first. The service's CPU with no RFQs is then read for 5 s, and each CPU-per-fill line also says how much of
+// it is that fixed cost (timers, pollers, PostgreSQL's and Redis's background work) spread over the run's fills.
+// Then the ratios the targets name, in one run: 4 makers / 1 maker at the saturating load, expired / accepted,
 // fills/s at twice the load / the peak, CPU per fill / plain SQL.
 import type { Party } from '../../src/testing/rfq-trade.js';
 import { boxCpu, boxSnapshot, describePer, type BoxCpu } from './box-cpu.js';
@@ -60,29 +62,42 @@ function printRun(m: number, takers: number, r: Run, cpuPerFill?: { service: num
   console.log(`${''.padEnd(16)} service: ${describePer(r.box, Math.max(1, r.filled), 'fill')}`);
 }
 
+const SERVICE = ['A', 'B', 'postgres', 'redis'];
+
 /** The pair's own CPU with no RFQs (timers, sweepers, demo prices, heartbeats): ms of CPU per second of wall clock. */
 async function idleCpu(pair: Pair, seconds = 5) {
   const from = boxSnapshot();
   await sleep(seconds * 1000);
   const box = boxCpu(from, boxSnapshot(), { A: pair.a.proc.pid!, B: pair.b.proc.pid! });
-  return box.groups.map((g) => `${g.name} ${(g.ms / seconds).toFixed(1)}`).join(', ');
+  return {
+    text: box.groups.map((g) => `${g.name} ${(g.ms / seconds).toFixed(1)}`).join(', '),
+    serviceMsPerSecond: cpuOf(box, SERVICE) / seconds,
+  };
 }
 
 /** The unsaturated run: the service's CPU per fill against the same writes as plain SQL from as many clients. */
-async function cpuPerFill(pair: Pair, takers: Party[], m: number, o: GoodputOptions): Promise<string> {
+async function cpuPerFill(pair: Pair, takers: Party[], m: number, o: GoodputOptions, idleMsPerSecond: number): Promise<string> {
   const quiet = await sustainedFills(pair, takers.slice(0, o.cpuTakers), m, o);
   const sqlRun = await sqlFillsPerSecond(pair.dbUrl, Math.min(o.cpuTakers, o.sqlClients), m, m, Math.min(o.durationMs, 5_000));
-  const service = cpuOf(quiet.box, ['A', 'B', 'postgres', 'redis']) / Math.max(1, quiet.filled);
+  const service = cpuOf(quiet.box, SERVICE) / Math.max(1, quiet.filled);
+  // What the same processes spend with no RFQs at all, over as long, spread over these fills: the fixed cost.
+  const fixed = (idleMsPerSecond * quiet.box.elapsedMs) / 1000 / Math.max(1, quiet.filled);
   const sql = cpuOf(sqlRun.box, ['this process', 'postgres', 'redis']) / Math.max(1, sqlRun.fills);
   printRun(m, o.cpuTakers, quiet, { service, sql });
   console.log(
     `${''.padEnd(16)} plain SQL (${Math.min(o.cpuTakers, o.sqlClients)} clients, ${sqlRun.perSecond.toFixed(0)} fills/s): ${describePer(sqlRun.box, Math.max(1, sqlRun.fills), 'fill')}`,
   );
-  return `CPU per fill, ${m} maker(s), ${o.cpuTakers} takers (host ${pct(quiet.box.idleShare)} idle): service ${service.toFixed(1)} ms / plain SQL ${sql.toFixed(1)} ms = ${(service / sql).toFixed(1)}x (target <= ${m === 1 ? 4 : 5}x)`;
+  return (
+    `CPU per fill, ${m} maker(s), ${o.cpuTakers} takers (host ${pct(quiet.box.idleShare)} idle): service ${service.toFixed(1)} ms / plain SQL ${sql.toFixed(1)} ms = ${(service / sql).toFixed(1)}x (target <= ${m === 1 ? 4 : 5}x)` +
+    `; of the service's ${service.toFixed(1)} ms, ${fixed.toFixed(1)} ms is what it spends idle over as long (${(service - fixed).toFixed(1)} ms = ${((service - fixed) / sql).toFixed(1)}x without it)`
+  );
 }
 
 export async function goodput(pair: Pair, takers: Party[], makerCounts: number[], o: GoodputOptions) {
-  console.log(`idle, no RFQs (CPU ms per second): ${await idleCpu(pair)}`);
+  const warm = await sustainedFills(pair, takers.slice(0, Math.max(1, o.cpuTakers)), makerCounts[0]!, { ...o, durationMs: 4_000 });
+  console.log(`warm-up (not counted): ${warm.filled} fills in 4 s; ${describePer(warm.box, Math.max(1, warm.filled), 'fill')}`);
+  const idle = await idleCpu(pair);
+  console.log(`idle, no RFQs (CPU ms per second): ${idle.text}`);
   console.log(
     row([
       ['makers', -8],
@@ -96,12 +111,10 @@ export async function goodput(pair: Pair, takers: Party[], makerCounts: number[]
       ['answers', -30],
     ]),
   );
-  const warm = await sustainedFills(pair, takers.slice(0, Math.max(1, o.cpuTakers)), makerCounts[0]!, { ...o, durationMs: 4_000 });
-  console.log(`warm-up (not counted): ${warm.filled} fills in 4 s; ${describePer(warm.box, Math.max(1, warm.filled), 'fill')}`);
   const fills = new Map<string, number>();
   const summary: string[] = [];
   for (const m of makerCounts) {
-    if (o.cpuTakers > 0) summary.push(await cpuPerFill(pair, takers, m, o));
+    if (o.cpuTakers > 0) summary.push(await cpuPerFill(pair, takers, m, o, idle.serviceMsPerSecond));
     for (const t of o.loadTakers) {
       const r = await sustainedFills(pair, takers.slice(0, t), m, o);
       printRun(m, t, r);
