@@ -16,6 +16,7 @@ import { migratedOrm } from '../../src/testing/orm.js';
 import { percentile } from './harness.js';
 import { countStatements } from '../../src/testing/statement-counter.js';
 import { inTransaction } from '../../src/db/unit-of-work.js';
+import { boxCpu, boxSnapshot } from './box-cpu.js';
 
 const TAKER = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
 const MM = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
@@ -30,6 +31,8 @@ export interface FillCost {
   p50Ms: number;
   /** User events recorded per fill. */
   events: number;
+  /** PostgreSQL's CPU per fill (every postgres process on this host, read from /proc over each round). */
+  postgresMs: number;
   n: number;
 }
 
@@ -105,19 +108,21 @@ export async function statementsPerFill(n: number): Promise<{ with: FillCost; wi
       return { stmts: statementsSent() - s0, ms: took };
     };
     const sides = {
-      with: { stmts: [] as number[], ms: [] as number[], events: 0 },
-      without: { stmts: [] as number[], ms: [] as number[], events: 0 },
+      with: { stmts: [] as number[], ms: [] as number[], events: 0, pg: 0 },
+      without: { stmts: [] as number[], ms: [] as number[], events: 0, pg: 0 },
     };
     for (let i = 0; i < 10; i++) await fill(); // warm-up
     for (let done = 0; done < n; done += 25) {
       for (const side of ['with', 'without'] as const) {
         await setTriggers(side === 'with');
         const e0 = await eventCount();
+        const box0 = boxSnapshot();
         for (let k = 0; k < 25; k++) {
           const f = await fill();
           sides[side].stmts.push(f.stmts);
           sides[side].ms.push(f.ms);
         }
+        sides[side].pg += boxCpu(box0, boxSnapshot(), {}).groups.find((g) => g.name === 'postgres')?.ms ?? 0;
         sides[side].events += (await eventCount()) - e0;
       }
     }
@@ -133,6 +138,7 @@ export async function statementsPerFill(n: number): Promise<{ with: FillCost; wi
           50,
         ),
         events: s.events / s.stmts.length,
+        postgresMs: s.pg / s.stmts.length,
         n: s.stmts.length,
       };
     };

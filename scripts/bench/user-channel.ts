@@ -1,6 +1,6 @@
-// `npm run bench:user-channel [-- --users 1000 --rate 100 --seconds 30 --fills 200]` (docs/performance.md "User
+// `npm run bench:user-channel [-- --users 1000 --rate 100 --seconds 30 --fills 200 --statements-only]` (docs/performance.md "User
 // channel"; docs/user-channel.md):
-//   1. statements and time per best-mode fill with and without the user event log's triggers (in-process,
+//   1. statements, time and PostgreSQL CPU per best-mode fill with and without the user event log's triggers (in-process,
 //      scripts/bench/user-channel-statements.ts);
 //   2. two API processes A and B (PostgreSQL + Redis, NODE_ENV=production), `--users` users each holding one
 //      user-channel connection (half on A, half on B), one market maker on B quoting every RFQ, and best-mode orders
@@ -26,6 +26,8 @@ const { values: args } = parseArgs({
     rate: { type: 'string', default: '100' },
     seconds: { type: 'string', default: '30' },
     fills: { type: 'string', default: '200' },
+    /** Part 1 only. */
+    'statements-only': { type: 'boolean', default: false },
   },
 });
 const USERS = Number(args.users);
@@ -38,9 +40,11 @@ console.log('\n1. Statements per best-mode fill (create + quote + close, in-proc
 for (const side of ['with', 'without'] as const) {
   const c = cost[side];
   console.log(
-    `  ${side.padEnd(7)} event record: ${c.statements} statements (max ${c.maxStatements}), ${c.p50Ms.toFixed(2)} ms p50, ${c.events.toFixed(1)} events per fill (n ${c.n})`,
+    `  ${side.padEnd(7)} event record: ${c.statements} statements (max ${c.maxStatements}), ${c.p50Ms.toFixed(2)} ms p50, PostgreSQL CPU ${c.postgresMs.toFixed(2)} ms, ${c.events.toFixed(1)} events per fill (n ${c.n})`,
   );
 }
+
+if (args['statements-only']) process.exit(0);
 
 // ---- part 2
 interface Conn {
