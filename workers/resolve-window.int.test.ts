@@ -33,7 +33,8 @@ const deps: RfqDeps = {
     maxStakeMicros: 10_000_000_000n,
     maxPayoutMicros: 50_000_000_000n,
     maxLegs: 9,
-    quoteWindowMs: 300,
+    // Room for the in-process quote (commit, viem signing, submit) on a box loaded by the whole suite: 300 ms was not.
+    quoteWindowMs: 1000,
     maxDeadlineMs: 60_000,
     maxOpenPerUser: 100,
     eip712Name: 'contest-rfq-service',
@@ -100,7 +101,7 @@ async function fill(taker: string, marketId: number, direction: Direction): Prom
   expect(
     (await submitQuote(em(), deps, MM.address, { ...q, signature: await MM.signTypedData(quoteTypedData(domain, q)) })).ack.accepted,
   ).toBe(true);
-  await new Promise((res) => setTimeout(res, 350));
+  await new Promise((res) => setTimeout(res, Math.max(0, r.rfq.rfq.quoteDeadlineMs - Date.now() + 50)));
   const closed = await closeRfq(em(), deps, r.rfq.rfq.id);
   expect(closed.rfq.rfq.status).toBe('filled');
   return closed.rfq.rfq.positionId!;
@@ -116,9 +117,9 @@ describe('window resolution by the workers', () => {
   it('a worker killed before the window ends, another started after: every position settles once, as the demo feed predicts', async () => {
     const taker = await user(TAKER.address, 100_000_000n);
     await user(MM.address, 100_000_000n);
-    // A window with at least 2.5 s of betting left.
+    // A window with at least 4 s of betting left (two fills, each a 1 s quote window).
     let start = Math.floor(Date.now() / (DURATION * 1000)) * DURATION * 1000;
-    if (start + DURATION * 1000 - BUFFER - Date.now() < 2500) start += DURATION * 1000;
+    if (start + DURATION * 1000 - BUFFER - Date.now() < 4000) start += DURATION * 1000;
     await ensureWindows(em(), [{ asset: 'BTC', durationSecs: DURATION, startAtMs: start }]);
     const marketId = Number(
       (await sql.query(`select market_id from markets where kind = 'rfq_window' and asset = 'BTC' and start_at_ms = $1`, [start])).rows[0]
