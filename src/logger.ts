@@ -27,12 +27,27 @@ export interface LoggerOptions {
 const destinations = new WeakMap<Logger, { flushSync(): void }>();
 const unredacted = new WeakMap<Logger, Logger>();
 
+/**
+ * pino.stdTimeFunctions.isoTime's field, made once per millisecond: at thousands of lines a second most lines share
+ * their millisecond with the line before, and toISOString was about a third of an access line's formatting.
+ */
+let isoMs = -1;
+let isoField = '';
+export function isoTime(): string {
+  const now = Date.now();
+  if (now !== isoMs) {
+    isoMs = now;
+    isoField = `,"time":"${new Date(now).toISOString()}"`;
+  }
+  return isoField;
+}
+
 export function createLogger(level: string, base: Record<string, unknown> = {}, opts: LoggerOptions = {}): Logger {
   const options = {
     level,
     base: { service: 'contest-rfq-service', ...base },
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-    timestamp: pino.stdTimeFunctions.isoTime,
+    timestamp: isoTime,
     formatters: { level: (label: string) => ({ level: label }) },
   };
   const { redact: _redact, ...plain } = options;

@@ -39,13 +39,23 @@ function answeredNotModified(res: LaneResponse, payload: Buffer | string): boole
   if (res.statusCode !== 200 || req?.method !== 'GET' || res.hasHeader('ETag')) return false;
   const cacheControl = res.getHeader('Cache-Control');
   if (typeof cacheControl !== 'string' || !cacheControl.startsWith('public')) return false;
-  const etag = `"${createHash('sha256').update(payload).digest('base64url').slice(0, 27)}"`;
+  const etag = etagOf(payload);
   res.setHeader('ETag', etag);
   const ifNoneMatch = req.headers['if-none-match'];
   if (!matchesEtag(Array.isArray(ifNoneMatch) ? ifNoneMatch.join(',') : ifNoneMatch, etag)) return false;
   res.statusCode = 304;
   res.end();
   return true;
+}
+
+/** A preserialized body (src/http/json-body.ts) is the same Buffer on every hit: its ETag is hashed once. */
+const etags = new WeakMap<Buffer, string>();
+function etagOf(payload: Buffer | string): string {
+  const known = typeof payload === 'string' ? undefined : etags.get(payload);
+  if (known) return known;
+  const etag = `"${createHash('sha256').update(payload).digest('base64url').slice(0, 27)}"`;
+  if (typeof payload !== 'string') etags.set(payload, etag);
+  return etag;
 }
 
 export function writeError(res: LaneResponse, err: unknown, log?: Logger, requestId?: string): void {

@@ -2,13 +2,24 @@
 import type { MarketWindowResponse } from '../../../generated/openapi/types.gen.js';
 import { getCurrentMarket, lookupMarket, WindowCache, type MarketSettings, type MarketWindowRecord } from '../../domain/markets/markets.js';
 import type { HandlersFor } from '../handler.js';
+import { preserialized } from '../json-body.js';
 
 /** How long a lookup of a window that is still open (or not started) may be cached. */
 export const OPEN_WINDOW_MAX_AGE_SECS = 60;
 /** A window whose betting has closed never changes again. */
 export const CLOSED_WINDOW_CACHE_CONTROL = 'public, max-age=86400, immutable';
 
+// A cached window (WindowCache) is the same record on every hit: its body is built and serialized once, so a hit
+// writes stored bytes (src/http/json-body.ts) and its ETag is hashed once (src/http/respond.ts).
+const bodies = new WeakMap<MarketWindowRecord, MarketWindowResponse>();
+
 function toResponse(m: MarketWindowRecord): MarketWindowResponse {
+  let body = bodies.get(m);
+  if (!body) bodies.set(m, (body = preserialized(buildResponse(m))));
+  return body;
+}
+
+function buildResponse(m: MarketWindowRecord): MarketWindowResponse {
   return {
     market: {
       market_id: m.marketId,
