@@ -8,11 +8,12 @@
 //   - captures each read's response body and Content-Type once from the service;
 //   - runs interleaved rounds (service, express, node:http per route per round) with autocannon, 127.0.0.1 only,
 //     the service's output read and dropped (not parsed) once it is up;
-//   - prints req/s, service/express and service/node:http ratios, and p50/p99 latency (ms) per target.
+//   - prints req/s, service/express and service/node:http ratios, p50/p99 latency (ms) and each server process's
+//     CPU per request (µs, from /proc: user + system) per target, and the load generator's (this process's) CPU share.
 // A benchmark, never a timed test: the ratios are only comparable within one run on one machine.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { writeFileSync, rmSync } from 'node:fs';
+import { readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -65,7 +66,8 @@ process.on('SIGTERM', () => server.close(() => process.exit(0)));
 function startBare(kind: 'express' | 'node', tablePath: string): Promise<{ proc: ChildProcess; base: string }> {
   const proc = spawn(process.execPath, ['--input-type=module', '-e', BARE_SERVER], {
     cwd: process.cwd(),
-    env: { PATH: process.env.PATH, BENCH_KIND: kind, BENCH_TABLE: tablePath },
+    // BENCH_BARE_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=DIR': CPU profiles of the bare servers, to set beside the service's.
+    env: { PATH: process.env.PATH, BENCH_KIND: kind, BENCH_TABLE: tablePath, NODE_OPTIONS: process.env.BENCH_BARE_NODE_OPTIONS },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {
@@ -82,12 +84,27 @@ interface Shot {
   p50: number;
   p99: number;
   non2xx: number;
+  /** The server process's CPU (user + system) per request answered, µs. */
+  cpuUs: number;
+  /** This process's (the load generator's) CPU over the run, in cores. */
+  loadCores: number;
+}
+
+/** CPU ms of a process so far, user + system (/proc/<pid>/stat; USER_HZ 100 on Linux x86_64). */
+function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) * 10;
 }
 
 let headers: Record<string, string> = {};
-async function shoot(url: string): Promise<Shot> {
+async function shoot(url: string, pid: number): Promise<Shot> {
+  const [cpu0, self0, t0] = [cpuMs(pid), process.cpuUsage(), performance.now()];
   const r = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, pipelining: 1, headers });
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx + r.errors + r.timeouts };
+  const self = process.cpuUsage(self0);
+  const cpuUs = ((cpuMs(pid) - cpu0) * 1000) / Math.max(1, r.requests.total);
+  const loadCores = (self.user + self.system) / 1000 / (performance.now() - t0);
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx + r.errors + r.timeouts, cpuUs, loadCores };
 }
 
 let bench: BenchService | undefined;
@@ -222,9 +239,9 @@ try {
   }
 
   const targets = [
-    ['service', svc.baseUrl],
-    ['express', express.base],
-    ['node', node.base],
+    ['service', svc.baseUrl, svc.proc.pid!],
+    ['express', express.base, express.proc.pid!],
+    ['node', node.base, node.proc.pid!],
   ] as const;
   const results = new Map<string, Shot[]>();
   log(
@@ -237,8 +254,8 @@ try {
   for (const [, path] of routes) await autocannon({ url: `${svc.baseUrl}${path}`, connections: CONNECTIONS, duration: 1, headers });
   for (let round = 0; round < ROUNDS; round++) {
     for (const [name, path] of routes) {
-      for (const [target, base] of targets) {
-        const shot = await shoot(`${base}${path}`);
+      for (const [target, base, pid] of targets) {
+        const shot = await shoot(`${base}${path}`, pid);
         if (shot.non2xx) log(`  ${name} @ ${target}: ${shot.non2xx} non-2xx/errors`);
         const key = `${name}|${target}`;
         results.set(key, [...(results.get(key) ?? []), shot]);
@@ -249,19 +266,25 @@ try {
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   const agg = (name: string, target: string) => {
     const s = results.get(`${name}|${target}`)!;
-    return { rps: mean(s.map((x) => x.rps)), p50: mean(s.map((x) => x.p50)), p99: mean(s.map((x) => x.p99)) };
+    return {
+      rps: mean(s.map((x) => x.rps)),
+      p50: mean(s.map((x) => x.p50)),
+      p99: mean(s.map((x) => x.p99)),
+      cpuUs: mean(s.map((x) => x.cpuUs)),
+      loadCores: mean(s.map((x) => x.loadCores)),
+    };
   };
   const ms = (x: { p50: number; p99: number }) => `${x.p50.toFixed(1)}/${x.p99.toFixed(1)}`;
   const lines = [
-    `| route | service req/s | express req/s | node:http req/s | service/express | service/node:http | service p50/p99 ms | express p50/p99 ms | node p50/p99 ms |`,
-    `|---|---|---|---|---|---|---|---|---|`,
+    `| route | service req/s | express req/s | node:http req/s | service/express | service/node:http | service p50/p99 ms | express p50/p99 ms | node p50/p99 ms | CPU µs/request service / express / node:http | load generator cores (service / express / node:http runs) |`,
+    `|---|---|---|---|---|---|---|---|---|---|---|`,
   ];
   for (const [name, path] of routes) {
     const s = agg(name, 'service');
     const e = agg(name, 'express');
     const n = agg(name, 'node');
     lines.push(
-      `| \`GET ${path.split('?')[0]!.replace(bigId, '{id}')}\` (${name}) | ${s.rps.toFixed(0)} | ${e.rps.toFixed(0)} | ${n.rps.toFixed(0)} | ${(s.rps / e.rps).toFixed(2)} | ${(s.rps / n.rps).toFixed(2)} | ${ms(s)} | ${ms(e)} | ${ms(n)} |`,
+      `| \`GET ${path.split('?')[0]!.replace(bigId, '{id}')}\` (${name}) | ${s.rps.toFixed(0)} | ${e.rps.toFixed(0)} | ${n.rps.toFixed(0)} | ${(s.rps / e.rps).toFixed(2)} | ${(s.rps / n.rps).toFixed(2)} | ${ms(s)} | ${ms(e)} | ${ms(n)} | ${[s, e, n].map((x) => x.cpuUs.toFixed(1)).join(' / ')} | ${[s, e, n].map((x) => x.loadCores.toFixed(2)).join(' / ')} |`,
     );
   }
   process.stdout.write(`\n${lines.join('\n')}\n`);
