@@ -74,6 +74,47 @@ export function unredactedTwin(logger: Logger): Logger {
   return unredacted.get(logger) ?? logger;
 }
 
+/** The one line per HTTP request (src/http/request-begin.ts): what it says, in this order. */
+export interface AccessFields {
+  request_id: string;
+  client_ip: string;
+  method: string;
+  path: string;
+  operation_id: string;
+  status: number;
+  duration_ms: number;
+  code?: string;
+}
+
+export type AccessLevel = 'debug' | 'info' | 'error';
+
+/**
+ * Writes the access line of `logger` (its unredacted twin: fields fixed by the call site, no credential) as
+ * pino would, byte for byte: the level label, the time, the logger's bindings, the fields in order (an
+ * undefined `code` left out) and `"msg":"request"`, to the logger's own destination when its level is
+ * enabled. Built here because it is written for every request: pino's generic serializer (walking the
+ * object, a stringifier per value) was about 1.3 µs of a cached read's ~20 µs (bench:reads), the line
+ * built from its known fields a fraction of that. src/logger.test.ts pins it against pino's own line.
+ */
+export function accessLineWriter(logger: Logger): (level: AccessLevel, f: AccessFields) => void {
+  const stream = (logger as unknown as Record<symbol, { write(line: string): unknown }>)[pino.symbols.streamSym]!;
+  const bindings = (logger as unknown as Record<symbol, string>)[pino.symbols.chindingsSym] ?? '';
+  const enabled = { debug: false, info: false, error: false };
+  const refresh = () => {
+    for (const level of Object.keys(enabled) as AccessLevel[]) enabled[level] = logger.isLevelEnabled(level);
+  };
+  refresh();
+  logger.on('level-change', refresh);
+  return (level, f) => {
+    if (!enabled[level]) return;
+    stream.write(
+      `{"level":"${level}"${isoTime()}${bindings},"request_id":${JSON.stringify(f.request_id)},"client_ip":${JSON.stringify(f.client_ip)},` +
+        `"method":${JSON.stringify(f.method)},"path":${JSON.stringify(f.path)},"operation_id":${JSON.stringify(f.operation_id)},` +
+        `"status":${f.status},"duration_ms":${f.duration_ms}${f.code === undefined ? '' : `,"code":${JSON.stringify(f.code)}`},"msg":"request"}\n`,
+    );
+  };
+}
+
 /** Lines are handed to the asynchronous destination at most every this many ms, as one write. */
 export const LOG_BATCH_MS = 5;
 

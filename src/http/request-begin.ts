@@ -2,7 +2,7 @@
 // the per-request logger, and on finish the metrics and the one access line.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { unredactedTwin, type Logger } from '../logger.js';
+import { accessLineWriter, unredactedTwin, type Logger } from '../logger.js';
 import type { ClientAddress } from './client-address.js';
 import type { HttpMetrics } from './metrics.js';
 import type { LaneResponse } from './respond.js';
@@ -19,7 +19,7 @@ export type Begin = (req: IncomingMessage, res: LaneResponse) => void;
 
 /** Request id, the per-request logger, metrics and the one access line: every request, either lane. */
 export function createBegin(logger: Logger, metrics: HttpMetrics, clientAddress: ClientAddress): Begin {
-  const access = unredactedTwin(logger);
+  const access = accessLineWriter(unredactedTwin(logger));
   return (req, res) => {
     const incoming = req.headers['x-request-id'];
     const requestId = typeof incoming === 'string' && /^[A-Za-z0-9._:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
@@ -40,19 +40,16 @@ export function createBegin(logger: Logger, metrics: HttpMetrics, clientAddress:
       }
       const level = res.statusCode >= 500 ? 'error' : UNMETERED.has(op) ? 'debug' : 'info';
       // The same line as through res.locals.logOf() (request_id is its only binding), without the redaction pass.
-      access[level](
-        {
-          request_id: requestId,
-          client_ip: clientIp,
-          method: req.method,
-          path: (req as { path?: string }).path ?? pathOf(req.url ?? '/'), // express's req.path in its lane
-          operation_id: op,
-          status: res.statusCode,
-          duration_ms: Math.round(seconds * 1e4) / 10,
-          code: res.locals.errorCode,
-        },
-        'request',
-      );
+      access(level, {
+        request_id: requestId,
+        client_ip: clientIp,
+        method: req.method!,
+        path: (req as { path?: string }).path ?? pathOf(req.url ?? '/'), // express's req.path in its lane
+        operation_id: op,
+        status: res.statusCode,
+        duration_ms: Math.round(seconds * 1e4) / 10,
+        code: res.locals.errorCode as string | undefined,
+      });
     });
   };
 }
