@@ -328,7 +328,11 @@ export interface QuoteAckMessage {
   accepted: boolean;
   /**
    * Null when `accepted`. Otherwise one stable code: `unknown_rfq` (no such
-   * RFQ), `rfq_closed` (the RFQ is no longer open), `invalid_odds` (the quote's
+   * RFQ), `rfq_closed` (the RFQ is no longer open, or the quote was handled at
+   * or after its `quote_deadline_ms` in best mode or its `expires_at_ms`; a
+   * quote without a `client_quote_id` handled that late is answered
+   * `rfq_closed` before its signature and your registration are checked),
+   * `invalid_odds` (the quote's
    * numbers cannot be recorded: `odds_bps` outside 10001..10000000 or
    * `max_fill_micros` below 1), `invalid_signature` (the signature is
    * malformed, e.g. `v` not 27, 28, 0 or 1, has a high `s`, or does not

@@ -66,7 +66,7 @@ export interface RfqLifecycle {
    * quote (a maker's WebSocket frame, or the demo maker): record it, hand the ack to `answer` (the maker
    * hears its ack before any frame the quote causes), then publish. Returns the ack.
    */
-  quote(em: Em, makerWallet: string, q: QuoteInput, answer: (ack: QuoteAck) => void, log?: Log): Promise<QuoteAck>;
+  quote(em: Em, makerWallet: string, q: QuoteInput, answer: (ack: QuoteAck) => void, log?: Log, closesAtMs?: number): Promise<QuoteAck>;
   /** quote_cancel: withdraw one live quote, hand the ack to `answer`, then publish. */
   cancelQuote(em: Em, makerWallet: string, rfqId: string, quoteId: string, answer: (ack: QuoteAck) => void, log?: Log): Promise<QuoteAck>;
   /** Cancel on disconnect: withdraw every live quote of the wallet, publish; how many were withdrawn. */
@@ -111,8 +111,8 @@ export function createRfqLifecycle(deps: RfqLifecycleDeps): RfqLifecycle {
       await publish(w.events, log);
       return w;
     },
-    async quote(em, makerWallet, q, answer, log) {
-      const { ack, events } = await submitQuote(em, deps.rfq, makerWallet, q);
+    async quote(em, makerWallet, q, answer, log, closesAtMs) {
+      const { ack, events } = await submitQuote(em, deps.rfq, makerWallet, q, closesAtMs);
       answer(ack);
       await publish(events, log);
       return ack;

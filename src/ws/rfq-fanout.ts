@@ -2,10 +2,11 @@
 // bus events to this process's connections. Every API process runs one, and the bus carries each event to
 // all of them.
 //
-//   rfq.open   {frame}          -> `rfq` to every connection whose filters match at least one leg
+//   rfq.open   {frame}          -> `rfq` to every connection whose filters match at least one leg; the RFQ's
+//                                  closing time noted (rfq-closing-times.ts)
 //   rfq.closed {frame, route, results}
 //                               -> `rfq_closed` to the connections matching the route, then each result's
-//                                  `quote_result` to every connection of its maker's wallet
+//                                  `quote_result` to every connection of its maker's wallet; the closing time dropped
 //   mm.event   {wallet, frame}  -> the frame (quote_result, position_settled, mmp_status) to every connection of the wallet
 //   mm.removed {wallet}         -> ends that wallet's connections here at once (the heartbeat sweep is the backstop)
 //
@@ -18,6 +19,7 @@ import { rfqEventOf, type FrameEvent, type FrameTopic } from '../bus/rfq-payload
 import { sendText, type Connection, type GatewayContext } from './connection.js';
 import { serializeServerMessage } from './protocol.js';
 import type { SubscriptionIndex } from './rfq-index.js';
+import type { RfqClosingTimes } from './rfq-closing-times.js';
 
 export interface RfqFanOut {
   /** A connection authenticated: mm.event frames for its wallet reach it from now on. */
@@ -67,6 +69,7 @@ export function createRfqFanOut(
   bus: Bus,
   index: SubscriptionIndex<Connection>,
   endWallet: (wallet: string) => void,
+  closingTimes?: RfqClosingTimes,
 ): RfqFanOut {
   const { log } = ctx;
   const byWallet = new WalletConnections();
@@ -92,11 +95,13 @@ export function createRfqFanOut(
     };
 
   const onRfqOpen = onEvent('rfq.open', ({ frame }) => {
+    closingTimes?.opened(frame);
     const sent = broadcast(frame, index.forLegs(frame.legs));
     log.debug({ rfq_id: frame.rfq_id, connections: sent }, 'rfq sent to subscribed market makers');
   });
 
   const onRfqClosed = onEvent('rfq.closed', ({ frame, route, results }) => {
+    closingTimes?.closed(frame.rfq_id);
     broadcast(frame, index.forLegs(route.legs));
     // The close's quote outcomes ride in the same bus message (one per close, not one mm.event per quote).
     for (const r of results) {

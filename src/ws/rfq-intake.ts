@@ -7,6 +7,7 @@ import type { ClientMessageHandlers } from './messages.js';
 import { notAuthenticatedFrame, type ParsedFrame } from './protocol.js';
 import { effectiveFilters, type RfqFilters, type SubscriptionIndex } from './rfq-index.js';
 import { TokenBucket } from './token-bucket.js';
+import type { RfqClosingTimes } from './rfq-closing-times.js';
 
 export interface RfqIntakeSettings {
   /** The lifecycle's steps (src/trading/rfq-lifecycle.ts): quote, quote_cancel and cancel on disconnect, published after commit. */
@@ -27,8 +28,16 @@ export interface RfqIntake {
   settled(): Promise<void>;
 }
 
-/** `index`: the subscriptions a subscribe sets, read by the fan-out (rfq-fanout.ts). */
-export function createRfqIntake(ctx: GatewayContext, settings: RfqIntakeSettings, index: SubscriptionIndex<Connection>): RfqIntake {
+/**
+ * `index`: the subscriptions a subscribe sets, read by the fan-out (rfq-fanout.ts). `closingTimes`: when the RFQs
+ * the fan-out heard of stop taking quotes; a quote handled after that is refused without database work.
+ */
+export function createRfqIntake(
+  ctx: GatewayContext,
+  settings: RfqIntakeSettings,
+  index: SubscriptionIndex<Connection>,
+  closingTimes?: RfqClosingTimes,
+): RfqIntake {
   const { log } = ctx;
   /** Connections whose last subscribe asked for cancel on disconnect. */
   const cancelOnDisconnect = new WeakSet<Connection>();
@@ -79,6 +88,7 @@ export function createRfqIntake(ctx: GatewayContext, settings: RfqIntakeSettings
           log.debug({ conn_id: c.id, wallet, rfq_id: m.rfq_id, quote_id: ack.quote_id, error: ack.error }, 'quote handled');
         },
         log,
+        closingTimes?.closesAt(m.rfq_id),
       );
     },
 

@@ -9,6 +9,7 @@ import type { ParsedFrame } from './protocol.js';
 import { SubscriptionIndex } from './rfq-index.js';
 import { createRfqFanOut } from './rfq-fanout.js';
 import { createRfqIntake, type RfqIntakeSettings } from './rfq-intake.js';
+import { RfqClosingTimes } from './rfq-closing-times.js';
 
 export type RfqStreamSettings = RfqIntakeSettings;
 
@@ -36,8 +37,10 @@ export function createRfqStream(
   endWallet: (wallet: string) => void,
 ): RfqStream {
   const index = new SubscriptionIndex<Connection>();
-  const intake = createRfqIntake(ctx, settings, index);
-  const fanOut = createRfqFanOut(ctx, bus, index, endWallet);
+  // When each RFQ heard of on the bus stops taking quotes: kept by the fan-out, read by the intake (rfq-closing-times.ts).
+  const closingTimes = new RfqClosingTimes();
+  const intake = createRfqIntake(ctx, settings, index, closingTimes);
+  const fanOut = createRfqFanOut(ctx, bus, index, endWallet, closingTimes);
   return {
     handlers: intake.handlers,
     admit: intake.admit,

@@ -39,11 +39,19 @@ export function quoteAck(rfqId: string, clientQuoteId: string | null, r: { quote
     : { type: 'quote_ack', rfq_id: rfqId, quote_id: null, client_quote_id: clientQuoteId, accepted: false, error: r.error };
 }
 
+/**
+ * `closesAtMs`: when the RFQ stops taking quotes, as the caller's process heard it on the bus (best mode: its quote
+ * deadline; manual mode: its expiry; src/ws/rfq-closing-times.ts). A quote without a client_quote_id handled at or
+ * after it is answered `rfq_closed` before its signature is recovered and without its statement, which would refuse
+ * it for the same reason (received_at_ms is this `now`). A quote with a client_quote_id takes the statement: it may
+ * be the replay of an accepted quote, which gets its first ack.
+ */
 export async function submitQuote(
   em: Em,
   deps: RfqDeps,
   makerWallet: string,
   q: QuoteInput,
+  closesAtMs?: number,
 ): Promise<{ ack: QuoteAck; events: RfqEvent[] }> {
   const maker = makerWallet.toLowerCase();
   const clientQuoteId = q.client_quote_id ? q.client_quote_id.toLowerCase() : null;
@@ -57,6 +65,7 @@ export async function submitQuote(
   if (!signature) return reject('invalid_signature');
   const now = nowOf(deps);
   if (q.valid_until_ms <= now) return reject('quote_expired');
+  if (closesAtMs !== undefined && now >= closesAtMs && !clientQuoteId) return reject('rfq_closed');
   // About 0.2 ms of CPU (hashing + native recovery), on the process that received the quote, before any SQL.
   const signed = { rfq_id: rfqId, maker, odds_bps: q.odds_bps, max_fill_micros: q.max_fill_micros, valid_until_ms: q.valid_until_ms };
   if (!verifyQuoteSignature(rfqDomainOf(deps.settings), signed, signature).ok) return reject('invalid_signature');
