@@ -1,6 +1,6 @@
 // RFQ trading (src/service.ts): the settings shared by the HTTP handlers, the WebSocket stream and the demo
 // maker, the RFQ lifecycle, getRfq's long-poll waiters and POST /v1/rfq's admission.
-import { Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Runtime } from '../runtime.js';
 import type { Em } from '../db/orm.js';
 import { rfqDepsOf } from '../domain/rfq/deps.js';
@@ -15,7 +15,19 @@ export function openRfq(rt: Runtime, forkDb: () => Em, registry: Registry) {
   const rfqDeps = rfqDepsOf(config);
   // The RFQ lifecycle's steps, the only publisher of RFQ events. This process closes the RFQs it created at
   // their due time (the sweeper is the backstop).
-  const trading = createRfqLifecycle({ forkDb, bus: rt.bus, rfq: rfqDeps, log: logger });
+  const quoteAcks = new Counter({
+    name: 'rfq_quote_acks_total',
+    help: 'quotes the quote rule answered on this process, by result: accepted, or the quote_ack error (rfq_closed: the RFQ had closed or stopped taking quotes); refusals at the gateway (rate_limited, malformed_quote) are not counted',
+    labelNames: ['result'],
+    registers: [registry],
+  });
+  const trading = createRfqLifecycle({
+    forkDb,
+    bus: rt.bus,
+    rfq: rfqDeps,
+    log: logger,
+    quoteAnswered: (ack) => quoteAcks.labels(ack.error ?? 'accepted').inc(),
+  });
   // getRfq long-polls, woken from the bus.
   const waiters = createRfqWaiters(rt.bus, { max: config.rfq.maxWaiters, maxPerUser: config.rfq.maxWaitersPerUser });
   new Gauge({

@@ -42,6 +42,8 @@ export interface RfqLifecycleDeps {
   bus: Bus;
   rfq: RfqDeps;
   log: Logger;
+  /** Every quote's ack, as answered (src/service/rfq.ts counts them: rfq_quote_acks_total{result}). */
+  quoteAnswered?: (ack: QuoteAck) => void;
 }
 
 export interface RfqLifecycle {
@@ -114,6 +116,7 @@ export function createRfqLifecycle(deps: RfqLifecycleDeps): RfqLifecycle {
     async quote(em, makerWallet, q, answer, log, closesAtMs) {
       const { ack, events } = await submitQuote(em, deps.rfq, makerWallet, q, closesAtMs);
       answer(ack);
+      deps.quoteAnswered?.(ack);
       await publish(events, log);
       return ack;
     },

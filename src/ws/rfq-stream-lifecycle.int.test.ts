@@ -124,6 +124,31 @@ describe('RFQ stream across two API processes: limits and lifecycle', () => {
     }
   });
 
+  it('a quote sent after the quote window is answered rfq_closed, and rfq_quote_acks_total counts it where it was answered', async () => {
+    const m = await maker();
+    const c = await connect(s.b, m);
+    await c.client.subscribe({ assets: ['SOL'], durations: [300] });
+    const acks = async (result: string) => {
+      const res = await fetch(`${s.b.baseUrl}/metrics`, { headers: { authorization: `Bearer ${s.t.operatorToken}` } });
+      return Number(new RegExp(`^rfq_quote_acks_total\\{result="${result}"\\} (\\d+)$`, 'm').exec(await res.text())?.[1] ?? 0);
+    };
+    const before = await acks('rfq_closed');
+    const posted = postOrder(s.t.svc.baseUrl, s.taker, s.signingDomain, order([['SOL/300', 'up']], { deadline_ms: Date.now() + 30_000 }), {
+      fillMode: 'best',
+    });
+    const rfq = await c.waitFor(
+      'rfq',
+      (f) =>
+        f.taker_address === s.taker.wallet.address.toLowerCase() && f.fill_mode === 'best' && f.legs[0]?.market_id === s.windows['SOL/300'],
+    );
+    // B heard the RFQ's quote deadline on the bus: a quote it handles after that gets rfq_closed (without its statement,
+    // src/domain/rfq/late-quotes.db.test.ts; or from the statement once the RFQ has closed: the same answer).
+    await new Promise((r) => setTimeout(r, Math.max(0, rfq.quote_deadline_ms - Date.now()) + 20));
+    expect(await c.client.quote(quoteFor(rfq))).toMatchObject({ rfq_id: rfq.rfq_id, accepted: false, error: 'rfq_closed' });
+    expect((await posted).body).toMatchObject({ rfq_id: rfq.rfq_id, status: 'expired' });
+    expect((await acks('rfq_closed')) - before).toBe(1);
+  });
+
   it('the sweeper closes (and fills) an RFQ whose API process was SIGKILLed inside its quote window', async () => {
     const m = await maker();
     const c = await connect(s.b, m);
