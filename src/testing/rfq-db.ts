@@ -1,4 +1,5 @@
-// The shared setup of the RFQ rules' database tests (src/domain/rfq/rfq-create.db.test.ts, rfq-close.db.test.ts): one migrated
+// The shared setup of the RFQ rules' database tests (src/domain/rfq/rfq-create.db.test.ts, rfq-close.db.test.ts,
+// late-quotes.db.test.ts): one migrated
 // database per test file, a taker and three makers funded, two RFQ windows, a pinned clock (`fx.clock`), and
 // helpers that create, quote and read as the API does.
 import { randomUUID } from 'node:crypto';
@@ -8,7 +9,7 @@ import { db } from '../db/schema.js';
 import { migratedOrm, type MigratedOrm } from './orm.js';
 import { userBalances } from '../domain/ledger/ledger.js';
 import { ensureWindows } from '../domain/markets/markets.js';
-import { cancelRfq, createRfq, loadRfq, submitQuote } from '../domain/rfq/api.js';
+import { cancelRfq, createRfq, loadRfq, submitQuote, type QuoteInput } from '../domain/rfq/api.js';
 import type { RfqWithQuotes } from '../domain/rfq/records.js';
 import type { RfqDeps } from '../domain/rfq/deps.js';
 import { RFQ_EIP712_SALT_DEV } from '../constants.js';
@@ -83,6 +84,20 @@ export async function create(o: RfqOrderJson, fillMode: 'best' | 'manual' = 'bes
   );
 }
 
+/** A maker's quote frame, signed (by another maker with `badSig`), valid for 20 s from the pinned clock. */
+export async function signedQuote(
+  mm: typeof MM1,
+  rfqId: string,
+  oddsBps: number,
+  maxFill: number,
+  extra: { client_quote_id?: string; badSig?: boolean } = {},
+): Promise<QuoteInput> {
+  const q = { rfq_id: rfqId, maker: mm!.address, odds_bps: oddsBps, max_fill_micros: maxFill, valid_until_ms: fx.clock + 20_000 };
+  const signer = extra.badSig ? MM3! : mm!;
+  const signature = await signer.signTypedData(quoteTypedData(domain, q));
+  return { ...q, client_quote_id: extra.client_quote_id, signature };
+}
+
 export async function quote(
   mm: typeof MM1,
   rfqId: string,
@@ -90,10 +105,7 @@ export async function quote(
   maxFill: number,
   extra: { client_quote_id?: string; badSig?: boolean } = {},
 ) {
-  const q = { rfq_id: rfqId, maker: mm!.address, odds_bps: oddsBps, max_fill_micros: maxFill, valid_until_ms: fx.clock + 20_000 };
-  const signer = extra.badSig ? MM3! : mm!;
-  const signature = await signer.signTypedData(quoteTypedData(domain, q));
-  return submitQuote(em(), deps, mm!.address, { ...q, client_quote_id: extra.client_quote_id, signature });
+  return submitQuote(em(), deps, mm!.address, await signedQuote(mm, rfqId, oddsBps, maxFill, extra));
 }
 
 export const balances = async (u: string) => userBalances(em(), fx.users[u]!);
