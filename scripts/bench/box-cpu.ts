@@ -20,21 +20,28 @@ export interface BoxSnapshot {
   total: number;
 }
 
+/** One process's /proc/<pid>/stat; throws when it has exited. */
+function readProc(pid: number | string): Proc {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // pid (comm) state ppid ... field 14 utime, 15 stime; comm may hold spaces and parentheses.
+  const close = stat.lastIndexOf(')');
+  const comm = stat.slice(stat.indexOf('(') + 1, close);
+  const f = stat.slice(close + 2).split(' ');
+  return { ppid: Number(f[1]), comm, ticks: Number(f[11]) + Number(f[12]) };
+}
+
+/** CPU ms (user + system) a process has used so far. */
+export const processCpuMs = (pid: number): number => readProc(pid).ticks * TICK_MS;
+
 function readProcs(): Map<number, Proc> {
   const out = new Map<number, Proc>();
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
-    let stat: string;
     try {
-      stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      out.set(Number(name), readProc(name));
     } catch {
       continue; // exited meanwhile
     }
-    // pid (comm) state ppid ... field 14 utime, 15 stime; comm may hold spaces and parentheses.
-    const close = stat.lastIndexOf(')');
-    const comm = stat.slice(stat.indexOf('(') + 1, close);
-    const f = stat.slice(close + 2).split(' ');
-    out.set(Number(name), { ppid: Number(f[1]), comm, ticks: Number(f[11]) + Number(f[12]) });
   }
   return out;
 }

@@ -13,6 +13,7 @@ import { closeRfq, createRfq, submitQuote, type QuoteInput } from '../../src/dom
 import { rfqDepsOf, type RfqDeps } from '../../src/domain/rfq/deps.js';
 import { orderTypedData, quoteTypedData, rfqDomainOf, type RfqOrderJson } from '../../src/domain/rfq/typed-data.js';
 import { fundedUser } from '../../src/testing/funding.js';
+import { buildOrder } from '../../src/testing/rfq-trade.js';
 import { migratedOrm, type MigratedOrm } from '../../src/testing/orm.js';
 
 const TAKER = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
@@ -60,15 +61,7 @@ export async function inProcessFills(label: string): Promise<InProcessFills> {
     t,
     em,
     async signOrder() {
-      const order: RfqOrderJson = {
-        taker: TAKER.address,
-        legs: [{ market_id: market, direction: 'up' }],
-        stake_micros: 1_000_000,
-        min_odds_bps: 15_000,
-        order_type: 'FOK',
-        nonce: ++nonce,
-        deadline_ms: clock + 30_000,
-      };
+      const order = buildOrder(TAKER.address, [{ market_id: market, direction: 'up' }], { nonce: ++nonce, deadline_ms: clock + 30_000 });
       return { order, signature: await TAKER.signTypedData(orderTypedData(domain, order)) };
     },
     async create({ order, signature }) {

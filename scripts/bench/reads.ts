@@ -13,7 +13,7 @@
 // A benchmark, never a timed test: the ratios are only comparable within one run on one machine.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readFileSync, writeFileSync, rmSync } from 'node:fs';
+import { writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -23,6 +23,7 @@ import pg from 'pg';
 import { createTestPrivy } from '../../src/testing/identity.js';
 import { newUserSession } from '../../src/testing/money.js';
 import { BENCH_EIP712_SALT, startBenchService, type BenchService } from './harness.js';
+import { processCpuMs } from './box-cpu.js';
 
 const { values } = parseArgs({
   options: {
@@ -90,19 +91,12 @@ interface Shot {
   loadCores: number;
 }
 
-/** CPU ms of a process so far, user + system (/proc/<pid>/stat; USER_HZ 100 on Linux x86_64). */
-function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(f[11]) + Number(f[12])) * 10;
-}
-
 let headers: Record<string, string> = {};
 async function shoot(url: string, pid: number): Promise<Shot> {
-  const [cpu0, self0, t0] = [cpuMs(pid), process.cpuUsage(), performance.now()];
+  const [cpu0, self0, t0] = [processCpuMs(pid), process.cpuUsage(), performance.now()];
   const r = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, pipelining: 1, headers });
   const self = process.cpuUsage(self0);
-  const cpuUs = ((cpuMs(pid) - cpu0) * 1000) / Math.max(1, r.requests.total);
+  const cpuUs = ((processCpuMs(pid) - cpu0) * 1000) / Math.max(1, r.requests.total);
   const loadCores = (self.user + self.system) / 1000 / (performance.now() - t0);
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx + r.errors + r.timeouts, cpuUs, loadCores };
 }

@@ -18,6 +18,7 @@ import type { RfqDeps } from './deps.js';
 import type { RfqEvent } from './events.js';
 import { orderTypedData, quoteTypedData, rfqDomainOf, type RfqOrderJson } from './typed-data.js';
 import { countStatements } from '../../testing/statement-counter.js';
+import { buildOrder } from '../../testing/rfq-trade.js';
 
 const statementsSent = countStatements();
 async function counted<T>(f: () => Promise<T>): Promise<{ value: T; statements: number }> {
@@ -54,16 +55,11 @@ type Party = Awaited<ReturnType<typeof party>>;
 
 /** createRfq under an idempotency key, as POST /v1/rfq runs it (claim, write, stored outcome: one transaction). */
 async function create(taker: Party, over: Partial<RfqOrderJson> = {}) {
-  const order: RfqOrderJson = {
-    taker: taker.wallet.address,
-    legs: [{ market_id: market, direction: 'up' }],
-    stake_micros: 1_000_000,
-    min_odds_bps: 15_000,
-    order_type: 'FOK',
+  const order = buildOrder(taker.wallet.address, [{ market_id: market, direction: 'up' }], {
     nonce: ++nonce,
     deadline_ms: clock + 30_000,
     ...over,
-  };
+  });
   const signature = await taker.wallet.signTypedData(orderTypedData(domain, order));
   const key = randomUUID();
   const input = {
